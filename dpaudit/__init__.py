@@ -1,0 +1,45 @@
+"""dpaudit: verification and statistical testing of differential-privacy claims.
+
+>>> import dpaudit
+>>> from dpaudit.mechanisms import LaplaceMechanism
+>>> res = dpaudit.audit_privacy(LaplaceMechanism(0.5), dpaudit.PureDP(0.5), pairs=[(0, 1)])
+>>> res.verdict
+'verified'
+"""
+
+from ._version import __version__
+from .api import audit_privacy
+from .claims import (
+    ZCDP,
+    Accuracy,
+    ApproxDP,
+    Claim,
+    LowerBound,
+    PureDP,
+    Regret,
+    RenyiDP,
+    SubExponential,
+    SubGaussian,
+    TailBound,
+    parse_claim,
+)
+from .errors import (
+    AuditTimeout,
+    DpauditError,
+    InvalidClaim,
+    InvalidClaimId,
+    MechanismError,
+    NotNeighbours,
+    SelectionError,
+    UnsupportedAudit,
+)
+from .neighbours import AddRemoveOne, NeighbourRelation, QueryDistance, ReplaceOne, ReplaceRewardVector, ReplaceUser
+from .results import ERROR, NOT_REFUTED, REFUTED, VERDICTS, VERIFIED, AuditResult, Statistic
+
+__all__ = [
+    "ERROR", "NOT_REFUTED", "REFUTED", "VERDICTS", "VERIFIED", "ZCDP", "Accuracy", "AddRemoveOne", "ApproxDP",
+    "AuditResult", "AuditTimeout", "Claim", "DpauditError", "InvalidClaim", "InvalidClaimId", "LowerBound",
+    "MechanismError", "NeighbourRelation", "NotNeighbours", "PureDP", "QueryDistance", "Regret", "RenyiDP",
+    "ReplaceOne", "ReplaceRewardVector", "ReplaceUser", "SelectionError", "Statistic", "SubExponential",
+    "SubGaussian", "TailBound", "UnsupportedAudit", "__version__", "audit_privacy", "parse_claim",
+]

@@ -1,0 +1,143 @@
+"""The Python entry point: :func:`audit_privacy`."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .auditors import ExactUndecided, audit_exact, audit_threshold
+from .auditors.exact import DEFAULT_TOLERANCE
+from .claims import Claim, PrivacyClaim
+from .errors import InvalidClaim, UnsupportedAudit
+from .neighbours import NeighbourRelation
+from .results import AuditResult
+from .seeding import as_seed_sequence, describe_seed
+from .subjects import Mechanism
+
+AUDITORS = ("auto", "exact", "statistical")
+
+
+def _check_pairs(pairs: Any, relation: NeighbourRelation | None) -> list[tuple[Any, Any]]:
+    if pairs is None:
+        raise ValueError(
+            "pairs=[(d0, d1), ...] is required: searching a relation's input domain for pairs is not "
+            "available yet"
+        )
+    try:
+        pairs = list(pairs)
+    except TypeError:
+        raise TypeError(f"pairs must be a sequence of (d0, d1) tuples, got {type(pairs).__name__}") from None
+    if not pairs:
+        raise ValueError("pairs is empty; give at least one pair (d0, d1) of neighbouring inputs")
+    checked = []
+    for i, pair in enumerate(pairs):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise ValueError(f"pairs[{i}] must be a pair (d0, d1), got {pair!r}")
+        if relation is not None:
+            relation.check(pair[0], pair[1])
+        checked.append((pair[0], pair[1]))
+    return checked
+
+
+def _check_common(claim: Any, confidence: float, samples: int, auditor: str) -> None:
+    if not isinstance(claim, Claim):
+        raise InvalidClaim(f"claim must be a dpaudit claim such as dpaudit.PureDP(0.1), got {claim!r}")
+    if not isinstance(claim, PrivacyClaim):
+        raise InvalidClaim(f"audit_privacy audits privacy claims; {claim.kind} is not one")
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    if isinstance(samples, bool) or not isinstance(samples, numbers.Integral) or samples <= 0:
+        raise ValueError(f"samples must be a positive integer, got {samples!r}")
+    if auditor not in AUDITORS:
+        raise ValueError(f"auditor must be one of {', '.join(AUDITORS)}, got {auditor!r}")
+
+
+def audit_privacy(
+    mech: Any,
+    claim: Claim,
+    *,
+    pairs: Sequence[tuple[Any, Any]] | None = None,
+    neighbours: NeighbourRelation | None = None,
+    confidence: float = 0.99,
+    samples: int = 1_000_000,
+    seed: int | np.random.SeedSequence | None = None,
+    auditor: str = "auto",
+    statistic: Callable[[np.ndarray], Any] | None = None,
+    selection_fraction: float = 0.5,
+    tolerance: float = DEFAULT_TOLERANCE,
+) -> AuditResult:
+    """Audit a privacy claim about ``mech`` on pairs of neighbouring inputs.
+
+    Parameters
+    ----------
+    mech
+        ``mech(data, size, rng) -> ndarray`` (first axis ``size``) or an object with
+        ``.sample(data, size, rng)``; with ``.distribution(data)`` it can be audited exactly.
+    claim
+        :class:`~dpaudit.PureDP` or :class:`~dpaudit.ApproxDP`.
+    pairs
+        Pairs ``(d0, d1)`` of neighbouring inputs. Both orders of every pair are audited.
+    neighbours
+        The neighbouring relation the claim is about; every pair is checked against it.
+    confidence
+        Confidence of a statistical verdict (exact verdicts hold with certainty).
+    samples
+        Outputs drawn per side of each pair (statistical auditor).
+    seed
+        Seed of the audit's randomness; ``None`` draws fresh entropy, recorded in ``res.seed``.
+    auditor
+        ``"exact"`` (needs ``mech.distribution``), ``"statistical"``, or ``"auto"``: exact when
+        the mechanism exposes its distribution and the exact auditor can decide the claim,
+        statistical otherwise.
+    statistic
+        Maps each output row to one number, for mechanisms with vector outputs (statistical).
+
+    Returns
+    -------
+    AuditResult
+        ``verdict`` is ``verified`` (exact), ``refuted`` (with ``witness``) or ``not-refuted``;
+        ``epsilon_lower`` is the certified lower bound on epsilon at ``confidence``.
+
+    Raises
+    ------
+    DpauditError
+        On invalid arguments or a misbehaving mechanism (a clear message, never a verdict).
+    """
+    _check_common(claim, confidence, samples, auditor)
+    checked_pairs = _check_pairs(pairs, neighbours)
+    mechanism = Mechanism(mech)
+    seq = as_seed_sequence(seed)
+    for d0, d1 in checked_pairs:
+        mechanism.probe(d0)
+        mechanism.probe(d1)
+    start = time.perf_counter()
+    result: AuditResult | None = None
+    notes: list[str] = []
+    if auditor == "exact" or (auditor == "auto" and mechanism.has_distribution):
+        try:
+            result = audit_exact(mechanism, claim, checked_pairs, tolerance=tolerance)
+        except UnsupportedAudit as exc:
+            if auditor == "exact":
+                raise
+            notes.append(f"exact auditor could not decide ({exc}); audited from samples instead")
+    if result is None:
+        result = audit_threshold(
+            mechanism, claim, checked_pairs, samples=samples, confidence=float(confidence), seed=seq,
+            selection_fraction=selection_fraction, statistic=statistic,
+        )
+        result.seed = describe_seed(seq)
+    result.seconds = time.perf_counter() - start
+    result.subject = mechanism.name
+    result.relation = neighbours.to_dict() if neighbours is not None else None
+    result.notes[:0] = notes
+    if not math.isfinite(result.seconds):
+        result.seconds = 0.0
+    return result
+
+
+__all__ = ["AUDITORS", "ExactUndecided", "audit_privacy"]

@@ -1,0 +1,98 @@
+"""Claim ids: ``<suite>/<name>``, matched case-insensitively.
+
+For the five papers the name follows the paper's numbering,
+``<kind><number>[-<part>]`` (``dist-mab/thm1-privacy``, ``concurrent-shuffle/lemB.2``,
+``shuffle-glm/claimsecD.1``); the ``classic`` suite and users' own suites use free names
+(``classic/laplace-eps0.1``). Selectors on the command line are suite keys, ids, or
+shell-style globs over ids (``dist-mab/thm*``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+
+from .errors import InvalidClaimId
+
+PAPERS: dict[str, str] = {
+    "shuffle-lcb": "Chowdhury & Zhou, Shuffle Private Linear Contextual Bandits (ICML 2022)",
+    "dist-mab": "Chowdhury & Zhou, Distributed Differential Privacy in Multi-Armed Bandits (ICLR 2023)",
+    "shuffle-glm": "Sarmasarkar, Shuffle and Joint DP for Generalized Linear Contextual Bandits",
+    "concurrent-shuffle": (
+        "Tenenbaum, Kaplan, Mansour, Stemmer, Concurrent Shuffle DP Under Continual Observation (ICML 2023)"
+    ),
+    "private-online": (
+        "Hu, Huang, Mehta, Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment"
+    ),
+}
+CLASSIC = "classic"
+
+KINDS = ("thm", "lem", "cor", "prop", "claim", "fact", "def", "remark", "alg", "eq", "fig", "table")
+PARTS = ("privacy", "regret", "accuracy", "tail", "lower", "communication", "ldp", "jdp", "sdp")
+
+_SUITE_KEY = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+# number as printed, appendix letters kept: 3.2, B.2, sec5a, secD.1a, fn2, obs1
+_PAPER_NAME = re.compile(
+    rf"(?P<kind>{'|'.join(KINDS)})(?P<number>[A-Za-z0-9][A-Za-z0-9.]*?)(?:-(?P<part>{'|'.join(PARTS)}))?"
+)
+_FREE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
+
+
+@dataclass(frozen=True)
+class ClaimId:
+    """A parsed claim id. ``kind``, ``number`` and ``part`` are set for paper claims only."""
+
+    suite: str
+    name: str
+    kind: str | None = None
+    number: str | None = None
+    part: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.suite}/{self.name}"
+
+    @property
+    def key(self) -> str:
+        """The form ids are compared by (case-insensitive)."""
+        return str(self).casefold()
+
+
+def parse_claim_id(text: str) -> ClaimId:
+    """Parse and validate a claim id, raising :class:`InvalidClaimId` with the reason."""
+    if not isinstance(text, str):
+        raise InvalidClaimId(f"claim id must be a string, got {type(text).__name__}")
+    suite, slash, name = text.partition("/")
+    if not slash or not name:
+        raise InvalidClaimId(f"claim id {text!r} must look like '<suite>/<name>', e.g. 'dist-mab/thm1-privacy'")
+    if not _SUITE_KEY.fullmatch(suite):
+        raise InvalidClaimId(f"claim id {text!r}: suite key {suite!r} must be lower-case words joined by '-'")
+    if suite in PAPERS:
+        m = _PAPER_NAME.fullmatch(name)
+        if not m or m["number"].endswith("."):
+            raise InvalidClaimId(
+                f"claim id {text!r}: a paper claim is '<kind><number>[-<part>]' with kind one of "
+                f"{', '.join(KINDS)} and part one of {', '.join(PARTS)} (e.g. '{suite}/thm3.2-privacy')"
+            )
+        return ClaimId(suite, name, m["kind"], m["number"], m["part"])
+    if not _FREE_NAME.fullmatch(name):
+        raise InvalidClaimId(
+            f"claim id {text!r}: name {name!r} may hold letters, digits, '.', '_', '+' and '-', "
+            "and must start with a letter or digit"
+        )
+    return ClaimId(suite, name)
+
+
+def is_glob(selector: str) -> bool:
+    return any(ch in selector for ch in "*?[")
+
+
+def selector_matches(selector: str, claim_id: str) -> bool:
+    """Whether ``selector`` (a suite key, a claim id or a glob over ids) selects ``claim_id``."""
+    sel = selector.casefold()
+    cid = claim_id.casefold()
+    if is_glob(sel):
+        return fnmatch.fnmatchcase(cid, sel)
+    if "/" in sel:
+        return sel == cid
+    return cid.partition("/")[0] == sel

@@ -1,0 +1,345 @@
+"""Claims: small immutable statements to audit, validated when they are made.
+
+Privacy claims (:class:`PureDP`, :class:`ApproxDP`, :class:`RenyiDP`, :class:`ZCDP`) are about a
+mechanism under a neighbouring relation; tail claims (:class:`SubGaussian`,
+:class:`SubExponential`, :class:`TailBound`) about a random variable; :class:`Accuracy`,
+:class:`Regret` and :class:`LowerBound` about an estimator or an algorithm. A suite entry adds the
+claim id, the relation and the parameter point; the claim itself is only the mathematics.
+
+Every constructor rejects parameters outside the claim's domain with an :class:`InvalidClaim`
+that names the parameter, e.g. ``PureDP(-1)`` -> "PureDP: epsilon must be >= 0, got -1".
+:func:`parse_claim` reads the command line's claim strings (``"pure-dp eps=0.1"``).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
+
+from .errors import InvalidClaim
+
+
+def _real(owner: str, name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidClaim(f"{owner}: {name} must be a real number, got {value!r}")
+    value = float(value)
+    if math.isnan(value):
+        raise InvalidClaim(f"{owner}: {name} must be a number, got nan")
+    return value
+
+
+def _check(owner: str, name: str, value: Any, ok: Callable[[float], bool], domain: str) -> float:
+    value = _real(owner, name, value)
+    if not ok(value):
+        raise InvalidClaim(f"{owner}: {name} must be {domain}, got {value!r}")
+    return value
+
+
+def _nonnegative_finite(owner: str, name: str, value: Any) -> float:
+    return _check(owner, name, value, lambda v: 0 <= v < math.inf, ">= 0 and finite")
+
+
+def _positive_finite(owner: str, name: str, value: Any) -> float:
+    return _check(owner, name, value, lambda v: 0 < v < math.inf, "> 0 and finite")
+
+
+class Claim:
+    """Base of all claims. ``kind`` is the claim's name in claim strings and records."""
+
+    kind: ClassVar[str] = "claim"
+    family: ClassVar[str] = "other"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind}
+        for f in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            if callable(value):
+                continue
+            out[f.name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    def describe(self) -> str:
+        params = " ".join(f"{k}={_fmt(v)}" for k, v in self.to_dict().items() if k != "kind")
+        return f"{self.kind} {params}".strip()
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)):
+        return ",".join(_fmt(v) for v in value)
+    if isinstance(value, dict):
+        return ",".join(f"{k}:{_fmt(v)}" for k, v in value.items())
+    return str(value)
+
+
+class PrivacyClaim(Claim):
+    family: ClassVar[str] = "privacy"
+
+
+@dataclass(frozen=True)
+class PureDP(PrivacyClaim):
+    """(epsilon, 0)-differential privacy: P[M(d) in S] <= e^epsilon P[M(d') in S] for all S."""
+
+    epsilon: float
+    kind: ClassVar[str] = "pure-dp"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", _nonnegative_finite("PureDP", "epsilon", self.epsilon))
+
+
+@dataclass(frozen=True)
+class ApproxDP(PrivacyClaim):
+    """(epsilon, delta)-DP: P[M(d) in S] <= e^epsilon P[M(d') in S] + delta for all S."""
+
+    epsilon: float
+    delta: float
+    kind: ClassVar[str] = "approx-dp"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", _nonnegative_finite("ApproxDP", "epsilon", self.epsilon))
+        object.__setattr__(
+            self, "delta", _check("ApproxDP", "delta", self.delta, lambda v: 0 <= v < 1, "in [0, 1)")
+        )
+
+
+@dataclass(frozen=True)
+class RenyiDP(PrivacyClaim):
+    """(alpha, epsilon)-Renyi DP: D_alpha(M(d) || M(d')) <= epsilon.
+
+    ``alpha`` and ``epsilon`` may be equal-length sequences: a curve epsilon(alpha) claimed
+    at each of the listed orders. Orders must be > 1 (alpha = inf is allowed).
+    """
+
+    alpha: float | tuple[float, ...]
+    epsilon: float | tuple[float, ...]
+    kind: ClassVar[str] = "renyi-dp"
+
+    def __post_init__(self) -> None:
+        alphas, epsilons = self.alpha, self.epsilon
+        if isinstance(alphas, (list, tuple)) or isinstance(epsilons, (list, tuple)):
+            if not isinstance(alphas, (list, tuple)) or not isinstance(epsilons, (list, tuple)):
+                raise InvalidClaim("RenyiDP: alpha and epsilon must both be numbers or both sequences")
+            if len(alphas) != len(epsilons) or not alphas:
+                raise InvalidClaim("RenyiDP: alpha and epsilon must have the same non-zero length")
+            a = tuple(self._order(x) for x in alphas)
+            e = tuple(_nonnegative_finite("RenyiDP", "epsilon", x) for x in epsilons)
+            object.__setattr__(self, "alpha", a)
+            object.__setattr__(self, "epsilon", e)
+        else:
+            object.__setattr__(self, "alpha", self._order(alphas))
+            object.__setattr__(self, "epsilon", _nonnegative_finite("RenyiDP", "epsilon", epsilons))
+
+    @staticmethod
+    def _order(value: Any) -> float:
+        return _check("RenyiDP", "alpha", value, lambda v: v > 1, "> 1 (Renyi orders <= 1 are not DP notions)")
+
+    @property
+    def points(self) -> tuple[tuple[float, float], ...]:
+        """The claimed (alpha, epsilon) points."""
+        if isinstance(self.alpha, tuple):
+            return tuple(zip(self.alpha, self.epsilon))  # type: ignore[arg-type]
+        return ((self.alpha, self.epsilon),)  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class ZCDP(PrivacyClaim):
+    """rho-zero-concentrated DP: D_alpha(M(d) || M(d')) <= rho * alpha for every alpha > 1."""
+
+    rho: float
+    kind: ClassVar[str] = "zcdp"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rho", _nonnegative_finite("ZCDP", "rho", self.rho))
+
+
+class TailClaim(Claim):
+    family: ClassVar[str] = "tail"
+
+
+@dataclass(frozen=True)
+class SubGaussian(TailClaim):
+    """E exp(lambda X) <= exp(lambda^2 sigma^2 / 2) for all real lambda.
+
+    With ``centred=True`` the claim is about X - E[X]; otherwise about X as given.
+    """
+
+    sigma: float
+    centred: bool = False
+    kind: ClassVar[str] = "sub-gaussian"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sigma", _positive_finite("SubGaussian", "sigma", self.sigma))
+        object.__setattr__(self, "centred", bool(self.centred))
+
+
+@dataclass(frozen=True)
+class SubExponential(TailClaim):
+    """E exp(lambda X) <= exp(lambda^2 nu^2 / 2) for all |lambda| < 1/b.
+
+    With ``centred=True`` the claim is about X - E[X]; otherwise about X as given.
+    """
+
+    nu: float
+    b: float
+    centred: bool = False
+    kind: ClassVar[str] = "sub-exponential"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "nu", _positive_finite("SubExponential", "nu", self.nu))
+        object.__setattr__(self, "b", _positive_finite("SubExponential", "b", self.b))
+        object.__setattr__(self, "centred", bool(self.centred))
+
+
+@dataclass(frozen=True)
+class TailBound(TailClaim):
+    """P(|X| >= t) <= bound(t) for every t > 0 (one-sided P(X >= t) with ``two_sided=False``).
+
+    ``bound`` is a vectorised callable; ``description`` is how records and reports show it.
+    """
+
+    bound: Callable[[Any], Any]
+    description: str
+    two_sided: bool = True
+    centred: bool = False
+    kind: ClassVar[str] = "tail-bound"
+
+    def __post_init__(self) -> None:
+        if not callable(self.bound):
+            raise InvalidClaim(f"TailBound: bound must be callable t -> probability, got {self.bound!r}")
+        if not isinstance(self.description, str) or not self.description:
+            raise InvalidClaim("TailBound: description must be a non-empty string, e.g. '2 exp(-t^2/2)'")
+
+
+@dataclass(frozen=True)
+class Accuracy(Claim):
+    """(alpha, beta)-accuracy: P(|error| > alpha) <= beta."""
+
+    alpha: float
+    beta: float
+    kind: ClassVar[str] = "accuracy"
+    family: ClassVar[str] = "accuracy"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "alpha", _check("Accuracy", "alpha", self.alpha, lambda v: v >= 0, ">= 0"))
+        object.__setattr__(self, "beta", _check("Accuracy", "beta", self.beta, lambda v: 0 <= v <= 1, "in [0, 1]"))
+
+
+_RATE_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _rate(owner: str, rate: Any) -> dict[str, float]:
+    if not isinstance(rate, Mapping) or not rate:
+        raise InvalidClaim(f"{owner}: rate must be a non-empty mapping of variable -> exponent, e.g. {{'T': 0.5}}")
+    out = {}
+    for var, exponent in rate.items():
+        if not isinstance(var, str) or not _RATE_VARIABLE.fullmatch(var):
+            raise InvalidClaim(f"{owner}: rate variable {var!r} must be an identifier such as 'T', 'K' or 'eps'")
+        out[var] = _check(owner, f"rate[{var!r}]", exponent, math.isfinite, "finite")
+    return out
+
+
+@dataclass(frozen=True)
+class Regret(Claim):
+    """Regret <= constant * prod(var ** exponent) * log(T) ** log_power (constant None: rate only)."""
+
+    rate: Mapping[str, float]
+    constant: float | None = None
+    log_power: float = 0.0
+    description: str = ""
+    kind: ClassVar[str] = "regret"
+    family: ClassVar[str] = "regret"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rate", _rate("Regret", self.rate))
+        if self.constant is not None:
+            object.__setattr__(self, "constant", _positive_finite("Regret", "constant", self.constant))
+        object.__setattr__(self, "log_power", _check("Regret", "log_power", self.log_power, math.isfinite, "finite"))
+
+
+@dataclass(frozen=True)
+class LowerBound(Claim):
+    """``quantity`` >= constant * prod(var ** exponent) for every algorithm on the paper's hard instance."""
+
+    rate: Mapping[str, float]
+    constant: float | None = None
+    quantity: str = "regret"
+    description: str = ""
+    kind: ClassVar[str] = "lower-bound"
+    family: ClassVar[str] = "lower-bound"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rate", _rate("LowerBound", self.rate))
+        if self.constant is not None:
+            object.__setattr__(self, "constant", _positive_finite("LowerBound", "constant", self.constant))
+        if not isinstance(self.quantity, str) or not self.quantity:
+            raise InvalidClaim("LowerBound: quantity must be a non-empty string such as 'regret'")
+
+
+# --- claim strings -------------------------------------------------------------------------
+
+_ALIASES = {"eps": "epsilon", "ε": "epsilon", "δ": "delta", "ρ": "rho", "σ": "sigma", "α": "alpha"}
+_PARSABLE: dict[str, tuple[type[Claim], tuple[str, ...]]] = {
+    "pure-dp": (PureDP, ("epsilon",)),
+    "approx-dp": (ApproxDP, ("epsilon", "delta")),
+    "renyi-dp": (RenyiDP, ("alpha", "epsilon")),
+    "zcdp": (ZCDP, ("rho",)),
+    "sub-gaussian": (SubGaussian, ("sigma",)),
+    "sub-exponential": (SubExponential, ("nu", "b")),
+    "accuracy": (Accuracy, ("alpha", "beta")),
+}
+_KIND_ALIASES = {"pure": "pure-dp", "dp": "pure-dp", "approx": "approx-dp", "rdp": "renyi-dp", "renyi": "renyi-dp"}
+
+
+def parse_claim(text: str) -> Claim:
+    """Parse a claim string such as ``"pure-dp eps=0.1"`` or ``"approx-dp eps=1 delta=1e-6"``.
+
+    Kinds: pure-dp (epsilon), approx-dp (epsilon, delta), renyi-dp (alpha, epsilon), zcdp (rho),
+    sub-gaussian (sigma), sub-exponential (nu, b), accuracy (alpha, beta). ``eps`` abbreviates
+    ``epsilon``; a Renyi curve is written ``renyi-dp alpha=2,4 eps=0.5,1``.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidClaim("claim string is empty; try e.g. 'pure-dp eps=0.1'")
+    head, *assignments = text.replace(",", " , ").split()
+    kind = _KIND_ALIASES.get(head.lower(), head.lower())
+    if kind not in _PARSABLE:
+        raise InvalidClaim(f"unknown claim kind {head!r} in {text!r}; known kinds: {', '.join(_PARSABLE)}")
+    cls, required = _PARSABLE[kind]
+    values: dict[str, list[str]] = {}
+    last: str | None = None
+    for token in assignments:
+        if token == ",":
+            if last is None:
+                raise InvalidClaim(f"misplaced ',' in claim {text!r}")
+            continue
+        if "=" in token:
+            key, _, raw = token.partition("=")
+            key = _ALIASES.get(key.lower(), key.lower())
+            if key not in required:
+                raise InvalidClaim(f"{kind} takes {', '.join(required)}; got {key!r} in {text!r}")
+            if key in values:
+                raise InvalidClaim(f"{key} given twice in {text!r}")
+            values[key] = [raw] if raw else []
+            last = key
+        elif last is not None:
+            values[last].append(token)
+        else:
+            raise InvalidClaim(f"expected key=value in claim {text!r}, got {token!r}")
+    missing = [k for k in required if k not in values or not values[k]]
+    if missing:
+        raise InvalidClaim(f"{kind} needs {', '.join(f'{k}=...' for k in missing)} (claim {text!r})")
+    kwargs: dict[str, Any] = {}
+    for key, raws in values.items():
+        try:
+            numbers_ = [float(r) for r in raws]
+        except ValueError:
+            raise InvalidClaim(f"{key} must be a number in claim {text!r}, got {' '.join(raws)!r}") from None
+        kwargs[key] = tuple(numbers_) if len(numbers_) > 1 else numbers_[0]
+    return cls(**kwargs)

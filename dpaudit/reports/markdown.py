@@ -1,0 +1,45 @@
+"""``report.md``: the run summary and one section per claim, for reading in a terminal or a PR."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .summary import SUMMARY_COLUMNS, by_paper, claim_fields, outcome_counts, summary_rows, witness_text
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(document: dict[str, Any]) -> str:
+    run = document.get("run", {})
+    records = document.get("records", [])
+    lines = [
+        "# dpaudit report",
+        "",
+        f"dpaudit {document.get('dpaudit_version')} · seed {run.get('seed')} · budget {run.get('budget')} · "
+        f"alpha {run.get('alpha')} (family-wise over {run.get('statistical_claims')} statistical claims) · "
+        f"{len(records)} of {run.get('claims')} claims finished",
+        "",
+        "| paper | " + " | ".join(SUMMARY_COLUMNS) + " |",
+        "|---|" + "---:|" * len(SUMMARY_COLUMNS),
+    ]
+    for paper, row in summary_rows(records):
+        lines.append(f"| {_cell(paper)} | " + " | ".join(str(row[c]) for c in SUMMARY_COLUMNS) + " |")
+    lines += ["", "Outcomes: " + ", ".join(f"{k} {v}" for k, v in outcome_counts(records).items()), ""]
+    for paper, group in by_paper(records).items():
+        lines += [f"## {paper}", ""]
+        for r in group:
+            lines += [f"### {r['claim_id']}" + (f" — {r['title']}" if r.get("title") else ""), ""]
+            lines += [f"- **{label}**: {_cell(text)}" for label, text in claim_fields(r)]
+            for note in r.get("notes") or []:
+                lines.append(f"- note: {_cell(note)}")
+            witness = witness_text(r)
+            if witness:
+                lines += ["", "Witness:", "", "```json", witness, "```"]
+            if r.get("error"):
+                lines += ["", "Error:", "", "```", r["error"].get("traceback") or r["error"].get("message", ""), "```"]
+            for plot in r.get("plots") or []:
+                lines += ["", f"![{r['claim_id']}]({plot})"]
+            lines.append("")
+    return "\n".join(lines)

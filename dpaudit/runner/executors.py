@@ -1,0 +1,86 @@
+"""Executors the runner submits claims to.
+
+The runner needs only ``submit(fn, *args) -> future``, ``as_completed(futures)`` and
+``shutdown()``, the shape of :mod:`concurrent.futures` and of a Dask distributed ``Client``, so
+a distributed scheduler can be dropped in here without touching the runner.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
+
+from ..errors import UsageError
+
+
+class Executor(Protocol):
+    def submit(self, fn: Callable[..., Any], /, *args: Any) -> cf.Future: ...
+
+    def as_completed(self, futures: Iterable[cf.Future]) -> Iterator[cf.Future]: ...
+
+    def shutdown(self, cancel: bool = False) -> None: ...
+
+
+class ProcessExecutor:
+    """Local worker processes (:class:`concurrent.futures.ProcessPoolExecutor`)."""
+
+    def __init__(self, workers: int):
+        self.workers = workers
+        self._pool = cf.ProcessPoolExecutor(max_workers=workers)
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any) -> cf.Future:
+        return self._pool.submit(fn, *args)
+
+    def as_completed(self, futures: Iterable[cf.Future]) -> Iterator[cf.Future]:
+        return cf.as_completed(list(futures))
+
+    def restart(self) -> None:
+        """Replace a pool broken by a worker that died."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = cf.ProcessPoolExecutor(max_workers=self.workers)
+
+    def shutdown(self, cancel: bool = False) -> None:
+        self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
+
+
+class InlineExecutor:
+    """Runs each claim in this process when it is collected (``--workers 0``; for debugging)."""
+
+    def __init__(self) -> None:
+        self._pending: dict[cf.Future, tuple[Callable[..., Any], tuple[Any, ...]]] = {}
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any) -> cf.Future:
+        future: cf.Future = cf.Future()
+        self._pending[future] = (fn, args)
+        return future
+
+    def as_completed(self, futures: Iterable[cf.Future]) -> Iterator[cf.Future]:
+        for future in list(futures):
+            fn, args = self._pending.pop(future)
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(fn(*args))
+                except Exception as exc:  # noqa: BLE001 - delivered through the future
+                    future.set_exception(exc)
+            yield future
+
+    def shutdown(self, cancel: bool = False) -> None:
+        self._pending.clear()
+
+
+def default_workers() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def make_executor(workers: int | None, scheduler: str | None) -> Executor:
+    if scheduler is not None:
+        raise UsageError(
+            f"--scheduler {scheduler}: distributed runs are not supported yet; run locally with --workers N"
+        )
+    if workers is None:
+        workers = default_workers()
+    if workers < 0:
+        raise UsageError(f"--workers must be >= 0, got {workers}")
+    return InlineExecutor() if workers == 0 else ProcessExecutor(workers)

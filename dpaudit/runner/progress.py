@@ -1,0 +1,39 @@
+"""Progress of a run: a bar on a terminal, one plain line per claim otherwise (CI logs)."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from typing import TextIO
+
+from tqdm import tqdm
+
+
+class Progress:
+    def __init__(self, total: int, done: int = 0, stream: TextIO | None = None, bar: bool | None = None):
+        self.stream = stream or sys.stderr
+        self.total = total
+        self.done = done
+        self.counts: Counter[str] = Counter()
+        use_bar = self.stream.isatty() if bar is None else bar
+        self._bar = tqdm(total=total, initial=done, file=self.stream, unit="claim", dynamic_ncols=True) if use_bar else None
+
+    def claim_done(self, claim_id: str, verdict: str, outcome: str, seconds: float) -> None:
+        self.done += 1
+        self.counts[verdict] += 1
+        if self._bar is not None:
+            self._bar.set_postfix_str(" ".join(f"{k}={v}" for k, v in sorted(self.counts.items())), refresh=False)
+            self._bar.update(1)
+        else:
+            flag = "" if outcome in ("pass", "expected-refutation") else f"  [{outcome}]"
+            print(f"[{self.done}/{self.total}] {claim_id}: {verdict} ({seconds:.1f} s){flag}", file=self.stream, flush=True)
+
+    def message(self, text: str) -> None:
+        if self._bar is not None:
+            self._bar.write(text, file=self.stream)
+        else:
+            print(text, file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()

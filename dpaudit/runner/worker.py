@@ -1,0 +1,102 @@
+"""What runs in a worker: one claim, from its id to a JSON record and its plot.
+
+Everything a claim needs travels as plain data (its id, the run seed, budget, alpha share,
+time limit and any user suite paths), so a task can run in a local process or on a remote
+worker alike. Exceptions and timeouts become ``error`` records with their traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+import time
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..claims import Claim
+from ..errors import AuditTimeout
+from ..plots import plot_filename, render
+from ..results import ERROR, AuditResult
+from ..seeding import claim_seed_sequence
+from ..suite import Entry, RunContext, find_entry
+
+
+@dataclass(frozen=True)
+class ClaimTask:
+    claim_id: str
+    run_seed: int
+    budget: str
+    alpha: float
+    timeout: float
+    suite_paths: tuple[str, ...] = ()
+
+
+@dataclass
+class ClaimOutcome:
+    record: dict[str, Any]
+    plots: dict[str, bytes] = field(default_factory=dict)
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`AuditTimeout` in this thread after ``seconds``.
+
+    Uses SIGALRM, so it works in the main thread of a process (local worker processes); a
+    thread-based worker (such as a Dask worker thread) runs without a limit.
+    """
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable or seconds <= 0:
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise AuditTimeout(f"the audit ran longer than its time limit of {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def error_result(entry: Entry | None, claim_id: str, exc: BaseException, ctx: RunContext | None) -> AuditResult:
+    claim = entry.claim.to_dict() if entry is not None and isinstance(entry.claim, Claim) else {}
+    result = AuditResult(
+        verdict=ERROR,
+        claim=claim,
+        auditor=entry.auditor if entry is not None else "",
+        claim_id=claim_id,
+        error={
+            "type": type(exc).__name__,
+            "message": str(exc),
+            "traceback": "".join(traceback.format_exception(exc)),
+        },
+    )
+    if entry is not None and ctx is not None:
+        entry.annotate(result, ctx)
+    return result
+
+
+def run_claim(task: ClaimTask) -> ClaimOutcome:
+    start = time.perf_counter()
+    entry: Entry | None = None
+    ctx = RunContext(task.run_seed, task.budget, task.alpha, claim_seed_sequence(task.run_seed, task.claim_id))
+    plots: dict[str, bytes] = {}
+    try:
+        entry = find_entry(task.claim_id, task.suite_paths)
+        with time_limit(task.timeout):
+            result = entry.run(ctx)
+        png = render(result)
+        if png is not None:
+            name = plot_filename(result.claim_id or task.claim_id)
+            plots[name] = png
+            result.plots = [name]
+    except Exception as exc:  # noqa: BLE001 - one claim's failure must not stop the run
+        result = error_result(entry, task.claim_id, exc, ctx)
+    result.seconds = time.perf_counter() - start
+    return ClaimOutcome(result.to_dict(), plots)
