@@ -32,6 +32,7 @@ from .errors import (
     NotNeighbours,
     SelectionError,
     UnsupportedAudit,
+    UsageError,
 )
 from .neighbours import AddRemoveOne, NeighbourRelation, QueryDistance, ReplaceOne, ReplaceRewardVector, ReplaceUser
 from .results import ERROR, NOT_REFUTED, REFUTED, VERDICTS, VERIFIED, AuditResult, Statistic
@@ -41,5 +42,5 @@ __all__ = [
     "AuditResult", "AuditTimeout", "Claim", "DpauditError", "InvalidClaim", "InvalidClaimId", "LowerBound",
     "MechanismError", "NeighbourRelation", "NotNeighbours", "PureDP", "QueryDistance", "Regret", "RenyiDP",
     "ReplaceOne", "ReplaceRewardVector", "ReplaceUser", "SelectionError", "Statistic", "SubExponential",
-    "SubGaussian", "TailBound", "UnsupportedAudit", "__version__", "audit_privacy", "parse_claim",
+    "SubGaussian", "TailBound", "UnsupportedAudit", "UsageError", "__version__", "audit_privacy", "parse_claim",
 ]

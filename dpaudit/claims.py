@@ -72,7 +72,7 @@ class Claim:
 
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
-        return f"{value:g}"
+        return repr(value)  # shortest text that reads back as the same float
     if isinstance(value, (list, tuple)):
         return ",".join(_fmt(v) for v in value)
     if isinstance(value, dict):

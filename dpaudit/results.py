@@ -7,7 +7,9 @@ as the strings ``"inf"``, ``"-inf"`` and ``"nan"``; :meth:`AuditResult.from_dict
 
 from __future__ import annotations
 
+import json
 import math
+from importlib.resources import files
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -31,6 +33,11 @@ OUTCOMES = (PASS, EXPECTED_REFUTATION, UNEXPECTED_REFUTATION, NOT_REPRODUCED, ER
 
 # Fields that vary between identical runs; everything else is a function of (seed, claim id).
 TIMING_FIELDS = ("seconds",)
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of results files of this :data:`SCHEMA_VERSION`."""
+    return json.loads(files("dpaudit").joinpath(f"schema/results-v{SCHEMA_VERSION}.json").read_text("utf-8"))
 
 
 def to_jsonable(value: Any) -> Any:
@@ -66,6 +73,10 @@ def number_from_json(value: Any) -> float | None:
     return float(value)
 
 
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.6g}"
+
+
 @dataclass
 class Statistic:
     """The quantity an auditor measured.
@@ -79,6 +90,16 @@ class Statistic:
     value: float | None
     interval: tuple[float, float] | None = None
     kind: str = "exact"
+
+    def describe(self) -> str:
+        """E.g. ``epsilon >= 0.0981 (estimate 0.1003)`` or ``epsilon in [0.1, 0.1] (exact)``."""
+        value = _fmt(self.value)
+        if self.interval is None:
+            return f"{self.name} = {value}"
+        lo, hi = self.interval
+        if self.kind == "lower-bound":
+            return f"{self.name} >= {_fmt(lo)} (estimate {value})"
+        return f"{self.name} in [{_fmt(lo)}, {_fmt(hi)}] ({self.kind})"
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Statistic:
@@ -160,12 +181,7 @@ class AuditResult:
         """One line: verdict, statistic and confidence."""
         parts = [f"{self.verdict}"]
         if self.statistic is not None:
-            s = self.statistic
-            if s.interval is not None:
-                lo, hi = s.interval
-                parts.append(f"{s.name} in [{lo:.6g}, {hi:.6g}]")
-            elif s.value is not None:
-                parts.append(f"{s.name} = {s.value:.6g}")
+            parts.append(self.statistic.describe())
         if self.confidence is not None and self.confidence < 1:
             parts.append(f"at confidence {self.confidence:.6g}")
         if self.error:

@@ -8,11 +8,12 @@ wrong shape, NaN/inf, or different outputs for the same generator state is repor
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
 
-from .errors import MechanismError
+from .errors import AuditTimeout, MechanismError
 
 PROBE_SIZE = 16
 
@@ -23,9 +24,11 @@ def subject_name(obj: Any) -> str:
     name = getattr(obj, "name", None)
     if isinstance(name, str) and name:
         return name
-    if type(obj).__repr__ is not object.__repr__ and not callable(getattr(obj, "__code__", None)):
+    if inspect.isroutine(obj) or inspect.isclass(obj):
+        return getattr(obj, "__qualname__", None) or repr(obj)
+    if type(obj).__repr__ is not object.__repr__:
         return repr(obj)
-    return getattr(obj, "__qualname__", None) or type(obj).__qualname__
+    return type(obj).__qualname__
 
 
 class Mechanism:
@@ -52,6 +55,8 @@ class Mechanism:
     def distribution(self, data: Any) -> Any:
         try:
             return self.obj.distribution(data)
+        except AuditTimeout:
+            raise
         except Exception as exc:  # noqa: BLE001 - reported with the mechanism's name
             raise MechanismError(f"{self.name}.distribution({data!r}) raised {type(exc).__name__}: {exc}") from exc
 
@@ -59,6 +64,8 @@ class Mechanism:
         """``size`` outputs on ``data`` as an array whose first axis has length ``size``."""
         try:
             out = self._sample(data, size, rng)
+        except AuditTimeout:
+            raise
         except Exception as exc:  # noqa: BLE001 - reported with the mechanism's name
             raise MechanismError(f"{self.name} raised {type(exc).__name__} on input {data!r}: {exc}") from exc
         try:

@@ -12,8 +12,9 @@ Procedure, with ``samples`` outputs per side of each pair:
 
 1. selection: on the first ``selection_fraction`` of the samples of every pair, score every
    threshold event {x >= t} and {x <= t} (t over the pooled sample quantiles, or every value for
-   discrete outputs), in both orders of the pair, by the same bound computed at a heuristic
-   level; keep the best (pair, event, order);
+   discrete outputs), in both orders of the pair, by the same bound computed at level
+   0.05 / (number of candidates), so rare events with lucky counts do not win; keep the best
+   (pair, event, order);
 2. confirmation: on fresh samples of that pair only, count the event on both sides and
    certify the bound above. Confirmation sees one event, so no multiplicity is paid; selection
    never touches the confirmation samples.
@@ -37,7 +38,8 @@ from ..results import NOT_REFUTED, REFUTED, AuditResult, Statistic
 from ..stats import binomial_lower, binomial_upper
 from ..subjects import Mechanism
 
-SELECTION_LEVEL = 0.05  # heuristic: penalises rare events when ranking them; validity comes from confirmation
+# Family-wise level of the selection scores (a heuristic: validity comes from confirmation).
+SELECTION_LEVEL = 0.05
 MAX_DISCRETE_VALUES = 4096
 QUANTILE_LEVELS = 256
 MIN_SAMPLES = 100
@@ -124,20 +126,25 @@ def audit_threshold(
     selection_seeds = seed.spawn(len(pairs))
     confirmation_seed = seed.spawn(1)[0]
 
-    # 1. selection
-    best: dict[str, Any] = {"score": -math.inf}
+    # 1. selection: every candidate event of every pair, scored by a lower confidence bound that
+    # holds simultaneously over all candidates, so a rare event with lucky counts is not chosen
+    # over a frequent one whose advantage is real.
+    candidates = []
     for index, ((d0, d1), sseq) in enumerate(zip(pairs, selection_seeds)):
         rng = np.random.default_rng(sseq)
         x0 = _scalar(mechanism.sample(d0, n_sel, rng), statistic, mechanism.name)
         x1 = _scalar(mechanism.sample(d1, n_sel, rng), statistic, mechanism.name)
         t = _thresholds(x0, x1)
         for op, (c0, c1) in _event_counts(x0, x1, t).items():
-            for order, (num, den) in (("d0/d1", (c0, c1)), ("d1/d0", (c1, c0))):
-                score, _, _ = _certified(claim, num, den, n_sel, SELECTION_LEVEL)
-                j = int(np.argmax(score))
-                if score[j] > best["score"]:
-                    best = {"score": float(score[j]), "pair_index": index, "op": op,
-                            "threshold": float(t[j]), "order": order}
+            candidates.append((index, op, "d0/d1", t, c0, c1))
+            candidates.append((index, op, "d1/d0", t, c1, c0))
+    level = SELECTION_LEVEL / sum(len(c[3]) for c in candidates)
+    best: dict[str, Any] = {"score": -math.inf}
+    for index, op, order, t, num, den in candidates:
+        score, _, _ = _certified(claim, num, den, n_sel, level)
+        j = int(np.argmax(score))
+        if score[j] > best["score"]:
+            best = {"score": float(score[j]), "pair_index": index, "op": op, "threshold": float(t[j]), "order": order}
 
     # 2. confirmation on fresh samples of the selected pair
     index = best["pair_index"]

@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from ..claim_ids import PAPERS
-from ..results import OUTCOMES, VERDICTS, number_from_json
+from ..results import OUTCOMES, VERDICTS, Statistic, number_from_json
 
 SUMMARY_COLUMNS = ("claims", *VERDICTS, "unexpected")
 UNEXPECTED = ("unexpected-refutation", "not-reproduced")
@@ -52,15 +52,7 @@ def fmt_number(value: Any) -> str:
 
 def statistic_text(record: dict[str, Any]) -> str:
     stat = record.get("statistic")
-    if not stat:
-        return "—"
-    interval = stat.get("interval")
-    value = fmt_number(stat.get("value"))
-    if stat.get("kind") == "lower-bound" and interval:
-        return f"{stat['name']} ≥ {fmt_number(interval[0])} (estimate {value})"
-    if interval:
-        return f"{stat['name']} ∈ [{fmt_number(interval[0])}, {fmt_number(interval[1])}] ({stat.get('kind')})"
-    return f"{stat['name']} = {value}"
+    return Statistic.from_dict(stat).describe() if stat else "—"
 
 
 def claim_fields(record: dict[str, Any]) -> list[tuple[str, str]]:

@@ -23,7 +23,6 @@ from .store import ResultsStore
 from .worker import ClaimOutcome, ClaimTask, error_result, run_claim
 
 REPORT_INTERVAL = 2.0  # seconds between re-renders of the reports while claims finish
-MAX_ATTEMPTS = 2  # a claim in flight when a worker process dies is retried once
 
 
 @dataclass
@@ -140,14 +139,12 @@ def run(options: RunOptions) -> RunSummary:
             write_reports(out, store.document())
             last_render = time.monotonic()
 
-    attempts = dict.fromkeys(tasks, 0)
     pending = dict(tasks)
+    isolate = False  # after a worker process died, claims run one at a time to find the culprit
     try:
         while pending:
-            futures: dict[Future, str] = {}
-            for key, task in pending.items():
-                attempts[key] += 1
-                futures[executor.submit(run_claim, task)] = key
+            batch = dict([next(iter(pending.items()))]) if isolate else dict(pending)
+            futures: dict[Future, str] = {executor.submit(run_claim, task): key for key, task in batch.items()}
             broken = False
             for future in executor.as_completed(futures):
                 key = futures[future]
@@ -155,18 +152,20 @@ def run(options: RunOptions) -> RunSummary:
                     outcome = future.result()
                 except BrokenProcessPool as exc:
                     broken = True
-                    if attempts[key] >= MAX_ATTEMPTS:
+                    if isolate:  # it ran alone, so it is the claim that killed its worker
                         entry = by_key[key]
-                        died = RuntimeError(f"the worker process running this claim died ({exc})")
                         ctx = RunContext(options.seed, options.budget, alpha_share,
                                          claim_seed_sequence(options.seed, entry.id))
+                        died = RuntimeError(f"the worker process running this claim died ({exc})")
                         finish(ClaimOutcome(error_result(entry, entry.id, died, ctx).to_dict()))
                         pending.pop(key)
                     continue
                 pending.pop(key)
                 finish(outcome)
-            if broken and pending and isinstance(executor, ProcessExecutor):
-                progress.message("a worker process died; restarting the pool for the unfinished claims")
+            if broken and isinstance(executor, ProcessExecutor):
+                if not isolate:
+                    progress.message("a worker process died; rerunning the unfinished claims one at a time")
+                isolate = True
                 executor.restart()
     except KeyboardInterrupt:
         executor.shutdown(cancel=True)

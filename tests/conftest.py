@@ -1,0 +1,47 @@
+"""Shared fixtures. Tests import the installed ``dpaudit`` (see pyproject's --import-mode)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SUITES = Path(__file__).parent / "suites"
+TIMING = ("seconds",)
+
+
+@pytest.fixture
+def suites_dir() -> Path:
+    return SUITES
+
+
+@pytest.fixture
+def cli(tmp_path):
+    """Run ``dpaudit ...`` in a subprocess from an empty directory; returns CompletedProcess."""
+
+    def run(*args: str, timeout: float = 300, cwd: Path | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "dpaudit", *map(str, args)],
+            cwd=cwd or tmp_path, capture_output=True, text=True, timeout=timeout,
+        )
+
+    return run
+
+
+@pytest.fixture
+def strip_timing():
+    return _strip_timing
+
+
+def _strip_timing(document: dict) -> dict:
+    """A results document without the fields that vary between identical runs."""
+    document = json.loads(json.dumps(document))
+    document["run"].pop("started", None)
+    document["run"].pop("finished", None)
+    for record in document["records"]:
+        for key in TIMING:
+            record.pop(key, None)
+    return document

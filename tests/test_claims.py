@@ -1,0 +1,118 @@
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import dpaudit
+from dpaudit import (
+    ZCDP, Accuracy, ApproxDP, InvalidClaim, LowerBound, PureDP, Regret, RenyiDP, SubExponential, SubGaussian,
+    TailBound, parse_claim,
+)
+
+
+@pytest.mark.parametrize(
+    ("make", "parameter"),
+    [
+        (lambda: PureDP(-0.1), "epsilon"),
+        (lambda: PureDP(math.nan), "epsilon"),
+        (lambda: PureDP(math.inf), "epsilon"),
+        (lambda: PureDP("1"), "epsilon"),
+        (lambda: ApproxDP(1.0, 1.0), "delta"),
+        (lambda: ApproxDP(1.0, -1e-9), "delta"),
+        (lambda: ApproxDP(-1.0, 0.0), "epsilon"),
+        (lambda: RenyiDP(1.0, 0.5), "alpha"),
+        (lambda: RenyiDP(0.5, 0.5), "alpha"),
+        (lambda: RenyiDP(2.0, -1.0), "epsilon"),
+        (lambda: ZCDP(-1), "rho"),
+        (lambda: SubGaussian(0.0), "sigma"),
+        (lambda: SubGaussian(-2), "sigma"),
+        (lambda: SubExponential(1.0, 0.0), "b"),
+        (lambda: SubExponential(0.0, 1.0), "nu"),
+        (lambda: Accuracy(-1, 0.1), "alpha"),
+        (lambda: Accuracy(1, 1.5), "beta"),
+        (lambda: Regret({"T": math.inf}), "rate"),
+        (lambda: Regret({"T": 0.5}, constant=-1), "constant"),
+        (lambda: LowerBound({}), "rate"),
+    ],
+)
+def test_invalid_parameters_name_the_parameter(make, parameter):
+    with pytest.raises(InvalidClaim, match=parameter):
+        make()
+
+
+def test_claims_are_immutable_and_comparable():
+    c = PureDP(0.5)
+    with pytest.raises(AttributeError):
+        c.epsilon = 1.0  # type: ignore[misc]
+    assert c == PureDP(0.5) and hash(c) == hash(PureDP(0.5))
+    assert ApproxDP(1, 1e-6).to_dict() == {"kind": "approx-dp", "epsilon": 1.0, "delta": 1e-6}
+
+
+def test_renyi_curve():
+    c = RenyiDP((2, 4, math.inf), (0.5, 1.0, 2.0))
+    assert c.points == ((2.0, 0.5), (4.0, 1.0), (math.inf, 2.0))
+    with pytest.raises(InvalidClaim, match="same"):
+        RenyiDP((2, 4), (0.5,))
+    with pytest.raises(InvalidClaim, match="both"):
+        RenyiDP((2, 4), 0.5)
+
+
+def test_tail_bound_needs_callable_and_description():
+    TailBound(lambda t: 2 * math.exp(-t * t / 2), "2 exp(-t^2/2)")
+    with pytest.raises(InvalidClaim, match="callable"):
+        TailBound(0.5, "x")  # type: ignore[arg-type]
+    with pytest.raises(InvalidClaim, match="description"):
+        TailBound(lambda t: t, "")
+
+
+@pytest.mark.parametrize(
+    ("text", "claim"),
+    [
+        ("pure-dp eps=0.1", PureDP(0.1)),
+        ("pure-dp epsilon=2", PureDP(2)),
+        ("approx-dp eps=1 delta=1e-6", ApproxDP(1, 1e-6)),
+        ("APPROX-DP delta=0 eps=1", ApproxDP(1, 0)),
+        ("renyi-dp alpha=2 eps=0.5", RenyiDP(2, 0.5)),
+        ("renyi-dp alpha=2,4 eps=0.5,1", RenyiDP((2, 4), (0.5, 1))),
+        ("zcdp rho=0.125", ZCDP(0.125)),
+        ("sub-gaussian sigma=1", SubGaussian(1)),
+        ("sub-exponential nu=2 b=0.5", SubExponential(2, 0.5)),
+    ],
+)
+def test_parse_claim(text, claim):
+    assert parse_claim(text) == claim
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "empty"),
+        ("laplace eps=1", "unknown claim kind"),
+        ("pure-dp", "needs epsilon"),
+        ("pure-dp eps=", "needs epsilon"),
+        ("pure-dp eps=abc", "must be a number"),
+        ("pure-dp eps=1 eps=2", "twice"),
+        ("pure-dp delta=1", "takes epsilon"),
+        ("pure-dp 0.1", "key=value"),
+        ("approx-dp eps=1", "needs delta"),
+        ("approx-dp eps=1 delta=2", "delta must be in"),
+    ],
+)
+def test_parse_claim_errors(text, message):
+    with pytest.raises(InvalidClaim, match=message):
+        parse_claim(text)
+
+
+@given(st.floats(min_value=0, max_value=1e6, allow_nan=False), st.floats(min_value=0, max_value=0.999999))
+def test_parse_round_trip(eps, delta):
+    assert parse_claim(ApproxDP(eps, delta).describe()) == ApproxDP(eps, delta)
+    assert parse_claim(f"pure-dp eps={eps!r}") == PureDP(eps)
+
+
+def test_public_names():
+    for name in ("PureDP", "ApproxDP", "RenyiDP", "ZCDP", "SubGaussian", "SubExponential", "TailBound",
+                 "Accuracy", "Regret", "LowerBound", "audit_privacy", "AuditResult"):
+        assert hasattr(dpaudit, name)

@@ -1,0 +1,144 @@
+"""The command line as a new user meets it: help, exit codes, and one clear message on bad input."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+MECHS = textwrap.dedent(
+    """
+    import numpy as np
+
+    def laplace(data, size, rng):
+        return np.asarray(data, dtype=float) + rng.laplace(0.0, 1.0, size)
+
+    def leaky(data, size, rng):
+        return np.asarray(data, dtype=float) + rng.laplace(0.0, 0.1, size)
+
+    def wrong_shape(data, size, rng):
+        return np.zeros(size + 3)
+
+    def nan(data, size, rng):
+        return np.full(size, np.nan)
+
+    class Laplace:
+        def sample(self, data, size, rng):
+            return laplace(data, size, rng)
+
+    instance = Laplace()
+    """
+)
+
+
+@pytest.fixture
+def mechs(tmp_path):
+    (tmp_path / "mechs.py").write_text(MECHS)
+    return tmp_path / "mechs.py"
+
+
+def test_help_explains_commands(cli):
+    out = cli("--help")
+    assert out.returncode == 0
+    for word in ("list", "run", "report", "audit", "exit codes"):
+        assert word in out.stdout
+    for command in ("list", "run", "report", "audit"):
+        assert cli(command, "--help").returncode == 0
+
+
+def test_list(cli):
+    out = cli("list", "classic")
+    assert out.returncode == 0
+    assert "classic/laplace-scale-eps" in out.stdout and "refuted" in out.stdout
+    rows = json.loads(cli("list", "classic/laplace-eps1", "--json").stdout)
+    assert rows == [{"id": "classic/laplace-eps1", "title": "Laplace mechanism, eps=1 (exact)",
+                     "subject": "Laplace(eps=1, sensitivity=1)", "claim": "pure-dp epsilon=1.0", "auditor": "exact",
+                     "relation": "query answers differing by at most 1 in each coordinate", "expected": "not-refuted",
+                     "reason": ""}]
+
+
+def test_unknown_selector_is_exit_2(cli):
+    out = cli("list", "no-such-suite")
+    assert out.returncode == 2
+    assert "matches no claim" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_run_quick_says_where_the_report_is(cli, tmp_path):
+    out = cli("run", "classic", "--out", "rep", "--workers", "2")
+    assert out.returncode == 0, out.stderr
+    assert "Report: rep/report.html" in out.stdout
+    for name in ("results.json", "report.md", "report.html", "junit.xml"):
+        assert (tmp_path / "rep" / name).is_file()
+    assert "[9/9]" in out.stderr  # plain progress lines when not on a terminal
+
+
+def test_run_errors_and_refutations_exit_codes(cli, suites_dir):
+    out = cli("run", "testing-broken", "--suite", suites_dir / "broken.py", "--workers", "1")
+    assert out.returncode == 2
+    assert "error: testing-broken/raises" in out.stderr
+    assert "unexpected-refutation: testing-broken/overclaimed" in out.stderr
+    assert cli("run", "testing-broken/overclaimed", "--suite", suites_dir / "broken.py").returncode == 1
+
+
+def test_run_usage_errors(cli):
+    out = cli("run", "classic", "--scheduler", "tcp://127.0.0.1:8786")
+    assert out.returncode == 2 and "not supported yet" in out.stderr and "Traceback" not in out.stderr
+    assert cli("run", "--budget", "huge").returncode == 2
+    assert cli("run", "classic", "--alpha", "2").returncode == 2
+
+
+def test_report_rerenders(cli, tmp_path):
+    assert cli("run", "classic/laplace-eps1", "--out", "rep").returncode == 0
+    (tmp_path / "rep" / "report.html").unlink()
+    out = cli("report", "rep")
+    assert out.returncode == 0 and (tmp_path / "rep" / "report.html").is_file()
+    missing = cli("report", "nowhere")
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "results.json").write_text('{"schema": "other"}')
+    bad = cli("report", "bad")
+    assert bad.returncode == 2 and "not a dpaudit results file" in bad.stderr
+
+
+def test_audit_own_mechanism(cli, mechs):
+    ok = cli("audit", f"{mechs}:laplace", "--claim", "pure-dp eps=1", "--pair", "[0, 1]", "--samples", "100000")
+    assert ok.returncode == 0, ok.stderr
+    assert "not-refuted" in ok.stdout
+    bad = cli("audit", f"{mechs}:leaky", "--claim", "pure-dp eps=1", "--pair", "[0, 1]", "--samples", "100000")
+    assert bad.returncode == 1 and "refuted" in bad.stdout and "witness" in bad.stdout
+    as_json = cli("audit", "mechs:instance", "--claim", "pure-dp eps=1", "--pair", "[0, 1]", "--samples", "20000",
+                  "--json", cwd=mechs.parent)
+    assert as_json.returncode == 0 and json.loads(as_json.stdout)["verdict"] == "not-refuted"
+
+
+@pytest.mark.parametrize(
+    ("target", "args", "message"),
+    [
+        ("nosuchmodule:f", [], "cannot import"),
+        ("{mechs}:nothing", [], "no attribute"),
+        ("{mechs}", [], "MODULE:ATTR"),
+        ("{mechs}:Laplace", [], "is a class"),
+        ("missing.py:f", [], "no such file"),
+        ("{mechs}:laplace", ["--claim", "pure-dp eps=-1"], "epsilon must be"),
+        ("{mechs}:laplace", ["--claim", "laplace eps=1"], "unknown claim kind"),
+        ("{mechs}:laplace", ["--pair", "[0, 1"], "not valid JSON"),
+        ("{mechs}:laplace", ["--pair", "[0, 1, 2]"], "two inputs"),
+        ("{mechs}:laplace", ["--relation", "query-distance sensitivity=1", "--pair", "[0, 5]"], "sensitivity"),
+        ("{mechs}:wrong_shape", [], "shape"),
+        ("{mechs}:nan", [], "non-finite"),
+        ("{mechs}:laplace", ["--samples", "0"], "samples"),
+        ("{mechs}:laplace", ["--confidence", "1.5"], "confidence"),
+    ],
+)
+def test_audit_bad_input_is_exit_2_with_one_message(cli, mechs, target, args, message):
+    base = {"--claim": "pure-dp eps=1", "--pair": "[0, 1]"}
+    given = dict(zip(args[::2], args[1::2]))
+    argv = [target.format(mechs=mechs)]
+    for flag, value in {**base, **given}.items():
+        argv += [flag, value]
+    out = cli("audit", *argv)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert message in out.stderr
+    assert "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1

@@ -1,0 +1,109 @@
+"""Reports: valid JUnit XML, one self-contained escaped HTML file, markdown, re-rendering."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import jsonschema
+import pytest
+from junitparser import Error, Failure, JUnitXml, Skipped
+
+from dpaudit.reports import rerender
+from dpaudit.results import json_schema
+from dpaudit.runner import RunOptions, run
+
+
+@pytest.fixture(scope="module")
+def mixed_run(tmp_path_factory):
+    """One run with every outcome: pass, expected refutation, not reproduced, unexpected, error."""
+    from pathlib import Path
+
+    suites = Path(__file__).parent / "suites"
+    out = tmp_path_factory.mktemp("rep")
+    run(RunOptions(selectors=["testing-broken", "testing-refutations", "classic/laplace-eps1*"], out=out, workers=2,
+                   suite_paths=[str(suites / "broken.py"), str(suites / "refutations.py")], progress_bar=False))
+    return out
+
+
+def test_results_file_matches_schema(mixed_run):
+    doc = json.loads((mixed_run / "results.json").read_text())
+    jsonschema.validate(doc, json_schema())
+    assert [r["claim_id"] for r in doc["records"]] == sorted(r["claim_id"] for r in doc["records"])
+
+
+def test_junit_is_valid_and_maps_outcomes(mixed_run):
+    xml = JUnitXml.fromfile(str(mixed_run / "junit.xml"))
+    cases = {case.name: case for suite in xml for case in suite}
+    assert len(cases) == 7
+
+    def kinds(name):
+        return [type(r) for r in cases[name].result]
+
+    assert kinds("classic/laplace-eps1") == []
+    assert kinds("testing-broken/overclaimed") == [Failure]
+    assert kinds("testing-refutations/not-reproduced") == [Failure]
+    assert kinds("testing-broken/raises") == [Error]
+    assert kinds("testing-refutations/reproduced") == [Skipped]
+    assert "scale 0.5 gives epsilon 2" in cases["testing-refutations/reproduced"].result[0].message
+    root = ET.parse(mixed_run / "junit.xml").getroot()
+    assert root.tag == "testsuites" and root.get("tests") == "7"
+    assert (root.get("failures"), root.get("errors"), root.get("skipped")) == ("2", "1", "1")
+
+
+def test_html_is_self_contained(mixed_run):
+    html = (mixed_run / "report.html").read_text()
+    assert html.startswith("<!DOCTYPE html>")
+    # nothing is fetched: every src is a data URI, every href an in-page anchor
+    assert all(src.startswith("data:image/png;base64,") for src in re.findall(r'src="([^"]*)"', html))
+    assert all(href.startswith("#") for href in re.findall(r'href="([^"]*)"', html))
+    assert "<script" not in html and "<link" not in html
+    assert html.count("<section") == 7
+    for word in ("testing-broken", "refuted", "witness", "Traceback"):
+        assert word.lower() in html.lower()
+
+
+def test_every_string_is_escaped(tmp_path, suites_dir):
+    (tmp_path / "xss.py").write_text(
+        "from dpaudit import PureDP\n"
+        "from dpaudit.mechanisms import LaplaceMechanism\n"
+        "from dpaudit.suite import Suite\n"
+        "suite = Suite('testing-xss', '<b>t</b>')\n"
+        "m = LaplaceMechanism(1.0); m.name = '<script>alert(1)</script>'\n"
+        "suite.privacy('testing-xss/a', subject=m, claim=PureDP(0.5), pairs=[(0, 1)], title='<img src=x onerror=alert(1)>',"
+        " expected='refuted', reason='<i>&amp;</i>')\n"
+    )
+    out = tmp_path / "out"
+    run(RunOptions(selectors=["testing-xss"], out=out, workers=0, suite_paths=[str(tmp_path / "xss.py")],
+                   progress_bar=False))
+    html = (out / "report.html").read_text()
+    assert "<script>" not in html and "<img src=x" not in html and "<i>&amp;</i>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    ET.parse(out / "junit.xml")  # still well-formed XML
+
+
+def test_markdown_has_summary_and_sections(mixed_run):
+    md = (mixed_run / "report.md").read_text()
+    assert "| paper | claims | verified | refuted | not-refuted | error | unexpected |" in md
+    assert "| testing-broken | 3 | 1 | 1 | 0 | 1 | 1 |" in md
+    assert "### testing-refutations/reproduced" in md
+    assert "![classic/laplace-eps1](plots/classic_laplace-eps1.png)" in md
+
+
+def test_rerender_from_results_json(mixed_run):
+    before = (mixed_run / "report.md").read_text()
+    for name in ("report.md", "report.html", "junit.xml"):
+        (mixed_run / name).unlink()
+    rerender(mixed_run)
+    assert (mixed_run / "report.md").read_text() == before
+    assert (mixed_run / "junit.xml").is_file() and (mixed_run / "report.html").is_file()
+
+
+def test_plots_exist_and_are_referenced(mixed_run):
+    doc = json.loads((mixed_run / "results.json").read_text())
+    plotted = [r for r in doc["records"] if r["plots"]]
+    assert plotted
+    for r in plotted:
+        for rel in r["plots"]:
+            assert (mixed_run / rel).read_bytes().startswith(b"\x89PNG")

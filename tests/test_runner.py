@@ -1,0 +1,129 @@
+"""The runner: determinism, failure isolation, durability, resume, alpha split, exit codes."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from dpaudit import UsageError
+from dpaudit.runner import RunOptions, run
+
+
+def options(tmp_path, *selectors, **kw):
+    kw.setdefault("progress_bar", False)
+    return RunOptions(selectors=list(selectors), out=tmp_path / kw.pop("name", "out"), **kw)
+
+
+def load(path):
+    return json.loads((path / "results.json").read_text())
+
+
+def test_results_do_not_depend_on_worker_count(tmp_path, strip_timing):
+    a = run(options(tmp_path, "classic", seed=1, workers=2, name="a"))
+    b = run(options(tmp_path, "classic", seed=1, workers=1, name="b"))
+    c = run(options(tmp_path, "classic", seed=1, workers=0, name="c"))
+    assert a.exit_code == 0
+    assert strip_timing(load(a.out)) == strip_timing(load(b.out)) == strip_timing(load(c.out))
+    d = run(options(tmp_path, "classic/*-blackbox", seed=2, workers=1, name="d"))
+    assert strip_timing(load(d.out))["records"][0]["witness"] != strip_timing(load(a.out))["records"][1]["witness"]
+
+
+def test_failures_are_isolated_and_exit_2(tmp_path, suites_dir):
+    s = run(options(tmp_path, "testing-broken", suite_paths=[str(suites_dir / "broken.py")], workers=2))
+    by_id = {r.claim_id: r for r in s.records}
+    assert by_id["testing-broken/raises"].verdict == "error"
+    assert "broken on purpose" in by_id["testing-broken/raises"].error["message"]
+    assert "Traceback" in by_id["testing-broken/raises"].error["traceback"]
+    assert by_id["testing-broken/correct"].verdict == "verified"
+    assert by_id["testing-broken/overclaimed"].outcome == "unexpected-refutation"
+    assert s.exit_code == 2
+
+
+def test_unexpected_refutation_and_not_reproduced_exit_1(tmp_path, suites_dir):
+    s = run(options(tmp_path, "testing-refutations", suite_paths=[str(suites_dir / "refutations.py")], workers=0))
+    outcomes = {r.claim_id: r.outcome for r in s.records}
+    assert outcomes == {"testing-refutations/reproduced": "expected-refutation",
+                        "testing-refutations/not-reproduced": "not-reproduced"}
+    assert s.exit_code == 1
+    s = run(options(tmp_path, "testing-broken/overclaimed", suite_paths=[str(suites_dir / "broken.py")], workers=0))
+    assert s.exit_code == 1
+
+
+def test_alpha_is_split_over_statistical_claims(tmp_path):
+    s = run(options(tmp_path, "classic", alpha=0.02, workers=2))
+    doc = load(s.out)
+    statistical = [r for r in doc["records"] if r["alpha"] is not None]
+    assert doc["run"]["statistical_claims"] == len(statistical) == 4
+    assert all(r["alpha"] == 0.005 and r["confidence"] == 0.995 for r in statistical)
+    assert all(r["confidence"] == 1.0 for r in doc["records"] if r["alpha"] is None)
+
+
+def test_timeout_becomes_an_error_record(tmp_path, suites_dir):
+    s = run(options(tmp_path, "testing-slow/sleeps-too-long", suite_paths=[str(suites_dir / "slow.py")], workers=1))
+    (r,) = s.records
+    assert r.verdict == "error" and r.error["type"] == "AuditTimeout"
+    assert r.seconds < 10
+
+
+def test_dead_worker_becomes_an_error_record(tmp_path, suites_dir):
+    s = run(options(tmp_path, "testing-crash", suite_paths=[str(suites_dir / "crash.py")], workers=2))
+    by_id = {r.claim_id: r for r in s.records}
+    assert by_id["testing-crash/dies"].verdict == "error"
+    assert "died" in by_id["testing-crash/dies"].error["message"]
+    assert by_id["testing-crash/survives"].verdict == "verified"
+    assert s.exit_code == 2
+
+
+def test_scheduler_is_not_supported_yet(tmp_path):
+    with pytest.raises(UsageError, match="not supported yet"):
+        run(options(tmp_path, "classic", scheduler="tcp://127.0.0.1:8786"))
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [({"budget": "huge"}, "budget"), ({"alpha": 0}, "alpha"), ({"seed": -1}, "seed"), ({"timeout": 0}, "timeout"),
+     ({"workers": -1}, "workers")],
+)
+def test_bad_options(tmp_path, kw, message):
+    with pytest.raises(UsageError, match=message):
+        run(options(tmp_path, "classic/laplace-eps1", **kw))
+
+
+@pytest.mark.slow
+def test_interrupted_run_resumes_only_unfinished_claims(tmp_path, suites_dir):
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "dpaudit", "run", "testing-slow/claim*", "--suite", str(suites_dir / "slow.py"),
+           "--workers", "1", "--out", str(out), "--no-progress"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if len(load(out)["records"]) >= 2:
+                break
+        except (FileNotFoundError, json.JSONDecodeError):
+            pass
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    partial = load(out)  # an interrupted run leaves a valid file
+    finished = {r["claim_id"]: r for r in partial["records"]}
+    assert 2 <= len(finished) < 6
+
+    resumed = subprocess.run([*cmd, "--resume"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{len(finished)} claim(s) already finished" in resumed.stderr
+    final = {r["claim_id"]: r for r in load(out)["records"]}
+    assert len(final) == 6
+    for claim_id, record in finished.items():
+        assert final[claim_id] == record  # kept as written, timing included: not recomputed
+
+    # a different seed reuses nothing
+    cmd[4] = "testing-slow/claim0"
+    again = subprocess.run([*cmd, "--resume", "--seed", "5"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and "already finished" not in again.stderr
+    assert [r["seed"]["run_seed"] for r in load(out)["records"]] == [5]
