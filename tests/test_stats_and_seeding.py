@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
 
 from dpaudit.seeding import as_seed_sequence, claim_seed_sequence, describe_seed
 from dpaudit.stats import binomial_lower, binomial_upper, bonferroni
@@ -17,6 +18,8 @@ def test_clopper_pearson_matches_beta_quantiles(n, data, alpha):
     assert 0 <= lo <= k / n <= hi <= 1
     assert lo == (0.0 if k == 0 else pytest.approx(stats.beta.ppf(alpha, k, n - k + 1), rel=1e-9))
     assert hi == (1.0 if k == n else pytest.approx(stats.beta.isf(alpha, k + 1, n - k), rel=1e-9))
+    sm_lo, sm_hi = proportion_confint(k, n, alpha=2 * alpha, method="beta")
+    assert lo == pytest.approx(sm_lo, rel=1e-9, abs=1e-300) and hi == pytest.approx(sm_hi, rel=1e-9)
 
 
 def test_zero_count_bound_is_closed_form():
