@@ -26,9 +26,15 @@ def _records(data: Any, what: str) -> np.ndarray:
     return arr
 
 
-def _rows_differing(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    neq = a != b
-    return np.flatnonzero(neq.reshape(len(a), -1).any(axis=1))
+def _one_row_replaced(relation: str, d0: Any, d1: Any, container: str, row: str) -> np.ndarray:
+    """Check that two equal-shape arrays differ in at most one row (first axis); return one."""
+    a, b = _records(d0, container), _records(d1, container)
+    if a.shape != b.shape:
+        raise NotNeighbours(f"{relation}: {container}s must have the same shape, got {a.shape} and {b.shape}")
+    differing = np.count_nonzero((a != b).reshape(len(a), -1).any(axis=1))
+    if differing > 1:
+        raise NotNeighbours(f"{relation}: {differing} {row}s differ; neighbours differ in one {row}")
+    return a
 
 
 class NeighbourRelation(ABC):
@@ -64,12 +70,7 @@ class ReplaceOne(NeighbourRelation):
     name: ClassVar[str] = "replace-one"
 
     def check(self, d0: Any, d1: Any) -> None:
-        a, b = _records(d0, "dataset"), _records(d1, "dataset")
-        if a.shape != b.shape:
-            raise NotNeighbours(f"replace-one: datasets must have the same shape, got {a.shape} and {b.shape}")
-        rows = _rows_differing(a, b)
-        if len(rows) > 1:
-            raise NotNeighbours(f"replace-one: datasets differ in {len(rows)} records (at {rows[:5].tolist()}...)")
+        _one_row_replaced(self.name, d0, d1, "dataset", "record")
 
     def describe(self) -> str:
         return "datasets of equal size differing in one record (replacement)"
@@ -111,14 +112,9 @@ class ReplaceUser(NeighbourRelation):
     name: ClassVar[str] = "replace-user"
 
     def check(self, d0: Any, d1: Any) -> None:
-        a, b = _records(d0, "batch"), _records(d1, "batch")
-        if a.shape != b.shape:
-            raise NotNeighbours(f"replace-user: batches must have the same shape, got {a.shape} and {b.shape}")
-        if self.batch_size is not None and len(a) != self.batch_size:
-            raise NotNeighbours(f"replace-user: batch must hold {self.batch_size} users, got {len(a)}")
-        rows = _rows_differing(a, b)
-        if len(rows) > 1:
-            raise NotNeighbours(f"replace-user: {len(rows)} users differ; neighbours differ in one user")
+        batch = _one_row_replaced(self.name, d0, d1, "batch", "user")
+        if self.batch_size is not None and len(batch) != self.batch_size:
+            raise NotNeighbours(f"replace-user: batch must hold {self.batch_size} users, got {len(batch)}")
 
     def describe(self) -> str:
         size = f" of {self.batch_size}" if self.batch_size is not None else ""
@@ -132,14 +128,7 @@ class ReplaceRewardVector(NeighbourRelation):
     name: ClassVar[str] = "replace-reward-vector"
 
     def check(self, d0: Any, d1: Any) -> None:
-        a, b = _records(d0, "reward sequence"), _records(d1, "reward sequence")
-        if a.shape != b.shape:
-            raise NotNeighbours(
-                f"replace-reward-vector: sequences must have the same shape, got {a.shape} and {b.shape}"
-            )
-        rows = _rows_differing(a, b)
-        if len(rows) > 1:
-            raise NotNeighbours(f"replace-reward-vector: {len(rows)} rounds differ; neighbours differ in one round")
+        _one_row_replaced(self.name, d0, d1, "reward sequence", "round")
 
     def describe(self) -> str:
         return "reward sequences differing in one round's reward vector"

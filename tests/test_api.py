@@ -1,4 +1,9 @@
-"""audit_privacy as a user meets it: dispatch, and clear errors on bad input."""
+"""audit_privacy as a user meets it: dispatch, and clear errors on bad input.
+
+Seeded statistical assertions: "not-refuted" on a correct mechanism fails with probability at most
+0.01 over seeds (confidence 0.99); the refutation of delta = 0.01 for Laplace(1) at eps = 0.5
+(true delta ~ 0.22) with 10^5 samples fails with probability below 1e-9.
+"""
 
 from __future__ import annotations
 

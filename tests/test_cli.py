@@ -1,4 +1,9 @@
-"""The command line as a new user meets it: help, exit codes, and one clear message on bad input."""
+"""The command line as a new user meets it: help, exit codes, and one clear message on bad input.
+
+Seeded statistical assertions: a correct mechanism "not-refuted" (exit 0) fails with probability at
+most 0.01 over seeds; `dpaudit run classic` exiting 0 fails with probability at most its
+family-wise alpha 0.01; refuting scale 0.1 noise claimed as eps = 1 fails with probability below 1e-9.
+"""
 
 from __future__ import annotations
 
@@ -142,3 +147,33 @@ def test_audit_bad_input_is_exit_2_with_one_message(cli, mechs, target, args, me
     assert message in out.stderr
     assert "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_progress_bar_on_a_terminal(tmp_path):
+    """On a terminal (a pseudo-terminal 100 columns wide) the run draws a bar, not one line per claim."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import sys
+    import termios
+
+    pid, fd = pty.fork()
+    if pid == 0:  # child: become the CLI
+        os.chdir(tmp_path)
+        os.execv(sys.executable, [sys.executable, "-m", "dpaudit", "run", "classic/laplace-eps1*", "--workers", "1"])
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    _, status = os.waitpid(pid, 0)
+    text = b"".join(chunks).decode("utf-8", "replace")
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert "2/2" in text and "claim/s" in text and "100%" in text
+    assert "[1/2]" not in text

@@ -1,4 +1,8 @@
-"""The pytest plugin, exercised through pytest's own pytester."""
+"""The pytest plugin, exercised through pytest's own pytester.
+
+The refuted mechanism (noise scale 0.1 claimed as eps = 1) escapes refutation with probability
+below 1e-9; the passing test is an exact audit.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""The runner: determinism, failure isolation, durability, resume, alpha split, exit codes."""
+"""The runner: determinism, failure isolation, durability, resume, alpha split, exit codes.
+
+Runs of the classic suite are seeded; their exit code 0 (no unexpected refutation) would fail with
+probability at most the run's family-wise alpha, 0.01, over seeds.
+"""
 
 from __future__ import annotations
 

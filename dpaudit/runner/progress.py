@@ -16,17 +16,20 @@ class Progress:
         self.done = done
         self.counts: Counter[str] = Counter()
         use_bar = self.stream.isatty() if bar is None else bar
-        self._bar = tqdm(total=total, initial=done, file=self.stream, unit="claim", dynamic_ncols=True) if use_bar else None
+        self._bar = tqdm(total=total, initial=done, file=self.stream, unit="claim") if use_bar else None
 
     def claim_done(self, claim_id: str, verdict: str, outcome: str, seconds: float) -> None:
         self.done += 1
         self.counts[verdict] += 1
-        if self._bar is not None:
-            self._bar.set_postfix_str(" ".join(f"{k}={v}" for k, v in sorted(self.counts.items())), refresh=False)
-            self._bar.update(1)
-        else:
-            flag = "" if outcome in ("pass", "expected-refutation") else f"  [{outcome}]"
-            print(f"[{self.done}/{self.total}] {claim_id}: {verdict} ({seconds:.1f} s){flag}", file=self.stream, flush=True)
+        surprising = outcome not in ("pass", "expected-refutation")
+        line = f"[{self.done}/{self.total}] {claim_id}: {verdict} ({seconds:.1f} s)" + (f"  [{outcome}]" if surprising else "")
+        if self._bar is None:
+            print(line, file=self.stream, flush=True)
+            return
+        if surprising:  # keep what needs attention on screen above the bar
+            self._bar.write(line, file=self.stream)
+        self._bar.set_postfix_str(" ".join(f"{k}={v}" for k, v in sorted(self.counts.items())), refresh=False)
+        self._bar.update(1)
 
     def message(self, text: str) -> None:
         if self._bar is not None:
