@@ -17,7 +17,7 @@ import math
 import numbers
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from .errors import InvalidClaim

@@ -29,7 +29,7 @@ from .claims import Claim, PureDP
 from .errors import SelectionError
 from .neighbours import NeighbourRelation
 from .results import NOT_REFUTED, REFUTED, AuditResult
-from .subjects import Mechanism, subject_name
+from .subjects import subject_name
 
 BUDGETS = ("quick", "standard", "thorough")
 # Samples per side of a pair for statistical privacy audits.

@@ -74,8 +74,9 @@ def test_timeout_becomes_an_error_record(tmp_path, suites_dir):
     assert r.seconds < 10
 
 
-def test_dead_worker_becomes_an_error_record(tmp_path, suites_dir):
+def test_dead_worker_becomes_an_error_record(tmp_path, suites_dir, capsys):
     s = run(options(tmp_path, "testing-crash", suite_paths=[str(suites_dir / "crash.py")], workers=2))
+    assert "worker process died" in capsys.readouterr().err
     by_id = {r.claim_id: r for r in s.records}
     assert by_id["testing-crash/dies"].verdict == "error"
     assert "died" in by_id["testing-crash/dies"].error["message"]

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..claims import ApproxDP, Claim, PureDP
-from ..densities import LogLinearDensity, coordinates_of, exact, interval_bounds, interval_context
+from ..densities import PRECISION_BITS, LogLinearDensity, coordinates_of, exact, interval_bounds, interval_context
 from ..errors import MechanismError, UnsupportedAudit
 from ..results import NOT_REFUTED, REFUTED, VERIFIED, AuditResult, Statistic
 from ..subjects import Mechanism
@@ -105,6 +105,7 @@ class PairEpsilon:
     direction: str  # "d0/d1": log P/Q is large; "d1/d0": log Q/P is large
     output: list[Any]
     coordinates: list[_Extremes]
+    densities: tuple[tuple[LogLinearDensity, ...], tuple[LogLinearDensity, ...]]
 
 
 def pair_epsilon(dist0: Any, dist1: Any) -> PairEpsilon:
@@ -119,9 +120,10 @@ def pair_epsilon(dist0: Any, dist1: Any) -> PairEpsilon:
     c_hi = sum((e.constant[1] for e in ext), Fraction(0))
     up = (sup + c_lo, sup + c_hi)  # enclosure of sup L
     down = (-inf - c_hi, -inf - c_lo)  # enclosure of sup (-L)
+    lo = max(up[0], down[0])
     if up[1] >= down[1]:
-        return PairEpsilon(max(up[0], down[0]), up[1], "d0/d1", [e.sup_at for e in ext], ext)
-    return PairEpsilon(max(up[0], down[0]), down[1], "d1/d0", [e.inf_at for e in ext], ext)
+        return PairEpsilon(lo, up[1], "d0/d1", [e.sup_at for e in ext], ext, (ps, qs))
+    return PairEpsilon(lo, down[1], "d1/d0", [e.inf_at for e in ext], ext, (ps, qs))
 
 
 def _float_down(x: Fraction | float) -> float:
@@ -195,7 +197,7 @@ def audit_exact(
     }
     exact_value = eps_lo == eps_hi
     if not exact_value:
-        notes.append(f"epsilon enclosed in an interval of width {float(eps_hi - eps_lo):.3g} (113-bit arithmetic)")
+        notes.append(f"epsilon enclosed in an interval of width {float(eps_hi - eps_lo):.3g} ({PRECISION_BITS}-bit arithmetic)")
     return AuditResult(
         verdict=verdict,
         claim=claim.to_dict(),
@@ -207,17 +209,15 @@ def audit_exact(
         samples=0,
         witness=witness,
         notes=notes,
-        parameters={"tolerance": tolerance, "precision_bits": 113},
-        plot_data=_loss_curve(mechanism, pairs[worst], w, float(claimed)),
+        parameters={"tolerance": tolerance, "precision_bits": PRECISION_BITS},
+        plot_data=_loss_curve(w, float(claimed)),
     )
 
 
-def _loss_curve(mechanism: Mechanism, pair: tuple[Any, Any], w: PairEpsilon, claimed: float) -> dict[str, Any]:
+def _loss_curve(w: PairEpsilon, claimed: float) -> dict[str, Any]:
     """L(x) along the coordinate contributing most, for the report's plot."""
-    ps = coordinates_of(mechanism.distribution(pair[0]))
-    qs = coordinates_of(mechanism.distribution(pair[1]))
-    spans = [max(abs(float(e.sup)), abs(float(e.inf))) if math.isfinite(float(e.sup)) and math.isfinite(float(e.inf))
-             else INF for e in w.coordinates]
+    ps, qs = w.densities
+    spans = [max(abs(float(e.sup)), abs(float(e.inf))) for e in w.coordinates]
     i = int(np.argmax(spans))
     p, q = ps[i], qs[i]
     knots = [float(k) for k in (*p.knots, *q.knots)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -11,14 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..files import atomic_write
 from ..reports import write_reports
 from ..results import ERROR, NOT_REPRODUCED, UNEXPECTED_REFUTATION, AuditResult
 from ..seeding import check_seed, claim_seed_sequence
 from ..stats import bonferroni
 from ..suite import BUDGETS, Entry, RunContext, load_suites, select
-from .executors import ProcessExecutor, make_executor
+from .executors import Executor, ProcessExecutor, make_executor
 from .progress import Progress
-from ..files import atomic_write
 from .store import ResultsStore
 from .worker import ClaimOutcome, ClaimTask, error_result, run_claim
 
@@ -57,6 +58,18 @@ class RunSummary:
         return 0
 
 
+@dataclass
+class Plan:
+    """The selected entries and the share of alpha each statistical one gets (Bonferroni)."""
+
+    entries: list[Entry]
+    statistical: int
+    alpha_share: float
+
+    def alpha_of(self, entry: Entry) -> float | None:
+        return self.alpha_share if entry.statistical else None
+
+
 def _validate(options: RunOptions) -> None:
     if options.budget not in BUDGETS:
         raise UsageError(f"--budget must be one of {', '.join(BUDGETS)}, got {options.budget!r}")
@@ -70,117 +83,125 @@ def _validate(options: RunOptions) -> None:
         raise UsageError(f"--timeout must be > 0 seconds, got {options.timeout}")
 
 
-def plan(options: RunOptions) -> tuple[list[Entry], float]:
-    """The selected entries and the per-claim alpha (Bonferroni over the statistical ones)."""
+def plan(options: RunOptions) -> Plan:
     entries = select(load_suites(options.suite_paths), options.selectors)
     statistical = sum(e.statistical for e in entries)
-    return entries, bonferroni(options.alpha, statistical)
+    return Plan(entries, statistical, bonferroni(options.alpha, statistical))
+
+
+def _dispatch(
+    executor: Executor, tasks: dict[str, ClaimTask], died: Any, notify: Any = print
+) -> Iterator[ClaimOutcome]:
+    """Run ``tasks`` and yield their outcomes as they finish.
+
+    If a worker process dies (a crash in native code, ``os._exit``), the pool is rebuilt and the
+    unfinished claims run one at a time, so the one that kills its worker is identified and
+    recorded as an error by ``died(key, exc)`` while the others still complete.
+    """
+    pending = dict(tasks)
+    isolate = False
+    while pending:
+        batch = dict([next(iter(pending.items()))]) if isolate else dict(pending)
+        futures: dict[Future, str] = {executor.submit(run_claim, task): key for key, task in batch.items()}
+        broken = False
+        for future in executor.as_completed(futures):
+            key = futures[future]
+            try:
+                outcome = future.result()
+            except BrokenProcessPool as exc:
+                broken = True
+                if not isolate:
+                    continue  # several claims were in flight: rerun them one at a time
+                outcome = died(key, exc)
+            pending.pop(key)
+            yield outcome
+        if broken and isinstance(executor, ProcessExecutor):
+            if not isolate:
+                notify("a worker process died; rerunning the unfinished claims one at a time")
+            isolate = True
+            executor.restart()
 
 
 def run(options: RunOptions) -> RunSummary:
     _validate(options)
-    entries, alpha_share = plan(options)
+    selected = plan(options)
+    executor = make_executor(options.workers, options.scheduler)
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
     header: dict[str, Any] = {
         "seed": options.seed,
         "budget": options.budget,
         "alpha": options.alpha,
-        "alpha_per_statistical_claim": alpha_share,
-        "statistical_claims": sum(e.statistical for e in entries),
+        "alpha_per_statistical_claim": selected.alpha_share,
+        "statistical_claims": selected.statistical,
         "selectors": list(options.selectors),
         "suite_paths": list(options.suite_paths),
-        "claims": len(entries),
+        "claims": len(selected.entries),
         "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "finished": None,
     }
     store = ResultsStore(out / "results.json", header)
-    alpha_of = {e.claim_id.key: (alpha_share if e.statistical else None) for e in entries}
     reused: dict[str, dict[str, Any]] = {}
     if options.resume:
+        expected = {
+            e.claim_id.key: {"run_seed": options.seed, "budget": options.budget, "alpha": selected.alpha_of(e)}
+            for e in selected.entries
+        }
         try:
-            reused = store.reusable(
-                {k: {"run_seed": options.seed, "budget": options.budget, "alpha": a} for k, a in alpha_of.items()}
-            )
+            reused = store.reusable(expected)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         for record in reused.values():
             store.put(record)
     store.write()
 
-    todo = [e for e in entries if e.claim_id.key not in reused]
+    by_key = {e.claim_id.key: e for e in selected.entries}
     tasks = {
-        e.claim_id.key: ClaimTask(
+        key: ClaimTask(
             claim_id=e.id,
             run_seed=options.seed,
             budget=options.budget,
-            alpha=alpha_share,
+            alpha=selected.alpha_share,
             timeout=options.timeout if options.timeout is not None else e.timeout_for(options.budget),
             suite_paths=tuple(options.suite_paths),
         )
-        for e in todo
+        for key, e in by_key.items()
+        if key not in reused
     }
-    by_key = {e.claim_id.key: e for e in entries}
-    progress = Progress(len(entries), done=len(reused), bar=options.progress_bar)
+    progress = Progress(len(by_key), done=len(reused), bar=options.progress_bar)
     if reused:
-        progress.message(f"resuming: {len(reused)} claim(s) already finished in {store.path}, {len(todo)} to run")
-    executor = make_executor(options.workers, options.scheduler)
+        progress.message(f"resuming: {len(reused)} claim(s) already finished in {store.path}, {len(tasks)} to run")
+
+    def died(key: str, exc: BaseException) -> ClaimOutcome:
+        entry = by_key[key]
+        ctx = RunContext(options.seed, options.budget, selected.alpha_share, claim_seed_sequence(options.seed, entry.id))
+        error = RuntimeError(f"the worker process running this claim died ({exc})")
+        return ClaimOutcome(error_result(entry, entry.id, error, ctx).to_dict())
+
     last_render = 0.0
-
-    def finish(outcome: ClaimOutcome) -> None:
-        nonlocal last_render
-        for name, png in outcome.plots.items():
-            atomic_write(out / name, png)
-        store.put(outcome.record)
-        store.write()
-        record = outcome.record
-        progress.claim_done(record["claim_id"], record["verdict"], record["outcome"], record["seconds"])
-        if time.monotonic() - last_render >= REPORT_INTERVAL:
-            write_reports(out, store.document())
-            last_render = time.monotonic()
-
-    pending = dict(tasks)
-    isolate = False  # after a worker process died, claims run one at a time to find the culprit
     try:
-        while pending:
-            batch = dict([next(iter(pending.items()))]) if isolate else dict(pending)
-            futures: dict[Future, str] = {executor.submit(run_claim, task): key for key, task in batch.items()}
-            broken = False
-            for future in executor.as_completed(futures):
-                key = futures[future]
-                try:
-                    outcome = future.result()
-                except BrokenProcessPool as exc:
-                    broken = True
-                    if isolate:  # it ran alone, so it is the claim that killed its worker
-                        entry = by_key[key]
-                        ctx = RunContext(options.seed, options.budget, alpha_share,
-                                         claim_seed_sequence(options.seed, entry.id))
-                        died = RuntimeError(f"the worker process running this claim died ({exc})")
-                        finish(ClaimOutcome(error_result(entry, entry.id, died, ctx).to_dict()))
-                        pending.pop(key)
-                    continue
-                pending.pop(key)
-                finish(outcome)
-            if broken and isinstance(executor, ProcessExecutor):
-                if not isolate:
-                    progress.message("a worker process died; rerunning the unfinished claims one at a time")
-                isolate = True
-                executor.restart()
+        for outcome in _dispatch(executor, tasks, died, progress.message):
+            for name, png in outcome.plots.items():
+                atomic_write(out / name, png)
+            store.put(outcome.record)
+            store.write()
+            r = outcome.record
+            progress.claim_done(r["claim_id"], r["verdict"], r["outcome"], r["seconds"])
+            if time.monotonic() - last_render >= REPORT_INTERVAL:
+                write_reports(out, store.document())
+                last_render = time.monotonic()
     except KeyboardInterrupt:
         executor.shutdown(cancel=True)
-        progress.close()
-        header["finished"] = None
-        store.write()
-        write_reports(out, store.document())
         raise
-    executor.shutdown()
-    progress.close()
-    header["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    store.write()
-    write_reports(out, store.document())
+    else:
+        executor.shutdown()
+        header["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        store.write()
+    finally:
+        progress.close()
+        write_reports(out, store.document())
     records = [AuditResult.from_dict(r) for r in store.document()["records"]]
     return RunSummary(records, out, len(reused))
 
 
-__all__ = ["RunOptions", "RunSummary", "plan", "run"]
+__all__ = ["Plan", "RunOptions", "RunSummary", "plan", "run"]

@@ -1,7 +1,6 @@
 """A suite exercising the runner's failure paths: a mechanism that raises, an unexpected
 refutation, and a correct entry that must still complete."""
 
-import numpy as np
 
 from dpaudit import PureDP, QueryDistance
 from dpaudit.mechanisms import AdditiveNoiseMechanism, Laplace, LaplaceMechanism
