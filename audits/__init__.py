@@ -1,0 +1,5 @@
+"""Audit suites, installed as ``dpaudit.audits``: one module per paper key plus ``classic``.
+
+Each module defines ``suite = dpaudit.suite.Suite(key, title)`` and adds its entries; every
+module here is discovered by :func:`dpaudit.suite.load_suites`.
+"""
