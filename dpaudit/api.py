@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import numbers
 import time
 from collections.abc import Callable, Sequence
@@ -135,8 +134,6 @@ def audit_privacy(
     result.subject = mechanism.name
     result.relation = neighbours.to_dict() if neighbours is not None else None
     result.notes[:0] = notes
-    if not math.isfinite(result.seconds):
-        result.seconds = 0.0
     return result
 
 

@@ -203,13 +203,13 @@ def audit_threshold(
 
 
 def _histograms(y0: np.ndarray, y1: np.ndarray, bins: int = 120) -> dict[str, np.ndarray]:
-    """Histograms of the confirmation samples on shared bins (central 99.9% of the pool)."""
+    """Histograms of the confirmation samples on shared bins: one bin per value for outputs on
+    a few integers, else equal bins over the central 99.9% of the pooled samples."""
     pooled = np.concatenate([y0, y1])
-    lo, hi = np.quantile(pooled, [0.0005, 0.9995])
-    values = np.unique(pooled) if len(pooled) else pooled
-    if len(values) <= bins:  # discrete: one bin per value
-        edges = np.concatenate([values - 0.5, [values[-1] + 0.5]]) if np.all(values == np.round(values)) else None
-        if edges is not None and np.all(np.diff(edges) > 0):
-            return {"edges": edges, "counts0": np.histogram(y0, edges)[0], "counts1": np.histogram(y1, edges)[0]}
-    edges = np.linspace(lo, hi if hi > lo else lo + 1.0, bins + 1)
+    values = np.unique(pooled)
+    if len(values) <= bins and np.array_equal(values, np.round(values)):
+        edges = np.append(values - 0.5, values[-1] + 0.5)
+    else:
+        lo, hi = np.quantile(pooled, [0.0005, 0.9995])
+        edges = np.linspace(lo, hi if hi > lo else lo + 1.0, bins + 1)
     return {"edges": edges, "counts0": np.histogram(y0, edges)[0], "counts1": np.histogram(y1, edges)[0]}

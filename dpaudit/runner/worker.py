@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..claims import Claim
 from ..errors import AuditTimeout
 from ..plots import plot_filename, render
 from ..results import ERROR, AuditResult
@@ -65,10 +64,9 @@ def time_limit(seconds: float) -> Iterator[None]:
 
 
 def error_result(entry: Entry | None, claim_id: str, exc: BaseException, ctx: RunContext | None) -> AuditResult:
-    claim = entry.claim.to_dict() if entry is not None and isinstance(entry.claim, Claim) else {}
     result = AuditResult(
         verdict=ERROR,
-        claim=claim,
+        claim=entry.claim.to_dict() if entry is not None else {},
         auditor=entry.auditor if entry is not None else "",
         claim_id=claim_id,
         error={
