@@ -173,3 +173,62 @@ def coordinates_of(dist: Any) -> tuple[LogLinearDensity, ...]:
     if isinstance(dist, ProductDensity):
         return tuple(as_exact_density(c) for c in dist.coordinates)
     return (as_exact_density(dist),)
+
+
+@dataclass(frozen=True, eq=False)
+class FiniteDistribution:
+    """A distribution on finitely many outcomes.
+
+    ``outcomes``: shape ``(m,)`` (scalar outcomes) or ``(m, d)`` (vector outcomes, one per row),
+    all distinct. ``log_probs``: shape ``(m,)``, natural-log probabilities; ``-inf`` marks an
+    outcome of probability zero (so two distributions can share one outcome array).
+    ``log_error``: a bound on the absolute error of every entry of ``log_probs``, the rounding of
+    however they were computed; exact auditors widen their enclosures by it. ``tail_mass``: an
+    upper bound on probability mass that lies outside ``outcomes`` (a truncated infinite support,
+    e.g. a discrete Gaussian); it is not located, so it can only ever count against a claim.
+    """
+
+    outcomes: np.ndarray
+    log_probs: np.ndarray
+    log_error: float = 1e-12
+    tail_mass: float = 0.0
+
+    def __post_init__(self) -> None:
+        outcomes = np.asarray(self.outcomes)
+        log_probs = np.asarray(self.log_probs, dtype=float)
+        if outcomes.ndim not in (1, 2) or outcomes.shape[0] == 0:
+            raise ValueError("FiniteDistribution: outcomes must be a non-empty array of shape (m,) or (m, d)")
+        if log_probs.shape != (outcomes.shape[0],):
+            raise ValueError(
+                f"FiniteDistribution: log_probs must have shape ({outcomes.shape[0]},), got {log_probs.shape}"
+            )
+        if np.isnan(log_probs).any() or (log_probs > 0).any():
+            raise ValueError("FiniteDistribution: log_probs must be <= 0 and not NaN")
+        if not (0 <= self.log_error < 1) or not (0 <= self.tail_mass < 1):
+            raise ValueError("FiniteDistribution: log_error and tail_mass must be in [0, 1)")
+        object.__setattr__(self, "outcomes", outcomes)
+        object.__setattr__(self, "log_probs", log_probs)
+
+    @classmethod
+    def from_probs(cls, outcomes: Any, probs: Any, **kwargs: Any) -> FiniteDistribution:
+        """From probabilities (zeros allowed)."""
+        with np.errstate(divide="ignore"):
+            return cls(outcomes, np.log(np.asarray(probs, dtype=float)), **kwargs)
+
+    @property
+    def probs(self) -> np.ndarray:
+        return np.exp(self.log_probs)
+
+
+@dataclass(frozen=True)
+class GaussianDensity:
+    """Normal(mean, sigma^2) on the reals: log f(x) = -(x - mean)^2 / (2 sigma^2) - log(sigma sqrt(2 pi))."""
+
+    mean: float | Fraction
+    sigma: float | Fraction
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(self.mean):
+            raise ValueError(f"GaussianDensity: mean must be finite, got {self.mean!r}")
+        if not 0 < self.sigma < math.inf:
+            raise ValueError(f"GaussianDensity: sigma must be > 0 and finite, got {self.sigma!r}")
