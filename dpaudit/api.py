@@ -9,11 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from .auditors import ExactUndecided, audit_exact, audit_threshold
+from .auditors import ExactUndecided, audit_exact, audit_statistical
 from .auditors.exact import DEFAULT_TOLERANCE
 from .claims import Claim, PrivacyClaim
 from .errors import InvalidClaim, UnsupportedAudit
-from .neighbours import NeighbourRelation
+from .neighbours import NeighbourRelation, NeighbourSearch
 from .results import AuditResult
 from .seeding import as_seed_sequence, describe_seed
 from .subjects import Mechanism
@@ -24,8 +24,7 @@ AUDITORS = ("auto", "exact", "statistical")
 def _check_pairs(pairs: Any, relation: NeighbourRelation | None) -> list[tuple[Any, Any]]:
     if pairs is None:
         raise ValueError(
-            "pairs=[(d0, d1), ...] is required: searching a relation's input domain for pairs is not "
-            "available yet"
+            "give pairs=[(d0, d1), ...], or neighbours=relation.over(domain) to search a domain for pairs"
         )
     try:
         pairs = list(pairs)
@@ -61,13 +60,15 @@ def audit_privacy(
     claim: Claim,
     *,
     pairs: Sequence[tuple[Any, Any]] | None = None,
-    neighbours: NeighbourRelation | None = None,
+    neighbours: NeighbourRelation | NeighbourSearch | None = None,
     confidence: float = 0.99,
     samples: int = 1_000_000,
     seed: int | np.random.SeedSequence | None = None,
     auditor: str = "auto",
     statistic: Callable[[np.ndarray], Any] | None = None,
-    selection_fraction: float = 0.5,
+    events: Sequence[str] | None = None,
+    sequential: bool = False,
+    selection_fraction: float | None = None,
     tolerance: float = DEFAULT_TOLERANCE,
 ) -> AuditResult:
     """Audit a privacy claim about ``mech`` on pairs of neighbouring inputs.
@@ -82,7 +83,11 @@ def audit_privacy(
     pairs
         Pairs ``(d0, d1)`` of neighbouring inputs. Both orders of every pair are audited.
     neighbours
-        The neighbouring relation the claim is about; every pair is checked against it.
+        The neighbouring relation the claim is about; every pair is checked against it. Given as
+        ``relation.over(domain)`` (a :class:`~dpaudit.neighbours.NeighbourSearch`) and without
+        ``pairs``, the relation's candidate pairs over that domain are searched: all of them
+        exactly, or screened by successive halving on selection samples before the best is
+        confirmed on fresh ones.
     confidence
         Confidence of a statistical verdict (exact verdicts hold with certainty).
     samples
@@ -94,7 +99,18 @@ def audit_privacy(
         the mechanism exposes its distribution and the exact auditor can decide the claim,
         statistical otherwise.
     statistic
-        Maps each output row to one number, for mechanisms with vector outputs (statistical).
+        Maps the array of outputs to features (one number or one row per output) for the
+        statistical auditor; by default the outputs themselves.
+    events
+        Event families of the statistical auditor: any of ``"threshold"``, ``"cells"``,
+        ``"classifier"`` (default: thresholds and cells for scalar outputs, cells and a classifier
+        for up to 3 coordinates, a classifier beyond).
+    sequential
+        Confirm with anytime-valid confidence sequences in doubling batches, stopping as soon as
+        the claim is refuted (``samples`` is then a maximum).
+    selection_fraction
+        Share of ``samples`` used to select the event (the rest confirms it); by default half on
+        small budgets, falling to a tenth on large ones.
 
     Returns
     -------
@@ -108,9 +124,15 @@ def audit_privacy(
         On invalid arguments or a misbehaving mechanism (a clear message, never a verdict).
     """
     _check_common(claim, confidence, samples, auditor)
-    checked_pairs = _check_pairs(pairs, neighbours)
-    mechanism = Mechanism(mech)
     seq = as_seed_sequence(seed)
+    relation = neighbours.relation if isinstance(neighbours, NeighbourSearch) else neighbours
+    if relation is not None and not isinstance(relation, NeighbourRelation):
+        raise TypeError(f"neighbours must be a relation or relation.over(domain), got {neighbours!r}")
+    if pairs is None and isinstance(neighbours, NeighbourSearch):
+        search_seed, seq = seq.spawn(2)
+        pairs = neighbours.pairs(np.random.default_rng(search_seed))
+    checked_pairs = _check_pairs(pairs, relation)
+    mechanism = Mechanism(mech)
     for d0, d1 in checked_pairs:
         mechanism.probe(d0)
         mechanism.probe(d1)
@@ -125,14 +147,16 @@ def audit_privacy(
                 raise
             notes.append(f"exact auditor could not decide ({exc}); audited from samples instead")
     if result is None:
-        result = audit_threshold(
+        result = audit_statistical(
             mechanism, claim, checked_pairs, samples=samples, confidence=float(confidence), seed=seq,
-            selection_fraction=selection_fraction, statistic=statistic,
+            selection_fraction=selection_fraction, statistic=statistic, events=events, sequential=sequential,
         )
         result.seed = describe_seed(seq)
     result.seconds = time.perf_counter() - start
     result.subject = mechanism.name
     result.relation = neighbours.to_dict() if neighbours is not None else None
+    if isinstance(neighbours, NeighbourSearch):
+        result.parameters["pairs_searched"] = len(checked_pairs)
     result.notes[:0] = notes
     return result
 

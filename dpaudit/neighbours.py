@@ -16,7 +16,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .domains import Box, Datasets
 from .errors import NotNeighbours
+
+Pair = tuple[Any, Any]
 
 
 def _records(data: Any, what: str) -> np.ndarray:
@@ -50,6 +53,15 @@ class NeighbourRelation(ABC):
     def describe(self) -> str:
         """One line for reports."""
 
+    def candidates(self, domain: Any, rng: np.random.Generator, random: int = 16) -> list[Pair]:
+        """Candidate pairs over ``domain``: the structured patterns an adversary tries first, then
+        ``random`` random ones. Every pair returned passes :meth:`check`."""
+        raise NotNeighbours(f"the {self.name} relation cannot search a {type(domain).__name__} domain")
+
+    def over(self, domain: Any, random: int = 16) -> NeighbourSearch:
+        """This relation with a declared input domain, for ``audit_privacy(neighbours=...)``."""
+        return NeighbourSearch(self, domain, random)
+
     def is_neighbours(self, d0: Any, d1: Any) -> bool:
         try:
             self.check(d0, d1)
@@ -74,6 +86,11 @@ class ReplaceOne(NeighbourRelation):
 
     def describe(self) -> str:
         return "datasets of equal size differing in one record (replacement)"
+
+    def candidates(self, domain: Any, rng: np.random.Generator, random: int = 16) -> list[Pair]:
+        if not isinstance(domain, Datasets):
+            return super().candidates(domain, rng, random)
+        return _replacements(domain, rng, random)
 
 
 @dataclass(frozen=True)
@@ -100,6 +117,17 @@ class AddRemoveOne(NeighbourRelation):
     def describe(self) -> str:
         return "datasets differing by adding or removing one record"
 
+    def candidates(self, domain: Any, rng: np.random.Generator, random: int = 16) -> list[Pair]:
+        """A dataset of ``domain.size`` records against itself without its first or last record,
+        and with each tried record value added."""
+        if not isinstance(domain, Datasets):
+            return super().candidates(domain, rng, random)
+        pairs = []
+        for base in domain.structured() + domain.random(rng, random):
+            pairs += [(base, base[1:]), (base, base[:-1])]
+            pairs += [(base, np.concatenate([base, np.asarray([v])])) for v in domain.record_values()]
+        return _unique(pairs)
+
 
 @dataclass(frozen=True)
 class ReplaceUser(NeighbourRelation):
@@ -120,6 +148,13 @@ class ReplaceUser(NeighbourRelation):
         size = f" of {self.batch_size}" if self.batch_size is not None else ""
         return f"one user's input replaced in a batch{size}"
 
+    def candidates(self, domain: Any, rng: np.random.Generator, random: int = 16) -> list[Pair]:
+        if not isinstance(domain, Datasets):
+            return super().candidates(domain, rng, random)
+        if self.batch_size is not None and domain.size != self.batch_size:
+            raise NotNeighbours(f"replace-user: the domain's batches hold {domain.size} users, not {self.batch_size}")
+        return _replacements(domain, rng, random)
+
 
 @dataclass(frozen=True)
 class ReplaceRewardVector(NeighbourRelation):
@@ -132,6 +167,21 @@ class ReplaceRewardVector(NeighbourRelation):
 
     def describe(self) -> str:
         return "reward sequences differing in one round's reward vector"
+
+    def candidates(self, domain: Any, rng: np.random.Generator, random: int = 16) -> list[Pair]:
+        """Rounds x arms boxes: the first or last round's vector set to each extreme pattern."""
+        if not isinstance(domain, Box) or len(domain.shape) != 2:
+            return super().candidates(domain, rng, random)
+        patterns = [p[0] for p in domain.structured()]  # rows of the structured points: low, high, mid, alternating
+        pairs = []
+        for base in domain.structured() + domain.random(rng, random):
+            for row in (0, domain.shape[0] - 1):
+                for pattern in patterns:
+                    other = base.copy()
+                    other[row] = pattern
+                    if not np.array_equal(other, base):
+                        pairs.append((domain.cast(base), domain.cast(other)))
+        return _unique(pairs)
 
 
 @dataclass(frozen=True)
@@ -168,6 +218,43 @@ class QueryDistance(NeighbourRelation):
         where = "in one coordinate" if self.one_coordinate else "in each coordinate"
         return f"query answers differing by at most {self.sensitivity:g} {where}"
 
+    def moves(self, shape: tuple[int, ...], step: float) -> list[np.ndarray]:
+        """Changes of size ``step``: one coordinate up or down; unless ``one_coordinate``, also
+        every coordinate up, and half up with half down (opposite directions)."""
+        if shape == ():
+            return [np.asarray(step), np.asarray(-step)]
+        size = int(np.prod(shape))
+        coords = range(size) if size <= 8 else sorted({0, 1, size // 2, size - 1})
+        out = []
+        for i in coords:
+            for sign in (1, -1):
+                m = np.zeros(size)
+                m[i] = sign * step
+                out.append(m.reshape(shape))
+        if not self.one_coordinate and size > 1:
+            out.append(np.full(shape, step))
+            half = np.where(np.arange(size) < size // 2, step, -step).reshape(shape)
+            out += [half, -half]
+        return out
+
+    def candidates(self, domain: Any, rng: np.random.Generator, random: int = 16) -> list[Pair]:
+        """Structured and random base points of a :class:`Box`, each moved by every pattern of
+        :meth:`moves`, shifted so that both points stay in the box."""
+        if not isinstance(domain, Box):
+            return super().candidates(domain, rng, random)
+        step = min(self.sensitivity, domain.width)
+        if domain.integer:
+            step = math.floor(step)
+        if step <= 0:
+            raise NotNeighbours(f"query-distance: the box [{domain.low}, {domain.high}] has no room for a change")
+        pairs = []
+        for base in domain.structured() + domain.random(rng, random):
+            for move in self.moves(domain.shape, step):
+                # keep base and base + move inside [low, high]
+                start = np.clip(base, domain.low - np.minimum(move, 0), domain.high - np.maximum(move, 0))
+                pairs.append((domain.cast(start), domain.cast(start + move)))
+        return _unique(pairs)
+
 
 RELATIONS: dict[str, type[NeighbourRelation]] = {
     cls.name: cls for cls in (ReplaceOne, AddRemoveOne, ReplaceUser, ReplaceRewardVector, QueryDistance)
@@ -198,3 +285,55 @@ def parse_relation(text: str) -> NeighbourRelation:
         return cls(**kwargs)
     except ValueError as exc:
         raise NotNeighbours(str(exc)) from None
+
+
+def _replacements(domain: Datasets, rng: np.random.Generator, random: int) -> list[Pair]:
+    """Structured and random datasets with their first or last record replaced by each tried value."""
+    pairs = []
+    for base in domain.structured() + domain.random(rng, random):
+        for i in (0, len(base) - 1):
+            for value in domain.record_values():
+                other = base.copy()
+                other[i] = value
+                if not np.array_equal(other, base):
+                    pairs.append((base, other))
+    return _unique(pairs)
+
+
+def _unique(pairs: list[Pair]) -> list[Pair]:
+    seen: set[bytes] = set()
+    out = []
+    for d0, d1 in pairs:
+        key = repr((np.asarray(d0).tolist(), np.asarray(d1).tolist())).encode()
+        if key not in seen:
+            seen.add(key)
+            out.append((d0, d1))
+    return out
+
+
+@dataclass(frozen=True)
+class NeighbourSearch:
+    """A relation over a declared input domain: ``audit_privacy(neighbours=relation.over(domain))``
+    audits the candidate pairs the relation generates there (``random`` of them random)."""
+
+    relation: NeighbourRelation
+    domain: Any
+    random: int = 16
+
+    def pairs(self, rng: np.random.Generator) -> list[Pair]:
+        pairs = self.relation.candidates(self.domain, rng, self.random)
+        for d0, d1 in pairs:
+            self.relation.check(d0, d1)
+        return [(_plain(d0), _plain(d1)) for d0, d1 in pairs]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.relation.to_dict(), "domain": repr(self.domain), "random_pairs": self.random}
+
+    def describe(self) -> str:
+        return f"{self.relation.describe()}, searched over {self.domain!r}"
+
+
+def _plain(x: Any) -> Any:
+    """Candidate inputs as plain Python values, so witnesses and records stay JSON."""
+    arr = np.asarray(x)
+    return arr.item() if arr.ndim == 0 else arr.tolist()

@@ -8,8 +8,11 @@ over a second to every command-line start.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
-from scipy.special import betainccinv, betaincinv
+from scipy.optimize import brentq
+from scipy.special import betainccinv, betaincinv, betaln, xlog1py, xlogy
 
 
 def binomial_lower(k, n, alpha: float):
@@ -35,3 +38,40 @@ def bonferroni(alpha: float, m: int) -> float:
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     return alpha / max(int(m), 1)
+
+
+def binomial_interval(k, n, alpha: float):
+    """Two-sided Clopper-Pearson interval at level 1 - alpha (alpha/2 in each tail)."""
+    return binomial_lower(k, n, alpha / 2), binomial_upper(k, n, alpha / 2)
+
+
+def _log_mixture_martingale(p, k, n, a: float, b: float):
+    """log of Robbins' beta-binomial mixture martingale at p after k successes in n trials:
+    log B(a + k, b + n - k) - log B(a, b) - k log p - (n - k) log(1 - p)."""
+    return betaln(a + k, b + n - k) - betaln(a, b) - xlogy(k, p) - xlog1py(n - k, -p)
+
+
+def binomial_confidence_sequence(k: int, n: int, alpha: float, a: float = 0.5, b: float = 0.5) -> tuple[float, float]:
+    """Anytime-valid confidence interval for a Bernoulli mean after ``k`` successes in ``n`` trials.
+
+    The set of p at which Robbins' beta-binomial mixture martingale (prior Beta(a, b)) stays
+    below 1/alpha. By Ville's inequality it contains the true p at every n simultaneously with
+    probability >= 1 - alpha, so a sequential audit may look after every batch and stop when it
+    likes. Returns (lower, upper); the set is an interval because the martingale is convex in p.
+    """
+    if n == 0:
+        return 0.0, 1.0
+    threshold = math.log(1.0 / alpha)
+    p_hat = k / n
+
+    def excess(p: float) -> float:
+        return float(_log_mixture_martingale(p, k, n, a, b)) - threshold
+
+    lo = 0.0 if k == 0 or excess(_TINY) < 0 else brentq(excess, _TINY, max(p_hat, _TINY), xtol=1e-15, rtol=1e-12)
+    hi = 1.0 if k == n or excess(1 - _TINY) < 0 else brentq(excess, min(p_hat, 1 - _TINY), 1 - _TINY,
+                                                             xtol=1e-15, rtol=1e-12)
+    # brentq returns a point within its tolerance of the root; step outward so the interval stays valid.
+    return max(0.0, lo - 1e-15 - 1e-12 * lo), min(1.0, hi + 1e-15 + 1e-12 * hi)
+
+
+_TINY = 1e-300

@@ -17,7 +17,7 @@ import importlib.util
 import pkgutil
 import sys
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ import numpy as np
 from .claim_ids import CLASSIC, PAPERS, parse_claim_id, selector_matches
 from .claims import Claim, PureDP
 from .errors import SelectionError
-from .neighbours import NeighbourRelation
+from .neighbours import NeighbourRelation, NeighbourSearch
 from .results import NOT_REFUTED, REFUTED, AuditResult
 from .subjects import subject_name
 
@@ -58,7 +58,7 @@ class Entry(ABC):
         *,
         claim: Claim,
         title: str = "",
-        relation: NeighbourRelation | None = None,
+        relation: NeighbourRelation | NeighbourSearch | None = None,
         expected: str = NOT_REFUTED,
         reason: str | None = None,
         timeout: float | None = None,
@@ -135,10 +135,14 @@ class Entry(ABC):
 
 
 class PrivacyEntry(Entry):
-    """A privacy claim about a mechanism, audited on given pairs of neighbouring inputs.
+    """A privacy claim about a mechanism, audited on given pairs of neighbouring inputs, or on the
+    pairs a relation searches over a domain (``relation=QueryDistance(1).over(Box(0, 10))`` and no
+    ``pairs``).
 
     ``auditor``: ``"exact"``, ``"statistical"`` or ``"auto"`` (see :func:`dpaudit.audit_privacy`).
-    ``samples`` overrides the samples per side for some budgets, e.g. ``{"quick": 10**6}``.
+    ``samples`` overrides the samples per side for some budgets, e.g. ``{"quick": 10**6}``;
+    ``options`` are further keyword arguments of :func:`dpaudit.audit_privacy` (``events``,
+    ``sequential``, ``statistic``, ...).
     """
 
     def __init__(
@@ -147,14 +151,16 @@ class PrivacyEntry(Entry):
         *,
         subject: Any,
         claim: Claim,
-        pairs: Sequence[tuple[Any, Any]],
-        relation: NeighbourRelation | None = None,
+        pairs: Sequence[tuple[Any, Any]] | None = None,
+        relation: NeighbourRelation | NeighbourSearch | None = None,
         auditor: str = "auto",
         samples: dict[str, int] | None = None,
-        statistic: Callable[[np.ndarray], Any] | None = None,
+        options: dict[str, Any] | None = None,
         **kwargs: Any,
     ):
         super().__init__(id, claim=claim, relation=relation, **kwargs)
+        if pairs is None and not isinstance(relation, NeighbourSearch):
+            raise ValueError(f"{id}: give pairs, or relation=relation.over(domain) to search for them")
         from .api import AUDITORS  # local: the api module imports the auditors
 
         if auditor not in AUDITORS:
@@ -163,10 +169,10 @@ class PrivacyEntry(Entry):
         if unknown:
             raise ValueError(f"{id}: samples has unknown budgets {sorted(unknown)}; budgets are {BUDGETS}")
         self.mechanism = subject
-        self.pairs = list(pairs)
+        self.pairs = None if pairs is None else list(pairs)
         self._auditor = auditor
         self.samples = {**DEFAULT_SAMPLES, **(samples or {})}
-        self.statistic = statistic
+        self.options = dict(options or {})
 
     @property
     def statistical(self) -> bool:
@@ -195,7 +201,7 @@ class PrivacyEntry(Entry):
             samples=self.samples[ctx.budget],
             seed=ctx.seed_sequence,
             auditor=self._auditor,
-            statistic=self.statistic,
+            **self.options,
         )
 
 

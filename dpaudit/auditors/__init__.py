@@ -2,10 +2,11 @@
 :class:`~dpaudit.results.AuditResult`.
 
 - :mod:`.exact` decides pure-DP claims from exact output distributions, rigorously;
-- :mod:`.threshold` certifies lower bounds on epsilon (or delta) from samples.
+- :mod:`.statistical` certifies lower bounds on epsilon, delta, Renyi divergence or rho from
+  samples, with events proposed by :mod:`.events` and bounds from :mod:`.bounds`.
 """
 
 from .exact import ExactUndecided, audit_exact
-from .threshold import audit_threshold
+from .statistical import audit_statistical
 
-__all__ = ["ExactUndecided", "audit_exact", "audit_threshold"]
+__all__ = ["ExactUndecided", "audit_exact", "audit_statistical"]

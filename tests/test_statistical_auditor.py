@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 import dpaudit
-from dpaudit import ApproxDP, PureDP
+from dpaudit import ZCDP, ApproxDP, PureDP, RenyiDP
 from dpaudit.mechanisms import AdditiveNoiseMechanism, DiscreteLaplaceMechanism, Laplace, LaplaceMechanism
 
 
@@ -97,7 +97,8 @@ def test_approx_dp_delta_lower_bound():
 
 def test_selection_and_confirmation_use_separate_samples():
     r = audit(LaplaceMechanism(1.0), PureDP(1.0), samples=10_000, selection_fraction=0.3)
-    assert r.parameters == {"selection_samples": 3_000, "confirmation_samples": 7_000, "selection_fraction": 0.3}
+    assert (r.parameters["selection_samples"], r.parameters["confirmation_samples"]) == (3_000, 7_000)
+    assert r.samples == 10_000
     assert sum(r.witness["counts"].values()) <= 2 * 7_000
 
 
@@ -107,14 +108,20 @@ def test_deterministic_given_seed():
     assert a.to_dict() | {"seconds": 0} == b.to_dict() | {"seconds": 0}
 
 
-def test_vector_outputs_need_a_statistic():
+def test_vector_outputs_and_features():
     m = LaplaceMechanism(1.0)
-    with pytest.raises(dpaudit.UnsupportedAudit, match="statistic"):
-        audit(m, PureDP(1.0), [([0.0, 0.0], [1.0, 0.0])])
-    r = audit(m, PureDP(1.0), [([0.0, 0.0], [1.0, 0.0])], statistic=lambda y: y[:, 0])
-    assert r.verdict == "not-refuted"
-    with pytest.raises(dpaudit.MechanismError, match="one number"):
-        audit(m, PureDP(1.0), [([0.0, 0.0], [1.0, 0.0])], statistic=lambda y: y)
+    pair = [([0.0, 0.0], [1.0, 0.0])]
+    assert audit(m, PureDP(1.0), pair).verdict == "not-refuted"
+    assert audit(m, PureDP(1.0), pair, statistic=lambda y: y[:, 0]).verdict == "not-refuted"
+    # both coordinates move: true epsilon 2 (cells and the classifier both see it)
+    both = [([0.0, 0.0], [1.0, 1.0])]
+    for events in (["cells"], ["classifier"]):
+        r = audit(m, PureDP(1.0), both, events=events)
+        assert r.verdict == "refuted" and r.witness["family"] == events[0]
+    with pytest.raises(dpaudit.MechanismError, match="one number or to a row"):
+        audit(m, PureDP(1.0), pair, statistic=lambda y: y.ravel())
+    with pytest.raises(ValueError, match="events"):
+        audit(m, PureDP(1.0), pair, events=["magic"])
 
 
 def test_too_few_samples():
@@ -127,3 +134,39 @@ def test_discrete_outputs_use_every_value_as_threshold():
     assert r.verdict == "not-refuted"
     threshold = float(r.witness["event"].split()[-1])
     assert threshold == np.round(threshold)
+
+
+def test_renyi_and_zcdp_from_samples():
+    """Gaussian noise sigma = 1 on a sensitivity-1 query: D_alpha = alpha / 2, rho = 1/2.
+    A claim of a tenth of that is refuted; the true values are not (confidence 0.99)."""
+
+    def gauss(d, n, rng):
+        return d + rng.normal(0.0, 1.0, n)
+
+    assert audit(gauss, ZCDP(0.05)).verdict == "refuted"
+    assert audit(gauss, ZCDP(0.5)).verdict == "not-refuted"
+    r = audit(gauss, RenyiDP((2, 8), (0.1, 4.0)))
+    assert r.verdict == "refuted" and r.witness["alpha"] == 2.0
+    assert r.statistic.name == "renyi" and r.statistic.interval[0] > 0.1
+    assert audit(gauss, RenyiDP((2, 8), (1.0, 4.0))).verdict == "not-refuted"
+
+
+def test_sequential_mode_stops_early_on_gross_violations():
+    """Scale 0.1 claimed as eps = 0.1 (true 10): refuted after the first confirmation batches."""
+    r = audit(AdditiveNoiseMechanism(Laplace(0.0, 0.1)), PureDP(0.1), samples=2_000_000, sequential=True)
+    assert r.verdict == "refuted"
+    assert r.parameters["bounds"] == "confidence-sequence"
+    assert r.parameters["confirmation_samples"] <= 3_000 and r.samples < 1_010_000
+    full = audit(LaplaceMechanism(1.0), PureDP(1.0), samples=200_000, sequential=True)
+    assert full.verdict == "not-refuted" and full.parameters["confirmation_samples"] == 100_000
+
+
+def test_neighbour_candidates_are_screened_by_successive_halving():
+    """Many pairs: only the worst one (an input change of 3 under a claim for sensitivity 1) is
+    confirmed, and selection spends a bounded budget."""
+    pairs = [(0.0, 0.1 * k) for k in range(1, 31)]
+    r = audit(LaplaceMechanism(1.0), PureDP(1.0), pairs, samples=400_000)
+    assert r.verdict == "refuted" and r.witness["pair"] == [0.0, pytest.approx(3.0)]
+    rounds = r.parameters["selection_rounds"]
+    assert [x["pairs"] for x in rounds] == [30, 15, 8, 4, 2, 1]
+    assert r.parameters["selection_samples"] <= 200_000 + 100 * 30

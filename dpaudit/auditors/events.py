@@ -1,0 +1,287 @@
+"""Event families for black-box privacy audits.
+
+Any event S separates M(d0) from M(d1): an (epsilon, delta)-DP mechanism has
+P[M(d0) in S] <= e^epsilon P[M(d1) in S] + delta. A family proposes candidate events from
+*selection* samples and reports how often each occurs on both sides; the auditor scores the
+candidates and confirms the best one on fresh samples. The families:
+
+- ``threshold``: {x >= t} and {x <= t} for scalar outputs, t over the pooled sample quantiles (or
+  every value, for outputs on few values);
+- ``cells``: outputs of up to three coordinates are cut into cells (one per value for discrete
+  coordinates, quantile bins for continuous ones, so intervals and histogram bins are cells); cells
+  are ranked by their estimated likelihood ratio on one half of the selection samples and the
+  candidates are the top-k cells for every k, counted on the other half. For a discrete output this
+  is the optimal (Neyman-Pearson) event family, up to estimation error;
+- ``classifier``: for vector outputs, a logistic regression on standardised features and their
+  squares learns to tell M(d0) from M(d1) on one half; the candidates are thresholds on its score,
+  counted on the other half. A user's ``statistic`` (features) can replace the raw outputs.
+
+Candidate counts are arrays (one entry per candidate); :meth:`Candidates.event` materialises one
+candidate as an :class:`Event`, which only then is applied to confirmation samples.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import MechanismError
+
+MAX_DISCRETE_VALUES = 4096  # up to this many distinct scalar values, every value is a threshold
+QUANTILE_LEVELS = 256
+CATEGORICAL_LEVELS = 64  # a coordinate with at most this many values is treated as categorical
+BINS_PER_COORDINATE = {1: 64, 2: 16, 3: 8}
+MAX_CELL_DIMENSIONS = 3
+FAMILIES = ("threshold", "cells", "classifier")
+
+
+def as_features(outputs: np.ndarray, statistic: Callable[[np.ndarray], Any] | None) -> np.ndarray:
+    """Outputs (or the user's features of them) as a float array of shape (n, d)."""
+    n = len(outputs)
+    values = outputs if statistic is None else np.asarray(statistic(outputs))
+    if statistic is not None and (values.ndim not in (1, 2) or values.shape[0] != n):
+        raise MechanismError(
+            f"statistic returned shape {values.shape} for {n} outputs; it must map each output row to one "
+            "number or to a row of features"
+        )
+    values = values.reshape(n, -1).astype(float, copy=False)
+    if statistic is not None and not np.isfinite(values).all():
+        raise MechanismError("statistic returned a non-finite value")
+    return values
+
+
+class Event(ABC):
+    """A measurable set of outputs (in feature space)."""
+
+    @abstractmethod
+    def contains(self, x: np.ndarray) -> np.ndarray:
+        """Boolean membership of each row of the feature array ``x``."""
+
+    @abstractmethod
+    def describe(self) -> str:
+        """A short human-readable description for witnesses."""
+
+
+@dataclass(frozen=True)
+class Threshold(Event):
+    op: str  # ">=" or "<="
+    t: float
+    column: int = 0
+    label: str = "x"
+
+    def contains(self, x: np.ndarray) -> np.ndarray:
+        v = x[:, self.column]
+        return v >= self.t if self.op == ">=" else v <= self.t
+
+    def describe(self) -> str:
+        return f"{self.label} {self.op} {self.t!r}"
+
+
+@dataclass(frozen=True)
+class Binning:
+    """Cells of a feature space: per coordinate either categorical levels or bin edges."""
+
+    levels: tuple[np.ndarray | None, ...]  # sorted distinct values of a categorical coordinate
+    edges: tuple[np.ndarray | None, ...]  # inner bin edges of a continuous coordinate
+
+    @classmethod
+    def fit(cls, pooled: np.ndarray) -> Binning:
+        d = pooled.shape[1]
+        levels, edges = [], []
+        for j in range(d):
+            values = np.unique(pooled[:, j])
+            if len(values) <= CATEGORICAL_LEVELS:
+                levels.append(values)
+                edges.append(None)
+            else:
+                bins = BINS_PER_COORDINATE[d]
+                inner = np.unique(np.quantile(pooled[:, j], np.linspace(0, 1, bins + 1)[1:-1]))
+                levels.append(None)
+                edges.append(inner)
+        return cls(tuple(levels), tuple(edges))
+
+    @property
+    def sizes(self) -> list[int]:
+        # categorical coordinates get one extra cell for values never seen at fit time
+        return [len(lv) + 1 if lv is not None else len(e) + 1 for lv, e in zip(self.levels, self.edges)]
+
+    @property
+    def cells(self) -> int:
+        return int(np.prod(self.sizes))
+
+    def cell_of(self, x: np.ndarray) -> np.ndarray:
+        index = np.zeros(len(x), dtype=np.int64)
+        for j, (lv, e, size) in enumerate(zip(self.levels, self.edges, self.sizes)):
+            if lv is not None:
+                pos = np.searchsorted(lv, x[:, j])
+                hit = (pos < len(lv)) & (lv[np.minimum(pos, len(lv) - 1)] == x[:, j])
+                coord = np.where(hit, pos, len(lv))
+            else:
+                coord = np.searchsorted(e, x[:, j], side="right")
+            index = index * size + coord
+        return index
+
+    def describe_cell(self, cell: int) -> str:
+        parts = []
+        for j in reversed(range(len(self.sizes))):
+            cell, coord = divmod(cell, self.sizes[j])
+            lv, e = self.levels[j], self.edges[j]
+            if lv is not None:
+                parts.append(f"x{j} = {lv[coord]!r}" if coord < len(lv) else f"x{j} unseen")
+            else:
+                lo = "-inf" if coord == 0 else f"{e[coord - 1]:.6g}"
+                hi = "inf" if coord == len(e) else f"{e[coord]:.6g}"
+                parts.append(f"x{j} in [{lo}, {hi})")
+        return " and ".join(reversed(parts))
+
+
+@dataclass(frozen=True)
+class CellSet(Event):
+    binning: Binning
+    members: np.ndarray  # sorted cell indices
+
+    def contains(self, x: np.ndarray) -> np.ndarray:
+        return np.isin(self.binning.cell_of(x), self.members, assume_unique=False)
+
+    def describe(self) -> str:
+        shown = [self.binning.describe_cell(int(c)) for c in self.members[:5]]
+        more = f" (+{len(self.members) - 5} more cells)" if len(self.members) > 5 else ""
+        return f"union of {len(self.members)} cell(s): " + "; ".join(shown) + more
+
+
+@dataclass(frozen=True)
+class ScoreThreshold(Event):
+    model: Any  # fitted scikit-learn pipeline with decision_function
+    op: str
+    t: float
+
+    def contains(self, x: np.ndarray) -> np.ndarray:
+        s = self.model.decision_function(x)
+        return s >= self.t if self.op == ">=" else s <= self.t
+
+    def describe(self) -> str:
+        return f"logistic-regression score {self.op} {self.t:.6g} (quadratic features)"
+
+
+@dataclass
+class Candidates:
+    """Candidate events of one family: selection counts on each side out of ``n`` per side."""
+
+    family: str
+    counts0: np.ndarray
+    counts1: np.ndarray
+    n: int
+    event: Callable[[int], Event]
+
+    def __len__(self) -> int:
+        return len(self.counts0)
+
+
+def _threshold_values(pooled: np.ndarray) -> np.ndarray:
+    values = np.unique(pooled)
+    if len(values) <= MAX_DISCRETE_VALUES:
+        return values
+    # geometric levels reach into both tails; uniform ones cover the bulk, where the frequent
+    # events that give the tightest bounds live
+    tail = np.geomspace(1.0 / len(pooled), 0.5, QUANTILE_LEVELS // 2)
+    levels = np.unique(np.concatenate([tail, 1.0 - tail, np.linspace(0, 1, QUANTILE_LEVELS + 1)[1:-1]]))
+    return np.unique(np.quantile(pooled, levels, method="inverted_cdf"))
+
+
+def _threshold_candidates(s0: np.ndarray, s1: np.ndarray, family: str, make: Callable[[str, float], Event]) -> Candidates:
+    """Candidates {s >= t} and {s <= t} for scalar scores s (vectorised via sorting)."""
+    t = _threshold_values(np.concatenate([s0, s1]))
+    a, b = np.sort(s0), np.sort(s1)
+    ge0, ge1 = len(a) - np.searchsorted(a, t, "left"), len(b) - np.searchsorted(b, t, "left")
+    le0, le1 = np.searchsorted(a, t, "right"), np.searchsorted(b, t, "right")
+    m = len(t)
+
+    def event(i: int) -> Event:
+        return make(">=", float(t[i])) if i < m else make("<=", float(t[i - m]))
+
+    return Candidates(family, np.concatenate([ge0, le0]), np.concatenate([ge1, le1]), len(s0), event)
+
+
+def threshold_candidates(x0: np.ndarray, x1: np.ndarray) -> Candidates:
+    return _threshold_candidates(x0[:, 0], x1[:, 0], "threshold", lambda op, t: Threshold(op, t))
+
+
+def _halves(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    h = len(x) // 2
+    return x[:h], x[h:]
+
+
+def cell_candidates(x0: np.ndarray, x1: np.ndarray) -> Candidates:
+    """Top-k cells by estimated likelihood ratio (ranked on one half, counted on the other)."""
+    (a0, b0), (a1, b1) = _halves(x0), _halves(x1)
+    binning = Binning.fit(np.concatenate([a0, a1]))
+    cells = binning.cells
+    fit0 = np.bincount(binning.cell_of(a0), minlength=cells)
+    fit1 = np.bincount(binning.cell_of(a1), minlength=cells)
+    seen = np.flatnonzero(fit0 + fit1)
+    ratio = np.log(fit0[seen] + 0.5) - np.log(fit1[seen] + 0.5)
+    descending = seen[np.argsort(-ratio, kind="stable")]
+    cnt0 = np.bincount(binning.cell_of(b0), minlength=cells)
+    cnt1 = np.bincount(binning.cell_of(b1), minlength=cells)
+    orders = (descending, descending[::-1])
+    counts0 = np.concatenate([np.cumsum(cnt0[o]) for o in orders])
+    counts1 = np.concatenate([np.cumsum(cnt1[o]) for o in orders])
+    m = len(descending)
+
+    def event(i: int) -> Event:
+        order, k = (orders[0], i + 1) if i < m else (orders[1], i - m + 1)
+        return CellSet(binning, np.sort(order[:k]))
+
+    return Candidates("cells", counts0, counts1, len(b0), event)
+
+
+def classifier_candidates(x0: np.ndarray, x1: np.ndarray) -> Candidates:
+    """Thresholds on a logistic-regression score trained on one half, counted on the other."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import PolynomialFeatures, StandardScaler
+
+    (a0, b0), (a1, b1) = _halves(x0), _halves(x1)
+    model = make_pipeline(
+        StandardScaler(), PolynomialFeatures(degree=2, include_bias=False), StandardScaler(),
+        LogisticRegression(max_iter=500),
+    )
+    train = np.concatenate([a0, a1])
+    labels = np.concatenate([np.ones(len(a0)), np.zeros(len(a1))])
+    model.fit(train, labels)
+    return _threshold_candidates(
+        model.decision_function(b0), model.decision_function(b1), "classifier",
+        lambda op, t: ScoreThreshold(model, op, t),
+    )
+
+
+def default_families(dimension: int) -> tuple[str, ...]:
+    if dimension == 1:
+        return ("threshold", "cells")
+    if dimension <= MAX_CELL_DIMENSIONS:
+        return ("cells", "classifier")
+    return ("classifier",)
+
+
+BUILDERS: dict[str, Callable[[np.ndarray, np.ndarray], Candidates]] = {
+    "threshold": threshold_candidates,
+    "cells": cell_candidates,
+    "classifier": classifier_candidates,
+}
+
+
+def candidates(x0: np.ndarray, x1: np.ndarray, families: tuple[str, ...]) -> list[Candidates]:
+    """Every candidate event of ``families`` on one pair's selection features."""
+    d = x0.shape[1]
+    out = []
+    for name in families:
+        if name == "threshold" and d != 1:
+            continue
+        if name == "cells" and d > MAX_CELL_DIMENSIONS:
+            continue
+        out.append(BUILDERS[name](x0, x1))
+    return out

@@ -1,0 +1,262 @@
+"""Black-box privacy auditor: select an event on some samples, certify a bound on fresh ones.
+
+1. **Selection.** For every candidate pair (both orders), the event families of
+   :mod:`.events` propose candidate events from selection samples; each is scored by the bound
+   :mod:`.bounds` would certify, computed at level 0.05 / (number of candidates) so that the
+   scores hold simultaneously and a rare event with lucky counts does not beat a frequent one
+   whose advantage is real. With many pairs (a neighbour search) selection runs by successive
+   halving: every pair is screened on a few samples, the better half gets twice as many, and so on,
+   on fresh samples each round.
+2. **Confirmation.** Only the selected (pair, order, event) is counted on fresh samples, so the
+   confirmed bound pays for no multiplicity. With ``sequential=False`` the counts of
+   ``samples * (1 - selection_fraction)`` outputs per side (by default 50% to 90% of them, see
+   :func:`default_selection_fraction`) give Clopper-Pearson bounds; with
+   ``sequential=True`` confirmation proceeds in doubling batches with anytime-valid confidence
+   sequences and stops as soon as the claim is refuted, so gross violations cost few samples.
+
+Both orders of every pair are audited. The certified epsilon has no cap: when the event never
+occurs on one side the bound grows with the sample size.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..claims import ApproxDP, Claim, PureDP
+from ..results import NOT_REFUTED, REFUTED, AuditResult, Statistic
+from ..subjects import Mechanism
+from .bounds import certify, check_supported
+from .events import FAMILIES, Candidates, as_features, candidates, default_families
+
+SELECTION_LEVEL = 0.05  # family-wise level of the selection scores (a heuristic; validity comes from confirmation)
+MIN_SAMPLES = 100
+FIRST_BATCH = 1000  # sequential confirmation: size of the first batch per side
+SELECTION_SAMPLES_FLOOR = 100_000
+
+
+@dataclass
+class _Choice:
+    score: float
+    pair_index: int
+    order: str  # "d0/d1": the event is likelier under M(d0)
+    candidates: Candidates
+    index: int  # of the event among ``candidates``
+
+    @property
+    def family(self) -> str:
+        return self.candidates.family
+
+    @property
+    def event(self):
+        return self.candidates.event(self.index)
+
+
+def default_selection_fraction(samples: int) -> float:
+    """Half the samples for selection on small budgets, falling to a tenth on large ones.
+
+    Selection only has to find a near-optimal event, which a few hundred thousand samples do;
+    every further sample tightens the confirmed bound instead. So selection gets
+    max(10%, 100,000) samples, capped at half.
+    """
+    return min(0.5, max(0.1, SELECTION_SAMPLES_FLOOR / samples))
+
+
+def _sample_features(mechanism: Mechanism, data: Any, n: int, rng: np.random.Generator, statistic) -> np.ndarray:
+    return as_features(mechanism.sample(data, n, rng), statistic)
+
+
+def _best_candidate(claim: Claim, found: list[tuple[int, Candidates]]) -> _Choice | None:
+    total = 2 * sum(len(c) for _, c in found)
+    level = SELECTION_LEVEL / max(total, 1)
+    best: _Choice | None = None
+    for index, cand in found:
+        for order, num, den in (("d0/d1", cand.counts0, cand.counts1), ("d1/d0", cand.counts1, cand.counts0)):
+            if len(num) == 0:
+                continue
+            excess = certify(claim, num, den, cand.n, level).excess
+            j = int(np.argmax(excess))
+            if best is None or excess[j] > best.score:
+                best = _Choice(float(excess[j]), index, order, cand, j)
+    return best
+
+
+def _select(
+    mechanism: Mechanism, claim: Claim, pairs: Sequence[tuple[Any, Any]], n_sel: int, seed: np.random.SeedSequence,
+    families: tuple[str, ...] | None, statistic,
+) -> tuple[_Choice, dict[str, Any]]:
+    """Successive halving over pairs; returns the best (pair, order, event) and a summary."""
+    alive = list(range(len(pairs)))
+    rounds = max(1, math.ceil(math.log2(len(pairs))) + 1) if len(pairs) > 1 else 1
+    per_round = n_sel // rounds
+    used = 0
+    history = []
+    best: _Choice | None = None
+    for r, round_seed in enumerate(seed.spawn(rounds)):
+        n_each = max(MIN_SAMPLES, per_round // len(alive))
+        scored: list[tuple[float, int]] = []
+        found_all: list[tuple[int, Candidates]] = []
+        for index, pair_seed in zip(alive, round_seed.spawn(len(alive))):
+            rng = np.random.default_rng(pair_seed)
+            d0, d1 = pairs[index]
+            x0 = _sample_features(mechanism, d0, n_each, rng, statistic)
+            x1 = _sample_features(mechanism, d1, n_each, rng, statistic)
+            found = [(index, c) for c in candidates(x0, x1, families or default_families(x0.shape[1]))]
+            found_all += found
+            choice = _best_candidate(claim, found)
+            scored.append((choice.score if choice else -math.inf, index))
+            used += n_each
+        history.append({"pairs": len(alive), "samples_per_side": n_each})
+        if r == rounds - 1 or len(alive) == 1:
+            best = _best_candidate(claim, found_all)
+            break
+        scored.sort(key=lambda s: -s[0])
+        alive = [index for _, index in scored[: max(1, math.ceil(len(alive) / 2))]]
+    assert best is not None
+    return best, {"rounds": history, "selection_samples_per_side": used}
+
+
+def _confirm_fixed(mechanism, claim, pair, event, order, n, alpha, seed, statistic):
+    rng = np.random.default_rng(seed)
+    y0 = _sample_features(mechanism, pair[0], n, rng, statistic)
+    y1 = _sample_features(mechanism, pair[1], n, rng, statistic)
+    k0, k1 = int(np.count_nonzero(event.contains(y0))), int(np.count_nonzero(event.contains(y1)))
+    k_num, k_den = (k0, k1) if order == "d0/d1" else (k1, k0)
+    return certify(claim, k_num, k_den, n, alpha), k_num, k_den, n, (y0, y1)
+
+
+def _confirm_sequential(mechanism, claim, pair, event, order, n_max, alpha, seed, statistic):
+    """Doubling batches with confidence sequences; stop once refuted or at ``n_max`` per side."""
+    rng = np.random.default_rng(seed)
+    k0 = k1 = n = 0
+    batch = min(FIRST_BATCH, n_max)
+    last = None
+    while n < n_max:
+        size = min(batch, n_max - n)
+        y0 = _sample_features(mechanism, pair[0], size, rng, statistic)
+        y1 = _sample_features(mechanism, pair[1], size, rng, statistic)
+        k0 += int(np.count_nonzero(event.contains(y0)))
+        k1 += int(np.count_nonzero(event.contains(y1)))
+        n += size
+        k_num, k_den = (k0, k1) if order == "d0/d1" else (k1, k0)
+        bound = certify(claim, k_num, k_den, n, alpha, sequential=True)
+        last = (bound, k_num, k_den, n, (y0, y1))
+        if float(bound.excess) > 0:
+            break
+        batch *= 2
+    return last
+
+
+def audit_statistical(
+    mechanism: Mechanism,
+    claim: Claim,
+    pairs: Sequence[tuple[Any, Any]],
+    *,
+    samples: int,
+    confidence: float,
+    seed: np.random.SeedSequence,
+    selection_fraction: float | None = None,
+    statistic: Callable[[np.ndarray], Any] | None = None,
+    events: Sequence[str] | None = None,
+    sequential: bool = False,
+) -> AuditResult:
+    """Certify a lower bound on the claim's parameter from samples (see the module docstring)."""
+    check_supported(claim)
+    if selection_fraction is None:
+        selection_fraction = default_selection_fraction(samples)
+    if not 0 < selection_fraction < 1:
+        raise ValueError(f"selection_fraction must be in (0, 1), got {selection_fraction!r}")
+    families = None if events is None else tuple(events)
+    if families is not None and (not families or set(families) - set(FAMILIES)):
+        raise ValueError(f"events must be a non-empty subset of {FAMILIES}, got {events!r}")
+    n_sel = int(samples * selection_fraction)
+    n_conf = samples - n_sel
+    if min(n_sel, n_conf) < MIN_SAMPLES:
+        raise ValueError(
+            f"samples={samples} leaves {n_sel} for selection and {n_conf} for confirmation; "
+            f"each needs at least {MIN_SAMPLES}"
+        )
+    alpha = 1.0 - confidence
+    selection_seed, confirmation_seed = seed.spawn(2)
+    choice, selection = _select(mechanism, claim, pairs, n_sel, selection_seed, families, statistic)
+    pair = pairs[choice.pair_index]
+    event = choice.event
+    confirm = _confirm_sequential if sequential else _confirm_fixed
+    bound, k_num, k_den, n, (y0, y1) = confirm(
+        mechanism, claim, pair, event, choice.order, n_conf, alpha, confirmation_seed, statistic
+    )
+    value, estimate, excess = float(bound.value), float(bound.estimate), float(bound.excess)
+    verdict = REFUTED if excess > 0 else NOT_REFUTED
+    first, second = ("d0", "d1") if choice.order == "d0/d1" else ("d1", "d0")
+    detail = {k: float(v) for k, v in bound.detail.items()}
+    names = (f"{first}_lower", f"{first}_upper", f"{second}_lower", f"{second}_upper")
+    probability_bounds = {k: float(v) for k, v in zip(names, bound.intervals) if v is not None}
+    notes = []
+    if verdict == NOT_REFUTED and math.isfinite(estimate):
+        notes.append(
+            f"selected event {{{event.describe()}}} on pair {choice.pair_index}: estimate {bound.name} = "
+            f"{estimate:.4g}, certified {value:.4g}; on this event a violation must exceed the claim by about "
+            f"{max(estimate - value, 0):.3g} to be refuted at this sample size"
+        )
+    return AuditResult(
+        verdict=verdict,
+        claim=claim.to_dict(),
+        auditor="black-box",
+        statistic=Statistic(bound.name, estimate, (value, math.inf), "lower-bound"),
+        epsilon_lower=value if isinstance(claim, PureDP) else None,
+        delta_lower=value if isinstance(claim, ApproxDP) else None,
+        confidence=confidence,
+        samples=selection["selection_samples_per_side"] + n,
+        witness={
+            "pair": [pair[0], pair[1]],
+            "pair_index": choice.pair_index,
+            "event": event.describe(),
+            "family": choice.family,
+            "order": f"P[M({first}) in S] vs P[M({second}) in S]",
+            "counts": {first: k_num, second: k_den},
+            "confirmation_samples": n,
+            "probability_bounds": probability_bounds,
+            **detail,
+        },
+        notes=notes,
+        parameters={
+            "selection_samples": selection["selection_samples_per_side"],
+            "confirmation_samples": n,
+            "selection_fraction": selection_fraction,
+            "selection_rounds": selection["rounds"],
+            "bounds": "confidence-sequence" if sequential else "clopper-pearson",
+            "sequential": sequential,
+        },
+        plot_data=_plot_data(event, y0, y1, pair),
+    )
+
+
+def _plot_data(event: Any, y0: np.ndarray, y1: np.ndarray, pair) -> dict[str, Any] | None:
+    """Histograms of the last confirmation batch, in the space the event lives in."""
+    if y0.shape[1] == 1 and hasattr(event, "t") and not hasattr(event, "model"):
+        s0, s1, label = y0[:, 0], y1[:, 0], "output"
+    elif hasattr(event, "model"):
+        s0, s1, label = event.model.decision_function(y0), event.model.decision_function(y1), "classifier score"
+    else:
+        in0, in1 = event.contains(y0), event.contains(y1)
+        return {"kind": "event-bars", "inside": [int(in0.sum()), int(in1.sum())], "n": len(y0),
+                "labels": (f"M(d0), d0={pair[0]!r}", f"M(d1), d1={pair[1]!r}"), "event": event.describe()}
+    return {"kind": "threshold", **_histograms(s0, s1), "threshold": event.t, "op": event.op, "xlabel": label,
+            "labels": (f"M(d0), d0={pair[0]!r}", f"M(d1), d1={pair[1]!r}")}
+
+
+def _histograms(y0: np.ndarray, y1: np.ndarray, bins: int = 120) -> dict[str, np.ndarray]:
+    """Histograms on shared bins: one bin per value for outputs on a few integers, else equal bins
+    over the central 99.9% of the pooled samples."""
+    pooled = np.concatenate([y0, y1])
+    values = np.unique(pooled)
+    if len(values) <= bins and np.array_equal(values, np.round(values)):
+        edges = np.append(values - 0.5, values[-1] + 0.5)
+    else:
+        lo, hi = np.quantile(pooled, [0.0005, 0.9995])
+        edges = np.linspace(lo, hi if hi > lo else lo + 1.0, bins + 1)
+    return {"edges": edges, "counts0": np.histogram(y0, edges)[0], "counts1": np.histogram(y1, edges)[0]}

@@ -1,0 +1,111 @@
+"""Input domains: where a neighbour search may look for pairs of neighbouring inputs.
+
+- :class:`Box`: real or integer arrays of a fixed shape with every entry in [low, high] (query
+  answers, reward sequences, a user's vector);
+- :class:`Datasets`: datasets of ``size`` records, each record from a :class:`Box` or from a finite
+  set of values (categories).
+
+Each domain offers the structured points an adversary tries first (extremes, the middle, an
+alternating pattern) and random points.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+GRID = 2.0**20
+
+@dataclass(frozen=True)
+class Box:
+    """Arrays of shape ``shape`` with every entry in [low, high] (integers if ``integer``)."""
+
+    low: float
+    high: float
+    shape: tuple[int, ...] = ()
+    integer: bool = False
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.low) and math.isfinite(self.high)) or self.low > self.high:
+            raise ValueError(f"Box: need finite low <= high, got low={self.low!r}, high={self.high!r}")
+        shape = (self.shape,) if isinstance(self.shape, (int, np.integer)) else tuple(int(s) for s in self.shape)
+        object.__setattr__(self, "shape", shape)
+        if any(s <= 0 for s in self.shape):
+            raise ValueError(f"Box: shape entries must be positive, got {self.shape}")
+        if self.integer and (self.low != math.floor(self.low) or self.high != math.floor(self.high)):
+            raise ValueError("Box: an integer box needs integer low and high")
+
+    @property
+    def width(self) -> float:
+        return self.high - self.low
+
+    def cast(self, x: np.ndarray) -> Any:
+        x = np.asarray(x, dtype=np.int64 if self.integer else float)
+        return x.item() if self.shape == () else x
+
+    def structured(self) -> list[np.ndarray]:
+        mid = (self.low + self.high) / 2
+        if self.integer:
+            mid = math.floor(mid)
+        points = [np.full(self.shape, v) for v in (self.low, self.high, mid)]
+        if self.shape != () and int(np.prod(self.shape)) > 1:
+            alternating = np.where(np.indices(self.shape).sum(axis=0) % 2 == 0, self.low, self.high)
+            points.append(alternating)
+        return points
+
+    def random(self, rng: np.random.Generator, count: int) -> list[np.ndarray]:
+        if self.integer:
+            return list(rng.integers(int(self.low), int(self.high), size=(count, *self.shape), endpoint=True))
+        # on a dyadic grid, so that a point plus a change of the sensitivity is computed exactly
+        points = np.round(rng.uniform(self.low, self.high, size=(count, *self.shape)) * GRID) / GRID
+        return list(np.clip(points, self.low, self.high))
+
+
+@dataclass(frozen=True)
+class Datasets:
+    """Datasets of ``size`` records; a record is a point of ``record`` (a :class:`Box`) or one of
+    the values in ``record`` (a tuple of categories)."""
+
+    size: int
+    record: Box | tuple[Any, ...] = field(default_factory=lambda: Box(0.0, 1.0))
+
+    def __post_init__(self) -> None:
+        if int(self.size) != self.size or self.size < 1:
+            raise ValueError(f"Datasets: size must be a positive integer, got {self.size!r}")
+        if isinstance(self.record, (list, tuple)):
+            if len(self.record) < 2:
+                raise ValueError("Datasets: a finite record domain needs at least two values")
+            object.__setattr__(self, "record", tuple(self.record))
+        elif not isinstance(self.record, Box):
+            raise TypeError("Datasets: record must be a Box or a tuple of values")
+
+    def record_values(self) -> list[Any]:
+        """The record values a search tries: the extremes and middle of a box, or every category
+        (at most 16, spread over the list)."""
+        if isinstance(self.record, Box):
+            return [self.record.cast(p) for p in self.record.structured()[:3]]
+        values = list(self.record)
+        if len(values) > 16:
+            values = [values[i] for i in np.linspace(0, len(values) - 1, 16).round().astype(int)]
+        return values
+
+    def structured(self) -> list[np.ndarray]:
+        values = self.record_values()
+        lo, hi = values[0], values[1]
+        out = [self._dataset([v] * self.size) for v in (lo, hi)]
+        out.append(self._dataset([lo if i % 2 == 0 else hi for i in range(self.size)]))
+        return out
+
+    def random(self, rng: np.random.Generator, count: int) -> list[np.ndarray]:
+        if isinstance(self.record, Box):
+            box = self.record
+            return [np.asarray(box.random(rng, self.size)) for _ in range(count)]
+        idx = rng.integers(0, len(self.record), size=(count, self.size))
+        return [self._dataset([self.record[i] for i in row]) for row in idx]
+
+    @staticmethod
+    def _dataset(records: list[Any]) -> np.ndarray:
+        return np.asarray(records)
