@@ -96,6 +96,10 @@ def _parser() -> argparse.ArgumentParser:
     au.add_argument("--confidence", type=float, default=0.99, help="confidence of a statistical verdict (default 0.99)")
     au.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     au.add_argument("--auditor", default="auto", choices=("auto", "exact", "statistical"))
+    au.add_argument("--events", action="append", choices=("threshold", "cells", "classifier"),
+                    help="event family of the statistical auditor (repeatable; default chosen by output shape)")
+    au.add_argument("--sequential", action="store_true",
+                    help="confirm with anytime-valid confidence sequences and stop as soon as the claim is refuted")
     au.add_argument("--json", action="store_true", help="print the result record as JSON")
     return p
 
@@ -203,7 +207,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     mech = load_target(args.target)
     try:
         result = audit_privacy(mech, claim, pairs=pairs, neighbours=relation, confidence=args.confidence,
-                               samples=args.samples, seed=args.seed, auditor=args.auditor)
+                               samples=args.samples, seed=args.seed, auditor=args.auditor, events=args.events,
+                               sequential=args.sequential)
     except (ValueError, TypeError) as exc:
         if isinstance(exc, DpauditError):
             raise

@@ -177,3 +177,13 @@ def test_progress_bar_on_a_terminal(tmp_path):
     assert os.waitstatus_to_exitcode(status) == 0
     assert "2/2" in text and "claim/s" in text and "100%" in text
     assert "[1/2]" not in text
+
+
+def test_audit_sequential_and_event_families(cli, mechs):
+    out = cli("audit", f"{mechs}:leaky", "--claim", "pure-dp eps=1", "--pair", "[0, 1]", "--samples", "2000000",
+              "--sequential", "--events", "threshold", "--json")
+    assert out.returncode == 1, out.stderr
+    record = json.loads(out.stdout)
+    assert record["parameters"]["bounds"] == "confidence-sequence"
+    assert record["witness"]["family"] == "threshold"
+    assert record["parameters"]["confirmation_samples"] < 100_000  # stopped early
