@@ -36,6 +36,7 @@ QUANTILE_LEVELS = 256
 CATEGORICAL_LEVELS = 64  # a coordinate with at most this many values is treated as categorical
 BINS_PER_COORDINATE = {1: 64, 2: 16, 3: 8}
 MAX_CELL_DIMENSIONS = 3
+CLASSIFIER_TRAINING = 50_000
 FAMILIES = ("threshold", "cells", "classifier")
 
 
@@ -250,6 +251,9 @@ def classifier_candidates(x0: np.ndarray, x1: np.ndarray) -> Candidates:
         StandardScaler(), PolynomialFeatures(degree=2, include_bias=False), StandardScaler(),
         LogisticRegression(max_iter=500),
     )
+    # the fit's cost grows with its data while its quality saturates: train on at most
+    # CLASSIFIER_TRAINING outputs per side (the scored half keeps all its samples)
+    a0, a1 = a0[:CLASSIFIER_TRAINING], a1[:CLASSIFIER_TRAINING]
     train = np.concatenate([a0, a1])
     labels = np.concatenate([np.ones(len(a0)), np.zeros(len(a1))])
     model.fit(train, labels)
