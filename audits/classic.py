@@ -32,6 +32,7 @@ for eps in (0.1, 1.0):
             pairs=[(0.0, 1.0)],
             relation=UNIT,
             auditor=auditor,
+            truth=eps,
         )
 
 # The classic bug: the noise scale set to eps instead of 1/eps. With scale b = 0.1 the loss
@@ -48,6 +49,7 @@ for auditor, suffix in (("exact", ""), ("statistical", "-blackbox")):
         auditor=auditor,
         expected="refuted",
         reason="known-broken validation mechanism: scale 0.1 instead of 10 gives true epsilon 10, not 0.1",
+        truth=10.0,
     )
 
 # Discrete Laplace (geometric) mechanism, P[Z = k] ~ exp(-eps |k|): the log-ratio of the pmfs at
@@ -61,6 +63,7 @@ for auditor, suffix in (("exact", ""), ("statistical", "-blackbox")):
         pairs=[(0, 1)],
         relation=UNIT,
         auditor=auditor,
+        truth=1.0,
     )
 
 # Laplace on a vector query, one coordinate changing by 1: the loss is the first coordinate's
@@ -74,4 +77,5 @@ suite.privacy(
     pairs=[([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]), ([0.0, 0.0, 0.0], [0.0, 0.0, -1.0])],
     relation=QueryDistance(sensitivity=1, one_coordinate=True),
     auditor="exact",
+    truth=0.5,
 )

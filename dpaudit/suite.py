@@ -7,6 +7,9 @@ module or ``.py`` file and pass it with ``dpaudit run --suite PATH``.
 An entry pairs a subject with a claim, says how to audit it at each budget, and states what is
 expected: by default that the claim is not refuted; an entry whose refutation has been reviewed
 and accepted as a finding says ``expected="refuted"`` with the reason (like pytest's xfail).
+Where the true value of the claimed parameter is known (the ``classic`` suite), ``truth`` records
+it (epsilon for pure DP, delta at the claimed epsilon for approximate DP, D_alpha for Renyi DP,
+rho for zCDP) so that reports and benchmarks can show the audit next to it.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ class Entry(ABC):
         expected: str = NOT_REFUTED,
         reason: str | None = None,
         timeout: float | None = None,
+        truth: float | None = None,
     ):
         self.claim_id = parse_claim_id(id)
         if not isinstance(claim, Claim):
@@ -79,6 +83,7 @@ class Entry(ABC):
         self.expected = expected
         self.reason = reason
         self.timeout = timeout
+        self.truth = truth
 
     @property
     @abstractmethod
@@ -113,6 +118,8 @@ class Entry(ABC):
         result.expected = {"verdict": self.expected, "reason": self.reason}
         result.seed = {"run_seed": ctx.run_seed, "claim_id": self.id}
         result.alpha = ctx.alpha if self.statistical else None
+        if self.truth is not None:
+            result.parameters["documented_truth"] = self.truth
         if not result.subject:
             result.subject = self.subject
         if result.relation is None and self.relation is not None:
@@ -131,6 +138,7 @@ class Entry(ABC):
             "relation": self.relation.describe() if self.relation else "",
             "expected": self.expected,
             "reason": self.reason or "",
+            "truth": self.truth,
         }
 
 
