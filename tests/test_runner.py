@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -115,6 +116,11 @@ def test_interrupted_run_resumes_only_unfinished_claims(tmp_path, suites_dir):
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+    # its worker process notices and exits (it would otherwise linger, waiting for work)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _workers_of(out):
+        time.sleep(0.2)
+    assert not _workers_of(out)
     partial = load(out)  # an interrupted run leaves a valid file
     finished = {r["claim_id"]: r for r in partial["records"]}
     assert 2 <= len(finished) < 6
@@ -132,3 +138,16 @@ def test_interrupted_run_resumes_only_unfinished_claims(tmp_path, suites_dir):
     again = subprocess.run([*cmd, "--resume", "--seed", "5"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "already finished" not in again.stderr
     assert [r["seed"]["run_seed"] for r in load(out)["records"]] == [5]
+
+
+def _workers_of(out) -> list[str]:
+    """Processes still running with ``out`` on their command line."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if str(out) in text:
+            found.append(text)
+    return found

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import os
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
@@ -23,12 +25,28 @@ class Executor(Protocol):
     def shutdown(self, cancel: bool = False) -> None: ...
 
 
+def _exit_with_parent(parent: int) -> None:
+    """Worker initializer: exit when the run that started this worker is gone (killed with
+    SIGKILL, say), instead of waiting forever for work that will never come."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="dpaudit-parent-watch", daemon=True).start()
+
+
 class ProcessExecutor:
     """Local worker processes (:class:`concurrent.futures.ProcessPoolExecutor`)."""
 
     def __init__(self, workers: int):
         self.workers = workers
-        self._pool = cf.ProcessPoolExecutor(max_workers=workers)
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> cf.ProcessPoolExecutor:
+        return cf.ProcessPoolExecutor(max_workers=self.workers, initializer=_exit_with_parent,
+                                      initargs=(os.getpid(),))
 
     def submit(self, fn: Callable[..., Any], /, *args: Any) -> cf.Future:
         return self._pool.submit(fn, *args)
@@ -39,7 +57,7 @@ class ProcessExecutor:
     def restart(self) -> None:
         """Replace a pool broken by a worker that died."""
         self._pool.shutdown(wait=False, cancel_futures=True)
-        self._pool = cf.ProcessPoolExecutor(max_workers=self.workers)
+        self._pool = self._new_pool()
 
     def shutdown(self, cancel: bool = False) -> None:
         self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
