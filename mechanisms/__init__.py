@@ -1,10 +1,33 @@
 """Subjects of audits: noise samplers with exact distributions and the mechanisms built on them.
 
 Installed as ``dpaudit.mechanisms``. Every class documents the paper (or textbook) formula it
-implements and any choice made where the source is silent.
+implements and any choice made where the source is silent, and derives its true privacy.
+
+- additive noise: :class:`LaplaceMechanism`, :class:`DiscreteLaplaceMechanism`,
+  :class:`GaussianMechanism` (classic calibration), :class:`ClippedSum`, :class:`NoisyHistogram`,
+  :class:`RepeatedRelease` (double spending);
+- selection: :class:`ReportNoisyMax`, :class:`ReportNoisyMaxWithValue`,
+  :class:`ExponentialMechanism`, :class:`SparseVector`;
+- finite outputs: :class:`TruncatedGeometric`, :class:`RandomizedResponse`,
+  :class:`KaryRandomizedResponse`, :class:`ShuffledRandomizedResponse`.
 """
 
 from .additive import AdditiveNoiseMechanism, DiscreteLaplaceMechanism, LaplaceMechanism
+from .clipped_sum import ClippedSum
+from .composition import RepeatedRelease
+from .gaussian import GaussianMechanism, analytic_gaussian_delta, classic_sigma
+from .geometric import TruncatedGeometric
+from .histogram import NoisyHistogram
 from .noise import DiscreteLaplace, Laplace
+from .noisy_max import ExponentialMechanism, ReportNoisyMax, ReportNoisyMaxWithValue
+from .randomized_response import KaryRandomizedResponse, RandomizedResponse
+from .shuffle import ShuffledRandomizedResponse, fmt_shuffle_epsilon
+from .sparse_vector import SparseVector, above_threshold
 
-__all__ = ["AdditiveNoiseMechanism", "DiscreteLaplace", "DiscreteLaplaceMechanism", "Laplace", "LaplaceMechanism"]
+__all__ = [
+    "AdditiveNoiseMechanism", "ClippedSum", "DiscreteLaplace", "DiscreteLaplaceMechanism", "ExponentialMechanism",
+    "GaussianMechanism", "KaryRandomizedResponse", "Laplace", "LaplaceMechanism", "NoisyHistogram",
+    "RandomizedResponse", "RepeatedRelease", "ReportNoisyMax", "ReportNoisyMaxWithValue", "ShuffledRandomizedResponse",
+    "SparseVector", "TruncatedGeometric", "above_threshold", "analytic_gaussian_delta", "classic_sigma",
+    "fmt_shuffle_epsilon",
+]

@@ -70,7 +70,7 @@ def test_unknown_selector_is_exit_2(cli):
 
 
 def test_run_quick_says_where_the_report_is(cli, tmp_path):
-    out = cli("run", "classic", "--out", "rep", "--workers", "2")
+    out = cli("run", "classic/laplace-*", "classic/discrete-laplace-eps1*", "--out", "rep", "--workers", "2")
     assert out.returncode == 0, out.stderr
     assert "Report: rep/report.html" in out.stdout
     for name in ("results.json", "report.md", "report.html", "junit.xml"):

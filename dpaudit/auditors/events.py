@@ -132,7 +132,7 @@ class Binning:
             cell, coord = divmod(cell, self.sizes[j])
             lv, e = self.levels[j], self.edges[j]
             if lv is not None:
-                parts.append(f"x{j} = {lv[coord]!r}" if coord < len(lv) else f"x{j} unseen")
+                parts.append(f"x{j} = {lv[coord].item()!r}" if coord < len(lv) else f"x{j} unseen")
             else:
                 lo = "-inf" if coord == 0 else f"{e[coord - 1]:.6g}"
                 hi = "inf" if coord == len(e) else f"{e[coord]:.6g}"

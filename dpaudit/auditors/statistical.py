@@ -56,14 +56,15 @@ class _Choice:
         return self.candidates.event(self.index)
 
 
-def default_selection_fraction(samples: int) -> float:
+def default_selection_fraction(samples: int, pairs: int = 1) -> float:
     """Half the samples for selection on small budgets, falling to a tenth on large ones.
 
     Selection only has to find a near-optimal event, which a few hundred thousand samples do;
     every further sample tightens the confirmed bound instead. So selection gets
-    max(10%, 100,000) samples, capped at half.
+    max(10%, 100,000 per pair for up to 8 pairs) of the samples, capped at half: choosing among
+    several pairs needs more.
     """
-    return min(0.5, max(0.1, SELECTION_SAMPLES_FLOOR / samples))
+    return min(0.5, max(0.1, SELECTION_SAMPLES_FLOOR * min(pairs, 8) / samples))
 
 
 def _sample_features(mechanism: Mechanism, data: Any, n: int, rng: np.random.Generator, statistic) -> np.ndarray:
@@ -89,10 +90,16 @@ def _select(
     mechanism: Mechanism, claim: Claim, pairs: Sequence[tuple[Any, Any]], n_sel: int, seed: np.random.SeedSequence,
     families: tuple[str, ...] | None, statistic,
 ) -> tuple[_Choice, dict[str, Any]]:
-    """Successive halving over pairs; returns the best (pair, order, event) and a summary."""
+    """Successive halving over pairs; returns the best (pair, order, event) and a summary.
+
+    Every round draws fresh samples for the surviving pairs and scores each pair on all the
+    selection samples it has accumulated (they are all selection data, so reusing them costs no
+    validity), which makes the later, decisive rounds the least noisy.
+    """
     alive = list(range(len(pairs)))
     rounds = max(1, math.ceil(math.log2(len(pairs))) + 1) if len(pairs) > 1 else 1
     per_round = n_sel // rounds
+    drawn: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     used = 0
     history = []
     best: _Choice | None = None
@@ -103,8 +110,10 @@ def _select(
         for index, pair_seed in zip(alive, round_seed.spawn(len(alive))):
             rng = np.random.default_rng(pair_seed)
             d0, d1 = pairs[index]
-            x0 = _sample_features(mechanism, d0, n_each, rng, statistic)
-            x1 = _sample_features(mechanism, d1, n_each, rng, statistic)
+            new = (_sample_features(mechanism, d0, n_each, rng, statistic),
+                   _sample_features(mechanism, d1, n_each, rng, statistic))
+            x0, x1 = (np.concatenate([old, fresh]) for old, fresh in zip(drawn[index], new)) if index in drawn else new
+            drawn[index] = (x0, x1)
             found = [(index, c) for c in candidates(x0, x1, families or default_families(x0.shape[1]))]
             found_all += found
             choice = _best_candidate(claim, found)
@@ -116,6 +125,7 @@ def _select(
             break
         scored.sort(key=lambda s: -s[0])
         alive = [index for _, index in scored[: max(1, math.ceil(len(alive) / 2))]]
+        drawn = {index: drawn[index] for index in alive}
     assert best is not None
     return best, {"rounds": history, "selection_samples_per_side": used}
 
@@ -167,7 +177,7 @@ def audit_statistical(
     """Certify a lower bound on the claim's parameter from samples (see the module docstring)."""
     check_supported(claim)
     if selection_fraction is None:
-        selection_fraction = default_selection_fraction(samples)
+        selection_fraction = default_selection_fraction(samples, len(pairs))
     if not 0 < selection_fraction < 1:
         raise ValueError(f"selection_fraction must be in (0, 1), got {selection_fraction!r}")
     families = None if events is None else tuple(events)

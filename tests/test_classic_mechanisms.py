@@ -1,0 +1,638 @@
+"""The classic suite's mechanisms: (a) each sampler follows its exact distribution, (b) the true
+privacy derived in its docstring, recomputed here independently (numpy/scipy on the exact laws, and
+the exact laws themselves checked against independent computations: closed forms, scipy numerical
+integration, scipy's binomial pmf), never through dpaudit's auditors, and (c) parameter validation.
+
+Every goodness-of-fit test is seeded and rejects only at p < 1e-6, so a correct sampler fails any
+one of them with probability 1e-6 (and the whole file, with its 30 or so such tests, with
+probability below 1e-4).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+from scipy.special import logsumexp, softmax
+
+from dpaudit import ApproxDP, PureDP
+from dpaudit.audits import classic
+from dpaudit.densities import FiniteDistribution, GaussianDensity, ProductDensity
+from dpaudit.mechanisms import (
+    ClippedSum,
+    DiscreteLaplaceMechanism,
+    ExponentialMechanism,
+    GaussianMechanism,
+    KaryRandomizedResponse,
+    Laplace,
+    LaplaceMechanism,
+    NoisyHistogram,
+    RandomizedResponse,
+    RepeatedRelease,
+    ReportNoisyMax,
+    ReportNoisyMaxWithValue,
+    ShuffledRandomizedResponse,
+    SparseVector,
+    TruncatedGeometric,
+    above_threshold,
+    analytic_gaussian_delta,
+    fmt_shuffle_epsilon,
+)
+
+P_MIN = 1e-6  # rejection level of every goodness-of-fit test
+ENTRIES = {e.id: e for e in classic.suite.entries}
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+def entry(claim_id: str):
+    return ENTRIES[claim_id]
+
+
+def outcome_index(outputs: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
+    """The index in ``outcomes`` of every output row (every output must be an outcome)."""
+    outcomes = np.asarray(outcomes)
+    if outcomes.ndim == 1:
+        lookup = {float(v): i for i, v in enumerate(outcomes)}
+        return np.array([lookup[float(v)] for v in np.asarray(outputs)])
+    lookup = {tuple(row): i for i, row in enumerate(outcomes.tolist())}
+    return np.array([lookup[tuple(row)] for row in np.asarray(outputs).tolist()])
+
+
+def assert_follows(outputs: np.ndarray, dist: FiniteDistribution) -> None:
+    """Chi-square goodness of fit of outputs to a finite law, cells of expected count < 5 pooled;
+    outcomes of probability zero must never occur."""
+    idx = outcome_index(outputs, dist.outcomes)
+    observed = np.bincount(idx, minlength=len(dist.log_probs)).astype(float)
+    probs = dist.probs
+    assert observed[probs == 0].sum() == 0, "an outcome of probability zero occurred"
+    expected = len(idx) * probs
+    big = expected >= 5
+    obs = list(observed[big])
+    exp = list(expected[big])
+    if (~big).any() and expected[~big].sum() > 0:
+        obs.append(observed[~big].sum())
+        exp.append(expected[~big].sum())
+    exp = np.array(exp) * (sum(obs) / sum(exp))  # probs sum to 1 up to rounding
+    if len(obs) > 1:
+        assert stats.chisquare(obs, exp).pvalue > P_MIN
+
+
+def finite_loss(p: FiniteDistribution, q: FiniteDistribution) -> float:
+    """max over outcomes of |log p - log q| (infinite where one side is zero and the other not)."""
+    assert np.array_equal(p.outcomes, q.outcomes)
+    lp, lq = p.log_probs, q.log_probs
+    both_zero = np.isneginf(lp) & np.isneginf(lq)
+    with np.errstate(invalid="ignore"):
+        diff = np.abs(lp - lq)
+    return float(np.max(np.where(both_zero, 0.0, diff)))
+
+
+def max_loss(mech, pairs) -> float:
+    return max(finite_loss(mech.distribution(a), mech.distribution(b)) for a, b in pairs)
+
+
+def laplace_cdf(x, loc, scale):
+    return stats.laplace.cdf(x, loc, scale)
+
+
+# -- suite-level consistency -------------------------------------------------------------------
+
+def test_suite_has_at_least_15_distinct_mechanisms_and_consistent_truths():
+    subjects = {e.subject for e in classic.suite.entries}
+    assert len(subjects) >= 15
+    for e in classic.suite.entries:
+        assert e.id.startswith("classic/") and e.id == e.id.lower()
+        if e.truth is None:
+            continue
+        bound = e.claim.epsilon if isinstance(e.claim, PureDP) else e.claim.delta
+        if e.expected == "refuted":
+            assert e.truth > bound, e.id
+        else:
+            assert e.truth <= bound, e.id
+    for e in classic.suite.entries:  # every pair is a pair of neighbours under the entry's relation
+        for d0, d1 in e.pairs:
+            e.relation.check(d0, d1)
+
+
+@pytest.mark.parametrize("claim_id", sorted(ENTRIES))
+def test_every_subject_samples_numeric_rows_deterministically(claim_id):
+    e = entry(claim_id)
+    for data in e.pairs[0]:
+        a = e.mechanism.sample(data, 7, np.random.default_rng(3))
+        b = e.mechanism.sample(data, 7, np.random.default_rng(3))
+        assert a.shape[0] == 7 and np.array_equal(a, b)
+        assert a.dtype.kind in "if" and np.isfinite(a).all()
+
+
+# -- noisy histogram ---------------------------------------------------------------------------
+
+def test_histogram_sampler_follows_product_of_laplace():
+    """One KS test per bin (5 tests at p < 1e-6 each)."""
+    mech = NoisyHistogram(0.7, bins=5)
+    data = [0, 1, 1, 2, 3, 4, 4, 4]
+    x = mech.sample(data, 40_000, np.random.default_rng(11))
+    assert x.shape == (40_000, 5)
+    for j, count in enumerate([1, 2, 1, 1, 3]):
+        assert stats.kstest(x[:, j], lambda v, c=count: laplace_cdf(v, c, 1 / 0.7)).pvalue > P_MIN
+    dist = mech.distribution(data)
+    assert isinstance(dist, ProductDensity) and [c.loc for c in dist.coordinates] == [1, 2, 1, 1, 3]
+
+
+@pytest.mark.parametrize(("claim_id", "truth"), [("classic/histogram-eps0.7", 0.7),
+                                                 ("classic/histogram-scale-eps", 1 / 0.7)])
+def test_histogram_true_epsilon(claim_id, truth):
+    """Neighbouring datasets change exactly one bin by 1; that bin's Laplace log-ratio reaches 1/b."""
+    e = entry(claim_id)
+    grid = np.linspace(-30, 30, 6001)
+    worst = 0.0
+    for d0, d1 in e.pairs:
+        c0, c1 = e.mechanism.counts(d0), e.mechanism.counts(d1)
+        assert np.abs(c0 - c1).sum() == 1
+        j = int(np.argmax(c0 != c1))
+        b = float(e.mechanism.scale)
+        loss = stats.laplace.logpdf(grid, c0[j], b) - stats.laplace.logpdf(grid, c1[j], b)
+        worst = max(worst, np.abs(loss).max())
+    assert worst == pytest.approx(truth, rel=1e-12)
+    assert e.truth == pytest.approx(truth, rel=1e-12)
+
+
+@pytest.mark.parametrize(("kwargs", "data", "match"), [
+    ({"epsilon": 0, "bins": 3}, None, "epsilon"), ({"epsilon": 1, "bins": 0}, None, "bins"),
+    ({"epsilon": 1, "bins": 3, "scale": -1}, None, "scale"), ({"epsilon": 1, "bins": 3}, [0, 3], "labels"),
+    ({"epsilon": 1, "bins": 3}, [0.5], "integers"), ({"epsilon": 1, "bins": 3}, [[0, 1]], "1-d"),
+])
+def test_histogram_validation(kwargs, data, match):
+    with pytest.raises(ValueError, match=match):
+        NoisyHistogram(**kwargs).sample(data, 3, np.random.default_rng(0))
+
+
+# -- report noisy max and the exponential mechanism ----------------------------------------------
+
+def _noisy_max_by_quadrature(q, scale, noise):
+    """P[index i] = integral pdf(v - q_i) prod_{j != i} cdf(v - q_j) dv, by scipy quadrature."""
+    law = stats.laplace(scale=scale) if noise == "laplace" else stats.expon(scale=scale)
+    out = []
+    for i in range(len(q)):
+        f = lambda v, i=i: law.pdf(v - q[i]) * np.prod([law.cdf(v - q[j]) for j in range(len(q)) if j != i])
+        lo = min(q) - 60 * scale if noise == "laplace" else q[i]
+        out.append(integrate.quad(f, lo, max(q) + 60 * scale, points=sorted(set(q)), limit=500, epsabs=1e-14)[0])
+    return np.array(out)
+
+
+@pytest.mark.parametrize("noise", ["laplace", "exponential"])
+def test_noisy_max_exact_law_matches_quadrature_and_sampler(noise):
+    mech = ReportNoisyMax(0.7, k=5, noise=noise)
+    q = [1.0, 2.0, 0.0, 1.0, 1.5]
+    dist = mech.distribution(q)
+    assert np.allclose(dist.probs, _noisy_max_by_quadrature(q, 2 / 0.7, noise), rtol=1e-7, atol=1e-12)
+    assert dist.log_error < 1e-12
+    assert_follows(mech.sample(q, 200_000, np.random.default_rng(5)), dist)
+
+
+def test_noisy_max_true_epsilon():
+    """Laplace: below 0.7 on every pair, approaching 0.7 as the other answers move away (a supremum);
+    exponential noise: exactly 0.7 on StatDP's one-below-rest-above pair."""
+    lap = entry("classic/noisy-max-laplace-eps0.7")
+    assert max_loss(lap.mechanism, lap.pairs[:-1]) < 0.69
+    losses = [max_loss(lap.mechanism, [([0.0] + [m] * 4, [-1.0] + [m + 1] * 4)]) for m in (2.0, 5.0, 10.0)]
+    assert losses == sorted(losses) and 0.69999 < losses[-1] < 0.7
+    expo = entry("classic/noisy-max-exponential-eps0.7")
+    assert max_loss(expo.mechanism, expo.pairs) == pytest.approx(0.7, abs=1e-12)
+    p, q = expo.mechanism.distribution([1.0] * 5), expo.mechanism.distribution([0.0] + [2.0] * 4)
+    assert p.log_probs[0] - q.log_probs[0] == pytest.approx(0.7, abs=1e-12)
+    assert lap.truth == expo.truth == 0.7
+
+
+def test_exponential_mechanism_law_sampler_and_epsilon():
+    mech = ExponentialMechanism(0.7, k=5)
+    q = [1.0, 2.0, 0.0, 1.0, 1.5]
+    dist = mech.distribution(q)
+    assert np.allclose(dist.log_probs, np.log(softmax(np.array(q) * 0.7 / 2)), atol=1e-14)
+    assert_follows(mech.sample(q, 200_000, np.random.default_rng(6)), dist)
+    e = entry("classic/exponential-mechanism-eps0.7")
+    # closed form: the loss of output 0 on (0, m, ...) vs (-1, m+1, ...) tends to 0.7 from below
+    for m, expected in ((10.0, 0.6962208924585882), (40.0, 0.6999998953490714)):
+        u0, u1 = np.array([0.0] + [m] * 4) * 0.35, np.array([-1.0] + [m + 1] * 4) * 0.35
+        closed = (u0[0] - logsumexp(u0)) - (u1[0] - logsumexp(u1))
+        assert closed == pytest.approx(expected, abs=1e-12)
+    assert max_loss(e.mechanism, e.pairs) == pytest.approx(0.6962208924585882, abs=1e-12)
+
+
+def test_noisy_max_with_value_sampler():
+    """Index frequencies follow report-noisy-max's law; the value follows the law of the max of
+    independent shifted Laplace variables, CDF prod_j F(v - q_j) (KS)."""
+    mech = ReportNoisyMaxWithValue(0.7, k=3)
+    q = [1.0, 2.0, 0.0]
+    x = mech.sample(q, 100_000, np.random.default_rng(8))
+    assert x.shape == (100_000, 2)
+    assert_follows(x[:, 0], ReportNoisyMax(0.7, k=3).distribution(q))
+    cdf = lambda v: np.prod([laplace_cdf(v, qj, 2 / 0.7) for qj in q], axis=0)
+    assert stats.kstest(x[:, 1], cdf).pvalue > P_MIN
+    assert np.array_equal(np.sort(np.unique(x[:, 0])), [0.0, 1.0, 2.0])
+
+
+def test_noisy_max_with_value_true_epsilon():
+    """The density f(i, v) = p(v - q_i) prod F(v - q_j): its log-ratio on the all-above pair is exactly
+    k eps / 2 = 1.05 for v <= min q and never larger anywhere (on a fine grid and every pattern)."""
+    e = entry("classic/noisy-max-value-blackbox")
+    b = 2 / 0.7
+    v = np.linspace(-40, 40, 8001)
+
+    def log_density(q, i):
+        others = sum(stats.laplace.logcdf(v, qj, b) for j, qj in enumerate(q) if j != i)
+        return stats.laplace.logpdf(v, q[i], b) + others
+
+    worst = 0.0
+    for d0, d1 in e.pairs:
+        for i in range(3):
+            worst = max(worst, np.abs(log_density(d0, i) - log_density(d1, i)).max())
+    assert worst == pytest.approx(1.05, rel=1e-9)
+    below = v <= 1.0
+    loss = log_density([1.0] * 3, 0)[below] - log_density([2.0] * 3, 0)[below]
+    assert np.allclose(loss, 1.05, rtol=1e-9)
+    assert e.truth == pytest.approx(1.05) and e.mechanism.true_epsilon == pytest.approx(1.05)
+
+
+@pytest.mark.parametrize(("make", "match"), [
+    (lambda: ReportNoisyMax(0, 5), "epsilon"), (lambda: ReportNoisyMax(1, 1), "k"),
+    (lambda: ReportNoisyMax(1, 5, noise="gumbel"), "noise"), (lambda: ReportNoisyMax(1, 5, sensitivity=-2), "sensitivity"),
+    (lambda: ReportNoisyMaxWithValue(math.inf, 3), "epsilon"), (lambda: ExponentialMechanism(1, 2.5), "k"),
+    (lambda: ReportNoisyMax(1, 3).sample([1.0, 2.0], 4, np.random.default_rng(0)), "k=3"),
+    (lambda: ExponentialMechanism(1, 2).distribution([1.0, math.nan]), "finite"),
+])
+def test_noisy_max_validation(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+# -- sparse vector -----------------------------------------------------------------------------
+
+def _svt_by_quadrature(mech: SparseVector, q, pattern):
+    """P[pattern] = integral p_rho(z) prod_below F(T + z - q_i) prod_above S(T + z - q_i) dz (scipy)."""
+    b_rho = float(mech.threshold_scale)
+    T = mech.threshold
+
+    def factor(z, i, code):
+        x = T + z - q[i]
+        if mech.query_scale is None:
+            return float(x > 0) if code == 0 else float(x <= 0)
+        cdf = stats.laplace.cdf(x, 0, float(mech.query_scale))
+        return cdf if code == 0 else 1 - cdf
+
+    def f(z):
+        out = stats.laplace.pdf(z, 0, b_rho)
+        for i, code in enumerate(pattern):
+            if code != -1:
+                out *= factor(z, i, code)
+        return out
+
+    points = sorted({qi - T for qi in q} | {0.0})
+    return integrate.quad(f, -80 * b_rho, 80 * b_rho, points=points, limit=1000, epsabs=1e-15)[0]
+
+
+@pytest.mark.parametrize(("variant", "cutoff", "threshold"), [
+    ("lyu-alg1", 1, 0.5), ("lyu-alg1", 2, 0.5), ("lee-clifton", 1, 1.0), ("stoddard", None, 1.0), ("chen", None, 1.0)])
+def test_sparse_vector_exact_law_matches_quadrature_and_sampler(variant, cutoff, threshold):
+    mech = SparseVector(0.7, threshold, variant=variant, cutoff=cutoff)
+    q = [1.0, 2.0, 0.0, 1.5]
+    dist = mech.distribution(q)
+    reference = [_svt_by_quadrature(mech, q, row) for row in dist.outcomes]
+    assert np.allclose(dist.probs, reference, rtol=1e-7, atol=1e-13)
+    assert dist.probs.sum() == pytest.approx(1.0, abs=1e-12)
+    assert_follows(mech.sample(q, 200_000, np.random.default_rng(9)), dist)
+
+
+def test_sparse_vector_output_encoding():
+    mech = above_threshold(0.7, 0.5)
+    rows = mech.sample([0.0, 3.0, 5.0, 0.0], 1000, np.random.default_rng(1))
+    for row in rows:  # below (0)*, then at most one above (1), then not answered (-1)
+        s = "".join({0: "b", 1: "a", -1: "n"}[v] for v in row)
+        assert s.rstrip("n") in {"b" * len(s.rstrip("n")), "b" * (len(s.rstrip("n")) - 1) + "a"}
+        assert "n" not in s or "a" in s
+    assert set(np.unique(mech.patterns(3)).tolist()) == {-1, 0, 1}
+    assert len(mech.patterns(4)) == 5  # b b b b, a n n n, b a n n, b b a n, b b b a
+    assert len(SparseVector(0.7, 1.0, variant="chen").patterns(4)) == 16
+
+
+def test_svt_roth_sampler():
+    """Codes follow Lyu Alg. 3's pattern law (quadrature); the value released with the first query's
+    "above" follows p_nu(v - q_1) P[rho <= v - T] / P[first above] (KS against a numerical CDF)."""
+    mech = SparseVector(0.7, 1.0, variant="roth", cutoff=1)
+    q = [1.0, 0.0, 2.0]
+    x = mech.sample(q, 200_000, np.random.default_rng(12))
+    assert x.shape == (200_000, 6)
+    codes, values = x[:, :3].astype(int), x[:, 3:]
+    outcomes = SparseVector(0.7, 1.0, variant="lyu-alg1", cutoff=1).patterns(3)
+    probs = [_svt_by_quadrature(mech, q, row) for row in outcomes]
+    assert_follows(codes, FiniteDistribution.from_probs(outcomes, probs))
+    assert np.all(values[codes != 1] == 0)
+    b_nu, b_rho = float(mech.query_scale), float(mech.threshold_scale)
+    grid = np.linspace(q[0] - 60 * b_nu, q[0] + 60 * b_nu, 400_001)
+    dens = stats.laplace.pdf(grid, q[0], b_nu) * stats.laplace.cdf(grid - 1.0, 0, b_rho)
+    cdf = integrate.cumulative_trapezoid(dens, grid, initial=0)
+    cdf /= cdf[-1]
+    first = values[codes[:, 0] == 1, 0]
+    assert stats.kstest(first, lambda v: np.interp(v, grid, cdf)).pvalue > P_MIN
+
+
+def test_svt_above_threshold_true_epsilon():
+    """Below 0.7 on StatDP's pairs and the derived pair, and tending to 0.7 along the derived family."""
+    e = entry("classic/svt-above-threshold-eps0.7")
+    mech = e.mechanism
+    assert max_loss(mech, e.pairs[:-1]) == pytest.approx(0.642939395758551, abs=1e-9)
+    assert max_loss(mech, e.pairs[-1:]) == pytest.approx(0.698268423837904, abs=1e-9)
+    far = max_loss(mech, [([40.5] * 5 + [0.5], [41.5] * 5 + [-0.5])])
+    assert 0.69999 < far < 0.7
+    assert e.truth == 0.7
+
+
+def test_svt_lee_clifton_true_epsilon():
+    """(1 + 6c) eps / 4 = 1.225: reached on the derived pair, never exceeded, 1.2173 on StatDP's."""
+    e = entry("classic/svt-lee-clifton")
+    assert max_loss(e.mechanism, e.pairs[:-1]) == pytest.approx(1.2173480567171886, abs=1e-9)
+    derived = max_loss(e.mechanism, e.pairs[-1:])
+    assert derived == pytest.approx(1.225, abs=1e-8) and derived < 1.225 + 1e-12
+    assert e.truth == pytest.approx(1.225)
+
+
+def test_svt_stoddard_true_epsilon_is_infinite():
+    e = entry("classic/svt-stoddard")
+    p = e.mechanism.distribution([1.0] * 10)
+    q = e.mechanism.distribution([2.0] + [0.0] * 9)
+    pattern = outcome_index(np.array([[1] + [0] * 9]), p.outcomes)[0]
+    assert np.isneginf(p.log_probs[pattern]) and np.isfinite(q.log_probs[pattern])
+    assert max_loss(e.mechanism, e.pairs) == math.inf and e.truth == math.inf
+
+
+def test_svt_chen_loss_grows_with_the_number_of_queries():
+    e = entry("classic/svt-chen")
+    losses = [max_loss(e.mechanism, [([1.0] * k, [2.0] * (k // 2) + [0.0] * (k - k // 2))]) for k in (2, 4, 6, 8)]
+    assert all(b - a > 0.5 for a, b in itertools.pairwise(losses))  # roughly linear growth: unbounded
+    assert max_loss(e.mechanism, [e.pairs[4]]) == pytest.approx(3.0918008598676012, abs=1e-9)
+    assert e.truth == math.inf
+
+
+def test_svt_roth_loss_on_the_left_tail_is_k_eps_over_2c():
+    """Density of (below^(k-1), above at v) = p_nu(v - q_k) int_{z <= v - T} p_rho(z) prod F(T + z - q_i) dz;
+    on all answers raised by 1 and v <= min q its log-ratio is exactly k/b_nu = 3.5 for k = 10."""
+    mech = SparseVector(0.7, 1.0, variant="roth", cutoff=1)
+    b_nu, b_rho, T, k = float(mech.query_scale), float(mech.threshold_scale), 1.0, 10
+
+    def log_density(q, v):
+        inner = integrate.quad(lambda z: stats.laplace.pdf(z, 0, b_rho) * np.prod(
+            [stats.laplace.cdf(T + z - qi, 0, b_nu) for qi in q[:-1]]), -200, v - T, epsabs=0, epsrel=1e-12, limit=500)[0]
+        return stats.laplace.logpdf(v, q[-1], b_nu) + math.log(inner)
+
+    for v in (-2.0, 0.5):
+        assert log_density([1.0] * k, v) - log_density([2.0] * k, v) == pytest.approx(k / b_nu, rel=1e-7)
+    assert k / b_nu == pytest.approx(3.5)
+
+
+@pytest.mark.parametrize(("make", "match"), [
+    (lambda: SparseVector(0.7, 1.0, variant="dwork"), "variant"),
+    (lambda: SparseVector(0.7, 1.0, variant="chen", cutoff=1), "cutoff"),
+    (lambda: SparseVector(0.7, 1.0, cutoff=0), "cutoff"),
+    (lambda: SparseVector(-0.7, 1.0), "epsilon"),
+    (lambda: SparseVector(0.7, math.nan), "threshold"),
+    (lambda: SparseVector(0.7, 1.0).sample([], 3, np.random.default_rng(0)), "non-empty"),
+    (lambda: SparseVector(0.7, 1.0, variant="roth").distribution([1.0]), "no finite distribution"),
+])
+def test_sparse_vector_validation(make, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        make()
+
+
+# -- truncated geometric -----------------------------------------------------------------------
+
+def test_truncated_geometric_law_sampler_and_epsilon():
+    mech = TruncatedGeometric(0.5, n=10)
+    a = math.exp(-0.5)
+    z = np.arange(-400, 401)
+    pz = (1 - a) / (1 + a) * a ** np.abs(z)  # two-sided geometric, clamped by summing its tails
+    for f in (0, 3, 10):
+        reference = np.array([pz[np.clip(f + z, 0, 10) == j].sum() for j in range(11)])
+        assert np.allclose(mech.distribution(f).probs, reference, rtol=1e-12, atol=0)
+    assert_follows(mech.sample(3, 200_000, np.random.default_rng(13)), mech.distribution(3))
+    e = entry("classic/truncated-geometric-eps0.5")
+    for d0, d1 in e.pairs:  # |loss| = eps at every output
+        p, q = e.mechanism.distribution(d0), e.mechanism.distribution(d1)
+        assert np.allclose(np.abs(p.log_probs - q.log_probs), 0.5, atol=1e-12)
+    assert e.truth == 0.5
+
+
+@pytest.mark.parametrize(("make", "match"), [
+    (lambda: TruncatedGeometric(0.5, 0), "n"), (lambda: TruncatedGeometric(0, 5), "epsilon"),
+    (lambda: TruncatedGeometric(0.5, 5).distribution(6), "0..5"),
+    (lambda: TruncatedGeometric(0.5, 5).sample(1.5, 2, np.random.default_rng(0)), "integer"),
+])
+def test_truncated_geometric_validation(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+# -- Gaussian mechanism ------------------------------------------------------------------------
+
+def _delta_scipy(eps, sigma):
+    """Balle & Wang (2018) Thm 8 with scipy's normal CDF, for sensitivity 1."""
+    return stats.norm.cdf(1 / (2 * sigma) - eps * sigma) - math.exp(eps) * stats.norm.cdf(-1 / (2 * sigma) - eps * sigma)
+
+
+@pytest.mark.parametrize(("eps", "documented", "fails"), [(0.5, 1.6078539930874326e-08, False),
+                                                          (5.0, 1.3490037186027805e-06, False),
+                                                          (10.0, 2.2653743647934293e-05, True)])
+def test_gaussian_true_delta(eps, documented, fails):
+    e = entry(f"classic/gaussian-classic-eps{eps:g}")
+    mech = e.mechanism
+    assert mech.sigma == pytest.approx(math.sqrt(2 * math.log(1.25e5)) / eps, rel=1e-15)
+    delta = _delta_scipy(eps, mech.sigma)
+    assert delta == pytest.approx(documented, rel=1e-6)
+    assert e.truth == pytest.approx(delta, rel=1e-6) and mech.true_delta() == pytest.approx(delta, rel=1e-6)
+    # the hockey-stick divergence by quadrature agrees (integrand positive left of the crossing point)
+    s = mech.sigma
+    cross = 0.5 - eps * s**2  # N(0,s) density = e^eps N(1,s) density
+    hs = integrate.quad(lambda x: stats.norm.pdf(x, 0, s) - math.exp(eps) * stats.norm.pdf(x, 1, s), -np.inf, cross,
+                        epsabs=0, epsrel=1e-10)[0]
+    assert hs == pytest.approx(delta, rel=1e-5)
+    assert (delta > 1e-5) == fails == (e.expected == "refuted")
+    assert isinstance(e.claim, ApproxDP) and e.claim.delta == 1e-5
+
+
+def test_gaussian_sampler_and_distribution():
+    mech = GaussianMechanism(0.5, 1e-5)
+    x = mech.sample(2.0, 100_000, np.random.default_rng(14))
+    assert stats.kstest(x, stats.norm(2.0, mech.sigma).cdf).pvalue > P_MIN
+    assert mech.distribution(2.0) == GaussianDensity(2.0, mech.sigma)
+    assert isinstance(mech.distribution([1.0, 2.0]), ProductDensity)
+    assert mech.in_theorem_range and not GaussianMechanism(5.0, 1e-5).in_theorem_range
+    assert analytic_gaussian_delta(0.0, 1.0) == pytest.approx(2 * stats.norm.cdf(0.5) - 1, rel=1e-12)
+
+
+@pytest.mark.parametrize(("args", "match"), [((0.5, 0.0), "delta"), ((0.5, 1.0), "delta"), ((0.0, 1e-5), "epsilon"),
+                                             ((0.5, 1e-5, 0.0), "sensitivity")])
+def test_gaussian_validation(args, match):
+    with pytest.raises(ValueError, match=match):
+        GaussianMechanism(*args)
+
+
+# -- double spending ---------------------------------------------------------------------------
+
+def test_double_spending_sampler_and_true_epsilon():
+    mech = RepeatedRelease(LaplaceMechanism(0.5), times=2)
+    x = mech.sample(1.0, 100_000, np.random.default_rng(15))
+    assert x.shape == (100_000, 2)
+    for col in x.T:
+        assert stats.kstest(col, lambda v: laplace_cdf(v, 1.0, 2.0)).pvalue > P_MIN
+    table = np.histogram2d(x[:, 0] > 1.0, x[:, 1] > 1.0, bins=2)[0]  # independence of the releases
+    assert stats.chi2_contingency(table).pvalue > P_MIN
+    assert mech.distribution(1.0) == ProductDensity((Laplace(1.0, 2),) * 2)
+    e = entry("classic/double-spending-laplace-eps0.5")
+    g = np.linspace(-20, 20, 801)
+    x1, x2 = np.meshgrid(g, g)
+    loss = sum(stats.laplace.logpdf(v, 0, 2) - stats.laplace.logpdf(v, 1, 2) for v in (x1, x2))
+    assert np.abs(loss).max() == pytest.approx(1.0, rel=1e-12) and e.truth == 1.0
+
+
+def test_double_spending_validation():
+    with pytest.raises(ValueError, match="times"):
+        RepeatedRelease(LaplaceMechanism(0.5), times=0)
+    with pytest.raises(ValueError, match="base"):
+        RepeatedRelease(object())
+    class SamplerOnly:
+        def sample(self, data, size, rng):
+            return rng.random(size)
+
+    assert not hasattr(RepeatedRelease(SamplerOnly()), "distribution")
+
+
+# -- randomized response -----------------------------------------------------------------------
+
+@pytest.mark.parametrize(("mech", "truth"), [
+    (RandomizedResponse(1.0), 1.0), (KaryRandomizedResponse(1.0, 4), 1.0),
+    (KaryRandomizedResponse(1.0, 4, calibration="binary"), 1.0 + math.log(3))])
+def test_randomized_response_law_sampler_and_epsilon(mech, truth):
+    k, e = mech.k, math.e
+    for x in range(k):
+        if mech.calibration == "k-ary":
+            reference = np.where(np.arange(k) == x, e / (e + k - 1), 1 / (e + k - 1))
+        else:
+            reference = np.where(np.arange(k) == x, e / (e + 1), 1 / ((e + 1) * (k - 1)))
+        dist = mech.distribution([x])
+        assert np.allclose(dist.probs, reference, rtol=1e-14)
+        assert_follows(mech.sample([x], 100_000, np.random.default_rng(16 + x)), dist)
+    worst = max(finite_loss(mech.distribution(a), mech.distribution(b)) for a in range(k) for b in range(k))
+    assert worst == pytest.approx(truth, abs=1e-12)
+    assert mech.true_epsilon == pytest.approx(truth, abs=1e-12)
+
+
+@pytest.mark.parametrize(("make", "match"), [
+    (lambda: KaryRandomizedResponse(1.0, 1), "k"), (lambda: RandomizedResponse(0.0), "epsilon"),
+    (lambda: KaryRandomizedResponse(1.0, 3, calibration="unary"), "calibration"),
+    (lambda: RandomizedResponse(1.0).distribution([2]), "0..1"),
+    (lambda: RandomizedResponse(1.0).sample([0, 1], 3, np.random.default_rng(0)), "one user"),
+])
+def test_randomized_response_validation(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+# -- shuffled randomized response --------------------------------------------------------------
+
+def _count_logpmf(n1, n0, p):
+    """log P[Bin(n1, p) + Bin(n0, 1 - p) = s] with scipy (float), by log-space convolution."""
+    a = stats.binom.logpmf(np.arange(n1 + 1), n1, p)
+    b = stats.binom.logpmf(np.arange(n0 + 1), n0, 1 - p)
+    out = np.full(n1 + n0 + 1, -np.inf)
+    for j in range(n1 + 1):
+        out[j:j + n0 + 1] = np.logaddexp(out[j:j + n0 + 1], a[j] + b)
+    return out
+
+
+def test_shuffled_rr_law_and_sampler():
+    mech = ShuffledRandomizedResponse(1.0, 60)
+    bits = np.array([1] * 20 + [0] * 40)
+    dist = mech.distribution(bits)
+    ref = _count_logpmf(20, 40, math.e / (1 + math.e))
+    big = ref > -200
+    assert np.allclose(dist.log_probs[big], ref[big], atol=1e-9)
+    assert_follows(mech.sample(bits, 200_000, np.random.default_rng(17)), dist)
+
+
+def test_fmt21_claim_and_exact_delta():
+    """FMT21 Thm 3.1 at n = 1000, eps0 = 1, delta = 1e-6: the condition holds (1 <= 1.46), the bound
+    is eps = 0.5662; the exact hockey-stick divergence at that eps is below 1e-40 on every audited
+    pair (the claim holds), and the pure epsilon of the count is eps0."""
+    n, e0, delta = 1000, 1.0, 1e-6
+    assert math.log(n / (16 * math.log(2 / delta))) == pytest.approx(1.4604, abs=1e-4)
+    e = math.e  # e^eps0
+    eps = math.log(1 + (e - 1) / (e + 1) * (8 * math.sqrt(e * math.log(4 / delta)) / math.sqrt(n) + 8 * e / n))
+    assert fmt_shuffle_epsilon(e0, n, delta) == pytest.approx(eps, rel=1e-15)
+    assert eps == pytest.approx(0.5662014894828, abs=1e-12)
+    e = entry("classic/shuffled-randomized-response-fmt21")
+    assert isinstance(e.claim, ApproxDP) and e.expected == "not-refuted"
+    assert e.claim.epsilon == pytest.approx(eps, rel=1e-15) and e.claim.delta == delta
+    for d0, d1 in e.pairs:
+        p, q = e.mechanism.distribution(d0), e.mechanism.distribution(d1)
+        ones = int(np.sum(d0))
+        ref = _count_logpmf(ones, n - ones, math.e / (1 + math.e))
+        big = p.log_probs > -600
+        assert np.allclose(p.log_probs[big], ref[big], atol=1e-8)
+        for a, b in ((p, q), (q, p)):
+            hockey = np.sum(np.clip(np.exp(a.log_probs) - np.exp(eps + b.log_probs), 0, None))
+            assert hockey < 1e-40
+        assert finite_loss(p, q) == pytest.approx(e0, abs=1e-9)
+
+
+@pytest.mark.parametrize(("make", "match"), [
+    (lambda: ShuffledRandomizedResponse(1.0, 0), "n"), (lambda: ShuffledRandomizedResponse(-1.0, 10), "epsilon0"),
+    (lambda: ShuffledRandomizedResponse(1.0, 3).distribution([0, 1]), "n=3"),
+    (lambda: ShuffledRandomizedResponse(1.0, 3).distribution([0, 1, 2]), "bit"),
+    (lambda: fmt_shuffle_epsilon(2.0, 1000, 1e-6), "Theorem 3.1 needs"),
+    (lambda: fmt_shuffle_epsilon(1.0, 1000, 0.0), "delta"),
+])
+def test_shuffle_validation(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+# -- clipped sum and the geometric mechanism with the wrong sensitivity --------------------------
+
+def test_clipped_sum_sampler_and_distribution():
+    mech = ClippedSum(1.0, clip=1.0)
+    assert mech.total([0.25, -3.0, 2.0]) == 0.25
+    assert ClippedSum(1.0, 1.0, clip_records=False).total([0.25, -3.0, 2.0]) == -0.75
+    x = mech.sample([0.25, -3.0, 2.0], 100_000, np.random.default_rng(18))
+    assert stats.kstest(x, lambda v: laplace_cdf(v, 0.25, 1.0)).pvalue > P_MIN
+    assert mech.distribution([0.25, 2.0]) == Laplace(1.25, 1)
+
+
+@pytest.mark.parametrize(("claim_id", "at_pairs"), [("classic/clipped-sum-eps1", 1.0),
+                                                    ("classic/clipped-sum-replace-one", 2.0),
+                                                    ("classic/sum-without-clipping", 10.0),
+                                                    ("classic/discrete-laplace-sensitivity2", 2.0)])
+def test_sum_and_sensitivity_true_epsilon(claim_id, at_pairs):
+    """Laplace log-ratio |s - s'|/b, maximised on a grid reaching both tails."""
+    e = entry(claim_id)
+    grid = np.arange(-60.0, 60.0, 0.25)
+    worst = 0.0
+    for d0, d1 in e.pairs:
+        if isinstance(e.mechanism, DiscreteLaplaceMechanism):
+            lp = stats.dlaplace.logpmf(grid.astype(int) - d0, 1.0) - stats.dlaplace.logpmf(grid.astype(int) - d1, 1.0)
+        else:
+            s0, s1 = e.mechanism.total(d0), e.mechanism.total(d1)
+            lp = stats.laplace.logpdf(grid, s0, 1.0) - stats.laplace.logpdf(grid, s1, 1.0)
+        worst = max(worst, np.abs(lp).max())
+    assert worst == pytest.approx(at_pairs, rel=1e-12)
+    assert e.truth == (math.inf if claim_id == "classic/sum-without-clipping" else at_pairs)
+
+
+@pytest.mark.parametrize(("make", "match"), [
+    (lambda: ClippedSum(1.0, 0.0), "clip"), (lambda: ClippedSum(1.0, 1.0, clip_records="yes"), "clip_records"),
+    (lambda: ClippedSum(1.0, 1.0).total([[1.0]]), "1-d"), (lambda: ClippedSum(1.0, 1.0).total([math.inf]), "finite"),
+])
+def test_clipped_sum_validation(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
