@@ -168,13 +168,6 @@ def as_exact_density(dist: Any) -> LogLinearDensity:
     )
 
 
-def coordinates_of(dist: Any) -> tuple[LogLinearDensity, ...]:
-    """The coordinate densities of a scalar or product distribution."""
-    if isinstance(dist, ProductDensity):
-        return tuple(as_exact_density(c) for c in dist.coordinates)
-    return (as_exact_density(dist),)
-
-
 @dataclass(frozen=True, eq=False)
 class FiniteDistribution:
     """A distribution on finitely many outcomes.

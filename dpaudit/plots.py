@@ -23,6 +23,10 @@ def _figure():
     return fig, fig.add_subplot()
 
 
+def _title(ax, result: AuditResult) -> None:
+    ax.set_title(f"{result.claim_id or result.subject}: {result.verdict}", fontsize=10)
+
+
 def _privacy_loss(ax, data: dict[str, Any], result: AuditResult) -> None:
     x, loss = np.asarray(data["x"]), np.asarray(data["loss"])
     if data["lattice"]:
@@ -35,7 +39,7 @@ def _privacy_loss(ax, data: dict[str, Any], result: AuditResult) -> None:
     coord = f" (coordinate {data['coordinate']} of {data['coordinates']})" if data["coordinates"] > 1 else ""
     ax.set_xlabel("output x" + coord)
     ax.set_ylabel("log P[M(d0)=x] / P[M(d1)=x]")
-    ax.set_title(f"{result.claim_id or result.subject}: {result.verdict}", fontsize=10)
+    _title(ax, result)
     ax.legend(fontsize=8)
 
 
@@ -45,13 +49,65 @@ def _threshold(ax, data: dict[str, Any], result: AuditResult) -> None:
         ax.stairs(np.asarray(counts), edges, label=label[:60], color=color)
     ax.axvline(data["threshold"], color="C3", ls="--", lw=1, label=f"event x {data['op']} {data['threshold']:.4g}")
     ax.set_yscale("log")
-    ax.set_xlabel("output (confirmation samples)")
+    ax.set_xlabel(f"{data.get('xlabel', 'output')} (confirmation samples)")
     ax.set_ylabel("count")
-    ax.set_title(f"{result.claim_id or result.subject}: {result.verdict}", fontsize=10)
+    _title(ax, result)
     ax.legend(fontsize=8)
 
 
-_RENDERERS = {"privacy-loss": _privacy_loss, "threshold": _threshold}
+def _event_bars(ax, data: dict[str, Any], result: AuditResult) -> None:
+    n = data["n"]
+    shares = [c / n for c in data["inside"]]
+    ax.bar([0, 1], shares, color=["C0", "C1"], tick_label=[label[:40] for label in data["labels"]])
+    ax.set_ylabel("share of confirmation samples in the event")
+    ax.set_xlabel(f"event: {data['event']}"[:100])
+    _title(ax, result)
+
+
+def _privacy_profile(ax, data: dict[str, Any], result: AuditResult) -> None:
+    eps, delta = np.asarray(data["eps"]), np.asarray(data["delta"])
+    claimed_eps, claimed_delta = data["claimed"]
+    positive = delta > 0
+    ax.plot(eps[positive], delta[positive], color="C0", marker=".", label=f"delta(eps) of {data['direction']}")
+    if not positive.all():
+        ax.plot([], [], " ", label=f"delta = 0 from eps = {eps[~positive].min():.3g}")
+    if claimed_delta > 0:
+        ax.plot([claimed_eps], [claimed_delta], "x", color="C3", ms=9, mew=2,
+                label=f"claimed ({claimed_eps:g}, {claimed_delta:g})")
+    else:
+        ax.axvline(claimed_eps, color="C3", ls="--", lw=1, label=f"claimed ({claimed_eps:g}, 0)")
+    if positive.any():
+        ax.set_yscale("log")
+        floor = min(delta[positive].min(), claimed_delta if claimed_delta > 0 else np.inf)
+        ax.set_ylim(bottom=max(floor / 10, 1e-300))
+    ax.set_xlabel("epsilon")
+    ax.set_ylabel("delta (hockey-stick divergence)")
+    _title(ax, result)
+    ax.legend(fontsize=8)
+
+
+def _renyi(ax, data: dict[str, Any], result: AuditResult) -> None:
+    alpha, div = np.asarray(data["alpha"]), np.asarray(data["divergence"])
+    ax.plot(alpha, div, color="C0", label=f"D_alpha of {data['direction']}")
+    if data["rho"] is not None:
+        ax.plot(alpha, data["rho"] * alpha, color="C3", ls="--", lw=1, label=f"claimed rho * alpha, rho = {data['rho']:g}")
+    if data["claimed"]:
+        a, e = zip(*data["claimed"])
+        ax.plot(a, e, "x", color="C3", ms=9, mew=2, label="claimed (alpha, epsilon)")
+    ax.set_xscale("log")
+    ax.set_xlabel("Renyi order alpha")
+    ax.set_ylabel("Renyi divergence")
+    _title(ax, result)
+    ax.legend(fontsize=8)
+
+
+_RENDERERS = {
+    "privacy-loss": _privacy_loss,
+    "threshold": _threshold,
+    "event-bars": _event_bars,
+    "privacy-profile": _privacy_profile,
+    "renyi": _renyi,
+}
 
 
 def render(result: AuditResult) -> bytes | None:

@@ -148,6 +148,10 @@ class PrivacyEntry(Entry):
     ``pairs``).
 
     ``auditor``: ``"exact"``, ``"statistical"`` or ``"auto"`` (see :func:`dpaudit.audit_privacy`).
+    The run's alpha is shared among the entries that may need samples: with ``"auto"``, a pure-DP
+    claim about a mechanism with ``.distribution`` is always decided exactly and takes no share (it
+    never falls back to samples); other claims take a share, since the exact auditor may leave them
+    undecided. Give ``auditor="exact"`` when you know the exact auditor decides the claim.
     ``samples`` overrides the samples per side for some budgets, e.g. ``{"quick": 10**6}``;
     ``options`` are further keyword arguments of :func:`dpaudit.audit_privacy` (``events``,
     ``sequential``, ``statistic``, ...).
@@ -208,7 +212,8 @@ class PrivacyEntry(Entry):
             confidence=1.0 - ctx.alpha,
             samples=self.samples[ctx.budget],
             seed=ctx.seed_sequence,
-            auditor=self._auditor,
+            # an entry that took no share of alpha must not fall back to samples
+            auditor=self._auditor if self.statistical else "exact",
             **self.options,
         )
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.stats
 
 import dpaudit
 from dpaudit import MechanismError, NotNeighbours, PureDP, QueryDistance
@@ -17,12 +18,21 @@ from dpaudit.mechanisms import LaplaceMechanism
 
 def test_auto_uses_exact_when_a_distribution_is_exposed():
     r = dpaudit.audit_privacy(LaplaceMechanism(1.0), PureDP(1.0), pairs=[(0, 1)])
-    assert r.verdict == "verified" and r.auditor == "exact-pure-dp"
+    assert r.verdict == "verified" and r.auditor == "exact"
     assert r.subject == "Laplace(eps=1, sensitivity=1)"
 
 
 def test_auto_falls_back_to_samples_when_exact_cannot_decide():
-    r = dpaudit.audit_privacy(LaplaceMechanism(1.0), dpaudit.ApproxDP(0.5, 0.01), pairs=[(0, 1)], samples=100_000, seed=0)
+    class ScipyLaw:
+        """Exposes a distribution the exact auditor cannot analyse (a scipy frozen law)."""
+
+        def sample(self, d, size, rng):
+            return d + rng.laplace(0, 1.0, size)
+
+        def distribution(self, d):
+            return scipy.stats.laplace(d, 1.0)
+
+    r = dpaudit.audit_privacy(ScipyLaw(), dpaudit.ApproxDP(0.5, 0.01), pairs=[(0, 1)], samples=100_000, seed=0)
     assert r.auditor == "black-box"
     assert "could not decide" in r.notes[0]
     assert r.verdict == "refuted"  # Laplace(1) has delta(0.5) ~ 0.22 > 0.01

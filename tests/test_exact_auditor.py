@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import dpaudit
-from dpaudit import ApproxDP, PureDP, UnsupportedAudit
+from dpaudit import ApproxDP, PureDP
 from dpaudit.auditors.exact import pair_epsilon
 from dpaudit.densities import LogLinearDensity, ProductDensity
 from dpaudit.mechanisms import AdditiveNoiseMechanism, DiscreteLaplace, DiscreteLaplaceMechanism, Laplace, LaplaceMechanism
@@ -110,8 +110,12 @@ def test_float_rounding_of_parameters_is_not_a_refutation():
 
 def test_approx_dp_is_verified_when_pure_epsilon_suffices():
     assert audit(LaplaceMechanism(1.0), ApproxDP(1.0, 1e-6), [(0, 1)]).verdict == "verified"
-    with pytest.raises(UnsupportedAudit, match="privacy profile"):
-        audit(LaplaceMechanism(1.0), ApproxDP(0.5, 1e-6), [(0, 1)])
+    # below the pure epsilon the privacy profile decides: Laplace(1) has delta(0.5) = 1 - e^(-1/4)
+    r = audit(LaplaceMechanism(1.0), ApproxDP(0.5, 1e-6), [(0, 1)])
+    assert r.verdict == "refuted"
+    lo, hi = r.statistic.interval
+    assert lo <= 1 - math.exp(-0.25) <= hi and hi - lo < 1e-15
+    assert audit(LaplaceMechanism(1.0), ApproxDP(0.5, 0.222), [(0, 1)]).verdict == "verified"
 
 
 def test_mixing_lattice_and_continuous_is_an_error():

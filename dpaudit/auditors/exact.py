@@ -1,22 +1,29 @@
-"""Exact (white-box) pure-DP auditor.
+"""Exact (white-box) auditor: decides privacy claims from the mechanism's output distributions.
 
-For each pair (d0, d1) the mechanism's exact output distributions P = M(d0), Q = M(d1) are
-turned into log-piecewise-linear densities (:mod:`dpaudit.densities`); the privacy loss
-L(x) = log P(x) - log Q(x) is then piecewise linear, so
+For each audited pair (d0, d1) the mechanism's exact distributions P = M(d0) and Q = M(d1) are
+compared with :mod:`dpaudit.exact`, which returns rigorous enclosures [lo, hi] of
 
-    epsilon = max over pairs of sup_x |L(x)|
+- pure epsilon, sup |log P/Q|;
+- delta(eps) = sup_S P(S) - e^eps Q(S) in both directions (the privacy profile);
+- D_alpha(P || Q) and D_alpha(Q || P) at the claimed orders (Renyi DP);
+- rho = sup_alpha D_alpha / alpha in both directions (zCDP).
 
-is attained at a knot of either density (on the integers: the integers next to a knot), or is
-infinite when the two densities decay at different rates along a tail. For independent
-coordinates the loss is a sum of per-coordinate losses, whose supremum is the sum of the
-suprema (and likewise the infimum). Rational parts are computed exactly; irrational normalising
-constants are enclosed with 113-bit interval arithmetic, so the epsilon reported is a rigorous
-interval [lo, hi].
+The value audited is the maximum over pairs and directions. With ``claimed`` the claim's value
+and ``resolution = tolerance * max(1, claimed)`` (for delta: ``tolerance * claimed``):
 
-Verdicts: ``verified`` iff hi <= claimed epsilon (exactly, no tolerance); ``refuted`` iff
-lo exceeds the claim by more than ``tolerance * max(1, claim)`` (default 1e-9), the resolution
-below which a violation is attributed to floating-point rounding of the mechanism's own
-parameters; in between ``not-refuted``, with the excess recorded in the notes.
+- ``verified`` iff hi <= claimed (exactly, with no tolerance);
+- ``refuted`` iff lo > claimed + resolution; the resolution (default 1e-9) is the excess below
+  which a violation is attributed to the floating-point rounding of the mechanism's own
+  parameters rather than to the mechanism;
+- ``not-refuted`` when the whole enclosure lies below claimed + resolution (the excess is
+  recorded in the notes);
+- otherwise the enclosure is too wide to decide and :class:`ExactUndecided` is raised (the
+  ``auto`` auditor then falls back to samples).
+
+An approximate-DP claim is verified without the profile when pure epsilon is at most the claimed
+epsilon, and is refuted only if both the pure-epsilon excess and the delta excess exceed their
+resolutions (a delta excess that comes from a pure epsilon within rounding of the claim is
+rounding too).
 """
 
 from __future__ import annotations
@@ -29,117 +36,242 @@ from typing import Any
 
 import numpy as np
 
-from ..claims import ApproxDP, Claim, PureDP
-from ..densities import PRECISION_BITS, LogLinearDensity, coordinates_of, exact, interval_bounds, interval_context
-from ..errors import MechanismError, UnsupportedAudit
+from .. import exact
+from ..claims import ApproxDP, Claim, PureDP, RenyiDP, ZCDP
+from ..densities import FiniteDistribution, GaussianDensity, ProductDensity, as_exact_density
+from ..errors import UnsupportedAudit
+from ..exact import Enclosure
+from ..exact.loss import point_value
 from ..results import NOT_REFUTED, REFUTED, VERIFIED, AuditResult, Statistic
 from ..subjects import Mechanism
 
 INF = math.inf
 DEFAULT_TOLERANCE = 1e-9
+FORWARD, BACKWARD = "d0/d1", "d1/d0"
+_DIRECTION = {FORWARD: "M(d0) against M(d1)", BACKWARD: "M(d1) against M(d0)"}
 
 
 class ExactUndecided(UnsupportedAudit):
-    """The exact auditor cannot decide this claim (e.g. approximate DP beyond pure epsilon)."""
-
-
-@dataclass
-class _Extremes:
-    """sup and inf of the rational part of the loss of one coordinate, with where they occur."""
-
-    sup: Fraction | float
-    sup_at: Fraction | float
-    inf: Fraction | float
-    inf_at: Fraction | float
-    constant: tuple[Fraction, Fraction]  # enclosure of the constant part of the loss
-
-
-def _constant_difference(p: LogLinearDensity, q: LogLinearDensity) -> tuple[Fraction, Fraction]:
-    cp, cq = p.constant, q.constant
-    if cp == cq:  # same key (or both absent): equal constants cancel exactly
-        return Fraction(0), Fraction(0)
-    ctx = interval_context()
-    diff = (cp.enclose(ctx) if cp else ctx.mpf(0)) - (cq.enclose(ctx) if cq else ctx.mpf(0))
-    return interval_bounds(diff)
-
-
-def _candidate_points(p: LogLinearDensity, q: LogLinearDensity) -> list[Fraction]:
-    knots = sorted(set(p.knots) | set(q.knots))
-    if not p.lattice:
-        return knots
-    points = set()
-    for k in knots:
-        points.add(Fraction(math.floor(k)))
-        points.add(Fraction(math.ceil(k)))
-    return sorted(points)
-
-
-def _extremes(p: LogLinearDensity, q: LogLinearDensity) -> _Extremes:
-    if p.lattice != q.lattice:
-        raise MechanismError("cannot compare a pmf on the integers with a density on the reals")
-    points = _candidate_points(p, q)
-    losses = [p.offset(x) - q.offset(x) for x in points]
-    i_max = max(range(len(points)), key=losses.__getitem__)
-    i_min = min(range(len(points)), key=losses.__getitem__)
-    ext = _Extremes(losses[i_max], points[i_max], losses[i_min], points[i_min], _constant_difference(p, q))
-    # Along a tail the loss is linear with slope (slope_P - slope_Q): unbounded unless equal.
-    left = p.slopes[0] - q.slopes[0]
-    right = p.slopes[-1] - q.slopes[-1]
-    if left < 0:
-        ext.sup, ext.sup_at = INF, -INF
-    if right > 0:
-        ext.sup, ext.sup_at = INF, INF
-    if left > 0:
-        ext.inf, ext.inf_at = -INF, -INF
-    if right < 0:
-        ext.inf, ext.inf_at = -INF, INF
-    return ext
+    """The exact auditor cannot decide this claim (its enclosure straddles the claim)."""
 
 
 @dataclass
 class PairEpsilon:
-    """Rigorous enclosure [lo, hi] of sup |L| for one pair, and where it is attained."""
+    """Rigorous enclosure [lo, hi] of pure epsilon for one pair, and where it is attained."""
 
     lo: Fraction | float
     hi: Fraction | float
-    direction: str  # "d0/d1": log P/Q is large; "d1/d0": log Q/P is large
-    output: list[Any]
-    coordinates: list[_Extremes]
-    densities: tuple[tuple[LogLinearDensity, ...], tuple[LogLinearDensity, ...]]
+    direction: str  # "d0/d1": log P/Q is largest; "d1/d0": log Q/P is
+    output: list[Any]  # the output (one value per differing coordinate) where the loss peaks
 
 
 def pair_epsilon(dist0: Any, dist1: Any) -> PairEpsilon:
-    """Pure epsilon of one pair of exact distributions (scalar or independent coordinates)."""
-    ps, qs = coordinates_of(dist0), coordinates_of(dist1)
-    if len(ps) != len(qs):
-        raise MechanismError(f"the two outputs have {len(ps)} and {len(qs)} coordinates")
-    ext = [_extremes(p, q) for p, q in zip(ps, qs)]
-    sup = sum((e.sup for e in ext), Fraction(0))
-    inf = sum((e.inf for e in ext), Fraction(0))
-    c_lo = sum((e.constant[0] for e in ext), Fraction(0))
-    c_hi = sum((e.constant[1] for e in ext), Fraction(0))
-    up = (sup + c_lo, sup + c_hi)  # enclosure of sup L
-    down = (-inf - c_hi, -inf - c_lo)  # enclosure of sup (-L)
-    lo = max(up[0], down[0])
-    if up[1] >= down[1]:
-        return PairEpsilon(lo, up[1], "d0/d1", [e.sup_at for e in ext], ext, (ps, qs))
-    return PairEpsilon(lo, down[1], "d1/d0", [e.inf_at for e in ext], ext, (ps, qs))
+    """Pure epsilon of one pair of exact output distributions (scalar or independent coordinates)."""
+    pe = exact.pure_epsilon(dist0, dist1)
+    output = pe.output if isinstance(pe.output, list) else [pe.output]
+    return PairEpsilon(pe.epsilon.lo, pe.epsilon.hi, pe.direction, output)
 
 
-def _float_down(x: Fraction | float) -> float:
-    f = float(x)
-    return math.nextafter(f, -INF) if math.isfinite(f) and Fraction(f) > x else f
+@dataclass(frozen=True)
+class _Decision:
+    verdict: str
+    note: str | None
 
 
-def _float_up(x: Fraction | float) -> float:
-    f = float(x)
-    return math.nextafter(f, INF) if math.isfinite(f) and Fraction(f) < x else f
+def _decide(value: Enclosure, claimed: Fraction, resolution: Fraction, what: str) -> _Decision:
+    if value.hi <= claimed:
+        return _Decision(VERIFIED, None)
+    if value.lo > claimed + resolution:
+        return _Decision(REFUTED, None)
+    if value.hi <= claimed + resolution:
+        return _Decision(NOT_REFUTED, (
+            f"{what} exceeds the claim by at most {float(value.hi - claimed):.3g}, below the resolution "
+            f"{float(resolution):.3g} attributed to floating-point parameters"
+        ))
+    raise ExactUndecided(
+        f"the enclosure [{float(value.lo):.6g}, {float(value.hi):.6g}] of {what} straddles the claim "
+        f"{float(claimed):.6g}; it is too wide to decide"
+    )
 
 
-def _point(x: Fraction | float) -> Any:
-    if isinstance(x, Fraction):
-        return int(x) if x.denominator == 1 else float(x)
-    return x
+def _exact(x: float) -> Fraction:
+    return Fraction(x)
+
+
+def _resolution(tolerance: float, claimed: Fraction) -> Fraction:
+    return Fraction(tolerance) * max(Fraction(1), claimed)
+
+
+def _margin(claimed: Fraction, hi: Fraction | float) -> float:
+    margin = claimed - hi
+    return float(margin) if math.isfinite(margin) else -INF
+
+
+def _statistic(name: str, value: Enclosure) -> Statistic:
+    estimate = float(value.lo) if value.is_exact else value.midpoint
+    return Statistic(name, estimate, value.floats(), "exact")
+
+
+def _result(claim: Claim, verdict: str, statistic: Statistic, **fields: Any) -> AuditResult:
+    return AuditResult(verdict=verdict, claim=claim.to_dict(), auditor="exact", statistic=statistic,
+                       confidence=1.0, samples=0, **fields)
+
+
+@dataclass
+class _Worst:
+    """The worst (pair, direction) found for the audited quantity."""
+
+    value: Enclosure
+    index: int
+    direction: str
+    extra: dict[str, Any]
+
+
+def _worst(candidates: list[_Worst]) -> _Worst:
+    best = max(candidates, key=lambda c: (c.value.hi, c.value.lo))
+    lo = max(c.value.lo for c in candidates)
+    return _Worst(Enclosure(lo, best.value.hi), best.index, best.direction, best.extra)
+
+
+def _ordered(dists: tuple[Any, Any], direction: str) -> tuple[Any, Any]:
+    return dists if direction == FORWARD else (dists[1], dists[0])
+
+
+def _witness(pairs: Sequence[tuple[Any, Any]], worst: _Worst, **fields: Any) -> dict[str, Any]:
+    d0, d1 = pairs[worst.index]
+    return {"pair": [d0, d1], "pair_index": worst.index, "direction": _DIRECTION[worst.direction],
+            **fields, **worst.extra}
+
+
+# -- pure DP -----------------------------------------------------------------------------------
+
+
+def _pure(dists: list[tuple[Any, Any]]) -> tuple[_Worst, list[exact.PureEpsilon]]:
+    results = [exact.pure_epsilon(p, q) for p, q in dists]
+    worst = _worst([
+        _Worst(r.epsilon, i, r.direction, {"output": point_value(r.output)}) for i, r in enumerate(results)
+    ])
+    return worst, results
+
+
+def _audit_pure(claim: PureDP, pairs, dists, tolerance) -> AuditResult:
+    claimed = _exact(claim.epsilon)
+    resolution = _resolution(tolerance, claimed)
+    worst, _ = _pure(dists)
+    decision = _decide(worst.value, claimed, resolution, "epsilon")
+    return _result(
+        claim, decision.verdict, _statistic("epsilon", worst.value),
+        epsilon_lower=worst.value.floats()[0],
+        witness=_witness(pairs, worst, loss=float(worst.value.hi), margin=_margin(claimed, worst.value.hi)),
+        notes=[decision.note] if decision.note else [],
+        parameters={"tolerance": tolerance, "resolution": float(resolution)},
+        plot_data=_loss_plot(dists[worst.index], worst.direction, float(claimed)),
+    )
+
+
+# -- approximate DP ----------------------------------------------------------------------------
+
+
+def _profile_worst(dists: list[tuple[Any, Any]], eps: float) -> _Worst:
+    candidates = []
+    for i, pair in enumerate(dists):
+        for direction in (FORWARD, BACKWARD):
+            profile = exact.privacy_profile(*_ordered(pair, direction), eps)
+            candidates.append(_Worst(profile.delta, i, direction, {"event": profile.event} if profile.event else {}))
+    return _worst(candidates)
+
+
+def _audit_approx(claim: ApproxDP, pairs, dists, tolerance) -> AuditResult:
+    claimed_eps, claimed_delta = _exact(claim.epsilon), _exact(claim.delta)
+    eps_resolution = _resolution(tolerance, claimed_eps)
+    pure, _ = _pure(dists)
+    notes: list[str] = []
+    if pure.value.hi <= claimed_eps:
+        notes.append(f"pure epsilon is at most {float(pure.value.hi):.6g} <= the claimed epsilon, so delta(eps) = 0")
+        worst = _Worst(Enclosure.point(0), pure.index, pure.direction, {})
+        verdict = VERIFIED
+    else:
+        worst = _profile_worst(dists, claim.epsilon)
+        decision = _decide(worst.value, claimed_delta, Fraction(tolerance) * claimed_delta, "delta")
+        verdict = decision.verdict
+        if decision.note:
+            notes.append(decision.note)
+        if verdict == REFUTED and pure.value.lo <= claimed_eps + eps_resolution:
+            verdict = NOT_REFUTED
+            notes.append(
+                f"delta({float(claimed_eps):g}) exceeds the claim, but pure epsilon exceeds the claimed epsilon by at "
+                f"most {float(pure.value.hi - claimed_eps):.3g}, below the resolution attributed to floating-point "
+                "parameters"
+            )
+    return _result(
+        claim, verdict, _statistic("delta", worst.value),
+        witness=_witness(pairs, worst, epsilon=claim.epsilon, delta=float(worst.value.hi),
+                         margin=_margin(claimed_delta, worst.value.hi), pure_epsilon=float(pure.value.hi)),
+        notes=notes,
+        parameters={"tolerance": tolerance, "pure_epsilon": list(pure.value.floats())},
+        plot_data=_profile_plot(dists[worst.index], worst.direction, claim),
+    )
+
+
+# -- Renyi DP and zCDP -------------------------------------------------------------------------
+
+
+def _renyi_table(dists: list[tuple[Any, Any]], alphas: list[float]) -> list[list[tuple[Enclosure, int, str]]]:
+    """For every order: (D_alpha, pair index, direction) over all pairs and directions."""
+    table: list[list[tuple[Enclosure, int, str]]] = [[] for _ in alphas]
+    for i, pair in enumerate(dists):
+        for direction in (FORWARD, BACKWARD):
+            for row, value in zip(table, exact.renyi_curve(*_ordered(pair, direction), alphas)):
+                row.append((value, i, direction))
+    return table
+
+
+def _audit_renyi(claim: RenyiDP, pairs, dists, tolerance) -> AuditResult:
+    points = claim.points
+    table = _renyi_table(dists, [a for a, _ in points])
+    decisions, worsts = [], []
+    for (alpha, eps), row in zip(points, table):
+        worst = _worst([_Worst(v, i, d, {"alpha": alpha}) for v, i, d in row])
+        claimed = _exact(eps)
+        decisions.append(_decide(worst.value, claimed, _resolution(tolerance, claimed), f"D_{alpha:g}"))
+        worsts.append(worst)
+    verdicts = [d.verdict for d in decisions]
+    verdict = REFUTED if REFUTED in verdicts else NOT_REFUTED if NOT_REFUTED in verdicts else VERIFIED
+    # the point reported: the largest excess over its claim
+    k = max(range(len(points)), key=lambda j: float(worsts[j].value.lo - _exact(points[j][1])))
+    worst = worsts[k]
+    alpha, eps = points[k]
+    return _result(
+        claim, verdict, _statistic(f"D_{alpha:g}", worst.value),
+        witness=_witness(pairs, worst, renyi_divergence=float(worst.value.hi),
+                         margin=_margin(_exact(eps), worst.value.hi)),
+        notes=[d.note for d in decisions if d.note],
+        parameters={"tolerance": tolerance,
+                    "renyi_divergences": {f"{a:g}": list(w.value.floats()) for (a, _), w in zip(points, worsts)}},
+        plot_data=_renyi_plot(dists[worst.index], worst.direction, claim),
+    )
+
+
+def _audit_zcdp(claim: ZCDP, pairs, dists, tolerance) -> AuditResult:
+    claimed = _exact(claim.rho)
+    candidates = []
+    for i, pair in enumerate(dists):
+        for direction in (FORWARD, BACKWARD):
+            rho = exact.zcdp_rho(*_ordered(pair, direction), claim=claimed)
+            candidates.append(_Worst(rho.rho, i, direction, {"alpha": float(rho.alpha)}))
+    worst = _worst(candidates)
+    resolution = _resolution(tolerance, claimed)
+    decision = _decide(worst.value, claimed, resolution, "rho")
+    return _result(
+        claim, decision.verdict, _statistic("rho", worst.value),
+        witness=_witness(pairs, worst, rho=float(worst.value.hi), margin=_margin(claimed, worst.value.hi)),
+        notes=[decision.note] if decision.note else [],
+        parameters={"tolerance": tolerance, "resolution": float(resolution)},
+        plot_data=_renyi_plot(dists[worst.index], worst.direction, claim),
+    )
+
+
+_AUDITS = {PureDP: _audit_pure, ApproxDP: _audit_approx, RenyiDP: _audit_renyi, ZCDP: _audit_zcdp}
 
 
 def audit_exact(
@@ -149,77 +281,58 @@ def audit_exact(
     *,
     tolerance: float = DEFAULT_TOLERANCE,
 ) -> AuditResult:
-    """Decide a :class:`PureDP` claim (or an :class:`ApproxDP` claim whose epsilon already
-    covers the pure epsilon) from the mechanism's exact output distributions."""
-    if not isinstance(claim, (PureDP, ApproxDP)):
-        raise UnsupportedAudit(f"the exact auditor decides pure-DP claims; got a {claim.kind} claim")
+    """Decide a privacy claim from the mechanism's exact output distributions (see the module)."""
+    audit = _AUDITS.get(type(claim))
+    if audit is None:
+        raise UnsupportedAudit(f"the exact auditor decides privacy claims; got a {claim.kind} claim")
     if not mechanism.has_distribution:
         raise UnsupportedAudit(f"{mechanism.name} exposes no .distribution(data); use a statistical auditor")
     if not 0 <= tolerance < 1:
         raise ValueError(f"tolerance must be in [0, 1), got {tolerance!r}")
-    results = []
-    for d0, d1 in pairs:
-        try:
-            results.append(pair_epsilon(mechanism.distribution(d0), mechanism.distribution(d1)))
-        except TypeError as exc:
-            raise UnsupportedAudit(str(exc)) from exc
-    worst = max(range(len(results)), key=lambda i: results[i].hi)
-    eps_lo = max(r.lo for r in results)
-    eps_hi = results[worst].hi
-    claimed = exact(claim.epsilon)
-    resolution = Fraction(tolerance) * max(Fraction(1), claimed)
-    notes: list[str] = []
-    if eps_hi <= claimed:
-        verdict = VERIFIED
-    elif isinstance(claim, ApproxDP):
-        raise ExactUndecided(
-            "pure epsilon exceeds the claimed epsilon; deciding (epsilon, delta) needs the privacy "
-            "profile, which this auditor does not compute"
-        )
-    elif eps_lo - claimed > resolution:
-        verdict = REFUTED
-    else:
-        verdict = NOT_REFUTED
-        notes.append(
-            f"epsilon exceeds the claim by at most {float(eps_hi - claimed):.3g}, below the "
-            f"resolution {float(resolution):.3g} attributed to floating-point parameters"
-        )
-    w = results[worst]
-    d0, d1 = pairs[worst]
-    margin = claimed - eps_hi
-    witness = {
-        "pair": [d0, d1],
-        "pair_index": worst,
-        "direction": "log P[M(d0)=x]/P[M(d1)=x]" if w.direction == "d0/d1" else "log P[M(d1)=x]/P[M(d0)=x]",
-        "output": [_point(x) for x in w.output] if len(w.output) > 1 else _point(w.output[0]),
-        "loss": float(eps_hi),
-        "margin": float(margin) if math.isfinite(margin) else -INF,
-    }
-    exact_value = eps_lo == eps_hi
-    if not exact_value:
-        notes.append(f"epsilon enclosed in an interval of width {float(eps_hi - eps_lo):.3g} ({PRECISION_BITS}-bit arithmetic)")
-    return AuditResult(
-        verdict=verdict,
-        claim=claim.to_dict(),
-        auditor="exact-pure-dp",
-        statistic=Statistic("epsilon", float(eps_hi) if exact_value else float((eps_lo + eps_hi) / 2),
-                            (_float_down(eps_lo), _float_up(eps_hi)), "exact"),
-        epsilon_lower=_float_down(eps_lo),
-        confidence=1.0,
-        samples=0,
-        witness=witness,
-        notes=notes,
-        parameters={"tolerance": tolerance, "precision_bits": PRECISION_BITS},
-        plot_data=_loss_curve(w, float(claimed)),
-    )
+    try:
+        dists = [(mechanism.distribution(d0), mechanism.distribution(d1)) for d0, d1 in pairs]
+        return audit(claim, pairs, dists, tolerance)
+    except TypeError as exc:  # a distribution type dpaudit cannot analyse
+        raise UnsupportedAudit(str(exc)) from exc
 
 
-def _loss_curve(w: PairEpsilon, claimed: float) -> dict[str, Any]:
-    """L(x) along the coordinate contributing most, for the report's plot."""
-    ps, qs = w.densities
-    spans = [max(abs(float(e.sup)), abs(float(e.inf))) for e in w.coordinates]
-    i = int(np.argmax(spans))
-    p, q = ps[i], qs[i]
+# -- plot data (best effort: a plot never decides or breaks an audit) ----------------------------
+
+
+def _largest_coordinate(dist0: Any, dist1: Any) -> tuple[Any, Any, int, int]:
+    c0 = dist0.coordinates if isinstance(dist0, ProductDensity) else (dist0,)
+    c1 = dist1.coordinates if isinstance(dist1, ProductDensity) else (dist1,)
+    best, spread = 0, -1.0
+    for i, (a, b) in enumerate(zip(c0, c1)):
+        if a is b or a == b:
+            continue
+        r = exact.loss_range(a, b)
+        s = max(abs(float(r.sup.hi)), abs(float(r.inf.lo)))
+        s = 1e300 if math.isinf(s) else s
+        if s > spread:
+            best, spread = i, s
+    return c0[best], c1[best], best, len(c0)
+
+
+def _loss_points(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    if isinstance(p, GaussianDensity):
+        m0, m1, s0, s1 = float(p.mean), float(q.mean), float(p.sigma), float(q.sigma)
+        x = np.linspace(min(m0, m1) - 4 * max(s0, s1), max(m0, m1) + 4 * max(s0, s1), 401)
+        loss = (-(x - m0) ** 2 / (2 * s0**2) - math.log(s0)) - (-(x - m1) ** 2 / (2 * s1**2) - math.log(s1))
+        return x, loss, False
+    if isinstance(p, FiniteDistribution):
+        a = exact.finite.align(p, q)
+        if a.outcomes.ndim != 1 or not np.issubdtype(a.outcomes.dtype, np.number):
+            return None
+        keep = np.isfinite(a.logp) | np.isfinite(a.logq)
+        x, lp, lq = a.outcomes[keep], a.logp[keep], a.logq[keep]
+        mass = np.exp(np.logaddexp(lp, lq))
+        if len(x) > 2000:  # the outcomes carrying almost all the mass
+            top = np.sort(np.argsort(-mass)[:2000])
+            x, lp, lq = x[top], lp[top], lq[top]
+        with np.errstate(invalid="ignore"):
+            return x.astype(float), lp - lq, True
+    p, q = as_exact_density(p), as_exact_density(q)
     knots = [float(k) for k in (*p.knots, *q.knots)]
     lo, hi = min(knots), max(knots)
     pad = max(hi - lo, 3.0)
@@ -227,12 +340,44 @@ def _loss_curve(w: PairEpsilon, claimed: float) -> dict[str, Any]:
         x = np.arange(math.floor(lo - pad), math.ceil(hi + pad) + 1, dtype=float)
     else:
         x = np.linspace(lo - pad, hi + pad, 401)
-    return {
-        "kind": "privacy-loss",
-        "x": x,
-        "loss": p.log_density(x) - q.log_density(x),
-        "claimed": claimed,
-        "lattice": p.lattice,
-        "coordinate": i,
-        "coordinates": len(ps),
-    }
+    return x, p.log_density(x) - q.log_density(x), p.lattice
+
+
+def _loss_plot(dists: tuple[Any, Any], direction: str, claimed: float) -> dict[str, Any] | None:
+    """L(x) = log P/Q along the coordinate contributing most, for the report's plot."""
+    try:
+        p, q, i, n = _largest_coordinate(*dists)
+        points = _loss_points(p, q)
+    except Exception:  # noqa: BLE001 - plotting is best effort
+        return None
+    if points is None:
+        return None
+    x, loss, lattice = points
+    return {"kind": "privacy-loss", "x": x, "loss": loss, "claimed": claimed, "lattice": lattice,
+            "coordinate": i, "coordinates": n}
+
+
+def _profile_plot(dists: tuple[Any, Any], direction: str, claim: ApproxDP) -> dict[str, Any] | None:
+    """delta(eps') on a grid of eps' around the claimed epsilon, for the worst direction."""
+    grid = np.linspace(0.0, max(2 * claim.epsilon, 1.0), 17)
+    try:
+        p, q = _ordered(dists, direction)
+        deltas = [float(exact.privacy_profile(p, q, float(e)).delta.hi) for e in grid]
+    except Exception:  # noqa: BLE001 - plotting is best effort
+        return None
+    return {"kind": "privacy-profile", "eps": grid, "delta": np.array(deltas), "claimed": (claim.epsilon, claim.delta),
+            "direction": _DIRECTION[direction]}
+
+
+def _renyi_plot(dists: tuple[Any, Any], direction: str, claim: RenyiDP | ZCDP) -> dict[str, Any] | None:
+    """D_alpha on a grid of orders, with the claimed points (Renyi DP) or line rho * alpha (zCDP)."""
+    claimed = [(a, e) for a, e in claim.points if math.isfinite(a)] if isinstance(claim, RenyiDP) else []
+    top = max([64.0] + [2 * a for a, _ in claimed])
+    alphas = sorted(set(np.geomspace(1.05, top, 24).tolist()) | {a for a, _ in claimed})
+    try:
+        values = exact.renyi_curve(*_ordered(dists, direction), alphas)
+    except Exception:  # noqa: BLE001 - plotting is best effort
+        return None
+    return {"kind": "renyi", "alpha": np.array(alphas), "divergence": np.array([float(v.hi) for v in values]),
+            "claimed": claimed, "rho": claim.rho if isinstance(claim, ZCDP) else None,
+            "direction": _DIRECTION[direction]}
