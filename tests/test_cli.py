@@ -93,6 +93,22 @@ def test_run_usage_errors(cli):
     assert cli("run", "classic", "--alpha", "2").returncode == 2
 
 
+@pytest.mark.slow
+def test_classic_suite_gives_every_expected_verdict(cli, tmp_path):
+    """The issue's acceptance run: every classic entry passes or is refuted as expected. The
+    statistical entries share the run's alpha 0.01 (Bonferroni), so a false refutation happens with
+    probability at most 0.01 over run seeds; this test runs the default seed, so it is deterministic."""
+    out = cli("run", "classic", "--out", "rep", "--workers", "2", timeout=900)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    records = json.loads((tmp_path / "rep" / "results.json").read_text())["records"]
+    assert len(records) >= 30
+    assert {r["outcome"] for r in records} <= {"pass", "expected-refutation"}
+    exact = [r for r in records if r["auditor"] == "exact"]
+    assert exact and all(r["confidence"] == 1.0 for r in exact)
+    assert {r["claim"]["kind"] for r in exact} >= {"pure-dp", "approx-dp"}
+    assert (tmp_path / "rep" / "plots").is_dir()
+
+
 def test_report_rerenders(cli, tmp_path):
     assert cli("run", "classic/laplace-eps1", "--out", "rep").returncode == 0
     (tmp_path / "rep" / "report.html").unlink()

@@ -1,0 +1,417 @@
+"""Exact privacy quantities (dpaudit.exact) against closed forms, brute force and dp-accounting.
+
+Everything here is deterministic: enclosures must contain the true value (closed forms evaluated
+in 60-digit mpmath, or brute-force sums) and be narrow. The dp-accounting comparisons use its
+pessimistic and optimistic privacy-loss distributions, which bracket the true delta(eps) from above
+and below up to their discretisation.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import dpaudit
+from dpaudit import ZCDP, ApproxDP, PureDP, RenyiDP
+from dpaudit import exact
+from dpaudit.auditors.exact import ExactUndecided
+from dpaudit.densities import FiniteDistribution, GaussianDensity, ProductDensity
+from dpaudit.exact import Enclosure
+from dpaudit.mechanisms import DiscreteLaplace, Laplace, RandomizedResponse
+
+
+
+@pytest.fixture(autouse=True)
+def sixty_digits():
+    """Reference values in 60-digit arithmetic (mpmath's global precision, restored after)."""
+    with mpmath.workdps(60):
+        yield
+
+
+REF = 1e-55  # error allowance of a 60-digit reference value
+
+
+def contains(e: Enclosure, value, slack: float = 0.0) -> bool:
+    v = Fraction(value) if not isinstance(value, Fraction) else value
+    return e.lo - Fraction(slack) <= v <= e.hi + Fraction(slack)
+
+
+def width(e: Enclosure) -> float:
+    return float(e.hi - e.lo)
+
+
+class DistributionMechanism:
+    """A mechanism given by a table data -> exact distribution (for audits of hand-built laws)."""
+
+    def __init__(self, table):
+        self.table = table
+
+    def sample(self, data, size, rng):
+        d = self.table[data]
+        if isinstance(d, GaussianDensity):
+            return rng.normal(float(d.mean), float(d.sigma), size)
+        return rng.choice(d.outcomes, size=size, p=d.probs / d.probs.sum())
+
+    def distribution(self, data):
+        return self.table[data]
+
+
+# -- closed forms ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("b, shift", [(1.0, 1.0), (10.0, 1.0), (0.5, 2.0), (Fraction(7, 3), 0.25)])
+@pytest.mark.parametrize("eps_share", [0.0, 0.3, 0.9])
+def test_laplace_profile_closed_form(b, shift, eps_share):
+    """Laplace(0, b) vs Laplace(s, b): delta(eps) = 1 - exp((eps - s/b) / 2) for eps < s/b."""
+    mu = Fraction(shift) / Fraction(b)
+    eps = float(mu) * eps_share
+    true = 1 - mpmath.exp((mpmath.mpf(eps) - mpmath.mpf(mu.numerator) / mu.denominator) / 2)
+    for p, q in ((Laplace(0, b), Laplace(shift, b)), (Laplace(shift, b), Laplace(0, b))):
+        delta = exact.privacy_profile(p, q, eps).delta
+        assert contains(delta, Fraction(*true.as_integer_ratio()), slack=REF) and width(delta) < 1e-40
+
+
+def test_laplace_profile_vanishes_beyond_pure_epsilon():
+    assert exact.privacy_profile(Laplace(0, 1), Laplace(1, 1), 1.0).delta.hi == 0
+    assert exact.privacy_profile(Laplace(0, 1), Laplace(1, 1), 1.5).delta.hi == 0
+
+
+@pytest.mark.parametrize("scale, shift", [(1.0, 1), (2.5, 1), (0.5, 3)])
+@pytest.mark.parametrize("eps", [0.0, 0.2, 0.7])
+def test_discrete_laplace_profile_matches_brute_force(scale, shift, eps):
+    """The log-linear closed form against a sum over the pmf on |x| <= 400 (the tail beyond holds
+    less than e^-400/scale, far below the asserted precision)."""
+    x = np.arange(-400, 401)
+    r = math.exp(-1 / scale)
+    log_norm = math.log((1 - r) / (1 + r))
+    p = mpmath.matrix([mpmath.exp(-abs(mpmath.mpf(int(v))) / scale) for v in x])
+    q = mpmath.matrix([mpmath.exp(-abs(mpmath.mpf(int(v) - shift)) / scale) for v in x])
+    c = mpmath.exp(log_norm)
+    brute = mpmath.fsum(max(c * pi - mpmath.exp(eps) * c * qi, 0) for pi, qi in zip(p, q))
+    delta = exact.privacy_profile(DiscreteLaplace(0, scale), DiscreteLaplace(shift, scale), eps).delta
+    assert contains(delta, Fraction(*brute.as_integer_ratio()), slack=1e-14) and width(delta) < 1e-30
+
+
+@pytest.mark.parametrize("sigma, shift", [(1.0, 1.0), (3.0, 1.0), (0.5, 2.0)])
+def test_gaussian_closed_forms(sigma, shift):
+    """Balle-Wang delta(eps), D_alpha = alpha mu^2/2 and rho = mu^2/2 for N(0, s^2) vs N(d, s^2)."""
+    p, q = GaussianDensity(0.0, sigma), GaussianDensity(shift, sigma)
+    mu = mpmath.mpf(shift) / sigma
+    for eps in (0.0, 0.5, 2.0):
+        true = mpmath.ncdf(mu / 2 - eps / mu) - mpmath.exp(eps) * mpmath.ncdf(-mu / 2 - eps / mu)
+        delta = exact.privacy_profile(p, q, eps).delta
+        assert contains(delta, Fraction(*true.as_integer_ratio()), slack=1e-50)
+        assert width(delta) < 1e-50
+    mu2 = (Fraction(shift) / Fraction(sigma)) ** 2
+    assert exact.renyi_divergence(p, q, 3.0) == Enclosure.point(3 * mu2 / 2)
+    assert exact.zcdp_rho(p, q).rho == Enclosure.point(mu2 / 2)
+    assert exact.pure_epsilon(p, q).epsilon.hi == math.inf
+
+
+def test_gaussian_renyi_with_unequal_variances_matches_numerical_integration():
+    p, q = GaussianDensity(0.0, 1.0), GaussianDensity(0.5, 1.3)
+    for alpha in (1.5, 2.0, 4.0):
+        f = lambda x: mpmath.npdf(x, 0, 1) ** alpha * mpmath.npdf(x, 0.5, 1.3) ** (1 - alpha)  # noqa: E731
+        true = mpmath.log(mpmath.quad(f, [-mpmath.inf, 0, mpmath.inf])) / (alpha - 1)
+        got = exact.renyi_divergence(p, q, alpha)
+        assert contains(got, Fraction(*true.as_integer_ratio()), slack=1e-25)
+    # alpha s1^2 + (1 - alpha) s0^2 <= 0 for large alpha when s0 > s1: infinite
+    assert exact.renyi_divergence(GaussianDensity(0, 2.0), GaussianDensity(0, 1.0), 5.0).hi == math.inf
+
+
+def test_gaussian_vector_adds_mu_squared():
+    p = ProductDensity((GaussianDensity(0, 1.0), GaussianDensity(0, 2.0)))
+    q = ProductDensity((GaussianDensity(1, 1.0), GaussianDensity(2, 2.0)))  # mu^2 = 1 + 1
+    delta = exact.privacy_profile(p, q, 0.5).delta
+    one = exact.privacy_profile(GaussianDensity(0, 1.0), GaussianDensity(math.sqrt(2), 1.0), 0.5).delta
+    assert abs(float(delta.lo) - float(one.lo)) < 1e-15
+
+
+@pytest.mark.parametrize("eps0", [0.5, 1.0, 3.0])
+def test_randomized_response_closed_forms(eps0):
+    """Binary RR: delta(eps) = (e^eps0 - e^eps) / (1 + e^eps0) for eps < eps0; pure epsilon eps0;
+    D_alpha = log(p^a q^(1-a) + q^a p^(1-a)) / (a - 1)."""
+    m = RandomizedResponse(eps0)
+    p, q = m.distribution([0]), m.distribution([1])
+    e0 = mpmath.mpf(eps0)
+    for eps in (0.0, eps0 / 2):
+        true = (mpmath.exp(e0) - mpmath.exp(eps)) / (1 + mpmath.exp(e0))
+        assert contains(exact.privacy_profile(p, q, eps).delta, Fraction(*true.as_integer_ratio()))
+    assert contains(exact.pure_epsilon(p, q).epsilon, Fraction(eps0))
+    keep = mpmath.exp(e0) / (1 + mpmath.exp(e0))
+    for a in (2.0, 10.0):
+        true = mpmath.log(keep**a * (1 - keep) ** (1 - a) + (1 - keep) ** a * keep ** (1 - a)) / (a - 1)
+        assert contains(exact.renyi_divergence(p, q, a), Fraction(*true.as_integer_ratio()))
+
+
+@pytest.mark.parametrize("alpha", [1.5, 2.0, 7.0, 50.0])
+def test_laplace_renyi_closed_form(alpha):
+    """Mironov 2017, Prop. 6: D_a = log(a/(2a-1) e^((a-1)/b) + (a-1)/(2a-1) e^(-a/b)) / (a-1)."""
+    for b in (1.0, 0.5):
+        a = mpmath.mpf(alpha)
+        true = mpmath.log(a / (2 * a - 1) * mpmath.exp((a - 1) / b) + (a - 1) / (2 * a - 1) * mpmath.exp(-a / b)) / (a - 1)
+        got = exact.renyi_divergence(Laplace(0, b), Laplace(1, b), alpha)
+        assert contains(got, Fraction(*true.as_integer_ratio()), slack=REF) and width(got) < 1e-40
+
+
+def test_laplace_rho_is_bracketed_around_its_supremum():
+    """For Laplace, D_alpha / alpha is largest as alpha -> 1 (the KL divergence e^-eps + eps - 1)."""
+    eps = 1.0
+    rho = exact.zcdp_rho(Laplace(0, 1 / eps), Laplace(1, 1 / eps)).rho
+    kl = math.exp(-eps) + eps - 1
+    assert float(rho.lo) <= kl + 1e-12 and float(rho.hi) >= kl and float(rho.hi) < kl * 1.01
+
+
+# -- finite distributions and products ------------------------------------------------------------
+
+
+def _random_pair(rng: np.random.Generator, m: int, zeros: bool = False) -> tuple[FiniteDistribution, FiniteDistribution]:
+    p, q = rng.dirichlet(np.ones(m)), rng.dirichlet(np.ones(m))
+    if zeros:
+        p[0] = 0.0
+        p /= p.sum()
+    return FiniteDistribution.from_probs(np.arange(m), p), FiniteDistribution.from_probs(np.arange(m), q)
+
+
+def _brute_delta(p: np.ndarray, q: np.ndarray, eps: float) -> mpmath.mpf:
+    return mpmath.fsum(max(mpmath.mpf(a) - mpmath.exp(eps) * mpmath.mpf(b), 0) for a, b in zip(p, q))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 30), st.floats(0, 3), st.booleans())
+def test_finite_quantities_contain_brute_force(seed, m, eps, zeros):
+    rng = np.random.default_rng(seed)
+    P, Q = _random_pair(rng, m, zeros)
+    p, q = P.probs, Q.probs
+    brute = _brute_delta(p, q, eps)
+    assert contains(exact.privacy_profile(P, Q, eps).delta, Fraction(*brute.as_integer_ratio()), slack=1e-300)
+    with np.errstate(divide="ignore"):
+        loss = np.log(p) - np.log(q)
+    pe = exact.pure_epsilon(P, Q).epsilon
+    true_eps = max(loss.max(), -loss.min())
+    if math.isinf(true_eps):
+        assert pe.lo == math.inf
+    else:
+        assert contains(pe, true_eps, slack=1e-12 * (1 + true_eps))
+    alpha = 2.5  # P << Q even with zeros (P has the zero), so D_alpha(P || Q) is finite
+    s = mpmath.fsum(mpmath.mpf(a) ** alpha * mpmath.mpf(b) ** (1 - alpha) for a, b in zip(p, q) if a > 0)
+    true = mpmath.log(s) / (alpha - 1)
+    assert contains(exact.renyi_divergence(P, Q, alpha), Fraction(*true.as_integer_ratio()), slack=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(0, 2))
+def test_profile_decreases_in_epsilon_and_renyi_increases_in_order(seed, eps):
+    P, Q = _random_pair(np.random.default_rng(seed), 12)
+    d1 = exact.privacy_profile(P, Q, eps).delta
+    d2 = exact.privacy_profile(P, Q, eps + 0.25).delta
+    assert d2.lo <= d1.hi
+    r = exact.renyi_curve(P, Q, [1.5, 2.0, 4.0, 16.0, math.inf])
+    assert all(a.lo <= b.hi for a, b in zip(r, r[1:]))
+
+
+def test_product_profile_by_pld_brackets_brute_force():
+    """delta(eps) of a product of three finite coordinates through the PLD, against the sum over the
+    joint outcomes (6 * 5 * 4 = 120 of them)."""
+    rng = np.random.default_rng(7)
+    pairs = [_random_pair(rng, m) for m in (6, 5, 4)]
+    joint_p = np.einsum("i,j,k->ijk", *[p.probs for p, _ in pairs]).ravel()
+    joint_q = np.einsum("i,j,k->ijk", *[q.probs for _, q in pairs]).ravel()
+    P = ProductDensity(tuple(p for p, _ in pairs))
+    Q = ProductDensity(tuple(q for _, q in pairs))
+    for eps in (0.0, 0.5, 1.5):
+        brute = float(_brute_delta(joint_p, joint_q, eps))
+        delta = exact.privacy_profile(P, Q, eps).delta
+        assert contains(delta, brute)
+        assert width(delta) < 1e-3 * max(brute, 1e-3)
+
+
+def test_pure_epsilon_and_renyi_add_over_coordinates():
+    rng = np.random.default_rng(3)
+    (p1, q1), (p2, q2) = _random_pair(rng, 5), _random_pair(rng, 7)
+    P, Q = ProductDensity((p1, p2)), ProductDensity((q1, q2))
+    whole, parts = exact.renyi_divergence(P, Q, 3.0), [exact.renyi_divergence(p1, q1, 3.0), exact.renyi_divergence(p2, q2, 3.0)]
+    assert whole == parts[0] + parts[1]
+    loss = exact.loss_range(P, Q)
+    assert loss.sup == exact.loss_range(p1, q1).sup + exact.loss_range(p2, q2).sup
+
+
+def test_support_mismatch_is_infinite_in_one_direction_only():
+    P = FiniteDistribution.from_probs([0, 1, 2], [0.5, 0.5, 0.0])
+    Q = FiniteDistribution.from_probs([0, 1, 2], [0.25, 0.25, 0.5])
+    assert exact.renyi_divergence(P, Q, 2.0).hi < math.inf  # P << Q
+    assert exact.renyi_divergence(Q, P, 2.0).hi == math.inf
+    assert exact.pure_epsilon(P, Q).epsilon.lo == math.inf
+    assert contains(exact.privacy_profile(Q, P, 0.0).delta, 0.5)
+
+
+def test_unlocated_tail_mass_only_counts_against_a_claim():
+    """A truncated law with tail_mass: pure epsilon cannot be bounded and delta widens by the tail."""
+    x = np.arange(-50, 51)
+    logp = -(x**2) / 8.0
+    logq = -((x - 1) ** 2) / 8.0
+    P = FiniteDistribution(x, logp - np.logaddexp.reduce(logp), tail_mass=1e-9)
+    Q = FiniteDistribution(x, logq - np.logaddexp.reduce(logq), tail_mass=1e-9)
+    assert exact.pure_epsilon(P, Q).epsilon.hi == math.inf
+    tight = FiniteDistribution(x, P.log_probs)
+    d_tail, d_tight = exact.privacy_profile(P, Q, 0.5).delta, exact.privacy_profile(tight, Q, 0.5).delta
+    assert d_tail.hi >= d_tight.hi + Fraction(9, 10**10) and d_tail.lo == d_tight.lo
+
+
+def test_million_point_support_is_decided_exactly():
+    """Discrete Gaussian-like laws on 10^6 outcomes (the benchmark times this)."""
+    x = np.arange(-500_000, 500_000)
+    sigma = 1e5
+    logp = -(x.astype(float) ** 2) / (2 * sigma**2)
+    logq = -((x - 1.0) ** 2) / (2 * sigma**2)
+    P = FiniteDistribution(x, logp - np.logaddexp.reduce(logp), log_error=1e-12)
+    Q = FiniteDistribution(x, logq - np.logaddexp.reduce(logq), log_error=1e-12)
+    # the loss is (2x - 1) / (2 sigma^2): largest in magnitude at x = -500000
+    pe = exact.pure_epsilon(P, Q).epsilon
+    assert contains(pe, (2 * 500_000 + 1) / (2 * sigma**2), slack=1e-11)
+    mech = DistributionMechanism({0: P, 1: Q})
+    assert dpaudit.audit_privacy(mech, PureDP(5.1e-5), pairs=[(0, 1)], auditor="exact").verdict == "verified"
+    assert dpaudit.audit_privacy(mech, PureDP(4.9e-5), pairs=[(0, 1)], auditor="exact").verdict == "refuted"
+    # delta at 0 is the total variation: Gaussian TV with mu = 1e-5 is about mu / sqrt(2 pi)
+    tv = exact.privacy_profile(P, Q, 0.0).delta
+    assert contains(tv, 1e-5 / math.sqrt(2 * math.pi), slack=1e-9)
+
+
+# -- the auditor on every claim type --------------------------------------------------------------
+
+
+def test_gaussian_renyi_and_zcdp_claims_are_verified_at_their_exact_value():
+    mech = DistributionMechanism({0: GaussianDensity(0.0, 2.0), 1: GaussianDensity(1.0, 2.0)})
+    rho = 1 / 8  # mu^2 / 2 with mu = 1/2
+    audit = lambda c: dpaudit.audit_privacy(mech, c, pairs=[(0, 1)], auditor="exact")  # noqa: E731
+    assert audit(ZCDP(rho)).verdict == "verified"
+    r = audit(ZCDP(rho * 0.99))
+    assert r.verdict == "refuted" and r.witness["rho"] == pytest.approx(rho)
+    assert audit(RenyiDP((2.0, 10.0), (2 * rho, 10 * rho))).verdict == "verified"
+    r = audit(RenyiDP((2.0, 10.0), (2 * rho, 9 * rho)))
+    assert r.verdict == "refuted" and r.witness["alpha"] == 10.0
+    assert r.parameters["renyi_divergences"]["2"] == [0.25, 0.25]
+
+
+def test_approx_dp_claim_on_gaussian_uses_the_profile_in_both_directions():
+    mech = DistributionMechanism({0: GaussianDensity(0.0, 1.0), 1: GaussianDensity(1.0, 1.0)})
+    true = float(exact.privacy_profile(GaussianDensity(0.0, 1.0), GaussianDensity(1.0, 1.0), 1.0).delta.hi)
+    ok = dpaudit.audit_privacy(mech, ApproxDP(1.0, true * 1.001), pairs=[(0, 1)], auditor="exact")
+    bad = dpaudit.audit_privacy(mech, ApproxDP(1.0, true * 0.999), pairs=[(0, 1)], auditor="exact")
+    assert ok.verdict == "verified" and bad.verdict == "refuted"
+    assert bad.witness["delta"] == pytest.approx(true) and bad.witness["margin"] < 0
+
+
+def test_approx_dp_is_decided_per_direction_on_asymmetric_laws():
+    """P = (0.5, 0.5, 0), Q = (0.25, 0.25, 0.5): delta_P||Q(0) = 0.5 = delta_Q||P(0), but at eps = 0.5
+    only Q||P keeps delta 0.5 (the outcome P cannot produce)."""
+    P = FiniteDistribution.from_probs([0, 1, 2], [0.5, 0.5, 0.0])
+    Q = FiniteDistribution.from_probs([0, 1, 2], [0.25, 0.25, 0.5])
+    r = dpaudit.audit_privacy(DistributionMechanism({0: P, 1: Q}), ApproxDP(0.5, 0.4), pairs=[(0, 1)], auditor="exact")
+    assert r.verdict == "refuted" and r.witness["direction"] == "M(d1) against M(d0)"
+    assert r.witness["delta"] == pytest.approx(0.5)
+
+
+def test_an_enclosure_too_wide_to_decide_is_undecided_not_a_verdict():
+    """log-probabilities accurate only to 1e-3: a claim within that of the truth cannot be decided."""
+    P = FiniteDistribution.from_probs([0, 1], [0.6, 0.4], log_error=1e-3)
+    Q = FiniteDistribution.from_probs([0, 1], [0.4, 0.6], log_error=1e-3)
+    mech = DistributionMechanism({0: P, 1: Q})
+    with pytest.raises(ExactUndecided, match="too wide"):
+        dpaudit.audit_privacy(mech, PureDP(math.log(1.5)), pairs=[(0, 1)], auditor="exact")
+    r = dpaudit.audit_privacy(mech, PureDP(math.log(1.5)), pairs=[(0, 1)], samples=20_000, seed=1)
+    assert r.auditor == "black-box" and "could not decide" in r.notes[0]
+
+
+# -- dp-accounting as an independent oracle ---------------------------------------------------------
+
+pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+
+
+EPSILONS = (0.0, 0.3, 1.0)
+
+
+def _agrees_with_oracle(make, profile) -> None:
+    """dp-accounting's pessimistic and optimistic PLDs bracket the true delta(eps) up to their
+    discretisation, and to about 1e-12 in floating point (slack 1e-5 relative): our enclosure must meet
+    that bracket (a 0.3% error in the shift of a Laplace mechanism already misses it)."""
+    upper, lower = make(pessimistic_estimate=True), make(pessimistic_estimate=False)
+    for eps in EPSILONS:
+        hi, lo = upper.get_delta_for_epsilon(eps), lower.get_delta_for_epsilon(eps)
+        delta = profile(eps)
+        slack = 1e-5 * max(hi, 1e-12)
+        assert float(delta.lo) <= hi + slack and float(delta.hi) >= lo - slack, (eps, delta.floats(), (lo, hi))
+
+
+@pytest.mark.parametrize("b", [0.5, 1.0, 4.0])
+def test_oracle_laplace(b):
+    _agrees_with_oracle(lambda **kw: pld.from_laplace_mechanism(b, 1.0, value_discretization_interval=1e-5, **kw),
+                        lambda eps: exact.privacy_profile(Laplace(0, b), Laplace(1, b), eps).delta)
+
+
+@pytest.mark.parametrize("sigma", [0.5, 1.0, 5.0])
+def test_oracle_gaussian(sigma):
+    _agrees_with_oracle(
+        lambda **kw: pld.from_gaussian_mechanism(sigma, 1.0, value_discretization_interval=1e-4, **kw),
+        lambda eps: exact.privacy_profile(GaussianDensity(0, sigma), GaussianDensity(1, sigma), eps).delta,
+    )
+
+
+@pytest.mark.parametrize("a", [0.3, 1.0, 2.0])
+def test_oracle_discrete_laplace(a):
+    """dp-accounting's discrete Laplace has pmf proportional to exp(-a |x|): scale 1/a."""
+    scale = Fraction(1) / Fraction(a)
+    _agrees_with_oracle(
+        lambda **kw: pld.from_discrete_laplace_mechanism(a, 1, value_discretization_interval=1e-5, **kw),
+        lambda eps: exact.privacy_profile(DiscreteLaplace(0, scale), DiscreteLaplace(1, scale), eps).delta,
+    )
+
+
+def _discrete_gaussian(sigma: float, bound: int, shift: int) -> FiniteDistribution:
+    """The discrete Gaussian truncated to [-bound, bound] and renormalised, shifted (dp-accounting's model)."""
+    x = np.arange(-bound, bound + 1)
+    logp = -(x.astype(float) ** 2) / (2 * sigma**2)
+    return FiniteDistribution(x + shift, logp - np.logaddexp.reduce(logp), log_error=1e-13)
+
+
+@pytest.mark.parametrize("sigma, bound", [(1.0, 10), (3.0, 30)])
+def test_oracle_discrete_gaussian(sigma, bound):
+    _agrees_with_oracle(
+        lambda **kw: pld.from_discrete_gaussian_mechanism(sigma, 1, truncation_bound=bound,
+                                                          value_discretization_interval=1e-5, **kw),
+        lambda eps: exact.privacy_profile(_discrete_gaussian(sigma, bound, 0), _discrete_gaussian(sigma, bound, 1),
+                                          eps).delta,
+    )
+
+
+@pytest.mark.parametrize("noise, k", [(0.3, 2), (0.5, 4), (0.9, 10)])
+def test_oracle_randomized_response(noise, k):
+    """dp-accounting's RR keeps the value with probability 1 - noise, else reports a uniform bucket."""
+    keep, other = 1 - noise + noise / k, noise / k
+    P = FiniteDistribution.from_probs(np.arange(k), [keep] + [other] * (k - 1))
+    Q = FiniteDistribution.from_probs(np.arange(k), [other, keep] + [other] * (k - 2))
+    _agrees_with_oracle(
+        lambda **kw: pld.from_randomized_response(noise, k, value_discretization_interval=1e-5, **kw),
+        lambda eps: exact.privacy_profile(P, Q, eps).delta,
+    )
+
+
+def test_oracle_renyi_of_gaussian_and_laplace():
+    """dp-accounting's RDP accountant for one Gaussian (and Laplace) release."""
+    import dp_accounting
+
+    orders = [1.5, 2.0, 8.0, 32.0]
+    acc = dp_accounting.rdp.RdpAccountant(orders)
+    acc.compose(dp_accounting.GaussianDpEvent(2.0))  # noise multiplier: sigma / sensitivity
+    for alpha, value in zip(orders, acc._rdp):
+        assert contains(exact.renyi_divergence(GaussianDensity(0, 2.0), GaussianDensity(1, 2.0), alpha), value, slack=1e-12)
+    acc = dp_accounting.rdp.RdpAccountant(orders)
+    acc.compose(dp_accounting.LaplaceDpEvent(1.0))
+    for alpha, value in zip(orders, acc._rdp):
+        assert contains(exact.renyi_divergence(Laplace(0, 1.0), Laplace(1, 1.0), alpha), value, slack=1e-10)
