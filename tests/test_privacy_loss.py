@@ -14,6 +14,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from scipy.special import logsumexp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -214,6 +215,32 @@ def test_profile_decreases_in_epsilon_and_renyi_increases_in_order(seed, eps):
     assert d2.lo <= d1.hi
     r = exact.renyi_curve(P, Q, [1.5, 2.0, 4.0, 16.0, math.inf])
     assert all(a.lo <= b.hi for a, b in zip(r, r[1:]))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 8))
+def test_rho_brackets_a_dense_numerical_maximum(seed, m):
+    """rho = sup D_alpha / alpha against the maximum over 4000 orders in (1, 10^5] computed directly
+    (and the KL limit at alpha -> 1): the enclosure must contain it and be within 1% of it."""
+    P, Q = _random_pair(np.random.default_rng(seed), m)
+    p, q = P.probs, Q.probs
+    alphas = 1 + np.geomspace(1e-6, 1e5, 4000)
+    d = logsumexp(np.outer(alphas, np.log(p)) + np.outer(1 - alphas, np.log(q)), axis=1) / (alphas - 1)
+    kl = float(np.sum(p * np.log(p / q)))
+    dense = max(float(np.max(d / alphas)), kl)
+    r = exact.zcdp_rho(P, Q).rho
+    assert float(r.lo) <= dense * (1 + 1e-9) and float(r.hi) >= dense * (1 - 1e-9)
+    assert float(r.hi) <= dense * 1.01
+
+
+def test_rho_of_a_discrete_gaussian_is_tight():
+    sigma = 30.0
+    x = np.arange(-3000, 3001)  # both laws on the same outcomes, so the loss is bounded
+    logp, logq = -(x / sigma) ** 2 / 2, -((x - 1) / sigma) ** 2 / 2
+    P = FiniteDistribution(x, logp - logsumexp(logp), log_error=1e-13)
+    Q = FiniteDistribution(x, logq - logsumexp(logq), log_error=1e-13)
+    r = exact.zcdp_rho(P, Q).rho
+    assert float(r.lo) <= 1 / (2 * sigma**2) <= float(r.hi) <= 1.002 / (2 * sigma**2)
 
 
 def test_product_profile_by_pld_brackets_brute_force():

@@ -25,14 +25,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-import numpy as np
-
-from ..densities import FiniteDistribution, GaussianDensity, LogLinearDensity, ProductDensity, as_exact_density
+from ..densities import FiniteDistribution, GaussianDensity, ProductDensity, as_exact_density
 from ..errors import MechanismError, UnsupportedAudit
-from . import finite, gaussian, loglinear
+from . import finite, gaussian, loglinear, rho
 from .enclosure import Enclosure, maximum
 from .loss import ZERO, LossRange, PureEpsilon, pure_epsilon_of
 from .pld import product_hockey_stick
+from .rho import Rho
 
 __all__ = [
     "Enclosure", "PureEpsilon", "Rho", "privacy_profile", "pure_epsilon", "renyi_divergence", "zcdp_rho",
@@ -154,52 +153,16 @@ def renyi_curve(dist0: Any, dist1: Any, alphas: Any) -> list[Enclosure]:
     return totals
 
 
-@dataclass(frozen=True)
-class Rho:
-    """zCDP rho = sup_alpha D_alpha / alpha (one direction), and the order where it peaks."""
-
-    rho: Enclosure
-    alpha: float
-
-
-RHO_GRID = np.geomspace(1 + 2.0**-10, 2.0**12, 97)
-
-
-def zcdp_rho(dist0: Any, dist1: Any, claim: float | None = None, refinements: int = 8) -> Rho:
-    """rho of P = dist0 against Q = dist1, bracketed from a grid of orders.
-
-    D_alpha is non-decreasing in alpha, so between grid orders a_i < a_j, D_alpha / alpha <=
-    D_{a_j} / a_i; beyond the last order, D_alpha / alpha <= D_inf / a_max; below the first,
-    D_alpha / alpha <= D_{a_1}. The lower bound is the largest D_{a_i} / a_i. The grid is refined
-    (geometric midpoints) where the upper bound exceeds the target: ``claim`` if given (stopping as
-    soon as the claim is decided), else the lower bound plus 0.1%.
-    """
+def zcdp_rho(dist0: Any, dist1: Any, claim: float | Fraction | None = None, refinements: int = 6) -> Rho:
+    """rho of P = dist0 against Q = dist1 (one direction), bracketed by :mod:`dpaudit.exact.rho`:
+    refined until ``claim`` is decided, or else to within 0.1% of the lower bound."""
     coords = differing_coordinates(dist0, dist1)
     if not coords:
         return Rho(Enclosure.point(0), 1.0)
     if {k for k, _, _ in coords} == {GAUSSIAN} and all(gaussian.same_variance(p, q) for _, p, q in coords):
         return Rho(Enclosure.point(sum((gaussian.mu_squared(p, q) for _, p, q in coords), Fraction(0)) / 2), math.inf)
-    alphas = list(RHO_GRID)
-    values = renyi_curve(dist0, dist1, alphas)
-    d_inf = loss_range(dist0, dist1).sup
-    for _ in range(refinements + 1):
-        ratios_lo = [v.lo / Fraction(a) if math.isfinite(v.lo) else v.lo for a, v in zip(alphas, values)]
-        uppers = [values[0].hi]  # alpha in (1, a_1]
-        uppers += [values[i + 1].hi / Fraction(alphas[i]) if math.isfinite(values[i + 1].hi) else math.inf
-                   for i in range(len(alphas) - 1)]
-        uppers.append(d_inf.hi / Fraction(alphas[-1]) if math.isfinite(d_inf.hi) else math.inf)
-        best = int(np.argmax([float(r) for r in ratios_lo]))
-        result = Rho(Enclosure(max(ratios_lo[best], 0), max(max(uppers), ratios_lo[best], 0)), alphas[best])
-        if claim is not None and (result.rho.hi <= claim or result.rho.lo > claim):
-            return result
-        target = claim if claim is not None else result.rho.lo * Fraction(1001, 1000)
-        split = [i for i in range(len(alphas) - 1) if uppers[i + 1] > target]
-        if not split:
-            return result
-        new = [math.sqrt(alphas[i] * alphas[i + 1]) for i in split]
-        merged = sorted(zip(alphas + new, values + renyi_curve(dist0, dist1, new)), key=lambda t: t[0])
-        alphas, values = [a for a, _ in merged], [v for _, v in merged]
-    return result
+    return rho.zcdp_rho(lambda alphas: renyi_curve(dist0, dist1, alphas), loss_range(dist0, dist1).sup,
+                        None if claim is None else Fraction(claim), refinements)
 
 
 def max_both_directions(f: Any, dist0: Any, dist1: Any, *args: Any) -> tuple[Enclosure, str]:
