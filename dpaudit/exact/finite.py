@@ -171,26 +171,47 @@ def renyi(p: FiniteDistribution, q: FiniteDistribution, alpha: float) -> Enclosu
     return renyi_curve(align(p, q), [alpha])[0]
 
 
+def _renyi_at(lp: np.ndarray, lq: np.ndarray, abs_lp: np.ndarray, abs_lq: np.ndarray, alpha: float, error: float,
+              tail_mass: float) -> Enclosure:
+    """D_alpha from log p and log q (same outcomes, p > 0 there) with a rigorous error bound.
+
+    Term i is t_i = alpha lp_i + (1 - alpha) lq_i, known to within d_i = alpha * error (the inputs)
+    plus the rounding of the affine combination, of the shift by max t and of exp (a few units of
+    rounding of each magnitude). Writing S = sum exp(t_i) and w_i = exp(t_i) / S, the relative error
+    of S is at most r = e^(max d) sum w_i d_i: terms too small to matter carry no weight, so far
+    tails with huge |log p| do not widen the bound. Pairwise summation and the final log add their
+    own. (The weighted sum is taken as dot products, each accurate far beyond the 1e-6 allowed.)
+    """
+    terms = alpha * lp + (1 - alpha) * lq
+    top = float(terms.max())
+    shifted = np.exp(terms - top)
+    total = positive_sum(shifted)
+    abs_terms = np.abs(terms)
+    weighted = (alpha * (error * float(total.hi) + U * float(shifted @ abs_lp)) + (alpha - 1) * U * float(shifted @ abs_lq)
+                + U * (2 * float(shifted @ abs_terms) + (abs(top) + 1) * float(total.hi)))
+    d_max = alpha * error + U * (alpha * float(abs_lp.max()) + (alpha - 1) * float(abs_lq.max())
+                                 + 2 * float(abs_terms.max()) + abs(top) + 1)
+    relative = weighted * math.exp(min(d_max, 700)) / float(total.lo) * (1 + 1e-6) + float(total.width / total.lo)
+    if not relative < 0.5:
+        return Enclosure(0, math.inf)
+    s = top + math.log(float(total.lo))
+    log_error = -math.log1p(-relative) + 4 * U * (1 + abs(s))
+    value = Enclosure.around(s, log_error).scale(Fraction(1) / (Fraction(alpha) - 1))
+    return Enclosure(max(value.lo, 0), math.inf if tail_mass > 0 else max(value.hi, 0))
+
+
 def renyi_curve(a: Aligned, alphas: Any) -> list[Enclosure]:
     """D_alpha(P || Q) at every order in ``alphas`` (alpha > 1; inf gives sup log p/q)."""
     fp = np.isfinite(a.logp)
     if (fp & ~np.isfinite(a.logq)).any():
         return [Enclosure.point(math.inf) for _ in alphas]
     lp, lq = a.logp[fp], a.logq[fp]
-    magnitude_p, magnitude_q = float(np.max(np.abs(lp))), float(np.max(np.abs(lq)))
+    abs_lp, abs_lq = np.abs(lp), np.abs(lq)
     out = []
     for alpha in alphas:
         if math.isinf(alpha):
             sup = loss_range(a.p, a.q).sup
             out.append(Enclosure(max(sup.lo, 0), max(sup.hi, 0)))
             continue
-        terms = alpha * lp + (1 - alpha) * lq
-        top = float(terms.max())
-        total = positive_sum(np.exp(terms - top))
-        s = top + math.log(float(total.lo if total.lo > 0 else total.hi))
-        # inputs (alpha e_P + (alpha - 1) e_Q <= alpha e), the affine combination, exp, the sum, log
-        error = (alpha * a.error + U * (alpha * magnitude_p + (alpha - 1) * magnitude_q)
-                 + float(total.width / total.hi) + 4 * U * (1 + abs(s)))
-        d = Enclosure.around(s, error).scale(Fraction(1) / (Fraction(alpha) - 1))
-        out.append(Enclosure(max(d.lo, 0), math.inf if a.p.tail_mass > 0 else max(d.hi, 0)))
+        out.append(_renyi_at(lp, lq, abs_lp, abs_lq, alpha, a.error, a.p.tail_mass))
     return out

@@ -8,15 +8,16 @@ the privacy loss, so it is convex with K(1) = 0. That gives rigorous bounds betw
   through the upper ends, c0 + c1 alpha; so D_alpha / alpha <= (c0 + c1 alpha) / (alpha (alpha - 1)),
   whose maximum over [a, b] is at an end or at a root of c1 x^2 + 2 c0 x - c0 = 0 (evaluated in
   interval arithmetic);
-- on (1, a_1]: the chord from (1, 0) gives D_alpha <= D_{a_1};
+- on (1, a_1]: the chord from (1, 0) gives D_alpha <= D_{a_1} (orders closer to 1 are added
+  when that bound exceeds the target);
 - beyond the last order: D_alpha <= D_inf (the supremum of the loss), so D_alpha / alpha <= D_inf / a_max;
   when that exceeds the target the grid is extended by doubling orders.
 
 The chord bound is tight to second order in the grid spacing, so a grid geometric in alpha - 1
 (ratio about 1.17) brackets rho within about 1% before any refinement; intervals whose bound
 exceeds the target (the claim, or the lower bound plus 0.1%) are split at their geometric midpoint,
-for as long as that lowers the bound by at least 1% a round (it stops helping once the width of
-the D_alpha enclosures, not the grid, limits it).
+for as long as that at least halves the bound's excess over the target each round (it stops
+helping once the width of the D_alpha enclosures, not the grid, limits it).
 """
 
 from __future__ import annotations
@@ -83,6 +84,11 @@ def _extension(last: float, sup: Number, target: Number) -> list[float]:
     return [last * 2.0**k for k in range(1, max(steps, 1) + 1)]
 
 
+def _below(first: float) -> list[float]:
+    """Orders between 1 and ``first``: the bound D_{a_1} on (1, a_1] tightens as a_1 -> 1."""
+    return [1 + (first - 1) / 4**k for k in (1, 2)] if first - 1 > 2.0**-30 else []
+
+
 def zcdp_rho(
     curve: Callable[[list[float]], list[Enclosure]],
     sup_loss: Enclosure,
@@ -109,13 +115,15 @@ def zcdp_rho(
         split = [i for i, bound in enumerate(pieces) if bound > target]
         if ends[1] > target:
             split.append(len(pieces))  # the tail beyond the last order: extend the grid
+        below = _below(alphas[0]) if ends[0] > target else []
         # stop when refining no longer helps: the enclosures of D_alpha, not the grid, limit the bound
-        if not split or upper > previous * Fraction(99, 100):
+        excess = upper - target
+        if not (split or below) or excess > previous / 2:
             return result
-        previous = upper
+        previous = excess
         new = [1 + math.sqrt((alphas[i] - 1) * (alphas[i + 1] - 1)) for i in split if i < len(pieces)]
         new = [a for a, i in zip(new, split) if alphas[i] < a < alphas[i + 1]]
-        new += _extension(alphas[-1], sup_loss.hi, target)
+        new += _extension(alphas[-1], sup_loss.hi, target) + below
         if not new:
             return result
         merged = sorted(zip(alphas + new, values + curve(new)), key=lambda t: t[0])
