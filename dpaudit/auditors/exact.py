@@ -205,6 +205,7 @@ def _audit_approx(claim: ApproxDP, pairs, dists, tolerance) -> AuditResult:
             )
     return _result(
         claim, verdict, _statistic("delta", worst.value),
+        delta_lower=worst.value.floats()[0],
         witness=_witness(pairs, worst, epsilon=claim.epsilon, delta=float(worst.value.hi),
                          margin=_margin(claimed_delta, worst.value.hi), pure_epsilon=float(pure.value.hi)),
         notes=notes,
@@ -362,7 +363,10 @@ def _profile_plot(dists: tuple[Any, Any], direction: str, claim: ApproxDP) -> di
     grid = np.linspace(0.0, max(2 * claim.epsilon, 1.0), 17)
     try:
         p, q = _ordered(dists, direction)
-        deltas = [float(exact.privacy_profile(p, q, float(e)).delta.hi) for e in grid]
+        if isinstance(p, FiniteDistribution) and isinstance(q, FiniteDistribution):
+            deltas = exact.finite.profile_curve(p, q, grid)
+        else:
+            deltas = [float(exact.privacy_profile(p, q, float(e)).delta.hi) for e in grid]
     except Exception:  # noqa: BLE001 - plotting is best effort
         return None
     return {"kind": "privacy-profile", "eps": grid, "delta": np.array(deltas), "claimed": (claim.epsilon, claim.delta),
@@ -373,7 +377,7 @@ def _renyi_plot(dists: tuple[Any, Any], direction: str, claim: RenyiDP | ZCDP) -
     """D_alpha on a grid of orders, with the claimed points (Renyi DP) or line rho * alpha (zCDP)."""
     claimed = [(a, e) for a, e in claim.points if math.isfinite(a)] if isinstance(claim, RenyiDP) else []
     top = max([64.0] + [2 * a for a, _ in claimed])
-    alphas = sorted(set(np.geomspace(1.05, top, 24).tolist()) | {a for a, _ in claimed})
+    alphas = sorted(set(np.geomspace(1.05, top, 16).tolist()) | {a for a, _ in claimed})
     try:
         values = exact.renyi_curve(*_ordered(dists, direction), alphas)
     except Exception:  # noqa: BLE001 - plotting is best effort

@@ -166,6 +166,20 @@ def hockey_stick(p: FiniteDistribution, q: FiniteDistribution, eps: float, align
     )
 
 
+def profile_curve(p: FiniteDistribution, q: FiniteDistribution, eps: np.ndarray) -> np.ndarray:
+    """delta(eps) at many eps at once, in plain floats (for plots: an estimate, not an enclosure).
+    Sorting the outcomes by loss turns every delta into two prefix sums."""
+    a = align(p, q)
+    keep = np.isfinite(a.logp)
+    with np.errstate(invalid="ignore"):
+        loss = (a.logp - a.logq)[keep]
+    order = np.argsort(-loss)
+    cp = np.concatenate([[0.0], np.cumsum(np.exp(a.logp[keep][order]))])
+    cq = np.concatenate([[0.0], np.cumsum(np.exp(a.logq[keep][order]))])
+    inside = np.searchsorted(-loss[order], -np.asarray(eps, dtype=float), side="left")  # outcomes with loss > eps
+    return np.maximum(cp[inside] - np.exp(eps) * cq[inside], 0.0) + p.tail_mass
+
+
 def renyi(p: FiniteDistribution, q: FiniteDistribution, alpha: float) -> Enclosure:
     """D_alpha(P || Q) = log(sum p^alpha q^(1 - alpha)) / (alpha - 1) for alpha > 1."""
     return renyi_curve(align(p, q), [alpha])[0]
