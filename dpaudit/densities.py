@@ -199,6 +199,15 @@ class FiniteDistribution:
             raise ValueError("FiniteDistribution: log_probs must be <= 0 and not NaN")
         if not (0 <= self.log_error < 1) or not (0 <= self.tail_mass < 1):
             raise ValueError("FiniteDistribution: log_error and tail_mass must be in [0, 1)")
+        # A law that does not sum to one would be audited silently wrong: its probabilities must
+        # sum to 1 up to the unlisted tail_mass (and a generous allowance for rounding).
+        total = float(np.exp(log_probs).sum())
+        slack = 1e-6 + 2 * self.log_error
+        if not 1 - self.tail_mass - slack <= total <= 1 + slack:
+            raise ValueError(
+                f"FiniteDistribution: probabilities sum to {total:.12g}, not 1"
+                + (f" (with tail_mass={self.tail_mass:g} unlisted)" if self.tail_mass else "")
+            )
         object.__setattr__(self, "outcomes", outcomes)
         object.__setattr__(self, "log_probs", log_probs)
 

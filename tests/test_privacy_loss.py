@@ -442,3 +442,26 @@ def test_oracle_renyi_of_gaussian_and_laplace():
     acc.compose(dp_accounting.LaplaceDpEvent(1.0))
     for alpha, value in zip(orders, acc._rdp):
         assert contains(exact.renyi_divergence(Laplace(0, 1.0), Laplace(1, 1.0), alpha), value, slack=1e-10)
+
+
+def test_a_law_that_does_not_sum_to_one_is_rejected():
+    with pytest.raises(ValueError, match="sum to 0.5"):
+        FiniteDistribution.from_probs([0, 1], [0.25, 0.25])
+    with pytest.raises(ValueError, match="sum to 1.5"):
+        FiniteDistribution.from_probs([0, 1], [0.75, 0.75])
+    # unlisted tail mass covers a shortfall, up to its stated size
+    FiniteDistribution.from_probs([0, 1], [0.5, 0.5 - 1e-3], tail_mass=1e-3)
+    with pytest.raises(ValueError, match="tail_mass"):
+        FiniteDistribution.from_probs([0, 1], [0.5, 0.4], tail_mass=1e-3)
+
+
+def test_a_distribution_dpaudit_cannot_analyse_is_a_clear_error_with_the_exact_auditor():
+    class Opaque:
+        def sample(self, d, size, rng):
+            return rng.normal(d, 1.0, size)
+
+        def distribution(self, d):
+            return {"mean": d}
+
+    with pytest.raises(dpaudit.UnsupportedAudit, match="no exact density"):
+        dpaudit.audit_privacy(Opaque(), PureDP(1.0), pairs=[(0, 1)], auditor="exact")
