@@ -20,13 +20,14 @@ import math
 
 import numpy as np
 
-from dpaudit import AddRemoveOne, ApproxDP, PureDP, QueryDistance, ReplaceOne, ReplaceUser
+from dpaudit import ZCDP, AddRemoveOne, ApproxDP, PureDP, QueryDistance, RenyiDP, ReplaceOne, ReplaceUser
 from dpaudit.mechanisms import (
     AdditiveNoiseMechanism,
     ClippedSum,
     DiscreteLaplaceMechanism,
     ExponentialMechanism,
     GaussianMechanism,
+    ZCDPGaussianMechanism,
     KaryRandomizedResponse,
     Laplace,
     LaplaceMechanism,
@@ -341,6 +342,53 @@ for eps in (0.5, 5.0, 10.0):
             if broken else {}
         ),
     )
+
+# -- concentrated and Renyi DP (Bun & Steinke 2016; Mironov 2017) --------------------------------
+# Gaussian noise calibrated for rho-zCDP: D_alpha = alpha / (2 sigma^2) at distance 1, so exactly
+# rho = 0.5 (sigma = 1) and the RDP curve alpha -> alpha / 2. The variance-as-sigma bug at rho = 2
+# leaves sigma = 0.25 and true rho = 8. Laplace(1/eps) is eps-DP, hence (eps^2 / 2)-zCDP (Bun &
+# Steinke Prop. 1.4); its actual rho = sup D_alpha / alpha is approached as alpha -> 1, where it is
+# the KL divergence eps + e^-eps - 1 = e^-1 = 0.368 for eps = 1.
+_twins(
+    "classic/gaussian-zcdp-rho0.5",
+    "Gaussian mechanism calibrated for rho-zCDP, rho=0.5",
+    subject=ZCDPGaussianMechanism(0.5),
+    claim=ZCDP(0.5),
+    pairs=[(0.0, 1.0)],
+    relation=UNIT,
+    truth=0.5,
+)
+suite.privacy(
+    "classic/gaussian-renyi-curve-rho0.5",
+    title="Gaussian mechanism calibrated for rho-zCDP, rho=0.5: its Renyi curve at alpha = 2, 8, 32 (exact)",
+    subject=ZCDPGaussianMechanism(0.5),
+    claim=RenyiDP((2.0, 8.0, 32.0), (1.0, 4.0, 16.0)),
+    pairs=[(0.0, 1.0)],
+    relation=UNIT,
+    auditor="exact",
+    truth=[1.0, 4.0, 16.0],
+)
+ZCDP_BUG = ZCDPGaussianMechanism(2.0, calibration="variance-as-sigma")
+_twins(
+    "classic/gaussian-zcdp-variance-as-sigma",
+    "Gaussian mechanism for rho-zCDP with the variance used as sigma, rho=2",
+    subject=ZCDP_BUG,
+    claim=ZCDP(2.0),
+    pairs=[(0.0, 1.0)],
+    relation=UNIT,
+    expected="refuted",
+    reason="known-broken validation mechanism: sigma = Delta^2/(2 rho) = 0.25 instead of 0.5 gives true rho = 8, not 2",
+    truth=ZCDP_BUG.true_rho,
+)
+_twins(
+    "classic/laplace-zcdp-eps1",
+    "Laplace mechanism eps=1 as (eps^2/2)-zCDP",
+    subject=LaplaceMechanism(1.0),
+    claim=ZCDP(0.5),
+    pairs=[(0.0, 1.0)],
+    relation=UNIT,
+    truth=math.exp(-1),
+)
 
 # -- double spending: two independent Laplace(1/eps) answers of one query, claimed eps -----------
 # The losses add and are both eps on {x1, x2 <= q}: true epsilon exactly 2 eps = 1.

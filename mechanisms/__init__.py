@@ -4,7 +4,7 @@ Installed as ``dpaudit.mechanisms``. Every class documents the paper (or textboo
 implements and any choice made where the source is silent, and derives its true privacy.
 
 - additive noise: :class:`LaplaceMechanism`, :class:`DiscreteLaplaceMechanism`,
-  :class:`GaussianMechanism` (classic calibration), :class:`ClippedSum`, :class:`NoisyHistogram`,
+  :class:`GaussianMechanism` (classic calibration), :class:`ZCDPGaussianMechanism`, :class:`ClippedSum`, :class:`NoisyHistogram`,
   :class:`RepeatedRelease` (double spending);
 - selection: :class:`ReportNoisyMax`, :class:`ReportNoisyMaxWithValue`,
   :class:`ExponentialMechanism`, :class:`SparseVector`;
@@ -15,7 +15,7 @@ implements and any choice made where the source is silent, and derives its true 
 from .additive import AdditiveNoiseMechanism, DiscreteLaplaceMechanism, LaplaceMechanism
 from .clipped_sum import ClippedSum
 from .composition import RepeatedRelease
-from .gaussian import GaussianMechanism, analytic_gaussian_delta, classic_sigma
+from .gaussian import GaussianMechanism, ZCDPGaussianMechanism, analytic_gaussian_delta, classic_sigma
 from .geometric import TruncatedGeometric
 from .histogram import NoisyHistogram
 from .noise import DiscreteLaplace, Laplace
@@ -28,6 +28,6 @@ __all__ = [
     "AdditiveNoiseMechanism", "ClippedSum", "DiscreteLaplace", "DiscreteLaplaceMechanism", "ExponentialMechanism",
     "GaussianMechanism", "KaryRandomizedResponse", "Laplace", "LaplaceMechanism", "NoisyHistogram",
     "RandomizedResponse", "RepeatedRelease", "ReportNoisyMax", "ReportNoisyMaxWithValue", "ShuffledRandomizedResponse",
-    "SparseVector", "TruncatedGeometric", "above_threshold", "analytic_gaussian_delta", "classic_sigma",
+    "SparseVector", "TruncatedGeometric", "ZCDPGaussianMechanism", "above_threshold", "analytic_gaussian_delta", "classic_sigma",
     "fmt_shuffle_epsilon",
 ]

@@ -9,6 +9,8 @@ cannot be extended to large epsilon and give the exact curve (their Theorem 8):
     delta(epsilon) = Phi(Delta/(2 sigma) - epsilon sigma/Delta) - e^epsilon Phi(-Delta/(2 sigma) - epsilon sigma/Delta),
 
 the smallest delta for which the mechanism is (epsilon, delta)-DP (:func:`analytic_gaussian_delta`).
+
+:class:`ZCDPGaussianMechanism` calibrates the same noise for rho-zCDP instead (Bun & Steinke 2016).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import numpy as np
 
 from dpaudit.densities import GaussianDensity, ProductDensity
 
-from .params import positive, probability, sample_size
+from .params import choice, positive, probability, sample_size
 
 
 def classic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
@@ -117,4 +119,36 @@ class GaussianMechanism:
         return self.name
 
 
-__all__ = ["GaussianMechanism", "analytic_gaussian_delta", "classic_sigma"]
+class ZCDPGaussianMechanism(GaussianMechanism):
+    """M(q) = q + N(0, sigma^2) per coordinate with sigma = Delta / sqrt(2 rho), the rho-zCDP
+    calibration (Bun & Steinke, "Concentrated Differential Privacy", TCC 2016, Proposition 1.6).
+
+    ``calibration="variance-as-sigma"`` builds a classic bug: the code computes the *variance*
+    Delta^2 / (2 rho) and passes it where the standard deviation belongs. For rho < 1/2 (Delta = 1)
+    that adds more noise than needed and is harmless; for rho > 1/2 it adds less.
+
+    **True privacy, derived.** For N(q, sigma^2) against N(q', sigma^2) at l2 distance D,
+    D_alpha = alpha D^2 / (2 sigma^2) for every alpha > 1 (Gil, Alajaji & Linder 2013; Bun & Steinke
+    Lemma 2.4), largest at D = Delta, so the mechanism is exactly (Delta^2 / (2 sigma^2))-zCDP and
+    (alpha, alpha Delta^2 / (2 sigma^2))-RDP at every order. Correct calibration: exactly rho. The
+    bug: sigma = Delta^2 / (2 rho), so the true rho is 2 rho^2 / Delta^2; at rho = 2, Delta = 1 that is
+    **8**, four times the claim.
+    """
+
+    owner = "ZCDPGaussianMechanism"
+
+    def __init__(self, rho: float, sensitivity: float = 1.0, calibration: str = "correct"):
+        self.rho = positive(self.owner, "rho", rho)
+        self.sensitivity = positive(self.owner, "sensitivity", sensitivity)
+        self.calibration = choice(self.owner, "calibration", calibration, ("correct", "variance-as-sigma"))
+        variance = self.sensitivity**2 / (2 * self.rho)
+        self.sigma = math.sqrt(variance) if self.calibration == "correct" else variance
+        bug = "" if self.calibration == "correct" else ", variance used as sigma"
+        self.name = f"ZCDPGaussianMechanism(rho={self.rho:g}, sensitivity={self.sensitivity:g}{bug})"
+
+    @property
+    def true_rho(self) -> float:
+        return self.sensitivity**2 / (2 * self.sigma**2)
+
+
+__all__ = ["GaussianMechanism", "ZCDPGaussianMechanism", "analytic_gaussian_delta", "classic_sigma"]

@@ -18,7 +18,7 @@ import pytest
 from scipy import integrate, stats
 from scipy.special import logsumexp, softmax
 
-from dpaudit import ApproxDP, PureDP
+from dpaudit import ZCDP, ApproxDP, PureDP, exact
 from dpaudit.audits import classic
 from dpaudit.densities import FiniteDistribution, GaussianDensity, ProductDensity
 from dpaudit.mechanisms import (
@@ -26,6 +26,7 @@ from dpaudit.mechanisms import (
     DiscreteLaplaceMechanism,
     ExponentialMechanism,
     GaussianMechanism,
+    ZCDPGaussianMechanism,
     KaryRandomizedResponse,
     Laplace,
     LaplaceMechanism,
@@ -108,11 +109,20 @@ def test_suite_has_at_least_15_distinct_mechanisms_and_consistent_truths():
         assert e.id.startswith("classic/") and e.id == e.id.lower()
         if e.truth is None:
             continue
-        bound = e.claim.epsilon if isinstance(e.claim, PureDP) else e.claim.delta
+        truths = e.truth if isinstance(e.truth, list) else [e.truth]
+        if isinstance(e.claim, PureDP):
+            bounds = [e.claim.epsilon]
+        elif isinstance(e.claim, ApproxDP):
+            bounds = [e.claim.delta]
+        elif isinstance(e.claim, ZCDP):
+            bounds = [e.claim.rho]
+        else:  # Renyi DP: one truth per claimed order
+            bounds = [eps for _, eps in e.claim.points]
+        assert len(truths) == len(bounds), e.id
         if e.expected == "refuted":
-            assert e.truth > bound, e.id
+            assert any(t > b for t, b in zip(truths, bounds)), e.id
         else:
-            assert e.truth <= bound, e.id
+            assert all(t <= b for t, b in zip(truths, bounds)), e.id
     for e in classic.suite.entries:  # every pair is a pair of neighbours under the entry's relation
         for d0, d1 in e.pairs:
             e.relation.check(d0, d1)
@@ -476,6 +486,26 @@ def test_gaussian_sampler_and_distribution():
 def test_gaussian_validation(args, match):
     with pytest.raises(ValueError, match=match):
         GaussianMechanism(*args)
+
+
+@pytest.mark.parametrize(("rho", "calibration", "sigma", "true_rho"),
+                         [(0.5, "correct", 1.0, 0.5), (2.0, "correct", 0.5, 2.0), (2.0, "variance-as-sigma", 0.25, 8.0),
+                          (0.125, "variance-as-sigma", 4.0, 1 / 32)])
+def test_zcdp_gaussian_calibration_sampler_and_true_rho(rho, calibration, sigma, true_rho):
+    """sigma = Delta / sqrt(2 rho); the bug uses the variance Delta^2 / (2 rho) as sigma, harmless
+    below rho = 1/2 and four times the claim at rho = 2. True rho = Delta^2 / (2 sigma^2)."""
+    mech = ZCDPGaussianMechanism(rho, calibration=calibration)
+    assert mech.sigma == sigma and mech.true_rho == true_rho
+    x = mech.sample(1.0, 100_000, np.random.default_rng(15))
+    assert stats.kstest(x, stats.norm(1.0, sigma).cdf).pvalue > P_MIN
+    assert exact.zcdp_rho(mech.distribution(0.0), mech.distribution(1.0)).rho == exact.Enclosure.point(true_rho)
+
+
+def test_zcdp_gaussian_validation():
+    with pytest.raises(ValueError, match="rho"):
+        ZCDPGaussianMechanism(0.0)
+    with pytest.raises(ValueError, match="calibration"):
+        ZCDPGaussianMechanism(0.5, calibration="sloppy")
 
 
 # -- double spending ---------------------------------------------------------------------------
