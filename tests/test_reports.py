@@ -14,6 +14,7 @@ import jsonschema
 import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
+import dpaudit
 from dpaudit.reports import rerender
 from dpaudit.results import json_schema
 from dpaudit.runner import RunOptions, run
@@ -111,3 +112,25 @@ def test_plots_exist_and_are_referenced(mixed_run):
     for r in plotted:
         for rel in r["plots"]:
             assert (mixed_run / rel).read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("claim", [dpaudit.PureDP(1.0), dpaudit.ApproxDP(0.5, 0.1), dpaudit.RenyiDP((2.0, 8.0), (0.5, 0.9)),
+                                   dpaudit.ZCDP(0.5)])
+def test_every_exact_claim_type_has_a_plot(claim):
+    from dpaudit.mechanisms import LaplaceMechanism
+    from dpaudit.plots import render
+
+    res = dpaudit.audit_privacy(LaplaceMechanism(1.0), claim, pairs=[(0, 1)], auditor="exact")
+    png = render(res)
+    assert png is not None and png.startswith(b"\x89PNG")
+
+
+def test_black_box_event_plot_renders():
+    from dpaudit.mechanisms import RandomizedResponse
+    from dpaudit.plots import render
+
+    res = dpaudit.audit_privacy(RandomizedResponse(1.0), dpaudit.PureDP(0.5), pairs=[([0], [1])], auditor="statistical",
+                                samples=20_000, seed=0)
+    assert res.plot_data is not None
+    png = render(res)
+    assert png is not None and png.startswith(b"\x89PNG")
