@@ -381,7 +381,7 @@ _twins(
     truth=ZCDP_BUG.true_rho,
 )
 _twins(
-    "classic/laplace-zcdp-eps1",
+    "classic/zcdp-of-laplace-eps1",
     "Laplace mechanism eps=1 as (eps^2/2)-zCDP",
     subject=LaplaceMechanism(1.0),
     claim=ZCDP(0.5),
