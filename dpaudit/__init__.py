@@ -8,7 +8,7 @@
 """
 
 from ._version import __version__
-from .api import audit_privacy
+from .api import audit_privacy, audit_tail
 from .claims import (
     ZCDP,
     Accuracy,
@@ -42,5 +42,6 @@ __all__ = [
     "AuditResult", "AuditTimeout", "Claim", "DpauditError", "InvalidClaim", "InvalidClaimId", "LowerBound",
     "MechanismError", "NeighbourRelation", "NotNeighbours", "PureDP", "QueryDistance", "Regret", "RenyiDP",
     "ReplaceOne", "ReplaceRewardVector", "ReplaceUser", "SelectionError", "Statistic", "SubExponential",
-    "SubGaussian", "TailBound", "UnsupportedAudit", "UsageError", "__version__", "audit_privacy", "parse_claim",
+    "SubGaussian", "TailBound", "UnsupportedAudit", "UsageError", "__version__", "audit_privacy",
+    "audit_tail", "parse_claim",
 ]

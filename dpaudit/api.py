@@ -47,6 +47,10 @@ def _check_common(claim: Any, confidence: float, samples: int, auditor: str) -> 
         raise InvalidClaim(f"claim must be a dpaudit claim such as dpaudit.PureDP(0.1), got {claim!r}")
     if not isinstance(claim, PrivacyClaim):
         raise InvalidClaim(f"audit_privacy audits privacy claims; {claim.kind} is not one")
+    _check_common_numbers(confidence, samples, auditor)
+
+
+def _check_common_numbers(confidence: float, samples: int, auditor: str) -> None:
     if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
     if isinstance(samples, bool) or not isinstance(samples, numbers.Integral) or samples <= 0:
@@ -161,4 +165,57 @@ def audit_privacy(
     return result
 
 
-__all__ = ["AUDITORS", "ExactUndecided", "audit_privacy"]
+def audit_tail(
+    dist_or_sampler: Any,
+    claim: Claim,
+    *,
+    confidence: float = 0.99,
+    samples: int = 1_000_000,
+    seed: int | np.random.SeedSequence | None = None,
+    auditor: str = "auto",
+    tolerance: float = 1e-9,
+) -> AuditResult:
+    """Audit a sub-Gaussian, sub-exponential or tail-bound claim about a random variable.
+
+    ``dist_or_sampler`` is a distribution with exact cdf/sf (one of ``dpaudit.mechanisms.noise``,
+    or a scipy.stats frozen distribution), which enables the exact path, or a sampler
+    ``f(size, rng) -> ndarray``, which allows only the statistical one. ``auditor`` is ``"exact"``,
+    ``"statistical"`` or ``"auto"`` (exact where the law supports the claim, else samples). See
+    :mod:`dpaudit.auditors.tails` for what each path proves.
+    """
+    from .auditors.tails import audit_tail_exact, audit_tail_statistical
+    from .claims import TailClaim
+    from .laws import as_law
+
+    if not isinstance(claim, TailClaim):
+        raise InvalidClaim(f"audit_tail audits SubGaussian, SubExponential and TailBound claims, got {claim!r}")
+    _check_common_numbers(confidence, samples, auditor)
+    law = as_law(dist_or_sampler)
+    if law is None and not callable(dist_or_sampler):
+        raise TypeError(
+            f"give a distribution (with sample, cdf, sf, mean, var) or a sampler f(size, rng); got {dist_or_sampler!r}"
+        )
+    start = time.perf_counter()
+    notes: list[str] = []
+    result = None
+    if auditor == "exact" and law is None:
+        raise UnsupportedAudit("a plain sampler has no exact law; use auditor='statistical' (or 'auto')")
+    if law is not None and auditor in ("exact", "auto"):
+        try:
+            result = audit_tail_exact(law, claim, tolerance=tolerance)
+        except UnsupportedAudit as exc:
+            if auditor == "exact":
+                raise
+            notes.append(f"exact tail audit not possible ({exc}); audited from samples instead")
+    if result is None:
+        seq = as_seed_sequence(seed)
+        sampler = law.sample if law is not None else dist_or_sampler
+        result = audit_tail_statistical(sampler, claim, samples=samples, confidence=float(confidence), seed=seq)
+        result.seed = describe_seed(seq)
+        result.subject = law.name if law is not None else getattr(dist_or_sampler, "__name__", repr(dist_or_sampler))
+    result.seconds = time.perf_counter() - start
+    result.notes[:0] = notes
+    return result
+
+
+__all__ = ["AUDITORS", "ExactUndecided", "audit_privacy", "audit_tail"]

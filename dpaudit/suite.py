@@ -91,9 +91,9 @@ class Entry(ABC):
         """Whether the verdict is statistical (and so takes a share of the run's alpha)."""
 
     @property
-    @abstractmethod
     def auditor(self) -> str:
         """The auditor family, for listings."""
+        return "statistical" if self.statistical else "exact"
 
     @property
     @abstractmethod
@@ -142,6 +142,16 @@ class Entry(ABC):
         }
 
 
+def _check_auditor_and_samples(id: str, auditor: str, samples: dict[str, int] | None) -> None:
+    from .api import AUDITORS  # local: the api module imports the auditors
+
+    if auditor not in AUDITORS:
+        raise ValueError(f"{id}: auditor must be one of {AUDITORS}, got {auditor!r}")
+    unknown = set(samples or {}) - set(BUDGETS)
+    if unknown:
+        raise ValueError(f"{id}: samples has unknown budgets {sorted(unknown)}; budgets are {BUDGETS}")
+
+
 class PrivacyEntry(Entry):
     """A privacy claim about a mechanism, audited on given pairs of neighbouring inputs, or on the
     pairs a relation searches over a domain (``relation=QueryDistance(1).over(Box(0, 10))`` and no
@@ -173,13 +183,7 @@ class PrivacyEntry(Entry):
         super().__init__(id, claim=claim, relation=relation, **kwargs)
         if pairs is None and not isinstance(relation, NeighbourSearch):
             raise ValueError(f"{id}: give pairs, or relation=relation.over(domain) to search for them")
-        from .api import AUDITORS  # local: the api module imports the auditors
-
-        if auditor not in AUDITORS:
-            raise ValueError(f"{id}: auditor must be one of {AUDITORS}, got {auditor!r}")
-        unknown = set(samples or {}) - set(BUDGETS)
-        if unknown:
-            raise ValueError(f"{id}: samples has unknown budgets {sorted(unknown)}; budgets are {BUDGETS}")
+        _check_auditor_and_samples(id, auditor, samples)
         self.mechanism = subject
         self.pairs = None if pairs is None else list(pairs)
         self._auditor = auditor
@@ -192,10 +196,6 @@ class PrivacyEntry(Entry):
             exact_possible = callable(getattr(self.mechanism, "distribution", None))
             return not (exact_possible and isinstance(self.claim, PureDP))
         return self._auditor == "statistical"
-
-    @property
-    def auditor(self) -> str:
-        return "statistical" if self.statistical else "exact"
 
     @property
     def subject(self) -> str:
@@ -215,6 +215,53 @@ class PrivacyEntry(Entry):
             # an entry that took no share of alpha must not fall back to samples
             auditor=self._auditor if self.statistical else "exact",
             **self.options,
+        )
+
+
+class TailEntry(Entry):
+    """A sub-Gaussian, sub-exponential or tail-bound claim about a random variable.
+
+    ``subject`` is a distribution with an exact law (exact tail audit, with ``auditor="exact"`` or
+    ``"auto"``) or a sampler ``f(size, rng)`` (statistical only). With ``"auto"`` the entry takes a
+    share of the run's alpha unless the subject is a law and the claim a tail bound or an MGF claim
+    its law can evaluate; see :func:`dpaudit.audit_tail`.
+    """
+
+    def __init__(self, id: str, *, subject: Any, claim: Claim, auditor: str = "auto",
+                 samples: dict[str, int] | None = None, **kwargs: Any):
+        from .claims import TailClaim
+
+        super().__init__(id, claim=claim, **kwargs)
+        if not isinstance(claim, TailClaim):
+            raise TypeError(f"{id}: a tail entry needs a SubGaussian, SubExponential or TailBound claim, got {claim!r}")
+        _check_auditor_and_samples(id, auditor, samples)
+        self.subject_object = subject
+        self._auditor = auditor
+        self.samples = {**DEFAULT_SAMPLES, **(samples or {})}
+
+    @property
+    def statistical(self) -> bool:
+        if self._auditor == "auto":
+            from .claims import TailBound
+            from .laws import as_law
+
+            law = as_law(self.subject_object)
+            return law is None or not (isinstance(self.claim, TailBound) or law.cgf is not None)
+        return self._auditor == "statistical"
+
+    @property
+    def subject(self) -> str:
+        from .laws import as_law
+
+        law = as_law(self.subject_object)
+        return law.name if law is not None else subject_name(self.subject_object)
+
+    def audit(self, ctx: RunContext) -> AuditResult:
+        from .api import audit_tail
+
+        return audit_tail(
+            self.subject_object, self.claim, confidence=1.0 - (ctx.alpha or 0.01), samples=self.samples[ctx.budget],
+            seed=ctx.seed_sequence, auditor=self._auditor if self.statistical else "exact",
         )
 
 
@@ -240,6 +287,10 @@ class Suite:
             raise ValueError(f"suite {self.key!r} already has an entry {entry.id}")
         self._entries[key] = entry
         return entry
+
+    def tail(self, id: str, **kwargs: Any) -> TailEntry:
+        """Add a :class:`TailEntry` (same arguments) and return it."""
+        return self.add(TailEntry(id, **kwargs))
 
     def privacy(self, id: str, **kwargs: Any) -> PrivacyEntry:
         """Add a :class:`PrivacyEntry` (same arguments) and return it."""

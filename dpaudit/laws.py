@@ -1,0 +1,99 @@
+"""Distributions as the tail and conformance auditors see them.
+
+:func:`as_law` accepts one of ``dpaudit.mechanisms``' noise distributions (``sample``, ``cdf``,
+``sf``, ``mean``, ``var``, ``lattice`` and, where it has one, ``cgf`` with ``cgf_domain``) or a
+scipy.stats frozen distribution, and returns a :class:`Law` with one interface. A plain sampler
+``f(size, rng)`` is not a law: only statistical audits apply to it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.special import logsumexp
+
+#: scipy discrete laws with at most this many support points get a cumulant function by summation
+MAX_SUMMED_SUPPORT = 2_000_000
+
+
+@dataclass(frozen=True)
+class Law:
+    """A distribution with exact cdf/sf, moments and (optionally) its cumulant generating function."""
+
+    name: str
+    lattice: bool
+    mean: float
+    var: float
+    support: tuple[float, float]
+    cdf: Callable[[np.ndarray], np.ndarray]  # P[X <= x]
+    sf: Callable[[np.ndarray], np.ndarray]  # P[X > x]
+    sample: Callable[[int, np.random.Generator], np.ndarray]
+    cgf: Callable[[np.ndarray], np.ndarray] | None = None  # log E exp(lam X); inf where it diverges
+    cgf_domain: tuple[float, float] = (-math.inf, math.inf)  # open interval where cgf is finite
+    logpmf: Callable[[np.ndarray], np.ndarray] | None = None  # lattice laws
+    logpdf: Callable[[np.ndarray], np.ndarray] | None = None  # continuous laws
+
+    def at_least(self, x: np.ndarray) -> np.ndarray:
+        """P[X >= x]."""
+        x = np.asarray(x, dtype=float)
+        if self.lattice:
+            return self.sf(np.ceil(x) - 1)
+        return self.sf(x)
+
+    def at_most(self, x: np.ndarray) -> np.ndarray:
+        """P[X <= x]."""
+        return self.cdf(np.asarray(x, dtype=float))
+
+
+def _value(x: Any) -> float:
+    return float(x() if callable(x) else x)
+
+
+def _from_scipy(dist: Any) -> Law:
+    from scipy import stats
+
+    lattice = isinstance(dist.dist, stats.rv_discrete)
+    lo, hi = (float(v) for v in dist.support())
+    cgf = None
+    logpmf = dist.logpmf if lattice else None
+    if lattice and math.isfinite(lo) and math.isfinite(hi) and hi - lo < MAX_SUMMED_SUPPORT:
+        k = np.arange(lo, hi + 1)
+        lp = dist.logpmf(k)
+
+        def cgf(lam):
+            lam = np.atleast_1d(np.asarray(lam, dtype=float))
+            return logsumexp(lp[None, :] + lam[:, None] * k[None, :], axis=1)
+
+    def sample(size, rng):
+        return np.asarray(dist.rvs(size=size, random_state=rng))
+
+    name = f"scipy.stats.{dist.dist.name}({', '.join(f'{v:g}' for v in dist.args)})"
+    return Law(name, lattice, float(dist.mean()), float(dist.var()), (lo, hi), dist.cdf, dist.sf, sample, cgf,
+               logpmf=logpmf, logpdf=None if lattice else dist.logpdf)
+
+
+def as_law(obj: Any) -> Law | None:
+    """``obj`` as a :class:`Law`, or ``None`` if it is only a sampler."""
+    if isinstance(obj, Law):
+        return obj
+    if hasattr(obj, "dist") and hasattr(obj, "rvs") and hasattr(obj, "sf"):
+        return _from_scipy(obj)
+    needed = ("sample", "cdf", "sf", "mean", "var")
+    if not all(hasattr(obj, n) for n in needed):
+        return None
+    lattice = bool(getattr(obj, "lattice", hasattr(obj, "logpmf")))
+    support = tuple(float(v) for v in getattr(obj, "support", (-math.inf, math.inf)))
+    cgf = getattr(obj, "cgf", None)
+    return Law(
+        name=repr(obj), lattice=lattice, mean=_value(obj.mean), var=_value(obj.var), support=support,
+        cdf=obj.cdf, sf=obj.sf, sample=obj.sample, cgf=cgf if callable(cgf) else None,
+        cgf_domain=tuple(float(v) for v in getattr(obj, "cgf_domain", (-math.inf, math.inf))),
+        logpmf=getattr(obj, "logpmf", None), logpdf=getattr(obj, "logpdf", None),
+    )
+
+
+__all__ = ["Law", "as_law"]

@@ -1,0 +1,143 @@
+"""Tail auditors: exact decisions on laws with known answers, and the statistical path's validity.
+
+Seeded statistical assertions: a correct claim is refuted with probability at most alpha = 0.01
+per seed, so "at most 3 refutations in 50 seeds" fails with probability below 0.002; the power
+tests (a tail four times the bound at t ~ 2.6, an MGF 45% above the claim at lam = 1) refute in
+every one of 20 seeds, each failing with probability below 1e-6 at 2 * 10^5 samples.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dpaudit
+from dpaudit import SubExponential, SubGaussian, TailBound, UnsupportedAudit
+from dpaudit.laws import Law, as_law
+
+
+def gaussian(sigma: float) -> Law:
+    d = stats.norm(0, sigma)
+    return Law(f"N(0, {sigma:g}^2)", False, 0.0, sigma**2, (-math.inf, math.inf), d.cdf, d.sf,
+               lambda n, rng: rng.normal(0, sigma, n), cgf=lambda lam: np.asarray(lam) ** 2 * sigma**2 / 2)
+
+
+def laplace(b: float) -> Law:
+    d = stats.laplace(0, b)
+
+    def cgf(lam):
+        lam = np.asarray(lam, dtype=float)
+        inside = np.abs(lam) < 1 / b
+        return np.where(inside, -np.log1p(-np.minimum((b * lam) ** 2, 1 - 1e-300)), np.inf)
+
+    return Law(f"Laplace({b:g})", False, 0.0, 2 * b * b, (-math.inf, math.inf), d.cdf, d.sf,
+               lambda n, rng: rng.laplace(0, b, n), cgf=cgf, cgf_domain=(-1 / b, 1 / b))
+
+
+def exact(law, claim):
+    return dpaudit.audit_tail(law, claim, auditor="exact")
+
+
+GAUSS_TAIL = TailBound(lambda t: 2 * np.exp(-(t**2) / 2), "2 exp(-t^2/2)")
+
+
+def test_gaussian_tail_bound_is_verified_and_a_wider_gaussian_refutes_it():
+    ok = exact(gaussian(1.0), GAUSS_TAIL)
+    assert ok.verdict == "verified" and ok.confidence == 1.0 and ok.parameters["t_max"] > 30
+    bad = exact(gaussian(1.1), GAUSS_TAIL)
+    assert bad.verdict == "refuted"
+    t = bad.witness["t"]
+    assert bad.witness["tail"] == pytest.approx(2 * stats.norm.sf(t / 1.1)) and bad.witness["tail"] > 2 * math.exp(-t * t / 2)
+
+
+def test_hoeffding_for_a_binomial_is_verified_at_its_jump_points():
+    claim = TailBound(lambda t: 2 * np.exp(-2 * t**2 / 10), "Hoeffding", centred=True)
+    assert exact(stats.binom(10, 0.5), claim).verdict == "verified"
+    tight = TailBound(lambda t: 2 * np.exp(-4 * t**2 / 10), "twice Hoeffding's exponent", centred=True)
+    r = exact(stats.binom(10, 0.5), tight)
+    assert r.verdict == "refuted" and float(r.witness["t"]).is_integer()
+
+
+def test_sub_gaussian_binomial_around_its_variance():
+    s = math.sqrt(10) / 2  # Hoeffding's variance proxy equals the variance of Bin(10, 1/2)
+    assert exact(stats.binom(10, 0.5), SubGaussian(1.01 * s, centred=True)).verdict == "verified"
+    equal = exact(stats.binom(10, 0.5), SubGaussian(s, centred=True))
+    assert equal.verdict == "not-refuted" and "equality" in equal.notes[0]
+    below = exact(stats.binom(10, 0.5), SubGaussian(0.99 * s, centred=True))
+    assert below.verdict == "refuted" and below.witness["cgf"] > below.witness["claimed"]
+
+
+def test_an_uncentred_claim_is_about_the_variable_as_given():
+    r = exact(stats.binom(10, 0.5), SubGaussian(100.0))
+    assert r.verdict == "refuted" and r.witness["lambda"] > 0 and "mean" in r.notes[0]
+
+
+def test_laplace_is_sub_exponential_but_not_sub_gaussian():
+    assert exact(laplace(1.0), SubExponential(2.0, 2.0)).verdict == "verified"  # -log(1 - x) <= 2x, x <= 1/4
+    r = exact(laplace(1.0), SubGaussian(3.0))
+    assert r.verdict == "refuted" and abs(r.witness["lambda"]) < 1 and "diverges" in r.notes[0]
+    r = exact(laplace(1.0), SubExponential(1.2, 1.01))  # the range |lam| < 0.99 reaches where -log(1 - lam^2) > 0.72 lam^2
+    assert r.verdict == "refuted"
+
+
+def test_an_unbounded_sub_gaussian_claim_states_how_far_it_was_checked():
+    r = exact(gaussian(1.0), SubGaussian(1.01))
+    assert r.verdict == "not-refuted" and "50" in r.notes[0]
+
+
+def test_plain_samplers_are_audited_from_samples_only():
+    def sampler(size, rng):
+        return rng.normal(0.0, 1.0, size)
+
+    with pytest.raises(UnsupportedAudit, match="sampler"):
+        dpaudit.audit_tail(sampler, GAUSS_TAIL, auditor="exact")
+    r = dpaudit.audit_tail(sampler, SubGaussian(1.0), samples=50_000, seed=0)
+    assert r.auditor == "statistical-tail" and "cannot refute" in r.notes[0]
+    assert as_law(sampler) is None
+
+
+def test_bad_bounds_and_samplers_are_clear_errors():
+    with pytest.raises(ValueError, match="same shape"):
+        exact(gaussian(1.0), TailBound(lambda t: 0.5, "constant"))
+    with pytest.raises(UnsupportedAudit, match="non-increasing"):
+        exact(gaussian(1.0), TailBound(lambda t: np.exp(-t) * (1 + np.sin(t * 50)), "wiggly"))
+    with pytest.raises(ValueError, match="shape"):
+        dpaudit.audit_tail(lambda n, rng: np.zeros(n + 1), GAUSS_TAIL, samples=1000, seed=0)
+    with pytest.raises(ValueError, match="NaN"):
+        dpaudit.audit_tail(lambda n, rng: np.full(n, np.nan), GAUSS_TAIL, samples=1000, seed=0)
+    with pytest.raises(dpaudit.InvalidClaim):
+        dpaudit.audit_tail(gaussian(1.0), dpaudit.PureDP(1.0))
+
+
+@pytest.mark.slow
+def test_statistical_path_false_refutations_stay_within_alpha():
+    law = gaussian(1.0)
+    refuted = 0
+    for seed in range(50):
+        for claim in (GAUSS_TAIL, SubGaussian(1.0)):
+            r = dpaudit.audit_tail(law, claim, auditor="statistical", samples=200_000, seed=seed, confidence=0.99)
+            refuted += r.verdict == "refuted"
+    assert refuted <= 3
+
+
+@pytest.mark.slow
+def test_statistical_path_has_power_on_known_violations():
+    for seed in range(20):
+        tail = dpaudit.audit_tail(gaussian(2.0), GAUSS_TAIL, auditor="statistical", samples=200_000, seed=seed)
+        mgf = dpaudit.audit_tail(gaussian(1.0), SubGaussian(0.5), auditor="statistical", samples=200_000, seed=seed)
+        assert tail.verdict == "refuted" and mgf.verdict == "refuted", seed
+
+
+def test_tail_suite_runs_with_expected_verdicts(cli, suites_dir, tmp_path):
+    out = cli("run", "testing-tails", "--suite", suites_dir / "tails.py", "--out", "rep", "--workers", "0")
+    assert out.returncode == 0, out.stdout + out.stderr
+    records = {r["claim_id"]: r for r in json.loads((tmp_path / "rep" / "results.json").read_text())["records"]}
+    assert records["testing-tails/binomial-hoeffding"]["verdict"] == "verified"
+    assert records["testing-tails/binomial-too-small"]["outcome"] == "expected-refutation"
+    assert records["testing-tails/gaussian-sampler"]["auditor"] == "statistical-tail"
+    assert records["testing-tails/gaussian-sampler"]["alpha"] is not None
+    assert records["testing-tails/binomial-subgaussian"]["alpha"] is None
