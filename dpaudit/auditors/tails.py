@@ -346,7 +346,9 @@ def _tailbound_statistical(claim: TailBound, x_sel, x_conf, alpha, grid_points) 
     positive = np.sort(y[y > 0])
     if len(positive) == 0:
         return _tail_stat_result(NOT_REFUTED, claim, None, 0, len(x_conf), None, None, alpha, ["no positive outcome"])
-    t = np.unique(np.quantile(positive, np.linspace(0, 1, 4 * grid_points + 1)[1:-1]))
+    # candidates from the body to the far tail: upper quantiles down to about 5 exceedances
+    levels = 1 - np.geomspace(min(5 / len(positive), 0.5), 0.99, 4 * grid_points)
+    t = np.unique(np.quantile(positive, levels))
     n_sel = len(x_sel)
     score = binomial_lower(_exceed(x_sel, t, claim.two_sided), n_sel, alpha) - _bound(claim, t)
     chosen = t[np.argsort(-score)[:grid_points]]
