@@ -8,12 +8,13 @@
 """
 
 from ._version import __version__
-from .api import audit_privacy, audit_tail
+from .api import audit_privacy, audit_sampler, audit_tail
 from .claims import (
     ZCDP,
     Accuracy,
     ApproxDP,
     Claim,
+    Conforms,
     LowerBound,
     PureDP,
     Regret,
@@ -39,9 +40,10 @@ from .results import ERROR, NOT_REFUTED, REFUTED, VERDICTS, VERIFIED, AuditResul
 
 __all__ = [
     "ERROR", "NOT_REFUTED", "REFUTED", "VERDICTS", "VERIFIED", "ZCDP", "Accuracy", "AddRemoveOne", "ApproxDP",
-    "AuditResult", "AuditTimeout", "Claim", "DpauditError", "InvalidClaim", "InvalidClaimId", "LowerBound",
+    "AuditResult", "AuditTimeout", "Claim", "Conforms", "DpauditError", "InvalidClaim", "InvalidClaimId", "LowerBound",
     "MechanismError", "NeighbourRelation", "NotNeighbours", "PureDP", "QueryDistance", "Regret", "RenyiDP",
     "ReplaceOne", "ReplaceRewardVector", "ReplaceUser", "SelectionError", "Statistic", "SubExponential",
     "SubGaussian", "TailBound", "UnsupportedAudit", "UsageError", "__version__", "audit_privacy",
+    "audit_sampler",
     "audit_tail", "parse_claim",
 ]

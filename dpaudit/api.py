@@ -218,4 +218,39 @@ def audit_tail(
     return result
 
 
-__all__ = ["AUDITORS", "ExactUndecided", "audit_privacy", "audit_tail"]
+def audit_sampler(
+    sampler: Any,
+    reference: Any,
+    *,
+    samples: int = 2_000_000,
+    seed: int | np.random.SeedSequence | None = None,
+    alpha: float = 1e-6,
+) -> AuditResult:
+    """Test a sampler's outputs against an exact reference law (see :mod:`dpaudit.auditors.conformance`).
+
+    ``sampler`` is ``f(size, rng)`` or an object with ``.sample(size, rng)``; ``reference`` a law
+    (one of ``dpaudit.mechanisms.noise`` or a scipy.stats frozen distribution). The audit fails a
+    correct sampler with probability at most ``alpha``.
+    """
+    from .auditors.conformance import audit_conformance
+    from .claims import Conforms
+    from .laws import as_law
+
+    law = as_law(reference)
+    if law is None:
+        raise TypeError(f"reference must be a law with cdf, sf, mean and var; got {reference!r}")
+    _check_common_numbers(0.5, samples, "auto")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    draw = getattr(sampler, "sample", sampler)
+    if not callable(draw):
+        raise TypeError(f"sampler must be f(size, rng) or have .sample(size, rng); got {sampler!r}")
+    seq = as_seed_sequence(seed)
+    start = time.perf_counter()
+    result = audit_conformance(draw, law, Conforms(law.name), samples=samples, seed=seq, alpha=alpha)
+    result.seed = describe_seed(seq)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+__all__ = ["AUDITORS", "ExactUndecided", "audit_privacy", "audit_sampler", "audit_tail"]

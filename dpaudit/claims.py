@@ -219,6 +219,19 @@ class TailBound(TailClaim):
 
 
 @dataclass(frozen=True)
+class Conforms(Claim):
+    """A sampler's outputs follow the exact law described by ``reference``."""
+
+    reference: str
+    kind: ClassVar[str] = "conformance"
+    family: ClassVar[str] = "conformance"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.reference, str) or not self.reference:
+            raise InvalidClaim("Conforms: reference must be a non-empty description of the law, e.g. 'DiscreteLaplace(0, 2)'")
+
+
+@dataclass(frozen=True)
 class Accuracy(Claim):
     """(alpha, beta)-accuracy: P(|error| > alpha) <= beta."""
 

@@ -265,6 +265,39 @@ class TailEntry(Entry):
         )
 
 
+class ConformanceEntry(Entry):
+    """A sampler tested against its exact reference law (:func:`dpaudit.audit_sampler`), at a
+    false-failure rate of at most 1e-6 or the entry's share of the run's alpha, whichever is smaller."""
+
+    def __init__(self, id: str, *, sampler: Any, reference: Any, samples: dict[str, int] | None = None,
+                 **kwargs: Any):
+        from .claims import Conforms
+        from .laws import as_law
+
+        law = as_law(reference)
+        if law is None:
+            raise TypeError(f"{id}: reference must be a law with cdf, sf, mean and var; got {reference!r}")
+        super().__init__(id, claim=kwargs.pop("claim", Conforms(law.name)), **kwargs)
+        _check_auditor_and_samples(id, "statistical", samples)
+        self.sampler = sampler
+        self.reference = reference
+        self.samples = {**DEFAULT_SAMPLES, **(samples or {})}
+
+    @property
+    def statistical(self) -> bool:
+        return True
+
+    @property
+    def subject(self) -> str:
+        return subject_name(self.sampler)
+
+    def audit(self, ctx: RunContext) -> AuditResult:
+        from .api import audit_sampler
+
+        return audit_sampler(self.sampler, self.reference, samples=self.samples[ctx.budget], seed=ctx.seed_sequence,
+                             alpha=min(ctx.alpha or 1e-6, 1e-6))
+
+
 class Suite:
     """A named collection of entries; ``key`` is the first part of every claim id in it."""
 
@@ -287,6 +320,10 @@ class Suite:
             raise ValueError(f"suite {self.key!r} already has an entry {entry.id}")
         self._entries[key] = entry
         return entry
+
+    def conformance(self, id: str, **kwargs: Any) -> ConformanceEntry:
+        """Add a :class:`ConformanceEntry` (same arguments) and return it."""
+        return self.add(ConformanceEntry(id, **kwargs))
 
     def tail(self, id: str, **kwargs: Any) -> TailEntry:
         """Add a :class:`TailEntry` (same arguments) and return it."""
