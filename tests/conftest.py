@@ -8,6 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests draw the same examples on every run, so a CI verdict never depends on luck;
+# `pytest --hypothesis-profile=explore` searches afresh (with more examples) during development.
+settings.register_profile("deterministic", derandomize=True, database=None)
+settings.register_profile("explore", max_examples=500)
+settings.load_profile("deterministic")
 
 SUITES = Path(__file__).parent / "suites"
 TIMING = ("seconds",)

@@ -7,9 +7,10 @@ the privacy loss, so it is convex with K(1) = 0. That gives rigorous bounds betw
 - on [a, b] between consecutive orders: K lies below its chord, which lies below the chord
   through the upper ends, c0 + c1 alpha; so D_alpha / alpha <= (c0 + c1 alpha) / (alpha (alpha - 1)),
   whose maximum over [a, b] is at an end or at a root of c1 x^2 + 2 c0 x - c0 = 0 (evaluated in
-  interval arithmetic);
-- on (1, a_1]: the chord from (1, 0) gives D_alpha <= D_{a_1} (orders closer to 1 are added
-  when that bound exceeds the target);
+  interval arithmetic); D_alpha is also nondecreasing in alpha, so D_alpha / alpha <= D_c / a for
+  every grid order c >= b, and the smallest of these bounds is used;
+- on (1, a_1]: D_alpha <= D_a for every grid order a (orders closer to 1 are added when that
+  bound exceeds the target);
 - beyond the last order: D_alpha <= D_inf (the supremum of the loss), so D_alpha / alpha <= D_inf / a_max;
   when that exceeds the target the grid is extended by doubling orders.
 
@@ -77,6 +78,19 @@ def chord_bound(a: Fraction, b: Fraction, ka: Number, kb: Number) -> Number:
     return best
 
 
+def _suffix_minima(values: list[Enclosure]) -> list[Number]:
+    """m_i = min over j >= i of the upper end of D_{a_j}. D_alpha is nondecreasing in alpha, so
+    D_alpha <= m_i for every alpha <= a_i, and D_alpha / alpha <= m_{i+1} / a_i on [a_i, a_{i+1}].
+    Close to alpha = 1 this beats the chord: K = (alpha - 1) D_alpha is tiny there, and the chord
+    divides the absolute width of the enclosures of K by alpha (alpha - 1)."""
+    out: list[Number] = []
+    best: Number = math.inf
+    for v in reversed(values):
+        best = min(best, v.hi)
+        out.append(best)
+    return out[::-1]
+
+
 def _extension(last: float, sup: Number, target: Number) -> list[float]:
     """Orders beyond ``last`` (doubling) until D_inf / alpha falls to ``target`` (a loss bounded by
     D_inf makes D_alpha / alpha vanish as alpha grows; an unbounded one never does)."""
@@ -105,9 +119,11 @@ def zcdp_rho(
         ratios = [v.lo / Fraction(a) if math.isfinite(v.lo) else v.lo for a, v in zip(alphas, values)]
         best = max(range(len(alphas)), key=lambda i: ratios[i])
         k_hi = [(Fraction(a) - 1) * v.hi if math.isfinite(v.hi) else math.inf for a, v in zip(alphas, values)]
-        pieces = [chord_bound(Fraction(alphas[i]), Fraction(alphas[i + 1]), k_hi[i], k_hi[i + 1])
+        monotone = _suffix_minima(values)
+        pieces = [min(chord_bound(Fraction(alphas[i]), Fraction(alphas[i + 1]), k_hi[i], k_hi[i + 1]),
+                      monotone[i + 1] / Fraction(alphas[i]))
                   for i in range(len(alphas) - 1)]
-        ends = [values[0].hi, sup_loss.hi / Fraction(alphas[-1]) if math.isfinite(sup_loss.hi) else math.inf]
+        ends = [monotone[0], sup_loss.hi / Fraction(alphas[-1]) if math.isfinite(sup_loss.hi) else math.inf]
         lower = max(ratios[best], 0)
         upper = max(pieces + ends + [lower])
         result = Rho(Enclosure(lower, upper), alphas[best])
