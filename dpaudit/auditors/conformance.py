@@ -115,9 +115,10 @@ def _continuous_tests(law: Law, x: np.ndarray) -> list[dict[str, Any]]:
 
 
 def _symmetric(law: Law) -> bool:
-    """Whether P[X > m + d] = P[X < m - d] at a few d (m the mean): then the symmetry test applies."""
+    """Whether P[X > m + d] = P[X < m - d] at a few d (m the mean): then the symmetry test applies.
+    d = 0 is among them: far tails alone are both 0 for a law of bounded support (e.g. a coin)."""
     m, sd = law.mean, math.sqrt(law.var)
-    d = sd * np.array([0.25, 0.5, 1.0, 2.0, 3.0])
+    d = sd * np.array([0.0, 0.25, 0.5, 1.0, 2.0, 3.0])
     if law.lattice:
         d = np.unique(np.ceil(d))
         below = law.cdf(np.ceil(m - d) - 1)  # P[X < m - d] for integer X

@@ -1,5 +1,30 @@
-"""Noise distributions: vectorised seeded samplers with exact distributions."""
+"""Noise distributions: vectorised seeded samplers with exact distributions.
 
+Every law here has ``sample(size, rng)``, ``cdf``/``sf``, ``mean``/``var``, ``support``, ``lattice``,
+``logpmf`` (integer laws) or ``logpdf`` (continuous ones), and its cumulant generating function
+``cgf`` on ``cgf_domain``, so the tail and conformance auditors can use it exactly
+(``dpaudit.audit_tail(law, ...)``, ``dpaudit.audit_sampler(law.sample, law)``). Integer laws also
+give their pmf table (``table()``) and a ``FiniteDistribution`` for the exact privacy auditor
+(``finite()``); :func:`convolve` and :func:`iid_sum` give exact laws of sums.
+
+Randomized response (binary and k-ary) lives in :mod:`dpaudit.mechanisms.randomized_response`.
+"""
+
+from ._lattice import FiniteIntegerLaw, IntegerLaw, convolve, iid_sum
+from .binomial import (
+    BernoulliExp,
+    Binomial,
+    ModularReduction,
+    RandomizedRounding,
+    SymmetricBinomial,
+)
+from .gaussian import DiscreteGaussian, Gaussian
 from .laplace import DiscreteLaplace, Laplace
+from .polya import Geometric, Polya, PolyaDifference
+from .skellam import Skellam
 
-__all__ = ["DiscreteLaplace", "Laplace"]
+__all__ = [
+    "BernoulliExp", "Binomial", "DiscreteGaussian", "DiscreteLaplace", "FiniteIntegerLaw", "Gaussian", "Geometric",
+    "IntegerLaw", "Laplace", "ModularReduction", "Polya", "PolyaDifference", "RandomizedRounding", "Skellam",
+    "SymmetricBinomial", "convolve", "iid_sum",
+]

@@ -9,24 +9,39 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
 from dpaudit.densities import LogConstant, LogLinearDensity, exact
 
+from ._checks import finite as _finite_check
+from ._checks import open_probability, positive
+from ._lattice import IntegerLaw
 
-def _positive(owner: str, name: str, value: float | Fraction) -> float | Fraction:
-    """A positive finite parameter; a Fraction is kept exact (for exact audits), else a float."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)) or not 0 < value < math.inf:
-        raise ValueError(f"{owner}: {name} must be > 0 and finite, got {value!r}")
-    return value if isinstance(value, Fraction) else float(value)
+#: samples drawn per block: the working arrays stay in cache, which halves the cost per sample
+_BLOCK = 1 << 14
 
 
-def _finite(owner: str, name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{owner}: {name} must be a finite number, got {value!r}")
-    return float(value)
+def two_sided_geometric(scale: float, size, rng: np.random.Generator) -> np.ndarray:
+    """Discrete Laplace samples, P[X = k] proportional to a^|k| with a = e^(-1/scale), as int64.
+
+    X = G_1 - G_2 with G_i = floor(scale E_i), E_i ~ Exp(1): P[G >= k] = P[E >= k / scale] = a^k, so
+    each G_i is Geometric(1 - a) on {0, 1, ...}, exactly up to the rounding of scale E_i. numpy's
+    exponential (a ziggurat) is faster than its geometric (an inversion with a logarithm) and has
+    no cut-off in the far tail; blocks of 2^14 samples keep the arrays in cache.
+    """
+    shape = (size,) if np.isscalar(size) else tuple(size)
+    n = int(np.prod(shape))
+    out = np.empty(n, dtype=np.int64)
+    buffer = np.empty(2 * min(_BLOCK, max(n, 1)))
+    for start in range(0, n, _BLOCK):
+        m = min(_BLOCK, n - start)
+        e = buffer[: 2 * m]
+        rng.standard_exponential(out=e)
+        e *= scale
+        np.floor(e, out=e)
+        np.subtract(e[:m], e[m:], out=out[start: start + m], casting="unsafe")
+    return out.reshape(shape)
 
 
 @dataclass(frozen=True)
@@ -41,8 +56,33 @@ class Laplace:
     scale: float = 1.0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "loc", _finite("Laplace", "loc", self.loc))
-        object.__setattr__(self, "scale", _positive("Laplace", "scale", self.scale))
+        object.__setattr__(self, "loc", _finite_check("Laplace", "loc", self.loc))
+        object.__setattr__(self, "scale", positive("Laplace", "scale", self.scale))
+
+    lattice = False
+
+    @property
+    def mean(self) -> float:
+        return self.loc
+
+    @property
+    def var(self) -> float:
+        return 2 * float(self.scale) ** 2
+
+    @property
+    def support(self) -> tuple[float, float]:
+        return -math.inf, math.inf
+
+    @property
+    def cgf_domain(self) -> tuple[float, float]:
+        return -1 / float(self.scale), 1 / float(self.scale)
+
+    def cgf(self, lam) -> np.ndarray:
+        """log E exp(lam X) = lam loc - log(1 - scale^2 lam^2) for |lam| < 1/scale (inf beyond)."""
+        lam = np.asarray(lam, dtype=float)
+        z = 1 - (float(self.scale) * lam) ** 2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(z > 0, lam * self.loc - np.log(np.where(z > 0, z, 1.0)), np.inf)
 
     def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
         return rng.laplace(self.loc, float(self.scale), size)
@@ -77,14 +117,17 @@ class Laplace:
 
 
 @dataclass(frozen=True)
-class DiscreteLaplace:
+class DiscreteLaplace(IntegerLaw):
     """Discrete Laplace on the integers: P[X = k] = (1 - a)/(1 + a) * a^|k - loc|, a = exp(-1/scale).
 
     Parameterised by ``scale`` t (so that adding it to an integer query of sensitivity D gives
     (D/t)-DP, as for the continuous Laplace); ``loc`` must be an integer. ``scale`` may be a
     :class:`fractions.Fraction` (kept exact for exact audits; sampling uses its float). Sampled as the
-    difference of two i.i.d. geometric variables with success probability 1 - a, which has
-    exactly this law.
+    difference of two geometric variables (see :func:`two_sided_geometric`).
+
+    The papers write it two ways: dist-mab's Lap_Z(b_L) is ``DiscreteLaplace(scale=b_L)``, and its
+    form with ratio beta_P = e^{-1/b_L} (P[X = x] proportional to beta_P^|x|) is
+    :meth:`from_decay`.
     """
 
     loc: int = 0
@@ -95,15 +138,49 @@ class DiscreteLaplace:
         if isinstance(loc, bool) or not float(loc).is_integer():
             raise ValueError(f"DiscreteLaplace: loc must be an integer, got {loc!r}")
         object.__setattr__(self, "loc", int(loc))
-        object.__setattr__(self, "scale", _positive("DiscreteLaplace", "scale", self.scale))
+        object.__setattr__(self, "scale", positive("DiscreteLaplace", "scale", self.scale))
+
+    @classmethod
+    def from_decay(cls, beta: float, loc: int = 0) -> DiscreteLaplace:
+        """The law with P[X = x] proportional to beta^|x - loc| (scale = -1 / log beta)."""
+        beta = open_probability("DiscreteLaplace", "beta", beta)
+        return cls(loc, -1.0 / math.log(beta))
 
     @property
     def a(self) -> float:
         return math.exp(-1.0 / float(self.scale))
 
+    @property
+    def mean(self) -> float:
+        return float(self.loc)
+
+    @property
+    def var(self) -> float:
+        """2a / (1 - a)^2."""
+        a = self.a
+        return 2 * a / math.expm1(-1.0 / float(self.scale)) ** 2
+
+    @property
+    def support(self) -> tuple[float, float]:
+        return -math.inf, math.inf
+
+    @property
+    def cgf_domain(self) -> tuple[float, float]:
+        return -1 / float(self.scale), 1 / float(self.scale)
+
+    def cgf(self, lam) -> np.ndarray:
+        """log E exp(lam X) = lam loc + log((1 - a)^2 / ((1 - a e^lam)(1 - a e^-lam))), |lam| < 1/scale."""
+        lam = np.asarray(lam, dtype=float)
+        t = 1.0 / float(self.scale)
+        inside = np.abs(lam) < t
+        lam_in = np.where(inside, lam, 0.0)
+        with np.errstate(divide="ignore"):
+            value = (lam_in * self.loc + 2 * np.log(-np.expm1(-t))
+                     - np.log(-np.expm1(lam_in - t)) - np.log(-np.expm1(-lam_in - t)))
+        return np.where(inside, value, np.inf)
+
     def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        p = -math.expm1(-1.0 / float(self.scale))  # 1 - a, computed without cancellation
-        return self.loc + rng.geometric(p, size) - rng.geometric(p, size)
+        return self.loc + two_sided_geometric(float(self.scale), size, rng)
 
     def logpmf(self, k) -> np.ndarray:
         k = np.asarray(k)

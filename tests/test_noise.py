@@ -1,0 +1,231 @@
+"""The noise layer: exact laws agree with each other and with closed forms, every sampler conforms
+to its exact law, sums and modular steps are exact, and bad parameters are clear errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from dpaudit.mechanisms import noise as N
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import dpaudit
+from dpaudit.laws import as_law
+
+INTEGER_LAWS = [
+    N.DiscreteLaplace(0, 2.0), N.DiscreteLaplace(3, 0.4), N.DiscreteLaplace.from_decay(0.97),
+    N.DiscreteGaussian(0.7), N.DiscreteGaussian(5.0, 3), N.DiscreteGaussian(40.0),
+    N.Skellam(4.0), N.Skellam(0.3, -2),
+    N.Polya(0.3, 0.8), N.Polya(2.5, 0.2), N.Geometric(0.6),
+    N.PolyaDifference(0.1, 0.9), N.PolyaDifference.share(5, math.exp(-0.5)),
+    N.Binomial(20, 0.3), N.SymmetricBinomial(10), N.BernoulliExp(0.5), N.BernoulliExp(3.0),
+]
+CONTINUOUS_LAWS = [N.Laplace(0, 1.5), N.Laplace(-1, 0.1), N.Gaussian(1, 2), N.Gaussian(0, 0.01)]
+ALL_LAWS = INTEGER_LAWS + CONTINUOUS_LAWS
+
+
+@pytest.mark.parametrize("law", ALL_LAWS, ids=repr)
+def test_every_sampler_conforms_to_its_exact_law(law):
+    """The conformance audit (false-failure rate 1e-6 per law, so about 2e-5 for this test)."""
+    result = dpaudit.audit_sampler(law, law, samples=1_000_000, seed=20261122)
+    assert result.verdict == "not-refuted", result.notes
+
+
+@pytest.mark.parametrize("law", INTEGER_LAWS, ids=repr)
+def test_integer_law_tables_agree_with_closed_forms(law):
+    t = law.table()
+    assert t.probs.sum() == pytest.approx(1, abs=1e-12)
+    k = np.arange(t.offset - 2, t.offset + t.probs.size + 2)
+    cumulative = np.concatenate([[0.0, 0.0], np.cumsum(t.probs), [1.0, 1.0]])
+    assert np.allclose(law.cdf(k), cumulative, atol=1e-12)
+    assert np.allclose(law.cdf(k) + law.sf(k), 1, atol=1e-12)
+    assert np.allclose(law.cdf(k + 0.5), law.cdf(k))  # a lattice law's cdf is flat between integers
+    assert t.mean == pytest.approx(law.mean, abs=1e-9 * (1 + math.sqrt(law.var)))
+    assert t.var == pytest.approx(law.var, rel=1e-9)
+    lo, hi = law.cgf_domain
+    lams = np.array([-0.5, -0.1, 0.05, 0.3, 2.0])
+    lams = lams[(lams > lo) & (lams < hi)]
+    # far from the edge of the domain, where the table carries the whole cumulant function
+    lams = lams[np.abs(lams) < 0.5 * min(-lo, hi)] if math.isfinite(hi) else lams
+    lams = lams[np.abs(lams) * math.sqrt(law.var) <= 5]  # the tilted law stays inside the table
+    assert np.allclose(t.cgf(lams), law.cgf(lams), rtol=1e-9, atol=1e-12)
+    assert np.isneginf(law.logpmf(np.array([0.5]))).all()
+    law_view = as_law(law)
+    assert law_view.lattice and law_view.cgf is not None
+
+
+@pytest.mark.parametrize("law", CONTINUOUS_LAWS, ids=repr)
+def test_continuous_laws_agree_with_scipy(law):
+    ref = stats.laplace(law.loc, law.scale) if isinstance(law, N.Laplace) else stats.norm(law.loc, law.sigma)
+    x = law.loc + np.linspace(-30, 30, 121) * math.sqrt(law.var)
+    assert np.allclose(law.cdf(x), ref.cdf(x), rtol=1e-12, atol=1e-300)
+    assert np.allclose(law.sf(x), ref.sf(x), rtol=1e-9, atol=1e-300)
+    assert law.mean == ref.mean() and law.var == pytest.approx(ref.var())
+    lams = np.array([-0.3, 0.2]) / math.sqrt(law.var)
+    sd = math.sqrt(law.var)
+    numeric = [math.log(ref.expect(lambda v, l=l: math.exp(l * v), lb=law.loc - 60 * sd, ub=law.loc + 60 * sd))
+               for l in lams]
+    assert np.allclose(law.cgf(lams), numeric, rtol=1e-6)
+
+
+def test_cgf_is_infinite_outside_its_domain():
+    for law in (N.DiscreteLaplace(0, 2.0), N.Laplace(0, 2.0), N.Polya(1.5, 0.5), N.PolyaDifference(0.5, 0.5)):
+        lo, hi = law.cgf_domain
+        assert np.isinf(law.cgf(np.array([hi * 1.01, hi + 1]))).all()
+        if math.isfinite(lo):
+            assert np.isinf(law.cgf(np.array([lo * 1.01]))).all()
+
+
+def test_discrete_laplace_tails_and_variance_in_closed_form():
+    """dist-mab 2.4(a): P[X >= k] = e^{-k/b} / (1 + e^{-1/b}) for k >= 0, Var = 2e^{-1/b} / (1 - e^{-1/b})^2."""
+    b = 2.5
+    law = N.DiscreteLaplace(0, b)
+    k = np.arange(0, 2000, 37)
+    assert np.allclose(law.sf(k - 1), np.exp(-k / b) / (1 + math.exp(-1 / b)), rtol=1e-12, atol=0)
+    assert law.var == pytest.approx(2 * math.exp(-1 / b) / (1 - math.exp(-1 / b)) ** 2, rel=1e-14)
+    assert N.DiscreteLaplace.from_decay(math.exp(-1 / b)).scale == pytest.approx(b, rel=1e-15)
+
+
+def test_polya_shares_of_n_users_sum_to_the_discrete_laplace():
+    """dist-mab Fact 1: sum over n of (Polya(1/n, beta) - Polya(1/n, beta)) is Lap_Z with ratio beta; checked by
+    the closed form and by convolving the n share tables."""
+    beta = math.exp(-1 / 3)
+    target = N.DiscreteLaplace.from_decay(beta)
+    k = np.arange(-60, 61)
+    for n in (1, 4, 7):
+        share = N.PolyaDifference.share(n, beta)
+        assert np.allclose(share.sum_of(n).logpmf(k), target.logpmf(k), atol=1e-11)
+        summed = N.iid_sum(share, n)
+        assert np.allclose(np.log(summed.pmf(k)), target.logpmf(k), atol=1e-9)
+
+
+def test_polya_difference_pmf_matches_a_convolution_of_polya_tables():
+    law = N.PolyaDifference(0.37, 0.85)
+    pos = N.Polya(0.37, 0.85).table()
+    diff = np.convolve(pos.probs, pos.probs[::-1])  # P[X - Y = d], d from -(len-1)
+    d = np.arange(-(pos.probs.size - 1), pos.probs.size)
+    keep = diff > 1e-250
+    assert np.allclose(law.logpmf(d[keep]), np.log(diff[keep]), atol=1e-9)
+
+
+def test_skellam_sums_and_its_bessel_pmf():
+    """dist-mab Definition 5: pmf e^{-s^2} I_{x - mu}(s^2); Sk(m1, s1^2) + Sk(m2, s2^2) = Sk(m1 + m2, s1^2 + s2^2)."""
+    from scipy.special import ive
+    a, b = N.Skellam(2.5, 1), N.Skellam(1.5, -3)
+    k = np.arange(-25, 25)
+    assert np.allclose(a.pmf(k), ive(k - 1, 2.5), rtol=1e-10)  # ive(v, x) = I_v(x) e^{-x}
+    assert np.allclose(N.convolve(a, b).pmf(k), (a + b).pmf(k), rtol=1e-9, atol=1e-300)
+
+
+def test_discrete_gaussian_normaliser_variance_and_cgf_for_small_and_large_sigma():
+    for sigma in (0.3, 1.0, 2.9, 3.0, 12.5):
+        law = N.DiscreteGaussian(sigma)
+        y = np.arange(-int(60 * sigma) - 5, int(60 * sigma) + 6)
+        w = np.exp(-(y**2) / (2 * sigma**2))
+        p = w / w.sum()
+        assert np.allclose(law.pmf(y), p, rtol=1e-12, atol=1e-300)
+        assert law.var == pytest.approx(float((y * y) @ p), rel=1e-12)
+        lam = np.array([-0.7, 0.2, 1.3]) / sigma
+        assert np.allclose(law.cgf(lam), np.log(np.exp(np.outer(lam, y)) @ p), rtol=1e-10)
+    assert N.DiscreteGaussian(0.5).var < 0.25  # below sigma^2 (Canonne, Kamath and Steinke)
+
+
+def test_convolution_tracks_error_and_dropped_mass():
+    a = N.DiscreteGaussian(2.0)
+    s = N.convolve(a, a, a)
+    assert s.probs.sum() == pytest.approx(1, abs=1e-12)
+    assert s.log_error > a.table().log_error
+    fd = s.finite()
+    assert fd.outcomes.shape == s.probs.shape and fd.tail_mass == s.tail_mass
+    with pytest.raises(ValueError, match="n must be an integer >= 1"):
+        N.iid_sum(a, 0)
+
+
+def test_modular_analyzer_recovers_every_sum_in_its_range():
+    """dist-mab App. D.1 exactness: with m = n g + 2 tau + 1, every S in [-tau, n g + tau] comes back exactly."""
+    for n, g, tau in [(3, 4, 5), (8, 2, 0), (1, 1, 7)]:
+        m = n * g + 2 * tau + 1
+        mod = N.ModularReduction(m)
+        s = np.arange(-tau, n * g + tau + 1)
+        assert np.array_equal(mod.correct(mod.reduce(s), n * g + tau), s)
+        outside = np.array([-tau - 1, n * g + tau + 1])
+        assert not np.array_equal(mod.correct(mod.reduce(outside), n * g + tau), outside)
+
+
+def test_modular_wrap_and_corrected_laws_are_exact_foldings():
+    law = N.DiscreteLaplace(20, 3.0)
+    mod = N.ModularReduction(50)
+    wrapped = mod.wrap(law)
+    assert wrapped.support == (0.0, 49.0) and wrapped.probs.sum() == pytest.approx(1, abs=1e-12)
+    k = np.arange(0, 50)
+    direct = sum(law.pmf(k + j * 50) for j in range(-40, 41))
+    assert np.allclose(wrapped.pmf(k), direct, rtol=1e-12)
+    fixed = mod.corrected(law, 45)
+    assert fixed.support == (-4.0, 45.0)
+    inside = np.arange(-4, 46)
+    # inside the recoverable range the corrected law is the law itself plus what wrapped onto it
+    assert (fixed.pmf(inside) >= law.pmf(inside) * (1 - 1e-12)).all()
+    assert fixed.pmf(np.array([20]))[0] == pytest.approx(law.pmf(np.array([20]))[0], rel=1e-6)
+
+
+def test_randomized_rounding_is_unbiased_and_stays_in_range():
+    rr = N.RandomizedRounding(7)
+    x = np.array([0.0, 0.13, 0.5, 0.99, 1.0])
+    out = rr.round(np.tile(x, (200_000, 1)), np.random.default_rng(3))
+    assert out.min() >= 0 and out.max() <= 7
+    se = out.std(axis=0) / math.sqrt(out.shape[0]) + 1e-12
+    assert (np.abs(out.mean(axis=0) - 7 * x) < 6 * se + 1e-9).all()  # 6 sd: false failure < 1e-8
+    for v in x:
+        law = rr.law(v)
+        assert law.mean == pytest.approx(7 * v, abs=1e-12)
+        assert law.support[1] - law.support[0] <= 1
+
+
+def test_discrete_gaussian_sampler_handles_shapes_and_loc():
+    law = N.DiscreteGaussian(3.3, -4)
+    x = law.sample((50, 7), np.random.default_rng(0))
+    assert x.shape == (50, 7) and x.dtype.kind == "i"
+    assert np.array_equal(law.sample(10, np.random.default_rng(5)), law.sample(10, np.random.default_rng(5)))
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: N.DiscreteLaplace(0, -1.0), "scale must be > 0"),
+    (lambda: N.DiscreteLaplace(0.5, 1.0), "loc must be an integer"),
+    (lambda: N.DiscreteLaplace.from_decay(1.0), r"beta must be in \(0, 1\)"),
+    (lambda: N.Laplace(0, 0), "scale must be > 0"),
+    (lambda: N.Gaussian(0, -2), "sigma must be > 0"),
+    (lambda: N.DiscreteGaussian(0.0), "sigma must be > 0"),
+    (lambda: N.DiscreteGaussian(1.0, 0.5), "loc must be an integer"),
+    (lambda: N.Skellam(-1.0), "variance must be > 0"),
+    (lambda: N.Polya(0.0, 0.5), "shape r must be > 0"),
+    (lambda: N.Polya(-1.0, 0.5), "shape r must be > 0"),
+    (lambda: N.Polya(1.0, 1.2), r"beta must be in \(0, 1\)"),
+    (lambda: N.Geometric(0.0), r"beta must be in \(0, 1\)"),
+    (lambda: N.PolyaDifference(float("nan"), 0.5), "shape r must be > 0"),
+    (lambda: N.PolyaDifference.share(0, 0.5), "n must be >= 1"),
+    (lambda: N.Binomial(0, 0.5), "m must be >= 1"),
+    (lambda: N.Binomial(5, 1.5), r"p must be in \[0, 1\]"),
+    (lambda: N.SymmetricBinomial(7), "m must be even"),
+    (lambda: N.BernoulliExp(-0.1), "x must be >= 0"),
+    (lambda: N.RandomizedRounding(0), "g must be >= 1"),
+    (lambda: N.RandomizedRounding(4).round(np.array([1.2]), np.random.default_rng()), r"inputs must lie in \[0, 1\]"),
+    (lambda: N.ModularReduction(1), "modulus m must be >= 2"),
+    (lambda: N.ModularReduction(10).correct([3], 10), r"threshold must be in \[0, m - 1\]"),
+    (lambda: N.DiscreteGaussian(1e9).cdf(0), "pmf table would need"),
+])
+def test_invalid_parameters_are_clear_errors(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(0.05, 8), st.floats(0.05, 0.95))
+def test_polya_difference_cgf_matches_its_table(r, beta):
+    law = N.PolyaDifference(r, beta)
+    t = law.table()
+    assert t.probs.sum() == pytest.approx(1, abs=1e-9)
+    lam = np.array([-0.3, 0.3]) * -math.log(beta)
+    assert np.allclose(t.cgf(lam), law.cgf(lam), rtol=1e-8, atol=1e-12)
