@@ -3,8 +3,10 @@
 For the five papers the name follows the paper's numbering,
 ``<kind><number>[-<part>]`` (``dist-mab/thm1-privacy``, ``concurrent-shuffle/lemB.2``,
 ``shuffle-glm/claimsecD.1``); the ``classic`` suite and users' own suites use free names
-(``classic/laplace-eps0.1``). Selectors on the command line are suite keys, ids, or
-shell-style globs over ids (``dist-mab/thm*``).
+(``classic/laplace-eps0.1``). A claim audited at several parameter points gets one id per point,
+the claim's id plus ``@<point>`` (``dist-mab/prop1@var100``). Selectors on the command line are
+suite keys, ids (an id without a point selects all of its points), or shell-style globs over ids
+(``dist-mab/thm*``).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ _PAPER_NAME = re.compile(
     rf"(?P<kind>{'|'.join(KINDS)})(?P<number>[A-Za-z0-9][A-Za-z0-9.]*?)(?:-(?P<part>{'|'.join(PARTS)}))?"
 )
 _FREE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
+_POINT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=,+-]*")
 
 
 @dataclass(frozen=True)
@@ -48,9 +51,10 @@ class ClaimId:
     kind: str | None = None
     number: str | None = None
     part: str | None = None
+    point: str | None = None  # the parameter point, for a claim audited at several
 
     def __str__(self) -> str:
-        return f"{self.suite}/{self.name}"
+        return f"{self.suite}/{self.name}" + (f"@{self.point}" if self.point else "")
 
     @property
     def key(self) -> str:
@@ -65,6 +69,12 @@ def parse_claim_id(text: str) -> ClaimId:
     suite, slash, name = text.partition("/")
     if not slash or not name:
         raise InvalidClaimId(f"claim id {text!r} must look like '<suite>/<name>', e.g. 'dist-mab/thm1-privacy'")
+    name, at, point = name.partition("@")
+    if at and not _POINT.fullmatch(point):
+        raise InvalidClaimId(
+            f"claim id {text!r}: the parameter point after '@' may hold letters, digits, '.', '_', '=', ',', "
+            "'+' and '-', and must start with a letter or digit (e.g. 'dist-mab/prop1@var100')"
+        )
     if not _SUITE_KEY.fullmatch(suite):
         raise InvalidClaimId(f"claim id {text!r}: suite key {suite!r} must be lower-case words joined by '-'")
     if suite in PAPERS:
@@ -74,13 +84,13 @@ def parse_claim_id(text: str) -> ClaimId:
                 f"claim id {text!r}: a paper claim is '<kind><number>[-<part>]' with kind one of "
                 f"{', '.join(KINDS)} and part one of {', '.join(PARTS)} (e.g. '{suite}/thm3.2-privacy')"
             )
-        return ClaimId(suite, name, m["kind"], m["number"], m["part"])
+        return ClaimId(suite, name, m["kind"], m["number"], m["part"], point or None)
     if not _FREE_NAME.fullmatch(name):
         raise InvalidClaimId(
             f"claim id {text!r}: name {name!r} may hold letters, digits, '.', '_', '+' and '-', "
             "and must start with a letter or digit"
         )
-    return ClaimId(suite, name)
+    return ClaimId(suite, name, point=point or None)
 
 
 def is_glob(selector: str) -> bool:
@@ -94,5 +104,5 @@ def selector_matches(selector: str, claim_id: str) -> bool:
     if is_glob(sel):
         return fnmatch.fnmatchcase(cid, sel)
     if "/" in sel:
-        return sel == cid
+        return sel == cid or ("@" not in sel and cid.partition("@")[0] == sel)
     return cid.partition("/")[0] == sel

@@ -63,3 +63,18 @@ def test_selectors():
     assert not selector_matches("shuffle", cid)
     assert not selector_matches("shuffle-lcb/thm", cid)
     assert not selector_matches("dist-mab", cid)
+
+
+def test_parameter_points():
+    cid = parse_claim_id("dist-mab/prop1-tail@var100")
+    assert (cid.kind, cid.number, cid.part, cid.point) == ("prop", "1", "tail", "var100")
+    assert str(cid) == "dist-mab/prop1-tail@var100"
+    assert parse_claim_id("classic/x@eps=0.5,n=10").point == "eps=0.5,n=10"
+    for bad in ("dist-mab/prop1@", "dist-mab/prop1@ x", "dist-mab/prop1@-x", "dist-mab/prop1@a@b"):
+        with pytest.raises(InvalidClaimId, match="parameter point"):
+            parse_claim_id(bad)
+    # an id without a point selects every point of the claim; with one, only that point
+    assert selector_matches("dist-mab/prop1-tail", "dist-mab/prop1-tail@var100")
+    assert not selector_matches("dist-mab/prop1-tail@var1", "dist-mab/prop1-tail@var100")
+    assert not selector_matches("dist-mab/prop1", "dist-mab/prop1-tail@var100")
+    assert selector_matches("dist-mab/prop1*", "dist-mab/prop1-tail@var100")
