@@ -62,6 +62,13 @@ class ClaimId:
         return str(self).casefold()
 
 
+def check_suite_key(key: str) -> str:
+    """A suite key: lower-case words joined by '-' (a paper key or a free one)."""
+    if not isinstance(key, str) or not _SUITE_KEY.fullmatch(key):
+        raise InvalidClaimId(f"suite key {key!r} must be lower-case words joined by '-', e.g. 'my-suite'")
+    return key
+
+
 def parse_claim_id(text: str) -> ClaimId:
     """Parse and validate a claim id, raising :class:`InvalidClaimId` with the reason."""
     if not isinstance(text, str):

@@ -217,6 +217,33 @@ class TailBound(TailClaim):
         if not isinstance(self.description, str) or not self.description:
             raise InvalidClaim("TailBound: description must be a non-empty string, e.g. '2 exp(-t^2/2)'")
 
+    @classmethod
+    def high_probability(cls, threshold: Callable[[Any], Any], description: str, **kwargs: Any) -> TailBound:
+        """The claim "for every p in (0, 1], with probability at least 1 - p, |X| <= threshold(p)"
+        (``threshold`` continuous and decreasing in p) as the tail bound it is equivalent to:
+        P(|X| >= t) <= p*(t), the p at which threshold(p) = t (1 where t < threshold(1)).
+
+        p*(t) is found by vectorised bisection on log p over [-745, 0], to a relative 1e-15.
+        """
+        import numpy as np
+
+        def bound(t: Any) -> Any:
+            with np.errstate(over="ignore", divide="ignore"):
+                return _bound(t)
+
+        def _bound(t: Any) -> Any:
+            t = np.asarray(t, dtype=float)
+            lo, hi = np.full(t.shape, -745.0), np.zeros(t.shape)  # log p: threshold(e^lo) > t >= ...
+            for _ in range(64):
+                mid = (lo + hi) / 2
+                above = np.asarray(threshold(np.exp(mid)), dtype=float) > t
+                lo, hi = np.where(above, mid, lo), np.where(above, hi, mid)
+            out = np.exp(hi)
+            out = np.where(np.asarray(threshold(np.exp(lo)), dtype=float) <= t, 0.0, out)  # beyond p = e^-745
+            return np.where(np.asarray(threshold(1.0), dtype=float) > t, 1.0, out)
+
+        return cls(bound, description, **kwargs)
+
 
 @dataclass(frozen=True)
 class Conforms(Claim):

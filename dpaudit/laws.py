@@ -96,4 +96,24 @@ def as_law(obj: Any) -> Law | None:
     )
 
 
-__all__ = ["Law", "as_law"]
+
+
+class LazyLaw:
+    """A law built on first use: suites name laws whose tables take time to build (sums by
+    convolution, modular foldings) without building them when the suite is imported."""
+
+    def __init__(self, build: Callable[[], Any], name: str):
+        self._build, self._name, self._law = build, name, None
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute.startswith("__"):
+            raise AttributeError(attribute)
+        if self._law is None:
+            self._law = self._build()
+        return getattr(self._law, attribute)
+
+    def __repr__(self) -> str:
+        return self._name
+
+
+__all__ = ["LazyLaw", "Law", "as_law"]

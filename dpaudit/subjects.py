@@ -8,6 +8,7 @@ wrong shape, NaN/inf, or different outputs for the same generator state is repor
 
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Any
 
@@ -18,12 +19,19 @@ from .errors import AuditTimeout, MechanismError
 PROBE_SIZE = 16
 
 
+def _short(value: Any) -> str:
+    return f"{value:.6g}" if isinstance(value, float) else subject_name(value) if callable(value) else repr(value)
+
+
 def subject_name(obj: Any) -> str:
     """A readable name: the object's ``name`` attribute, its repr if it defines one, or its
     qualified name."""
     name = getattr(obj, "name", None)
     if isinstance(name, str) and name:
         return name
+    if isinstance(obj, functools.partial):  # a sampler with its parameters bound: name them, not the address
+        bound = [_short(a) for a in obj.args] + [f"{k}={_short(v)}" for k, v in obj.keywords.items()]
+        return f"{subject_name(obj.func)}({', '.join(bound)})"
     if inspect.isroutine(obj) or inspect.isclass(obj):
         return getattr(obj, "__qualname__", None) or repr(obj)
     if type(obj).__repr__ is not object.__repr__:

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .claim_ids import CLASSIC, PAPERS, parse_claim_id, selector_matches
+from .claim_ids import CLASSIC, PAPERS, check_suite_key, parse_claim_id, selector_matches
 from .claims import Claim, PureDP
 from .errors import SelectionError
 from .neighbours import NeighbourRelation, NeighbourSearch
@@ -302,7 +302,7 @@ class Suite:
     """A named collection of entries; ``key`` is the first part of every claim id in it."""
 
     def __init__(self, key: str, title: str, description: str = ""):
-        parse_claim_id(f"{key}/x")  # validates the key's grammar
+        check_suite_key(key)
         self.key = key
         self.title = title
         self.description = description

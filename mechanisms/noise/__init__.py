@@ -19,12 +19,12 @@ from .binomial import (
     SymmetricBinomial,
 )
 from .gaussian import DiscreteGaussian, Gaussian
-from .laplace import DiscreteLaplace, Laplace
+from .laplace import DiscreteLaplace, Laplace, LaplaceSum
 from .polya import Geometric, Polya, PolyaDifference
 from .skellam import Skellam
 
 __all__ = [
     "BernoulliExp", "Binomial", "DiscreteGaussian", "DiscreteLaplace", "FiniteIntegerLaw", "Gaussian", "Geometric",
-    "IntegerLaw", "Laplace", "ModularReduction", "Polya", "PolyaDifference", "RandomizedRounding", "Skellam",
+    "IntegerLaw", "Laplace", "LaplaceSum", "ModularReduction", "Polya", "PolyaDifference", "RandomizedRounding", "Skellam",
     "SymmetricBinomial", "convolve", "iid_sum",
 ]

@@ -19,7 +19,6 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-from scipy.special import logsumexp
 
 from dpaudit.densities import FiniteDistribution
 
@@ -129,7 +128,8 @@ class FiniteIntegerLaw(IntegerLaw):
     truncation); ``log_error`` bounds the absolute error of the log of every listed probability.
     """
 
-    def __init__(self, offset: int, probs: Any, tail_mass: float = 0.0, log_error: float = TABLE_LOG_ERROR):
+    def __init__(self, offset: int, probs: Any, tail_mass: float = 0.0, log_error: float = TABLE_LOG_ERROR,
+                 name: str | None = None):
         probs = np.asarray(probs, dtype=float)
         if probs.ndim != 1 or probs.size == 0 or not np.isfinite(probs).all() or (probs < 0).any():
             raise ValueError("FiniteIntegerLaw: probs must be a non-empty 1-d array of non-negative numbers")
@@ -143,9 +143,10 @@ class FiniteIntegerLaw(IntegerLaw):
         self.probs = probs[nz[0]: nz[-1] + 1]
         self.tail_mass = float(tail_mass)
         self.log_error = float(log_error)
+        self.name = name
 
     def __repr__(self) -> str:
-        return f"FiniteIntegerLaw(support=[{self.offset}, {self.offset + self.probs.size - 1}])"
+        return self.name or f"FiniteIntegerLaw(support=[{self.offset}, {self.offset + self.probs.size - 1}])"
 
     @property
     def support(self) -> tuple[float, float]:
@@ -189,7 +190,15 @@ class FiniteIntegerLaw(IntegerLaw):
         lam = np.atleast_1d(np.asarray(lam, dtype=float))
         with np.errstate(divide="ignore"):
             lp = np.log(self.probs)
-        return logsumexp(lp[None, :] + lam[:, None] * self.values[None, :], axis=1)
+        k = self.values.astype(float) - self.offset  # shifted so that lam * k stays small
+        out = np.empty(lam.shape)
+        for start in range(0, lam.size, 64):  # blocks of orders keep the work array in cache
+            rows = lam.ravel()[start: start + 64]
+            terms = lp[None, :] + rows[:, None] * k[None, :]
+            top = terms.max(axis=1)
+            np.exp(terms - top[:, None], out=terms)
+            out.ravel()[start: start + 64] = top + np.log(terms.sum(axis=1)) + rows * self.offset
+        return out
 
     def sample(self, size: Any, rng: np.random.Generator) -> np.ndarray:
         _, _, left, _ = self._table
@@ -205,14 +214,14 @@ class FiniteIntegerLaw(IntegerLaw):
         return FiniteDistribution(self.values, lp, log_error=self.log_error, tail_mass=self.tail_mass)
 
 
-def _trimmed(offset: int, p: np.ndarray, tail_mass: float, log_error: float) -> FiniteIntegerLaw:
+def _trimmed(offset: int, p: np.ndarray, tail_mass: float, log_error: float, name: str | None = None) -> FiniteIntegerLaw:
     """Drop end entries below e^-750 (they underflow anyway) into tail_mass."""
     keep = np.flatnonzero(p > math.exp(LOG_NEGLIGIBLE))
     dropped = float(p[: keep[0]].sum() + p[keep[-1] + 1:].sum())
-    return FiniteIntegerLaw(offset + int(keep[0]), p[keep[0]: keep[-1] + 1], tail_mass + dropped, log_error)
+    return FiniteIntegerLaw(offset + int(keep[0]), p[keep[0]: keep[-1] + 1], tail_mass + dropped, log_error, name)
 
 
-def convolve(*laws: Any) -> FiniteIntegerLaw:
+def convolve(*laws: Any, name: str | None = None) -> FiniteIntegerLaw:
     """The exact law of the sum of independent integer-valued noises (direct convolution of tables).
 
     Each entry of the result is a sum of non-negative products, so its relative error grows by at
@@ -229,14 +238,15 @@ def convolve(*laws: Any) -> FiniteIntegerLaw:
         p = np.convolve(out.probs, t.probs)
         error = out.log_error + t.log_error + 1.01 * min(out.probs.size, t.probs.size) * _U
         out = _trimmed(out.offset + t.offset, p, out.tail_mass + t.tail_mass, error)
+    out.name = name or " + ".join(map(repr, laws))
     return out
 
 
-def iid_sum(law: Any, n: int) -> FiniteIntegerLaw:
+def iid_sum(law: Any, n: int, name: str | None = None) -> FiniteIntegerLaw:
     """The law of X_1 + ... + X_n for i.i.d. X_i with ``law``, by convolution and repeated squaring."""
     if isinstance(n, bool) or not float(n).is_integer() or n < 1:
         raise ValueError(f"iid_sum: n must be an integer >= 1, got {n!r}")
-    n = int(n)
+    n = count = int(n)
     result, power = None, law.table()
     while n:
         if n & 1:
@@ -244,4 +254,5 @@ def iid_sum(law: Any, n: int) -> FiniteIntegerLaw:
         n >>= 1
         if n:
             power = convolve(power, power)
+    result.name = name or f"sum of {count} i.i.d. {law!r}"
     return result
