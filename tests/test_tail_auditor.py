@@ -141,3 +141,16 @@ def test_tail_suite_runs_with_expected_verdicts(cli, suites_dir, tmp_path):
     assert records["testing-tails/gaussian-sampler"]["auditor"] == "statistical-tail"
     assert records["testing-tails/gaussian-sampler"]["alpha"] is not None
     assert records["testing-tails/binomial-subgaussian"]["alpha"] is None
+
+
+def test_constant_bound_is_decided_from_the_laws_own_tail():
+    """'P(X >= 0) <= beta' is the tail bound beta for every t > 0; the bound never underflows, so
+    the range of t ends where the law's tail does, and t -> 0 is covered by P(X > 0)."""
+    from scipy import stats
+    law = stats.norm(-2.0, 1.0)  # P(X > 0) = 0.02275
+    holds = dpaudit.TailBound(lambda t: np.full(np.shape(t), 0.023), "0.023", two_sided=False)
+    fails = dpaudit.TailBound(lambda t: np.full(np.shape(t), 0.022), "0.022", two_sided=False)
+    ok = dpaudit.audit_tail(law, holds, auditor="exact")
+    assert ok.verdict == "verified" and "law's tail falls below" in ok.notes[0]
+    bad = dpaudit.audit_tail(law, fails, auditor="exact")
+    assert bad.verdict == "refuted" and bad.witness["tail"] == pytest.approx(stats.norm.sf(2.0), rel=1e-6)

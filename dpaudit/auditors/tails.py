@@ -91,31 +91,47 @@ def _bound(claim: TailBound, t: np.ndarray) -> np.ndarray:
     return values
 
 
-def _t_range(claim: TailBound, sd: float) -> tuple[float, float]:
-    """From where the bound first drops below 1 to where it falls below TINY (doubling search)."""
-    t_hi = max(sd, 1e-12)
+def _t_range(claim: TailBound, sd: float, closed) -> tuple[float, float, bool]:
+    """(t_lo, t_max, bound_underflows): from where the bound first drops below 1 to where it falls
+    below TINY (doubling search). A bound that never does (a constant, say) is checked up to where
+    the law's own tail falls below TINY: beyond, the tail is below TINY <= the bound."""
+    t_hi, underflows = max(sd, 1e-12), False
     for _ in range(2000):
         if _bound(claim, np.array([t_hi]))[0] < TINY:
+            underflows = True
             break
         t_hi *= 1.5
-    else:
-        raise UnsupportedAudit(f"the bound {claim.description} does not fall below 1e-300; cannot choose a range of t")
+        if not math.isfinite(t_hi):
+            break
+    if not underflows:
+        t_hi = max(sd, 1e-12)
+        for _ in range(2000):
+            if closed(np.array([t_hi]))[0] < TINY:
+                break
+            t_hi *= 1.5
+        else:
+            raise UnsupportedAudit(f"neither the bound {claim.description} nor the law's tail falls below 1e-300")
     t_lo = t_hi
     while t_lo > 1e-12 * max(sd, 1.0) and _bound(claim, np.array([t_lo]))[0] < 1:
         t_lo /= 2
-    return t_lo, t_hi
+    return t_lo, t_hi, underflows
 
 
 def _audit_tailbound_exact(law: Law, claim: TailBound, tolerance: float) -> AuditResult:
     sd = math.sqrt(law.var) if law.var > 0 else 1.0
     shift = _shift(law.mean, claim)
     closed, open_ = _tails(law, shift, claim.two_sided)
-    t_lo, t_max = _t_range(claim, sd)
+    t_lo, t_max, underflows = _t_range(claim, sd, closed)
     grid = np.geomspace(t_lo, t_max, 1025)
     f = _bound(claim, grid)
     if (np.diff(f) > 1e-12 * np.abs(f[:-1])).any():
         raise UnsupportedAudit(f"the bound {claim.description} is not non-increasing in t; the exact tail audit needs it to be")
-    # (0, t_lo]: the bound is >= 1 there (or t_lo is tiny), so T <= 1 <= f
+    # (0, t_lo]: the bound is >= 1 there, so T <= 1 <= f; if t_lo is tiny and the bound still below 1,
+    # T(t) <= P(|Y| > 0) on (0, t_lo] and the bound is >= f(t_lo) there
+    if f[0] < 1 and float(open_(np.array([0.0]))[0]) > f[0] * (1 + tolerance) + TINY:
+        tail = float(open_(np.array([0.0]))[0])
+        return _tailbound_result(REFUTED, claim, law, float(t_lo), tail, float(f[0]), t_max, 1, underflows,
+                                 note=f"P(|Y| > 0) = {tail:.6g} exceeds the bound as t -> 0")
     worst_t, worst_excess = None, -math.inf
     pending = [(grid[i], grid[i + 1]) for i in range(len(grid) - 1)]
     checked = 0
@@ -136,7 +152,7 @@ def _audit_tailbound_exact(law: Law, claim: TailBound, tolerance: float) -> Audi
                 down = shift - math.floor(shift - t)
                 t = min(up, down) if claim.two_sided else up
             tail, bound = float(closed(np.array([t]))[0]), float(_bound(claim, np.array([t]))[0])
-            return _tailbound_result(REFUTED, claim, law, t, tail, bound, t_max, checked)
+            return _tailbound_result(REFUTED, claim, law, t, tail, bound, t_max, checked, underflows)
         if t_b[i] / max(f_b[i], TINY) > (worst_excess if worst_t is not None else -math.inf):
             worst_t, worst_excess = float(b[i]), float(t_b[i] / max(f_b[i], TINY))
         undecided = open_(a) > f_b
@@ -146,16 +162,17 @@ def _audit_tailbound_exact(law: Law, claim: TailBound, tolerance: float) -> Audi
         if len(pending) > MAX_INTERVALS:
             break
     if pending:
-        return _tailbound_result(NOT_REFUTED, claim, law, worst_t, None, None, t_max, checked,
+        return _tailbound_result(NOT_REFUTED, claim, law, worst_t, None, None, t_max, checked, underflows,
                                  note=f"{len(pending)} intervals of t stayed undecided after bisection")
     t_b = float(closed(np.array([worst_t]))[0])
     return _tailbound_result(VERIFIED, claim, law, worst_t, t_b, float(_bound(claim, np.array([worst_t]))[0]), t_max,
-                             checked)
+                             checked, underflows)
 
 
-def _tailbound_result(verdict, claim, law, t, tail, bound, t_max, checked, note=None) -> AuditResult:
+def _tailbound_result(verdict, claim, law, t, tail, bound, t_max, checked, underflows=True, note=None) -> AuditResult:
     notes = [f"checked for t up to {t_max:.6g}, where the bound falls below 1e-300 (beyond, both sides underflow "
-             "double precision)"]
+             "double precision)" if underflows else
+             f"checked for t up to {t_max:.6g}, where the law's tail falls below 1e-300; the bound stays above it"]
     if note:
         notes.append(note)
     ratio = tail / bound if tail is not None and bound else None

@@ -10,7 +10,7 @@ give their pmf table (``table()``) and a ``FiniteDistribution`` for the exact pr
 Randomized response (binary and k-ary) lives in :mod:`dpaudit.mechanisms.randomized_response`.
 """
 
-from ._lattice import FiniteIntegerLaw, IntegerLaw, convolve, iid_sum
+from ._lattice import FiniteIntegerLaw, IndependentSum, IntegerLaw, convolve, iid_sum
 from .binomial import (
     BernoulliExp,
     Binomial,
@@ -20,11 +20,12 @@ from .binomial import (
 )
 from .gaussian import DiscreteGaussian, Gaussian
 from .laplace import DiscreteLaplace, Laplace, LaplaceSum
+from .mixtures import IntegerPlusContinuous
 from .polya import Geometric, Polya, PolyaDifference
 from .skellam import Skellam
 
 __all__ = [
-    "BernoulliExp", "Binomial", "DiscreteGaussian", "DiscreteLaplace", "FiniteIntegerLaw", "Gaussian", "Geometric",
+    "BernoulliExp", "Binomial", "DiscreteGaussian", "DiscreteLaplace", "FiniteIntegerLaw", "Gaussian", "IndependentSum", "IntegerPlusContinuous", "Geometric",
     "IntegerLaw", "Laplace", "LaplaceSum", "ModularReduction", "Polya", "PolyaDifference", "RandomizedRounding", "Skellam",
     "SymmetricBinomial", "convolve", "iid_sum",
 ]
