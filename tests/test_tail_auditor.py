@@ -154,3 +154,15 @@ def test_constant_bound_is_decided_from_the_laws_own_tail():
     assert ok.verdict == "verified" and "law's tail falls below" in ok.notes[0]
     bad = dpaudit.audit_tail(law, fails, auditor="exact")
     assert bad.verdict == "refuted" and bad.witness["tail"] == pytest.approx(stats.norm.sf(2.0), rel=1e-6)
+
+
+def test_huge_binomial_is_decided_without_rounding_artefacts():
+    """Hoeffding: Bin(m, 1/4) - m/4 is (m/4)-sub-Gaussian. With m = 2.3e10 the centred cumulant
+    function is lam m p + O(lam^2 m): a careless log(1 - p + p e^lam) loses 1e-8 of it and refutes."""
+    from dpaudit.mechanisms import noise
+    m = 23_452_468_200
+    result = dpaudit.audit_tail(noise.Binomial(m, 0.25), SubGaussian(math.sqrt(m / 4), centred=True), auditor="exact")
+    assert result.verdict == "verified"
+    tight = dpaudit.audit_tail(noise.Binomial(m, 0.25), SubGaussian(0.99 * math.sqrt(3 * m / 16), centred=True),
+                               auditor="exact")
+    assert tight.verdict == "refuted"  # below the standard deviation: refuted at small lambda

@@ -48,6 +48,9 @@ TINY = 1e-300
 MAX_ROUNDS = 40
 MAX_INTERVALS = 20_000  # bisection gives up (undecided) beyond this many open intervals
 CGF_ERROR = 1e-12  # absolute error allowed in a double-precision cumulant function (plus ``tolerance`` relative)
+# relative error of a cumulant function computed in double precision, as a share of |K(lam)| + |lam mean|:
+# centring cancels them (a binomial with 10^10 trials loses ~1e-11 of |lam mean| to it)
+CGF_RELATIVE_ERROR = 1e-10
 
 
 def _check(claim: Claim) -> None:
@@ -208,9 +211,16 @@ def _audit_mgf_exact(law: Law, claim: SubGaussian | SubExponential, tolerance: f
             k = np.asarray(law.cgf(lam), dtype=float) - lam * shift
         return k - lam**2 * s**2 / 2, k
 
+    def rounding(lam):
+        """A bound on the double-precision error of g(lam): absolute, plus the centring's cancellation."""
+        lam = np.asarray(lam, dtype=float)
+        with np.errstate(over="ignore", invalid="ignore"):
+            raw = np.abs(np.asarray(law.cgf(lam), dtype=float)) + np.abs(lam * shift)
+        return CGF_ERROR + CGF_RELATIVE_ERROR * np.where(np.isfinite(raw), raw, 0.0)
+
     def excess_at(lam):
         value, k = g(lam)
-        return value - tolerance * (np.abs(k) + lam**2 * s**2 / 2) - CGF_ERROR
+        return value - tolerance * (np.abs(k) + lam**2 * s**2 / 2) - rounding(lam)
 
     def refute(candidates, reason):
         lam = np.asarray(candidates, dtype=float)
@@ -263,8 +273,8 @@ def _audit_mgf_exact(law: Law, claim: SubGaussian | SubExponential, tolerance: f
             b = np.array([y for _, y in intervals])
             ga, ka = g(a)
             gb, kb = g(b)
-            k_hi_a = ka + tolerance * np.abs(ka) + CGF_ERROR
-            k_hi_b = kb + tolerance * np.abs(kb) + CGF_ERROR
+            k_hi_a = ka + tolerance * np.abs(ka) + rounding(a)
+            k_hi_b = kb + tolerance * np.abs(kb) + rounding(b)
             slope = (k_hi_b - k_hi_a) / (b - a)
             # max over [a, b] of k_hi_a + slope (x - a) - x^2 s^2 / 2: at x = slope / s^2, clipped
             x = np.clip(slope / s**2, np.minimum(a, b), np.maximum(a, b))
@@ -273,7 +283,7 @@ def _audit_mgf_exact(law: Law, claim: SubGaussian | SubExponential, tolerance: f
             if max(ga[j], gb[j]) > worst_value:
                 worst_value = float(max(ga[j], gb[j]))
                 worst_lam = float(a[j] if ga[j] >= gb[j] else b[j])
-            resolution = tolerance * x**2 * s**2 / 2 + 2 * CGF_ERROR
+            resolution = tolerance * x**2 * s**2 / 2 + rounding(a) + rounding(b)
             within |= bool(((bound > 0) & (bound <= resolution)).any())
             open_ = bound > resolution
             if open_.sum() > MAX_INTERVALS:

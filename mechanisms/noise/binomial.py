@@ -47,11 +47,14 @@ class Binomial(ScipyIntegerLaw):
     cgf_domain = (-math.inf, math.inf)
 
     def cgf(self, lam) -> np.ndarray:
-        """lam offset + m log(1 - p + p e^lam), written stably for large |lam|."""
+        """lam offset + m log(1 - p + p e^lam): log1p(p expm1(lam)) keeps full relative precision for
+        small lam (where m in the billions multiplies it); logaddexp takes over for large lam."""
         lam = np.asarray(lam, dtype=float)
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", over="ignore"):
             lq, lp = math.log1p(-self.p) if self.p < 1 else -math.inf, math.log(self.p) if self.p > 0 else -math.inf
-        return lam * self._offset + self.m * np.logaddexp(lq, lp + lam)
+            small = np.log1p(self.p * np.expm1(np.minimum(lam, 1.0)))
+            large = np.logaddexp(lq, lp + lam)
+        return lam * self._offset + self.m * np.where(lam < 1.0, small, large)
 
     def sample(self, size, rng: np.random.Generator) -> np.ndarray:
         return self._offset + rng.binomial(self.m, self.p, size)
