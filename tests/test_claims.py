@@ -116,3 +116,17 @@ def test_public_names():
     for name in ("PureDP", "ApproxDP", "RenyiDP", "ZCDP", "SubGaussian", "SubExponential", "TailBound",
                  "Accuracy", "Regret", "LowerBound", "audit_privacy", "AuditResult"):
         assert hasattr(dpaudit, name)
+
+
+def test_high_probability_claims_become_their_tail_bound():
+    """'w.p. >= 1 - p, |X| <= b log(2/p)' is P(|X| >= t) <= 2 e^{-t/b} (1 where that exceeds 1)."""
+    import numpy as np
+
+    from dpaudit import TailBound
+
+    claim = TailBound.high_probability(lambda p: 40 * np.log(2 / p), "40 log(2/p)")
+    t = np.array([0.0, 27.0, 28.0, 100.0, 1000.0])
+    assert np.allclose(claim.bound(t), np.minimum(2 * np.exp(-t / 40), 1), rtol=1e-12)
+    # thresholds infinite outside the admitted p keep the bound at the smallest admitted p
+    capped = TailBound.high_probability(lambda p: np.where(p >= 0.01, np.log(1 / p), np.inf), "log(1/p), p >= 0.01")
+    assert np.allclose(capped.bound(np.array([1.0, 10.0, 50.0])), [np.exp(-1.0), 0.01, 0.01], rtol=1e-9)

@@ -245,3 +245,40 @@ def test_laplace_sum_has_exact_tails():
     assert dpaudit.audit_sampler(law, law, samples=1_000_000, seed=4).verdict == "not-refuted"
     with pytest.raises(ValueError, match="n must be >= 1"):
         N.LaplaceSum(0, 1.0)
+
+
+def test_independent_sum_adds_cumulants_and_convolves_on_demand():
+    parts = (N.Binomial(20, 0.5), N.Binomial(300, 0.25), N.DiscreteLaplace(0, 3.0))
+    s = N.IndependentSum(*parts, name="three noises")
+    t = N.convolve(*parts)
+    lam = np.array([-0.2, 0.1, 0.3])
+    assert np.allclose(s.cgf(lam), t.cgf(lam), rtol=1e-10)
+    assert s.mean == pytest.approx(t.mean, abs=1e-9) and s.var == pytest.approx(t.var, rel=1e-9)
+    k = np.array([50.0, 75.5, 100.0])
+    assert np.allclose(s.sf(k), t.sf(k)) and repr(s) == "three noises"
+    assert s.cgf_domain == (-1 / 3.0, 1 / 3.0)
+
+
+def test_integer_plus_continuous_tails_are_exact_mixtures():
+    law = N.IntegerPlusContinuous(N.Binomial(10, 0.3), N.LaplaceSum(2, 1.0))
+    x = np.array([-3.0, 0.0, 2.5, 10.0])
+    direct = [sum(N.Binomial(10, 0.3).pmf(np.array([k]))[0] * N.LaplaceSum(2, 1.0).sf(np.array([v - k]))[0]
+                  for k in range(11)) for v in x]
+    assert np.allclose(law.sf(x), direct, rtol=1e-12)
+    assert np.allclose(law.cdf(x) + law.sf(x), 1)
+    assert law.mean == pytest.approx(3.0) and law.var == pytest.approx(2.1 + 4.0)
+    assert dpaudit.audit_sampler(law, law, samples=500_000, seed=2).verdict == "not-refuted"
+
+
+def test_lazy_law_builds_on_first_use():
+    from dpaudit.laws import LazyLaw
+    built = []
+
+    def build():
+        built.append(1)
+        return N.iid_sum(N.Geometric(0.5), 3)
+
+    lazy = LazyLaw(build, "three geometrics")
+    assert built == [] and repr(lazy) == "three geometrics"
+    assert as_law(lazy).name == "three geometrics" and built == [1]
+    assert lazy.mean == pytest.approx(3.0)

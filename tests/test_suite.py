@@ -78,3 +78,15 @@ def test_classic_suite_has_the_required_entries():
             "classic/discrete-laplace-eps1"} <= ids
     scale_bug = next(e for e in load_suites()["classic"].entries if e.id == "classic/laplace-scale-eps")
     assert scale_bug.expected == "refuted" and "10" in scale_bug.reason and scale_bug.claim == PureDP(0.1)
+
+
+def test_bound_samplers_are_named_by_their_parameters():
+    """A sampler with bound parameters is listed by name and values, never by memory address."""
+    from functools import partial
+
+    from dpaudit.subjects import subject_name
+
+    def draws(size, rng, n, beta):
+        return rng.geometric(beta, (size, n)).sum(1)
+
+    assert subject_name(partial(draws, n=3, beta=0.123456789)) == "test_bound_samplers_are_named_by_their_parameters.<locals>.draws(n=3, beta=0.123457)"

@@ -134,7 +134,7 @@ def _audit_tailbound_exact(law: Law, claim: TailBound, tolerance: float) -> Audi
     if f[0] < 1 and float(open_(np.array([0.0]))[0]) > f[0] * (1 + tolerance) + TINY:
         tail = float(open_(np.array([0.0]))[0])
         return _tailbound_result(REFUTED, claim, law, float(t_lo), tail, float(f[0]), t_max, 1, underflows,
-                                 note=f"P(|Y| > 0) = {tail:.6g} exceeds the bound as t -> 0")
+                                 note=f"P({'|Y|' if claim.two_sided else 'Y'} > 0) = {tail:.6g} exceeds the bound as t -> 0")
     worst_t, worst_excess = None, -math.inf
     pending = [(grid[i], grid[i + 1]) for i in range(len(grid) - 1)]
     checked = 0
