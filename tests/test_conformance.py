@@ -84,3 +84,12 @@ def test_false_failures_over_seeds():
     refuted = sum(dpaudit.audit_sampler(from_law(law), law, samples=200_000, seed=s).verdict == "refuted"
                   for s in range(100))
     assert refuted == 0
+
+
+def test_one_point_law_accepts_exactly_its_value():
+    from dpaudit.mechanisms import noise
+    law = noise.FiniteIntegerLaw(3, [1.0], name="always 3")
+    ok = dpaudit.audit_sampler(lambda size, rng: np.full(size, 3), law, samples=1000, seed=0)
+    assert ok.verdict == "not-refuted"
+    bad = dpaudit.audit_sampler(lambda size, rng: np.where(np.arange(size) == 7, 4, 3), law, samples=1000, seed=0)
+    assert bad.verdict == "refuted" and bad.witness["first_mismatch"] == 4.0

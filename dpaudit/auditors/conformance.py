@@ -142,6 +142,13 @@ def _moment_tests(law: Law, x: np.ndarray) -> list[dict[str, Any]]:
     return tests
 
 
+def _one_point_test(law: Law, x: np.ndarray) -> dict[str, Any]:
+    """Every sample must equal the law's single value; one that does not has probability 0 under it."""
+    off = np.flatnonzero(x != law.mean)
+    return {"test": "one-point law", "p_value": 0.0 if off.size else 1.0, "value": law.mean,
+            "mismatches": int(off.size), **({"first_mismatch": float(x[off[0]])} if off.size else {})}
+
+
 def audit_conformance(sampler: Any, law: Law, claim: Claim, *, samples: int, seed: np.random.SeedSequence,
                       alpha: float = DEFAULT_ALPHA) -> AuditResult:
     """Test ``samples`` outputs of ``sampler(size, rng)`` against ``law`` (see the module)."""
@@ -152,7 +159,10 @@ def audit_conformance(sampler: Any, law: Law, claim: Claim, *, samples: int, see
         raise ValueError("the sampler returned NaN or infinite values")
     if law.lattice and not np.array_equal(x, np.round(x)):
         raise ValueError("the reference law is integer-valued but the sampler returned non-integers")
-    tests = (_lattice_tests(law, x) if law.lattice else _continuous_tests(law, x)) + _moment_tests(law, x)
+    if law.var == 0:
+        tests = [_one_point_test(law, x)]  # a one-point law: any other value is impossible under it
+    else:
+        tests = (_lattice_tests(law, x) if law.lattice else _continuous_tests(law, x)) + _moment_tests(law, x)
     level = alpha / len(tests)
     worst = min(tests, key=lambda t: t["p_value"])
     verdict = REFUTED if worst["p_value"] < level else NOT_REFUTED
