@@ -33,7 +33,7 @@ _U = 2.0**-53
 TABLE_LOG_ERROR = 1e-12
 
 
-def _chernoff_edge(cgf, domain: tuple[float, float], mean: float, sd: float, side: int) -> float:
+def _chernoff_edge(cgf, domain: tuple[float, float], sd: float, side: int) -> float:
     """An integer beyond which (side=+1: above; -1: below) P[X = k] < e^LOG_NEGLIGIBLE: the Chernoff
     bound P[side X >= side k] <= exp(K(side l) - l side k), minimised over a grid of l > 0."""
     limit = domain[1] if side > 0 else -domain[0]
@@ -60,9 +60,9 @@ class IntegerLaw:
         lo, hi = self.support
         sd = math.sqrt(self.var) if self.var > 0 else 1.0
         if not math.isfinite(hi):
-            hi = _chernoff_edge(self.cgf, self.cgf_domain, self.mean, sd, +1)
+            hi = _chernoff_edge(self.cgf, self.cgf_domain, sd, +1)
         if not math.isfinite(lo):
-            lo = _chernoff_edge(self.cgf, self.cgf_domain, self.mean, sd, -1)
+            lo = _chernoff_edge(self.cgf, self.cgf_domain, sd, -1)
         return math.floor(lo), math.ceil(hi)
 
     @cached_property
