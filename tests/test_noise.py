@@ -22,6 +22,8 @@ INTEGER_LAWS = [
     N.Polya(0.3, 0.8), N.Polya(2.5, 0.2), N.Geometric(0.6),
     N.PolyaDifference(0.1, 0.9), N.PolyaDifference.share(5, math.exp(-0.5)),
     N.Binomial(20, 0.3), N.SymmetricBinomial(10), N.BernoulliExp(0.5), N.BernoulliExp(3.0),
+    N.iid_sum(N.DiscreteGaussian(2.0), 5), N.ModularReduction(50).corrected(N.DiscreteLaplace(20, 3.0), 45),
+    N.IndependentSum(N.Binomial(40, 0.5), N.Skellam(9.0), name="Bin(40, 1/2) + Sk(0, 9)"),
 ]
 CONTINUOUS_LAWS = [N.Laplace(0, 1.5), N.Laplace(-1, 0.1), N.Gaussian(1, 2), N.Gaussian(0, 0.01)]
 ALL_LAWS = INTEGER_LAWS + CONTINUOUS_LAWS
