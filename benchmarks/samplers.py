@@ -4,9 +4,10 @@ For every sampler: dpaudit's vectorised sampler, a straightforward scalar refere
 (one Python loop iteration per sample, standard library only; for the discrete Gaussian the exact
 algorithm of Canonne, Kamath and Steinke 2020 with rational arithmetic), and numpy/scipy's own
 sampler where an equivalent exists. Each rate is the median of ``--repeats`` timings; ratios are
-dpaudit's rate over the baseline's (above 1: dpaudit is faster). Targets: discrete Gaussian at least
-100x its scalar exact reference; discrete Laplace within 2x of numpy's geometric sampling (ratio
-at least 0.5). Run:
+dpaudit's rate over the baseline's (above 1: dpaudit is faster). The discrete Gaussian is timed
+twice: its exact sampler (integer coins only) and its float-coin sampler. Targets: discrete
+Gaussian at least 100x its scalar exact reference; discrete Laplace within 2x of numpy's geometric
+sampling (ratio at least 0.5). Run:
 
     python benchmarks/samplers.py [--samples 2000000] [--scalar-samples 20000] [--repeats 5]
 """
@@ -123,7 +124,10 @@ def cases(rng: np.random.Generator):
             ("numpy geometric (one draw)", lambda n: rng.geometric(p_geo, n), False),
             ("numpy, two geometrics", lambda n: rng.geometric(p_geo, n) - rng.geometric(p_geo, n), False),
         ]),
-        ("discrete Gaussian, sigma 10", lambda n: dg.sample(n, rng), [
+        ("discrete Gaussian, sigma 10 (exact)", lambda n: dg.sample(n, rng), [
+            ("scalar exact (CKS, rationals)", scalar(lambda r: exact_discrete_gaussian(r, Fraction(100))), True),
+        ]),
+        ("discrete Gaussian, sigma 10 (float coin)", lambda n: dg.sample_fast(n, rng), [
             ("scalar exact (CKS, rationals)", scalar(lambda r: exact_discrete_gaussian(r, Fraction(100))), True),
         ]),
         ("Skellam, variance 100", lambda n: sk.sample(n, rng), [
@@ -159,7 +163,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     rng = np.random.default_rng(2026)
-    print(f"{'sampler':34} {'dpaudit /s':>12}  {'baseline':38} {'baseline /s':>12} {'ratio':>8}")
+    print(f"{'sampler':42} {'dpaudit /s':>12}  {'baseline':38} {'baseline /s':>12} {'ratio':>8}")
     for name, ours, baselines in cases(rng):
         ours_rate = rate(ours, args.samples, args.repeats)
         for i, (base_name, base, is_scalar) in enumerate(baselines):
@@ -167,7 +171,7 @@ def main() -> None:
             base_rate = rate(base, n, 1 if is_scalar else args.repeats)
             label = name if i == 0 else ""
             ours_text = f"{ours_rate:12.3g}" if i == 0 else " " * 12
-            print(f"{label:34} {ours_text}  {base_name:38} {base_rate:12.3g} {ours_rate / base_rate:8.2f}")
+            print(f"{label:42} {ours_text}  {base_name:38} {base_rate:12.3g} {ours_rate / base_rate:8.2f}")
 
 
 if __name__ == "__main__":

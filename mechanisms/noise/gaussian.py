@@ -2,18 +2,22 @@
 
 The discrete Gaussian's sampler is the rejection algorithm of Canonne, Kamath and Steinke (2020,
 Algorithm 3), vectorised: propose Y from a discrete Laplace of scale t = floor(sigma) + 1 and
-accept with probability exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2)). The accepted values are exactly
-N_Z(0, sigma^2) when the acceptance coin is exact; here the coin compares a uniform double with the
-float exp(...), so each acceptance probability is off by at most a few units in 2^-53 (the exact
-Bernoulli(exp(-x)) coin of the paper costs a Python loop per sample; the benchmark times that
-scalar reference). Rounds of proposals are drawn in blocks sized from the acceptance rate, so a
-call costs a handful of numpy passes however large ``size`` is.
+accept with probability exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2)).
+
+- :meth:`DiscreteGaussian.sample` is exact when sigma^2 is (to double precision) a rational p/q
+  with q <= 10^6 whose arithmetic fits in int64 (sigma = 10, sigma^2 = 0.49, ...): every coin is a
+  comparison of uniform integers (:mod:`.exact_coins`), so the output law is exactly N_Z(loc, p/q).
+  Otherwise it falls back to :meth:`~DiscreteGaussian.sample_fast` (``exact_sampling`` says which).
+- :meth:`DiscreteGaussian.sample_fast` proposes with the float discrete Laplace and accepts with a
+  float64 coin, so each acceptance probability is off by at most a few units in 2^-53; about ten
+  times faster.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cached_property
 
 import numpy as np
@@ -24,6 +28,8 @@ from dpaudit.densities import GaussianDensity
 
 from ._checks import finite, integer, positive
 from ._lattice import IntegerLaw
+from .exact_coins import discrete_gaussian as exact_discrete_gaussian
+from .exact_coins import gaussian_fits
 from .laplace import two_sided_geometric
 
 #: below this sigma the normaliser is summed directly; above it the Poisson-summation (theta)
@@ -143,7 +149,31 @@ class DiscreteGaussian(IntegerLaw):
         reach = math.ceil(math.sqrt(-2 * -750.0) * self.sigma) + 1  # exp(-reach^2 / 2 sigma^2) < e^-750
         return self.loc - reach, self.loc + reach
 
+    @cached_property
+    def variance_fraction(self) -> Fraction | None:
+        """sigma^2 as a rational p/q (q <= 10^6) equal to it to double precision, if the exact
+        sampler's integer arithmetic fits in int64; else None."""
+        sigma2 = self.sigma**2
+        rational = Fraction(sigma2).limit_denominator(10**6)
+        if abs(float(rational) - sigma2) > 2 * math.ulp(sigma2):
+            return None
+        return rational if gaussian_fits(rational.numerator, rational.denominator) else None
+
+    @property
+    def exact_sampling(self) -> bool:
+        return self.variance_fraction is not None
+
     def sample(self, size, rng: np.random.Generator) -> np.ndarray:
+        """Exact samples (see the module) when :attr:`exact_sampling`, else :meth:`sample_fast`."""
+        rational = self.variance_fraction
+        if rational is None:
+            return self.sample_fast(size, rng)
+        shape = (size,) if np.isscalar(size) else tuple(size)
+        n = int(np.prod(shape))
+        return (exact_discrete_gaussian(rational.numerator, rational.denominator, n, rng) + self.loc).reshape(shape)
+
+    def sample_fast(self, size, rng: np.random.Generator) -> np.ndarray:
+        """The same algorithm with a float discrete Laplace proposal and a float64 acceptance coin."""
         shape = (size,) if np.isscalar(size) else tuple(size)
         n = int(np.prod(shape))
         sigma2 = self.sigma**2
