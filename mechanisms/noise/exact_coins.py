@@ -12,7 +12,9 @@ led to the exact samplers: Mironov 2012, and OpenDP's biased rational division).
 - :func:`discrete_gaussian`: N_Z(0, p/q) for a rational variance p/q (CKS Algorithm 3).
 
 Each works on arrays of proposals at once; the loops run over rounds (each a few numpy passes
-over the proposals still undecided), never over samples.
+over the proposals still undecided), never over samples. exp(-1) coins, the most frequent, take
+one draw each: Algorithm 1 with gamma = 1 passes k with probability 1/k!, which a uniform integer
+below 20! decides for k <= 20 by comparisons with 20!/k!.
 """
 
 from __future__ import annotations
@@ -25,47 +27,55 @@ import numpy as np
 _INT_LIMIT = 2**62
 
 
-def _bernoulli_exp_unit(num: np.ndarray, den: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Bernoulli(exp(-num/den)) for 0 <= num <= den (int64 arrays of one shape)."""
-    n, d = num.ravel(), den.ravel()
-    k = np.ones(n.size, dtype=np.int64)
-    idx = np.arange(n.size)
-    common = d.size > 0 and bool((d == d[0]).all())  # one denominator: every round draws with one bound
-    rounds = 1
-    while idx.size:  # the undecided coins, compacted every round; all of them have k = rounds
-        # Bernoulli(gamma / k) = [U < num] for U uniform on {0, ..., k den - 1}
-        bound = rounds * int(d[0]) if common else rounds * d[idx]
+def _bernoulli_exp_unit(num: np.ndarray, den: np.ndarray | int, rng: np.random.Generator) -> np.ndarray:
+    """Bernoulli(exp(-num/den)) for 0 <= num <= den (``den`` an int64 array of num's shape, or one int)."""
+    n = num.ravel()
+    common = np.ndim(den) == 0
+    d = int(den) if common else np.asarray(den).ravel()
+    # round k = 1 over everything, without gathering: Bernoulli(gamma) = [U < num], U uniform below den
+    success = rng.integers(0, d, n.size) < n
+    out = ~success  # the first failure at k = 1 (odd)
+    idx = np.flatnonzero(success)
+    k = 2
+    while idx.size:  # the undecided coins, all at round k: Bernoulli(gamma / k)
+        bound = k * d if common else k * d[idx]
         success = rng.integers(0, bound, idx.size) < n[idx]
+        out[idx[~success]] = k % 2 == 1
         idx = idx[success]
-        rounds += 1
-        k[idx] = rounds
-    return (k % 2 == 1).reshape(num.shape)
+        k += 1
+    return out.reshape(num.shape)
 
 
 _FACTORIALS = np.array([math.factorial(i) for i in range(21)], dtype=np.int64)  # 20! < 2^62
-_ASCENDING = (_FACTORIALS[20] // _FACTORIALS[1:])[::-1].copy()  # 20!/k! for k = 20, 19, ..., 1
+_THRESHOLDS = _FACTORIALS[20] // _FACTORIALS[1:]  # 20!/k! for k = 1..20, decreasing
 
 
 def _bernoulli_exp_minus_one(size: int, rng: np.random.Generator) -> np.ndarray:
     """size exact Bernoulli(exp(-1)) coins in one draw each.
 
     In Algorithm 1 with gamma = 1 the loop passes k with probability 1/k!, so for R uniform on
-    {0, ..., 20! - 1} it passes k exactly when R < 20!/k!; R = 0 (probability 1/20!) passes all 20
-    and finishes with the loop itself.
+    {0, ..., 20! - 1} it passes k exactly when R < 20!/k!; the coin is the parity of the number of
+    passes (the first failure at an odd k). R = 0 (probability 1/20!) passes all 20 and finishes
+    with the loop itself. The comparisons run in order and stop with the last R still passing.
     """
     r = rng.integers(0, _FACTORIALS[20], size)
-    # passed = #{k in 1..20 : r < 20!/k!}, the loop's successes (the thresholds ascend in _ASCENDING)
-    passed = 20 - np.searchsorted(_ASCENDING, r, side="right")
-    out = (passed + 1) % 2 == 1  # the first failure comes at k = passed + 1
-    rest = np.flatnonzero(passed == 20)
-    if rest.size:  # continue the loop from k = 21 for these
-        k = np.full(rest.size, 21, dtype=np.int64)
-        active = np.arange(rest.size)
-        while active.size:
-            success = rng.integers(0, k[active]) < 1
-            active = active[success]
-            k[active] += 1
-        out[rest] = k % 2 == 1
+    # k = 1 always passes (R < 20!); the passes at k = 2..6 are a run of leading ones, so their
+    # parity is their XOR, computed on the whole array without gathering
+    odd = (r < _THRESHOLDS[1]) ^ (r < _THRESHOLDS[2]) ^ (r < _THRESHOLDS[3]) ^ (r < _THRESHOLDS[4]) ^ (r < _THRESHOLDS[5])
+    out = odd  # passes = 1 + (passes at 2..6): an even count means the first failure at an odd k
+    idx = np.flatnonzero(r < _THRESHOLDS[5])  # passed k = 6 (probability 1/720): continue exactly
+    for k in range(7, 21):
+        idx = idx[r[idx] < _THRESHOLDS[k - 1]]
+        if idx.size == 0:
+            return out
+        out[idx] = k % 2 == 0  # passed k: the first failure is at k + 1 at the earliest
+    k = np.full(idx.size, 21, dtype=np.int64)
+    active = np.arange(idx.size)
+    while active.size:  # past k = 20: continue the loop
+        success = rng.integers(0, k[active]) < 1
+        active = active[success]
+        k[active] += 1
+    out[idx] = k % 2 == 1
     return out
 
 
@@ -73,14 +83,14 @@ def bernoulli_exp(num: np.ndarray, den: np.ndarray | int, rng: np.random.Generat
     """Exact Bernoulli(exp(-num/den)) coins for non-negative integers num and positive den
     (``num`` may exceed ``den``: gamma > 1)."""
     num = np.asarray(num, dtype=np.int64)
-    den = np.broadcast_to(np.asarray(den, dtype=np.int64), num.shape)
-    if (num < 0).any() or (den <= 0).any():
+    den = int(den) if np.ndim(den) == 0 else np.asarray(den, dtype=np.int64)
+    if (num < 0).any() or np.any(np.asarray(den) <= 0):
         raise ValueError("bernoulli_exp: needs num >= 0 and den > 0")
-    whole = num // den
-    return _bernoulli_exp_parts(whole, num - whole * den, den, rng)
+    whole, frac = np.divmod(num, den)
+    return _bernoulli_exp_parts(whole, frac, den, rng)
 
 
-def _bernoulli_exp_parts(whole: np.ndarray, frac: np.ndarray, den: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _bernoulli_exp_parts(whole: np.ndarray, frac: np.ndarray, den: np.ndarray | int, rng: np.random.Generator) -> np.ndarray:
     """Bernoulli(exp(-(whole + frac/den))): one coin for the fraction, ``whole`` exp(-1) coins."""
     alive = _bernoulli_exp_unit(frac, den, rng)
     idx = np.flatnonzero(alive & (whole > 0))
@@ -99,18 +109,23 @@ def discrete_laplace(t: int, size: int, rng: np.random.Generator) -> np.ndarray:
     if t < 1 or t > 2**31:
         raise ValueError(f"discrete_laplace: the scale must be an integer in [1, 2^31], got {t}")
     out = np.empty(size, dtype=np.int64)
-    filled, rate = 0, 0.5
+    # the acceptance of U, mean of exp(-U/t), less the rejected "-0": rounds are sized from it
+    filled, rate = 0, -math.expm1(-1) / (t * -math.expm1(-1 / t)) * (1 - 0.5 / t)
     while filled < size:
-        m = int((size - filled) / rate * 1.05) + 64  # proposals for the expected acceptance, and a margin
-        u = rng.integers(0, t, m)
-        u = u[bernoulli_exp(u, t, rng)]  # accept U with probability exp(-U/t)
-        v = np.zeros(u.size, dtype=np.int64)  # the number of exp(-1) coins before the first failure
-        idx = np.arange(u.size)
+        m = int((size - filled) / rate * 1.02) + 64  # proposals for the expected acceptance, and a margin
+        draw = rng.integers(0, 2 * t, m)  # U uniform below t and a fair sign bit, from one draw
+        draw = draw[_bernoulli_exp_unit(draw >> 1, t, rng)]  # accept U with probability exp(-U/t)
+        u, negative = draw >> 1, (draw & 1).astype(bool)
+        # V = the number of exp(-1) coins before the first failure: two coins for everyone at once,
+        # then rounds for the few (e^-2) that passed both
+        first, second = _bernoulli_exp_minus_one(u.size, rng), _bernoulli_exp_minus_one(u.size, rng)
+        both = first & second
+        v = first.astype(np.int64) + both
+        idx = np.flatnonzero(both)
         while idx.size:
             idx = idx[_bernoulli_exp_minus_one(idx.size, rng)]
             v[idx] += 1
         x = u + t * v
-        negative = rng.integers(0, 2, x.size).astype(bool)
         y = np.where(negative, -x, x)[~(negative & (x == 0))]  # -0 would double the mass at 0
         rate = max(y.size / m, 0.05)
         take = min(y.size, size - filled)
@@ -139,18 +154,18 @@ def discrete_gaussian(p: int, q: int, size: int, rng: np.random.Generator) -> np
     t = math.isqrt(p // q) + 1
     b = 2 * p * q * t * t
     out = np.empty(size, dtype=np.int64)
-    filled, rate = 0, 0.5
+    filled, rate = 0, 0.7  # about the acceptance of Algorithm 3 for sigma >= 1; later rounds measure it
     while filled < size:
-        m = int((size - filled) / rate * 1.05) + 64
+        m = int((size - filled) / rate * 1.02) + 64
         y = discrete_laplace(t, m, rng)
-        a = np.abs(y) * (t * q) - p  # |a| < 2^62 / 2 as long as |y| < 2^30 / (t q)
-        whole, frac = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
-        small = np.abs(a) < 3_000_000_000  # a^2 fits in int64
-        whole[small], frac[small] = np.divmod(a[small] * a[small], b)
-        for i in np.flatnonzero(~small):  # rare far proposals: exact Python integers
-            w, f = divmod(int(a[i]) ** 2, b)
-            whole[i], frac[i] = min(w, _INT_LIMIT), f  # a whole part of 2^62 already never survives its coins
-        accept = _bernoulli_exp_parts(whole, frac, np.broadcast_to(np.int64(b), (m,)), rng)
+        a = np.abs(y) * (t * q) - p
+        big = np.flatnonzero(np.abs(a) >= 3_000_000_000)  # a^2 would overflow int64: rare far proposals
+        a[big] = 0
+        whole, frac = np.divmod(a * a, b)
+        for i in big:  # exact Python integers; a whole part of 2^62 already never survives its coins
+            w, f = divmod(int(np.abs(y[i]) * (t * q) - p) ** 2, b)
+            whole[i], frac[i] = min(w, _INT_LIMIT), f
+        accept = _bernoulli_exp_parts(whole, frac, b, rng)
         y = y[accept]
         rate = max(y.size / m, 0.05)
         take = min(y.size, size - filled)
