@@ -45,6 +45,14 @@ Encoded (id -> statement):
     claim's allowance 2p is smaller than that for p below about 2.4e-7 (Lemma 2 applies it at
     p / (|Phi| b^2)).
 
+Mechanism-level privacy (the batch protocol, :class:`dpaudit.mechanisms.DistributedSum`):
+  - thm1-privacy: Algorithm 1 with Polya shares is (eps, 0)-DP when one user's reward is replaced;
+    audited exactly on the law of y_hat = (sum x_hat + sum eta) mod m (rounding randomness
+    included), over the pairs the replace-user relation searches in [0, 1]^n (n = 16, eps = 1 and
+    0.1), and on two given pairs at the paper's batch size n = 1024. The loss reaches eps exactly
+    (one user moving from 0 to 1 shifts the rounded sum by g, the noise's sensitivity), so the
+    verdict is "not refuted" within the float resolution rather than "verified".
+
 Left out (with why):
   - thm2-tail, thm4-tail (Assumption 1 itself): the constants are printed only as O(1/eps).
   - lem2-tail: a union-bound count (3p), not a statement about a law; note that the stated
@@ -53,7 +61,7 @@ Left out (with why):
   - the mean and variance facts (E x_hat = x g; Var Lap_Z = 2 e^{-1/b} / (1 - e^{-1/b})^2;
     Var N_Z < sigma^2; the Polya moments): dpaudit has no moment claim; they are exact identities
     checked in tests/test_noise.py.
-  - privacy, regret and communication claims: other issues.
+  - the other privacy claims (Theorems 2-6, Lemmas 3-4), regret and communication: later work.
 """
 
 from __future__ import annotations
@@ -63,9 +71,11 @@ from functools import partial
 
 import numpy as np
 
-from dpaudit import SubExponential, SubGaussian, TailBound
+from dpaudit import PureDP, SubExponential, SubGaussian, TailBound
+from dpaudit.domains import Box, Datasets
 from dpaudit.laws import LazyLaw
-from dpaudit.mechanisms import noise
+from dpaudit.mechanisms import DistributedSum, noise
+from dpaudit.neighbours import ReplaceUser
 from dpaudit.suite import Suite
 
 suite = Suite("dist-mab", "Chowdhury & Zhou, Distributed Differential Privacy in Multi-Armed Bandits (ICLR 2023)")
@@ -253,3 +263,18 @@ for eps in (1.0, 0.1):
                reason="tau is fixed by T: with probability ~4.8e-7 the noise passes tau and the sum wraps (error ~n), "
                       "more than the allowance 2p for p < ~2.4e-7; the claim is printed for any p in (0, 1]",
                title=f"Assumption 1 for the pure-DP protocol (Theorem 1, eps = {eps:g}, n = 1024, T = 10^6)")
+
+
+# -- Theorem 1's privacy, on the batch protocol ----------------------------------------------------
+
+for eps in (1.0, 0.1):
+    suite.privacy(f"dist-mab/thm1-privacy@eps{eps:g},n16", auditor="exact",
+                  subject=DistributedSum("polya", eps, 16, T), claim=PureDP(eps),
+                  relation=ReplaceUser(batch_size=16).over(Datasets(16, Box(0.0, 1.0))),
+                  title=f"Algorithm 1 with Polya shares is {eps:g}-DP (n = 16, T = 10^6; pairs searched)")
+_ZEROS, _HALVES = [0.0] * N_BATCH, [0.5] * N_BATCH
+suite.privacy("dist-mab/thm1-privacy@eps1,n1024", auditor="exact",
+              subject=DistributedSum("polya", 1.0, N_BATCH, T), claim=PureDP(1.0),
+              pairs=[(_ZEROS, [1.0] + _ZEROS[1:]), (_HALVES, [0.0] + _HALVES[1:])],
+              relation=ReplaceUser(batch_size=N_BATCH),
+              title="Algorithm 1 with Polya shares is 1-DP (n = 1024, T = 10^6; one user from 0 to 1, and from 1/2 to 0)")

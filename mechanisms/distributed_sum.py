@@ -1,0 +1,155 @@
+"""dist-mab's batch protocol (Chowdhury & Zhou, ICLR 2023, Algorithm 1): a distributed private sum.
+
+Each of the n users of a batch holds a reward x_i in [0, 1] and sends
+y_i = (x_hat_i + eta_i) mod m, where x_hat_i = floor(x_i g) + Bernoulli(x_i g - floor(x_i g)) is the
+randomized rounding to precision g (line 20) and eta_i an integer noise share (line 21). Secure
+aggregation reveals only y_hat = (sum_i y_i) mod m (line 25), which by the distributive property is
+(sum_i x_hat_i + sum_i eta_i) mod m; the analyzer maps y_hat > n g + tau to (y_hat - m)/g and
+otherwise to y_hat/g (lines 28-30).
+
+Noise instantiations and parameters, as the theorems print them (n = l(b) the batch size, T the
+horizon, p = 1/T):
+
+- ``"polya"`` (Theorem 1, pure DP): eta_i = gamma+ - gamma-, Polya(1/n, e^{-eps/g}); the n shares
+  sum to Lap_Z(g/eps) (Fact 1). g = ceil(eps sqrt n), tau = ceil((g/eps) log(2T)).
+- ``"skellam"`` (Theorem 2, RDP): eta_i ~ Sk(0, g^2/(n eps^2)), summing to Sk(0, g^2/eps^2).
+  g = ceil(s eps sqrt n), tau = ceil((2g/eps) sqrt(log(2T)) + sqrt(2) log(2T)).
+- ``"discrete-gaussian"`` (Theorem 4, CDP): eta_i ~ N_Z(0, g^2/(n eps^2)); the sum is not a discrete
+  Gaussian, so its exact law is the n-fold convolution. g = ceil(s eps sqrt n),
+  tau = ceil((g/eps) sqrt(2 log(2/p))) with p = 1/T (the spec writes p; Theorems 1-2 take p = 1/T).
+In every case m = n g + 2 tau + 1.
+
+Two paths that give the same output law (tested): :meth:`sample` draws the rounded sum and the
+total noise from their exact laws (fast; its cost does not grow with n), and :meth:`sample_per_user`
+runs every user's randomizer, reduces each message mod m and sums them mod m, as printed.
+:meth:`distribution` is the exact law of y_hat on {0, ..., m - 1} for the exact auditor.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .noise import (
+    DiscreteGaussian,
+    DiscreteLaplace,
+    FiniteIntegerLaw,
+    ModularReduction,
+    PolyaDifference,
+    RandomizedRounding,
+    Skellam,
+    convolve,
+    iid_sum,
+)
+from .params import choice, integer, positive, sample_size
+
+NOISES = ("polya", "skellam", "discrete-gaussian")
+#: the largest batch whose discrete Gaussian shares are convolved for the exact law
+MAX_EXACT_GAUSSIAN_USERS = 64
+
+
+class DistributedSum:
+    """Algorithm 1's batch protocol: randomizer R, secure aggregation S and analyzer A.
+
+    ``noise`` is one of ``"polya"``, ``"skellam"``, ``"discrete-gaussian"``; ``epsilon``, the batch
+    size ``n``, the horizon ``T`` and (Skellam, discrete Gaussian) the scale factor ``s`` >= 1 fix
+    g, tau and m by the theorems' formulas (module docstring). Data: the n users' rewards in [0, 1].
+    """
+
+    owner = "DistributedSum"
+
+    def __init__(self, noise: str, epsilon: float, n: int, T: int, s: float = 1.0):
+        self.noise = choice(self.owner, "noise", noise, NOISES)
+        self.epsilon = positive(self.owner, "epsilon", epsilon)
+        self.n = integer(self.owner, "n", n, 1)
+        self.T = integer(self.owner, "T", T, 1)
+        self.s = positive(self.owner, "s", s)
+        if self.s < 1:
+            raise ValueError(f"{self.owner}: s must be >= 1 (Theorems 2 and 4), got {s!r}")
+        eps, log2t = self.epsilon, math.log(2 * self.T)
+        if self.noise == "polya":
+            self.g = math.ceil(eps * math.sqrt(self.n))
+            self.tau = math.ceil(self.g / eps * log2t)
+        elif self.noise == "skellam":
+            self.g = math.ceil(self.s * eps * math.sqrt(self.n))
+            self.tau = math.ceil(2 * self.g / eps * math.sqrt(log2t) + math.sqrt(2) * log2t)
+        else:
+            self.g = math.ceil(self.s * eps * math.sqrt(self.n))
+            self.tau = math.ceil(self.g / eps * math.sqrt(2 * math.log(2 * self.T)))
+        self.m = self.n * self.g + 2 * self.tau + 1
+        self.name = f"DistributedSum({self.noise}, eps={eps:g}, n={self.n}, T={self.T}" + (
+            f", s={self.s:g})" if self.noise != "polya" else ")")
+
+    def __repr__(self) -> str:
+        return self.name
+
+    @property
+    def share(self) -> Any:
+        """One user's noise share eta_i."""
+        if self.noise == "polya":
+            return PolyaDifference.share(self.n, math.exp(-self.epsilon / self.g))
+        variance = self.g**2 / (self.n * self.epsilon**2)
+        return Skellam(variance) if self.noise == "skellam" else DiscreteGaussian(math.sqrt(variance))
+
+    def total_noise(self) -> Any:
+        """The exact law of sum_i eta_i."""
+        if self.noise == "polya":
+            return DiscreteLaplace(0, self.g / self.epsilon)  # Fact 1
+        if self.noise == "skellam":
+            return Skellam(self.g**2 / self.epsilon**2)
+        if self.n > MAX_EXACT_GAUSSIAN_USERS:
+            raise ValueError(f"{self.owner}: the exact law of {self.n} discrete Gaussian shares is a {self.n}-fold "
+                             f"convolution; it is built for batches of at most {MAX_EXACT_GAUSSIAN_USERS} users")
+        return iid_sum(self.share, self.n, name=f"sum of {self.n} N_Z shares")
+
+    def _rewards(self, data: Any) -> np.ndarray:
+        x = np.asarray(data, dtype=float)
+        if x.shape != (self.n,) or not np.isfinite(x).all() or (x < 0).any() or (x > 1).any():
+            raise ValueError(f"{self.owner}: data must be the {self.n} users' rewards in [0, 1], got shape {x.shape}")
+        return x
+
+    def rounded_sum(self, data: Any) -> FiniteIntegerLaw:
+        """The exact law of sum_i x_hat_i (independent two-point laws, convolved)."""
+        x = self._rewards(data)
+        low = np.floor(x * self.g)
+        frac = x * self.g - low
+        mixed = frac > 0
+        parts = [FiniteIntegerLaw(0, [1 - f, f]) for f in frac[mixed]] or [FiniteIntegerLaw(0, [1.0])]
+        law = convolve(*parts) if len(parts) > 1 else parts[0]
+        return FiniteIntegerLaw(law.offset + int(low.sum()), law.probs, law.tail_mass, law.log_error,
+                                name="sum of rounded rewards")
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """y_hat for ``size`` independent runs, from the exact laws of the rounded sum and the noise."""
+        size = sample_size(self.owner, size)
+        total = self.rounded_sum(data).sample(size, rng)
+        if self.noise == "discrete-gaussian":
+            noise = self.share.sample((size, self.n), rng).sum(axis=1)  # no closed form for the sum
+        else:
+            noise = self.total_noise().sample(size, rng)
+        return np.mod(total + noise, self.m)
+
+    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, size, rng)
+
+    def sample_per_user(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """y_hat as printed: every user rounds, adds a share, reduces mod m; S sums the messages mod m."""
+        size = sample_size(self.owner, size)
+        x = self._rewards(data)
+        x_hat = RandomizedRounding(self.g).round(np.broadcast_to(x, (size, self.n)), rng)
+        messages = np.mod(x_hat + self.share.sample((size, self.n), rng), self.m)
+        return np.mod(messages.sum(axis=1), self.m)
+
+    def distribution(self, data: Any):
+        """The exact law of y_hat on {0, ..., m - 1}."""
+        total = convolve(self.rounded_sum(data), self.total_noise())
+        return ModularReduction(self.m).wrap(total).finite()
+
+    def analyze(self, y_hat: Any) -> np.ndarray:
+        """A (lines 28-30): the estimate of sum_i x_i, with the underflow correction."""
+        return ModularReduction(self.m).correct(np.asarray(y_hat), self.n * self.g + self.tau) / self.g
+
+
+__all__ = ["DistributedSum"]
