@@ -52,6 +52,16 @@ Mechanism-level privacy (the batch protocol, :class:`dpaudit.mechanisms.Distribu
     0.1), and on two given pairs at the paper's batch size n = 1024. The loss reaches eps exactly
     (one user moving from 0 to 1 shifts the rounded sum by g, the noise's sensitivity), so the
     verdict is "not refuted" within the float resolution rather than "verified".
+  - thm2-privacy: Algorithm 1 with Skellam shares is (alpha, eps(alpha))-RDP for alpha = 2, 3, ...,
+    eps(alpha) = alpha eps^2/2 + min{(2 alpha - 1) eps^2/(4 s^2) + 3 eps/(2 s^3), 3 eps^2/(2 s)}, and per
+    batch (App. E.2) eps_n(alpha), the same with the min's terms divided by n, n^{3/2} and sqrt n;
+    exact Renyi divergences of y_hat at alpha in {2, 3, 4, 8, 16, 32, 64}, at (eps, s, n) = (1, 1, 16)
+    and (0.5, 2, 16) over searched pairs. The paper's (0.1, 10, 1024) is not audited yet: m = 37,687
+    is wider than the Skellam table reaches with normal floats, and the Skellam law mod m has no
+    closed form (the Polya instantiation's has, so Theorem 1 is audited at n = 1024).
+  - thm6-ldp: the local protocol's message (x_hat + Lap_Z(g/eps)) mod m is eps-LDP
+    (:class:`dpaudit.mechanisms.LocalModularRandomizer`, eps in (0, 1); tau uses Lemma 5's c = 1.6);
+    exact, over searched pairs of one user's reward, at (eps, n) = (0.5, 64) and (0.9, 1024).
 
 Left out (with why):
   - thm2-tail, thm4-tail (Assumption 1 itself): the constants are printed only as O(1/eps).
@@ -71,10 +81,10 @@ from functools import partial
 
 import numpy as np
 
-from dpaudit import PureDP, SubExponential, SubGaussian, TailBound
+from dpaudit import PureDP, RenyiDP, SubExponential, SubGaussian, TailBound
 from dpaudit.domains import Box, Datasets
 from dpaudit.laws import LazyLaw
-from dpaudit.mechanisms import DistributedSum, noise
+from dpaudit.mechanisms import DistributedSum, LocalModularRandomizer, noise
 from dpaudit.neighbours import ReplaceUser
 from dpaudit.suite import Suite
 
@@ -278,3 +288,31 @@ suite.privacy("dist-mab/thm1-privacy@eps1,n1024", auditor="exact",
               pairs=[(_ZEROS, [1.0] + _ZEROS[1:]), (_HALVES, [0.0] + _HALVES[1:])],
               relation=ReplaceUser(batch_size=N_BATCH),
               title="Algorithm 1 with Polya shares is 1-DP (n = 1024, T = 10^6; one user from 0 to 1, and from 1/2 to 0)")
+
+
+# -- Theorem 2's Renyi DP and Theorem 6's local DP ------------------------------------------------
+
+RDP_ORDERS = (2.0, 3.0, 4.0, 8.0, 16.0, 32.0, 64.0)
+
+
+def theorem2_epsilon(alpha: float, eps: float, s: float, n: int | None = None) -> float:
+    """eps(alpha) of Theorem 2, or the per-batch eps_n(alpha) of App. E.2 when n is given."""
+    if n is None:
+        return alpha * eps**2 / 2 + min((2 * alpha - 1) * eps**2 / (4 * s**2) + 3 * eps / (2 * s**3), 3 * eps**2 / (2 * s))
+    return alpha * eps**2 / 2 + min((2 * alpha - 1) * eps**2 / (4 * s**2 * n) + 3 * eps / (2 * s**3 * n**1.5),
+                                    3 * eps**2 / (2 * s * math.sqrt(n)))
+
+
+for eps, s, n in [(1.0, 1.0, 16), (0.5, 2.0, 16)]:
+    protocol = DistributedSum("skellam", eps, n, T, s=s)
+    where = dict(relation=ReplaceUser(batch_size=n).over(Datasets(n, Box(0.0, 1.0))))
+    for label, batch in [("", None), ("batch,", n)]:
+        suite.privacy(f"dist-mab/thm2-privacy@{label}eps{eps:g},s{s:g},n{n}", auditor="exact", subject=protocol,
+                      claim=RenyiDP(RDP_ORDERS, tuple(theorem2_epsilon(a, eps, s, batch) for a in RDP_ORDERS)),
+                      title=f"Algorithm 1 with Skellam shares: {'per-batch eps_n' if batch else 'eps'}(alpha)-RDP "
+                            f"(eps = {eps:g}, s = {s:g}, n = {n})", **where)
+
+for eps, n in [(0.5, 64), (0.9, N_BATCH)]:
+    suite.privacy(f"dist-mab/thm6-ldp@eps{eps:g},n{n}", auditor="exact", subject=LocalModularRandomizer(eps, n, T),
+                  claim=PureDP(eps), relation=ReplaceUser(batch_size=1).over(Datasets(1, Box(0.0, 1.0))),
+                  title=f"one user's message (x_hat + Lap_Z(g/eps)) mod m is {eps:g}-LDP (n = {n}, T = 10^6)")

@@ -15,7 +15,7 @@ implements and any choice made where the source is silent, and derives its true 
 from .additive import AdditiveNoiseMechanism, DiscreteLaplaceMechanism, LaplaceMechanism
 from .clipped_sum import ClippedSum
 from .composition import RepeatedRelease
-from .distributed_sum import DistributedSum
+from .distributed_sum import DistributedSum, LocalModularRandomizer
 from .gaussian import GaussianMechanism, ZCDPGaussianMechanism, analytic_gaussian_delta, classic_sigma
 from .geometric import TruncatedGeometric
 from .histogram import NoisyHistogram
@@ -27,6 +27,7 @@ from .sparse_vector import SparseVector, above_threshold
 
 __all__ = [
     "DistributedSum",
+    "LocalModularRandomizer",
     "AdditiveNoiseMechanism", "ClippedSum", "DiscreteLaplace", "DiscreteLaplaceMechanism", "ExponentialMechanism",
     "GaussianMechanism", "KaryRandomizedResponse", "Laplace", "LaplaceMechanism", "NoisyHistogram",
     "RandomizedResponse", "RepeatedRelease", "ReportNoisyMax", "ReportNoisyMaxWithValue", "ShuffledRandomizedResponse",

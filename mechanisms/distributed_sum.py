@@ -143,13 +143,100 @@ class DistributedSum:
         return np.mod(messages.sum(axis=1), self.m)
 
     def distribution(self, data: Any):
-        """The exact law of y_hat on {0, ..., m - 1}."""
+        """The exact law of y_hat on {0, ..., m - 1}.
+
+        Polya shares: the total noise is Lap_Z(g/eps), whose law mod m has a closed form
+        (:meth:`~dpaudit.mechanisms.noise.DiscreteLaplace.wrapped_logpmf`), mixed over the rounded sum
+        in log space, so residues far from the mean keep full relative precision (a table would
+        reach them through subnormal floats). Skellam and discrete Gaussian: convolved tables,
+        folded mod m; refused when the table does not cover every residue with normal floats.
+        """
+        if self.noise == "polya":
+            return wrapped_mixture(self.rounded_sum(data), self.total_noise(), self.m)
         total = convolve(self.rounded_sum(data), self.total_noise())
-        return ModularReduction(self.m).wrap(total).finite()
+        folded = ModularReduction(self.m).wrap(total)
+        if folded.probs.size < self.m or folded.probs.min() < 1e-300:
+            raise ValueError(f"{self.owner}: the exact law of y_hat needs residues whose probability is below 1e-300 "
+                             f"(m = {self.m} is wide against the noise); only the Polya instantiation has the "
+                             "closed-form law mod m")
+        return folded.finite()
 
     def analyze(self, y_hat: Any) -> np.ndarray:
         """A (lines 28-30): the estimate of sum_i x_i, with the underflow correction."""
         return ModularReduction(self.m).correct(np.asarray(y_hat), self.n * self.g + self.tau) / self.g
 
 
-__all__ = ["DistributedSum"]
+
+
+def wrapped_mixture(rounded: FiniteIntegerLaw, noise: DiscreteLaplace, m: int):
+    """The law of (K + Y) mod m for K with a finite table and Y discrete Laplace, in log space:
+    log P(r) = logsumexp_k (log P[K = k] + log P[Y = r - k mod m])."""
+    from scipy.special import logsumexp
+
+    from dpaudit.densities import FiniteDistribution
+
+    with np.errstate(divide="ignore"):
+        log_w = np.log(rounded.probs)
+    ks = rounded.values
+    residues = np.arange(m)
+    log_p = np.empty(m)
+    for start in range(0, m, 4096):  # blocks of residues keep the (k, r) array small
+        r = residues[start: start + 4096]
+        terms = log_w[:, None] + noise.wrapped_logpmf(r[None, :] - ks[:, None], m)
+        log_p[start: start + 4096] = logsumexp(terms, axis=0)
+    # the rounded sum's table error, the closed form's few roundings, and the log-sum-exp
+    error = rounded.log_error + 1e-13 * (1 + float(np.abs(log_p).max()))
+    return FiniteDistribution(residues, np.minimum(log_p, 0.0), log_error=error)
+
+
+#: Lemma 5's absolute constant c, which the paper leaves unspecified; 1.6 is just above the smallest
+#: value valid for every eps (1 / sqrt(1 - e^{-1/2}) = 1.594, the continuous Laplace's constant)
+LEMMA5_C = 1.6
+
+
+class LocalModularRandomizer:
+    """dist-mab's local protocol (Algorithms 4-5, Theorem 6): one user's message (x_hat + eta) mod m,
+    eta ~ Lap_Z(g/eps), with g = ceil(eps sqrt n), tau = ceil((c g/eps) sqrt(2 n log(2/p))), p = 1/T
+    and m = n g + 2 tau + 1. ``c`` is Lemma 5's unspecified constant (default :data:`LEMMA5_C`); it
+    sets tau, hence m, and not the privacy of the message. Theorem 6 covers eps in (0, 1); other
+    values are refused. Data: one user's reward in [0, 1]."""
+
+    owner = "LocalModularRandomizer"
+
+    def __init__(self, epsilon: float, n: int, T: int, c: float = LEMMA5_C):
+        self.epsilon = positive(self.owner, "epsilon", epsilon)
+        if not self.epsilon < 1:
+            raise ValueError(f"{self.owner}: Theorem 6 covers eps in (0, 1), got {epsilon!r}")
+        self.n = integer(self.owner, "n", n, 1)
+        self.T = integer(self.owner, "T", T, 1)
+        self.c = positive(self.owner, "c", c)
+        self.g = math.ceil(self.epsilon * math.sqrt(self.n))
+        self.tau = math.ceil(self.c * self.g / self.epsilon * math.sqrt(2 * self.n * math.log(2 * self.T)))
+        self.m = self.n * self.g + 2 * self.tau + 1
+        self.name = f"LocalModularRandomizer(eps={self.epsilon:g}, n={self.n}, T={self.T})"
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def _reward(self, data: Any) -> float:
+        x = np.asarray(data, dtype=float)
+        if x.ndim != 0 and x.shape != (1,) or not np.isfinite(x).all() or not 0 <= float(x.ravel()[0]) <= 1:
+            raise ValueError(f"{self.owner}: data must be one reward in [0, 1], got {data!r}")
+        return float(x.ravel()[0])
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        size = sample_size(self.owner, size)
+        x = self._reward(data)
+        x_hat = RandomizedRounding(self.g).round(np.full(size, x), rng)
+        return np.mod(x_hat + DiscreteLaplace(0, self.g / self.epsilon).sample(size, rng), self.m)
+
+    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, size, rng)
+
+    def distribution(self, data: Any):
+        """The exact law of the message on {0, ..., m - 1} (closed form mod m, in log space)."""
+        return wrapped_mixture(RandomizedRounding(self.g).law(self._reward(data)),
+                               DiscreteLaplace(0, self.g / self.epsilon), self.m)
+
+
+__all__ = ["DistributedSum", "LEMMA5_C", "LocalModularRandomizer"]

@@ -77,3 +77,38 @@ def test_theorem1_is_audited_exactly_over_searched_neighbours():
 def test_bad_parameters_and_inputs_are_clear_errors(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def test_wrapped_discrete_laplace_is_the_folded_table_in_closed_form():
+    from dpaudit.mechanisms.noise import DiscreteLaplace, ModularReduction
+    for loc, scale, m in [(3, 2.0, 11), (-40, 7.5, 50), (0, 30.0, 7)]:
+        law = DiscreteLaplace(loc, scale)
+        folded = ModularReduction(m).wrap(law)
+        r = np.arange(m)
+        assert np.allclose(law.wrapped_logpmf(r, m), np.log(folded.pmf(r)), atol=1e-12)
+    far = DiscreteLaplace(0, 32.2).wrapped_logpmf(np.array([23_700]), 47_475)
+    assert np.isfinite(far).all() and far[0] < -700  # residues beyond the normal floats stay exact in log space
+
+
+def test_local_randomizer_follows_theorem6_and_is_eps_ldp():
+    from dpaudit.mechanisms import LocalModularRandomizer
+    from dpaudit.mechanisms.distributed_sum import LEMMA5_C
+    local = LocalModularRandomizer(0.5, 64, 10**6)
+    g = math.ceil(0.5 * 8)
+    tau = math.ceil(LEMMA5_C * g / 0.5 * math.sqrt(2 * 64 * math.log(2e6)))
+    assert (local.g, local.tau, local.m) == (g, tau, 64 * g + 2 * tau + 1)
+    law = local.distribution(0.3)
+    reference = FiniteIntegerLaw(0, law.probs, name="message law")
+    assert dpaudit.audit_sampler(lambda size, rng: local.sample(0.3, size, rng), reference,
+                                 samples=400_000, seed=8).verdict == "not-refuted"
+    exact = dpaudit.audit_privacy(local, PureDP(0.5), pairs=[(0.0, 1.0), (0.2, 0.7)], auditor="exact")
+    assert exact.verdict in ("verified", "not-refuted") and exact.statistic.interval[1] < 0.5 + 1e-9
+    assert dpaudit.audit_privacy(local, PureDP(0.45), pairs=[(0.0, 1.0)], auditor="exact").verdict == "refuted"
+    with pytest.raises(ValueError, match="Theorem 6 covers eps in"):
+        LocalModularRandomizer(1.0, 64, 10**6)
+
+
+def test_skellam_law_mod_m_is_refused_where_tables_would_underflow():
+    wide = DistributedSum("skellam", 0.1, 1024, 10**6, s=10.0)
+    with pytest.raises(ValueError, match="only the Polya instantiation has the closed-form law mod m"):
+        wide.distribution(np.zeros(1024))

@@ -207,6 +207,18 @@ class DiscreteLaplace(IntegerLaw):
     def shifted(self, by: int) -> DiscreteLaplace:
         return DiscreteLaplace(self.loc + by, self.scale)
 
+    def wrapped_logpmf(self, r, m: int) -> np.ndarray:
+        """log P[X mod m = r] for r in {0, ..., m - 1}, in closed form and in log space (no term
+        underflows, however far out a residue is): with d = (r - loc) mod m and a = e^{-1/scale},
+        P = ((1 - a)/(1 + a)) (a^d + a^{m - d}) / (1 - a^m), the two geometric series over r + j m."""
+        m = int(m)
+        if m < 2:
+            raise ValueError(f"DiscreteLaplace.wrapped_logpmf: modulus m must be >= 2, got {m}")
+        d = np.mod(np.asarray(r, dtype=np.int64) - self.loc, m).astype(float)
+        la = -1.0 / float(self.scale)
+        log_c = math.log(-math.expm1(la)) - math.log1p(math.exp(la))
+        return log_c + np.logaddexp(d * la, (m - d) * la) - math.log(-math.expm1(m * la))
+
     def exact_density(self) -> LogLinearDensity:
         t = exact(self.scale)
 
