@@ -206,21 +206,19 @@ def _audit_mgf_exact(law: Law, claim: SubGaussian | SubExponential, tolerance: f
     sd = math.sqrt(law.var) if law.var > 0 else s
 
     def g(lam):
+        """(g(lam), the centred cgf k, a bound on their double-precision error): one cgf evaluation.
+        The error is absolute plus the centring's cancellation of |K(lam)| + |lam shift|."""
         lam = np.asarray(lam, dtype=float)
         with np.errstate(over="ignore", invalid="ignore"):
-            k = np.asarray(law.cgf(lam), dtype=float) - lam * shift
-        return k - lam**2 * s**2 / 2, k
-
-    def rounding(lam):
-        """A bound on the double-precision error of g(lam): absolute, plus the centring's cancellation."""
-        lam = np.asarray(lam, dtype=float)
-        with np.errstate(over="ignore", invalid="ignore"):
-            raw = np.abs(np.asarray(law.cgf(lam), dtype=float)) + np.abs(lam * shift)
-        return CGF_ERROR + CGF_RELATIVE_ERROR * np.where(np.isfinite(raw), raw, 0.0)
+            raw = np.asarray(law.cgf(lam), dtype=float)
+            k = raw - lam * shift
+            scale = np.abs(raw) + np.abs(lam * shift)
+        error = CGF_ERROR + CGF_RELATIVE_ERROR * np.where(np.isfinite(scale), scale, 0.0)
+        return k - lam**2 * s**2 / 2, k, error
 
     def excess_at(lam):
-        value, k = g(lam)
-        return value - tolerance * (np.abs(k) + lam**2 * s**2 / 2) - rounding(lam)
+        value, k, error = g(lam)
+        return value - tolerance * (np.abs(k) + lam**2 * s**2 / 2) - error
 
     def refute(candidates, reason):
         lam = np.asarray(candidates, dtype=float)
@@ -271,10 +269,10 @@ def _audit_mgf_exact(law: Law, claim: SubGaussian | SubExponential, tolerance: f
                 break
             a = np.array([x for x, _ in intervals])
             b = np.array([y for _, y in intervals])
-            ga, ka = g(a)
-            gb, kb = g(b)
-            k_hi_a = ka + tolerance * np.abs(ka) + rounding(a)
-            k_hi_b = kb + tolerance * np.abs(kb) + rounding(b)
+            ga, ka, error_a = g(a)
+            gb, kb, error_b = g(b)
+            k_hi_a = ka + tolerance * np.abs(ka) + error_a
+            k_hi_b = kb + tolerance * np.abs(kb) + error_b
             slope = (k_hi_b - k_hi_a) / (b - a)
             # max over [a, b] of k_hi_a + slope (x - a) - x^2 s^2 / 2: at x = slope / s^2, clipped
             x = np.clip(slope / s**2, np.minimum(a, b), np.maximum(a, b))
@@ -283,7 +281,7 @@ def _audit_mgf_exact(law: Law, claim: SubGaussian | SubExponential, tolerance: f
             if max(ga[j], gb[j]) > worst_value:
                 worst_value = float(max(ga[j], gb[j]))
                 worst_lam = float(a[j] if ga[j] >= gb[j] else b[j])
-            resolution = tolerance * x**2 * s**2 / 2 + rounding(a) + rounding(b)
+            resolution = tolerance * x**2 * s**2 / 2 + error_a + error_b
             within |= bool(((bound > 0) & (bound <= resolution)).any())
             open_ = bound > resolution
             if open_.sum() > MAX_INTERVALS:
@@ -312,7 +310,7 @@ def _audit_mgf_exact(law: Law, claim: SubGaussian | SubExponential, tolerance: f
 
 
 def _mgf_result(verdict, claim, law, lam, values, s, note, top=None) -> AuditResult:
-    value, k = (float(np.asarray(v).ravel()[0]) for v in values)
+    value, k = (float(np.asarray(v).ravel()[0]) for v in values[:2])
     notes = [note] if note else []
     if verdict != REFUTED:
         notes.append("near lam = 0 the sign of g is that of Var - s^2 (second order); between grid orders the convex "
