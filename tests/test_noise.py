@@ -349,3 +349,9 @@ def test_discrete_gaussian_exact_and_fast_samplers_conform(sigma):
     lap = N.DiscreteLaplace(0, 7.0)
     assert dpaudit.audit_sampler(lambda size, rng: exact_coins.discrete_laplace(7, size, rng), lap,
                                  samples=1_000_000, seed=5).verdict == "not-refuted"
+
+
+def test_sums_of_one_law_name_a_new_object():
+    coin = N.FiniteIntegerLaw(0, [0.5, 0.5], name="coin")
+    assert repr(N.convolve(coin, name="renamed")) == "renamed" and repr(N.iid_sum(coin, 1)) == "sum of 1 i.i.d. coin"
+    assert repr(coin) == "coin"  # the caller's law keeps its name

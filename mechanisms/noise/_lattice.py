@@ -47,6 +47,13 @@ def _chernoff_edge(cgf, domain: tuple[float, float], sd: float, side: int) -> fl
     return side * float(k.min())
 
 
+def _running_sums(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """P[X <= k] summed from the left and P[X > k] summed from the right, over a pmf table."""
+    left = np.cumsum(p)
+    right = np.concatenate([np.cumsum(p[::-1])[::-1][1:], [0.0]])
+    return np.minimum(left, 1.0), np.minimum(right, 1.0)
+
+
 class IntegerLaw:
     """Base of the integer-valued noise laws (see the module docstring)."""
 
@@ -71,9 +78,7 @@ class IntegerLaw:
         if hi - lo + 1 > MAX_TABLE:
             raise ValueError(f"{self!r}: its pmf table would need {hi - lo + 1:,} entries (more than {MAX_TABLE:,})")
         p = self.pmf(np.arange(lo, hi + 1))
-        left = np.cumsum(p)  # P[X <= k]
-        right = np.concatenate([np.cumsum(p[::-1])[::-1][1:], [0.0]])  # P[X > k], summed from the right
-        return lo, p, np.minimum(left, 1.0), np.minimum(right, 1.0)
+        return (lo, p, *_running_sums(p))
 
     def cdf(self, k: Any) -> np.ndarray:
         """P[X <= k] for real k."""
@@ -161,10 +166,7 @@ class FiniteIntegerLaw(IntegerLaw):
 
     @cached_property
     def _table(self):
-        p = self.probs
-        left = np.minimum(np.cumsum(p), 1.0)
-        right = np.minimum(np.concatenate([np.cumsum(p[::-1])[::-1][1:], [0.0]]), 1.0)
-        return self.offset, p, left, right
+        return (self.offset, self.probs, *_running_sums(self.probs))
 
     def logpmf(self, k: Any) -> np.ndarray:
         k = np.asarray(k, dtype=float)
@@ -277,6 +279,11 @@ def _trimmed(offset: int, p: np.ndarray, tail_mass: float, log_error: float, nam
     return FiniteIntegerLaw(offset + int(keep[0]), p[keep[0]: keep[-1] + 1], tail_mass + dropped, log_error, name)
 
 
+def _named(law: FiniteIntegerLaw, name: str) -> FiniteIntegerLaw:
+    """The same table under a new name (a new object: the input may be the caller's own law)."""
+    return FiniteIntegerLaw(law.offset, law.probs, law.tail_mass, law.log_error, name=name)
+
+
 def convolve(*laws: Any, name: str | None = None) -> FiniteIntegerLaw:
     """The exact law of the sum of independent integer-valued noises (direct convolution of tables).
 
@@ -294,8 +301,7 @@ def convolve(*laws: Any, name: str | None = None) -> FiniteIntegerLaw:
         p = np.convolve(out.probs, t.probs)
         error = out.log_error + t.log_error + 1.01 * min(out.probs.size, t.probs.size) * _U
         out = _trimmed(out.offset + t.offset, p, out.tail_mass + t.tail_mass, error)
-    out.name = name or " + ".join(map(repr, laws))
-    return out
+    return _named(out, name or " + ".join(map(repr, laws)))
 
 
 def iid_sum(law: Any, n: int, name: str | None = None) -> FiniteIntegerLaw:
@@ -310,5 +316,4 @@ def iid_sum(law: Any, n: int, name: str | None = None) -> FiniteIntegerLaw:
         n >>= 1
         if n:
             power = convolve(power, power)
-    result.name = name or f"sum of {count} i.i.d. {law!r}"
-    return result
+    return _named(result, name or f"sum of {count} i.i.d. {law!r}")
