@@ -80,11 +80,11 @@ import math
 from functools import partial
 
 import numpy as np
+from dpaudit.mechanisms import DistributedSum, LocalModularRandomizer, noise
 
 from dpaudit import PureDP, RenyiDP, SubExponential, SubGaussian, TailBound
 from dpaudit.domains import Box, Datasets
 from dpaudit.laws import LazyLaw
-from dpaudit.mechanisms import DistributedSum, LocalModularRandomizer, noise
 from dpaudit.neighbours import ReplaceUser
 from dpaudit.suite import Suite
 
@@ -97,11 +97,9 @@ N_BATCH = 1024
 CONFORMANCE_SAMPLES = {"quick": 200_000, "standard": 2_000_000, "thorough": 20_000_000}
 
 
-def theorem1(eps: float, n: int = N_BATCH) -> dict[str, int]:
-    """Theorem 1's parameters: g = ceil(eps sqrt n), tau = ceil((g/eps) log 2T), m = n g + 2 tau + 1."""
-    g = math.ceil(eps * math.sqrt(n))
-    tau = math.ceil(g / eps * LOG_2T)
-    return {"g": g, "tau": tau, "m": n * g + 2 * tau + 1, "n": n}
+def theorem1(eps: float) -> DistributedSum:
+    """Theorem 1's protocol at n = 1024, T = 10^6 (its g, tau and m as the theorem prints them)."""
+    return DistributedSum("polya", eps, N_BATCH, T)
 
 
 # -- samplers of the paper's constructions, as printed -------------------------------------------
@@ -147,7 +145,7 @@ suite.conformance("dist-mab/remark7@bL32", sampler=partial(geometric_difference,
                   reference=noise.DiscreteLaplace(0, 32.0), title="Geometric - Geometric is Lap_Z(32)")
 
 for eps in (1.0, 0.1):
-    b = theorem1(eps)["g"] / eps
+    b = theorem1(eps).g / eps
     suite.tail(f"dist-mab/fact3-tail@bL{b:g}", subject=noise.DiscreteLaplace(0, b), auditor="exact",
                claim=TailBound.high_probability(partial(lambda p, b: b * np.log(2 / p), b=b), f"(Delta/eps) log(2/p), Delta/eps = {b:g}"),
                title=f"Lap_Z({b:g}) (Theorem 1, eps = {eps:g}): P[|Y| > (Delta/eps) log(2/p)] <= p")
@@ -197,10 +195,8 @@ suite.tail("dist-mab/thm4-tail@noise-tail,n16", subject=_DG_SUM, auditor="exact"
 
 
 def rounding_sum(n: int, g: int, fractions: np.ndarray) -> noise.FiniteIntegerLaw:
-    """The exact law of sum_i x_hat_i for inputs x_i = (k_i + f_i) / g (one two-point law each)."""
-    rr = noise.RandomizedRounding(g)
-    laws = [rr.law(float(f) / g) for f in fractions]
-    return noise.convolve(*laws, name=f"sum of {n} rounded inputs (g = {g})")
+    """The exact law of sum_i x_hat_i for inputs x_i = f_i / g (one two-point law each)."""
+    return noise.RandomizedRounding(g).sum_law(np.asarray(fractions) / g)
 
 
 _HALF = np.full(N_BATCH, 0.5)
@@ -252,17 +248,17 @@ suite.tail("dist-mab/lem9@skellam-sum", subject=noise.Skellam(16 * 100.0), audit
 def protocol_error(eps: float) -> noise.FiniteIntegerLaw:
     """The exact law of g n_a(b) = corrected(S_tot mod m) - g sum x for Theorem 1's protocol, with
     every x_i g having fraction 1/2 (x_i g = 1/2: the largest rounding variance; g sum x = n/2)."""
-    p = theorem1(eps)
-    n, g, tau, m = p["n"], p["g"], p["tau"], p["m"]
-    rounded = noise.Binomial(n, 0.5)  # sum of n x_hat_i in {0, 1}
-    total = noise.convolve(rounded, noise.DiscreteLaplace(0, g / eps))
+    protocol = theorem1(eps)
+    n, g, tau, m = protocol.n, protocol.g, protocol.tau, protocol.m
+    rounded = noise.Binomial(n, 0.5)  # sum of n x_hat_i in {0, 1}, each 1 with probability 1/2
+    total = noise.convolve(rounded, protocol.total_noise())
     corrected = noise.ModularReduction(m).corrected(total, n * g + tau)
     return noise.FiniteIntegerLaw(corrected.offset - n // 2, corrected.probs, corrected.tail_mass,
                                   corrected.log_error, name=f"g n_a(b), Theorem 1, eps = {eps:g}")
 
 
 for eps in (1.0, 0.1):
-    g = theorem1(eps)["g"]
+    g = theorem1(eps).g
     sigma, h = math.sqrt(2) / eps, 1 / eps
     suite.tail(f"dist-mab/thm1-tail@eps{eps:g}", subject=LazyLaw(partial(protocol_error, eps), f"g n_a(b), eps = {eps:g}"),
                auditor="exact",
@@ -305,12 +301,13 @@ def theorem2_epsilon(alpha: float, eps: float, s: float, n: int | None = None) -
 
 for eps, s, n in [(1.0, 1.0, 16), (0.5, 2.0, 16)]:
     protocol = DistributedSum("skellam", eps, n, T, s=s)
-    where = dict(relation=ReplaceUser(batch_size=n).over(Datasets(n, Box(0.0, 1.0))))
+    where = {"relation": ReplaceUser(batch_size=n).over(Datasets(n, Box(0.0, 1.0)))}
     for label, batch in [("", None), ("batch,", n)]:
         suite.privacy(f"dist-mab/thm2-privacy@{label}eps{eps:g},s{s:g},n{n}", auditor="exact", subject=protocol,
                       claim=RenyiDP(RDP_ORDERS, tuple(theorem2_epsilon(a, eps, s, batch) for a in RDP_ORDERS)),
                       title=f"Algorithm 1 with Skellam shares: {'per-batch eps_n' if batch else 'eps'}(alpha)-RDP "
-                            f"(eps = {eps:g}, s = {s:g}, n = {n})", **where)
+                            f"(eps = {eps:g}, s = {s:g}, n = {n})",
+                      relation=ReplaceUser(batch_size=n).over(Datasets(n, Box(0.0, 1.0))))
 
 for eps, n in [(0.5, 64), (0.9, N_BATCH)]:
     suite.privacy(f"dist-mab/thm6-ldp@eps{eps:g},n{n}", auditor="exact", subject=LocalModularRandomizer(eps, n, T),

@@ -112,14 +112,7 @@ class DistributedSum:
 
     def rounded_sum(self, data: Any) -> FiniteIntegerLaw:
         """The exact law of sum_i x_hat_i (independent two-point laws, convolved)."""
-        x = self._rewards(data)
-        low = np.floor(x * self.g)
-        frac = x * self.g - low
-        mixed = frac > 0
-        parts = [FiniteIntegerLaw(0, [1 - f, f]) for f in frac[mixed]] or [FiniteIntegerLaw(0, [1.0])]
-        law = convolve(*parts) if len(parts) > 1 else parts[0]
-        return FiniteIntegerLaw(law.offset + int(low.sum()), law.probs, law.tail_mass, law.log_error,
-                                name="sum of rounded rewards")
+        return RandomizedRounding(self.g).sum_law(self._rewards(data))
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """y_hat for ``size`` independent runs, from the exact laws of the rounded sum and the noise."""
@@ -239,4 +232,4 @@ class LocalModularRandomizer:
                                DiscreteLaplace(0, self.g / self.epsilon), self.m)
 
 
-__all__ = ["DistributedSum", "LEMMA5_C", "LocalModularRandomizer"]
+__all__ = ["LEMMA5_C", "DistributedSum", "LocalModularRandomizer"]

@@ -1,10 +1,18 @@
-"""Parameter checks shared by the noise distributions: every bad parameter is a clear ValueError."""
+"""Parameter checks shared by the noise distributions: every bad parameter is a clear ValueError.
+
+The mechanisms' own checks (:mod:`dpaudit.mechanisms.params`) serve where they fit; these add a
+positive parameter kept exact when it is a Fraction, non-negative values, and integers whose
+minimum is optional.
+"""
 
 from __future__ import annotations
 
 import math
 from fractions import Fraction
 from typing import Any
+
+from .. import params
+from ..params import finite  # noqa: F401 - re-exported for the noise laws
 
 
 def _is_number(value: Any) -> bool:
@@ -24,12 +32,6 @@ def non_negative(owner: str, name: str, value: Any) -> float:
     return float(value)
 
 
-def finite(owner: str, name: str, value: Any) -> float:
-    if not _is_number(value) or not math.isfinite(value):
-        raise ValueError(f"{owner}: {name} must be a finite number, got {value!r}")
-    return float(value)
-
-
 def integer(owner: str, name: str, value: Any, minimum: int | None = None) -> int:
     if not _is_number(value) or not math.isfinite(value) or not float(value).is_integer():
         raise ValueError(f"{owner}: {name} must be an integer, got {value!r}")
@@ -40,12 +42,8 @@ def integer(owner: str, name: str, value: Any, minimum: int | None = None) -> in
 
 def open_probability(owner: str, name: str, value: Any) -> float:
     """A probability strictly between 0 and 1 (the endpoints make the law degenerate)."""
-    if not _is_number(value) or not 0 < value < 1:
-        raise ValueError(f"{owner}: {name} must be in (0, 1), got {value!r}")
-    return float(value)
+    return params.probability(owner, name, value)
 
 
 def probability(owner: str, name: str, value: Any) -> float:
-    if not _is_number(value) or not 0 <= value <= 1:
-        raise ValueError(f"{owner}: {name} must be in [0, 1], got {value!r}")
-    return float(value)
+    return params.probability(owner, name, value, open_low=False, open_high=False)

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy import stats
 
 from ._checks import integer, non_negative, probability
-from ._lattice import FiniteIntegerLaw, IntegerLaw, ScipyIntegerLaw
+from ._lattice import FiniteIntegerLaw, IntegerLaw, ScipyIntegerLaw, convolve
 
 
 @dataclass(frozen=True)
@@ -90,17 +91,18 @@ class BernoulliExp(IntegerLaw):
     def p(self) -> float:
         return math.exp(-self.x)
 
+    @cached_property
     def _law(self) -> FiniteIntegerLaw:
         return FiniteIntegerLaw(0, [-math.expm1(-self.x), self.p])
 
     def logpmf(self, k) -> np.ndarray:
-        return self._law().logpmf(k)
+        return self._law.logpmf(k)
 
     def cdf(self, k) -> np.ndarray:
-        return self._law().cdf(k)
+        return self._law.cdf(k)
 
     def sf(self, k) -> np.ndarray:
-        return self._law().sf(k)
+        return self._law.sf(k)
 
     @property
     def mean(self) -> float:
@@ -152,6 +154,17 @@ class RandomizedRounding:
         low = math.floor(xg)
         frac = xg - low
         return FiniteIntegerLaw(low, [1 - frac, frac]) if frac > 0 else FiniteIntegerLaw(low, [1.0])
+
+    def sum_law(self, xs) -> FiniteIntegerLaw:
+        """The exact law of sum_i x_hat_i for independent roundings of the inputs ``xs``: the
+        deterministic parts (inputs on the grid) shift it, the others are convolved."""
+        xg = self._scaled(np.asarray(xs, dtype=float).ravel())
+        low = np.floor(xg)
+        frac = xg - low
+        parts = [FiniteIntegerLaw(0, [1 - f, f]) for f in frac[frac > 0]] or [FiniteIntegerLaw(0, [1.0])]
+        law = convolve(*parts) if len(parts) > 1 else parts[0]
+        return FiniteIntegerLaw(law.offset + int(low.sum()), law.probs, law.tail_mass, law.log_error,
+                                name=f"sum of {xg.size} inputs rounded to precision {self.g}")
 
 
 @dataclass(frozen=True)
