@@ -244,6 +244,20 @@ class TailBound(TailClaim):
 
         return cls(bound, description, **kwargs)
 
+    @classmethod
+    def accuracy(cls, alpha: float, beta: float, description: str | None = None, **kwargs: Any) -> TailBound:
+        """(alpha, beta)-accuracy of an error X, "P(|X| > alpha) <= beta", as the tail bound it is:
+        P(|X| >= t) <= beta for every t > alpha (and the trivial 1 for t <= alpha)."""
+        import numpy as np
+
+        alpha = _check("TailBound.accuracy", "alpha", alpha, lambda v: v >= 0, ">= 0")
+        beta = _check("TailBound.accuracy", "beta", beta, lambda v: 0 <= v <= 1, "in [0, 1]")
+
+        def bound(t: Any) -> Any:
+            return np.where(np.asarray(t, dtype=float) > alpha, beta, 1.0)
+
+        return cls(bound, description or f"P(|X| > {alpha:.6g}) <= {beta:.6g}", **kwargs)
+
 
 @dataclass(frozen=True)
 class Conforms(Claim):

@@ -8,6 +8,7 @@ implements and any choice made where the source is silent, and derives its true 
   :class:`RepeatedRelease` (double spending);
 - selection: :class:`ReportNoisyMax`, :class:`ReportNoisyMaxWithValue`,
   :class:`ExponentialMechanism`, :class:`SparseVector`;
+- continual release: :class:`BinaryTreeMechanism` (the binary mechanism's noisy dyadic p-sums);
 - finite outputs: :class:`TruncatedGeometric`, :class:`RandomizedResponse`,
   :class:`KaryRandomizedResponse`, :class:`ShuffledRandomizedResponse`.
 """
@@ -24,8 +25,10 @@ from .noisy_max import ExponentialMechanism, ReportNoisyMax, ReportNoisyMaxWithV
 from .randomized_response import KaryRandomizedResponse, RandomizedResponse
 from .shuffle import ShuffledRandomizedResponse, fmt_shuffle_epsilon
 from .sparse_vector import SparseVector, above_threshold
+from .tree import BinaryTreeMechanism
 
 __all__ = [
+    "BinaryTreeMechanism",
     "DistributedSum",
     "LocalModularRandomizer",
     "AdditiveNoiseMechanism", "ClippedSum", "DiscreteLaplace", "DiscreteLaplaceMechanism", "ExponentialMechanism",

@@ -130,3 +130,23 @@ def test_high_probability_claims_become_their_tail_bound():
     # thresholds infinite outside the admitted p keep the bound at the smallest admitted p
     capped = TailBound.high_probability(lambda p: np.where(p >= 0.01, np.log(1 / p), np.inf), "log(1/p), p >= 0.01")
     assert np.allclose(capped.bound(np.array([1.0, 10.0, 50.0])), [np.exp(-1.0), 0.01, 0.01], rtol=1e-9)
+
+
+def test_accuracy_claims_become_their_tail_bound_and_are_decided_exactly():
+    """'P(|X| > alpha) <= beta' bounds P(|X| >= t) by beta for t > alpha only. On Bin(100, 1/2)
+    centred, P(|X - 50| > 15) = P(|X - 50| >= 16) = 0.00179."""
+    import numpy as np
+
+    from dpaudit import TailBound
+    from dpaudit.errors import InvalidClaim
+    from dpaudit.mechanisms.noise import Binomial
+
+    claim = TailBound.accuracy(15, 0.01, centred=True)
+    assert np.array_equal(claim.bound(np.array([1.0, 15.0, 15.5, 100.0])), [1.0, 1.0, 0.01, 0.01])
+    assert claim.description == "P(|X| > 15) <= 0.01"
+    law = Binomial(100, 0.5)
+    assert dpaudit.audit_tail(law, claim, auditor="exact").verdict == "verified"
+    refuted = dpaudit.audit_tail(law, TailBound.accuracy(15, 0.0017, centred=True), auditor="exact")
+    assert refuted.verdict == "refuted" and refuted.witness["tail"] == pytest.approx(0.00178993, rel=1e-5)
+    with pytest.raises(InvalidClaim, match="beta"):
+        TailBound.accuracy(1.0, 2.0)

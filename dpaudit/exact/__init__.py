@@ -51,6 +51,9 @@ def _kind(d: Any) -> str:
 def _coordinate(d: Any) -> Any:
     if isinstance(d, (FiniteDistribution, GaussianDensity)):
         return d
+    to_density = getattr(d, "exact_density", None)  # a noise law standing for its density
+    if callable(to_density) and isinstance(density := to_density(), GaussianDensity):
+        return density
     try:
         return as_exact_density(d)
     except TypeError as exc:
