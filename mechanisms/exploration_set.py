@@ -1,0 +1,169 @@
+"""shuffle-glm, Algorithm 2's private design matrices and the privacy of the exploration set T_o
+(Appendix I.1, Lemma I.4; Lemma 6.1 = Lemma I.5 / P.1).
+
+Algorithm 2 releases V_t and H_t through two binary-tree mechanisms B_V, B_H (one leaf per round
+in each): B_V's leaf j is x_j x_j^T when j is a criterion-I round (j in T_o) and 0 otherwise;
+B_H's leaf is (mu'(<x_j, theta_o>)/e) x_j x_j^T on the other rounds. Every tree node adds
+Z = (Z' + Z'^T)/2 with Z'_ij ~ N(0, sigma_noise^2) i.i.d. (proof of Lemma I.4), where
+
+    sigma_noise^2 = 36 m (log(32/delta))^2 / ((kappa*)^2 eps^2).
+
+T_o is not a separate noise mechanism: whether round t is a criterion-I round is a function of the
+noisy V released so far and of user t's own context set. For data differing only at round i, the
+decisions of the other rounds are post-processing of the tree nodes (with the other users' contexts,
+equal in both); only the nodes whose block contains leaf i differ. So the privacy of T_o \\ {i}
+(Lemma 6.1) and of {V_t} (Lemma I.4) is audited on the release of the tree's nodes with one leaf
+changed, the leaves of the other rounds fixed.
+
+:class:`SymmetricGaussianTree` is :class:`~dpaudit.mechanisms.tree.BinaryTreeMechanism` on the
+upper-triangular entries of the leaves, with the off-diagonal entries multiplied by sqrt 2: with
+that invertible change of coordinates the symmetrised noise Z has i.i.d. N(0, sigma^2) entries
+(Z_ii ~ N(0, sigma^2), Z_ij ~ N(0, sigma^2/2) for i < j), so the release's exact law is a product of
+equal-variance Gaussians, and the l2 norm of a leaf's change is its Frobenius norm.
+
+Choices where the paper is silent:
+  - m = ceil(log2 T + 1), the depth of the tree (the paper writes log without a base);
+  - the node noise is the Lemma I.4 form (Z' + Z'^T)/2 (Appendix P prints (Z + Z'^T)/sqrt 2);
+  - the tree is the binary mechanism's p-sums (mechanisms/tree.py): each leaf lies in at most
+    floor(log2 T) + 1 <= m blocks, as the analysis assumes.
+Data of :class:`RankOneLeaves`: the vectors y_j with leaf y_j y_j^T (B_V: y = x for j in T_o, y = 0
+otherwise; B_H: y = sqrt(mu'(<x, theta_o>)/e) x), shape (T, d).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from dpaudit.densities import ProductDensity
+
+from .noise import Gaussian
+from .params import integer, positive, probability, sample_size
+from .tree import BinaryTreeMechanism
+
+SQRT2 = math.sqrt(2.0)
+
+
+def tree_depth(T: int) -> int:
+    """m = ceil(log2 T + 1)."""
+    return math.ceil(math.log2(integer("tree_depth", "T", T, 1)) + 1)
+
+
+def node_noise_sigma(T: int, epsilon: float, delta: float, kappa_star: float) -> float:
+    """sigma_noise of Lemma I.4: sqrt(36 m log^2(32/delta) / (kappa*^2 eps^2)), m = ceil(log2 T + 1)."""
+    epsilon = positive("node_noise_sigma", "epsilon", epsilon)
+    delta = probability("node_noise_sigma", "delta", delta)
+    kappa_star = positive("node_noise_sigma", "kappa_star", kappa_star)
+    return math.sqrt(36 * tree_depth(T) * math.log(32 / delta) ** 2 / (kappa_star**2 * epsilon**2))
+
+
+class SymmetricGaussianTree:
+    """B_V / B_H: the binary mechanism on a stream of T symmetric d x d leaves with node noise
+    (Z' + Z'^T)/2, Z'_ij ~ N(0, sigma^2) (module docstring). Data: the leaves, shape (T, d, d).
+
+    :meth:`sample` and :meth:`distribution` are in whitened coordinates (per node, the upper
+    triangle row-major, off-diagonal entries times sqrt 2); :meth:`matrices` maps back."""
+
+    owner = "SymmetricGaussianTree"
+
+    def __init__(self, T: int, d: int, sigma: float):
+        self.T = integer(self.owner, "T", T, 1)
+        self.d = integer(self.owner, "d", d, 1)
+        self.sigma = positive(self.owner, "sigma", sigma)
+        self.upper = np.triu_indices(self.d)
+        self.scale = np.where(self.upper[0] == self.upper[1], 1.0, SQRT2)
+        self.tree = BinaryTreeMechanism(self.T, Gaussian(0.0, self.sigma), dim=len(self.scale))
+        self.name = f"SymmetricGaussianTree(T={self.T}, d={self.d}, sigma={self.sigma:.6g})"
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def whiten(self, leaves: Any) -> np.ndarray:
+        x = np.asarray(leaves, dtype=float)
+        if x.shape != (self.T, self.d, self.d) or not np.isfinite(x).all():
+            raise ValueError(f"{self.owner}: leaves must have shape ({self.T}, {self.d}, {self.d}), got {x.shape}")
+        if not np.array_equal(x, np.swapaxes(x, 1, 2)):
+            raise ValueError(f"{self.owner}: every leaf must be a symmetric matrix")
+        return x[:, self.upper[0], self.upper[1]] * self.scale
+
+    def matrices(self, whitened: Any) -> np.ndarray:
+        """Symmetric matrices (..., d, d) from whitened coordinates (..., d(d+1)/2)."""
+        v = np.asarray(whitened, dtype=float) / self.scale
+        out = np.zeros((*v.shape[:-1], self.d, self.d))
+        out[..., self.upper[0], self.upper[1]] = v
+        out[..., self.upper[1], self.upper[0]] = v
+        return out
+
+    def distribution(self, leaves: Any) -> ProductDensity:
+        return self.tree.distribution(self.whiten(leaves))
+
+    def sample(self, leaves: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """Noisy p-sums, shape (size, T, d(d+1)/2), whitened; the noise is drawn as printed:
+        Z' with i.i.d. N(0, sigma^2) entries, symmetrised (Z' + Z'^T)/2, then whitened."""
+        size = sample_size(self.owner, size)
+        exact = self.tree.node_sums(self.whiten(leaves))
+        z = rng.normal(0.0, self.sigma, (size, self.T, self.d, self.d))
+        z = (z + np.swapaxes(z, 2, 3)) / 2
+        return exact + z[..., self.upper[0], self.upper[1]] * self.scale
+
+    def __call__(self, leaves: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(leaves, size, rng)
+
+    def prefix_matrices(self, released: Any) -> np.ndarray:
+        """The noisy prefix sums as matrices (what Algorithm 2 adds to lambda I), shape (..., T, d, d)."""
+        return self.matrices(self.tree.prefix(released))
+
+
+class RankOneLeaves:
+    """A :class:`SymmetricGaussianTree` fed rank-one leaves y_j y_j^T, with ||y_j||^2 <= ``bound``
+    (1 for B_V, where leaves are x x^T with ||x|| <= 1; 1/kappa* for B_H under event E_o). Data: the
+    y_j, shape (T, d); y_j = 0 is an empty leaf (round j not in the tree's rounds)."""
+
+    owner = "RankOneLeaves"
+
+    def __init__(self, tree: SymmetricGaussianTree, bound: float = 1.0):
+        self.tree = tree
+        self.bound = positive(self.owner, "bound", bound)
+        self.name = f"{tree!r}, leaves y y^T with ||y||^2 <= {self.bound:.6g}"
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def leaves(self, data: Any) -> np.ndarray:
+        y = np.asarray(data, dtype=float)
+        if y.shape != (self.tree.T, self.tree.d) or not np.isfinite(y).all():
+            raise ValueError(f"{self.owner}: data must be the {self.tree.T} rounds' vectors, shape "
+                             f"({self.tree.T}, {self.tree.d}), got {y.shape}")
+        if (np.einsum("ti,ti->t", y, y) > self.bound * (1 + 1e-9)).any():
+            raise ValueError(f"{self.owner}: every leaf needs ||y||^2 <= {self.bound:.6g}")
+        return np.einsum("ti,tj->tij", y, y)
+
+    def distribution(self, data: Any) -> ProductDensity:
+        return self.tree.distribution(self.leaves(data))
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.tree.sample(self.leaves(data), size, rng)
+
+    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, size, rng)
+
+
+def generic_node_budget(epsilon: float, delta: float, m: int) -> tuple[float, float]:
+    """Appendix I.1's sufficient per-node budget for an (eps, delta)-DP tree of depth m:
+    eps_0 = eps / sqrt(8 m ln(2/delta)), delta_0 = delta / (2m)."""
+    return epsilon / math.sqrt(8 * m * math.log(2 / delta)), delta / (2 * m)
+
+
+def classical_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
+    """The Gaussian mechanism's sigma = Delta sqrt(2 ln(1.25/delta)) / eps (Dwork & Roth Thm A.1,
+    for eps < 1): the node noise that makes each node (eps_0, delta_0)-DP in the generic tree."""
+    epsilon = positive("classical_gaussian_sigma", "epsilon", epsilon)
+    if not epsilon < 1:
+        raise ValueError(f"classical_gaussian_sigma: epsilon must be in (0, 1) (Dwork & Roth Thm A.1), got {epsilon!r}")
+    return sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
+
+
+__all__ = ["RankOneLeaves", "SymmetricGaussianTree", "classical_gaussian_sigma", "generic_node_budget",
+           "node_noise_sigma", "tree_depth"]
