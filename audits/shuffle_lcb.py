@@ -9,28 +9,92 @@ variance-proxy claim).
 
 Parameter points: the paper's experiment, d = 5, B = 20, delta = 0.1, eps in {0.2, 1, 10};
 g = max{ceil(2 sqrt B), d, 4} = 9 and b = ceil(24 10^4 g^2 log^2(4 (d^2 + 1) / delta) / (eps^2 B))
-(natural log; the integer rounding of g and b is the spec's choice), e.g. b = 46,904,937 at eps = 1.
+(natural log; the integer rounding of g and b is the spec's choice), e.g. b = 46,909,183 at eps = 1.
 
-Encoded (id -> statement):
+Encoded (id -> statement, points):
   - thmC.1-tail: the per-entry, per-batch error is mean-zero sub-Gaussian with variance proxy
     (Delta^2/g^2)(B + B b / 4); its parts: iota_1 is 1-sub-Gaussian, and sum iota_2 is
-    (B b / 4)-sub-Gaussian.
+    (B b / 4)-sub-Gaussian; and thmC.1-tail@protocol,eps10, the same claim on the error law P_Vec itself
+    builds from its analyzer (one label, fraction 1/2, eps = 10).
+
+Mechanism-level privacy (mechanisms/shuffle_vec.py: P_Vec; mechanisms/shuffle_amp.py: R_Amp, P_Amp,
+Lemma B.4). Neighbouring relations: one user's (phi, y) replaced in a batch (N-sub; ReplaceUser over
+the batch), one returning user's rows replaced in every batch (N-ret; data user-major), any two data
+points of one user (N-loc; a batch of one). Exact wherever the law is tractable: P_Vec's shuffled view
+is the vector of per-label counts of ones (a product of finite laws, exact PLD); R_Amp's release is a
+product of equal-variance Gaussians (Balle-Wang closed form). P_Amp's shuffled view (two multisets of
+Gaussian messages) has no tractable law and is audited from samples.
+  - thm3.5-privacy (alias thmC.1-privacy): P_Vec is (eps, delta)-SDP. At (15, 0.4), d = 2, B = 16 (the
+    edge of the range eps <= 15, delta < 1/2, where b is smallest: the weakest noise the theorem allows),
+    pairs searched; at the paper's experiment d = 5, B = 20, delta = 0.1, eps = 10 and eps = 1, on the two
+    extreme moves (one label by 2g; four labels by g). eps = 0.2 needs 1.6M-entry tables per label.
+  - corC.3-ldp: R_Vec at Cor C.3's (g, b) is (eps0, delta0)-LDP: (15, 0.4), d = 2, searched; (1, 0.1), d = 2
+    on the extreme pairs.
+  - remark3.7: one user's messages of Thm 3.5's P_Vec are O(eps sqrt B, delta)-LDP, with the constant 1
+    the proof of Cor C.2 gives: (eps sqrt B, delta) = (4, 0.1) at eps = 1, delta = 0.1, B = 16, d = 2; searched.
+  - thmE.5-privacy: P_Vec with Thm E.5's b over all M batches is (eps, delta)-SDP for a returning user:
+    (15, 0.4), d = 2, B = 16, T = 64 (M = 4, b = 41,084,470; the range's edge, and the smallest M that
+    composes more than a couple of batches within the budget), the user changed in every batch.
+  - corB.3-ldp, propF.1-ldp: R_Amp with sigma = 4 sqrt(2 log(2.5/delta0))/eps0 (also LinUCB-LDP's and
+    Batched-Local-LinUCB's randomizer) is (eps0, delta0)-LDP: (1, 1e-5), d = 2 (the range's largest eps0)
+    and (0.2, 0.1), d = 5 (the experiment's eps, delta); searched, and on the pair of largest release
+    distance sqrt(4.5).
+  - remark3.4-ldp: Thm 3.2's randomizer is O(eps sqrt(B / log(2/delta)), delta/B)-LDP, with the proof's
+    constant 1, at the experiment (d = 5, B = 20, delta = 0.1, eps = 0.2: eps = 1 and 10 lie outside
+    Thm 3.2's range eps <= sqrt(log(2/delta)/B) = 0.387); searched.
+  - thm3.2-privacy (alias thmB.1-privacy): P_Amp is O(eps, delta)-SDP; the O(.) made explicit by the
+    proof's Lemma B.4 at n = B, eps0 = eps sqrt(B/log(2/delta)), delta0 = delta/B, delta' = delta/2. Lemma
+    B.4's condition fails at the experiment's B = 20 (it needs B >= 16 e^eps0 log(4/delta) ~ 60 e^eps0), so
+    the point is B = 200, delta = 0.1, eps = 0.1, d = 2; statistical, on the exact likelihood ratio of the
+    view for one user at one end of the worst pair among 199 clones at the other end.
+  - lemB.4: Lemma B.4 (with delta0 = 0) on shuffled binary randomized response, whose view has an exact
+    law: n = 200, delta' = 0.05, eps0 = 0.817 (the thm3.2 point) and 1.
+  - thmB.1-tail: Assumption A.3 for P_Amp in the proof of Thm B.1: after T users each entry of the
+    cumulative noise is N(0, T sigma^2), claimed (T sigma1^2)-sub-Gaussian; experiment point, T = 20,000.
 
 Left out (with why):
   - remark3.10 (noise variance orders T/eps^2 and log T/eps^2), lemA.4-tail (constants c1, c2 of
     Vershynin's bounds unspecified), lemA.2-tail (a confidence ellipsoid of the algorithm: audited
     with the algorithms), the reward noise being 1-sub-Gaussian (Hoeffding's lemma, no id; the
     same fact as dist-mab/claim1).
-  - thmC.1-accuracy (unbiasedness): a moment identity, checked when P_Vec is implemented.
-  - privacy, regret and communication claims: other issues.
+  - thmC.1-accuracy (unbiasedness): a moment identity (dpaudit has no moment claim), checked from the
+    exact count laws in tests/test_shuffle_lcb_mechanisms.py, with the Delta-re-centring variant's bias.
+  - corB.2-sdp, corC.2-sdp, corB.3-sdp, corC.3-sdp, corC.2-ldp, corB.2-ldp: the same protocols at a B or an
+    (eps, delta) given only up to O(.) constants; their mechanisms are audited above at explicit points.
+  - thmE.3-privacy (P_Amp, returning users): the per-batch view is P_Amp's intractable multiset and the
+    theorem composes M of them by Thm E.2 (arithmetic checked in the tests: the printed sigma is smaller
+    than Thm B.1's sigma at the proof's per-batch budget by sqrt(log(2/delta) / log(4T/(delta B)))).
+  - prop4.3-jdp, propF.3-jdp (tree-based central JDP baselines): the paper prints no node calibration
+    (only "noise variance scaled by M0^2" and O(sqrt(log T)) sensitivities of Shariff & Sheffet's tree);
+    an audit would audit a calibration of our choosing, not the paper's.
+  - corB.2-jdp, corB.3-jdp, corC.2-jdp, corC.3-jdp, remark3.4-jdp (Billboard lemma), thmE.2, remarkD.5:
+    algorithm-level or composition statements, audited with the algorithms.
+  - regret, lower-bound and communication claims: other issues.
 """
 
 from __future__ import annotations
 
 import math
 
-from dpaudit import SubGaussian
+import numpy as np
 from dpaudit.mechanisms import noise
+from dpaudit.mechanisms.shuffle import ShuffledRandomizedResponse
+from dpaudit.mechanisms.shuffle_amp import (
+    CloneLikelihoodRatio,
+    GaussianRandomizer,
+    ShuffledGaussianProtocol,
+    shuffle_amplification,
+    unique_user_ldp_budget,
+)
+from dpaudit.mechanisms.shuffle_vec import (
+    ReturningUserTranscript,
+    ShuffledVectorProtocol,
+    unique_user_parameters,
+)
+
+from dpaudit import ApproxDP, SubGaussian
+from dpaudit.domains import Box, Datasets
+from dpaudit.neighbours import ReplaceUser
 from dpaudit.suite import Suite
 
 suite = Suite("shuffle-lcb", "Chowdhury & Zhou, Shuffle Private Linear Contextual Bandits (ICML 2022)")
@@ -39,10 +103,9 @@ D, B, DELTA = 5, 20, 0.1
 
 
 def p_vec_parameters(eps: float, delta: float = DELTA, d: int = D, users: int = B) -> tuple[int, int]:
-    """(g, b) of Theorem C.1: g = max{ceil(2 sqrt B), d, 4}, b = ceil(24e4 g^2 log^2(4 (d^2 + 1) / delta) / (eps^2 B))."""
-    g = max(math.ceil(2 * math.sqrt(users)), d, 4)
-    b = math.ceil(24e4 * g**2 * math.log(4 * (d**2 + 1) / delta) ** 2 / (eps**2 * users))
-    return g, b
+    """(g, b) of Theorem C.1 (:func:`~dpaudit.mechanisms.shuffle_vec.unique_user_parameters`) at the
+    experiment's d, B, delta by default."""
+    return unique_user_parameters(eps, delta, d, users)
 
 
 for eps in (0.2, 1.0, 10.0):
@@ -59,3 +122,214 @@ for eps in (0.2, 1.0, 10.0):
 suite.tail("shuffle-lcb/thmC.1-tail@rounding", subject=noise.FiniteIntegerLaw(0, [0.5, 0.5], name="x_hat at frac 1/2"),
            claim=SubGaussian(1.0, centred=True), auditor="exact",
            title="the rounding error iota_1 in [-1, 1] is 1-sub-Gaussian")
+
+
+# == Mechanism-level privacy and accuracy: P_Vec, P_Amp / R_Amp, Lemma B.4 ========================
+#
+# Data are rows (phi, y) per user (mechanisms/shuffle_vec.py, shuffle_amp.py). Searches run over the
+# cube [-1, 1]^(d + 1) mapped onto the inputs Assumption 3.1 allows by BallRows (phi = x ||x||_inf /
+# ||x||_2, a bijection of the cube onto the unit ball; y kept), so witnesses are in cube coordinates.
+# Hand-picked pairs add the extremes a cube search does not reach:
+#   - P_Vec: one user from phi = e_1, y = 1 to phi = -e_1, y = 1 (one vector label moves by 2g, the
+#     largest move of one label) and from (e_1, 1) to (e_2, -1) (four labels move by g each);
+#   - R_Amp: the pair of largest joint l2 distance of (phi y, upper(phi phi^T)), sqrt(4.5): phi at
+#     angle 60 degrees from phi' with equal off-diagonal products (phi = (cos 15, -sin 15), y = -1;
+#     phi' = (sin 15, -cos 15), y' = 1), found by numerical search and checked in the tests.
+
+
+class BallRows:
+    """The mechanism on rows (x, y) in [-1, 1]^(d + 1) mapped to (x ||x||_inf / ||x||_2, y): a search
+    over the cube covers exactly the unit ball of features (row-wise bijection, so one replaced row
+    is one replaced user)."""
+
+    def __init__(self, mechanism, d: int):
+        self.mechanism, self.d = mechanism, d
+        self.name = f"{mechanism!r} on cube rows mapped onto the unit ball"
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def rows(self, data):
+        x = np.array(data, dtype=float)
+        phi = x[..., : self.d]
+        two = np.linalg.norm(phi, axis=-1, keepdims=True)
+        scale = np.divide(np.abs(phi).max(axis=-1, keepdims=True), two, out=np.zeros_like(two), where=two > 0)
+        x[..., : self.d] = phi * scale
+        return x
+
+    def distribution(self, data):
+        return self.mechanism.distribution(self.rows(data))
+
+    def sample(self, data, size, rng):
+        return self.mechanism.sample(self.rows(data), size, rng)
+
+    def __call__(self, data, size, rng):
+        return self.sample(data, size, rng)
+
+
+def one_user(n: int, first, second, others=None) -> tuple[np.ndarray, np.ndarray]:
+    """Two batches of n rows, all ``others`` (default zero rows) but user 0: ``first`` vs ``second``."""
+    width = len(first)
+    base = np.zeros((n, width)) if others is None else np.tile(np.asarray(others, dtype=float), (n, 1))
+    a, b = base.copy(), base.copy()
+    a[0], b[0] = first, second
+    return a, b
+
+
+def unit_row(d: int, k: int, y: float, sign: float = 1.0) -> np.ndarray:
+    row = np.zeros(d + 1)
+    row[k], row[d] = sign, y
+    return row
+
+
+C15, S15 = math.cos(math.pi / 12), math.sin(math.pi / 12)
+WORST_AMP_PAIR = (np.array([C15, -S15, -1.0]), np.array([S15, -C15, 1.0]))  # joint l2 distance sqrt(4.5), d = 2
+
+
+def cube_search(users: int, d: int, random: int = 4):
+    return ReplaceUser(batch_size=users).over(Datasets(users, Box(-1.0, 1.0, shape=(d + 1,))), random=random)
+
+
+# -- P_Vec, Theorem 3.5 / C.1: (eps, delta)-SDP, one user replaced in a batch ----------------------
+# (15, 0.4), d = 2, B = 16: the edge of the theorem's range (eps <= 15, delta < 1/2), where b is the
+# smallest (65,297), so one label's count has the least noise against a move of up to 2g; searched.
+# The paper's experiment, d = 5, B = 20, delta = 0.1, at eps = 10 (b = 469,093) and eps = 1
+# (b = 46,909,183): 20 labels with tables of 32k and 318k entries, on the two extreme pairs (a search
+# costs ~7 s a pair at eps = 1). eps = 0.2 (b = 1.17e9, tables of 1.6M entries per label) is out of
+# the quick budget.
+suite.privacy("shuffle-lcb/thm3.5-privacy@eps15,delta0.4,d2,B16", auditor="exact",
+              subject=BallRows(ShuffledVectorProtocol.unique_users(15.0, 0.4, 2, 16), 2), claim=ApproxDP(15.0, 0.4),
+              relation=cube_search(16, 2),
+              title="P_Vec (Thm 3.5: g = 8, b = 65,297) is (15, 0.4)-SDP: one user's (phi, y) replaced, searched over the ball")
+for eps in (10.0, 1.0):
+    d, users = D, B
+    pairs = [one_user(users, unit_row(d, 0, 1.0), unit_row(d, 0, 1.0, -1.0)),
+             one_user(users, unit_row(d, 0, 1.0), unit_row(d, 1, -1.0))]
+    suite.privacy(f"shuffle-lcb/thm3.5-privacy@eps{eps:g},delta{DELTA:g},d{d},B{users}", auditor="exact",
+                  subject=ShuffledVectorProtocol.unique_users(eps, DELTA, d, users), claim=ApproxDP(eps, DELTA),
+                  pairs=pairs, relation=ReplaceUser(batch_size=users),
+                  title=f"P_Vec at the paper's experiment (eps = {eps:g}) is (eps, delta)-SDP: one user from (e_1, 1) "
+                        "to (-e_1, 1) and to (e_2, -1), the others at 0")
+
+# -- P_Vec, Corollary C.3: (eps0, delta0)-LDP for every B (one user's own labelled messages) --------
+suite.privacy("shuffle-lcb/corC.3-ldp@eps0_15,delta0_0.4,d2", auditor="exact",
+              subject=BallRows(ShuffledVectorProtocol.ldp(15.0, 0.4, 2), 2), claim=ApproxDP(15.0, 0.4),
+              relation=cube_search(1, 2, random=16),
+              title="R_Vec with Cor C.3's g = 4, b = 261,187 is (15, 0.4)-LDP (one user's label counts; searched)")
+suite.privacy("shuffle-lcb/corC.3-ldp@eps0_1,delta0_0.1,d2", auditor="exact",
+              subject=ShuffledVectorProtocol.ldp(1.0, 0.1, 2), claim=ApproxDP(1.0, 0.1),
+              pairs=[([unit_row(2, 0, 1.0)], [unit_row(2, 0, 1.0, -1.0)]), ([unit_row(2, 0, 1.0)], [unit_row(2, 1, -1.0)])],
+              relation=ReplaceUser(batch_size=1),
+              title="R_Vec with Cor C.3's g = 4, b = 107,797,121 is (1, 0.1)-LDP: (e_1, 1) to (-e_1, 1) and to (e_2, -1)")
+
+# -- P_Vec, Remark 3.7: Theorem 3.5's randomizer alone is O(eps sqrt B, delta)-LDP ------------------
+# With the constant the proof of Cor C.2 gives (eps0 = eps sqrt B, delta0 = delta): B = 16, eps = 1,
+# delta = 0.1, d = 2 (g = 8, b = 26,949,281): claimed (4, 0.1) on one user's label counts; searched.
+suite.privacy("shuffle-lcb/remark3.7@eps1,delta0.1,d2,B16", auditor="exact",
+              subject=BallRows(ShuffledVectorProtocol.unique_users(1.0, 0.1, 2, 16).with_batch(1), 2),
+              claim=ApproxDP(4.0, 0.1), relation=cube_search(1, 2),
+              title="one user's messages of Thm 3.5's P_Vec (B = 16, eps = 1) are (eps sqrt B, delta) = (4, 0.1)-LDP (searched)")
+
+# -- P_Vec, Theorem 4.2(ii) / E.5: returning users, (eps, delta)-SDP over all M batches --------------
+# eps = 15, delta = 0.4 (the range's edge, smallest b), d = 2, B = 16, T = 64 (M = 4): b = 41,084,470;
+# the same user replaced in all four batches (exact composition of the 4 x 5 label counts).
+_RET = ShuffledVectorProtocol.returning_users(15.0, 0.4, 2, 16, 64)
+
+
+def returning(first, second, users: int = 16, M: int = 4):
+    a, b = np.zeros((users, M, 3)), np.zeros((users, M, 3))
+    a[0, :], b[0, :] = first, second
+    return a, b
+
+
+suite.privacy("shuffle-lcb/thmE.5-privacy@eps15,delta0.4,d2,B16,T64", auditor="exact",
+              subject=ReturningUserTranscript(_RET, 4), claim=ApproxDP(15.0, 0.4),
+              pairs=[returning(unit_row(2, 0, 1.0), unit_row(2, 0, 1.0, -1.0)), returning(unit_row(2, 0, 1.0), unit_row(2, 1, -1.0))],
+              relation=ReplaceUser(batch_size=16),
+              title="P_Vec with Thm E.5's b = 41,084,470 over M = 4 batches is (15, 0.4)-SDP: one returning user "
+                    "changed in every batch ((e_1, 1) to (-e_1, 1) and to (e_2, -1))")
+
+# -- R_Amp, Corollary B.3 / Proposition F.1 / LinUCB-LDP: (eps0, delta0)-LDP --------------------------
+for id_, eps0, delta0, d in [("corB.3-ldp", 1.0, 1e-5, 2), ("propF.1-ldp", 0.2, 0.1, 5)]:
+    randomizer = GaussianRandomizer.ldp(eps0, delta0, d)
+    point = f"eps0_{eps0:g},delta0_{delta0:g},d{d}"
+    suite.privacy(f"shuffle-lcb/{id_}@{point},searched", auditor="exact", subject=BallRows(randomizer, d),
+                  claim=ApproxDP(eps0, delta0), relation=cube_search(1, d, random=16),
+                  title=f"R_Amp with sigma = 4 sqrt(2 log(2.5/delta0))/eps0 = {randomizer.sigma:.4g} is "
+                        f"({eps0:g}, {delta0:g})-LDP (searched over the ball)")
+    worst = [np.concatenate([WORST_AMP_PAIR[0][:2], np.zeros(d - 2), WORST_AMP_PAIR[0][2:]])], \
+            [np.concatenate([WORST_AMP_PAIR[1][:2], np.zeros(d - 2), WORST_AMP_PAIR[1][2:]])]
+    suite.privacy(f"shuffle-lcb/{id_}@{point},worst", auditor="exact", subject=randomizer,
+                  claim=ApproxDP(eps0, delta0), pairs=[worst, ([unit_row(d, 0, 1.0)], [unit_row(d, 0, 1.0, -1.0)])],
+                  relation=ReplaceUser(batch_size=1),
+                  title=f"R_Amp ({eps0:g}, {delta0:g})-LDP on the pair of largest release distance sqrt(4.5), "
+                        "and (e_1, 1) to (-e_1, 1)")
+
+# -- R_Amp, Remark 3.4: Theorem 3.2's run is O(eps sqrt(B / log(2/delta)), delta / B)-LDP -------------
+# At the paper's experiment (d = 5, B = 20, delta = 0.1, eps = 0.2, inside Thm 3.2's range
+# eps <= sqrt(log(20)/20) = 0.387; eps = 1 and 10 are outside it), with the proof's constant 1:
+# (eps0, delta0) = (0.5168, 0.005).
+_EPS0_R34, _DELTA0_R34 = unique_user_ldp_budget(0.2, DELTA, B)
+_R34 = GaussianRandomizer.unique_users(0.2, DELTA, B, D)
+suite.privacy(f"shuffle-lcb/remark3.4-ldp@eps0.2,delta{DELTA:g},B{B},d{D}", auditor="exact", subject=BallRows(_R34, D),
+              claim=ApproxDP(_EPS0_R34, _DELTA0_R34), relation=cube_search(1, D, random=16),
+              title=f"Thm 3.2's R_Amp (sigma = {_R34.sigma:.4g}) is (eps sqrt(B/log(2/delta)), delta/B) = "
+                    f"({_EPS0_R34:.4g}, {_DELTA0_R34:g})-LDP (searched)")
+
+# -- P_Amp, Theorem 3.2 / B.1: O(eps, delta)-SDP, through Lemma B.4 ----------------------------------
+# The O(.) made explicit by the proof: Lemma B.4 with n = B, eps0 = eps sqrt(B / log(2/delta)),
+# delta0 = delta / B, delta' = delta / 2. Its condition eps0 <= log(B / (16 log(4/delta))) fails at
+# the paper's B = 20 (delta = 0.1: it needs B >= 60 e^eps0), so the point is B = 200, delta = 0.1,
+# eps = 0.1 (eps0 = 0.817), d = 2: claimed (eps~, delta~) = (0.545, 0.383). The view (two shuffled
+# lists of 200 Gaussian messages) has no tractable law: audited from samples on the likelihood ratio
+# of the view for the pair (all users at one end of the worst pair, one user at the other end),
+# which is that pair's Neyman-Pearson statistic (mechanisms/shuffle_amp.py, CloneLikelihoodRatio).
+_EPS_B1, _DELTA_B1, _B_B1 = 0.1, 0.1, 200
+_EPS0_B1, _DELTA0_B1 = unique_user_ldp_budget(_EPS_B1, _DELTA_B1, _B_B1)
+_TILDE_B1 = shuffle_amplification(_EPS0_B1, _DELTA0_B1, _B_B1, _DELTA_B1 / 2)
+_P_AMP = ShuffledGaussianProtocol(GaussianRandomizer.unique_users(_EPS_B1, _DELTA_B1, _B_B1, 2), _B_B1)
+_LR = CloneLikelihoodRatio(_P_AMP, base=WORST_AMP_PAIR[1], target=WORST_AMP_PAIR[0])
+_CLONES = np.tile(WORST_AMP_PAIR[1], (_B_B1, 1))
+_ONE_OUT = _CLONES.copy()
+_ONE_OUT[0] = WORST_AMP_PAIR[0]
+suite.privacy(f"shuffle-lcb/thm3.2-privacy@eps{_EPS_B1:g},delta{_DELTA_B1:g},B{_B_B1},d2", auditor="statistical",
+              subject=_LR, claim=ApproxDP(*_TILDE_B1), pairs=[(_ONE_OUT, _CLONES)], relation=ReplaceUser(batch_size=_B_B1),
+              samples={"quick": 100_000, "standard": 1_000_000, "thorough": 10_000_000},
+              title=f"P_Amp's shuffled view (B = {_B_B1}) is Lemma B.4's (eps~, delta~) = ({_TILDE_B1[0]:.4g}, "
+                    f"{_TILDE_B1[1]:.4g})-SDP: one user at the far end of the worst pair among clones (likelihood-ratio events)")
+
+# -- Lemma B.4 on an exactly tractable randomizer ---------------------------------------------------
+# Binary randomized response is (eps0, 0)-LDP and its shuffled view (the count of ones) has an exact
+# law; Lemma B.4 with delta0 = 0 at n = 200, delta' = 0.05 and eps0 = 0.817 (Thm 3.2's point above)
+# and eps0 = 1 (the largest eps0 of Thm 3.2's range).
+for eps0 in (_EPS0_B1, 1.0):
+    eps_t, delta_t = shuffle_amplification(eps0, 0.0, _B_B1, _DELTA_B1 / 2)
+    zeros, ones = [0] * _B_B1, [1] * _B_B1
+    suite.privacy(f"shuffle-lcb/lemB.4@eps0_{eps0:.4g},n{_B_B1},deltap{_DELTA_B1 / 2:g}", auditor="exact",
+                  subject=ShuffledRandomizedResponse(eps0, _B_B1), claim=ApproxDP(eps_t, delta_t),
+                  pairs=[(zeros, zeros[:-1] + [1]), (ones, ones[:-1] + [0])], relation=ReplaceUser(batch_size=_B_B1),
+                  title=f"{_B_B1} shuffled eps0 = {eps0:.4g} randomized responses are (eps~, delta') = "
+                        f"({eps_t:.4g}, {delta_t:g})-DP (Lemma B.4, delta0 = 0)")
+
+# -- P_Amp's noise, Assumption A.3 in the proof of Theorem B.1 ----------------------------------------
+# "since there are total at most T noise": after all T users each entry of sum_m n_m (and of
+# sum_m N_m) is N(0, T sigma^2), claimed sigma~^2 = T sigma1^2-sub-Gaussian; at the experiment
+# (T = 20,000, B = 20, delta = 0.1, eps = 0.2).
+_T_EXP = 20_000
+_SIGMA_TOTAL = _R34.sigma * math.sqrt(_T_EXP)
+suite.tail(f"shuffle-lcb/thmB.1-tail@eps0.2,delta{DELTA:g},B{B},T{_T_EXP}", auditor="exact",
+           subject=noise.Gaussian(0.0, _SIGMA_TOTAL), claim=SubGaussian(_SIGMA_TOTAL, centred=True),
+           title=f"P_Amp's cumulative noise per entry after T users, N(0, T sigma^2), is (T sigma1^2)-sub-Gaussian "
+                 f"(sigma~ = {_SIGMA_TOTAL:.4g})")
+
+# -- P_Vec's error, from the protocol itself (Theorem C.1's tail claim on the analyzer's output) ------
+# The error o - sum x of vector label 1 at the experiment (eps = 10: b = 469,092), in units of Delta/g,
+# with every user's phi y = 1/(2g) on that label (w g = g + 1/2: fraction 1/2, the largest rounding
+# variance): the exact law built by P_Vec (rounding sum convolved with the Bin(B b, 1/4) table).
+_P_VEC_EXP = ShuffledVectorProtocol.unique_users(10.0, DELTA, D, B)
+_HALF_ROWS = np.zeros((B, D + 1))
+_HALF_ROWS[:, 0], _HALF_ROWS[:, D] = 1.0, 1 / (2 * _P_VEC_EXP.g)
+suite.tail("shuffle-lcb/thmC.1-tail@protocol,eps10", subject=_P_VEC_EXP.error_law(_HALF_ROWS, 0), auditor="exact",
+           claim=SubGaussian(math.sqrt(B + B * _P_VEC_EXP.b / 4), centred=True),
+           title="P_Vec's analyzer error on one label (x g/Delta; eps = 10, B = 20, fraction 1/2) is "
+                 "(B + Bb/4)-sub-Gaussian")

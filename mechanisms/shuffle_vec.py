@@ -1,0 +1,325 @@
+"""shuffle-lcb's bit-based vector summation P_Vec (Chowdhury & Zhou, ICML 2022, Appendix C:
+Algorithms 5-7), the protocol LinUCB-SDP-Vec runs once per batch.
+
+User t holds phi = phi(c_t, a_t) with ||phi||_2 <= 1 and a reward y with |y| <= 1 (Assumption 3.1)
+and sends two labelled messages: R1(phi y) (d labels, one per coordinate) and R2(phi phi^T) (one
+label per entry (i, j), i <= j; the (j, i) message is a copy). Every entry x in [-1, 1] is shifted
+to w = x + Delta (Delta = 1) and sent by the scalar randomizer R~ (Algorithm 5): x_hat =
+floor(w g / Delta) + Bernoulli(w g / Delta - floor(w g / Delta)), gamma2 ~ Bin(b, p), and a multiset
+of bits with x_hat + gamma2 ones. S_Vec (Algorithm 6) permutes all bits of the batch and groups them
+by label; the analyzer A_Vec (Algorithm 7) returns o = (Delta / g)(C - p b B) - B Delta per label,
+C the label's count of ones ("instead of subtracting the norm Delta, one needs to subtract B Delta").
+
+Sufficient statistic: bits within a label are exchangeable and their number is fixed, so the
+shuffled view is equivalent to the count of ones of every label; the lower-triangle copies are a
+post-processing of the upper ones. The view is therefore the d + d(d + 1)/2 counts
+C_l = sum_i x_hat_{i,l} + Bin(B b, p), independent across labels: :meth:`ShuffledVectorProtocol.distribution`
+is their exact law (a product of finite laws), for the exact auditor.
+
+Parameter settings (p = 1/4 throughout; natural log):
+  - Theorem 3.5 = C.1 (unique users, (eps, delta)-SDP, eps in (0, 15], delta in (0, 1/2)):
+    g = max{2 sqrt B, d, 4}, b = 24 10^4 g^2 log^2(4 (d^2 + 1) / delta) / (eps^2 B) (:func:`unique_user_parameters`);
+    Corollary C.2 uses the same formulas at its tuned B;
+  - Corollary C.3 ((eps0, delta0)-LDP, eps0 in (0, 15], delta0 in (0, 1/2)): g = max{d, 4},
+    b = 24 10^4 g^2 log^2(4 (d^2 + 1) / delta0) / eps0^2 (:func:`ldp_parameters`), i.e. the B = 1 case;
+  - Theorem 4.2(ii) = E.5 (returning users, eps <= 15, delta in (0, 1/2)): g = max{2 sqrt B, d, 4},
+    b = 10^7 log(2/delta) g^2 T log^2(8 T (d^2 + 1) / (B delta)) / (eps^2 B^2) (:func:`returning_user_parameters`).
+
+Choices where the paper is silent (each recorded here and in the suite):
+  - g := max{ceil(2 sqrt B), d, 4} and b := ceil(b) (Theorem 4.2(ii) says g, b in N; rounding unstated);
+  - after the shift, w reaches 2 Delta, so x_hat reaches 2g while Algorithm 5 prints g + b bits (its
+    count of zeros (g + b) - (x_hat + gamma2) can be negative): each message has 2g + b bits, x_hat +
+    gamma2 of them ones; the analyzer counts only ones, so its formula is unchanged;
+  - floor(w g / Delta) is computed as the precision-2g rounding of w / (2 Delta) in [0, 1];
+  - inputs are checked: ||phi||_2 <= 1 and |y| <= 1 up to a relative 1e-9 (floating point).
+
+Paths: :meth:`ShuffledVectorProtocol.sample` draws each label's count from its exact law (the
+rounding sum and one Bin(B b, p)); :meth:`ShuffledVectorProtocol.sample_per_user` runs every user's
+R~ on every entry (x_hat and its own Bin(b, p)) and sums per label, as the shuffler groups the bits;
+:meth:`ShuffledVectorProtocol.run_bits` materialises the bits, permutes them and counts per label
+(one run; for small b). The binomial noise is tabled on +-12 standard deviations
+(:func:`~dpaudit.mechanisms.vector_summation.binomial_table`), the mass outside bounded by Hoeffding
+and carried as ``tail_mass`` (it can only count against a claim).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from dpaudit.densities import ProductDensity
+
+from .noise import FiniteIntegerLaw, RandomizedRounding, convolve
+from .params import integer, positive, sample_size
+from .vector_summation import binomial_table
+
+#: Theorem 3.5 / C.1, Corollary C.3 and Theorem E.5: eps in (0, 15], delta in (0, 1/2)
+EPSILON_MAX = 15.0
+DELTA_MAX = 0.5
+P_BITS = 0.25
+DELTA_SHIFT = 1.0  # Delta_1 = Delta_2 = 1 (Algorithm 5, lines 12 and 22)
+NORM_SLACK = 1e-9
+
+
+def _budget(owner: str, epsilon: float, delta: float, names: tuple[str, str] = ("epsilon", "delta")) -> tuple[float, float]:
+    epsilon = positive(owner, names[0], epsilon)
+    if epsilon > EPSILON_MAX:
+        raise ValueError(f"{owner}: {names[0]} must be in (0, {EPSILON_MAX:g}] (Theorem 3.5 / C.3 / E.5 range), got {epsilon!r}")
+    delta = positive(owner, names[1], delta)
+    if not delta < DELTA_MAX:
+        raise ValueError(f"{owner}: {names[1]} must be in (0, 1/2) (Theorem 3.5 / C.3 / E.5 range), got {delta!r}")
+    return epsilon, delta
+
+
+def accuracy_g(d: int, B: int) -> int:
+    """g = max{ceil(2 sqrt B), d, 4}."""
+    return max(math.ceil(2 * math.sqrt(B)), d, 4)
+
+
+def unique_user_parameters(epsilon: float, delta: float, d: int, B: int) -> tuple[int, int]:
+    """(g, b) of Theorem 3.5 / C.1: g = max{ceil(2 sqrt B), d, 4},
+    b = ceil(24e4 g^2 log^2(4 (d^2 + 1) / delta) / (eps^2 B))."""
+    owner = "unique_user_parameters"
+    epsilon, delta = _budget(owner, epsilon, delta)
+    d, B = integer(owner, "d", d, 1), integer(owner, "B", B, 1)
+    g = accuracy_g(d, B)
+    b = math.ceil(24e4 * g**2 * math.log(4 * (d**2 + 1) / delta) ** 2 / (epsilon**2 * B))
+    return g, b
+
+
+def ldp_parameters(epsilon0: float, delta0: float, d: int) -> tuple[int, int]:
+    """(g, b) of Corollary C.3: g = max{d, 4}, b = ceil(24e4 g^2 log^2(4 (d^2 + 1) / delta0) / eps0^2)."""
+    owner = "ldp_parameters"
+    epsilon0, delta0 = _budget(owner, epsilon0, delta0, ("epsilon0", "delta0"))
+    d = integer(owner, "d", d, 1)
+    g = max(d, 4)
+    b = math.ceil(24e4 * g**2 * math.log(4 * (d**2 + 1) / delta0) ** 2 / epsilon0**2)
+    return g, b
+
+
+def returning_user_parameters(epsilon: float, delta: float, d: int, B: int, T: int) -> tuple[int, int]:
+    """(g, b) of Theorem 4.2(ii) / E.5: g = max{ceil(2 sqrt B), d, 4},
+    b = ceil(10^7 log(2/delta) g^2 T log^2(8 T (d^2 + 1) / (B delta)) / (eps^2 B^2))."""
+    owner = "returning_user_parameters"
+    epsilon, delta = _budget(owner, epsilon, delta)
+    d, B, T = integer(owner, "d", d, 1), integer(owner, "B", B, 1), integer(owner, "T", T, 1)
+    if B > T:
+        raise ValueError(f"{owner}: B must be in [T] = [1, {T}], got {B}")
+    g = accuracy_g(d, B)
+    b = math.ceil(1e7 * math.log(2 / delta) * g**2 * T * math.log(8 * T * (d**2 + 1) / (B * delta)) ** 2
+                  / (epsilon**2 * B**2))
+    return g, b
+
+
+def user_entries(owner: str, data: Any, B: int, d: int) -> np.ndarray:
+    """The B users' randomizer inputs as label entries, shape (B, d + d(d + 1)/2): phi y, then the
+    upper triangle (row-major, diagonal included) of phi phi^T. ``data``: (B, d + 1) rows (phi, y)."""
+    x = np.asarray(data, dtype=float)
+    if x.shape != (B, d + 1) or not np.isfinite(x).all():
+        raise ValueError(f"{owner}: data must be the {B} users' rows (phi, y), shape ({B}, {d + 1}), got {x.shape}")
+    phi, y = x[:, :d], x[:, d]
+    norms = np.linalg.norm(phi, axis=1)
+    if (norms > 1 + NORM_SLACK).any():
+        raise ValueError(f"{owner}: every feature needs ||phi||_2 <= 1 (Assumption 3.1), got {norms.max():.6g}")
+    if (np.abs(y) > 1 + NORM_SLACK).any():
+        raise ValueError(f"{owner}: every reward needs |y| <= 1 (Assumption 3.1), got {np.abs(y).max():.6g}")
+    iu = np.triu_indices(d)
+    outer = np.einsum("bi,bj->bij", phi, phi)[:, iu[0], iu[1]]
+    return np.clip(np.concatenate([phi * y[:, None], outer], axis=1), -1.0, 1.0)
+
+
+class ShuffledVectorProtocol:
+    """P_Vec = (R_Vec, S_Vec, A_Vec) on one batch of ``B`` users in dimension ``d`` with accuracy
+    ``g``, ``b`` noise bits per entry and p = 1/4 (module docstring). With B = 1 the view is one
+    user's own labelled messages (the local-privacy view of Corollary C.3 and Remark 3.7).
+
+    Data: a (B, d + 1) array, user i's row (phi_i, y_i). :meth:`sample` and :meth:`distribution`:
+    the shuffled view as the count of ones of every label, d vector labels then the d(d + 1)/2
+    upper-triangular matrix labels. :meth:`analyze` maps views to (o_vector (d,), o_matrix (d, d)).
+    Build it from a theorem with :meth:`unique_users`, :meth:`ldp` or :meth:`returning_users`.
+    """
+
+    owner = "ShuffledVectorProtocol"
+
+    def __init__(self, g: int, b: int, d: int, B: int, setting: str = "given (g, b)"):
+        self.g = integer(self.owner, "g", g, 1)
+        self.b = integer(self.owner, "b", b, 1)
+        self.d = integer(self.owner, "d", d, 1)
+        self.B = integer(self.owner, "B", B, 1)
+        self.p = P_BITS
+        self.labels = self.d + self.d * (self.d + 1) // 2
+        self.bits_per_entry = 2 * self.g + self.b  # choice: room for x_hat up to 2g (module docstring)
+        self.rounding = RandomizedRounding(2 * self.g)
+        self.upper = np.triu_indices(self.d)
+        self._noise: FiniteIntegerLaw | None = None
+        self.name = f"P_Vec({setting}; d={self.d}, B={self.B}, g={self.g}, b={self.b:,})"
+
+    @classmethod
+    def unique_users(cls, epsilon: float, delta: float, d: int, B: int) -> ShuffledVectorProtocol:
+        """Theorem 3.5 / C.1's protocol (claimed (eps, delta)-SDP)."""
+        g, b = unique_user_parameters(epsilon, delta, d, B)
+        return cls(g, b, d, B, f"Thm 3.5, eps={epsilon:g}, delta={delta:g}")
+
+    @classmethod
+    def ldp(cls, epsilon0: float, delta0: float, d: int, B: int = 1) -> ShuffledVectorProtocol:
+        """Corollary C.3's protocol (claimed (eps0, delta0)-LDP for every B)."""
+        g, b = ldp_parameters(epsilon0, delta0, d)
+        return cls(g, b, d, B, f"Cor C.3, eps0={epsilon0:g}, delta0={delta0:g}")
+
+    @classmethod
+    def returning_users(cls, epsilon: float, delta: float, d: int, B: int, T: int) -> ShuffledVectorProtocol:
+        """Theorem E.5's per-batch protocol (claimed (eps, delta)-SDP over all M = T/B batches)."""
+        g, b = returning_user_parameters(epsilon, delta, d, B, T)
+        return cls(g, b, d, B, f"Thm E.5, eps={epsilon:g}, delta={delta:g}, T={T}")
+
+    def with_batch(self, B: int) -> ShuffledVectorProtocol:
+        """The same randomizer (g, b) on a batch of B users (B = 1: one user's own messages)."""
+        other = ShuffledVectorProtocol(self.g, self.b, self.d, B)
+        other.name = self.name.replace(f"B={self.B},", f"B={other.B},")
+        return other
+
+    def __repr__(self) -> str:
+        return self.name
+
+    # -- inputs --------------------------------------------------------------------------------
+
+    def entries(self, data: Any) -> np.ndarray:
+        """The users' label entries in [-1, 1], shape (B, labels)."""
+        return user_entries(self.owner, data, self.B, self.d)
+
+    def fractions(self, data: Any) -> np.ndarray:
+        """w / (2 Delta) in [0, 1], which precision-2g rounding takes to x_hat = R~'s rounded value."""
+        return (self.entries(data) + DELTA_SHIFT) / (2 * DELTA_SHIFT)
+
+    # -- R_Vec, S_Vec and the exact law of the view --------------------------------------------
+
+    def noise(self) -> FiniteIntegerLaw:
+        """sum_i gamma2_i = Bin(B b, p), tabled once."""
+        if self._noise is None:
+            self._noise = binomial_table(self.B * self.b, self.p)
+        return self._noise
+
+    def count_laws(self, data: Any) -> list[FiniteIntegerLaw]:
+        """Per label, the exact law of its count of ones: the rounding sum convolved with the noise."""
+        fractions = self.fractions(data)
+        noise = self.noise()
+        return [convolve(self.rounding.sum_law(fractions[:, k]), noise, name=f"count of label {k}")
+                for k in range(self.labels)]
+
+    def distribution(self, data: Any) -> ProductDensity:
+        """The exact law of the shuffled view: independent per-label counts."""
+        return ProductDensity(tuple(law.finite() for law in self.count_laws(data)))
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` views, shape (size, labels): each label's rounding sum from its exact law plus one
+        Bin(B b, p)."""
+        size = sample_size(self.owner, size)
+        fractions = self.fractions(data)
+        rounded = np.stack([self.rounding.sum_law(fractions[:, k]).sample(size, rng) for k in range(self.labels)], axis=1)
+        return rounded + rng.binomial(self.B * self.b, self.p, (size, self.labels))
+
+    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, size, rng)
+
+    def randomize(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """R_Vec for every user, ``size`` times: each user's count of ones per label (x_hat + gamma2),
+        shape (size, B, labels) -- a multiset of bits is its size and its count of ones."""
+        size = sample_size(self.owner, size)
+        fractions = np.broadcast_to(self.fractions(data), (size, self.B, self.labels))
+        return self.rounding.round(fractions, rng) + rng.binomial(self.b, self.p, fractions.shape)
+
+    def sample_per_user(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """The views as printed: every user runs R~ on every entry; S_Vec groups the bits by label."""
+        return self.randomize(data, size, rng).sum(axis=1)
+
+    def run_bits(self, data: Any, rng: np.random.Generator) -> np.ndarray:
+        """One run with every bit materialised: each user's labelled multisets (2g + b bits per label,
+        x_hat + gamma2 ones, in random order -- footnote 9), S_Vec's uniform permutation of all the
+        batch's bits, and the count of ones of each label. For small b only (B labels (2g + b) bits)."""
+        ones = self.randomize(data, 1, rng)[0]  # (B, labels)
+        n_bits = self.bits_per_entry
+        if self.B * self.labels * n_bits > 50_000_000:
+            raise ValueError(f"{self.owner}: run_bits materialises {self.B * self.labels * n_bits:,} bits; use sample")
+        bits = (np.arange(n_bits)[None, None, :] < ones[..., None]).astype(np.int8)
+        bits = rng.permuted(bits, axis=2)  # each user's own random order
+        labels = np.broadcast_to(np.arange(self.labels)[None, :, None], bits.shape)
+        order = rng.permutation(bits.size)  # S_Vec: one permutation of every bit of the batch
+        shuffled_bits, shuffled_labels = bits.ravel()[order], labels.ravel()[order]
+        return np.bincount(shuffled_labels, weights=shuffled_bits, minlength=self.labels).astype(np.int64)
+
+    # -- A_Vec ---------------------------------------------------------------------------------
+
+    def debias(self, counts: Any) -> np.ndarray:
+        """A~ and the re-centring, per label: o = (Delta / g)(C - p b B) - B Delta."""
+        counts = np.asarray(counts, dtype=float)
+        return DELTA_SHIFT / self.g * (counts - self.p * self.b * self.B) - self.B * DELTA_SHIFT
+
+    def analyze(self, counts: Any) -> tuple[np.ndarray, np.ndarray]:
+        """A1 and A2: the estimates of sum_i phi_i y_i (shape (..., d)) and of sum_i phi_i phi_i^T
+        (shape (..., d, d), the (j, i) entry a copy of the (i, j) one)."""
+        o = self.debias(counts)
+        vector = o[..., : self.d]
+        matrix = np.zeros((*o.shape[:-1], self.d, self.d))
+        matrix[..., self.upper[0], self.upper[1]] = o[..., self.d:]
+        matrix[..., self.upper[1], self.upper[0]] = o[..., self.d:]
+        return vector, matrix
+
+    def error_law(self, data: Any, label: int) -> FiniteIntegerLaw:
+        """The exact law of one label's error o - sum_i x_i, in units of Delta / g: the count minus
+        its mean g sum_i w_i / Delta + p b B. Integer-valued only when g sum_i w_i is an integer, which
+        is checked (pick inputs on the grid 1/g, or with fraction 1/2)."""
+        label = integer(self.owner, "label", label, 0)
+        if label >= self.labels:
+            raise ValueError(f"{self.owner}: label must be < {self.labels}, got {label}")
+        law = self.count_laws(data)[label]
+        mean = 2 * self.g * float(self.fractions(data)[:, label].sum()) + self.p * self.b * self.B
+        if not float(mean).is_integer():
+            raise ValueError(f"{self.owner}: the error of label {label} is not on the integers (mean {mean!r}); "
+                             "use inputs whose scaled sum g sum w is an integer")
+        return FiniteIntegerLaw(law.offset - int(mean), law.probs, law.tail_mass, law.log_error,
+                                name=f"P_Vec label {label} error x g/Delta ({self.name})")
+
+
+class ReturningUserTranscript:
+    """Theorem E.5's view of M batches in which the same B users return (Assumption E.1: each user
+    at most once per batch): the M shuffled views of P_Vec, independent given the data.
+
+    Data: a (B, M, d + 1) array, user-major (user i's rows (phi, y) in batches 1..M), so
+    ``ReplaceUser(batch_size=B)`` replaces one returning user in every batch she joins.
+    :meth:`distribution` is the product over batches and labels (exact PLD composition)."""
+
+    owner = "ReturningUserTranscript"
+
+    def __init__(self, protocol: ShuffledVectorProtocol, M: int):
+        self.protocol = protocol
+        self.M = integer(self.owner, "M", M, 1)
+        self.name = f"{protocol!r} over M={self.M} batches"
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def _batches(self, data: Any) -> np.ndarray:
+        x = np.asarray(data, dtype=float)
+        p = self.protocol
+        if x.shape != (p.B, self.M, p.d + 1):
+            raise ValueError(f"{self.owner}: data must be ({p.B}, {self.M}, {p.d + 1}): users x batches x (phi, y), "
+                             f"got {x.shape}")
+        return np.swapaxes(x, 0, 1)
+
+    def distribution(self, data: Any) -> ProductDensity:
+        coords: list[Any] = []
+        for batch in self._batches(data):
+            coords += list(self.protocol.distribution(batch).coordinates)
+        return ProductDensity(tuple(coords))
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return np.concatenate([self.protocol.sample(batch, size, rng) for batch in self._batches(data)], axis=1)
+
+    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, size, rng)
+
+
+__all__ = ["ReturningUserTranscript", "ShuffledVectorProtocol", "accuracy_g", "ldp_parameters",
+           "returning_user_parameters", "unique_user_parameters", "user_entries"]
