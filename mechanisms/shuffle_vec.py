@@ -38,7 +38,7 @@ rounding sum and one Bin(B b, p)); :meth:`ShuffledVectorProtocol.sample_per_user
 R~ on every entry (x_hat and its own Bin(b, p)) and sums per label, as the shuffler groups the bits;
 :meth:`ShuffledVectorProtocol.run_bits` materialises the bits, permutes them and counts per label
 (one run; for small b). The binomial noise is tabled on +-12 standard deviations
-(:func:`~dpaudit.mechanisms.vector_summation.binomial_table`), the mass outside bounded by Hoeffding
+(:func:`~dpaudit.mechanisms.bit_summation.binomial_table`), the mass outside bounded by Hoeffding
 and carried as ``tail_mass`` (it can only count against a claim).
 """
 
@@ -51,14 +51,13 @@ import numpy as np
 
 from dpaudit.densities import ProductDensity
 
-from .noise import FiniteIntegerLaw, RandomizedRounding, convolve
+from .bit_summation import BitSummation
+from .noise import FiniteIntegerLaw
 from .params import integer, positive, sample_size
-from .vector_summation import binomial_table
 
 #: Theorem 3.5 / C.1, Corollary C.3 and Theorem E.5: eps in (0, 15], delta in (0, 1/2)
 EPSILON_MAX = 15.0
 DELTA_MAX = 0.5
-P_BITS = 0.25
 DELTA_SHIFT = 1.0  # Delta_1 = Delta_2 = 1 (Algorithm 5, lines 12 and 22)
 NORM_SLACK = 1e-9
 
@@ -130,7 +129,7 @@ def user_entries(owner: str, data: Any, B: int, d: int) -> np.ndarray:
     return np.clip(np.concatenate([phi * y[:, None], outer], axis=1), -1.0, 1.0)
 
 
-class ShuffledVectorProtocol:
+class ShuffledVectorProtocol(BitSummation):
     """P_Vec = (R_Vec, S_Vec, A_Vec) on one batch of ``B`` users in dimension ``d`` with accuracy
     ``g``, ``b`` noise bits per entry and p = 1/4 (module docstring). With B = 1 the view is one
     user's own labelled messages (the local-privacy view of Corollary C.3 and Remark 3.7).
@@ -144,16 +143,10 @@ class ShuffledVectorProtocol:
     owner = "ShuffledVectorProtocol"
 
     def __init__(self, g: int, b: int, d: int, B: int, setting: str = "given (g, b)"):
-        self.g = integer(self.owner, "g", g, 1)
-        self.b = integer(self.owner, "b", b, 1)
         self.d = integer(self.owner, "d", d, 1)
         self.B = integer(self.owner, "B", B, 1)
-        self.p = P_BITS
-        self.labels = self.d + self.d * (self.d + 1) // 2
-        self.bits_per_entry = 2 * self.g + self.b  # choice: room for x_hat up to 2g (module docstring)
-        self.rounding = RandomizedRounding(2 * self.g)
+        super().__init__(g, b, self.B, self.d + self.d * (self.d + 1) // 2)
         self.upper = np.triu_indices(self.d)
-        self._noise: FiniteIntegerLaw | None = None
         self.name = f"P_Vec({setting}; d={self.d}, B={self.B}, g={self.g}, b={self.b:,})"
 
     @classmethod
@@ -195,44 +188,11 @@ class ShuffledVectorProtocol:
 
     # -- R_Vec, S_Vec and the exact law of the view --------------------------------------------
 
-    def noise(self) -> FiniteIntegerLaw:
-        """sum_i gamma2_i = Bin(B b, p), tabled once."""
-        if self._noise is None:
-            self._noise = binomial_table(self.B * self.b, self.p)
-        return self._noise
-
-    def count_laws(self, data: Any) -> list[FiniteIntegerLaw]:
-        """Per label, the exact law of its count of ones: the rounding sum convolved with the noise."""
-        fractions = self.fractions(data)
-        noise = self.noise()
-        return [convolve(self.rounding.sum_law(fractions[:, k]), noise, name=f"count of label {k}")
-                for k in range(self.labels)]
-
-    def distribution(self, data: Any) -> ProductDensity:
-        """The exact law of the shuffled view: independent per-label counts."""
-        return ProductDensity(tuple(law.finite() for law in self.count_laws(data)))
-
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` views, shape (size, labels): each label's rounding sum from its exact law plus one
-        Bin(B b, p)."""
-        size = sample_size(self.owner, size)
-        fractions = self.fractions(data)
-        rounded = np.stack([self.rounding.sum_law(fractions[:, k]).sample(size, rng) for k in range(self.labels)], axis=1)
-        return rounded + rng.binomial(self.B * self.b, self.p, (size, self.labels))
-
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
     def randomize(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """R_Vec for every user, ``size`` times: each user's count of ones per label (x_hat + gamma2),
         shape (size, B, labels) -- a multiset of bits is its size and its count of ones."""
         size = sample_size(self.owner, size)
-        fractions = np.broadcast_to(self.fractions(data), (size, self.B, self.labels))
-        return self.rounding.round(fractions, rng) + rng.binomial(self.b, self.p, fractions.shape)
-
-    def sample_per_user(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        """The views as printed: every user runs R~ on every entry; S_Vec groups the bits by label."""
-        return self.randomize(data, size, rng).sum(axis=1)
+        return self.randomize_fractions(np.broadcast_to(self.fractions(data), (size, self.B, self.labels)), rng)
 
     def run_bits(self, data: Any, rng: np.random.Generator) -> np.ndarray:
         """One run with every bit materialised: each user's labelled multisets (2g + b bits per label,
@@ -253,8 +213,7 @@ class ShuffledVectorProtocol:
 
     def debias(self, counts: Any) -> np.ndarray:
         """A~ and the re-centring, per label: o = (Delta / g)(C - p b B) - B Delta."""
-        counts = np.asarray(counts, dtype=float)
-        return DELTA_SHIFT / self.g * (counts - self.p * self.b * self.B) - self.B * DELTA_SHIFT
+        return super().debias(counts, DELTA_SHIFT)
 
     def analyze(self, counts: Any) -> tuple[np.ndarray, np.ndarray]:
         """A1 and A2: the estimates of sum_i phi_i y_i (shape (..., d)) and of sum_i phi_i phi_i^T

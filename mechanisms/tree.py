@@ -156,6 +156,6 @@ class BinaryTreeMechanism:
             return Gaussian(0.0, noise.sigma * math.sqrt(k))
         if isinstance(noise, Laplace):
             return LaplaceSum(k, float(noise.scale))
-        if isinstance(noise, (IntegerLaw, DiscreteLaplace)):
+        if isinstance(noise, IntegerLaw):
             return noise if k == 1 else iid_sum(noise, k)
         raise ValueError(f"{self.owner}: no exact law of a sum of {noise!r} draws")

@@ -42,21 +42,15 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from dpaudit.densities import ProductDensity
 
-from .noise import FiniteIntegerLaw, RandomizedRounding, convolve
-from .params import integer, positive, sample_size
+from .bit_summation import P_BITS, BitSummation
+from .params import integer, positive
 
 #: Theorem 4.2 of Cheu et al., as Lemma S.1 quotes it
 EPSILON_MAX = 15.0
 DELTA_MAX = 0.5
-P_BITS = 0.25
-#: half-width of the binomial table in standard deviations: Hoeffding puts the mass outside below
-#: 2 exp(-2 (12 sd)^2 / (n b)) = 2 exp(-2 * 12^2 * 3/16) < 1e-23, carried as tail mass (it adds at
-#: most that to an audited delta, and keeps the tables of the paper's large b small)
-TABLE_SDS = 12.0
 #: relative slack on the norm bound, for inputs computed in floating point
 NORM_SLACK = 1e-9
 
@@ -76,20 +70,7 @@ def summation_parameters(epsilon: float, delta: float, d: int, n: int, owner: st
     return g, b, P_BITS
 
 
-def binomial_table(trials: int, p: float) -> FiniteIntegerLaw:
-    """Bin(trials, p) on mean +- 12 sd (clipped to [0, trials]); the mass outside, bounded by
-    Hoeffding's inequality P[|X - mean| >= t] <= 2 exp(-2 t^2 / trials), is its tail_mass."""
-    law = stats.binom(trials, p)
-    sd = math.sqrt(trials * p * (1 - p))
-    lo = max(0, math.floor(trials * p - TABLE_SDS * sd))
-    hi = min(trials, math.ceil(trials * p + TABLE_SDS * sd))
-    t = min(trials * p - lo, hi - trials * p) + 1
-    tail = 0.0 if (lo == 0 and hi == trials) else min(1.0, 2 * math.exp(-2 * t * t / trials))
-    probs = law.pmf(np.arange(lo, hi + 1))
-    return FiniteIntegerLaw(lo, probs, tail_mass=tail, name=f"Bin({trials}, {p:g}) on [{lo}, {hi}]")
-
-
-class ShuffledSummation:
+class ShuffledSummation(BitSummation):
     """The per-label protocol shared by P_1 and P_2 (module docstring): ``labels`` released scalars,
     each summed over ``n`` users' biased entries with R*, grouped by S and debiased by A.
 
@@ -100,13 +81,10 @@ class ShuffledSummation:
 
     def __init__(self, epsilon: float, delta: float, d: int, n: int, Delta: float, labels: int):
         self.epsilon, self.delta = float(epsilon), float(delta)
-        self.g, self.b, self.p = summation_parameters(epsilon, delta, d, n, self.owner)
+        g, b, _ = summation_parameters(epsilon, delta, d, n, self.owner)
+        super().__init__(g, b, n, labels)
         self.d, self.n = int(d), int(n)
         self.Delta = positive(self.owner, "Delta", Delta)
-        self.labels = labels
-        self.bits_per_entry = 2 * self.g + self.b  # choice: room for x_hat up to 2g (module docstring)
-        self.rounding = RandomizedRounding(2 * self.g)  # w / (2 Delta) in [0, 1] to precision 2g: floor(w g / Delta)
-        self._noise: FiniteIntegerLaw | None = None
 
     def __repr__(self) -> str:
         return (f"{self.owner}(eps={self.epsilon:g}, delta={self.delta:g}, d={self.d}, n={self.n}, Delta={self.Delta:g}; "
@@ -124,44 +102,13 @@ class ShuffledSummation:
 
     # -- R*, S and the count law -------------------------------------------------------------
 
+    def fractions(self, data: Any) -> np.ndarray:
+        return self.biased(self.entries(data))
+
     def randomize(self, entries: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """R* for every user and label (any leading shape): each message's count of ones,
         x_hat + gamma2, out of 2g + b bits."""
-        x_hat = self.rounding.round(self.biased(entries), rng)
-        return x_hat + rng.binomial(self.b, self.p, np.shape(entries))
-
-    def noise(self) -> FiniteIntegerLaw:
-        """The exact law of sum_i gamma2_i = Bin(n b, p), tabled once (module docstring)."""
-        if self._noise is None:
-            self._noise = binomial_table(self.n * self.b, self.p)
-        return self._noise
-
-    def count_laws(self, data: Any) -> list[FiniteIntegerLaw]:
-        """Per label, the exact law of the count of ones the analyzer sees."""
-        fractions = self.biased(self.entries(data))
-        noise = self.noise()
-        return [convolve(self.rounding.sum_law(fractions[:, k]), noise, name=f"count of label {k}")
-                for k in range(self.labels)]
-
-    def distribution(self, data: Any) -> ProductDensity:
-        """The exact law of the shuffled view (the count of ones of every label): independent labels."""
-        return ProductDensity(tuple(law.finite() for law in self.count_laws(data)))
-
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` views (counts per label, shape (size, labels)), each label from its exact law."""
-        size = sample_size(self.owner, size)
-        fractions = self.biased(self.entries(data))
-        rounded = np.stack([self.rounding.sum_law(fractions[:, k]).sample(size, rng) for k in range(self.labels)], axis=1)
-        return rounded + rng.binomial(self.n * self.b, self.p, (size, self.labels))
-
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
-    def sample_per_user(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        """The views as printed: every user runs R* on every label, S groups the bits by label."""
-        size = sample_size(self.owner, size)
-        entries = np.broadcast_to(self.entries(data), (size, self.n, self.labels))
-        return self.randomize(entries, rng).sum(axis=1)
+        return self.randomize_fractions(self.biased(entries), rng)
 
     def sample_inputs(self, entries: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Views for a different input per run (entries of shape (runs, n, labels), already
@@ -173,8 +120,7 @@ class ShuffledSummation:
 
     def debias(self, counts: Any) -> np.ndarray:
         """A* and the re-centring: o = (Delta/g)(C - p b n) - n Delta, per label."""
-        counts = np.asarray(counts, dtype=float)
-        return self.Delta / self.g * (counts - self.p * self.b * self.n) - self.n * self.Delta
+        return super().debias(counts, self.Delta)
 
     def analyze(self, counts: Any) -> np.ndarray:
         return self.assemble(self.debias(counts))
@@ -287,4 +233,4 @@ class OuterProductSummation:
 
 
 __all__ = ["OuterProductSummation", "ShuffledMatrixSummation", "ShuffledSummation", "ShuffledVectorSummation",
-           "binomial_table", "summation_parameters"]
+           "summation_parameters"]

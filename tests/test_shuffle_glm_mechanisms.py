@@ -25,11 +25,11 @@ from dpaudit.mechanisms.private_gd import (
     advanced_composition,
     logistic_gradient,
 )
+from dpaudit.mechanisms.bit_summation import binomial_table
 from dpaudit.mechanisms.vector_summation import (
     OuterProductSummation,
     ShuffledMatrixSummation,
     ShuffledVectorSummation,
-    binomial_table,
     summation_parameters,
 )
 from scipy import stats

@@ -63,6 +63,14 @@ def test_release_noise_has_the_error_law():
         assert dpaudit.audit_sampler(errors, expected, samples=200_000, seed=4).verdict == "not-refuted"
 
 
+def test_integer_noise_error_law_is_the_convolution():
+    from dpaudit.mechanisms.noise import DiscreteLaplace
+    share = DiscreteLaplace(0, 2.0)
+    law = BinaryTreeMechanism(8, share).error_law(7)
+    assert law.var == pytest.approx(3 * share.var, rel=1e-12)
+    assert BinaryTreeMechanism(8, share).error_law(8) is share
+
+
 def test_textbook_laplace_calibration_is_eps_dp_exactly():
     """Lap(L/eps) per block; one element moving across [0, 1] shifts L blocks (T = 8: the element
     x_1 is in blocks 1, 2, 4, 8), so the loss reaches eps exactly: verified (exact rational scale)."""
