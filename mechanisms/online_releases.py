@@ -1,0 +1,175 @@
+"""private-online's per-epoch private releases (Hu, Huang & Mehta, "Near-Optimal Algorithms for
+Private Online Learning in a Stochastic Environment"): the mechanisms its privacy theorems rest on,
+each on the data one release reads.
+
+- :class:`LazyArrayRelease` (M1, eq. 3, Anytime-Lazy-UCB, Theorem 2): when arm j's array r (its
+  pulls 2^r .. 2^{r+1} - 1) is full, release (sum of the array + Lap(1/eps)) / 2^r, once.
+- :class:`HybridBlockRelease` (M2, eqs. 32-33, Hybrid-UCB, Theorem 5): one block of 2^r
+  observations of an arm, released through the binary tree while it fills (Lap(2r/eps) per p-sum)
+  and through the array part once it is complete (Lap(2/eps)).
+- :class:`EpochNoisyMax` (M3, Algorithm 3, FTNL, Theorem 6): argmax_j (G_j + Lap(1/eps)) over the
+  K actions' reward sums G_j of the epoch's 2^s complete reward vectors.
+- :class:`NaiveEpochLaplace` (M4, Section 5, naive FTNL): every action's epoch sum plus Lap(K/eps)
+  (the paper says only "(eps/K)-DP per action"; Lap(K/eps) is the choice that gives it, since one
+  reward vector moves each sum by at most 1).
+
+Data: the rewards the release reads, in [0, 1]: one arm's array (M1, M2: shape (2^r,)), or the
+epoch's reward vectors (M3, M4: shape (2^s, K), rounds x actions). Neighbouring relation
+(Definition 1): one round's reward (vector) replaced, i.e. ``ReplaceOne`` on an array and
+``ReplaceRewardVector`` on an epoch table. Every class has ``distribution`` for the exact auditor.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from dpaudit.densities import ProductDensity
+
+from .noise import Laplace
+from .noisy_max import ReportNoisyMax
+from .params import integer, positive, sample_size
+from .tree import BinaryTreeMechanism
+
+
+def _rewards(owner: str, data: Any, shape: tuple[int, ...]) -> np.ndarray:
+    x = np.asarray(data, dtype=float)
+    if x.shape != shape or not np.isfinite(x).all() or (x < 0).any() or (x > 1).any():
+        raise ValueError(f"{owner}: data must be rewards in [0, 1] of shape {shape}, got shape {x.shape}")
+    return x
+
+
+class LazyArrayRelease:
+    """M1: the noisy mean (sum + Lap(1/eps)) / 2^r of one full array of 2^r rewards (eq. 3). The
+    scale 1/(eps 2^r) of the released mean is kept as an exact rational."""
+
+    owner = "LazyArrayRelease"
+
+    def __init__(self, epsilon: float, r: int):
+        self.epsilon = positive(self.owner, "epsilon", epsilon)
+        self.r = integer(self.owner, "r", r, 0)
+        self.size = 2**self.r
+        self.noise = Laplace(0.0, Fraction(1) / (Fraction(self.epsilon) * self.size))
+        self.name = f"LazyArrayRelease(eps={self.epsilon:g}, array {self.r} of {self.size} rewards)"
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        mean = _rewards(self.owner, data, (self.size,)).sum() / self.size
+        return mean + self.noise.sample(sample_size(self.owner, size), rng)
+
+    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, size, rng)
+
+    def distribution(self, data: Any) -> Laplace:
+        return self.noise.shifted(float(_rewards(self.owner, data, (self.size,)).sum()) / self.size)
+
+
+class HybridBlockRelease:
+    """M2 on one block of 2^r observations (r >= 1): while the block fills, the binary tree over its
+    first 2^r - 1 observations releases its p-sums with Lap(2r/eps) each (log2 of the block's size,
+    over 0.5 eps; the prefix sums B~ of eq. 33 are their post-processing); when it is complete, the
+    array part releases its sum plus Lap(2/eps) (eq. 32). Output: the 2^r - 1 noisy p-sums, then
+    the noisy block sum.
+
+    Choice where the paper is silent: the tree covers the prefixes n = 1 .. 2^r - 1 (at n = 2^r the
+    block is complete and moves to the array part), so every observation lies in at most r of its
+    p-sums, as eq. 33's |S| <= r assumes."""
+
+    owner = "HybridBlockRelease"
+
+    def __init__(self, epsilon: float, r: int):
+        self.epsilon = positive(self.owner, "epsilon", epsilon)
+        self.r = integer(self.owner, "r", r, 1)
+        self.size = 2**self.r
+        eps = Fraction(self.epsilon)
+        self.tree = BinaryTreeMechanism(self.size - 1, Laplace(0.0, 2 * self.r / eps)) if self.size > 2 else None
+        self.array_noise = Laplace(0.0, 2 / eps)
+        self.name = f"HybridBlockRelease(eps={self.epsilon:g}, block of {self.size} = 2^{self.r})"
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def _tree(self) -> BinaryTreeMechanism:
+        # a block of 2 has one prefix (n = 1) and one p-sum; BinaryTreeMechanism(1, ...) is that tree
+        return self.tree or BinaryTreeMechanism(1, Laplace(0.0, 2 * self.r / Fraction(self.epsilon)))
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        x = _rewards(self.owner, data, (self.size,))
+        size = sample_size(self.owner, size)
+        nodes = self._tree().sample(x[:-1], size, rng)
+        total = x.sum() + self.array_noise.sample((size, 1), rng)
+        return np.concatenate([nodes, total], axis=1)
+
+    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, size, rng)
+
+    def distribution(self, data: Any) -> ProductDensity:
+        x = _rewards(self.owner, data, (self.size,))
+        nodes = self._tree().distribution(x[:-1]).coordinates
+        return ProductDensity((*nodes, self.array_noise.shifted(float(x.sum()))))
+
+
+class EpochNoisyMax:
+    """M3 (Algorithm 3): the index argmax_j (G_j + Lap(1/eps)) of the epoch's K reward sums.
+
+    The exact law is :class:`~dpaudit.mechanisms.ReportNoisyMax`'s on the answers G with noise scale
+    1/eps (that class's scale 2 Delta/eps' at eps' = 2 eps). One reward vector replaced moves every
+    G_j by at most 1, in either direction."""
+
+    owner = "EpochNoisyMax"
+
+    def __init__(self, epsilon: float, K: int, s: int):
+        self.epsilon = positive(self.owner, "epsilon", epsilon)
+        self.K = integer(self.owner, "K", K, 2)
+        self.s = integer(self.owner, "s", s, 0)
+        self.rounds = 2**self.s
+        self._rnm = ReportNoisyMax(2 * self.epsilon, self.K, sensitivity=1.0, noise="laplace")
+        self.name = f"EpochNoisyMax(eps={self.epsilon:g}, K={self.K}, epoch of 2^{self.s} rounds)"
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def sums(self, data: Any) -> np.ndarray:
+        return _rewards(self.owner, data, (self.rounds, self.K)).sum(axis=0)
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self._rnm.sample(self.sums(data), size, rng)
+
+    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, size, rng)
+
+    def distribution(self, data: Any):
+        return self._rnm.distribution(self.sums(data))
+
+
+class NaiveEpochLaplace:
+    """M4 (naive FTNL): every action's epoch sum G_j plus its own Lap(K/eps), all K released."""
+
+    owner = "NaiveEpochLaplace"
+
+    def __init__(self, epsilon: float, K: int, s: int):
+        self.epsilon = positive(self.owner, "epsilon", epsilon)
+        self.K = integer(self.owner, "K", K, 2)
+        self.s = integer(self.owner, "s", s, 0)
+        self.rounds = 2**self.s
+        self.noise = Laplace(0.0, Fraction(self.K) / Fraction(self.epsilon))
+        self.name = f"NaiveEpochLaplace(eps={self.epsilon:g}, K={self.K}, epoch of 2^{self.s} rounds)"
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def sums(self, data: Any) -> np.ndarray:
+        return _rewards(self.owner, data, (self.rounds, self.K)).sum(axis=0)
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.sums(data) + self.noise.sample((sample_size(self.owner, size), self.K), rng)
+
+    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, size, rng)
+
+    def distribution(self, data: Any) -> ProductDensity:
+        return ProductDensity(tuple(self.noise.shifted(float(g)) for g in self.sums(data)))
