@@ -154,7 +154,8 @@ def hockey_stick(p: FiniteDistribution, q: FiniteDistribution, eps: float, align
     lower_terms = np.maximum(p_lo - f_hi * (q_hi * (1 + U)), 0.0) * (1 - U)
     upper = positive_sum(upper_terms).hi + Fraction(p.tail_mass)
     lower = positive_sum(lower_terms).lo
-    inside = a.logp - a.logq > eps
+    with np.errstate(invalid="ignore"):  # outcomes impossible under both laws: -inf - -inf is not inside
+        inside = a.logp - a.logq > eps
     gain = np.where(inside, np.exp(a.logp) - factor * np.exp(a.logq), 0.0)
     order = np.argsort(-gain)[: min(5, int(inside.sum()))]
     return HockeyStick(
