@@ -71,7 +71,12 @@ Left out (with why):
   - the mean and variance facts (E x_hat = x g; Var Lap_Z = 2 e^{-1/b} / (1 - e^{-1/b})^2;
     Var N_Z < sigma^2; the Polya moments): dpaudit has no moment claim; they are exact identities
     checked in tests/test_noise.py.
-  - the other privacy claims (Theorems 2-6, Lemmas 3-4), regret and communication: later work.
+  - thm5-privacy: the central protocol (Algorithms 2-3, :class:`dpaudit.mechanisms.distributed_sum.CentralModularSum`)
+    is eps-DP, eps in (0, 1): exact, at (eps, n) = (0.5, 16) over searched pairs and (0.9, 1024) on two
+    pairs. Its released output is one-to-one with y = (sum x_hat + Lap_Z(g/eps)) mod m, Theorem 1's law.
+  - not yet encoded: thm2-privacy at the paper's (0.1, 10, 1024) (below), thm3-privacy (the secure-shuffling
+    variant), thm4-privacy and lem4 (discrete-Gaussian CDP), lem3, fact2's and fact3's privacy parts;
+    thm3-accuracy and thm6-accuracy are printed only as O(.); regret and communication: later work.
 """
 
 from __future__ import annotations
@@ -81,6 +86,7 @@ from functools import partial
 
 import numpy as np
 from dpaudit.mechanisms import DistributedSum, LocalModularRandomizer, noise
+from dpaudit.mechanisms.distributed_sum import CentralModularSum
 
 from dpaudit import PureDP, RenyiDP, SubExponential, SubGaussian, TailBound
 from dpaudit.domains import Box, Datasets
@@ -313,3 +319,14 @@ for eps, n in [(0.5, 64), (0.9, N_BATCH)]:
     suite.privacy(f"dist-mab/thm6-ldp@eps{eps:g},n{n}", auditor="exact", subject=LocalModularRandomizer(eps, n, T),
                   claim=PureDP(eps), relation=ReplaceUser(batch_size=1).over(Datasets(1, Box(0.0, 1.0))),
                   title=f"one user's message (x_hat + Lap_Z(g/eps)) mod m is {eps:g}-LDP (n = {n}, T = 10^6)")
+
+
+# -- Theorem 5's central protocol (Algorithms 2-3) -------------------------------------------------
+
+suite.privacy("dist-mab/thm5-privacy@eps0.5,n16", auditor="exact", subject=CentralModularSum(0.5, 16, T),
+              claim=PureDP(0.5), relation=ReplaceUser(batch_size=16).over(Datasets(16, Box(0.0, 1.0))),
+              title="the central protocol (Algorithms 2-3, Lap_Z(g/eps) added by the analyzer) is 0.5-DP (n = 16; pairs searched)")
+suite.privacy("dist-mab/thm5-privacy@eps0.9,n1024", auditor="exact", subject=CentralModularSum(0.9, N_BATCH, T),
+              claim=PureDP(0.9), pairs=[(_ZEROS, [1.0] + _ZEROS[1:]), (_HALVES, [0.0] + _HALVES[1:])],
+              relation=ReplaceUser(batch_size=N_BATCH),
+              title="the central protocol is 0.9-DP (n = 1024; one user from 0 to 1, and from 1/2 to 0)")

@@ -232,4 +232,34 @@ class LocalModularRandomizer:
                                DiscreteLaplace(0, self.g / self.epsilon), self.m)
 
 
-__all__ = ["LEMMA5_C", "DistributedSum", "LocalModularRandomizer"]
+class CentralModularSum(DistributedSum):
+    """dist-mab's central protocol (Algorithms 2-3, Theorem 5): users send x_hat_i mod m with no noise
+    (Algorithm 2); the trusted analyzer draws eta ~ Lap_Z(g/eps), adds eta mod m to the aggregate and
+    corrects the wrap-around (Algorithm 3). g = ceil(eps sqrt n), tau = ceil((g/eps) log(2/p)) with
+    p = 1/T, m = n g + 2 tau + 1 -- Theorem 1's parameters, since log(2/p) = log(2T).
+
+    Released: the analyzer's output z, a one-to-one function of y = (sum x_hat_i + eta) mod m, so
+    :meth:`sample` and :meth:`distribution` give y, whose law is Algorithm 1's with Polya shares
+    (their sum is Lap_Z(g/eps), Fact 1). :meth:`sample_per_user` runs Algorithms 2 and 3 as printed.
+    Theorem 5 covers eps in (0, 1); other values are refused."""
+
+    owner = "CentralModularSum"
+
+    def __init__(self, epsilon: float, n: int, T: int):
+        super().__init__("polya", epsilon, n, T)
+        if not self.epsilon < 1:
+            raise ValueError(f"{self.owner}: Theorem 5 covers eps in (0, 1), got {epsilon!r}")
+        self.name = f"CentralModularSum(eps={self.epsilon:g}, n={self.n}, T={self.T})"
+
+    def sample_per_user(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """Algorithm 2 for every user (x_hat_i mod m), SecAgg's sum mod m, then Algorithm 3's
+        (y_hat + (eta mod m)) mod m."""
+        size = sample_size(self.owner, size)
+        x = self._rewards(data)
+        messages = np.mod(RandomizedRounding(self.g).round(np.broadcast_to(x, (size, self.n)), rng), self.m)
+        y_hat = np.mod(messages.sum(axis=1), self.m)
+        eta = self.total_noise().sample(size, rng)
+        return np.mod(y_hat + np.mod(eta, self.m), self.m)
+
+
+__all__ = ["LEMMA5_C", "CentralModularSum", "DistributedSum", "LocalModularRandomizer"]

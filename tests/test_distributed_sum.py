@@ -112,3 +112,20 @@ def test_skellam_law_mod_m_is_refused_where_tables_would_underflow():
     wide = DistributedSum("skellam", 0.1, 1024, 10**6, s=10.0)
     with pytest.raises(ValueError, match="only the Polya instantiation has the closed-form law mod m"):
         wide.distribution(np.zeros(1024))
+
+
+def test_central_protocol_runs_algorithms_2_and_3_with_theorem1s_law():
+    """Theorem 5's parameters are Theorem 1's (log(2/p) = log 2T); Algorithms 2-3 run as printed
+    follow the exact law of y (false-failure rate 1e-6), and eps >= 1 is refused."""
+    from dpaudit.mechanisms.distributed_sum import CentralModularSum
+    central = CentralModularSum(0.5, 16, 10**6)
+    g = math.ceil(0.5 * 4)
+    tau = math.ceil(g / 0.5 * math.log(2 / 1e-6))
+    assert (central.g, central.tau, central.m) == (g, tau, 16 * g + 2 * tau + 1) == (2, 59, 151)
+    x = np.linspace(0.0, 1.0, 16)
+    reference = FiniteIntegerLaw(0, central.distribution(x).probs, name="exact law of y")
+    result = dpaudit.audit_sampler(lambda size, rng: central.sample_per_user(x, size, rng), reference,
+                                   samples=400_000, seed=6)
+    assert result.verdict == "not-refuted", result.witness
+    with pytest.raises(ValueError, match="Theorem 5 covers eps in"):
+        CentralModularSum(1.0, 16, 10**6)
