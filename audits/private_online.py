@@ -31,14 +31,42 @@ Mechanism-level privacy (:mod:`dpaudit.mechanisms.online_releases`), exact, unde
 relation (one round's reward vector replaced; on one arm's array, one reward):
   - thm2: Anytime-Lazy-UCB's release of one full array, (sum + Lap(1/eps)) / 2^r, is eps-DP
     (parallel composition over disjoint arrays and post-processing give the theorem).
-  - thm5-privacy: Hybrid-UCB on one block of 2^r observations of an arm: the tree's p-sums with
-    Lap(2r/eps) while the block fills, and the array sum with Lap(2/eps) once complete, together eps-DP.
   - claimsec5a-privacy: naive FTNL's K epoch sums with Lap(K/eps) each are eps-DP.
   - thm6: FTNL's report-noisy-max argmax_j (G_j + Lap(1/eps)) over one epoch is eps-DP. Expected
     refuted: the relation moves the sums in opposite directions, and the loss reaches 1.94 eps on an
     epoch of 32 rounds (sums 0 and 32 against 1 and 31); see FTNL_REASON.
   - M5 (DP-SE's noisy epoch means) is the external baseline, reconstructed, with no privacy claim of
     this paper; M6 (Mishra & Thakurta) is described only.
+
+Whole-stream mechanisms, exact, same relation (one arm's stream: one observation replaced; FTNL's
+table: one round's reward vector replaced). A relation's search changes the first or last record
+only; where the releases overlap most inside the stream, hand-picked pairs are audited as well
+(an entry given pairs audits those only, so the search's own pairs are listed with them):
+  - thm2@eps1,pulls15 and @eps0.5,pulls12 (:class:`~dpaudit.mechanisms.lazy_laplace.LazyLaplaceArrays`):
+    every release of one arm's stream; 15 pulls fill arrays 0..3, 12 leave array 3 partly filled
+    (read by no release). Verified at eps exactly.
+  - fact1@lazy,eps1,r3 and @lazy,eps0.5,r0: inequality (6) as Lemma 11's proof applies it ((25)) to
+    a lazy release's error Lap(1/(eps 2^r)).
+  - thm5-privacy@eps1,pulls8 and @eps0.5,pulls16 (:class:`~dpaudit.mechanisms.hybrid_counter.HybridReleases`):
+    Algorithm 4's releases (array sums with Lap(2/eps), every block's p-sums with Lap(2r/eps)), with
+    the full tree B^(r) read at the pull that fills block r, as Algorithm 4 and Lemma 12's proof
+    print it. Expected refuted: 1.5 eps (pull 2, the first leaf of block 1: its two p-sums and
+    array 1); see HYBRID_REASON. The points: 8 pulls complete blocks 1 and 2 and read arrays 0..2;
+    16 pulls complete block 3 too.
+  - thm5-privacy@array,eps1,pulls16 and @tree,eps1,pulls16: E.3.1's two halves, each claimed
+    0.5 eps-DP: the array part holds (0.5 exactly); the tree part loses (r + 1) eps/(2r), 1.0 at r = 1.
+  - thm5-privacy@estimates,eps1,pulls4 (:class:`~dpaudit.mechanisms.hybrid_counter.HybridEstimateView`):
+    the released estimates mu~_1..mu~_4 themselves, through a function of them with an exact law:
+    loss eps + 0.244 (expected refuted). Hybrid-UCB's decisions are a further post-processing; the
+    end-to-end audit belongs to the algorithm-level work.
+  - fact2@hybrid-array,eps1,pull14 and @hybrid-tree,eps1,pull14: inequality (7) on the two noises of
+    the estimate at pull 14 (3 x Lap(2), 3 x Lap(6)), the step (43) of Lemma 12's proof.
+  - thm6@eps1,K2,T31 and @eps0.5,K3,T15 (:class:`~dpaudit.mechanisms.ftnl.FollowTheNoisyLeader`):
+    FTNL's whole decision sequence over T rounds (epochs 0..4, resp. 0..3), an end-to-end audit of
+    Theorem 6 (decisions are a product of report-noisy-max laws). Expected refuted (FTNL_REASON):
+    1.78 eps with round 8's vector reversed; 1.15 eps found by the search alone at K = 3.
+  - claimsec5a-privacy@eps1,K3,T15: naive FTNL's decisions (Lap(K/eps) per action's epoch sum),
+    end to end; verified (report-noisy-max at scale K/eps loses at most 2 eps/K).
 """
 
 from __future__ import annotations
@@ -47,9 +75,19 @@ import math
 from functools import partial
 
 import numpy as np
-
 from dpaudit.mechanisms import noise
-from dpaudit.mechanisms.online_releases import EpochNoisyMax, HybridBlockRelease, LazyArrayRelease, NaiveEpochLaplace
+from dpaudit.mechanisms.ftnl import FollowTheNoisyLeader
+from dpaudit.mechanisms.hybrid_counter import (
+    HybridCounter,
+    HybridEstimateView,
+    HybridReleases,
+)
+from dpaudit.mechanisms.lazy_laplace import LazyLaplaceArrays
+from dpaudit.mechanisms.online_releases import (
+    EpochNoisyMax,
+    LazyArrayRelease,
+    NaiveEpochLaplace,
+)
 
 from dpaudit import PureDP, TailBound
 from dpaudit.domains import Box, Datasets
@@ -109,10 +147,6 @@ for eps, r in [(1.0, 3), (8.0, 4)]:
     suite.privacy(f"private-online/thm2@eps{eps:g},r{r}", auditor="exact", subject=LazyArrayRelease(eps, r),
                   claim=PureDP(eps), relation=ReplaceOne().over(Datasets(2**r, Box(0.0, 1.0))),
                   title=f"Anytime-Lazy-UCB's release of array {r}, (sum + Lap(1/eps)) / 2^r, is {eps:g}-DP (pairs searched)")
-    suite.privacy(f"private-online/thm5-privacy@eps{eps:g},r{r}", auditor="exact", subject=HybridBlockRelease(eps, r),
-                  claim=PureDP(eps), relation=ReplaceOne().over(Datasets(2**r, Box(0.0, 1.0))),
-                  title=f"Hybrid-UCB on a block of 2^{r}: tree p-sums with Lap(2r/eps) and the array sum with Lap(2/eps) "
-                        f"are {eps:g}-DP together (pairs searched)")
 
 suite.privacy("private-online/claimsec5a-privacy@eps1,K3,s2", auditor="exact", subject=NaiveEpochLaplace(1.0, 3, 2),
               claim=PureDP(1.0), relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(4, 3))),
@@ -125,9 +159,10 @@ _S_FTNL = 5
 _LOW_HIGH = np.tile([0.0, 1.0], (2**_S_FTNL, 1))  # action 0 never rewarded, action 1 always: G = (0, 32)
 _SWAPPED = _LOW_HIGH.copy()
 _SWAPPED[0] = [1.0, 0.0]  # one round's vector reversed: G = (1, 31)
+_EPOCH_SEARCH = ReplaceRewardVector().over(Box(0.0, 1.0, shape=(2**_S_FTNL, 2)))
 suite.privacy(f"private-online/thm6@eps1,K2,s{_S_FTNL}", auditor="exact", subject=EpochNoisyMax(1.0, 2, _S_FTNL),
-              claim=PureDP(1.0), pairs=[(_LOW_HIGH, _SWAPPED)],
-              relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(2**_S_FTNL, 2))),
+              claim=PureDP(1.0), pairs=[(_LOW_HIGH, _SWAPPED)] + _EPOCH_SEARCH.pairs(np.random.default_rng(0)),
+              relation=_EPOCH_SEARCH,
               expected="refuted", reason=FTNL_REASON,
               title="FTNL's report-noisy-max over an epoch of 32 reward vectors is 1-DP (K = 2; searched, and one "
                     "round's vector reversed between far-apart sums)")
@@ -135,3 +170,122 @@ suite.privacy("private-online/thm6@eps0.5,K4,s3", auditor="exact", subject=Epoch
               claim=PureDP(0.5), relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(8, 4))),
               expected="refuted", reason=FTNL_REASON,
               title="FTNL's report-noisy-max over an epoch of 8 reward vectors is 0.5-DP (K = 4; pairs searched)")
+
+
+# == Whole-stream mechanisms: every release of one arm's stream, and FTNL's whole decision sequence ===
+# Definition 1's relation on one arm's stream: one observation replaced (ReplaceOne over the stream);
+# on FTNL's table: one round's reward vector replaced (ReplaceRewardVector). The searches change the
+# first or the last record; the observations where the releases overlap most sit inside the stream
+# (the first leaf of a hybrid block, an epoch with far-apart sums), so those pairs are added by hand.
+
+def _changed(length: int, index: int) -> tuple[np.ndarray, np.ndarray]:
+    """All-zero observations and the same with observation ``index`` (0-based) set to 1."""
+    base = np.zeros(length)
+    other = base.copy()
+    other[index] = 1.0
+    return base, other
+
+
+def _reversed(rounds: int, K: int, index: int) -> tuple[np.ndarray, np.ndarray]:
+    """A table where only action 1 is ever rewarded, and the same with round ``index``'s vector
+    reversed (action 0 rewarded instead): two epoch sums move by 1 in opposite directions."""
+    base = np.zeros((rounds, K))
+    base[:, 1] = 1.0
+    other = base.copy()
+    other[index] = 0.0
+    other[index, 0] = 1.0
+    return base, other
+
+
+def _searched_and(search, *hand) -> list:
+    """The pairs the search tries (its own fixed seed, so the list is the same in every run) and the
+    hand-picked ones: an entry given pairs audits those only, so the search's are listed too."""
+    return search.pairs(np.random.default_rng(0)) + list(hand)
+
+
+# M1, Theorem 2: 15 pulls fill arrays 0..3 (1 + 2 + 4 + 8 observations), each released once; 12 pulls
+# leave array 3 partly filled (read by no release). eps = 1 and 0.5, the experiments' range.
+for eps, pulls in [(1.0, 15), (0.5, 12)]:
+    search = ReplaceOne().over(Datasets(pulls, Box(0.0, 1.0)))
+    suite.privacy(f"private-online/thm2@eps{eps:g},pulls{pulls}", auditor="exact", subject=LazyLaplaceArrays(eps, pulls),
+                  claim=PureDP(eps), relation=search, pairs=_searched_and(search, _changed(pulls, 3), _changed(pulls, 6)),
+                  title=f"Anytime-Lazy-UCB's releases of one arm's {pulls} pulls (every full array's (sum + Lap(1/eps)) / 2^r) "
+                        f"are {eps:g}-DP (searched, and the first and last pulls of array 2 changed)")
+
+# The noise step of (22)/(25) in Lemma 11's proof: inequality (6) (fact1) on a lazy release's error.
+for eps, r in [(1.0, 3), (0.5, 0)]:
+    law = LazyLaplaceArrays(eps, 2 ** (r + 1) - 1).error_law(r)
+    suite.tail(f"private-online/fact1@lazy,eps{eps:g},r{r}", subject=law, auditor="exact",
+               claim=TailBound.high_probability(partial(lambda d, b: b * np.log(1 / d), b=float(law.scale)),
+                                                "ln(1/delta) / (eps 2^r)"),
+               title=f"Anytime-Lazy-UCB's release of array {r}: P{{|mu~ - mu^| > ln(1/delta) / (eps 2^r)}} = delta (eps {eps:g})")
+
+# M2, Theorem 5 (E.3.1): the hybrid mechanism's releases -- the noisy array sums and every block's
+# p-sums, as Algorithm 4 computes them -- and each of its two parts (claimed 0.5 eps-DP each).
+HYBRID_REASON = ("Algorithm 4 reads the full tree B^(r) at the pull that fills block r (Lemma 12's proof: the mean of "
+                 "omega^(s-1) observations uses the full B^(s-1)), so the first leaf of a block of 2^r lies in r + 1 "
+                 "released p-sums (ending at 1, 2, .., 2^r), each with Lap(2r/eps): the tree part costs (r + 1) eps/(2r), not "
+                 "eps/2 (E.3.1's |S| <= r counts the p-sums in one prefix sum, not those holding one observation), and "
+                 "with the array's Lap(2/eps) a completed block costs eps (1 + 1/(2r)), 1.5 eps for block 1")
+
+
+def _hybrid_pairs(pulls: int) -> tuple[object, list]:
+    """The search over one arm's stream, plus the first leaves of blocks 1 and 2 (pulls 2 and 4) changed."""
+    search = ReplaceOne().over(Datasets(pulls, Box(0.0, 1.0)))
+    return search, _searched_and(search, _changed(pulls, 1), _changed(pulls, 3))
+
+
+for eps, pulls in [(1.0, 8), (0.5, 16)]:
+    search, pairs = _hybrid_pairs(pulls)
+    suite.privacy(f"private-online/thm5-privacy@eps{eps:g},pulls{pulls}", auditor="exact", subject=HybridReleases(eps, pulls),
+                  claim=PureDP(eps), relation=search, pairs=pairs,
+                  expected="refuted", reason=HYBRID_REASON,
+                  title=f"Hybrid-UCB's releases on one arm's {pulls} pulls (array sums with Lap(2/eps), block r's p-sums with "
+                        f"Lap(2r/eps)) are {eps:g}-DP (searched, and the first leaves of blocks 1 and 2 changed)")
+search, pairs = _hybrid_pairs(16)
+suite.privacy("private-online/thm5-privacy@array,eps1,pulls16", auditor="exact", subject=HybridReleases(1.0, 16, "array"),
+              claim=PureDP(0.5), relation=search, pairs=pairs,
+              title="E.3.1: Hybrid-UCB's array part (every completed array's sum + Lap(2/eps)) is 0.5 eps-DP (eps = 1, 16 pulls)")
+suite.privacy("private-online/thm5-privacy@tree,eps1,pulls16", auditor="exact", subject=HybridReleases(1.0, 16, "tree"),
+              claim=PureDP(0.5), relation=search, pairs=pairs,
+              expected="refuted", reason=HYBRID_REASON,
+              title="E.3.1: Hybrid-UCB's tree part (block r's p-sums with Lap(2r/eps)) is 0.5 eps-DP (eps = 1, 16 pulls)")
+# The estimates themselves (what Hybrid-UCB's index reads), 4 pulls: (W1, W2, W3, 1{W4 > 10}) is a
+# function of mu~_1..mu~_4 with an exact law (HybridEstimateView); the threshold 10 = 2.5 times W4's
+# larger scale 4/eps puts the indicator's loss near its limit eps/4 while the event keeps mass ~5%.
+search = ReplaceOne().over(Datasets(4, Box(0.0, 1.0)))
+suite.privacy("private-online/thm5-privacy@estimates,eps1,pulls4", auditor="exact", subject=HybridEstimateView(1.0, 10.0),
+              claim=PureDP(1.0), relation=search, pairs=_searched_and(search, _changed(4, 1)),
+              expected="refuted", reason=HYBRID_REASON + "; the released estimates mu~_1..mu~_4 already lose more than eps "
+                                                         "(a function of them loses eps + 0.244 when the second pull changes)",
+              title="Hybrid-UCB's estimates mu~_1..mu~_4 of one arm are 1-DP (through (W1, W2, W3, 1{W4 > 10}), "
+                    "searched, and the second pull changed)")
+
+# The noise steps of (43) in Lemma 12's proof: inequality (7) (fact2) on the estimate's two noises at
+# pull 14 (r = 3, block fill n = 7): 3 array noises Lap(2/eps) and popcount(7) = 3 p-sum noises Lap(6/eps).
+for part, law in zip(("array", "tree"), HybridCounter(1.0, 14).error_laws(14)):
+    suite.tail(f"private-online/fact2@hybrid-{part},eps1,pull14", subject=law, auditor="exact",
+               claim=TailBound.high_probability(partial(chan_shi_song, n=law.n, b=law.scale),
+                                                "chi sqrt(8 ln(2/delta)), chi = b max{sqrt n, sqrt ln(2/delta)}"),
+               title=f"Hybrid-UCB at pull 14, the {part} part's noise (sum of {law.n} Lap({law.scale:g})): "
+                     f"P{{|Y| > chi sqrt(8 ln(2/delta))}} <= delta")
+
+# M3, Theorem 6, end to end: FTNL's whole decision sequence (a product of report-noisy-max laws).
+# round 8 is the first of epoch 3 (8 rounds): its sums move from (0, 8) to (1, 7)
+search = ReplaceRewardVector().over(Box(0.0, 1.0, shape=(31, 2)))
+suite.privacy("private-online/thm6@eps1,K2,T31", auditor="exact", subject=FollowTheNoisyLeader(1.0, 2, 5),
+              claim=PureDP(1.0), relation=search, pairs=_searched_and(search, _reversed(31, 2, 7)),
+              expected="refuted", reason=FTNL_REASON,
+              title="FTNL's decisions over T = 31 rounds (epochs 0..4, K = 2) are 1-DP (searched, and round 8's vector reversed)")
+suite.privacy("private-online/thm6@eps0.5,K3,T15", auditor="exact", subject=FollowTheNoisyLeader(0.5, 3, 4),
+              claim=PureDP(0.5), relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(15, 3))),
+              expected="refuted", reason=FTNL_REASON,
+              title="FTNL's decisions over T = 15 rounds (epochs 0..3, K = 3) are 0.5-DP (pairs searched)")
+
+# M4, Section 5: naive FTNL's decisions, Lap(K/eps) per action's epoch sum.
+suite.privacy("private-online/claimsec5a-privacy@eps1,K3,T15", auditor="exact",
+              subject=FollowTheNoisyLeader(1.0, 3, 4, variant="naive"), claim=PureDP(1.0),
+              relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(15, 3))),
+              pairs=_searched_and(ReplaceRewardVector().over(Box(0.0, 1.0, shape=(15, 3))), _reversed(15, 3, 3)),
+              title="naive FTNL's decisions over T = 15 rounds (K = 3, Lap(K/eps) per epoch sum) are 1-DP (searched, and "
+                    "round 4's vector reversed)")

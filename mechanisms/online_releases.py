@@ -4,16 +4,14 @@ each on the data one release reads.
 
 - :class:`LazyArrayRelease` (M1, eq. 3, Anytime-Lazy-UCB, Theorem 2): when arm j's array r (its
   pulls 2^r .. 2^{r+1} - 1) is full, release (sum of the array + Lap(1/eps)) / 2^r, once.
-- :class:`HybridBlockRelease` (M2, eqs. 32-33, Hybrid-UCB, Theorem 5): one block of 2^r
-  observations of an arm, released through the binary tree while it fills (Lap(2r/eps) per p-sum)
-  and through the array part once it is complete (Lap(2/eps)).
+- Hybrid-UCB's releases (M2, Theorem 5) are in :mod:`dpaudit.mechanisms.hybrid_counter`.
 - :class:`EpochNoisyMax` (M3, Algorithm 3, FTNL, Theorem 6): argmax_j (G_j + Lap(1/eps)) over the
   K actions' reward sums G_j of the epoch's 2^s complete reward vectors.
 - :class:`NaiveEpochLaplace` (M4, Section 5, naive FTNL): every action's epoch sum plus Lap(K/eps)
   (the paper says only "(eps/K)-DP per action"; Lap(K/eps) is the choice that gives it, since one
   reward vector moves each sum by at most 1).
 
-Data: the rewards the release reads, in [0, 1]: one arm's array (M1, M2: shape (2^r,)), or the
+Data: the rewards the release reads, in [0, 1]: one arm's array (M1: shape (2^r,)), or the
 epoch's reward vectors (M3, M4: shape (2^s, K), rounds x actions). Neighbouring relation
 (Definition 1): one round's reward (vector) replaced, i.e. ``ReplaceOne`` on an array and
 ``ReplaceRewardVector`` on an epoch table. Every class has ``distribution`` for the exact auditor.
@@ -31,7 +29,6 @@ from dpaudit.densities import ProductDensity
 from .noise import Laplace
 from .noisy_max import ReportNoisyMax
 from .params import integer, positive, sample_size
-from .tree import BinaryTreeMechanism
 
 
 def _rewards(owner: str, data: Any, shape: tuple[int, ...]) -> np.ndarray:
@@ -66,51 +63,6 @@ class LazyArrayRelease:
 
     def distribution(self, data: Any) -> Laplace:
         return self.noise.shifted(float(_rewards(self.owner, data, (self.size,)).sum()) / self.size)
-
-
-class HybridBlockRelease:
-    """M2 on one block of 2^r observations (r >= 1): while the block fills, the binary tree over its
-    first 2^r - 1 observations releases its p-sums with Lap(2r/eps) each (log2 of the block's size,
-    over 0.5 eps; the prefix sums B~ of eq. 33 are their post-processing); when it is complete, the
-    array part releases its sum plus Lap(2/eps) (eq. 32). Output: the 2^r - 1 noisy p-sums, then
-    the noisy block sum.
-
-    Choice where the paper is silent: the tree covers the prefixes n = 1 .. 2^r - 1 (at n = 2^r the
-    block is complete and moves to the array part), so every observation lies in at most r of its
-    p-sums, as eq. 33's |S| <= r assumes."""
-
-    owner = "HybridBlockRelease"
-
-    def __init__(self, epsilon: float, r: int):
-        self.epsilon = positive(self.owner, "epsilon", epsilon)
-        self.r = integer(self.owner, "r", r, 1)
-        self.size = 2**self.r
-        eps = Fraction(self.epsilon)
-        self.tree = BinaryTreeMechanism(self.size - 1, Laplace(0.0, 2 * self.r / eps)) if self.size > 2 else None
-        self.array_noise = Laplace(0.0, 2 / eps)
-        self.name = f"HybridBlockRelease(eps={self.epsilon:g}, block of {self.size} = 2^{self.r})"
-
-    def __repr__(self) -> str:
-        return self.name
-
-    def _tree(self) -> BinaryTreeMechanism:
-        # a block of 2 has one prefix (n = 1) and one p-sum; BinaryTreeMechanism(1, ...) is that tree
-        return self.tree or BinaryTreeMechanism(1, Laplace(0.0, 2 * self.r / Fraction(self.epsilon)))
-
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        x = _rewards(self.owner, data, (self.size,))
-        size = sample_size(self.owner, size)
-        nodes = self._tree().sample(x[:-1], size, rng)
-        total = x.sum() + self.array_noise.sample((size, 1), rng)
-        return np.concatenate([nodes, total], axis=1)
-
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
-    def distribution(self, data: Any) -> ProductDensity:
-        x = _rewards(self.owner, data, (self.size,))
-        nodes = self._tree().distribution(x[:-1]).coordinates
-        return ProductDensity((*nodes, self.array_noise.shifted(float(x.sum()))))
 
 
 class EpochNoisyMax:
