@@ -1,0 +1,413 @@
+"""concurrent-shuffle: Algorithm 1 (private summation under continual observation with k concurrent
+shufflers) with a deterministic, non-adaptive server, and the schedules the paper runs on it.
+
+**Algorithm 1** (:class:`ConcurrentShuffleCounter`). Users t = 1..n arrive one at a time with bits
+b_t. The server's schedule is a list of batches; a batch is one shuffle mechanism on one shuffler,
+activated when its first user arrives and released when its last user has sent (users start..end - 1,
+consecutive, since every user sends to every active shuffler). A shuffler runs one mechanism at a
+time, so the batches of one shuffler must not overlap (checked). Every batch is M^sum_bin
+(:class:`~dpaudit.mechanisms.concurrent_tree.BinarySummation`: the batch's bits plus N' fair coins,
+released as the shuffled multiset's count of ones) at its own (eps_b, delta_b). The protected output
+(CSDP, Section 3) is the concatenation of all releases, i.e. every batch's count: a product of
+finite laws (:meth:`ConcurrentShuffleCounter.distribution`), audited exactly.
+
+The estimate at time t sums the analyzed outputs (count - N'/2) of V^t (Definition 3.1): the highest
+completed batches covering a prefix of the users. For a general schedule: starting at user 1, take
+the largest batch completed by time t that starts where the cover ends, until none does
+(:meth:`ConcurrentShuffleCounter.cover`). On the trees this is Definition 3.1's V^t (the highest-level
+nodes first; the root is never a batch, so V^n is the d children of the root).
+
+Schedules (constructors):
+  - :meth:`~ConcurrentShuffleCounter.tree`: Algorithm 3, levels i = 1..k of blocks of d_low d^(i-1)
+    users on shuffler i, each block at (eps/k, delta/k) (Theorem 3.4);
+  - :meth:`~ConcurrentShuffleCounter.binary_tree`: Algorithm 2 as printed: the binary tree over
+    n = 2^L users, internal levels 1..L - 1 (k = L - 1 shufflers), every node at (eps/log n, delta/log n)
+    (Theorem 3.2; the proof composes over "at most log n" mechanisms, so the printed split is by log n
+    although each user is in log n - 1 of them);
+  - :meth:`~ConcurrentShuffleCounter.sequential`: the sequential (k = 1) baseline of Section 3.1:
+    consecutive disjoint batches of b users on one shuffler, each at the whole (eps, delta);
+  - :meth:`~ConcurrentShuffleCounter.lowest_levels` / :meth:`~ConcurrentShuffleCounter.highest_levels`:
+    Section 3.2's naive modifications of Algorithm 2 with k < log n - 1 shufflers (the k lowest internal
+    levels, sizes 2..2^k; the k highest, sizes 2^(log n - k)..2^(log n - 1): the printed upper index
+    log n would be the root, which has no shuffler), each node at (eps/k, delta/k);
+  - :func:`advanced_composition_budget`: the per-mechanism budget of footnotes 9-10's variant, from
+    advanced composition (footnote 2) in its exact form eps = eps0 sqrt(2 k ln(1/delta')) +
+    k eps0 (e^eps0 - 1), delta = k delta0 + delta'.
+
+Choices where the paper is silent: M^sum_bin is concurrent_tree's fair-coin protocol (not printed
+by the paper); the server is non-adaptive (the trees are data-independent); a batch's coins are
+drawn by its users as M^sum_bin says (the per-user path), the fast path draws the count's law;
+n must fit the schedule exactly (no padding).
+
+:func:`variance_bound` is the paper's V_{n,eps,delta} for this M^sum_bin: the largest sub-Gaussian
+variance proxy N'/4 of its error Bin(N', 1/2) - N'/2 over batch sizes m <= n (Section 2.2 defines V
+as a bound over all batch sizes <= n). :func:`theorem_3_2_step` and :func:`theorem_3_2_alpha` are the
+proof of Theorem 3.2's printed Hoeffding step and the alpha it gives with the union bound.
+
+**Vector instantiation** (:class:`VectorConcurrentTree`, Corollaries 3.3 and 3.5 with M^sum_vec): the
+same tree with every block shuffle-lcb's P_Vec on rows (phi, y), at Theorem C.1's parameters for the
+block's budget and size.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from dpaudit.densities import ProductDensity
+
+from .concurrent_tree import BinarySummation, coins_for
+from .noise import Binomial
+from .params import integer, positive, probability, sample_size
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One shuffle mechanism: users start..start + size - 1 (0-based) on ``shuffler``, at (epsilon, delta)."""
+
+    shuffler: int
+    start: int
+    size: int
+    epsilon: float
+    delta: float
+
+    @property
+    def end(self) -> int:
+        return self.start + self.size
+
+
+@cache
+def _protocol(epsilon: float, delta: float, m: int) -> BinarySummation:
+    # coins_for bisects an exact profile: one protocol per (budget, size), shared by a tree's nodes
+    return BinarySummation(epsilon, delta, m)
+
+
+def variance_bound(n: int, epsilon: float, delta: float) -> float:
+    """V_{n,eps,delta} of M^sum_bin: max over batch sizes m <= n of N'_m / 4, where N'_m = m ceil(N/m)
+    for m <= N and N for m > N (N = coins_for(eps, delta))."""
+    n = integer("variance_bound", "n", n, 1)
+    coins = coins_for(epsilon, delta)
+    m = np.arange(1, min(n, coins) + 1)
+    return float(np.max(m * -(-coins // m))) / 4
+
+
+def theorem_3_2_step(n: int, epsilon: float, delta: float, beta: float, log=math.log) -> float:
+    """The proof of Theorem 3.2's printed Hoeffding step: with probability 1 - beta/n the sum of noises at
+    a time t is at most sqrt(log(1/beta) + log n) sqrt(V log2 n), V = V_{n, eps/log n, delta/log n}
+    (``log`` is the reading of the first two logs: natural or base 2; the tree's depth is log2 n)."""
+    owner = "theorem_3_2_step"
+    beta = probability(owner, "beta", beta)
+    depth = _log2(owner, n)
+    return math.sqrt(log(1 / beta) + log(n)) * math.sqrt(variance_bound(n, epsilon / depth, delta / depth) * depth)
+
+
+def theorem_3_2_alpha(n: int, epsilon: float, delta: float, beta: float) -> float:
+    """Theorem 3.2's alpha with the proof's constants: the step at natural logs (union bound over the n
+    times) plus 1, the bit |b_t| <= 1 an odd time adds."""
+    return theorem_3_2_step(n, epsilon, delta, beta) + 1
+
+
+def advanced_composition_budget(epsilon: float, delta: float, k: int, slack: float) -> tuple[float, float]:
+    """(eps0, delta0) with eps0 sqrt(2 k ln(1/slack)) + k eps0 (e^eps0 - 1) = eps and k delta0 + slack = delta
+    (Dwork, Rothblum and Vadhan's advanced composition, footnote 2; eps0 by bisection, rounded down)."""
+    owner = "advanced_composition_budget"
+    epsilon = positive(owner, "epsilon", epsilon)
+    delta = probability(owner, "delta", delta)
+    k = integer(owner, "k", k, 1)
+    slack = probability(owner, "slack", slack)
+    if not slack < delta:
+        raise ValueError(f"{owner}: slack (delta') must be < delta = {delta!r}, got {slack!r}")
+
+    def total(e0: float) -> float:
+        return e0 * math.sqrt(2 * k * math.log(1 / slack)) + k * e0 * math.expm1(e0)
+
+    lo, hi = 0.0, epsilon  # total(epsilon) >= epsilon sqrt(2 ln(1/slack)) > epsilon
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if total(mid) <= epsilon else (lo, mid)
+    return lo, (delta - slack) / k
+
+
+class ConcurrentShuffleCounter:
+    """Algorithm 1 with a fixed schedule of M^sum_bin batches (module docstring).
+
+    Data: the n users' bits in arrival order. Output (:meth:`sample`): every batch's count of ones,
+    in schedule order. :meth:`estimates` turns counts into the running sums S_t, t = 1..n."""
+
+    owner = "ConcurrentShuffleCounter"
+
+    def __init__(self, n: int, batches: Sequence[Batch], name: str | None = None):
+        self.n = integer(self.owner, "n", n, 1)
+        self.batches = list(batches)
+        if not self.batches:
+            raise ValueError(f"{self.owner}: the schedule needs at least one batch")
+        for b in self.batches:
+            integer(self.owner, "batch shuffler", b.shuffler, 0)
+            integer(self.owner, "batch size", b.size, 1)
+            if not (0 <= b.start and b.end <= self.n):
+                raise ValueError(f"{self.owner}: batch {b} must lie within users 0..n - 1 = {self.n - 1}")
+        for s in {b.shuffler for b in self.batches}:
+            mine = sorted((b for b in self.batches if b.shuffler == s), key=lambda b: b.start)
+            for first, second in itertools.pairwise(mine):
+                if second.start < first.end:
+                    raise ValueError(f"{self.owner}: shuffler {s} would run two mechanisms at once "
+                                     f"(users {first.start}..{first.end - 1} and {second.start}..{second.end - 1})")
+        self.k = len({b.shuffler for b in self.batches})
+        self.protocols = [_protocol(b.epsilon, b.delta, b.size) for b in self.batches]
+        self.coins = np.array([p.coins for p in self.protocols])
+        self.members = np.zeros((len(self.batches), self.n), dtype=bool)
+        for i, b in enumerate(self.batches):
+            self.members[i, b.start: b.end] = True
+        self._covers = [self._cover(t) for t in range(self.n + 1)]
+        self.cover_matrix = np.zeros((self.n, len(self.batches)))
+        for t in range(1, self.n + 1):
+            self.cover_matrix[t - 1, self._covers[t]] = 1.0
+        self.name = name or f"Algorithm 1 schedule (n={self.n}, k={self.k}, {len(self.batches)} batches)"
+
+    # -- schedules -------------------------------------------------------------------------------
+
+    @classmethod
+    def tree(cls, n: int, k: int, epsilon: float, delta: float, d: int, d_low: int,
+             budget: tuple[float, float] | None = None) -> ConcurrentShuffleCounter:
+        """Algorithm 3: n = d_low d^k users, level i = 1..k of blocks of d_low d^(i-1) users on shuffler
+        i - 1, every block at ``budget`` (default (eps/k, delta/k), Theorem 3.4's split)."""
+        n, k, d, d_low = cls._shape(n, k, d, d_low)
+        eps0, delta0 = budget if budget is not None else (epsilon / k, delta / k)
+        sizes = [d_low * d ** (i - 1) for i in range(1, k + 1)]
+        return cls(n, [Batch(i, j * s, s, eps0, delta0) for i, s in enumerate(sizes) for j in range(n // s)],
+                   name=f"Algorithm 3 (n={n}, k={k}, d={d}, d_low={d_low}, node budget ({eps0:.4g}, {delta0:.3g}))")
+
+    @classmethod
+    def _shape(cls, n: Any, k: Any, d: Any, d_low: Any) -> tuple[int, int, int, int]:
+        n, k = integer(cls.owner, "n", n, 2), integer(cls.owner, "k", k, 1)
+        d, d_low = integer(cls.owner, "d", d, 2), integer(cls.owner, "d_low", d_low, 1)
+        if d_low * d ** k != n:
+            raise ValueError(f"{cls.owner}: n must equal d_low d^k = {d_low * d ** k} (d = {d}, d_low = {d_low}, "
+                             f"k = {k}), got n = {n}")
+        return n, k, d, d_low
+
+    @classmethod
+    def binary_tree(cls, n: int, epsilon: float, delta: float) -> ConcurrentShuffleCounter:
+        """Algorithm 2 as printed: n = 2^L users, k = L - 1 shufflers, nodes at (eps/log n, delta/log n)."""
+        levels = _log2(cls.owner, n)
+        if levels < 2:
+            raise ValueError(f"{cls.owner}: Algorithm 2 needs n >= 4 (an internal level), got {n}")
+        out = cls.tree(n, levels - 1, epsilon, delta, 2, 2, budget=(epsilon / levels, delta / levels))
+        out.name = f"Algorithm 2 (n={n}, k={levels - 1}, nodes at (eps/log n, delta/log n) = ({epsilon / levels:.4g}, {delta / levels:.3g}))"
+        return out
+
+    @classmethod
+    def sequential(cls, n: int, batch: int, epsilon: float, delta: float) -> ConcurrentShuffleCounter:
+        """Section 3.1's sequential model: one shuffler, n / batch consecutive batches at (eps, delta) each."""
+        n, batch = integer(cls.owner, "n", n, 1), integer(cls.owner, "batch", batch, 1)
+        if n % batch:
+            raise ValueError(f"{cls.owner}: the batch size must divide n (no padding), got n = {n}, batch = {batch}")
+        return cls(n, [Batch(0, j * batch, batch, epsilon, delta) for j in range(n // batch)],
+                   name=f"sequential shuffle counter (n={n}, batch={batch}, eps={epsilon:g}, delta={delta:g})")
+
+    @classmethod
+    def lowest_levels(cls, n: int, k: int, epsilon: float, delta: float) -> ConcurrentShuffleCounter:
+        """Section 3.2's first naive variant: Algorithm 2's k lowest internal levels (sizes 2..2^k)."""
+        return cls._levels(n, k, epsilon, delta, lowest=True)
+
+    @classmethod
+    def highest_levels(cls, n: int, k: int, epsilon: float, delta: float) -> ConcurrentShuffleCounter:
+        """Section 3.2's second naive variant: the k highest internal levels (sizes 2^(log n - k)..n/2)."""
+        return cls._levels(n, k, epsilon, delta, lowest=False)
+
+    @classmethod
+    def _levels(cls, n: int, k: int, epsilon: float, delta: float, lowest: bool) -> ConcurrentShuffleCounter:
+        levels = _log2(cls.owner, n)
+        k = integer(cls.owner, "k", k, 1)
+        if k > levels - 1:
+            raise ValueError(f"{cls.owner}: k must be <= log2 n - 1 = {levels - 1} internal levels, got {k}")
+        heights = range(1, k + 1) if lowest else range(levels - k, levels)
+        batches = [Batch(i, j * 2 ** h, 2 ** h, epsilon / k, delta / k)
+                   for i, h in enumerate(heights) for j in range(n // 2 ** h)]
+        which = "lowest" if lowest else "highest"
+        return cls(n, batches, name=f"Algorithm 2's {k} {which} levels (n={n}, nodes at ({epsilon / k:.4g}, {delta / k:.3g}))")
+
+    # -- the mechanism ---------------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def _bits(self, data: Any) -> np.ndarray:
+        x = np.asarray(data)
+        if x.shape != (self.n,) or not np.isin(x, (0, 1)).all():
+            raise ValueError(f"{self.owner}: data must be the {self.n} users' bits (0 or 1), got shape {x.shape}")
+        return x.astype(np.int64)
+
+    def participation(self) -> np.ndarray:
+        """How many mechanisms each user takes part in."""
+        return self.members.sum(axis=0)
+
+    def batch_sums(self, data: Any) -> np.ndarray:
+        return self.members.astype(np.int64) @ self._bits(data)
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """Fast path: every batch's count drawn from its law, sum of bits + Bin(N', 1/2)."""
+        size = sample_size(self.owner, size)
+        return self.batch_sums(data)[None, :] + rng.binomial(self.coins, 0.5, (size, len(self.batches)))
+
+    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, size, rng)
+
+    def sample_per_user(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """Per-user path, Algorithm 1's loop: user t sends its bit and its own fair coins to every
+        active shuffler; a shuffler's release is the count of ones of the multiset it received."""
+        x, size = self._bits(data), sample_size(self.owner, size)
+        counts = np.zeros((size, len(self.batches)), dtype=np.int64)
+        user_coins = [p.coins_of_users() for p in self.protocols]
+        for t in range(self.n):
+            for i in np.flatnonzero(self.members[:, t]):
+                counts[:, i] += x[t] + rng.binomial(user_coins[i][t - self.batches[i].start], 0.5, size)
+        return counts
+
+    def distribution(self, data: Any) -> ProductDensity:
+        x = self._bits(data)
+        return ProductDensity(tuple(p.distribution(x[b.start: b.end]) for p, b in zip(self.protocols, self.batches)))
+
+    # -- the server's estimates ------------------------------------------------------------------
+
+    def _cover(self, t: int) -> list[int]:
+        done = [i for i, b in enumerate(self.batches) if b.end <= t]
+        out, start = [], 0
+        while True:
+            here = [i for i in done if self.batches[i].start == start]
+            if not here:
+                return out
+            best = max(here, key=lambda i: self.batches[i].size)
+            out.append(best)
+            start = self.batches[best].end
+
+    def cover(self, t: int) -> list[Batch]:
+        """V^t: the batches whose analyzed outputs make the estimate at time t (module docstring)."""
+        t = integer(self.owner, "t", t, 0)
+        if t > self.n:
+            raise ValueError(f"{self.owner}: t must be in 0..n = {self.n}, got {t}")
+        return [self.batches[i] for i in self._covers[t]]
+
+    def estimates(self, counts: Any) -> np.ndarray:
+        """S_t, t = 1..n, from released counts (shape (..., batches)): the debiased counts of V^t summed."""
+        return (np.asarray(counts, dtype=float) - self.coins / 2) @ self.cover_matrix.T
+
+    def errors(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """S_t - sum_{i <= t} b_i for t = 1..n, ``size`` runs (shape (size, n))."""
+        return self.estimates(self.sample(data, size, rng)) - np.cumsum(self._bits(data))
+
+    def max_error_sampler(self, data: Any, chunk: int = 20_000):
+        """f(size, rng) -> max_t |S_t - sum_{i <= t} b_i| per run (Definition 2.1's event), in chunks."""
+        self._bits(data)
+
+        def draw(size: int, rng: np.random.Generator) -> np.ndarray:
+            size = sample_size(self.owner, size)
+            return np.concatenate([np.abs(self.errors(data, min(chunk, size - i), rng)).max(axis=1)
+                                   for i in range(0, size, chunk)] or [np.zeros(0)])
+
+        draw.__name__ = f"max_t |error| of {self.name}"
+        return draw
+
+    def noise_coins(self, t: int) -> int:
+        """sum of N' over V^t: the noise of S_t is Bin(that, 1/2) minus its mean."""
+        return int(sum(self.coins[i] for i in self._covers[integer(self.owner, "t", t, 0)]))
+
+    def noise_law(self, t: int) -> Binomial:
+        """Bin(sum of N' over V^t, 1/2): the estimate's noise at time t is this law centred (the claims
+        about it say ``centred=True``); the error adds minus the bits after V^t's last user."""
+        coins = self.noise_coins(t)
+        if coins == 0:
+            raise ValueError(f"{self.owner}: no batch is complete at t = {t}; the estimate has no noise")
+        return Binomial(coins, 0.5)
+
+    def noisiest_time(self) -> int:
+        """The earliest t with the most noise coins."""
+        return int(np.argmax([self.noise_coins(t) for t in range(self.n + 1)]))
+
+
+class VectorConcurrentTree:
+    """Corollary 3.3 / 3.5's vector instantiation: Algorithm 3's tree (Algorithm 2: d = d_low = 2) with
+    every block an M^sum_vec run, shuffle-lcb's P_Vec (:class:`~dpaudit.mechanisms.shuffle_vec.ShuffledVectorProtocol`,
+    Theorem C.1's parameters at the block's budget and size B = its number of users). Algorithm 4 runs
+    the vector sum phi y and the matrix sum phi phi^T on the same tree; P_Vec carries both as labels of
+    one batch, so a block's release is its d + d(d + 1)/2 label counts.
+
+    Data: (n, dim + 1) rows (phi_t, y_t). Output: every block's label counts, blocks in level order.
+    ``split``: "k" for (eps/k, delta/k) per block (Algorithm 3), "log n" for (eps/log2 n, delta/log2 n)
+    (Algorithm 2 as printed; n a power of 2)."""
+
+    owner = "VectorConcurrentTree"
+
+    def __init__(self, n: int, k: int, epsilon: float, delta: float, d: int, d_low: int, dim: int, split: str = "k"):
+        from .shuffle_vec import ShuffledVectorProtocol
+
+        self.shape = ConcurrentShuffleCounter._shape(n, k, d, d_low)
+        self.n, self.k, self.dim = n, k, integer(self.owner, "dim", dim, 1)
+        if split == "k":
+            parts = k
+        elif split == "log n":
+            parts = _log2(self.owner, n)
+        else:
+            raise ValueError(f"{self.owner}: split must be 'k' or 'log n', got {split!r}")
+        self.epsilon, self.delta = epsilon / parts, delta / parts
+        self.sizes = [d_low * d ** (i - 1) for i in range(1, k + 1)]
+        self.protocols = [ShuffledVectorProtocol.unique_users(self.epsilon, self.delta, self.dim, s) for s in self.sizes]
+        self.blocks = [(level, j * s, s) for level, s in enumerate(self.sizes) for j in range(n // s)]
+        self.name = (f"CSTA with P_Vec blocks (n={n}, k={k}, d={d}, d_low={d_low}, dim={self.dim}, "
+                     f"blocks at ({self.epsilon:.4g}, {self.delta:.3g}))")
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def blocks_of(self, user: int) -> VectorConcurrentTree:
+        """The releases of the k blocks holding ``user`` (0-based), a mechanism on the same data. Under
+        neighbours that differ in that user the other blocks' releases are independent of them and
+        identically distributed, so they add nothing to the privacy loss: the exact audit of this view
+        is the audit of the whole release, at a fraction of the tables."""
+        user = integer(self.owner, "user", user, 0)
+        if user >= self.n:
+            raise ValueError(f"{self.owner}: user must be < n = {self.n}, got {user}")
+        view = copy.copy(self)
+        view.blocks = [(level, start, s) for level, start, s in self.blocks if start <= user < start + s]
+        view.name = f"{self.name}, the blocks of user {user}"
+        return view
+
+    def _rows(self, data: Any) -> np.ndarray:
+        x = np.asarray(data, dtype=float)
+        if x.shape != (self.n, self.dim + 1):
+            raise ValueError(f"{self.owner}: data must be the {self.n} users' rows (phi, y), shape "
+                             f"({self.n}, {self.dim + 1}), got {x.shape}")
+        return x
+
+    def distribution(self, data: Any) -> ProductDensity:
+        x = self._rows(data)
+        return ProductDensity(tuple(c for level, start, s in self.blocks
+                                    for c in self.protocols[level].distribution(x[start: start + s]).coordinates))
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        x = self._rows(data)
+        return np.concatenate([self.protocols[level].sample(x[start: start + s], size, rng)
+                               for level, start, s in self.blocks], axis=1)
+
+    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, size, rng)
+
+    def sample_per_user(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """Every user randomizes every entry for each of its blocks (P_Vec's per-user path per block)."""
+        x = self._rows(data)
+        return np.concatenate([self.protocols[level].sample_per_user(x[start: start + s], size, rng)
+                               for level, start, s in self.blocks], axis=1)
+
+
+def _log2(owner: str, n: Any) -> int:
+    n = integer(owner, "n", n, 2)
+    if n & (n - 1):
+        raise ValueError(f"{owner}: n must be a power of 2 (a complete binary tree), got {n}")
+    return n.bit_length() - 1
