@@ -63,7 +63,7 @@ import numpy as np
 
 from dpaudit.densities import ProductDensity
 
-from .concurrent_tree import BinarySummation, coins_for
+from .concurrent_tree import BinarySummation, coins_for, user_bits
 from .noise import Binomial
 from .params import integer, positive, probability, sample_size
 
@@ -240,10 +240,7 @@ class ConcurrentShuffleCounter:
         return self.name
 
     def _bits(self, data: Any) -> np.ndarray:
-        x = np.asarray(data)
-        if x.shape != (self.n,) or not np.isin(x, (0, 1)).all():
-            raise ValueError(f"{self.owner}: data must be the {self.n} users' bits (0 or 1), got shape {x.shape}")
-        return x.astype(np.int64)
+        return user_bits(self.owner, data, self.n)
 
     def participation(self) -> np.ndarray:
         """How many mechanisms each user takes part in."""

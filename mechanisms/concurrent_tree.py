@@ -34,6 +34,14 @@ from dpaudit.densities import FiniteDistribution, ProductDensity
 from .params import integer, positive, probability, sample_size
 
 
+def user_bits(owner: str, data: Any, n: int) -> np.ndarray:
+    """The n users' bits as int64, or a ValueError naming ``owner``."""
+    x = np.asarray(data)
+    if x.shape != (n,) or not np.isin(x, (0, 1)).all():
+        raise ValueError(f"{owner}: data must be the {n} users' bits (0 or 1), got shape {x.shape}")
+    return x.astype(np.int64)
+
+
 def binomial_delta(coins: int, epsilon: float) -> float:
     """delta(eps) of s + Bin(coins, 1/2) against s + 1 + Bin(coins, 1/2): sum_y max(0, P(y) - e^eps P(y - 1))
     (the binomial is symmetric, so both directions agree), summed in log space."""
@@ -83,10 +91,7 @@ class BinarySummation:
         return self.name
 
     def _bits(self, data: Any) -> np.ndarray:
-        x = np.asarray(data)
-        if x.shape != (self.m,) or not np.isin(x, (0, 1)).all():
-            raise ValueError(f"{self.owner}: data must be the batch's {self.m} bits (0 or 1), got {data!r}")
-        return x.astype(np.int64)
+        return user_bits(self.owner, data, self.m)
 
     def coins_of_users(self) -> np.ndarray:
         """How many fair coins each user sends."""
@@ -150,10 +155,7 @@ class ConcurrentShuffleTree:
         return self.name
 
     def _bits(self, data: Any) -> np.ndarray:
-        x = np.asarray(data)
-        if x.shape != (self.n,) or not np.isin(x, (0, 1)).all():
-            raise ValueError(f"{self.owner}: data must be the {self.n} users' bits (0 or 1), got shape {x.shape}")
-        return x.astype(np.int64)
+        return user_bits(self.owner, data, self.n)
 
     def block_sums(self, data: Any) -> list[np.ndarray]:
         """Per level, the exact sums of its blocks."""
