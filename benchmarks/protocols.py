@@ -17,21 +17,11 @@ baseline's (above 1: the fast path is faster). Run:
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
+from _timing import rate  # benchmarks/ is on sys.path when a script runs
 from dpaudit.mechanisms import BinaryTreeMechanism, DistributedSum
 from dpaudit.mechanisms.noise import Gaussian
-
-
-def rate(fn, n: int, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn(n)
-        times.append(time.perf_counter() - start)
-    return n / statistics.median(times)
 
 
 def textbook_prefix(tree: BinaryTreeMechanism, nodes: np.ndarray) -> np.ndarray:

@@ -17,22 +17,12 @@ from __future__ import annotations
 import argparse
 import math
 import random
-import statistics
-import time
 from fractions import Fraction
 
 import numpy as np
+from _timing import rate  # benchmarks/ is on sys.path when a script runs
 from dpaudit.mechanisms import noise as N
 from scipy import stats
-
-
-def rate(fn, n: int, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn(n)
-        times.append(time.perf_counter() - start)
-    return n / statistics.median(times)
 
 
 # -- scalar references (what one writes first) ------------------------------------------------
