@@ -26,6 +26,8 @@ Left out (with why):
   - claimsecH.a (a total-variation packing): a distance between product laws, not a tail claim; the
     distance is exactly Delta (a two-coordinate computation).
   - regret and lower-bound claims, and the algorithms' end-to-end privacy: other issues.
+  - claimsec7b (the optimal DTOL rate and the doubling instance): a conjecture about regret,
+    printed without a statement to audit at a parameter point.
 
 Mechanism-level privacy (:mod:`dpaudit.mechanisms.online_releases`), exact, under Definition 1's
 relation (one round's reward vector replaced; on one arm's array, one reward):
