@@ -135,6 +135,43 @@ def test_gaussian_vector_adds_mu_squared():
     assert abs(float(delta.lo) - float(one.lo)) < 1e-15
 
 
+def _balle_wang(mu, e):
+    return mpmath.ncdf(mu / 2 - e / mu) - mpmath.exp(e) * mpmath.ncdf(-mu / 2 - e / mu)
+
+
+@settings(max_examples=300)
+@given(st.floats(-60.0, 60.0), st.floats(1e-3, 40.0))
+@example(700.0, 30.0).via("far right: both terms below 1e-300")
+@example(-700.0, 0.01).via("far left: delta_G -> 1")
+@example(5.0, 1e-3).via("tiny mu: a and b near -5000")
+def test_float_balle_wang_stays_within_its_error_bound(e, mu):
+    """The PLD's per-cell Gaussian delta (floats through log Phi) against 60-digit mpmath."""
+    from dpaudit.exact.pld import gaussian_delta
+
+    value, error = gaussian_delta(np.array([e]), mu)
+    true = _balle_wang(mpmath.mpf(mu), mpmath.mpf(e))
+    assert abs(mpmath.mpf(float(value[0])) - true) <= float(error[0]), (e, mu, float(value[0]), true, error)
+
+
+def test_product_of_finite_and_gaussian_coordinates_conditions_on_the_finite_loss():
+    """delta(eps) of RR x two Gaussians = E over RR's loss l of delta_G(eps - l), mu^2 summed over the
+    Gaussians (a 60-digit sum over RR's two outcomes); the enclosure is rigorous and narrow."""
+    rr = RandomizedResponse(1.0)
+    p = ProductDensity((rr.distribution([0]), GaussianDensity(0, 1.0), GaussianDensity(0, 2.0)))
+    q = ProductDensity((rr.distribution([1]), GaussianDensity(0.5, 1.0), GaussianDensity(1.0, 2.0)))
+    mu, keep = mpmath.sqrt(mpmath.mpf(0.5)), mpmath.e / (1 + mpmath.e)
+    for eps in (0.0, 0.5, 1.2, 3.0):
+        e = mpmath.mpf(eps)
+        true = keep * _balle_wang(mu, e - 1) + (1 - keep) * _balle_wang(mu, e + 1)
+        for a, b in ((p, q), (q, p)):  # symmetric pair: both directions have the same delta
+            delta = exact.privacy_profile(a, b, eps).delta
+            assert contains(delta, Fraction(*true.as_integer_ratio()), slack=REF), (eps, delta.floats(), true)
+            assert width(delta) < 1e-3 * float(true) + 1e-15  # the loss grid's rounding (2^16 cells)
+    # more than either part alone, and the audit runs exactly (no fall-back to samples)
+    assert float(exact.privacy_profile(p, q, 0.5).delta.lo) > float(exact.privacy_profile(rr.distribution([0]),
+                                                                                            rr.distribution([1]), 0.5).delta.hi)
+
+
 @pytest.mark.parametrize("eps0", [0.5, 1.0, 3.0])
 def test_randomized_response_closed_forms(eps0):
     """Binary RR: delta(eps) = (e^eps0 - e^eps) / (1 + e^eps0) for eps < eps0; pure epsilon eps0;
@@ -439,6 +476,20 @@ def test_oracle_randomized_response(noise, k):
     _agrees_with_oracle(
         lambda **kw: pld.from_randomized_response(noise, k, value_discretization_interval=1e-5, **kw),
         lambda eps: exact.privacy_profile(P, Q, eps).delta,
+    )
+
+
+@pytest.mark.parametrize("noise, sigma", [(0.5, 1.0), (0.9, 3.0)])
+def test_oracle_randomized_response_composed_with_gaussian(noise, sigma):
+    """A binary RR coordinate and a Gaussian coordinate together: dp-accounting composes their PLDs."""
+    keep, other = 1 - noise / 2, noise / 2
+    rr0, rr1 = (FiniteDistribution.from_probs(np.arange(2), probs) for probs in ([keep, other], [other, keep]))
+    p = ProductDensity((rr0, GaussianDensity(0, sigma)))
+    q = ProductDensity((rr1, GaussianDensity(1, sigma)))
+    _agrees_with_oracle(
+        lambda **kw: pld.from_randomized_response(noise, 2, value_discretization_interval=1e-5, **kw).compose(
+            pld.from_gaussian_mechanism(sigma, 1.0, value_discretization_interval=1e-5, **kw)),
+        lambda eps: exact.privacy_profile(p, q, eps).delta,
     )
 
 

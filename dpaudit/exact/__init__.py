@@ -15,7 +15,8 @@ exact rational end points). Supported coordinate types: :class:`~dpaudit.densiti
 ``dpaudit.mechanisms.Laplace``). Coordinates whose two distributions are identical contribute
 nothing and are dropped first. Pure epsilon and Renyi divergences add over coordinates; delta of a
 product is computed in closed form for Gaussians and through the privacy-loss distribution for
-finite coordinates; other mixtures raise :class:`~dpaudit.errors.UnsupportedAudit`.
+finite coordinates, alone or together with equal-variance Gaussians; other mixtures raise
+:class:`~dpaudit.errors.UnsupportedAudit`.
 """
 
 from __future__ import annotations
@@ -119,14 +120,17 @@ def privacy_profile(dist0: Any, dist1: Any, eps: float) -> Profile:
             return Profile(hs.delta, {"outcomes": hs.event_size, "P": hs.p_mass, "Q": hs.q_mass, "top": hs.top})
         if kind == LOGLINEAR:
             return Profile(loglinear.hockey_stick(p, q, eps), {})
-    if kinds == {GAUSSIAN} and all(gaussian.same_variance(p, q) for _, p, q in coords):
-        mu2 = sum((gaussian.mu_squared(p, q) for _, p, q in coords), Fraction(0))
-        return Profile(gaussian.delta_from_mu_squared(mu2, eps), {"mu": math.sqrt(float(mu2))})
-    if kinds == {FINITE}:
-        return Profile(product_hockey_stick([(p, q) for _, p, q in coords], eps), {"coordinates": len(coords)})
+    gaussians = [(p, q) for kind, p, q in coords if kind == GAUSSIAN]
+    if kinds <= {FINITE, GAUSSIAN} and all(gaussian.same_variance(p, q) for p, q in gaussians):
+        mu2 = sum((gaussian.mu_squared(p, q) for p, q in gaussians), Fraction(0))
+        finites = [(p, q) for kind, p, q in coords if kind == FINITE]
+        if not finites:
+            return Profile(gaussian.delta_from_mu_squared(mu2, eps), {"mu": math.sqrt(float(mu2))})
+        event = {"coordinates": len(coords)} | ({"gaussian mu": math.sqrt(float(mu2))} if gaussians else {})
+        return Profile(product_hockey_stick(finites, eps, mu2), event)
     raise UnsupportedAudit(
         f"delta(eps) of {len(coords)} independent {'/'.join(sorted(kinds))} coordinates is not computed exactly "
-        "(supported: one coordinate; Gaussians of equal variances; finite coordinates)"
+        "(supported: one coordinate; finite coordinates, with or without Gaussians of equal variances)"
     )
 
 

@@ -7,6 +7,14 @@ on delta (the integrand is increasing in L) and *down* for a lower bound; outcom
 infinite loss and count fully. Probabilities enter at their upper (lower) error bounds for the
 upper (lower) bound. The convolution is by FFT, whose error is bounded by a standard estimate
 (8 u log2(n) times the product of the inputs' total masses) and added to the upper bound.
+
+Equal-variance Gaussian coordinates may join the finite ones. Their joint loss is Gaussian with
+parameter mu^2 = sum_i mu_i^2, and conditioning on the finite coordinates' loss l gives
+delta(eps) = E_P[delta_G(eps - l)], with delta_G Balle and Wang's closed form, now evaluated at
+every grid cell. delta_G(e) grows as e falls and as mu grows, so the cells' upward (downward)
+rounding and mu rounded up (down) keep the two bounds on their sides; each cell's float value is
+widened by :data:`GAUSSIAN_ULPS` ulps scaled by the size of its exponents (checked against 256-bit
+mpmath in tests/test_privacy_loss.py).
 """
 
 from __future__ import annotations
@@ -16,12 +24,14 @@ from fractions import Fraction
 
 import numpy as np
 from scipy.signal import fftconvolve
+from scipy.special import log_ndtr
 
 from ..densities import FiniteDistribution
 from .enclosure import Enclosure
 from .finite import U, align, positive_sum
 
 GRID_POINTS = 1 << 16  # grid cells over the range of the total loss
+GAUSSIAN_ULPS = 64  # allowed error of one float Balle-Wang term, in ulps per unit of its exponents' size
 
 
 def _coordinate(p: FiniteDistribution, q: FiniteDistribution, h: float, upward: bool) -> tuple[int, np.ndarray, float]:
@@ -42,8 +52,28 @@ def _coordinate(p: FiniteDistribution, q: FiniteDistribution, h: float, upward: 
     return offset, pmf, infinite
 
 
-def product_hockey_stick(pairs: list[tuple[FiniteDistribution, FiniteDistribution]], eps: float) -> Enclosure:
-    """delta(eps) of P = prod P_i against Q = prod Q_i, all coordinates finite."""
+def gaussian_delta(e: np.ndarray, mu: float) -> tuple[np.ndarray, np.ndarray]:
+    """Balle-Wang delta_G(e) = Phi(mu/2 - e/mu) - e^e Phi(-mu/2 - e/mu) at every e, in floats, with
+    a bound on each value's error. Both terms go through log Phi, so neither under- nor overflows
+    before it is small; the error grows with the size of the exponents (a^2, b^2, |e|)."""
+    a, b = mu / 2 - e / mu, -mu / 2 - e / mu
+    first, second = np.exp(log_ndtr(a)), np.exp(e + log_ndtr(b))
+    # relative part, plus an absolute 1e-300 for terms that underflowed to 0 (the true ones are below 1e-308)
+    error = GAUSSIAN_ULPS * 2.0**-53 * (1 + a**2 + b**2 + np.abs(e)) * (first + second) + 1e-300
+    return first - second, error
+
+
+def _mu_bound(mu2: Fraction, upward: bool) -> float:
+    """sqrt(mu^2) as a float rounded up (down) by a margin that covers the square root's rounding."""
+    mu = math.sqrt(float(mu2))
+    return float(np.nextafter(np.nextafter(mu, math.inf), math.inf)) if upward else max(
+        float(np.nextafter(np.nextafter(mu, 0.0), 0.0)), 0.0)
+
+
+def product_hockey_stick(pairs: list[tuple[FiniteDistribution, FiniteDistribution]], eps: float,
+                         gaussian_mu2: Fraction = Fraction(0)) -> Enclosure:
+    """delta(eps) of P = prod P_i against Q = prod Q_i over finite coordinates, times (when
+    ``gaussian_mu2`` > 0) independent equal-variance Gaussian coordinates with that total mu^2."""
     ranges = []
     for p, q in pairs:
         a = align(p, q)
@@ -61,7 +91,11 @@ def product_hockey_stick(pairs: list[tuple[FiniteDistribution, FiniteDistributio
             pmf = np.maximum(fftconvolve(pmf, f), 0.0) if len(pmf) * len(f) > 1 else pmf * f
             finite_mass *= 1 - min(inf_mass, 1.0)
         losses = (offset + np.arange(len(pmf))) * h
-        weights = np.where(losses > eps, -np.expm1(eps - losses), 0.0)
+        if gaussian_mu2:
+            value, error = gaussian_delta(eps - losses, _mu_bound(gaussian_mu2, upward))
+            weights = np.clip(value + error if upward else value - error, 0.0, 1.0)
+        else:
+            weights = np.where(losses > eps, -np.expm1(eps - losses), 0.0)
         total = positive_sum(pmf * weights)
         fft_error = 8 * U * math.log2(max(len(pmf), 2)) * float(pmf.sum())
         if upward:
