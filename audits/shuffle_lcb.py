@@ -52,6 +52,27 @@ Gaussian messages) has no tractable law and is audited from samples.
   - thmB.1-tail: Assumption A.3 for P_Amp in the proof of Thm B.1: after T users each entry of the
     cumulative noise is N(0, T sigma^2), claimed (T sigma1^2)-sub-Gaussian; experiment point, T = 20,000.
 
+Central-model baselines (mechanisms/central_tree.py): LinUCB-JDP's tree (Shariff & Sheffet 2018) on
+the leaves z z^T, z = [phi; y], released as noisy upper triangles of its dyadic nodes. The paper
+prints no node calibration; the module records the one chosen (Shariff & Sheffet's own formula could
+not be retrieved, so none is attributed to them): symmetric i.i.d. N(0, sigma^2) node noise, sigma
+from the analytic Gaussian mechanism for (eps, delta) at l2 sensitivity 2 sqrt(2) sqrt(L),
+L = ceil(log2 N) + 1 (2 sqrt 2 bounds a replaced row's leaf change; the true worst is 3/sqrt 2), and
+sigma x M0 at user level. By the Billboard lemma the JDP view is the released nodes; their law is a
+product of equal-variance Gaussians, so every audit is exact. Points: d = 2, delta = 0.1 (the
+experiment's), T = 16 (a full five-level tree).
+  - prop4.3-jdp (alias propE.7-jdp): node variance scaled by M0^2 is user-level (eps, delta)-JDP (Def
+    D.4: one user's M0 rounds replaced). eps = 1, M0 in {2, 4}, her rounds consecutive (aligned: the
+    largest joint shift over every M0-subset of rounds, checked in tests/test_central_tree.py) and
+    spread over subtrees, rows moved along the worst pair; consecutive also searched over the ball;
+    and eps = 10 (the experiment's largest; no range is printed), M0 = 4, consecutive.
+  - propF.3-jdp: Batched-Central-LinUCB (one leaf per batch, N = ceil(T/B)) is (eps, delta)-JDP for
+    every B (one round replaced): (T, B, eps) = (16, 1, 1) (LinUCB-JDP itself) and (20, 4, 0.2) (N = 5,
+    not a power of two), inside the range eps in [0, 1]; worst pair and searched.
+  - remarkD.5: group privacy on the event-level tree (T = 16, eps = 0.2, delta = 0.1): k = 2 and 4
+    consecutive rounds of one user changed, claimed (k eps, k e^{(k-1) eps} delta) = (0.4, 0.244) and
+    (0.8, 0.729) (eps = 1 makes the bound vacuous at k = 4).
+
 Left out (with why):
   - remark3.10 (noise variance orders T/eps^2 and log T/eps^2), lemA.4-tail (constants c1, c2 of
     Vershynin's bounds unspecified), lemA.2-tail (a confidence ellipsoid of the algorithm: audited
@@ -64,10 +85,10 @@ Left out (with why):
   - thmE.3-privacy (P_Amp, returning users): the per-batch view is P_Amp's intractable multiset and the
     theorem composes M of them by Thm E.2 (arithmetic checked in the tests: the printed sigma is smaller
     than Thm B.1's sigma at the proof's per-batch budget by sqrt(log(2/delta) / log(4T/(delta B)))).
-  - prop4.3-jdp, propF.3-jdp (tree-based central JDP baselines): the paper prints no node calibration
-    (only "noise variance scaled by M0^2" and O(sqrt(log T)) sensitivities of Shariff & Sheffet's tree);
-    an audit would audit a calibration of our choosing, not the paper's.
-  - corB.2-jdp, corB.3-jdp, corC.2-jdp, corC.3-jdp, remark3.4-jdp (Billboard lemma), thmE.2, remarkD.5:
+  - the tree's prefix-sum accuracy (property (ii) of the proof of Prop E.7: a prefix sum uses
+    O(log T) nodes, hence noise variance O(log T) sigma^2): stated only up to O(.), so no accuracy
+    claim; the exact error law of a prefix sum is CentralTreeMechanism.error_law (tested).
+  - corB.2-jdp, corB.3-jdp, corC.2-jdp, corC.3-jdp, remark3.4-jdp (Billboard lemma), thmE.2:
     algorithm-level or composition statements, audited with the algorithms.
   - regret, lower-bound and communication claims: other issues.
 """
@@ -78,6 +99,12 @@ import math
 
 import numpy as np
 from dpaudit.mechanisms import noise
+from dpaudit.mechanisms.central_tree import (
+    WORST_ROW_PAIR,
+    CentralTreeMechanism,
+    ReturningUserStream,
+    group_privacy,
+)
 from dpaudit.mechanisms.shuffle import ShuffledRandomizedResponse
 from dpaudit.mechanisms.shuffle_amp import (
     CloneLikelihoodRatio,
@@ -333,3 +360,91 @@ suite.tail("shuffle-lcb/thmC.1-tail@protocol,eps10", subject=_P_VEC_EXP.error_la
            claim=SubGaussian(math.sqrt(B + B * _P_VEC_EXP.b / 4), centred=True),
            title="P_Vec's analyzer error on one label (x g/Delta; eps = 10, B = 20, fraction 1/2) is "
                  "(B + Bb/4)-sub-Gaussian")
+
+# == Central-model baselines: LinUCB-JDP's tree (mechanisms/central_tree.py) =========================
+#
+# The JDP view (Billboard lemma) is the tree's released nodes: noisy upper triangles of the dyadic
+# p-sums of the leaves z z^T, z = [phi; y]. Node noise: analytic Gaussian for (eps, delta) at l2
+# sensitivity 2 sqrt(2) sqrt(L), L = ceil(log2 N) + 1 (the [choice] recorded in the module; the paper
+# prints no calibration). The release is a product of equal-variance Gaussians, so every audit is
+# exact; the worst pair of rows (upper-triangle distance 3/sqrt 2, WORST_ROW_PAIR) is audited next to
+# a search over the ball. Points: d = 2, delta = 0.1 (the experiment's), eps = 1 (both figures'),
+# T = 16 (a full tree of 5 levels: small enough to search, large enough for M0 = 4 users to share
+# three levels of nodes).
+
+
+def user_rows_pair(users: int, rounds_per_user: int, first, second) -> tuple[np.ndarray, np.ndarray]:
+    """User-major data (users, M0, d + 1), all zero rows but user 0's M0 rows: ``first`` vs ``second``."""
+    a = np.zeros((users, rounds_per_user, len(first)))
+    b = a.copy()
+    a[0], b[0] = first, second
+    return a, b
+
+
+def user_search(users: int, rounds_per_user: int, d: int, random: int = 4):
+    return ReplaceUser(batch_size=users).over(
+        Datasets(users, Box(-1.0, 1.0, shape=(rounds_per_user, d + 1))), random=random)
+
+
+_T_TREE, _D_TREE, _EPS_TREE = 16, 2, 1.0
+
+# -- Proposition 4.3 / E.7: node variance scaled by M0^2 is user-level (eps, delta)-JDP -------------
+# One user's M0 rounds replaced (Def D.4), placed adversarially: consecutive (aligned, so her rows
+# share the nodes above them: the largest joint shift, checked against every M0-subset of rounds in
+# tests/test_central_tree.py) and spread (one round per subtree); all her rows moved along the worst
+# pair; and a search over the ball (consecutive).
+for m0 in (2, 4):
+    users = _T_TREE // m0
+    mech = CentralTreeMechanism.user_level(_T_TREE, _D_TREE, _EPS_TREE, DELTA, m0)
+    point = f"eps{_EPS_TREE:g},delta{DELTA:g},T{_T_TREE},d{_D_TREE},M0_{m0}"
+    worst = user_rows_pair(users, m0, WORST_ROW_PAIR[0], WORST_ROW_PAIR[1])
+    for schedule in ("consecutive", "spread"):
+        suite.privacy(f"shuffle-lcb/prop4.3-jdp@{point},{schedule},worst", auditor="exact",
+                      subject=ReturningUserStream(mech, m0, schedule), claim=ApproxDP(_EPS_TREE, DELTA),
+                      pairs=[worst], relation=ReplaceUser(batch_size=users),
+                      title=f"LinUCB-JDP's tree with node sigma x M0 ({mech.sigma:.4g}) is user-level "
+                            f"({_EPS_TREE:g}, {DELTA:g})-JDP: one user's {m0} {schedule} rounds moved along the worst pair")
+    suite.privacy(f"shuffle-lcb/prop4.3-jdp@{point},consecutive,searched", auditor="exact",
+                  subject=BallRows(ReturningUserStream(mech, m0, "consecutive"), _D_TREE), claim=ApproxDP(_EPS_TREE, DELTA),
+                  relation=user_search(users, m0, _D_TREE),
+                  title=f"LinUCB-JDP's tree with node sigma x M0 = {m0} is user-level ({_EPS_TREE:g}, {DELTA:g})-JDP "
+                        "(one user's consecutive rounds, searched over the ball)")
+# The experiment's largest eps (no range is printed for Prop 4.3): eps = 10, M0 = 4, consecutive.
+_MECH_43_10 = CentralTreeMechanism.user_level(_T_TREE, _D_TREE, 10.0, DELTA, 4)
+suite.privacy(f"shuffle-lcb/prop4.3-jdp@eps10,delta{DELTA:g},T{_T_TREE},d{_D_TREE},M0_4,consecutive,worst", auditor="exact",
+              subject=ReturningUserStream(_MECH_43_10, 4, "consecutive"), claim=ApproxDP(10.0, DELTA),
+              pairs=[user_rows_pair(_T_TREE // 4, 4, WORST_ROW_PAIR[0], WORST_ROW_PAIR[1])],
+              relation=ReplaceUser(batch_size=_T_TREE // 4),
+              title=f"LinUCB-JDP's tree with node sigma x 4 ({_MECH_43_10.sigma:.4g}) is user-level (10, {DELTA:g})-JDP "
+                    "(4 consecutive rounds, worst pair)")
+
+# -- Proposition F.3: Batched-Central-LinUCB is (eps, delta)-JDP for every B in [T] -----------------
+# One leaf per batch (N = ceil(T/B)); one round's row replaced changes one leaf. Points inside the
+# range eps in [0, 1]: B = 1 (LinUCB-JDP itself, T = 16, eps = 1) and B = 4, T = 20 (N = 5 leaves, not
+# a power of two, so L = ceil(log2 5) + 1 = 4 exceeds the binary mechanism's 3 levels; eps = 0.2, the
+# experiment's smallest).
+for T, batch, eps in ((16, 1, 1.0), (20, 4, 0.2)):
+    mech = CentralTreeMechanism.event_level(T, _D_TREE, eps, DELTA, batch)
+    point = f"eps{eps:g},delta{DELTA:g},T{T},B{batch},d{_D_TREE}"
+    suite.privacy(f"shuffle-lcb/propF.3-jdp@{point},worst", auditor="exact", subject=mech, claim=ApproxDP(eps, DELTA),
+                  pairs=[one_user(T, WORST_ROW_PAIR[0], WORST_ROW_PAIR[1])], relation=ReplaceUser(batch_size=T),
+                  title=f"Batched-Central-LinUCB's tree (N = {mech.leaves} leaves, sigma = {mech.sigma:.4g}) is "
+                        f"({eps:g}, {DELTA:g})-JDP: round 1's row moved along the worst pair")
+    suite.privacy(f"shuffle-lcb/propF.3-jdp@{point},searched", auditor="exact", subject=BallRows(mech, _D_TREE),
+                  claim=ApproxDP(eps, DELTA), relation=cube_search(T, _D_TREE),
+                  title=f"Batched-Central-LinUCB's tree (T = {T}, B = {batch}) is ({eps:g}, {DELTA:g})-JDP "
+                        "(one round's row replaced, searched over the ball)")
+
+# -- Remark D.5: group privacy, event-level (eps, delta) => user-level (k eps, k e^{(k-1) eps} delta) ---
+# The event-level tree (T = 16, B = 1, eps = 0.2, delta = 0.1: the only eps of the experiment at which
+# the group bound stays below 1 for k = 4) with k = M0 consecutive rounds of one user changed along
+# the worst pair: claimed (0.4, 0.2443) at k = 2 and (0.8, 0.7288) at k = 4.
+_MECH_D5 = CentralTreeMechanism.event_level(_T_TREE, _D_TREE, 0.2, DELTA)
+for k in (2, 4):
+    eps_k, delta_k = group_privacy(0.2, DELTA, k)
+    suite.privacy(f"shuffle-lcb/remarkD.5@eps0.2,delta{DELTA:g},T{_T_TREE},d{_D_TREE},k{k}", auditor="exact",
+                  subject=ReturningUserStream(_MECH_D5, k, "consecutive"), claim=ApproxDP(eps_k, delta_k),
+                  pairs=[user_rows_pair(_T_TREE // k, k, WORST_ROW_PAIR[0], WORST_ROW_PAIR[1])],
+                  relation=ReplaceUser(batch_size=_T_TREE // k),
+                  title=f"the event-level (0.2, {DELTA:g}) tree is user-level (k eps, k e^((k-1) eps) delta) = "
+                        f"({eps_k:g}, {delta_k:.4g}) for k = {k} consecutive rounds (group privacy)")

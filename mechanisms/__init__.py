@@ -9,11 +9,13 @@ implements and any choice made where the source is silent, and derives its true 
 - selection: :class:`ReportNoisyMax`, :class:`ReportNoisyMaxWithValue`,
   :class:`ExponentialMechanism`, :class:`SparseVector`;
 - continual release: :class:`BinaryTreeMechanism` (the binary mechanism's noisy dyadic p-sums);
+  :class:`CentralTreeMechanism`, :class:`ReturningUserStream` (shuffle-lcb's central JDP tree baselines);
 - finite outputs: :class:`TruncatedGeometric`, :class:`RandomizedResponse`,
   :class:`KaryRandomizedResponse`, :class:`ShuffledRandomizedResponse`.
 """
 
 from .additive import AdditiveNoiseMechanism, DiscreteLaplaceMechanism, LaplaceMechanism
+from .central_tree import CentralTreeMechanism, ReturningUserStream
 from .clipped_sum import ClippedSum
 from .composition import RepeatedRelease
 from .distributed_sum import DistributedSum, LocalModularRandomizer
@@ -29,6 +31,7 @@ from .tree import BinaryTreeMechanism
 
 __all__ = [
     "BinaryTreeMechanism",
+    "CentralTreeMechanism", "ReturningUserStream",
     "DistributedSum",
     "LocalModularRandomizer",
     "AdditiveNoiseMechanism", "ClippedSum", "DiscreteLaplace", "DiscreteLaplaceMechanism", "ExponentialMechanism",

@@ -50,6 +50,26 @@ def analytic_gaussian_delta(epsilon: float, sigma: float, sensitivity: float = 1
         return float(value)
 
 
+def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
+    """The smallest sigma (to 1e-12 relative, rounded up) at which N(0, sigma^2) noise on an
+    l2-sensitivity-``sensitivity`` query is (epsilon, delta)-DP by the exact curve of Balle & Wang
+    (2018, Theorem 8; :func:`analytic_gaussian_delta`). delta(eps) is
+    decreasing in sigma, so bisection on sigma; the upper end is returned, so the claim holds."""
+    epsilon = positive("analytic_gaussian_sigma", "epsilon", epsilon)
+    delta = probability("analytic_gaussian_sigma", "delta", delta)
+    sensitivity = positive("analytic_gaussian_sigma", "sensitivity", sensitivity)
+    too_much = lambda s: analytic_gaussian_delta(epsilon, s, 1.0) > delta  # in units of the sensitivity
+    low, high = 1.0, 1.0
+    while not too_much(low):
+        low /= 2
+    while too_much(high):
+        high *= 2
+    while high - low > 1e-12 * high:
+        mid = (low + high) / 2
+        low, high = (mid, high) if too_much(mid) else (low, mid)
+    return high * sensitivity
+
+
 class GaussianMechanism:
     """M(q) = q + N(0, sigma^2) per coordinate with the classic sigma for the claimed (epsilon, delta).
 

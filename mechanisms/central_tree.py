@@ -1,0 +1,223 @@
+"""shuffle-lcb's central-model baselines (Chowdhury & Zhou, ICML 2022): LinUCB-JDP's tree mechanism
+(Shariff & Sheffet 2018), its user-level variant (Section 4 / E.3, Proposition 4.3 = E.7) and
+Batched-Central-LinUCB (Appendix F, Proposition F.3).
+
+**What the paper prints.** No pseudo-code and no node calibration. The proof of Prop E.7 uses two
+properties of the tree-based (binary counting) mechanism of Chan et al. (2010): (i) changing one
+leaf (one user's data) changes the l2 norm of the expanded binary tree by O(sqrt(log T)); (ii) a
+prefix sum over rounds 1..t uses O(log T) nodes. User level (Section 4, Sec. E.3): "scale up the
+noise variance by a multiplicative factor of M0^2, if any user participates in at most M0 rounds".
+Batched-Central-LinUCB (App. F): the tree is updated once per batch, the batch's sum being one new
+leaf.
+
+**The released statistic.** Shariff & Sheffet keep private prefix sums of the (d + 1) x (d + 1)
+matrix z z^T, z = [phi; y], whose blocks are phi phi^T and phi y (and y^2). A leaf is z z^T (the sum
+over the batch's rows for Batched-Central-LinUCB); the tree's nodes are the dyadic p-sums of the
+leaves (:class:`~dpaudit.mechanisms.tree.BinaryTreeMechanism`). By the Billboard lemma every
+user's action is a function of her own context and of these node releases, so the JDP view audited
+here is the released nodes.
+
+**Choices where the paper is silent** ([choice]):
+
+- Node noise: symmetric, i.i.d. N(0, sigma^2) on each entry on and above the diagonal, mirrored
+  below (the convention of the paper's own R_Amp, Algorithm 2). The release is the upper triangle
+  of every node, so its law is a product of equal-variance Gaussians (exact accounting).
+- Shariff & Sheffet's published Gaussian calibration could not be retrieved (only the paper's
+  abstract and opening were available to this implementation), so none is attributed to them.
+  The authors' experiment code does not implement a tree either (it adds sqrt(ln T) ln(2.5/delta)/eps
+  noise to a fixed number of stored draws). The calibration is therefore the standard Gaussian
+  calibration of the tree:
+  * leaf sensitivity, replace-one: with ||phi|| <= 1 and |y| <= 1 (Assumption 3.1), ||z||^2 <= 2,
+    and the upper triangle of z z^T - z' z'^T has l2 norm at most its Frobenius norm,
+    sqrt(||z||^4 + ||z'||^4 - 2 (z.z')^2) <= 2 sqrt 2 (:data:`LEAF_SENSITIVITY`). The true supremum
+    is 3/sqrt 2 = 2.121 for d >= 2 (found by numerical search: the pair
+    :data:`WORST_ROW_PAIR`; 2 for d = 1), so the bound is loose by a factor 4/3; it is the one a
+    careful implementer can prove in a line.
+  * levels: each leaf lies in at most L = ceil(log2 N) + 1 nodes of the tree on N leaves (the
+    complete tree's height; the binary mechanism's p-sums use floor(log2 N) + 1 <= L of them), so
+    one changed leaf moves the whole release by at most LEAF_SENSITIVITY sqrt(L) in l2.
+  * sigma: the analytic Gaussian mechanism (Balle & Wang 2018, Theorem 8) for (eps, delta) at that
+    l2 sensitivity (:func:`analytic_gaussian_sigma`), valid at every eps (the classic
+    sqrt(2 ln(1.25/delta))/eps needs eps < 1, and the paper's experiment uses eps = 10).
+  * user level: sigma times M0 (variance times M0^2), as the paper prints.
+- Batches: N = ceil(T/B) leaves; a last partial batch is its own (smaller) leaf.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from dpaudit.densities import ProductDensity
+
+from .gaussian import analytic_gaussian_sigma
+from .noise import Gaussian
+from .params import choice, integer, positive, probability, sample_size
+from .tree import BinaryTreeMechanism
+
+LEAF_SENSITIVITY = 2 * math.sqrt(2)
+"""l2 bound on the change of upper(z z^T) when one row (phi, y), ||phi|| <= 1, |y| <= 1, is replaced."""
+
+_C15, _S15 = math.cos(math.pi / 12), math.sin(math.pi / 12)
+WORST_ROW_PAIR = (np.array([_C15, -_S15, -1.0]), np.array([_S15, -_C15, 1.0]))
+"""Rows (phi, y), d = 2, whose leaves z z^T are furthest apart: upper-triangle distance 3/sqrt 2."""
+
+SCHEDULES = ("consecutive", "spread")
+
+
+def tree_levels(leaves: int) -> int:
+    """L = ceil(log2 N) + 1: the most nodes of the complete tree on N leaves that hold one leaf."""
+    leaves = integer("tree_levels", "leaves", leaves, 1)
+    return (leaves - 1).bit_length() + 1
+
+
+def node_sigma(epsilon: float, delta: float, leaves: int, rounds_per_user: int = 1) -> float:
+    """Node noise std: analytic Gaussian for (eps, delta) at l2 sensitivity LEAF_SENSITIVITY sqrt(L),
+    L = :func:`tree_levels` (leaves), times M0 = ``rounds_per_user`` (variance times M0^2, Sec. 4)."""
+    rounds_per_user = integer("node_sigma", "rounds_per_user (M0)", rounds_per_user, 1)
+    whole_release = LEAF_SENSITIVITY * math.sqrt(tree_levels(leaves))
+    return rounds_per_user * analytic_gaussian_sigma(epsilon, delta, whole_release)
+
+
+class CentralTreeMechanism:
+    """The released nodes of LinUCB-JDP's tree on the matrices z z^T, z = [phi; y] (module docstring).
+
+    ``T`` rounds, feature dimension ``d``, node noise std ``sigma``, ``batch`` rounds per leaf (1:
+    Shariff & Sheffet's LinUCB-JDP; B: Batched-Central-LinUCB, App. F). Data: the stream of rows
+    (phi_t, y_t), shape (T, d + 1), ||phi_t|| <= 1 and |y_t| <= 1 (Assumption 3.1; checked, since the
+    calibration relies on it). Output: the noisy upper triangles of the N = ceil(T/B) p-sums, shape
+    (size, N, (d + 1)(d + 2)/2), entries in :attr:`upper` order; :meth:`prefix_matrices` turns them
+    into the noisy symmetric prefix sums the algorithm uses (post-processing).
+    """
+
+    owner = "CentralTreeMechanism"
+
+    def __init__(self, T: int, d: int, sigma: float, batch: int = 1, name: str | None = None):
+        self.T = integer(self.owner, "T", T, 1)
+        self.d = integer(self.owner, "d", d, 1)
+        self.sigma = positive(self.owner, "sigma", sigma)
+        self.batch = integer(self.owner, "batch", batch, 1)
+        if self.batch > self.T:
+            raise ValueError(f"{self.owner}: batch must be in 1..T = {self.T}, got {self.batch}")
+        self.leaves = -(-self.T // self.batch)
+        self.upper = np.triu_indices(self.d + 1)
+        self.tree = BinaryTreeMechanism(self.leaves, Gaussian(0.0, self.sigma), dim=len(self.upper[0]))
+        self.name = name or f"CentralTree(T={self.T}, d={self.d}, B={self.batch}, sigma={self.sigma:.6g})"
+
+    @classmethod
+    def event_level(cls, T: int, d: int, epsilon: float, delta: float, batch: int = 1) -> CentralTreeMechanism:
+        """LinUCB-JDP (batch 1) or Batched-Central-LinUCB: one round's row changes one leaf."""
+        leaves = -(-integer(cls.owner, "T", T, 1) // integer(cls.owner, "batch", batch, 1))
+        sigma = node_sigma(epsilon, delta, leaves)
+        return cls(T, d, sigma, batch, name=f"CentralTree(T={T}, d={d}, B={batch}, event-level eps={epsilon:g}, "
+                                           f"delta={delta:g}: sigma={sigma:.6g})")
+
+    @classmethod
+    def user_level(cls, T: int, d: int, epsilon: float, delta: float, rounds_per_user: int) -> CentralTreeMechanism:
+        """Prop 4.3 / E.7: the event-level sigma times M0 (noise variance scaled by M0^2)."""
+        sigma = node_sigma(epsilon, delta, integer(cls.owner, "T", T, 1), rounds_per_user)
+        return cls(T, d, sigma, name=f"CentralTree(T={T}, d={d}, user-level M0={rounds_per_user}, eps={epsilon:g}, "
+                                     f"delta={delta:g}: sigma={sigma:.6g})")
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def _rows(self, data: Any) -> np.ndarray:
+        x = np.asarray(data, dtype=float)
+        if x.shape != (self.T, self.d + 1) or not np.isfinite(x).all():
+            raise ValueError(f"{self.owner}: data must be a finite ({self.T}, {self.d + 1}) array of rows (phi, y), "
+                             f"got shape {x.shape}")
+        slack = 1e-9  # rows mapped onto the unit ball in floating point
+        if (np.linalg.norm(x[:, : self.d], axis=1) > 1 + slack).any() or (np.abs(x[:, self.d]) > 1 + slack).any():
+            raise ValueError(f"{self.owner}: rows must have ||phi|| <= 1 and |y| <= 1 (Assumption 3.1)")
+        return x
+
+    def leaf_stream(self, data: Any) -> np.ndarray:
+        """The leaves: upper(z z^T) summed over each batch, shape (N, (d + 1)(d + 2)/2)."""
+        z = self._rows(data)
+        entries = z[:, self.upper[0]] * z[:, self.upper[1]]
+        padded = np.zeros((self.leaves * self.batch, entries.shape[1]))
+        padded[: self.T] = entries  # zero rows add nothing to the last, partial batch
+        return padded.reshape(self.leaves, self.batch, -1).sum(axis=1)
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.tree.sample(self.leaf_stream(data), sample_size(self.owner, size), rng)
+
+    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, size, rng)
+
+    def distribution(self, data: Any) -> ProductDensity:
+        """Exact law of the released nodes: a product of N(p-sum entry, sigma^2)."""
+        return self.tree.distribution(self.leaf_stream(data))
+
+    def prefix_matrices(self, noisy_nodes: Any) -> np.ndarray:
+        """Noisy prefix sums of z z^T after each leaf, as symmetric (d + 1) x (d + 1) matrices
+        (V = top-left d x d block, u = last column's first d entries): shape (..., N, d + 1, d + 1)."""
+        flat = self.tree.prefix(noisy_nodes)
+        out = np.zeros((*flat.shape[:-1], self.d + 1, self.d + 1))
+        i, j = self.upper
+        out[..., i, j] = flat
+        out[..., j, i] = flat
+        return out
+
+    def error_law(self, leaf: int) -> Gaussian:
+        """Law of one entry's noise in the prefix sum through ``leaf`` (popcount(leaf) node draws)."""
+        return self.tree.error_law(leaf)
+
+
+class ReturningUserStream:
+    """A tree mechanism on the rounds of U = T / M0 returning users, M0 rounds each (Prop 4.3's
+    N-user relation, Def D.4). Data: user-major, shape (U, M0, d + 1) (user u's rows in the order of
+    her rounds), so ``ReplaceUser(batch_size=U)`` replaces all rounds of one user. ``schedule`` places
+    them: "consecutive" (user u at rounds u M0 + 1 .. u M0 + M0: her rounds share the upper nodes)
+    or "spread" (user u at rounds u + 1, u + 1 + U, ...: her rounds in different subtrees)."""
+
+    owner = "ReturningUserStream"
+
+    def __init__(self, mechanism: CentralTreeMechanism, rounds_per_user: int, schedule: str = "consecutive"):
+        self.mechanism = mechanism
+        self.rounds_per_user = integer(self.owner, "rounds_per_user (M0)", rounds_per_user, 1)
+        self.schedule = choice(self.owner, "schedule", schedule, SCHEDULES)
+        if mechanism.T % self.rounds_per_user:
+            raise ValueError(f"{self.owner}: rounds_per_user (M0) = {self.rounds_per_user} must divide T = {mechanism.T}")
+        self.users = mechanism.T // self.rounds_per_user
+        u, k = np.indices((self.users, self.rounds_per_user))
+        self.rounds = u * self.rounds_per_user + k if self.schedule == "consecutive" else k * self.users + u
+        self.name = f"{mechanism!r} on {self.users} users x M0={self.rounds_per_user} rounds ({self.schedule})"
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def stream(self, data: Any) -> np.ndarray:
+        """The rows in round order, shape (T, d + 1)."""
+        x = np.asarray(data, dtype=float)
+        width = self.mechanism.d + 1
+        if x.shape != (self.users, self.rounds_per_user, width):
+            raise ValueError(f"{self.owner}: data must be ({self.users}, {self.rounds_per_user}, {width}): "
+                             f"users x rounds x (phi, y), got {x.shape}")
+        out = np.empty((self.mechanism.T, width))
+        out[self.rounds.ravel()] = x.reshape(-1, width)
+        return out
+
+    def distribution(self, data: Any) -> ProductDensity:
+        return self.mechanism.distribution(self.stream(data))
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.mechanism.sample(self.stream(data), size, rng)
+
+    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, size, rng)
+
+
+def group_privacy(epsilon: float, delta: float, k: int) -> tuple[float, float]:
+    """Remark D.5: event-level (eps, delta) gives user-level (k eps, k e^{(k - 1) eps} delta) for k rounds."""
+    epsilon = positive("group_privacy", "epsilon", epsilon)
+    delta = probability("group_privacy", "delta", delta)
+    k = integer("group_privacy", "k", k, 1)
+    return k * epsilon, k * math.exp((k - 1) * epsilon) * delta
+
+
+__all__ = ["LEAF_SENSITIVITY", "WORST_ROW_PAIR", "CentralTreeMechanism", "ReturningUserStream", "group_privacy",
+           "node_sigma", "tree_levels"]
