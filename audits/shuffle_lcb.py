@@ -80,8 +80,10 @@ Left out (with why):
     same fact as dist-mab/claim1).
   - thmC.1-accuracy (unbiasedness): a moment identity (dpaudit has no moment claim), checked from the
     exact count laws in tests/test_shuffle_lcb_mechanisms.py, with the Delta-re-centring variant's bias.
-  - corB.2-sdp, corC.2-sdp, corB.3-sdp, corC.3-sdp, corC.2-ldp, corB.2-ldp: the same protocols at a B or an
-    (eps, delta) given only up to O(.) constants; their mechanisms are audited above at explicit points.
+  - corB.2-sdp, corC.2-sdp, corB.3-sdp, corC.3-sdp, corC.2-ldp, corB.2-ldp, corE.4-sdp, corE.6-sdp: the same
+    protocols at a B or an (eps, delta) given only up to O(.) constants; their mechanisms are audited above at
+    explicit points (corE.6-sdp's protocol is thmE.5-privacy's).
+  - remark3.8 (both protocols can be tuned to LDP): a pointer to corB.3-ldp and corC.3-ldp, encoded above.
   - thmE.3-privacy (P_Amp, returning users): the per-batch view is P_Amp's intractable multiset and the
     theorem composes M of them by Thm E.2 (arithmetic checked in the tests: the printed sigma is smaller
     than Thm B.1's sigma at the proof's per-batch budget by sqrt(log(2/delta) / log(4T/(delta B)))).
