@@ -43,6 +43,7 @@ from .noise import (
     convolve,
     iid_sum,
 )
+from .noise._lattice import TABLE_LOG_ERROR
 from .params import choice, integer, positive, sample_size
 
 NOISES = ("polya", "skellam", "discrete-gaussian")
@@ -138,20 +139,21 @@ class DistributedSum:
     def distribution(self, data: Any):
         """The exact law of y_hat on {0, ..., m - 1}.
 
-        Polya shares: the total noise is Lap_Z(g/eps), whose law mod m has a closed form
-        (:meth:`~dpaudit.mechanisms.noise.DiscreteLaplace.wrapped_logpmf`), mixed over the rounded sum
-        in log space, so residues far from the mean keep full relative precision (a table would
-        reach them through subnormal floats). Skellam and discrete Gaussian: convolved tables,
-        folded mod m; refused when the table does not cover every residue with normal floats.
+        Polya and Skellam shares: the total noise (Lap_Z(g/eps), Sk(0, g^2/eps^2)) has a log-space law
+        mod m (:meth:`~dpaudit.mechanisms.noise.DiscreteLaplace.wrapped_logpmf` in closed form,
+        :meth:`~dpaudit.mechanisms.noise.Skellam.wrapped_logpmf` from Bessel ratios), mixed over the
+        rounded sum in log space, so residues far from the mean keep full relative precision (a table
+        would reach them through subnormal floats). Discrete Gaussian: the convolved table, folded
+        mod m; refused when the table does not cover every residue with normal floats.
         """
-        if self.noise == "polya":
+        if self.noise in ("polya", "skellam"):
             return wrapped_mixture(self.rounded_sum(data), self.total_noise(), self.m)
         total = convolve(self.rounded_sum(data), self.total_noise())
         folded = ModularReduction(self.m).wrap(total)
         if folded.probs.size < self.m or folded.probs.min() < 1e-300:
             raise ValueError(f"{self.owner}: the exact law of y_hat needs residues whose probability is below 1e-300 "
-                             f"(m = {self.m} is wide against the noise); only the Polya instantiation has the "
-                             "closed-form law mod m")
+                             f"(m = {self.m} is wide against the noise); only the Polya and Skellam instantiations "
+                             "have a log-space law mod m")
         return folded.finite()
 
     def analyze(self, y_hat: Any) -> np.ndarray:
@@ -161,8 +163,9 @@ class DistributedSum:
 
 
 
-def wrapped_mixture(rounded: FiniteIntegerLaw, noise: DiscreteLaplace, m: int):
-    """The law of (K + Y) mod m for K with a finite table and Y discrete Laplace, in log space:
+def wrapped_mixture(rounded: FiniteIntegerLaw, noise: Any, m: int):
+    """The law of (K + Y) mod m for K with a finite table and Y with a log-space law mod m
+    (``noise.wrapped_logpmf``: discrete Laplace, Skellam), in log space:
     log P(r) = logsumexp_k (log P[K = k] + log P[Y = r - k mod m])."""
     from scipy.special import logsumexp
 
@@ -177,8 +180,10 @@ def wrapped_mixture(rounded: FiniteIntegerLaw, noise: DiscreteLaplace, m: int):
         r = residues[start: start + 4096]
         terms = log_w[:, None] + noise.wrapped_logpmf(r[None, :] - ks[:, None], m)
         log_p[start: start + 4096] = logsumexp(terms, axis=0)
-    # the rounded sum's table error, the closed form's few roundings, and the log-sum-exp
-    error = rounded.log_error + 1e-13 * (1 + float(np.abs(log_p).max()))
+    # the rounded sum's table error, the noise's own bound where it states one (the discrete
+    # Laplace's closed form has only a few roundings), and the log-sum-exp
+    noise_error = noise.wrapped_log_error(m) if hasattr(noise, "wrapped_log_error") else 0.0
+    error = rounded.log_error + noise_error + 1e-13 * (1 + float(np.abs(log_p).max()))
     return FiniteDistribution(residues, np.minimum(log_p, 0.0), log_error=error)
 
 
@@ -232,6 +237,173 @@ class LocalModularRandomizer:
                                DiscreteLaplace(0, self.g / self.epsilon), self.m)
 
 
+class ShuffleModSum(DistributedSum):
+    """The mod-sum step of dist-mab's Theorem 3 (pure DP via secure shuffling, App. D.2):
+    y_hat = (sum_i R(x_i)) mod m, R Algorithm 1's randomizer, with Theorem 3's parameters
+    eps' = eps/2, g = ceil(eps' sqrt n), p' = 1/(2T), tau = ceil((g/eps') log(2/p')), m = n g + 2 tau + 1,
+    and shares gamma+ - gamma-, gamma+- ~ Polya(1/n, e^{-eps/g}) as printed (so the n shares sum to
+    Lap_Z(g/eps), Fact 1).
+
+    The proof bounds the shuffled protocol's loss by 2 eps~ + (the loss of this mod sum), eps~ = eps/4,
+    so it needs this step to be (eps - 2 eps~) = eps/2-DP. ``noise_parameter="primed"`` uses
+    e^{-eps'/g} instead (total noise Lap_Z(g/eps')), the reading under which the step holds; the
+    default is the printed e^{-eps/g}. The (eps~, q)-SecAgg simulated by shuffling (Cheu and Yan) is
+    not implemented: this is the mod sum the proof reduces to, not the whole protocol.
+    """
+
+    owner = "ShuffleModSum"
+    NOISE_PARAMETERS = ("printed", "primed")
+
+    def __init__(self, epsilon: float, n: int, T: int, noise_parameter: str = "printed"):
+        super().__init__("polya", epsilon, n, T)
+        self.noise_parameter = choice(self.owner, "noise_parameter", noise_parameter, self.NOISE_PARAMETERS)
+        eps_prime = self.epsilon / 2
+        p_prime = 1 / (2 * self.T)
+        self.g = math.ceil(eps_prime * math.sqrt(self.n))
+        self.tau = math.ceil(self.g / eps_prime * math.log(2 / p_prime))
+        self.m = self.n * self.g + 2 * self.tau + 1
+        #: the epsilon in the shares' decay e^{-epsilon/g}: eps as printed, eps' = eps/2 when primed
+        self.noise_epsilon = self.epsilon if self.noise_parameter == "printed" else eps_prime
+        decay = "eps" if self.noise_parameter == "printed" else "eps/2"
+        self.name = f"ShuffleModSum(eps={self.epsilon:g}, n={self.n}, T={self.T}, noise e^(-{decay}/g))"
+
+    @property
+    def share(self) -> Any:
+        return PolyaDifference.share(self.n, math.exp(-self.noise_epsilon / self.g))
+
+    def total_noise(self) -> Any:
+        return DiscreteLaplace(0, self.g / self.noise_epsilon)  # Fact 1
+
+
+_U = 2.0**-53
+#: the largest (k, i) array a log-space convolution builds (8 bytes each)
+MAX_LOG_CONVOLUTION = 50_000_000
+
+
+def log_convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """log of the convolution of two pmf tables given as logs: out[k] = logsumexp_i (a[i] + b[k - i]).
+    Every term is non-negative and summed in log space, so far entries keep their relative precision
+    (a table of probabilities would lose them below the smallest double)."""
+    from scipy.special import logsumexp
+
+    terms = a.size * (a.size + b.size - 1)
+    if terms > MAX_LOG_CONVOLUTION:
+        raise ValueError(f"log_convolve: tables of {a.size} and {b.size} entries need {terms:,} terms in log space "
+                         f"(more than {MAX_LOG_CONVOLUTION:,})")
+    padded = np.concatenate([np.full(a.size - 1, -np.inf), b, np.full(a.size - 1, -np.inf)])
+    windows = np.lib.stride_tricks.sliding_window_view(padded, a.size)  # windows[k][a.size - 1 - i] = b[k - i]
+    return logsumexp(windows + a[::-1], axis=1)
+
+
+def log_iid_sum(offset: int, log_probs: np.ndarray, log_error: float, n: int) -> tuple[int, np.ndarray, float]:
+    """(offset, log pmf table, error bound) of the sum of n i.i.d. copies of the law given by a log
+    pmf table, by repeated doubling in log space. A log-sum-exp of non-negative terms adds at most
+    (log2(terms) + 4) roundings relative to its largest term, the inputs' errors add."""
+    result: tuple[int, np.ndarray, float] | None = None
+    power = (offset, log_probs, log_error)
+    while n:
+        if n & 1:
+            result = power if result is None else _log_add(result, power)
+        n >>= 1
+        if n:
+            power = _log_add(power, power)
+    assert result is not None
+    return result
+
+
+def _log_add(x: tuple[int, np.ndarray, float], y: tuple[int, np.ndarray, float]) -> tuple[int, np.ndarray, float]:
+    out = log_convolve(x[1], y[1])
+    rounding = (math.log2(min(x[1].size, y[1].size)) + 4) * _U * (1 + float(np.abs(out[np.isfinite(out)]).max()))
+    return x[0] + y[0], out, x[2] + y[2] + rounding
+
+
+class IntegerQueryNoise:
+    """dist-mab's N-query mechanisms (Fact 2, Fact 3, Lemmas 3 and 4): an integer query answer q in
+    {0, ..., max_answer} released as q + Z, Z an integer noise given by its log pmf table.
+
+    ``log_table(lo, hi) -> (log P[Z = k] for k = lo .. hi, error bound)`` must be accurate in log
+    space however far out; ``window`` = (lo, hi) bounds where Z lives (outside it every pmf value is
+    below e^-750, the convention of the project's tables); ``sampler(size, rng)`` draws Z.
+    :meth:`distribution` is the exact law of q + Z on the window {lo, ..., hi + max_answer} shared by
+    every admissible answer, so the two laws of a pair have the same support (a Renyi divergence of
+    tables cut at different places would be infinite).
+    """
+
+    owner = "IntegerQueryNoise"
+
+    def __init__(self, log_table: Any, window: tuple[int, int], sampler: Any, max_answer: int, name: str):
+        self.max_answer = integer(self.owner, "max_answer", max_answer, 0)
+        self.lo, self.hi = int(window[0]), int(window[1])
+        self.log_probs, self.log_error = log_table(self.lo - self.max_answer, self.hi + self.max_answer)
+        self.sampler, self.name = sampler, name
+
+    @classmethod
+    def discrete_gaussian(cls, sigma: float, max_answer: int) -> IntegerQueryNoise:
+        """N_Z(0, sigma^2) noise (Fact 2): its log pmf is closed form everywhere."""
+        law = DiscreteGaussian(sigma)
+
+        def log_table(lo: int, hi: int) -> tuple[np.ndarray, float]:
+            values = law.logpmf(np.arange(lo, hi + 1))
+            return values, TABLE_LOG_ERROR + 4 * _U * (1 + float(np.abs(values).max()))
+
+        return cls(log_table, law.window(), law.sample, max_answer, f"q + N_Z(0, {sigma:g}^2), q in [0, {max_answer}]")
+
+    @classmethod
+    def skellam(cls, variance: float, max_answer: int) -> IntegerQueryNoise:
+        """Sk(0, variance) noise (Lemma 3), its log pmf from :meth:`Skellam.log_table`."""
+        law = Skellam(variance)
+        return cls(law.log_table, law.window(), law.sample, max_answer, f"q + Sk(0, {variance:g}), q in [0, {max_answer}]")
+
+    @classmethod
+    def discrete_gaussian_sum(cls, sigma: float, n: int, max_answer: int) -> IntegerQueryNoise:
+        """The sum of n i.i.d. N_Z(0, sigma^2) (Lemma 4), convolved in log space. Each share is
+        sigma^2-sub-Gaussian (Fact 2), so the sum's pmf is below e^-750 beyond sqrt(1500 n) sigma."""
+        n = integer(cls.owner, "n", n, 1)
+        share = DiscreteGaussian(sigma)
+        lo, hi = share.window()
+        offset, logs, error = log_iid_sum(lo, share.logpmf(np.arange(lo, hi + 1)),
+                                          TABLE_LOG_ERROR + 4 * _U * (1 + (hi - lo) ** 2 / sigma**2), n)
+        reach = math.ceil(math.sqrt(1500 * n) * sigma) + 1
+
+        def log_table(a: int, b: int) -> tuple[np.ndarray, float]:
+            if a < offset or b >= offset + logs.size:
+                raise ValueError(f"{cls.owner}: the sum's table covers [{offset}, {offset + logs.size - 1}], "
+                                 f"not [{a}, {b}]")
+            return logs[a - offset: b - offset + 1], error
+
+        def sampler(size: Any, rng: np.random.Generator) -> np.ndarray:
+            size = sample_size(cls.owner, size)
+            return share.sample((size, n), rng).sum(axis=1)
+
+        return cls(log_table, (-reach, reach), sampler, max_answer,
+                   f"q + sum of {n} N_Z(0, {sigma:g}^2), q in [0, {max_answer}]")
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def _answer(self, data: Any) -> int:
+        q = np.asarray(data)
+        if q.ndim != 0 or q != np.round(q) or not 0 <= q <= self.max_answer:
+            raise ValueError(f"{self.owner}: data must be an integer query answer in [0, {self.max_answer}], got {data!r}")
+        return int(q)
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self._answer(data) + self.sampler(sample_size(self.owner, size), rng)
+
+    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, size, rng)
+
+    def distribution(self, data: Any):
+        """The exact law of q + Z on {lo, ..., hi + max_answer} (log space)."""
+        from dpaudit.densities import FiniteDistribution
+
+        q = self._answer(data)
+        outcomes = np.arange(self.lo, self.hi + self.max_answer + 1)
+        start = self.max_answer - q  # log_probs[0] is Z = lo - max_answer
+        logs = self.log_probs[start: start + outcomes.size]
+        return FiniteDistribution(outcomes, logs, log_error=self.log_error)
+
+
 class CentralModularSum(DistributedSum):
     """dist-mab's central protocol (Algorithms 2-3, Theorem 5): users send x_hat_i mod m with no noise
     (Algorithm 2); the trusted analyzer draws eta ~ Lap_Z(g/eps), adds eta mod m to the aggregate and
@@ -262,4 +434,5 @@ class CentralModularSum(DistributedSum):
         return np.mod(y_hat + np.mod(eta, self.m), self.m)
 
 
-__all__ = ["LEMMA5_C", "CentralModularSum", "DistributedSum", "LocalModularRandomizer"]
+__all__ = ["LEMMA5_C", "CentralModularSum", "DistributedSum", "IntegerQueryNoise", "LocalModularRandomizer",
+           "ShuffleModSum", "log_iid_sum"]

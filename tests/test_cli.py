@@ -126,7 +126,7 @@ def test_paper_suites_give_every_expected_verdict(cli, tmp_path):
     assert {r["outcome"] for r in records} <= {"pass", "expected-refutation"}
     refuted = [r for r in records if r["verdict"] == "refuted"]
     assert {r["claim_id"].partition("@")[0] for r in refuted} == {
-        "dist-mab/thm1-tail", "shuffle-glm/lemE.3", "shuffle-glm/lemP.1-tail", "shuffle-glm/claimobs1",
+        "dist-mab/thm1-tail", "dist-mab/thm3-privacy", "shuffle-glm/lemE.3", "shuffle-glm/lemP.1-tail", "shuffle-glm/claimobs1",
         "shuffle-glm/lemI.4-privacy", "private-online/thm5-privacy", "private-online/thm6",
         "concurrent-shuffle/thm3.2-accuracy"}
     assert all(r["witness"] for r in refuted)

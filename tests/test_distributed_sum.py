@@ -12,7 +12,7 @@ import pytest
 import dpaudit
 from dpaudit import PureDP
 from dpaudit.mechanisms import DistributedSum
-from dpaudit.mechanisms.noise import FiniteIntegerLaw
+from dpaudit.mechanisms.noise import FiniteIntegerLaw, ModularReduction, convolve
 
 
 @pytest.mark.parametrize("noise, eps, n, s, g, tau", [
@@ -108,10 +108,29 @@ def test_local_randomizer_follows_theorem6_and_is_eps_ldp():
         LocalModularRandomizer(1.0, 64, 10**6)
 
 
-def test_skellam_law_mod_m_is_refused_where_tables_would_underflow():
+def test_skellam_law_mod_m_at_the_papers_point_is_computed_in_log_space():
+    """Theorem 2 at eps = 0.1, s = 10, n = 1024: m = 37,687 against a standard deviation of 320, so
+    far residues lie near e^-1735; the law still sums to one and is symmetric about the rounded sum."""
     wide = DistributedSum("skellam", 0.1, 1024, 10**6, s=10.0)
-    with pytest.raises(ValueError, match="only the Polya instantiation has the closed-form law mod m"):
-        wide.distribution(np.zeros(1024))
+    law = wide.distribution(np.zeros(1024))
+    assert law.log_probs.size == wide.m == 37_687 and np.isfinite(law.log_probs).all()
+    assert law.log_probs.min() < -1700 and law.log_error < 1e-9
+    assert abs(np.exp(np.logaddexp.reduce(law.log_probs)) - 1) < 1e-12
+    assert np.allclose(law.log_probs[1:], law.log_probs[1:][::-1], atol=1e-10)  # r and m - r
+
+
+def test_skellam_law_mod_m_agrees_with_the_folded_table_where_both_apply():
+    protocol = DistributedSum("skellam", 1.0, 16, 10**6, s=1.0)
+    x = np.linspace(0.0, 1.0, 16)
+    folded = ModularReduction(protocol.m).wrap(convolve(protocol.rounded_sum(x), protocol.total_noise()))
+    law = protocol.distribution(x)
+    assert np.allclose(law.log_probs, np.log(folded.pmf(np.arange(protocol.m))), atol=1e-12)
+
+
+def test_discrete_gaussian_law_mod_m_is_refused_where_tables_would_underflow():
+    wide = DistributedSum("discrete-gaussian", 1.0, 64, 10**6, s=1.0)  # residue m/2 sits ~37 sd out
+    with pytest.raises(ValueError, match="only the Polya and Skellam instantiations"):
+        wide.distribution(np.zeros(64))
 
 
 def test_central_protocol_runs_algorithms_2_and_3_with_theorem1s_law():

@@ -135,6 +135,30 @@ def test_skellam_sums_and_its_bessel_pmf():
     assert np.allclose(N.convolve(a, b).pmf(k), (a + b).pmf(k), rtol=1e-9, atol=1e-300)
 
 
+def test_wrapped_skellam_is_the_folded_table_and_keeps_far_residues_in_log_space():
+    """Skellam.wrapped_logpmf: equal to the folded pmf table where the table has normal floats
+    (heavy and light wrapping, a location), and to 50-digit Bessel values where it has not."""
+    import mpmath
+
+    for variance, loc, m in [(16.0, 3, 167), (4.0, 0, 7), (100.0, -5, 30), (0.3, 1, 5)]:
+        law = N.Skellam(variance, loc)
+        folded = N.ModularReduction(m).wrap(law)
+        r = np.arange(m)
+        assert np.allclose(law.wrapped_logpmf(r, m), np.log(folded.pmf(r)), atol=1e-12)
+    law, m = N.Skellam(400.0), 2_501  # residues out to e^-1400, far below the smallest double
+    r = np.array([300, 900, 1_200, m // 2])
+    got = law.wrapped_logpmf(r, m)
+    mpmath.mp.dps = 50
+    log_pmf = [[mpmath.log(mpmath.besseli(abs(int(k)), 400)) - 400 for k in (x, x - m, x + m)] for x in r]
+    want = np.array([float(mpmath.log(sum(mpmath.exp(v) for v in terms))) for terms in log_pmf])
+    assert np.all(np.abs(got - want) <= law.wrapped_log_error(m)) and got.min() < -1300
+    assert law.wrapped_log_error(m) < 1e-10
+    with pytest.raises(ValueError, match="modulus m must be >= 2"):
+        law.wrapped_logpmf([0], 1)
+    with pytest.raises(ValueError, match="need lo <= hi"):
+        law.log_table(5, 4)
+
+
 def test_discrete_gaussian_normaliser_variance_and_cgf_for_small_and_large_sigma():
     for sigma in (0.3, 1.0, 2.9, 3.0, 12.5):
         law = N.DiscreteGaussian(sigma)
