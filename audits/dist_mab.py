@@ -114,6 +114,11 @@ Left out (with why):
   - thm4-privacy at the paper's n = 1024: the exact law is a 1024-fold discrete Gaussian convolution,
     refused beyond 64 users; lem4 at large sigma: xi vanishes and the claim is Fact 2's.
   - thm3-accuracy and thm6-accuracy are printed only as O(.); regret and communication: later work.
+  - remark1 (a relaxed SecAgg suffices for pure DP): Theorem 3's informal statement, audited as thm3-privacy.
+  - remark6 (xi -> 0 as s grows, at the cost of a larger m): a trend, not a claim at a point; xi as printed
+    is computed by xi_theorem4 and enters thm4-privacy.
+  - claimsecI (returning users: advanced composition against RDP accounting; equations 14-15 are missing
+    from the dump): a comparison of accountants' noise levels, with the orders of the variances only.
 """
 
 from __future__ import annotations
