@@ -127,7 +127,7 @@ def test_paper_suites_give_every_expected_verdict(cli, tmp_path):
     refuted = [r for r in records if r["verdict"] == "refuted"]
     assert {r["claim_id"].partition("@")[0] for r in refuted} == {
         "dist-mab/thm1-tail", "dist-mab/thm3-privacy", "shuffle-glm/lemE.3", "shuffle-glm/lemP.1-tail", "shuffle-glm/claimobs1",
-        "shuffle-glm/lemI.4-privacy", "private-online/thm5-privacy", "private-online/thm6",
+        "shuffle-glm/lemI.4-privacy", "shuffle-glm/lemI.7", "private-online/thm5-privacy", "private-online/thm6",
         "concurrent-shuffle/thm3.2-accuracy"}
     assert all(r["witness"] for r in refuted)
     privacy = [r for r in records if r["claim"]["kind"] in ("pure-dp", "approx-dp", "renyi-dp", "zcdp")]

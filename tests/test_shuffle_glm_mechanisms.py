@@ -274,3 +274,266 @@ def test_optimizer_budget_split_of_algorithm_2_composes_within_its_share(eps, de
     total_eps, total_delta = advanced_composition(cutoff, per_eps, delta / (6 * cutoff), delta / 6)
     assert total_eps <= eps / 3 and total_eps > eps / 6  # within the share, which the first term alone nearly fills
     assert total_delta == pytest.approx(delta / 3)
+
+
+# -- Algorithm 2's criterion-II call, Algorithm 1's batch release ---------------------------------
+
+from dpaudit.mechanisms.private_gd import (  # noqa: E402  (grouped with the tests that use them)
+    Ball,
+    BatchRelease,
+    Ellipsoid,
+    FirstIterationView,
+    algorithm1_lambdas,
+    algorithm1_optimizer,
+    algorithm2_parameters,
+    criterion_two_optimizer,
+)
+from dpaudit import exact  # noqa: E402
+
+
+@pytest.mark.parametrize("eps, delta, T, zeta, d, kappa, kappa_star, n", [
+    (40.0, 0.9, 64, 0.45, 2, 5.09, 4.0, 4), (4.0, 0.02, 5000, 0.01, 3, 222.15, 2.507, 50)])
+def test_criterion_two_call_follows_algorithm_2(eps, delta, T, zeta, d, kappa, kappa_star, n):
+    R, S = 1.0, 1.0
+    p = algorithm2_parameters(eps, delta, T, zeta, d, R, S, kappa, kappa_star)
+    r = math.sqrt(d)
+    lam = (64 * (4 * r + 1) * math.log(32 / delta) * math.log(T) * (math.log(16 * T / zeta) + r)
+           / (eps * kappa_star))  # (19)
+    gamma = R**5 * S**4 * d * math.log(T * d / zeta) ** 2 * math.log(32 / delta) / (min(eps, 1) * kappa_star**2)  # (21)
+    lam_min, lam_max = 4 * r * lam / (4 * r + 1), (4 * r + 2) * lam / (4 * r + 1)
+    c2 = math.log2(lam_max / lam_min + (T / kappa_star**2) / (lam_min * d))
+    assert 0 < c2 < 1  # as printed the cutoff is below one call at both points: rounded up to 1
+    assert (p.lam, p.gamma, p.lam_min, p.lam_max) == pytest.approx((lam, gamma, lam_min, lam_max), rel=1e-13)
+    assert p.count2_cutoff == 1 and p.count1_cutoff == math.ceil(8 * d * R**2 * kappa * gamma**2 * math.log(T))
+    assert p.switch_budget == pytest.approx((eps / (6 * math.sqrt(2 * math.log(4 / delta))), delta / 6), rel=1e-14)
+    theta_o, V = np.full(d, 0.1), lam * np.eye(d) + np.diag(np.arange(1.0, d + 1))
+    pgd, gradient = criterion_two_optimizer(p, n, theta_o, V)
+    radius = gamma * math.sqrt(kappa)
+    assert pgd.domain.radius == pytest.approx(radius)
+    assert pgd.domain.diameter == pytest.approx(2 * radius / math.sqrt(lam + 1))  # lambda_min(V) = lambda + 1
+    L = R + lam_max * (np.linalg.norm(theta_o) + radius / math.sqrt(lam + 1)) / n
+    assert pgd.lipschitz == pytest.approx(L, rel=1e-12) and pgd.protocol.Delta == pgd.lipschitz
+    eps_tau, delta_tau = p.switch_budget
+    T_it = max(1, math.floor(eps_tau**2 * n**2 / (d * math.log(n * d / delta_tau) ** 3)))
+    assert pgd.T_it == T_it == 1 and pgd.eta == pytest.approx(2 * pgd.domain.diameter / (L * math.sqrt(T_it)))
+    # theta_0 = Pi_Theta(0) = 0 here, so the view's inputs are the loss gradients (1/2 - r) x
+    rows = np.column_stack([np.arange(n) % 2, np.tile(np.eye(d)[0], (n, 1))])
+    assert np.allclose(FirstIterationView(pgd, gradient).inputs(rows), (0.5 - rows[:, :1]) * rows[:, 1:])
+
+
+@pytest.mark.parametrize("eps, delta, d, n, T", [(4.0, 0.1, 2, 4, 1000), (2.0, 0.2, 3, 16, 10**4)])
+def test_algorithm1_optimizer_follows_eqs_8_15_and_d2(eps, delta, d, n, T):
+    kappa_star, R, S = 4.0, 1.0, 1.0
+    M = math.ceil(math.log2(math.log2(T)))
+    g = max(math.ceil(2 * math.sqrt(n)), d, 4)
+    b = math.ceil(240_000 * g * g * math.log(4 * (d * d + 1) / (delta / 2)) ** 2 / ((eps / 2) ** 2 * n))
+    sigma = (1 / kappa_star) / g * math.sqrt(n / 4 + n * b * 3 / 16)  # the choice for (10)'s sigma
+    lam = 20 * d * R * math.log(T) + sigma * 6 * math.sqrt(math.log(2 * d * M * T / delta))  # (8)
+    lam_max = lam + (8 * R * math.log(d * d / delta) / (kappa_star * eps)
+                     * (math.sqrt(d) + 6 * math.sqrt(math.log(2 * M * T / delta))))  # (15)
+    assert algorithm1_lambdas(eps, delta, d, n, T, kappa_star) == pytest.approx((sigma, lam, lam_max), rel=1e-13)
+    pgd, _ = algorithm1_optimizer(eps, delta, d, n, T, kappa_star, R, S)
+    assert pgd.lipschitz == pytest.approx(R * S + S + S * lam_max / n, rel=1e-13)  # D.2
+    T_it = max(1, math.floor((eps / 2) ** 2 * n**2 / (d * math.log(n * d / (delta / 2)) ** 3)))
+    assert pgd.T_it == T_it and pgd.eta == pytest.approx(2 * S / (R * S * math.sqrt(T_it)))
+    assert (pgd.epsilon, pgd.delta, pgd.domain.radius) == (eps / 2, delta / 2, S)
+
+
+def test_ellipsoid_projection_is_the_euclidean_projection():
+    """Inside points stay; outside points land on the boundary with y - p = nu V (p - c), nu > 0 (KKT)."""
+    V = np.array([[4.0, 1.0], [1.0, 2.0]])
+    ell = Ellipsoid([0.5, -0.2], V, 1.0)
+    y = np.random.default_rng(6).normal(scale=2.0, size=(500, 2))
+    p = ell.project(y)
+    inside = ell.contains(y)
+    assert inside.any() and (~inside).any()
+    assert np.array_equal(p[inside], y[inside]) and ell.contains(p).all()
+    q = p[~inside] - ell.center
+    assert np.allclose(np.einsum("ni,ij,nj->n", q, V, q), 1.0, rtol=1e-9)
+    normal = q @ V
+    nu = np.einsum("ni,ni->n", y[~inside] - p[~inside], normal) / np.einsum("ni,ni->n", normal, normal)
+    assert (nu > 0).all() and np.allclose(y[~inside] - p[~inside], nu[:, None] * normal, atol=1e-9)
+    # V = I centred at 0 is the ball
+    assert np.allclose(Ellipsoid([0.0, 0.0], np.eye(2), 1.5).project(y), Ball(1.5).project(y), atol=1e-12)
+
+
+def test_private_gd_on_an_ellipsoid_paths_agree():
+    """Fast and per-user P_GD runs on an ellipsoid (T_it = 4, 0 outside Theta so theta_0 is projected):
+    two-sample KS test on each coordinate of theta_bar (false-failure rate 2e-6)."""
+    domain = Ellipsoid([1.0, 0.0], np.diag([4.0, 1.0]), 1.0)
+    pgd = PrivateGD(4.0, 0.4, 4, 2, lipschitz=3.0, domain=domain)
+    assert pgd.T_it == 4 and np.allclose(pgd.start(1), [[0.5, 0.0]])
+    data = (np.array([1.0, 0.0, 1.0, 1.0]), np.array([[0.5, 0.1], [-0.6, 0.3], [0.2, -0.2], [0.9, 0.0]]))
+    gradient = logistic_gradient(regularisation=0.1)
+    fast = pgd.run(gradient, data, 4000, np.random.default_rng(1))
+    slow = pgd.run(gradient, data, 4000, np.random.default_rng(2), per_user=True)
+    assert domain.contains(fast).all() and fast.std(axis=0).min() > 0.01  # averages of points of the convex Theta
+    for k in range(2):
+        assert stats.ks_2samp(fast[:, k], slow[:, k]).pvalue > 1e-6
+
+
+def _batch(eps=4.0, delta=0.1, n=4, Delta=1.0, weighted=False, summation_budget=None):
+    pgd, gradient = algorithm1_optimizer(eps, delta, 2, n, 1000, 4.0)
+    budget = summation_budget or (eps / 2, delta / 2)
+    return BatchRelease(ShuffledMatrixSummation(*budget, 2, n, Delta), FirstIterationView(pgd, gradient),
+                        weighted=weighted)
+
+
+def test_batch_release_samples_have_its_exact_law():
+    """Conformance of one P_2 label and one P_GD label of the composed release (false-failure rate 1e-6 each)."""
+    release = _batch(Delta=0.25, weighted=True)
+    rows = np.array([[1.0, 0.6, 0.8, 0.25], [0.0, 1.0, 0.0, 0.1], [1.0, 0.0, -1.0, 0.2], [0.0, 0.0, 0.0, 0.0]])
+    coords = release.distribution(rows).coordinates
+    assert len(coords) == 3 + 2
+    matrices, _ = release.parts(rows)
+    assert np.allclose(matrices[0], 0.25 * np.outer([0.6, 0.8], [0.6, 0.8]))
+    gradients = release.optimizer.inputs(rows[:, :3])
+    laws = release.summation.count_laws(matrices) + release.optimizer.pgd.protocol.count_laws(gradients)
+    for k in (1, 3):  # P_2's off-diagonal label, P_GD's first label
+        ref = FiniteIntegerLaw(laws[k].offset, laws[k].probs, name=f"coordinate {k}")
+        res = dpaudit.audit_sampler(lambda size, rng, k=k: release.sample(rows, size, rng)[:, k], ref,
+                                    samples=100_000, seed=31 + k)
+        assert res.verdict == "not-refuted", (k, res.witness)
+
+
+def test_batch_release_composes_its_parts_and_has_power():
+    """The product's delta is at least its P_2 part's (adding independent coordinates cannot hide a loss);
+    with P_2 calibrated for (15, 0.4) (delta(0.05) = 2.5e-4) the release is refuted at (0.05, 1e-4)."""
+    a, b = np.zeros((4, 3)), np.zeros((4, 3))
+    a[0], b[0] = [0.0, 1.0, 0.0], [1.0, 0.0, 1.0]
+    weak = _batch(eps=4.9, delta=0.49, summation_budget=(15.0, 0.4))  # the smallest P_GD tables in Theorem 5.1's range
+    whole = exact.privacy_profile(weak.distribution(a), weak.distribution(b), 0.05).delta
+    matrices = [weak.parts(x)[0] for x in (a, b)]
+    part = exact.privacy_profile(*(weak.summation.distribution(m) for m in matrices), 0.05).delta
+    assert whole.hi >= part.lo and part.lo > 2e-4
+    res = dpaudit.audit_privacy(weak, ApproxDP(0.05, 1e-4), pairs=[(a, b)], auditor="exact")
+    assert res.verdict == "refuted"
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: algorithm2_parameters(1.0, 0.02, 64, 0.02, 2, 1.0, 1.0, 5.0, 4.0), "zeta must be < delta"),
+    (lambda: algorithm2_parameters(1.0, 1.5, 64, 0.01, 2, 1.0, 1.0, 5.0, 4.0), "delta must be in \\(0, 1\\)"),
+    (lambda: Ellipsoid([0.0, 0.0], [[1.0, 0.0], [0.0, -1.0]], 1.0), "positive definite"),
+    (lambda: Ellipsoid([0.0, 0.0], [[1.0, 0.5], [0.0, 1.0]], 1.0), "symmetric"),
+    (lambda: Ellipsoid([0.0, 0.0], np.eye(2), 0.0), "radius must be > 0"),
+    (lambda: PrivateGD(1.0, 0.1, 8, 2, 1.0, 1.0, domain=Ball(1.0)), "exactly one of radius"),
+    (lambda: PrivateGD(1.0, 0.1, 8, 2, 1.0, domain=Ellipsoid([0.0], [[1.0]], 1.0)), "domain is in R\\^1"),
+    (lambda: _batch(eps=4.0, delta=0.4, n=16), "only with T_it = 1"),
+    (lambda: _batch().distribution(np.zeros((4, 4))), "shape \\(4, 3\\)"),
+    (lambda: _batch(Delta=0.25, weighted=True).distribution(np.full((4, 4), -0.1)), "weights"),
+])
+def test_out_of_range_parameters_of_the_algorithm_calls_are_clear_errors(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+# -- Algorithm 2's released view for one criterion-II user (Lemma I.7 / Theorem 6.2) ------------------
+
+from dpaudit.densities import ProductDensity  # noqa: E402
+from dpaudit.mechanisms.private_gd import CriterionTwoUserView, criterion_two_user_view  # noqa: E402
+
+_LOGISTIC_KAPPA = 1 / stats.logistic.pdf(1.0)  # kappa = 1/mu'(1) for R = S = 1
+
+
+def _view(eps=40.0, delta=0.9, T=64, zeta=0.45, d=2, rounds=(4, 5, 6, 7), theta_o=(0.5, 0.0)):
+    params = algorithm2_parameters(eps, delta, T, zeta, d, 1.0, 1.0, _LOGISTIC_KAPPA, 4.0)
+    V = params.lam * np.eye(d) + np.diag(np.arange(1.0, d + 1))
+    return params, criterion_two_user_view(params, list(rounds), list(theta_o), V)
+
+
+@pytest.mark.parametrize("eps, delta, T, zeta, d, rounds, theta_o", [
+    (40.0, 0.9, 64, 0.45, 2, (4, 5, 6, 7), (0.5, 0.0)), (20.0, 0.5, 32, 0.25, 3, (2, 5, 9), (0.2, -0.1, 0.3))])
+def test_criterion_two_user_view_follows_algorithm_2(eps, delta, T, zeta, d, rounds, theta_o):
+    """sigma_noise of Lemma I.4, line 12's call (n = the criterion-II rounds before tau, (eps_tau, delta_tau)
+    with count2_cutoff = 1, L = R + lambda_max max_Theta ||theta|| / n) and line 24's leaf, from the formulas."""
+    kappa_star, n = 4.0, len(rounds)
+    _, view = _view(eps, delta, T, zeta, d, rounds, theta_o)
+    m = math.ceil(math.log2(T) + 1)
+    assert view.tree.sigma == pytest.approx(math.sqrt(36 * m * math.log(32 / delta) ** 2 / (kappa_star * eps) ** 2))
+    r = math.sqrt(d)
+    lam = 64 * (4 * r + 1) * math.log(32 / delta) * math.log(T) * (math.log(16 * T / zeta) + r) / (eps * kappa_star)
+    lam_min, lam_max = 4 * r * lam / (4 * r + 1), (4 * r + 2) * lam / (4 * r + 1)
+    assert math.ceil(math.log2(lam_max / lam_min + (T / kappa_star**2) / (lam_min * d))) == 1  # one criterion-II call
+    gamma = d * math.log(T * d / zeta) ** 2 * math.log(32 / delta) / (min(eps, 1) * kappa_star**2)
+    pgd = view.optimizer.pgd
+    assert (pgd.n, pgd.d, pgd.T_it) == (n, d, 1)
+    assert (pgd.epsilon, pgd.delta) == pytest.approx((eps / (6 * math.sqrt(2 * math.log(4 / delta))), delta / 6))
+    radius = gamma * math.sqrt(_LOGISTIC_KAPPA)
+    L = 1 + lam_max * (np.linalg.norm(theta_o) + radius / math.sqrt(lam + 1)) / n
+    assert pgd.lipschitz == pytest.approx(L, rel=1e-12)
+    rows = np.column_stack([np.arange(n) % 2, np.eye(n, d, k=0) * 0.9])
+    leaves = view.leaves(rows)
+    for j, t in enumerate(rounds):
+        x = rows[j, 1:]
+        assert np.allclose(leaves[t - 1], stats.logistic.pdf(x @ np.asarray(theta_o)) / math.e * np.outer(x, x))
+    assert np.count_nonzero(np.abs(leaves).sum(axis=(1, 2))) == np.count_nonzero(np.abs(rows[:, 1:]).sum(axis=1))
+    assert len(view.distribution(rows).coordinates) == T * d * (d + 1) // 2 + d
+
+
+def _p_sums_by_hand(leaves, T):
+    """Block t of the binary mechanism: the leaves (t - lowbit(t), t], upper triangle, off-diagonal times sqrt 2."""
+    d = leaves.shape[1]
+    upper = np.triu_indices(d)
+    scale = np.where(upper[0] == upper[1], 1.0, math.sqrt(2))
+    return np.array([leaves[t - (t & -t): t].sum(axis=0)[upper] * scale for t in range(1, T + 1)])
+
+
+def test_criterion_two_user_view_is_the_product_of_its_parts():
+    """On a tiny instance (T = 8): the Gaussian coordinates are the p-sums recomputed by hand with
+    sigma_noise, the finite ones P_1's count laws of the gradients (1/2 - r) x (theta_0 = 0 is inside
+    Theta); and samples of a node holding two users' leaves and of one count conform to them
+    (false-failure rate 1e-6 each)."""
+    _, view = _view(T=8, rounds=(2, 3, 5, 6))
+    rows = np.array([[1.0, 0.6, 0.8], [0.0, 0.0, -1.0], [1.0, 1.0, 0.0], [0.0, -0.6, 0.0]])
+    law = view.distribution(rows).coordinates
+    assert np.allclose(view.optimizer.pgd.start(1), 0.0)
+    gaussians, counts = law[:8 * 3], law[8 * 3:]
+    assert all(g.sigma == view.tree.sigma for g in gaussians)
+    assert np.allclose([g.loc for g in gaussians], _p_sums_by_hand(view.leaves(rows), 8).ravel(), atol=1e-15)
+    expected = view.optimizer.pgd.protocol.count_laws((0.5 - rows[:, :1]) * rows[:, 1:])
+    for got, want in zip(counts, expected):
+        reference = want.finite()
+        assert np.array_equal(got.outcomes, reference.outcomes) and np.array_equal(got.log_probs, reference.log_probs)
+    for k, ref in [(3 * 3 + 2, gaussians[3 * 3 + 2]),  # node ending at 4 (leaves 2, 3), entry (2, 2)
+                   (8 * 3, FiniteIntegerLaw(expected[0].offset, expected[0].probs, name="P_1's first count"))]:
+        res = dpaudit.audit_sampler(_column(view.sample, rows, k), ref, samples=100_000, seed=70 + k)
+        assert res.verdict == "not-refuted", (k, res.witness)
+
+
+def test_criterion_two_user_view_composes_its_parts_and_has_power():
+    """At the suite's point the product's delta is at least each part's (independent coordinates cannot hide
+    a loss) and within the claim; with B_H's sigma_noise divided by 20 (a miscalibrated tree: mu = 15.9 on
+    this pair) the same pair refutes Lemma I.7's (2 eps/3, 2 delta/3)."""
+    params, view = _view()
+    a = np.tile([0.0, 1.0, 0.0], (4, 1))
+    b = a.copy()
+    b[0] = [1.0, 0.0, -1.0]
+    eps = 2 * params.epsilon / 3
+    P, Q = view.distribution(a).coordinates, view.distribution(b).coordinates
+    whole = exact.privacy_profile(ProductDensity(Q), ProductDensity(P), eps).delta
+    nodes = exact.privacy_profile(ProductDensity(Q[:192]), ProductDensity(P[:192]), eps).delta
+    call = exact.privacy_profile(ProductDensity(Q[192:]), ProductDensity(P[192:]), eps).delta
+    assert whole.hi >= max(nodes.lo, call.lo) and whole.hi < 1e-12
+    claim = ApproxDP(eps, 2 * params.delta / 3)
+    assert dpaudit.audit_privacy(view, claim, pairs=[(a, b)], auditor="exact").verdict == "verified"
+    weak = CriterionTwoUserView(SymmetricGaussianTree(64, 2, view.tree.sigma / 20), view.optimizer, [4, 5, 6, 7])
+    res = dpaudit.audit_privacy(weak, claim, pairs=[(a, b)], auditor="exact")
+    assert res.verdict == "refuted" and res.witness["delta"] > 0.99
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: _view(rounds=(4, 5, 6, 64)), "rounds must be"),
+    (lambda: _view(rounds=(4, 4, 6, 7)), "rounds must be"),
+    (lambda: CriterionTwoUserView(_view()[1].tree, _view()[1].optimizer, [4, 5, 6]), "rounds must be"),
+    (lambda: _view()[1].distribution(np.array([[0.0, 1.0, 0.5]] * 4)), "\\|\\|x\\|\\| <= 1"),
+    (lambda: _view()[1].distribution(np.zeros((4, 4))), "shape \\(4, 3\\)"),
+    (lambda: CriterionTwoUserView(SymmetricGaussianTree(8, 2, 1.0), FirstIterationView(
+        PrivateGD(4.0, 0.4, 4, 2, 3.0, domain=Ellipsoid([1.0, 0.0], np.diag([4.0, 1.0]), 1.0)), logistic_gradient()),
+        [1, 2, 3, 4]), "only with T_it = 1"),
+    (lambda: CriterionTwoUserView(SymmetricGaussianTree(8, 2, 1.0), FirstIterationView(
+        PrivateGD(1.0, 0.1, 8, 2, 1.0, 1.0), logistic_gradient()), list(range(1, 9))), "ellipsoid"),
+    (lambda: CriterionTwoUserView(SymmetricGaussianTree(8, 3, 1.0), _view()[1].optimizer, [1, 2, 3, 4]), "d = 3"),
+])
+def test_out_of_range_parameters_of_the_user_view_are_clear_errors(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
