@@ -69,6 +69,8 @@ class DistributedSum:
         self.s = positive(self.owner, "s", s)
         if self.s < 1:
             raise ValueError(f"{self.owner}: s must be >= 1 (Theorems 2 and 4), got {s!r}")
+        if self.noise == "discrete-gaussian" and not self.epsilon < 1:
+            raise ValueError(f"{self.owner}: Theorem 4 (discrete Gaussian shares) covers eps in (0, 1), got {epsilon!r}")
         eps, log2t = self.epsilon, math.log(2 * self.T)
         if self.noise == "polya":
             self.g = math.ceil(eps * math.sqrt(self.n))

@@ -32,7 +32,7 @@ def test_parameters_follow_the_theorems(noise, eps, n, s, g, tau):
 
 @pytest.mark.parametrize("noise", ["polya", "skellam", "discrete-gaussian"])
 def test_fast_and_per_user_paths_have_the_exact_law(noise):
-    protocol = DistributedSum(noise, 1.0, 8, 1000, s=2.0)
+    protocol = DistributedSum(noise, 0.9, 8, 1000, s=2.0)  # eps < 1: Theorem 4's range
     x = np.array([0.0, 0.1, 0.25, 0.5, 0.77, 0.9, 1.0, 0.33])
     law = protocol.distribution(x)
     reference = FiniteIntegerLaw(0, law.probs, name=f"exact law of y_hat ({noise})")
@@ -72,7 +72,8 @@ def test_theorem1_is_audited_exactly_over_searched_neighbours():
     (lambda: DistributedSum("skellam", 1.0, 8, 10, s=0.5), "s must be >= 1"),
     (lambda: DistributedSum("polya", 1.0, 4, 10).sample([0.1, 0.2, 0.3], 5, np.random.default_rng()), "4 users' rewards"),
     (lambda: DistributedSum("polya", 1.0, 4, 10).sample([0.1, 0.2, 0.3, 1.5], 5, np.random.default_rng()), "in \\[0, 1\\]"),
-    (lambda: DistributedSum("discrete-gaussian", 1.0, 100, 10).distribution(np.zeros(100)), "at most 64 users"),
+    (lambda: DistributedSum("discrete-gaussian", 0.9, 100, 10).distribution(np.zeros(100)), "at most 64 users"),
+    (lambda: DistributedSum("discrete-gaussian", 1.0, 16, 10), "Theorem 4 .* covers eps in \\(0, 1\\)"),
 ])
 def test_bad_parameters_and_inputs_are_clear_errors(make, message):
     with pytest.raises(ValueError, match=message):
@@ -128,7 +129,7 @@ def test_skellam_law_mod_m_agrees_with_the_folded_table_where_both_apply():
 
 
 def test_discrete_gaussian_law_mod_m_is_refused_where_tables_would_underflow():
-    wide = DistributedSum("discrete-gaussian", 1.0, 64, 10**6, s=1.0)  # residue m/2 sits ~37 sd out
+    wide = DistributedSum("discrete-gaussian", 0.99, 64, 10**6, s=1.0)  # residue m/2 sits ~37 sd out
     with pytest.raises(ValueError, match="only the Polya and Skellam instantiations"):
         wide.distribution(np.zeros(64))
 
