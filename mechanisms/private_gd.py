@@ -411,7 +411,11 @@ def algorithm1_lambdas(epsilon: float, delta: float, d: int, n: int, T: int, kap
     sigma is printed as O(R log(d^2/delta) / (kappa* eps)); choice (spec): the standard deviation of one
     P_2 output entry at (eps/2, delta/2) with Delta = 1/kappa* on a batch of n, at its largest
     (rounding variance n/4): (Delta/g) sqrt(n/4 + n b p (1 - p))."""
-    T = integer("algorithm1_lambdas", "T", T, 3)
+    owner = "algorithm1_lambdas"
+    if not 0 < epsilon < 5 or not 0 < delta < 0.5:
+        raise ValueError(f"{owner}: Theorem 5.1 covers eps in (0, 5) and delta in (0, 1/2), got eps={epsilon!r}, "
+                         f"delta={delta!r}")
+    T = integer(owner, "T", T, 3)
     M = math.ceil(math.log2(math.log2(T)))
     g, b, p = summation_parameters(epsilon / 2, delta / 2, d, n, "algorithm1_lambdas")
     sigma = (1 / kappa_star) / g * math.sqrt(n / 4 + n * b * p * (1 - p))

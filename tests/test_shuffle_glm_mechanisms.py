@@ -413,6 +413,8 @@ def test_batch_release_composes_its_parts_and_has_power():
 @pytest.mark.parametrize("make, message", [
     (lambda: algorithm2_parameters(1.0, 0.02, 64, 0.02, 2, 1.0, 1.0, 5.0, 4.0), "zeta must be < delta"),
     (lambda: algorithm2_parameters(1.0, 1.5, 64, 0.01, 2, 1.0, 1.0, 5.0, 4.0), "delta must be in \\(0, 1\\)"),
+    (lambda: algorithm1_lambdas(6.0, 0.1, 2, 4, 1000, 4.0), "Theorem 5.1 covers eps in \\(0, 5\\)"),
+    (lambda: algorithm1_optimizer(1.0, 0.6, 2, 4, 1000, 4.0), "delta in \\(0, 1/2\\)"),
     (lambda: Ellipsoid([0.0, 0.0], [[1.0, 0.0], [0.0, -1.0]], 1.0), "positive definite"),
     (lambda: Ellipsoid([0.0, 0.0], [[1.0, 0.5], [0.0, 1.0]], 1.0), "symmetric"),
     (lambda: Ellipsoid([0.0, 0.0], np.eye(2), 0.0), "radius must be > 0"),
