@@ -43,7 +43,7 @@ from .noise import (
     convolve,
     iid_sum,
 )
-from .noise._lattice import TABLE_LOG_ERROR
+from .noise._lattice import TABLE_LOG_ERROR, repeated_sum
 from .params import choice, integer, positive, sample_size
 
 NOISES = ("polya", "skellam", "discrete-gaussian")
@@ -301,16 +301,7 @@ def log_iid_sum(offset: int, log_probs: np.ndarray, log_error: float, n: int) ->
     """(offset, log pmf table, error bound) of the sum of n i.i.d. copies of the law given by a log
     pmf table, by repeated doubling in log space. A log-sum-exp of non-negative terms adds at most
     (log2(terms) + 4) roundings relative to its largest term, the inputs' errors add."""
-    result: tuple[int, np.ndarray, float] | None = None
-    power = (offset, log_probs, log_error)
-    while n:
-        if n & 1:
-            result = power if result is None else _log_add(result, power)
-        n >>= 1
-        if n:
-            power = _log_add(power, power)
-    assert result is not None
-    return result
+    return repeated_sum((offset, log_probs, log_error), n, _log_add)
 
 
 def _log_add(x: tuple[int, np.ndarray, float], y: tuple[int, np.ndarray, float]) -> tuple[int, np.ndarray, float]:

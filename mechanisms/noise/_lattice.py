@@ -304,16 +304,21 @@ def convolve(*laws: Any, name: str | None = None) -> FiniteIntegerLaw:
     return _named(out, name or " + ".join(map(repr, laws)))
 
 
+def repeated_sum(x: Any, n: int, add: Any) -> Any:
+    """x + x + ... + x (n >= 1 terms) for an associative ``add``, by repeated doubling: about
+    2 log2(n) additions instead of n - 1."""
+    result, power = None, x
+    while n:
+        if n & 1:
+            result = power if result is None else add(result, power)
+        n >>= 1
+        if n:
+            power = add(power, power)
+    return result
+
+
 def iid_sum(law: Any, n: int, name: str | None = None) -> FiniteIntegerLaw:
     """The law of X_1 + ... + X_n for i.i.d. X_i with ``law``, by convolution and repeated squaring."""
     if isinstance(n, bool) or not float(n).is_integer() or n < 1:
         raise ValueError(f"iid_sum: n must be an integer >= 1, got {n!r}")
-    n = count = int(n)
-    result, power = None, law.table()
-    while n:
-        if n & 1:
-            result = power if result is None else convolve(result, power)
-        n >>= 1
-        if n:
-            power = convolve(power, power)
-    return _named(result, name or f"sum of {count} i.i.d. {law!r}")
+    return _named(repeated_sum(law.table(), int(n), convolve), name or f"sum of {int(n)} i.i.d. {law!r}")
