@@ -254,6 +254,11 @@ class PrivateGD:
         return total / self.T_it
 
 
+def logistic_mean(z: Any) -> np.ndarray:
+    """The logistic link mu(z) = 1/(1 + e^-z), as 0.5 (1 + tanh(z/2)) (no overflow for large |z|)."""
+    return 0.5 * (1 + np.tanh(np.asarray(z, dtype=float) / 2))
+
+
 def logistic_gradient(regularisation: float = 0.0) -> Callable[[np.ndarray, Any], np.ndarray]:
     """Per-point gradients of the logistic log-loss l(theta, (r, x)) = -r <x, theta> + log(1 + e^<x, theta>)
     plus (regularisation / 2) ||theta||^2: (mu(<x, theta>) - r) x + regularisation theta.
@@ -261,8 +266,7 @@ def logistic_gradient(regularisation: float = 0.0) -> Callable[[np.ndarray, Any]
 
     def gradient(theta: np.ndarray, data: Any) -> np.ndarray:
         rewards, contexts = (np.asarray(a, dtype=float) for a in data)
-        z = theta @ contexts.T  # (runs, n)
-        mu = 0.5 * (1 + np.tanh(z / 2))
+        mu = logistic_mean(theta @ contexts.T)  # (runs, n)
         return (mu - rewards)[..., None] * contexts[None] + regularisation * theta[:, None, :]
 
     return gradient
@@ -520,8 +524,8 @@ def criterion_two_optimizer(params: Algorithm2Parameters, n: int, theta_o: Any, 
 
 
 def logistic_slope(z: np.ndarray) -> np.ndarray:
-    """mu'(z) = mu(z)(1 - mu(z)) of the logistic link, mu(z) = 1/(1 + e^-z)."""
-    mu = 0.5 * (1 + np.tanh(np.asarray(z, dtype=float) / 2))
+    """mu'(z) = mu(z)(1 - mu(z)) of the logistic link."""
+    mu = logistic_mean(z)
     return mu * (1 - mu)
 
 
