@@ -78,10 +78,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from dpaudit.mechanisms.accounting import advanced_composition_budget
 from dpaudit.mechanisms.concurrent_shuffle import (
     ConcurrentShuffleCounter,
     VectorConcurrentTree,
-    advanced_composition_budget,
     theorem_3_2_alpha,
     theorem_3_2_step,
     variance_bound,

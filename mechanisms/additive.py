@@ -14,10 +14,11 @@ import numpy as np
 
 from dpaudit.densities import ProductDensity
 
+from .base import ExactRelease
 from .noise import DiscreteLaplace, Laplace
 
 
-class AdditiveNoiseMechanism:
+class AdditiveNoiseMechanism(ExactRelease):
     """M(q) = q + Z, with Z drawn independently per coordinate from ``noise``.
 
     ``noise`` is a distribution with ``sample(size, rng)`` and ``shifted(by)``; when it also has
@@ -30,7 +31,8 @@ class AdditiveNoiseMechanism:
         self.integer = integer
         self.name = name or f"{type(noise).__name__}Noise({noise})"
 
-    def _answer(self, data: Any) -> np.ndarray:
+    def _input(self, data: Any) -> np.ndarray:
+        """The query answer, checked: a number or a vector (integers for integer noise)."""
         q = np.asarray(data)
         if q.dtype.kind not in "biuf" or q.ndim > 1:
             raise ValueError(f"{self.name}: data must be a number or a vector of numbers (a query answer), got {data!r}")
@@ -38,21 +40,13 @@ class AdditiveNoiseMechanism:
             raise ValueError(f"{self.name}: query answers must be integers, got {data!r}")
         return q.astype(np.int64) if self.integer else q.astype(float)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        q = self._answer(data)
+    def _sample(self, q: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         return q + self.noise.sample((size, *q.shape), rng)
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
-    def distribution(self, data: Any) -> Any:
-        q = self._answer(data)
+    def _distribution(self, q: np.ndarray) -> Any:
         if q.ndim == 0:
             return self.noise.shifted(q.item())
         return ProductDensity(tuple(self.noise.shifted(v) for v in q.tolist()))
-
-    def __repr__(self) -> str:
-        return self.name
 
 
 def _epsilon(owner: str, epsilon: float, sensitivity: float) -> None:

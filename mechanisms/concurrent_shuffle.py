@@ -30,7 +30,7 @@ Schedules (constructors):
     Section 3.2's naive modifications of Algorithm 2 with k < log n - 1 shufflers (the k lowest internal
     levels, sizes 2..2^k; the k highest, sizes 2^(log n - k)..2^(log n - 1): the printed upper index
     log n would be the root, which has no shuffler), each node at (eps/k, delta/k);
-  - :func:`advanced_composition_budget`: the per-mechanism budget of footnotes 9-10's variant, from
+  - :func:`~dpaudit.mechanisms.accounting.advanced_composition_budget`: the per-mechanism budget of footnotes 9-10's variant, from
     advanced composition (footnote 2) in its exact form eps = eps0 sqrt(2 k ln(1/delta')) +
     k eps0 (e^eps0 - 1), delta = k delta0 + delta'.
 
@@ -112,27 +112,6 @@ def theorem_3_2_alpha(n: int, epsilon: float, delta: float, beta: float) -> floa
     """Theorem 3.2's alpha with the proof's constants: the step at natural logs (union bound over the n
     times) plus 1, the bit |b_t| <= 1 an odd time adds."""
     return theorem_3_2_step(n, epsilon, delta, beta) + 1
-
-
-def advanced_composition_budget(epsilon: float, delta: float, k: int, slack: float) -> tuple[float, float]:
-    """(eps0, delta0) with eps0 sqrt(2 k ln(1/slack)) + k eps0 (e^eps0 - 1) = eps and k delta0 + slack = delta
-    (Dwork, Rothblum and Vadhan's advanced composition, footnote 2; eps0 by bisection, rounded down)."""
-    owner = "advanced_composition_budget"
-    epsilon = positive(owner, "epsilon", epsilon)
-    delta = probability(owner, "delta", delta)
-    k = integer(owner, "k", k, 1)
-    slack = probability(owner, "slack", slack)
-    if not slack < delta:
-        raise ValueError(f"{owner}: slack (delta') must be < delta = {delta!r}, got {slack!r}")
-
-    def total(e0: float) -> float:
-        return e0 * math.sqrt(2 * k * math.log(1 / slack)) + k * e0 * math.expm1(e0)
-
-    lo, hi = 0.0, epsilon  # total(epsilon) >= epsilon sqrt(2 ln(1/slack)) > epsilon
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if total(mid) <= epsilon else (lo, mid)
-    return lo, (delta - slack) / k
 
 
 class ConcurrentShuffleCounter:

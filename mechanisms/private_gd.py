@@ -61,6 +61,7 @@ import numpy as np
 
 from dpaudit.densities import ProductDensity
 
+from .accounting import advanced_composition
 from .exploration_set import SymmetricGaussianTree, node_noise_sigma
 from .params import choice, integer, positive, probability, sample_size
 from .vector_summation import NORM_SLACK, ShuffledMatrixSummation, ShuffledVectorSummation, summation_parameters
@@ -78,12 +79,6 @@ def iterations(epsilon: float, delta: float, n: int, d: int, rule: str = "alg7")
 def round_budget(epsilon: float, delta: float, T_it: int) -> tuple[float, float]:
     """Line 3's per-iteration budget: (eps / (2 sqrt(2 T_it log(1/delta))), delta / (T_it + 1))."""
     return epsilon / (2 * math.sqrt(2 * T_it * math.log(1 / delta))), delta / (T_it + 1)
-
-
-def advanced_composition(k: int, eps0: float, delta0: float, delta_prime: float) -> tuple[float, float]:
-    """Dwork & Roth Thm 3.20: k mechanisms each (eps0, delta0)-DP compose to
-    (sqrt(2 k ln(1/delta')) eps0 + k eps0 (e^eps0 - 1), k delta0 + delta')."""
-    return (math.sqrt(2 * k * math.log(1 / delta_prime)) * eps0 + k * eps0 * math.expm1(eps0), k * delta0 + delta_prime)
 
 
 class Ball:
@@ -616,6 +611,6 @@ def criterion_two_user_view(params: Algorithm2Parameters, rounds: Any, theta_o: 
 
 
 __all__ = ["Algorithm2Parameters", "Ball", "BatchRelease", "CriterionTwoUserView", "Ellipsoid", "FirstIterationView",
-           "LinearLossTranscript", "PrivateGD", "advanced_composition", "algorithm1_lambdas", "algorithm1_optimizer",
+           "LinearLossTranscript", "PrivateGD", "algorithm1_lambdas", "algorithm1_optimizer",
            "algorithm2_parameters", "criterion_two_optimizer", "criterion_two_user_view", "iterations",
            "logistic_gradient", "logistic_slope", "round_budget"]

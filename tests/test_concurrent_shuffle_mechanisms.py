@@ -10,11 +10,11 @@ import math
 
 import numpy as np
 import pytest
+from dpaudit.mechanisms.accounting import advanced_composition_budget
 from dpaudit.mechanisms.concurrent_shuffle import (
     Batch,
     ConcurrentShuffleCounter,
     VectorConcurrentTree,
-    advanced_composition_budget,
     theorem_3_2_alpha,
     theorem_3_2_step,
     variance_bound,

@@ -19,10 +19,10 @@ from dpaudit.mechanisms.exploration_set import (
     tree_depth,
 )
 from dpaudit.mechanisms.noise import FiniteIntegerLaw, Gaussian, convolve
+from dpaudit.mechanisms.accounting import advanced_composition
 from dpaudit.mechanisms.private_gd import (
     LinearLossTranscript,
     PrivateGD,
-    advanced_composition,
     logistic_gradient,
 )
 from dpaudit.mechanisms.bit_summation import binomial_table
