@@ -1,31 +1,47 @@
-"""The Python entry point: :func:`audit_privacy`."""
+"""The Python entry points: :func:`audit_privacy`, :func:`audit_tail` and :func:`audit_sampler`.
+
+Each one checks its arguments and prepares its family's subject (a checked mechanism and its pairs;
+a law and a sampler), then runs the one driver (:mod:`dpaudit.driver`: plan with the auditors' own
+``supports`` answers, conduct, fall back once) and assembles the record once
+(:func:`dpaudit.records.assemble_record`). The ``*_audit`` functions stop before the record: a suite
+entry calls them and the runner assembles the record with the entry's fields.
+"""
 
 from __future__ import annotations
 
 import numbers
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from .auditors import ExactUndecided, audit_exact, audit_statistical
-from .auditors.exact import DEFAULT_TOLERANCE
-from .claims import Claim, PrivacyClaim
-from .errors import InvalidClaim, UnsupportedAudit
+from .auditors import (
+    ConformanceAuditor,
+    ExactPrivacyAuditor,
+    ExactTailAuditor,
+    ExactUndecided,
+    StatisticalPrivacyAuditor,
+    StatisticalTailAuditor,
+    TailSubject,
+)
+from .auditors.exact_privacy import DEFAULT_TOLERANCE
+from .claims import Claim, Conforms, PrivacyClaim, TailClaim
+from .driver import MODES, AuditPlan, Family, conduct, plan_audit
+from .errors import InvalidClaim
+from .laws import as_law
 from .neighbours import NeighbourRelation, NeighbourSearch
+from .records import Audit, assemble_record
 from .results import AuditResult
-from .seeding import as_seed_sequence, describe_seed
-from .subjects import Mechanism
+from .seeding import as_seed_sequence
+from .subjects import Mechanism, subject_name
 
-AUDITORS = ("auto", "exact", "statistical")
+AUDITORS = MODES
+PRIVACY = Family("privacy", ExactPrivacyAuditor(), StatisticalPrivacyAuditor())
+TAIL = Family("tail", ExactTailAuditor(), StatisticalTailAuditor())
+CONFORMANCE = Family("conformance", None, ConformanceAuditor())
 
 
 def _check_pairs(pairs: Any, relation: NeighbourRelation | None) -> list[tuple[Any, Any]]:
-    if pairs is None:
-        raise ValueError(
-            "give pairs=[(d0, d1), ...], or neighbours=relation.over(domain) to search a domain for pairs"
-        )
     try:
         pairs = list(pairs)
     except TypeError:
@@ -42,21 +58,66 @@ def _check_pairs(pairs: Any, relation: NeighbourRelation | None) -> list[tuple[A
     return checked
 
 
-def _check_common(claim: Any, confidence: float, samples: int, auditor: str) -> None:
+def check_numbers(confidence: float | None, samples: int, auditor: str) -> None:
+    """The arguments every entry point shares; ``confidence`` None means "no statistical budget"."""
+    if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, numbers.Real)
+                                   or not 0 < confidence < 1):
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    if isinstance(samples, bool) or not isinstance(samples, numbers.Integral) or samples <= 0:
+        raise ValueError(f"samples must be a positive integer, got {samples!r}")
+    if auditor not in MODES:
+        raise ValueError(f"auditor must be one of {', '.join(MODES)}, got {auditor!r}")
+
+
+def privacy_plan(mech: Any, claim: Claim, auditor: str) -> AuditPlan:
+    """How :func:`privacy_audit` will audit ``claim`` about ``mech`` in mode ``auditor``."""
+    return plan_audit(PRIVACY, Mechanism(mech), claim, auditor)
+
+
+def privacy_audit(
+    mech: Any,
+    claim: Claim,
+    *,
+    pairs: Sequence[tuple[Any, Any]] | None = None,
+    neighbours: NeighbourRelation | NeighbourSearch | None = None,
+    confidence: float | None = 0.99,
+    samples: int = 1_000_000,
+    seed: int | np.random.SeedSequence | None = None,
+    auditor: str = "auto",
+    plan: AuditPlan | None = None,
+    **settings: Any,
+) -> Audit:
+    """:func:`audit_privacy` up to the record (same arguments; ``confidence=None``: nothing to spend on
+    samples, so an exact audit that cannot decide is an error rather than a fallback; ``plan``: the
+    plan :func:`privacy_plan` gave, so that the auditors are asked once)."""
     if not isinstance(claim, Claim):
         raise InvalidClaim(f"claim must be a dpaudit claim such as dpaudit.PureDP(0.1), got {claim!r}")
     if not isinstance(claim, PrivacyClaim):
         raise InvalidClaim(f"audit_privacy audits privacy claims; {claim.kind} is not one")
-    _check_common_numbers(confidence, samples, auditor)
-
-
-def _check_common_numbers(confidence: float, samples: int, auditor: str) -> None:
-    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    if isinstance(samples, bool) or not isinstance(samples, numbers.Integral) or samples <= 0:
-        raise ValueError(f"samples must be a positive integer, got {samples!r}")
-    if auditor not in AUDITORS:
-        raise ValueError(f"auditor must be one of {', '.join(AUDITORS)}, got {auditor!r}")
+    check_numbers(confidence, samples, auditor)
+    confidence = None if confidence is None else float(confidence)
+    seq = as_seed_sequence(seed)
+    relation = neighbours.relation if isinstance(neighbours, NeighbourSearch) else neighbours
+    if relation is not None and not isinstance(relation, NeighbourRelation):
+        raise TypeError(f"neighbours must be a relation or relation.over(domain), got {neighbours!r}")
+    audit_seed = seq
+    if isinstance(neighbours, NeighbourSearch):
+        # the searched pairs (from the search's own stream), then any given ones
+        search_seed, audit_seed = seq.spawn(2)
+        pairs = neighbours.pairs(np.random.default_rng(search_seed)) + list(pairs or [])
+    elif pairs is None:
+        raise ValueError("give pairs=[(d0, d1), ...], or neighbours=relation.over(domain) to search a domain for pairs")
+    checked_pairs = _check_pairs(pairs, relation)
+    mechanism = Mechanism(mech)
+    for d0, d1 in checked_pairs:
+        mechanism.probe(d0)
+        mechanism.probe(d1)
+    plan = plan or plan_audit(PRIVACY, mechanism, claim, auditor)
+    finding, seconds = conduct(plan, mechanism, claim, confidence=confidence, seed=audit_seed, pairs=checked_pairs,
+                               samples=samples, **settings)
+    if isinstance(neighbours, NeighbourSearch):
+        finding.parameters["pairs_searched"] = len(checked_pairs)
+    return Audit(claim, mechanism.name, finding, seq, seconds, neighbours.to_dict() if neighbours is not None else None)
 
 
 def audit_privacy(
@@ -83,14 +144,15 @@ def audit_privacy(
         ``mech(data, size, rng) -> ndarray`` (first axis ``size``) or an object with
         ``.sample(data, size, rng)``; with ``.distribution(data)`` it can be audited exactly.
     claim
-        :class:`~dpaudit.PureDP` or :class:`~dpaudit.ApproxDP`.
+        :class:`~dpaudit.PureDP`, :class:`~dpaudit.ApproxDP`, :class:`~dpaudit.RenyiDP` or
+        :class:`~dpaudit.ZCDP`.
     pairs
         Pairs ``(d0, d1)`` of neighbouring inputs. Both orders of every pair are audited.
     neighbours
         The neighbouring relation the claim is about; every pair is checked against it. Given as
-        ``relation.over(domain)`` (a :class:`~dpaudit.neighbours.NeighbourSearch`) and without
-        ``pairs``, the relation's candidate pairs over that domain are searched: all of them
-        exactly, or screened by successive halving on selection samples before the best is
+        ``relation.over(domain)`` (a :class:`~dpaudit.neighbours.NeighbourSearch`), the relation's
+        candidate pairs over that domain are searched too, followed by any given ``pairs``: all of
+        them exactly, or screened by successive halving on selection samples before the best is
         confirmed on fresh ones.
     confidence
         Confidence of a statistical verdict (exact verdicts hold with certainty).
@@ -100,8 +162,8 @@ def audit_privacy(
         Seed of the audit's randomness; ``None`` draws fresh entropy, recorded in ``res.seed``.
     auditor
         ``"exact"`` (needs ``mech.distribution``), ``"statistical"``, or ``"auto"``: exact when
-        the mechanism exposes its distribution and the exact auditor can decide the claim,
-        statistical otherwise.
+        the mechanism exposes its distribution and the exact auditor supports the claim, falling back
+        to samples if it cannot decide it; statistical otherwise.
     statistic
         Maps the array of outputs to features (one number or one row per output) for the
         statistical auditor; by default the outputs themselves.
@@ -127,42 +189,56 @@ def audit_privacy(
     DpauditError
         On invalid arguments or a misbehaving mechanism (a clear message, never a verdict).
     """
-    _check_common(claim, confidence, samples, auditor)
-    seq = as_seed_sequence(seed)
-    relation = neighbours.relation if isinstance(neighbours, NeighbourSearch) else neighbours
-    if relation is not None and not isinstance(relation, NeighbourRelation):
-        raise TypeError(f"neighbours must be a relation or relation.over(domain), got {neighbours!r}")
-    if pairs is None and isinstance(neighbours, NeighbourSearch):
-        search_seed, seq = seq.spawn(2)
-        pairs = neighbours.pairs(np.random.default_rng(search_seed))
-    checked_pairs = _check_pairs(pairs, relation)
-    mechanism = Mechanism(mech)
-    for d0, d1 in checked_pairs:
-        mechanism.probe(d0)
-        mechanism.probe(d1)
-    start = time.perf_counter()
-    result: AuditResult | None = None
-    notes: list[str] = []
-    if auditor == "exact" or (auditor == "auto" and mechanism.has_distribution):
-        try:
-            result = audit_exact(mechanism, claim, checked_pairs, tolerance=tolerance)
-        except UnsupportedAudit as exc:
-            if auditor == "exact":
-                raise
-            notes.append(f"exact auditor could not decide ({exc}); audited from samples instead")
-    if result is None:
-        result = audit_statistical(
-            mechanism, claim, checked_pairs, samples=samples, confidence=float(confidence), seed=seq,
-            selection_fraction=selection_fraction, statistic=statistic, events=events, sequential=sequential,
+    if confidence is None:
+        raise ValueError("confidence must be in (0, 1), got None")
+    return assemble_record(privacy_audit(
+        mech, claim, pairs=pairs, neighbours=neighbours, confidence=confidence, samples=samples, seed=seed,
+        auditor=auditor, statistic=statistic, events=events, sequential=sequential,
+        selection_fraction=selection_fraction, tolerance=tolerance,
+    ))
+
+
+def tail_subject(dist_or_sampler: Any) -> TailSubject:
+    """A random variable as the tail auditors see it: its law where it has one, and a sampler."""
+    law = as_law(dist_or_sampler)
+    if law is None and not callable(dist_or_sampler):
+        raise TypeError(
+            f"give a distribution (with sample, cdf, sf, mean, var) or a sampler f(size, rng); got {dist_or_sampler!r}"
         )
-        result.seed = describe_seed(seq)
-    result.seconds = time.perf_counter() - start
-    result.subject = mechanism.name
-    result.relation = neighbours.to_dict() if neighbours is not None else None
-    if isinstance(neighbours, NeighbourSearch):
-        result.parameters["pairs_searched"] = len(checked_pairs)
-    result.notes[:0] = notes
-    return result
+    if law is not None:
+        return TailSubject(law, law.sample, law.name)
+    return TailSubject(None, dist_or_sampler, subject_name(dist_or_sampler))
+
+
+def tail_plan(dist_or_sampler: Any, claim: Claim, auditor: str) -> AuditPlan:
+    """How :func:`tail_audit` will audit ``claim`` in mode ``auditor``."""
+    if auditor == "auto":
+        return plan_audit(TAIL, tail_subject(dist_or_sampler), claim, auditor)
+    return plan_audit(TAIL, None, claim, auditor)  # no law is built to plan a fixed mode
+
+
+def tail_audit(
+    dist_or_sampler: Any,
+    claim: Claim,
+    *,
+    confidence: float | None = 0.99,
+    samples: int = 1_000_000,
+    seed: int | np.random.SeedSequence | None = None,
+    auditor: str = "auto",
+    tolerance: float = 1e-9,
+    plan: AuditPlan | None = None,
+) -> Audit:
+    """:func:`audit_tail` up to the record (``confidence`` and ``plan`` as for :func:`privacy_audit`)."""
+    if not isinstance(claim, TailClaim):
+        raise InvalidClaim(f"audit_tail audits SubGaussian, SubExponential and TailBound claims, got {claim!r}")
+    check_numbers(confidence, samples, auditor)
+    confidence = None if confidence is None else float(confidence)
+    subject = tail_subject(dist_or_sampler)
+    seq = as_seed_sequence(seed)
+    plan = plan or plan_audit(TAIL, subject, claim, auditor)
+    finding, seconds = conduct(plan, subject, claim, confidence=confidence, seed=seq, samples=samples,
+                               tolerance=tolerance)
+    return Audit(claim, subject.name, finding, seq, seconds)
 
 
 def audit_tail(
@@ -181,41 +257,41 @@ def audit_tail(
     or a scipy.stats frozen distribution), which enables the exact path, or a sampler
     ``f(size, rng) -> ndarray``, which allows only the statistical one. ``auditor`` is ``"exact"``,
     ``"statistical"`` or ``"auto"`` (exact where the law supports the claim, else samples). See
-    :mod:`dpaudit.auditors.tails` for what each path proves.
+    :mod:`dpaudit.auditors.exact_tail` and :mod:`dpaudit.auditors.statistical_tail` for what each
+    path proves.
     """
-    from .auditors.tails import audit_tail_exact, audit_tail_statistical
-    from .claims import TailClaim
-    from .laws import as_law
+    if confidence is None:
+        raise ValueError("confidence must be in (0, 1), got None")
+    return assemble_record(tail_audit(dist_or_sampler, claim, confidence=confidence, samples=samples, seed=seed,
+                                      auditor=auditor, tolerance=tolerance))
 
-    if not isinstance(claim, TailClaim):
-        raise InvalidClaim(f"audit_tail audits SubGaussian, SubExponential and TailBound claims, got {claim!r}")
-    _check_common_numbers(confidence, samples, auditor)
-    law = as_law(dist_or_sampler)
-    if law is None and not callable(dist_or_sampler):
-        raise TypeError(
-            f"give a distribution (with sample, cdf, sf, mean, var) or a sampler f(size, rng); got {dist_or_sampler!r}"
-        )
-    start = time.perf_counter()
-    notes: list[str] = []
-    result = None
-    if auditor == "exact" and law is None:
-        raise UnsupportedAudit("a plain sampler has no exact law; use auditor='statistical' (or 'auto')")
-    if law is not None and auditor in ("exact", "auto"):
-        try:
-            result = audit_tail_exact(law, claim, tolerance=tolerance)
-        except UnsupportedAudit as exc:
-            if auditor == "exact":
-                raise
-            notes.append(f"exact tail audit not possible ({exc}); audited from samples instead")
-    if result is None:
-        seq = as_seed_sequence(seed)
-        sampler = law.sample if law is not None else dist_or_sampler
-        result = audit_tail_statistical(sampler, claim, samples=samples, confidence=float(confidence), seed=seq)
-        result.seed = describe_seed(seq)
-        result.subject = law.name if law is not None else getattr(dist_or_sampler, "__name__", repr(dist_or_sampler))
-    result.seconds = time.perf_counter() - start
-    result.notes[:0] = notes
-    return result
+
+def sampler_audit(
+    sampler: Any,
+    reference: Any,
+    *,
+    samples: int = 2_000_000,
+    seed: int | np.random.SeedSequence | None = None,
+    alpha: float = 1e-6,
+    claim: Claim | None = None,
+) -> Audit:
+    """:func:`audit_sampler` up to the record; ``claim`` defaults to ``Conforms(reference's name)``."""
+    law = as_law(reference)
+    if law is None:
+        raise TypeError(f"reference must be a law with cdf, sf, mean and var; got {reference!r}")
+    check_numbers(None, samples, "statistical")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    draw = getattr(sampler, "sample", sampler)
+    if not callable(draw):
+        raise TypeError(f"sampler must be f(size, rng) or have .sample(size, rng); got {sampler!r}")
+    claim = claim if claim is not None else Conforms(law.name)
+    # the record names the law the sampler is held to: the claim is about it
+    subject = TailSubject(law, draw, law.name)
+    seq = as_seed_sequence(seed)
+    plan = plan_audit(CONFORMANCE, subject, claim, "statistical")
+    finding, seconds = conduct(plan, subject, claim, confidence=1 - alpha, seed=seq, samples=samples, alpha=alpha)
+    return Audit(claim, subject.name, finding, seq, seconds)
 
 
 def audit_sampler(
@@ -232,25 +308,8 @@ def audit_sampler(
     (one of ``dpaudit.mechanisms.noise`` or a scipy.stats frozen distribution). The audit fails a
     correct sampler with probability at most ``alpha``.
     """
-    from .auditors.conformance import audit_conformance
-    from .claims import Conforms
-    from .laws import as_law
-
-    law = as_law(reference)
-    if law is None:
-        raise TypeError(f"reference must be a law with cdf, sf, mean and var; got {reference!r}")
-    _check_common_numbers(0.5, samples, "auto")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-    draw = getattr(sampler, "sample", sampler)
-    if not callable(draw):
-        raise TypeError(f"sampler must be f(size, rng) or have .sample(size, rng); got {sampler!r}")
-    seq = as_seed_sequence(seed)
-    start = time.perf_counter()
-    result = audit_conformance(draw, law, Conforms(law.name), samples=samples, seed=seq, alpha=alpha)
-    result.seed = describe_seed(seq)
-    result.seconds = time.perf_counter() - start
-    return result
+    return assemble_record(sampler_audit(sampler, reference, samples=samples, seed=seed, alpha=alpha))
 
 
-__all__ = ["AUDITORS", "ExactUndecided", "audit_privacy", "audit_sampler", "audit_tail"]
+__all__ = ["AUDITORS", "CONFORMANCE", "PRIVACY", "TAIL", "ExactUndecided", "audit_privacy", "audit_sampler",
+           "audit_tail", "privacy_audit", "privacy_plan", "sampler_audit", "tail_audit", "tail_plan"]

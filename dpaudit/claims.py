@@ -14,37 +14,25 @@ that names the parameter, e.g. ``PureDP(-1)`` -> "PureDP: epsilon must be >= 0, 
 from __future__ import annotations
 
 import math
-import numbers
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
+from . import validation
 from .errors import InvalidClaim
 
 
-def _real(owner: str, name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidClaim(f"{owner}: {name} must be a real number, got {value!r}")
-    value = float(value)
-    if math.isnan(value):
-        raise InvalidClaim(f"{owner}: {name} must be a number, got nan")
-    return value
-
-
 def _check(owner: str, name: str, value: Any, ok: Callable[[float], bool], domain: str) -> float:
-    value = _real(owner, name, value)
-    if not ok(value):
-        raise InvalidClaim(f"{owner}: {name} must be {domain}, got {value!r}")
-    return value
+    return validation.check(owner, name, value, ok, domain, error=InvalidClaim)
 
 
 def _nonnegative_finite(owner: str, name: str, value: Any) -> float:
-    return _check(owner, name, value, lambda v: 0 <= v < math.inf, ">= 0 and finite")
+    return validation.non_negative(owner, name, value, error=InvalidClaim)
 
 
 def _positive_finite(owner: str, name: str, value: Any) -> float:
-    return _check(owner, name, value, lambda v: 0 < v < math.inf, "> 0 and finite")
+    return validation.positive(owner, name, value, error=InvalidClaim)
 
 
 class Claim:
@@ -179,6 +167,11 @@ class SubGaussian(TailClaim):
         object.__setattr__(self, "sigma", _positive_finite("SubGaussian", "sigma", self.sigma))
         object.__setattr__(self, "centred", bool(self.centred))
 
+    @property
+    def mgf_bound(self) -> tuple[float, float]:
+        """(s, lam_max): E exp(lam X) <= exp(lam^2 s^2 / 2) is claimed for |lam| < lam_max."""
+        return self.sigma, math.inf
+
 
 @dataclass(frozen=True)
 class SubExponential(TailClaim):
@@ -196,6 +189,11 @@ class SubExponential(TailClaim):
         object.__setattr__(self, "nu", _positive_finite("SubExponential", "nu", self.nu))
         object.__setattr__(self, "b", _positive_finite("SubExponential", "b", self.b))
         object.__setattr__(self, "centred", bool(self.centred))
+
+    @property
+    def mgf_bound(self) -> tuple[float, float]:
+        """(s, lam_max): E exp(lam X) <= exp(lam^2 s^2 / 2) is claimed for |lam| < lam_max."""
+        return self.nu, 1 / self.b
 
 
 @dataclass(frozen=True)
@@ -216,6 +214,17 @@ class TailBound(TailClaim):
             raise InvalidClaim(f"TailBound: bound must be callable t -> probability, got {self.bound!r}")
         if not isinstance(self.description, str) or not self.description:
             raise InvalidClaim("TailBound: description must be a non-empty string, e.g. '2 exp(-t^2/2)'")
+
+    def evaluate(self, t: Any) -> Any:
+        """The bound at an array of t, checked to be an array of the same shape without NaN."""
+        import numpy as np
+
+        t = np.asarray(t, dtype=float)
+        values = np.asarray(self.bound(t), dtype=float)
+        if values.shape != t.shape or np.isnan(values).any():
+            raise ValueError(f"TailBound: bound must map an array of t to an array of the same shape; got "
+                             f"{values.shape}")
+        return values
 
     @classmethod
     def high_probability(cls, threshold: Callable[[Any], Any], description: str, **kwargs: Any) -> TailBound:
@@ -269,7 +278,8 @@ class Conforms(Claim):
 
     def __post_init__(self) -> None:
         if not isinstance(self.reference, str) or not self.reference:
-            raise InvalidClaim("Conforms: reference must be a non-empty description of the law, e.g. 'DiscreteLaplace(0, 2)'")
+            raise InvalidClaim("Conforms: reference must be a non-empty description of the law, e.g. "
+                               "'DiscreteLaplace(2, loc=0)'")
 
 
 @dataclass(frozen=True)

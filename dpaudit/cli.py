@@ -60,12 +60,15 @@ def _parser() -> argparse.ArgumentParser:
     rn.add_argument("selectors", nargs="*", metavar="SELECTOR", help=sel_help)
     rn.add_argument("--budget", default="quick", choices=("quick", "standard", "thorough"),
                     help="how many samples statistical audits draw (default: quick, sized for CI)")
-    rn.add_argument("--seed", type=int, default=0, help="run seed; each claim's seed derives from it and its id (default 0)")
+    rn.add_argument("--seed", type=int, default=0,
+                    help="run seed; each claim's seed derives from it and its id (default 0)")
     rn.add_argument("--workers", type=int, default=None,
                     help="worker processes (default: all cores; 0 = run in this process)")
     rn.add_argument("--alpha", type=float, default=0.01,
-                    help="family-wise false-refutation probability of the run, split over its statistical claims (default 0.01)")
-    rn.add_argument("--out", type=Path, default=Path("dpaudit-report"), help="report directory (default ./dpaudit-report)")
+                    help="family-wise false-refutation probability of the run, split over its statistical claims "
+                         "(default 0.01)")
+    rn.add_argument("--out", type=Path, default=Path("dpaudit-report"),
+                    help="report directory (default ./dpaudit-report)")
     rn.add_argument("--resume", action="store_true",
                     help="keep claims already finished in --out with the same seed, budget and alpha")
     rn.add_argument("--scheduler", default=None, metavar="ADDRESS", help="distributed scheduler (not supported yet)")

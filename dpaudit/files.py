@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .results import SCHEMA, SCHEMA_VERSION
+from .results import READABLE_VERSIONS, SCHEMA, SCHEMA_VERSION
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -40,8 +40,9 @@ def load_results(path: Path) -> dict[str, Any]:
         doc = json.load(fh)
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise ValueError(f"{path} is not a dpaudit results file")
-    if doc.get("schema_version") != SCHEMA_VERSION:
+    if doc.get("schema_version") not in READABLE_VERSIONS:
         raise ValueError(
-            f"{path} has results schema version {doc.get('schema_version')}; this dpaudit reads version {SCHEMA_VERSION}"
+            f"{path} has results schema version {doc.get('schema_version')}; this dpaudit reads versions "
+            f"{', '.join(map(str, READABLE_VERSIONS))} and writes {SCHEMA_VERSION}"
         )
     return doc

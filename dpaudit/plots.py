@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .results import AuditResult
+from .results import AuditResult, Finding
 
 
 def plot_filename(claim_id: str) -> str:
@@ -23,11 +23,11 @@ def _figure():
     return fig, fig.add_subplot()
 
 
-def _title(ax, result: AuditResult) -> None:
-    ax.set_title(f"{result.claim_id or result.subject}: {result.verdict}", fontsize=10)
+def _title(ax, title: str) -> None:
+    ax.set_title(title, fontsize=10)
 
 
-def _privacy_loss(ax, data: dict[str, Any], result: AuditResult) -> None:
+def _privacy_loss(ax, data: dict[str, Any], title: str) -> None:
     x, loss = np.asarray(data["x"]), np.asarray(data["loss"])
     if data["lattice"]:
         ax.plot(x, loss, "o", ms=3, color="C0", label="privacy loss L(x)")
@@ -39,32 +39,33 @@ def _privacy_loss(ax, data: dict[str, Any], result: AuditResult) -> None:
     coord = f" (coordinate {data['coordinate']} of {data['coordinates']})" if data["coordinates"] > 1 else ""
     ax.set_xlabel("output x" + coord)
     ax.set_ylabel("log P[M(d0)=x] / P[M(d1)=x]")
-    _title(ax, result)
+    _title(ax, title)
     ax.legend(fontsize=8)
 
 
-def _threshold(ax, data: dict[str, Any], result: AuditResult) -> None:
+def _threshold(ax, data: dict[str, Any], title: str) -> None:
     edges = np.asarray(data["edges"])
-    for counts, label, color in ((data["counts0"], data["labels"][0], "C0"), (data["counts1"], data["labels"][1], "C1")):
+    sides = ((data["counts0"], data["labels"][0], "C0"), (data["counts1"], data["labels"][1], "C1"))
+    for counts, label, color in sides:
         ax.stairs(np.asarray(counts), edges, label=label[:60], color=color)
     ax.axvline(data["threshold"], color="C3", ls="--", lw=1, label=f"event x {data['op']} {data['threshold']:.4g}")
     ax.set_yscale("log")
     ax.set_xlabel(f"{data.get('xlabel', 'output')} (confirmation samples)")
     ax.set_ylabel("count")
-    _title(ax, result)
+    _title(ax, title)
     ax.legend(fontsize=8)
 
 
-def _event_bars(ax, data: dict[str, Any], result: AuditResult) -> None:
+def _event_bars(ax, data: dict[str, Any], title: str) -> None:
     n = data["n"]
     shares = [c / n for c in data["inside"]]
     ax.bar([0, 1], shares, color=["C0", "C1"], tick_label=[label[:40] for label in data["labels"]])
     ax.set_ylabel("share of confirmation samples in the event")
     ax.set_xlabel(f"event: {data['event']}"[:100])
-    _title(ax, result)
+    _title(ax, title)
 
 
-def _privacy_profile(ax, data: dict[str, Any], result: AuditResult) -> None:
+def _privacy_profile(ax, data: dict[str, Any], title: str) -> None:
     eps, delta = np.asarray(data["eps"]), np.asarray(data["delta"])
     claimed_eps, claimed_delta = data["claimed"]
     positive = delta > 0
@@ -82,22 +83,23 @@ def _privacy_profile(ax, data: dict[str, Any], result: AuditResult) -> None:
         ax.set_ylim(bottom=max(floor / 10, 1e-300))
     ax.set_xlabel("epsilon")
     ax.set_ylabel("delta (hockey-stick divergence)")
-    _title(ax, result)
+    _title(ax, title)
     ax.legend(fontsize=8)
 
 
-def _renyi(ax, data: dict[str, Any], result: AuditResult) -> None:
+def _renyi(ax, data: dict[str, Any], title: str) -> None:
     alpha, div = np.asarray(data["alpha"]), np.asarray(data["divergence"])
     ax.plot(alpha, div, color="C0", label=f"D_alpha of {data['direction']}")
     if data["rho"] is not None:
-        ax.plot(alpha, data["rho"] * alpha, color="C3", ls="--", lw=1, label=f"claimed rho * alpha, rho = {data['rho']:g}")
+        ax.plot(alpha, data["rho"] * alpha, color="C3", ls="--", lw=1,
+                label=f"claimed rho * alpha, rho = {data['rho']:g}")
     if data["claimed"]:
         a, e = zip(*data["claimed"])
         ax.plot(a, e, "x", color="C3", ms=9, mew=2, label="claimed (alpha, epsilon)")
     ax.set_xscale("log")
     ax.set_xlabel("Renyi order alpha")
     ax.set_ylabel("Renyi divergence")
-    _title(ax, result)
+    _title(ax, title)
     ax.legend(fontsize=8)
 
 
@@ -110,13 +112,17 @@ _RENDERERS = {
 }
 
 
-def render(result: AuditResult) -> bytes | None:
-    """The result's evidence plot as PNG bytes, or ``None`` if it has nothing to plot."""
-    data = result.plot_data
+def render(evidence: Finding | AuditResult, title: str | None = None) -> bytes | None:
+    """The evidence plot of a finding or a record as PNG bytes, or ``None`` if it has nothing to plot;
+    ``title`` defaults to a record's claim id (or subject) and verdict."""
+    data = evidence.plot_data
     if not isinstance(data, dict) or data.get("kind") not in _RENDERERS:
         return None
+    if title is None:
+        name = getattr(evidence, "claim_id", None) or getattr(evidence, "subject", "")
+        title = f"{name}: {evidence.verdict}"
     fig, ax = _figure()
-    _RENDERERS[data["kind"]](ax, data, result)
+    _RENDERERS[data["kind"]](ax, data, title)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", metadata={"Software": None})
     return buf.getvalue()

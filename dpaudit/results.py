@@ -1,22 +1,29 @@
 """Audit results: the record of one audited claim, its verdict, and their JSON form.
 
+An auditor returns a :class:`Finding` (the verdict and its evidence); :func:`dpaudit.records.assemble_record`
+turns it, once, into the :class:`AuditResult` users and reports read, adding the claim, the subject,
+the seed, the timing and, in a suite run, the entry's fields.
+
 The JSON form is versioned (``schema`` / ``schema_version``; the JSON Schema ships as
-``dpaudit/schema/results-v1.json``). JSON has no infinities, so non-finite numbers are written
-as the strings ``"inf"``, ``"-inf"`` and ``"nan"``; :meth:`AuditResult.from_dict` reads them back.
+``dpaudit/schema/results-v2.json``; version 2 types the ``seed`` field, see
+:class:`dpaudit.seeding.SeedRecord`, and files of version 1 are still read). JSON has no infinities,
+so non-finite numbers are written as the strings ``"inf"``, ``"-inf"`` and ``"nan"``;
+:meth:`AuditResult.from_dict` reads them back.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from importlib.resources import files
 from dataclasses import asdict, dataclass, field
+from importlib.resources import files
 from typing import Any
 
 import numpy as np
 
 SCHEMA = "dpaudit.results"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READABLE_VERSIONS = (1, 2)  # version 1 differs only in its untyped seed field
 
 VERIFIED = "verified"
 REFUTED = "refuted"
@@ -30,9 +37,6 @@ EXPECTED_REFUTATION = "expected-refutation"
 UNEXPECTED_REFUTATION = "unexpected-refutation"
 NOT_REPRODUCED = "not-reproduced"
 OUTCOMES = (PASS, EXPECTED_REFUTATION, UNEXPECTED_REFUTATION, NOT_REPRODUCED, ERROR)
-
-# Fields that vary between identical runs; everything else is a function of (seed, claim id).
-TIMING_FIELDS = ("seconds",)
 
 
 def json_schema() -> dict[str, Any]:
@@ -113,14 +117,42 @@ class Statistic:
 
 
 @dataclass
+class Finding:
+    """What an auditor found: the verdict and its evidence, before the record adds the claim, the
+    subject, the seed and the timing.
+
+    ``statistic`` is the measured quantity; ``epsilon_lower`` / ``delta_lower`` the certified lower
+    bounds where the claim is about epsilon or delta; ``confidence`` is 1 for exact verdicts;
+    ``samples`` the outputs drawn; ``witness`` the inputs, event, counts or points behind the verdict;
+    ``plot_data`` what the report plots (kept in memory, not in the record)."""
+
+    verdict: str
+    auditor: str
+    statistic: Statistic | None = None
+    epsilon_lower: float | None = None
+    delta_lower: float | None = None
+    confidence: float | None = None
+    samples: int = 0
+    witness: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    parameters: dict[str, Any] = field(default_factory=dict)
+    plot_data: Any = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+
+
+@dataclass
 class AuditResult:
     """One audited claim.
 
     ``epsilon_lower`` is the certified lower bound on the privacy loss epsilon at ``confidence``
     (exact auditors: the lower end of a rigorous enclosure; may be ``inf``); ``witness`` holds the
     inputs, event, counts or points that exhibit it. ``alpha`` is the false-refutation
-    probability a suite run allotted to this claim (statistical claims only). ``plot_data`` is kept in memory for
-    plotting and is not part of the JSON record.
+    probability a suite run allotted to this claim (statistical claims only). ``seed`` has the shape
+    of :class:`dpaudit.seeding.SeedRecord`. ``plot_data`` is kept in memory for plotting and is not
+    part of the JSON record.
     """
 
     verdict: str

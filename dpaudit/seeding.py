@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import numbers
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,10 +36,27 @@ def as_seed_sequence(seed: Any) -> np.random.SeedSequence:
     return np.random.SeedSequence(check_seed(seed))
 
 
-def describe_seed(seq: np.random.SeedSequence) -> dict[str, Any]:
-    """Enough to rebuild ``seq``: ``SeedSequence(entropy, spawn_key=spawn_key)``."""
-    entropy = seq.entropy
-    return {
-        "entropy": list(entropy) if isinstance(entropy, (list, tuple)) else int(entropy),
-        "spawn_key": list(seq.spawn_key),
-    }
+@dataclass(frozen=True)
+class SeedRecord:
+    """A record's ``seed``, in one shape: the seed sequence the audit drew from, rebuilt by
+    ``numpy.random.SeedSequence(entropy, spawn_key=spawn_key)``, and where it came from: in a suite
+    run, the run seed and the claim id it was derived from (:func:`claim_seed_sequence`); outside one
+    (a direct API call), both ``None``."""
+
+    entropy: int | list[int]
+    spawn_key: list[int]
+    run_seed: int | None = None
+    claim_id: str | None = None
+
+    @classmethod
+    def of(cls, seq: np.random.SeedSequence, run_seed: int | None = None, claim_id: str | None = None) -> SeedRecord:
+        entropy = seq.entropy
+        return cls(list(entropy) if isinstance(entropy, (list, tuple)) else int(entropy), list(seq.spawn_key),
+                   run_seed, claim_id)
+
+    def sequence(self) -> np.random.SeedSequence:
+        return np.random.SeedSequence(self.entropy, spawn_key=self.spawn_key)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run_seed": self.run_seed, "claim_id": self.claim_id, "entropy": self.entropy,
+                "spawn_key": self.spawn_key}

@@ -24,8 +24,9 @@ def _short(value: Any) -> str:
 
 
 def subject_name(obj: Any) -> str:
-    """A readable name: the object's ``name`` attribute, its repr if it defines one, or its
-    qualified name."""
+    """A readable name: the object's ``name`` attribute; for a function or class, its qualified name
+    (or the ``__name__`` its maker gave it); for a sampler with bound parameters, its function and
+    their values; else its repr if it defines one, or its type's qualified name."""
     name = getattr(obj, "name", None)
     if isinstance(name, str) and name:
         return name
@@ -33,7 +34,10 @@ def subject_name(obj: Any) -> str:
         bound = [_short(a) for a in obj.args] + [f"{k}={_short(v)}" for k, v in obj.keywords.items()]
         return f"{subject_name(obj.func)}({', '.join(bound)})"
     if inspect.isroutine(obj) or inspect.isclass(obj):
-        return getattr(obj, "__qualname__", None) or repr(obj)
+        qualname = getattr(obj, "__qualname__", None) or repr(obj)
+        name = getattr(obj, "__name__", None)
+        # a function given a descriptive __name__ by its maker is named by it
+        return name if isinstance(name, str) and name != qualname.rpartition(".")[2] else qualname
     if type(obj).__repr__ is not object.__repr__:
         return repr(obj)
     return type(obj).__qualname__

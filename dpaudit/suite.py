@@ -22,16 +22,20 @@ import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .claim_ids import CLASSIC, PAPERS, check_suite_key, parse_claim_id, selector_matches
-from .claims import Claim, PureDP
-from .errors import SelectionError
+from .claims import Claim, Conforms, TailClaim
+from .driver import MODES, AuditPlan
+from .errors import MechanismError, SelectionError
+from .laws import as_law
 from .neighbours import NeighbourRelation, NeighbourSearch
-from .results import NOT_REFUTED, REFUTED, AuditResult
+from .records import Audit
+from .results import NOT_REFUTED, REFUTED
 from .subjects import subject_name
 
 BUDGETS = ("quick", "standard", "thorough")
@@ -53,7 +57,13 @@ class RunContext:
 
 
 class Entry(ABC):
-    """One audited claim of a suite."""
+    """One audited claim of a suite.
+
+    ``subject`` is the object audited (a mechanism, a law or a sampler) and :attr:`subject_name` its
+    name in listings and records. :attr:`plan` is how it will be audited, asked of the auditors once
+    (:func:`dpaudit.driver.plan_audit`); :attr:`statistical`, whether its verdict may be statistical,
+    comes from that plan, and decides whether the entry takes a share of the run's alpha.
+    """
 
     def __init__(
         self,
@@ -85,45 +95,38 @@ class Entry(ABC):
         self.timeout = timeout
         self.truth = truth
 
+    subject: Any
+
     @property
+    def subject_name(self) -> str:
+        """What is audited, for listings and records."""
+        return subject_name(self.subject)
+
     @abstractmethod
+    def _plan(self) -> AuditPlan:
+        """Ask the auditors how this entry will be audited."""
+
+    @cached_property
+    def plan(self) -> AuditPlan:
+        return self._plan()
+
+    @property
     def statistical(self) -> bool:
-        """Whether the verdict is statistical (and so takes a share of the run's alpha)."""
+        """Whether the verdict may be statistical (and so the entry takes a share of the run's alpha)."""
+        return self.plan.statistical
 
     @property
     def auditor(self) -> str:
         """The auditor family, for listings."""
         return "statistical" if self.statistical else "exact"
 
-    @property
-    @abstractmethod
-    def subject(self) -> str:
-        """What is audited, for listings and records."""
+    def confidence(self, ctx: RunContext) -> float | None:
+        """The confidence this entry may spend: 1 - its share of alpha, or None if it has no share."""
+        return 1.0 - ctx.alpha if self.statistical else None
 
     @abstractmethod
-    def audit(self, ctx: RunContext) -> AuditResult:
-        """Run the audit (the runner adds the entry's metadata to the record)."""
-
-    def run(self, ctx: RunContext) -> AuditResult:
-        result = self.audit(ctx)
-        self.annotate(result, ctx)
-        return result
-
-    def annotate(self, result: AuditResult, ctx: RunContext) -> None:
-        """Fill the record's entry-level fields."""
-        result.claim_id = self.id
-        result.title = self.title
-        result.paper = self.claim_id.suite
-        result.budget = ctx.budget
-        result.expected = {"verdict": self.expected, "reason": self.reason}
-        result.seed = {"run_seed": ctx.run_seed, "claim_id": self.id}
-        result.alpha = ctx.alpha if self.statistical else None
-        if self.truth is not None:
-            result.parameters["documented_truth"] = self.truth
-        if not result.subject:
-            result.subject = self.subject
-        if result.relation is None and self.relation is not None:
-            result.relation = self.relation.to_dict()
+    def audit(self, ctx: RunContext) -> Audit:
+        """Run the audit (the runner assembles the record, with this entry's fields)."""
 
     def timeout_for(self, budget: str) -> float:
         return self.timeout if self.timeout is not None else DEFAULT_TIMEOUTS[budget]
@@ -132,7 +135,7 @@ class Entry(ABC):
         return {
             "id": self.id,
             "title": self.title,
-            "subject": self.subject,
+            "subject": self.subject_name,
             "claim": self.claim.describe(),
             "auditor": self.auditor,
             "relation": self.relation.describe() if self.relation else "",
@@ -143,28 +146,27 @@ class Entry(ABC):
 
 
 def _check_auditor_and_samples(id: str, auditor: str, samples: dict[str, int] | None) -> None:
-    from .api import AUDITORS  # local: the api module imports the auditors
-
-    if auditor not in AUDITORS:
-        raise ValueError(f"{id}: auditor must be one of {AUDITORS}, got {auditor!r}")
+    if auditor not in MODES:
+        raise ValueError(f"{id}: auditor must be one of {MODES}, got {auditor!r}")
     unknown = set(samples or {}) - set(BUDGETS)
     if unknown:
         raise ValueError(f"{id}: samples has unknown budgets {sorted(unknown)}; budgets are {BUDGETS}")
 
 
 class PrivacyEntry(Entry):
-    """A privacy claim about a mechanism, audited on given pairs of neighbouring inputs, or on the
-    pairs a relation searches over a domain (``relation=QueryDistance(1).over(Box(0, 10))`` and no
-    ``pairs``).
+    """A privacy claim about a mechanism, audited on given pairs of neighbouring inputs, on the pairs
+    a relation searches over a domain (``relation=QueryDistance(1).over(Box(0, 10))``), or on both
+    (the searched pairs, then the given ones: a search tries the structured and random pairs an
+    adversary would, the given ones add what it cannot guess).
 
     ``auditor``: ``"exact"``, ``"statistical"`` or ``"auto"`` (see :func:`dpaudit.audit_privacy`).
-    The run's alpha is shared among the entries that may need samples: with ``"auto"``, a pure-DP
-    claim about a mechanism with ``.distribution`` is always decided exactly and takes no share (it
-    never falls back to samples); other claims take a share, since the exact auditor may leave them
-    undecided. Give ``auditor="exact"`` when you know the exact auditor decides the claim.
-    ``samples`` overrides the samples per side for some budgets, e.g. ``{"quick": 10**6}``;
-    ``options`` are further keyword arguments of :func:`dpaudit.audit_privacy` (``events``,
-    ``sequential``, ``statistic``, ...).
+    The run's alpha is shared among the entries whose plan may end in a statistical verdict: with
+    ``"auto"``, a claim the exact auditor always decides (pure DP about a mechanism with
+    ``.distribution``) takes no share, and never falls back to samples; a claim it may leave
+    undecided (approximate, Renyi, zCDP) takes a share for the fallback; a mechanism without an exact
+    distribution is audited from samples. ``samples`` overrides the samples per side for some
+    budgets, e.g. ``{"quick": 10**6}``; ``options`` are further keyword arguments of
+    :func:`dpaudit.audit_privacy` (``events``, ``sequential``, ``statistic``, ...).
     """
 
     def __init__(
@@ -182,38 +184,28 @@ class PrivacyEntry(Entry):
     ):
         super().__init__(id, claim=claim, relation=relation, **kwargs)
         if pairs is None and not isinstance(relation, NeighbourSearch):
-            raise ValueError(f"{id}: give pairs, or relation=relation.over(domain) to search for them")
+            raise ValueError(f"{id}: give pairs, or relation=relation.over(domain) to search for them (or both)")
         _check_auditor_and_samples(id, auditor, samples)
-        self.mechanism = subject
+        self.subject = subject
         self.pairs = None if pairs is None else list(pairs)
-        self._auditor = auditor
+        self.mode = auditor
         self.samples = {**DEFAULT_SAMPLES, **(samples or {})}
         self.options = dict(options or {})
 
-    @property
-    def statistical(self) -> bool:
-        if self._auditor == "auto":
-            exact_possible = callable(getattr(self.mechanism, "distribution", None))
-            return not (exact_possible and isinstance(self.claim, PureDP))
-        return self._auditor == "statistical"
+    def _plan(self) -> AuditPlan:
+        from .api import PRIVACY, privacy_plan
 
-    @property
-    def subject(self) -> str:
-        return subject_name(self.mechanism)
+        try:
+            return privacy_plan(self.subject, self.claim, self.mode)
+        except MechanismError:  # not a mechanism: the audit reports it; until then, assume it samples
+            return AuditPlan(PRIVACY.statistical, statistical=True)
 
-    def audit(self, ctx: RunContext) -> AuditResult:
-        from .api import audit_privacy
+    def audit(self, ctx: RunContext) -> Audit:
+        from .api import privacy_audit
 
-        return audit_privacy(
-            self.mechanism,
-            self.claim,
-            pairs=self.pairs,
-            neighbours=self.relation,
-            confidence=1.0 - ctx.alpha,
-            samples=self.samples[ctx.budget],
-            seed=ctx.seed_sequence,
-            # an entry that took no share of alpha must not fall back to samples
-            auditor=self._auditor if self.statistical else "exact",
+        return privacy_audit(
+            self.subject, self.claim, pairs=self.pairs, neighbours=self.relation, confidence=self.confidence(ctx),
+            samples=self.samples[ctx.budget], seed=ctx.seed_sequence, auditor=self.mode, plan=self.plan,
             **self.options,
         )
 
@@ -223,46 +215,36 @@ class TailEntry(Entry):
 
     ``subject`` is a distribution with an exact law (exact tail audit, with ``auditor="exact"`` or
     ``"auto"``) or a sampler ``f(size, rng)`` (statistical only). With ``"auto"`` the entry takes a
-    share of the run's alpha unless the subject is a law and the claim a tail bound or an MGF claim
-    its law can evaluate; see :func:`dpaudit.audit_tail`.
+    share of the run's alpha unless the exact tail auditor supports the claim (a tail bound about a
+    law, or an MGF claim about a law with a cumulant generating function); see
+    :func:`dpaudit.audit_tail`.
     """
 
     def __init__(self, id: str, *, subject: Any, claim: Claim, auditor: str = "auto",
                  samples: dict[str, int] | None = None, **kwargs: Any):
-        from .claims import TailClaim
-
         super().__init__(id, claim=claim, **kwargs)
         if not isinstance(claim, TailClaim):
             raise TypeError(f"{id}: a tail entry needs a SubGaussian, SubExponential or TailBound claim, got {claim!r}")
         _check_auditor_and_samples(id, auditor, samples)
-        self.subject_object = subject
-        self._auditor = auditor
+        self.subject = subject
+        self.mode = auditor
         self.samples = {**DEFAULT_SAMPLES, **(samples or {})}
 
     @property
-    def statistical(self) -> bool:
-        if self._auditor == "auto":
-            from .claims import TailBound
-            from .laws import as_law
+    def subject_name(self) -> str:
+        law = as_law(self.subject)
+        return law.name if law is not None else subject_name(self.subject)
 
-            law = as_law(self.subject_object)
-            return law is None or not (isinstance(self.claim, TailBound) or law.cgf is not None)
-        return self._auditor == "statistical"
+    def _plan(self) -> AuditPlan:
+        from .api import tail_plan
 
-    @property
-    def subject(self) -> str:
-        from .laws import as_law
+        return tail_plan(self.subject, self.claim, self.mode)
 
-        law = as_law(self.subject_object)
-        return law.name if law is not None else subject_name(self.subject_object)
+    def audit(self, ctx: RunContext) -> Audit:
+        from .api import tail_audit
 
-    def audit(self, ctx: RunContext) -> AuditResult:
-        from .api import audit_tail
-
-        return audit_tail(
-            self.subject_object, self.claim, confidence=1.0 - (ctx.alpha or 0.01), samples=self.samples[ctx.budget],
-            seed=ctx.seed_sequence, auditor=self._auditor if self.statistical else "exact",
-        )
+        return tail_audit(self.subject, self.claim, confidence=self.confidence(ctx), samples=self.samples[ctx.budget],
+                          seed=ctx.seed_sequence, auditor=self.mode, plan=self.plan)
 
 
 class ConformanceEntry(Entry):
@@ -271,31 +253,25 @@ class ConformanceEntry(Entry):
 
     def __init__(self, id: str, *, sampler: Any, reference: Any, samples: dict[str, int] | None = None,
                  **kwargs: Any):
-        from .claims import Conforms
-        from .laws import as_law
-
         law = as_law(reference)
         if law is None:
             raise TypeError(f"{id}: reference must be a law with cdf, sf, mean and var; got {reference!r}")
         super().__init__(id, claim=kwargs.pop("claim", Conforms(law.name)), **kwargs)
         _check_auditor_and_samples(id, "statistical", samples)
-        self.sampler = sampler
+        self.subject = sampler
         self.reference = reference
         self.samples = {**DEFAULT_SAMPLES, **(samples or {})}
 
-    @property
-    def statistical(self) -> bool:
-        return True
+    def _plan(self) -> AuditPlan:
+        from .api import CONFORMANCE
 
-    @property
-    def subject(self) -> str:
-        return subject_name(self.sampler)
+        return AuditPlan(CONFORMANCE.statistical, statistical=True)
 
-    def audit(self, ctx: RunContext) -> AuditResult:
-        from .api import audit_sampler
+    def audit(self, ctx: RunContext) -> Audit:
+        from .api import sampler_audit
 
-        return audit_sampler(self.sampler, self.reference, samples=self.samples[ctx.budget], seed=ctx.seed_sequence,
-                             alpha=min(ctx.alpha or 1e-6, 1e-6))
+        return sampler_audit(self.subject, self.reference, samples=self.samples[ctx.budget], seed=ctx.seed_sequence,
+                             alpha=min(ctx.alpha or 1e-6, 1e-6), claim=self.claim)
 
 
 class Suite:

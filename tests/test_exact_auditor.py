@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import dpaudit
 from dpaudit import ApproxDP, PureDP
-from dpaudit.auditors.exact import pair_epsilon
+from dpaudit.auditors.exact_privacy import pair_epsilon
 from dpaudit.densities import LogLinearDensity, ProductDensity
 from dpaudit.mechanisms import AdditiveNoiseMechanism, DiscreteLaplace, DiscreteLaplaceMechanism, Laplace, LaplaceMechanism
 

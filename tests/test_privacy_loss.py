@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import dpaudit
 from dpaudit import ZCDP, ApproxDP, PureDP, RenyiDP
 from dpaudit import exact
-from dpaudit.auditors.exact import ExactUndecided
+from dpaudit.auditors.exact_privacy import ExactUndecided
 from dpaudit.densities import FiniteDistribution, GaussianDensity, ProductDensity
 from dpaudit.exact import Enclosure
 from dpaudit.mechanisms import DiscreteLaplace, Laplace, RandomizedResponse

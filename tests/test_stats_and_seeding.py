@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from dpaudit.seeding import as_seed_sequence, claim_seed_sequence, describe_seed
+from dpaudit.seeding import SeedRecord, as_seed_sequence, claim_seed_sequence
 from dpaudit.stats import binomial_lower, binomial_upper, bonferroni
 
 
@@ -56,7 +56,7 @@ def test_claim_seeds_depend_only_on_run_seed_and_id():
 
 def test_seed_description_rebuilds_the_sequence():
     seq = as_seed_sequence(None).spawn(2)[1]
-    d = describe_seed(seq)
+    d = SeedRecord.of(seq).to_dict()
     again = np.random.SeedSequence(d["entropy"], spawn_key=d["spawn_key"])
     assert np.array_equal(seq.generate_state(4), again.generate_state(4))
     with pytest.raises(ValueError, match="seed"):

@@ -1,12 +1,20 @@
-"""Auditors: each takes a checked mechanism, a claim and pairs of inputs, and returns an
-:class:`~dpaudit.results.AuditResult`.
+"""Auditors: each answers whether it supports a (subject, claim) and audits it into a finding
+(:mod:`.base` has the protocol). By family:
 
-- :mod:`.exact` decides pure-DP claims from exact output distributions, rigorously;
-- :mod:`.statistical` certifies lower bounds on epsilon, delta, Renyi divergence or rho from
-  samples, with events proposed by :mod:`.events` and bounds from :mod:`.bounds`.
+- privacy: :class:`ExactPrivacyAuditor` decides claims from exact output distributions, rigorously;
+  :class:`StatisticalPrivacyAuditor` certifies lower bounds on epsilon, delta, Renyi divergence or
+  rho from samples (events proposed by :mod:`.events`, bounds from :mod:`.bounds`);
+- tails: :class:`ExactTailAuditor` from a law's cdf/sf and cumulant generating function,
+  :class:`StatisticalTailAuditor` from samples;
+- conformance: :class:`ConformanceAuditor` tests a sampler against its exact law.
 """
 
-from .exact import ExactUndecided, audit_exact
-from .statistical import audit_statistical
+from .base import Auditor, Finding, Support, TailSubject, Undecided
+from .conformance import ConformanceAuditor
+from .exact_privacy import ExactPrivacyAuditor, ExactUndecided
+from .exact_tail import ExactTailAuditor
+from .statistical_privacy import StatisticalPrivacyAuditor
+from .statistical_tail import StatisticalTailAuditor
 
-__all__ = ["ExactUndecided", "audit_exact", "audit_statistical"]
+__all__ = ["Auditor", "ConformanceAuditor", "ExactPrivacyAuditor", "ExactTailAuditor", "ExactUndecided", "Finding",
+           "StatisticalPrivacyAuditor", "StatisticalTailAuditor", "Support", "TailSubject", "Undecided"]

@@ -33,9 +33,11 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ..claims import Claim
+from ..claims import Claim, Conforms
+from ..errors import UnsupportedAudit
 from ..laws import Law
-from ..results import NOT_REFUTED, REFUTED, AuditResult, Statistic
+from ..results import NOT_REFUTED, REFUTED, Statistic
+from .base import Auditor, Finding, Support, TailSubject
 
 DEFAULT_ALPHA = 1e-6
 MIN_EXPECTED = 5.0
@@ -104,8 +106,9 @@ def _lattice_tests(law: Law, x: np.ndarray) -> list[dict[str, Any]]:
         share = p1 / (p0 + p1)
         pv = _binomial_two_sided(c1, c0 + c1, share) * len(k0)
         j = int(np.argmin(pv))
-        tests.append({"test": "log-ratio slope", "p_value": float(min(pv[j], 1.0)), "pair": [int(k0[j]), int(k0[j] + 1)],
-                      "counts": [int(c0[j]), int(c1[j])], "expected_share": float(share[j])})
+        tests.append({"test": "log-ratio slope", "p_value": float(min(pv[j], 1.0)),
+                      "pair": [int(k0[j]), int(k0[j] + 1)], "counts": [int(c0[j]), int(c1[j])],
+                      "expected_share": float(share[j])})
     return tests
 
 
@@ -149,8 +152,33 @@ def _one_point_test(law: Law, x: np.ndarray) -> dict[str, Any]:
             "mismatches": int(off.size), **({"first_mismatch": float(x[off[0]])} if off.size else {})}
 
 
-def audit_conformance(sampler: Any, law: Law, claim: Claim, *, samples: int, seed: np.random.SeedSequence,
-                      alpha: float = DEFAULT_ALPHA) -> AuditResult:
+class ConformanceAuditor(Auditor):
+    """Tests a sampler's outputs against its exact reference law (module docstring). The claim is a
+    :class:`~dpaudit.claims.Conforms`; the subject's law is the reference and its sampler the one
+    tested. The false-failure rate is ``alpha`` per audit (1 - the audit's confidence)."""
+
+    name = "conformance"
+    statistical = True
+
+    def supports(self, subject: TailSubject, claim: Claim) -> Support:
+        if not isinstance(claim, Conforms):
+            return Support.no(f"the conformance auditor tests Conforms claims; got a {claim.kind} claim")
+        if subject.law is None:
+            return Support.no("conformance needs a reference law with cdf, sf, mean and var")
+        return Support.decides()
+
+    def audit(self, subject: TailSubject, claim: Claim, *, samples: int, confidence: float,
+              seed: np.random.SeedSequence, alpha: float | None = None, **_: Any) -> Finding:
+        """Test ``samples`` outputs of the subject's sampler against its law (module docstring), at the
+        false-failure rate ``alpha`` (default 1 - ``confidence``; given as a number, it is used as is)."""
+        support = self.supports(subject, claim)
+        if not support:
+            raise UnsupportedAudit(support.reason)
+        return _audit(subject.sampler, subject.law, samples=samples, seed=seed,
+                      alpha=1 - confidence if alpha is None else alpha)
+
+
+def _audit(sampler: Any, law: Law, *, samples: int, seed: np.random.SeedSequence, alpha: float) -> Finding:
     """Test ``samples`` outputs of ``sampler(size, rng)`` against ``law`` (see the module)."""
     x = np.asarray(sampler(samples, np.random.default_rng(seed)))
     if x.shape != (samples,):
@@ -167,12 +195,12 @@ def audit_conformance(sampler: Any, law: Law, claim: Claim, *, samples: int, see
     worst = min(tests, key=lambda t: t["p_value"])
     verdict = REFUTED if worst["p_value"] < level else NOT_REFUTED
     notes = [f"{len(tests)} tests at level {level:.3g} each (false-failure rate at most {alpha:g} per audit)"]
-    return AuditResult(
-        verdict=verdict, claim=claim.to_dict(), auditor="conformance",
+    return Finding(
+        verdict=verdict, auditor=ConformanceAuditor.name,
         statistic=Statistic("smallest p-value", worst["p_value"], None, "two-sided"),
-        confidence=1 - alpha, samples=samples, subject=law.name,
+        confidence=1 - alpha, samples=samples,
         witness={**worst, "level": level}, notes=notes, parameters={"tests": tests},
     )
 
 
-__all__ = ["DEFAULT_ALPHA", "audit_conformance"]
+__all__ = ["DEFAULT_ALPHA", "ConformanceAuditor"]

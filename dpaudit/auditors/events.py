@@ -193,7 +193,8 @@ def _threshold_values(pooled: np.ndarray) -> np.ndarray:
     return np.unique(np.quantile(pooled, levels, method="inverted_cdf"))
 
 
-def _threshold_candidates(s0: np.ndarray, s1: np.ndarray, family: str, make: Callable[[str, float], Event]) -> Candidates:
+def _threshold_candidates(s0: np.ndarray, s1: np.ndarray, family: str,
+                          make: Callable[[str, float], Event]) -> Candidates:
     """Candidates {s >= t} and {s <= t} for scalar scores s (vectorised via sorting)."""
     t = _threshold_values(np.concatenate([s0, s1]))
     a, b = np.sort(s0), np.sort(s1)

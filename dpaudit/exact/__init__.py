@@ -29,7 +29,7 @@ from typing import Any
 from ..densities import FiniteDistribution, GaussianDensity, ProductDensity, as_exact_density
 from ..errors import MechanismError, UnsupportedAudit
 from . import finite, gaussian, loglinear, rho
-from .enclosure import Enclosure, maximum
+from .enclosure import Enclosure
 from .loss import ZERO, LossRange, PureEpsilon, pure_epsilon_of
 from .pld import product_hockey_stick
 from .rho import Rho
@@ -171,8 +171,3 @@ def zcdp_rho(dist0: Any, dist1: Any, claim: float | Fraction | None = None, refi
     return rho.zcdp_rho(lambda alphas: renyi_curve(dist0, dist1, alphas), loss_range(dist0, dist1).sup,
                         None if claim is None else Fraction(claim), refinements)
 
-
-def max_both_directions(f: Any, dist0: Any, dist1: Any, *args: Any) -> tuple[Enclosure, str]:
-    """The larger of f(P, Q) and f(Q, P), and which direction it was ("d0/d1" or "d1/d0")."""
-    forward, backward = f(dist0, dist1, *args), f(dist1, dist0, *args)
-    return maximum([forward, backward]), ("d0/d1" if forward.hi >= backward.hi else "d1/d0")

@@ -136,7 +136,8 @@ class HockeyStick:
     top: list[Any]
 
 
-def hockey_stick(p: FiniteDistribution, q: FiniteDistribution, eps: float, aligned: Aligned | None = None) -> HockeyStick:
+def hockey_stick(p: FiniteDistribution, q: FiniteDistribution, eps: float,
+                 aligned: Aligned | None = None) -> HockeyStick:
     a = aligned or align(p, q)
     e = a.error
     # upper bound: largest p, smallest e^eps q; lower bound: the reverse
@@ -202,7 +203,8 @@ def _renyi_at(lp: np.ndarray, lq: np.ndarray, abs_lp: np.ndarray, abs_lq: np.nda
     shifted = np.exp(terms - top)
     total = positive_sum(shifted)
     abs_terms = np.abs(terms)
-    weighted = (alpha * (error * float(total.hi) + U * float(shifted @ abs_lp)) + (alpha - 1) * U * float(shifted @ abs_lq)
+    weighted = (alpha * (error * float(total.hi) + U * float(shifted @ abs_lp))
+                + (alpha - 1) * U * float(shifted @ abs_lq)
                 + U * (2 * float(shifted @ abs_terms) + (abs(top) + 1) * float(total.hi)))
     d_max = alpha * error + U * (alpha * float(abs_lp.max()) + (alpha - 1) * float(abs_lq.max())
                                  + 2 * float(abs_terms.max()) + abs(top) + 1)

@@ -120,7 +120,8 @@ def _pieces(ctx: MPIntervalContext, p: LogLinearDensity, q: LogLinearDensity) ->
             slope = d.slopes[0] if left == -INF else d.slopes[bisect.bisect_right(d.knots, left)]
             forms.append((d.offset(anchor) - slope * anchor, slope))
         (rp, bp), (rq, bq) = forms
-        out.append(_Piece(left, right, cp + _q(ctx, rp), bp, cq + _q(ctx, rq), bq, Enclosure.point(rp - rq) + constant_gap))
+        out.append(_Piece(left, right, cp + _q(ctx, rp), bp, cq + _q(ctx, rq), bq,
+                          Enclosure.point(rp - rq) + constant_gap))
     return out
 
 
@@ -167,18 +168,20 @@ def hockey_stick(p: LogLinearDensity, q: LogLinearDensity, eps: float) -> Enclos
     e = _q(ctx, Fraction(eps))
     factor = ctx.exp(e)
     lower_total, upper_total = Fraction(0), Fraction(0)
+    lattice = p.lattice
+
+    def part(a: Any, b: Fraction, left: Any, right: Any) -> Any:
+        return _integral(ctx, a, b, left, right, lattice)
+
     for piece in _pieces(ctx, p, q):
         slope = piece.b_p - piece.b_q  # L(x) = gap + slope x on this piece
-        lattice = p.lattice
-
-        def part(a: Any, b: Fraction, left: Any, right: Any) -> Any:
-            return _integral(ctx, a, b, left, right, lattice)
 
         if slope == 0:
             g = piece.gap
             if g.hi <= eps:
                 continue
-            whole = part(piece.a_p, piece.b_p, piece.left, piece.right) - factor * part(piece.a_q, piece.b_q, piece.left, piece.right)
+            whole = (part(piece.a_p, piece.b_p, piece.left, piece.right)
+                     - factor * part(piece.a_q, piece.b_q, piece.left, piece.right))
             w = Enclosure.from_interval(whole)
             upper_total += max(w.hi, 0)
             if g.lo > eps:

@@ -101,6 +101,7 @@ def product_hockey_stick(pairs: list[tuple[FiniteDistribution, FiniteDistributio
         if upward:
             bounds.append(total.hi * (1 + U) + Fraction(fft_error) + Fraction(1 - finite_mass) * (1 + U))
         else:
-            bounds.append(max(total.lo * (1 - U) - Fraction(fft_error) + Fraction(max(1 - finite_mass, 0)) * (1 - U), 0))
+            missing = Fraction(max(1 - finite_mass, 0))
+            bounds.append(max(total.lo * (1 - U) - Fraction(fft_error) + missing * (1 - U), 0))
     upper, lower = bounds
     return Enclosure(lower, min(upper, 1))

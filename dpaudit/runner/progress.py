@@ -22,7 +22,8 @@ class Progress:
         self.done += 1
         self.counts[verdict] += 1
         surprising = outcome not in ("pass", "expected-refutation")
-        line = f"[{self.done}/{self.total}] {claim_id}: {verdict} ({seconds:.1f} s)" + (f"  [{outcome}]" if surprising else "")
+        line = f"[{self.done}/{self.total}] {claim_id}: {verdict} ({seconds:.1f} s)"
+        line += f"  [{outcome}]" if surprising else ""
         if self._bar is None:
             print(line, file=self.stream, flush=True)
             return

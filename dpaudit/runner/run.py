@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from ..suite import BUDGETS, Entry, RunContext, load_suites, select
 from .executors import Executor, ProcessExecutor, make_executor
 from .progress import Progress
 from .store import ResultsStore
-from .worker import ClaimOutcome, ClaimTask, error_result, run_claim
+from .worker import ClaimOutcome, ClaimTask, error_record, run_claim
 
 REPORT_INTERVAL = 2.0  # seconds between re-renders of the reports while claims finish
 
@@ -137,7 +137,7 @@ def run(options: RunOptions) -> RunSummary:
         "selectors": list(options.selectors),
         "suite_paths": list(options.suite_paths),
         "claims": len(selected.entries),
-        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
         "finished": None,
     }
     store = ResultsStore(out / "results.json", header)
@@ -174,9 +174,10 @@ def run(options: RunOptions) -> RunSummary:
 
     def died(key: str, exc: BaseException) -> ClaimOutcome:
         entry = by_key[key]
-        ctx = RunContext(options.seed, options.budget, selected.alpha_share, claim_seed_sequence(options.seed, entry.id))
+        seq = claim_seed_sequence(options.seed, entry.id)
+        ctx = RunContext(options.seed, options.budget, selected.alpha_share, seq)
         error = RuntimeError(f"the worker process running this claim died ({exc})")
-        return ClaimOutcome(error_result(entry, entry.id, error, ctx).to_dict())
+        return ClaimOutcome(error_record(entry, entry.id, error, ctx).to_dict())
 
     last_render = 0.0
     try:
@@ -195,7 +196,7 @@ def run(options: RunOptions) -> RunSummary:
         raise
     else:
         executor.shutdown()
-        header["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        header["finished"] = datetime.now(UTC).isoformat(timespec="seconds")
         store.write()
     finally:
         progress.close()

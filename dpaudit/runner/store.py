@@ -33,7 +33,9 @@ class ResultsStore:
             previous = load_results(self.path)
         except (ValueError, OSError) as exc:
             raise ValueError(f"--resume: cannot read {self.path}: {exc}") from exc
-        keep = {}
+        keep: dict[str, dict[str, Any]] = {}
+        if previous.get("schema_version") != SCHEMA_VERSION:
+            return keep  # records of another schema version are audited again rather than mixed in
         for record in previous.get("records", []):
             key = str(record.get("claim_id", "")).casefold()
             want = expected.get(key)

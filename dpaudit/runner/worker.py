@@ -11,14 +11,14 @@ import contextlib
 import signal
 import threading
 import time
-import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import AuditTimeout
 from ..plots import plot_filename, render
-from ..results import ERROR, AuditResult
+from ..records import assemble_record
+from ..results import AuditResult
 from ..seeding import claim_seed_sequence
 from ..suite import Entry, RunContext, find_entry
 
@@ -63,21 +63,10 @@ def time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def error_result(entry: Entry | None, claim_id: str, exc: BaseException, ctx: RunContext | None) -> AuditResult:
-    result = AuditResult(
-        verdict=ERROR,
-        claim=entry.claim.to_dict() if entry is not None else {},
-        auditor=entry.auditor if entry is not None else "",
-        claim_id=claim_id,
-        error={
-            "type": type(exc).__name__,
-            "message": str(exc),
-            "traceback": "".join(traceback.format_exception(exc)),
-        },
-    )
-    if entry is not None and ctx is not None:
-        entry.annotate(result, ctx)
-    return result
+def error_record(entry: Entry | None, claim_id: str, exc: BaseException, ctx: RunContext,
+                 seconds: float = 0.0) -> AuditResult:
+    """The record of a claim that could not be audited (``entry`` None: its id was not found)."""
+    return assemble_record(None, entry=entry, run=ctx, error=exc, claim_id=claim_id, seconds=seconds)
 
 
 def run_claim(task: ClaimTask) -> ClaimOutcome:
@@ -88,13 +77,13 @@ def run_claim(task: ClaimTask) -> ClaimOutcome:
     try:
         entry = find_entry(task.claim_id, task.suite_paths)
         with time_limit(task.timeout):
-            result = entry.run(ctx)
-        png = render(result)
+            audit = entry.audit(ctx)
+        png = render(audit.finding, f"{entry.id}: {audit.finding.verdict}")
         if png is not None:
-            name = plot_filename(result.claim_id or task.claim_id)
-            plots[name] = png
-            result.plots = [name]
+            plots[plot_filename(entry.id)] = png
+        result = assemble_record(audit, entry=entry, run=ctx, plots=list(plots),
+                                 seconds=time.perf_counter() - start)
     except Exception as exc:  # noqa: BLE001 - one claim's failure must not stop the run
-        result = error_result(entry, task.claim_id, exc, ctx)
-    result.seconds = time.perf_counter() - start
+        result = error_record(entry, task.claim_id, exc, ctx, time.perf_counter() - start)
+        plots = {}
     return ClaimOutcome(result.to_dict(), plots)

@@ -1,4 +1,4 @@
-"""Tail auditors: sub-Gaussian, sub-exponential and tail-bound claims about a random variable.
+"""Exact tail auditor: sub-Gaussian, sub-exponential and tail-bound claims about a random variable.
 
 **Exact path** (a law with cdf/sf, and for MGF claims its cumulant generating function K):
 
@@ -15,19 +15,12 @@
   orders K lies below its chord, so the largest value of chord - lam^2 s^2 / 2 (a concave quadratic)
   bounds g on each interval, which is bisected until the bound is <= 0 or a grid point has g > 0
   (the witness lam). Near 0 the sign of g is that of Var - s^2 (second order; the grid starts where
-  lam^2 s^2 / 2 = 1e-6, far above the 1e-12 error allowed in K, and Var = s^2 is left undecided). For a sub-Gaussian claim the grid ends at 2 max|Y| / s^2 when Y is bounded
-  (beyond it K(lam) <= lam max|Y| <= lam^2 s^2 / 2); for unbounded Y it ends at 50 / sd and the
-  verdict says so.
+  lam^2 s^2 / 2 = 1e-6, far above the 1e-12 error allowed in K, and Var = s^2 is left undecided).
+  For a sub-Gaussian claim the grid ends at 2 max|Y| / s^2 when Y is bounded (beyond it
+  K(lam) <= lam max|Y| <= lam^2 s^2 / 2); for unbounded Y it ends at 50 / sd and the verdict says so.
 
 K and the tails are evaluated in double precision, so a violation is called only when it exceeds
 ``tolerance`` (relative, default 1e-9): smaller excesses are ``not-refuted`` with a note.
-
-**Statistical path** (samples only): exceedance counts on a grid of t with one-sided
-Clopper-Pearson lower bounds on P(|Y| >= t), the grid's multiplicity paid by Bonferroni, and the
-grid chosen on a separate selection half of the samples. An MGF claim is tested at small |lam|
-only (|lam| sd <= 1): E exp(lam Y) at larger lam is driven by events too rare to sample, so the
-record says that claims about it cannot be refuted from samples. A centred claim is audited on
-Y = X - (sample mean of the confirmation half); this estimate is part of the stated limitation.
 """
 
 from __future__ import annotations
@@ -37,11 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from ..claims import Claim, SubExponential, SubGaussian, TailBound
+from ..claims import Claim, SubExponential, SubGaussian, TailBound, TailClaim
 from ..errors import UnsupportedAudit
 from ..laws import Law
-from ..results import NOT_REFUTED, REFUTED, VERIFIED, AuditResult, Statistic
-from ..stats import binomial_lower, bonferroni
+from ..results import NOT_REFUTED, REFUTED, VERIFIED, Statistic
+from .base import Auditor, Finding, Support, TailSubject
 
 DEFAULT_TOLERANCE = 1e-9
 TINY = 1e-300
@@ -53,17 +46,8 @@ CGF_ERROR = 1e-12  # absolute error allowed in a double-precision cumulant funct
 CGF_RELATIVE_ERROR = 1e-10
 
 
-def _check(claim: Claim) -> None:
-    if not isinstance(claim, (SubGaussian, SubExponential, TailBound)):
-        raise UnsupportedAudit(f"tail auditors test sub-Gaussian, sub-exponential and tail-bound claims; got {claim.kind}")
-
-
 def _shift(law_mean: float, claim: Claim) -> float:
     return law_mean if claim.centred else 0.0
-
-
-def _result(verdict: str, claim: Claim, auditor: str, statistic: Statistic, **fields: Any) -> AuditResult:
-    return AuditResult(verdict=verdict, claim=claim.to_dict(), auditor=auditor, statistic=statistic, **fields)
 
 
 # -- exact: tail bounds -----------------------------------------------------------------------------
@@ -87,20 +71,13 @@ def _tails(law: Law, shift: float, two_sided: bool):
     return closed, open_
 
 
-def _bound(claim: TailBound, t: np.ndarray) -> np.ndarray:
-    values = np.asarray(claim.bound(t), dtype=float)
-    if values.shape != t.shape or np.isnan(values).any():
-        raise ValueError(f"TailBound: bound must map an array of t to an array of the same shape; got {values.shape}")
-    return values
-
-
 def _t_range(claim: TailBound, sd: float, closed) -> tuple[float, float, bool]:
     """(t_lo, t_max, bound_underflows): from where the bound first drops below 1 to where it falls
     below TINY (doubling search). A bound that never does (a constant, say) is checked up to where
     the law's own tail falls below TINY: beyond, the tail is below TINY <= the bound."""
     t_hi, underflows = max(sd, 1e-12), False
     for _ in range(2000):
-        if _bound(claim, np.array([t_hi]))[0] < TINY:
+        if claim.evaluate(np.array([t_hi]))[0] < TINY:
             underflows = True
             break
         t_hi *= 1.5
@@ -115,26 +92,28 @@ def _t_range(claim: TailBound, sd: float, closed) -> tuple[float, float, bool]:
         else:
             raise UnsupportedAudit(f"neither the bound {claim.description} nor the law's tail falls below 1e-300")
     t_lo = t_hi
-    while t_lo > 1e-12 * max(sd, 1.0) and _bound(claim, np.array([t_lo]))[0] < 1:
+    while t_lo > 1e-12 * max(sd, 1.0) and claim.evaluate(np.array([t_lo]))[0] < 1:
         t_lo /= 2
     return t_lo, t_hi, underflows
 
 
-def _audit_tailbound_exact(law: Law, claim: TailBound, tolerance: float) -> AuditResult:
+def _audit_tailbound_exact(law: Law, claim: TailBound, tolerance: float) -> Finding:
     sd = math.sqrt(law.var) if law.var > 0 else 1.0
     shift = _shift(law.mean, claim)
     closed, open_ = _tails(law, shift, claim.two_sided)
     t_lo, t_max, underflows = _t_range(claim, sd, closed)
     grid = np.geomspace(t_lo, t_max, 1025)
-    f = _bound(claim, grid)
+    f = claim.evaluate(grid)
     if (np.diff(f) > 1e-12 * np.abs(f[:-1])).any():
-        raise UnsupportedAudit(f"the bound {claim.description} is not non-increasing in t; the exact tail audit needs it to be")
+        raise UnsupportedAudit(f"the bound {claim.description} is not non-increasing in t; the exact tail audit "
+                               "needs it to be")
     # (0, t_lo]: the bound is >= 1 there, so T <= 1 <= f; if t_lo is tiny and the bound still below 1,
     # T(t) <= P(|Y| > 0) on (0, t_lo] and the bound is >= f(t_lo) there
     if f[0] < 1 and float(open_(np.array([0.0]))[0]) > f[0] * (1 + tolerance) + TINY:
         tail = float(open_(np.array([0.0]))[0])
         return _tailbound_result(REFUTED, claim, law, float(t_lo), tail, float(f[0]), t_max, 1, underflows,
-                                 note=f"P({'|Y|' if claim.two_sided else 'Y'} > 0) = {tail:.6g} exceeds the bound as t -> 0")
+                                 note=f"P({'|Y|' if claim.two_sided else 'Y'} > 0) = {tail:.6g} exceeds the bound "
+                                      "as t -> 0")
     worst_t, worst_excess = None, -math.inf
     pending = [(grid[i], grid[i + 1]) for i in range(len(grid) - 1)]
     checked = 0
@@ -143,7 +122,7 @@ def _audit_tailbound_exact(law: Law, claim: TailBound, tolerance: float) -> Audi
             break
         a = np.array([p[0] for p in pending])
         b = np.array([p[1] for p in pending])
-        t_b, f_b = closed(b), _bound(claim, b)
+        t_b, f_b = closed(b), claim.evaluate(b)
         checked += len(b)
         excess = t_b - f_b * (1 + tolerance) - TINY
         i = int(np.argmax(t_b / np.maximum(f_b, TINY)))
@@ -154,7 +133,7 @@ def _audit_tailbound_exact(law: Law, claim: TailBound, tolerance: float) -> Audi
                 up = math.ceil(t + shift) - shift
                 down = shift - math.floor(shift - t)
                 t = min(up, down) if claim.two_sided else up
-            tail, bound = float(closed(np.array([t]))[0]), float(_bound(claim, np.array([t]))[0])
+            tail, bound = float(closed(np.array([t]))[0]), float(claim.evaluate(np.array([t]))[0])
             return _tailbound_result(REFUTED, claim, law, t, tail, bound, t_max, checked, underflows)
         if t_b[i] / max(f_b[i], TINY) > (worst_excess if worst_t is not None else -math.inf):
             worst_t, worst_excess = float(b[i]), float(t_b[i] / max(f_b[i], TINY))
@@ -168,20 +147,20 @@ def _audit_tailbound_exact(law: Law, claim: TailBound, tolerance: float) -> Audi
         return _tailbound_result(NOT_REFUTED, claim, law, worst_t, None, None, t_max, checked, underflows,
                                  note=f"{len(pending)} intervals of t stayed undecided after bisection")
     t_b = float(closed(np.array([worst_t]))[0])
-    return _tailbound_result(VERIFIED, claim, law, worst_t, t_b, float(_bound(claim, np.array([worst_t]))[0]), t_max,
+    return _tailbound_result(VERIFIED, claim, law, worst_t, t_b, float(claim.evaluate(np.array([worst_t]))[0]), t_max,
                              checked, underflows)
 
 
-def _tailbound_result(verdict, claim, law, t, tail, bound, t_max, checked, underflows=True, note=None) -> AuditResult:
+def _tailbound_result(verdict, claim, law, t, tail, bound, t_max, checked, underflows=True, note=None) -> Finding:
     notes = [f"checked for t up to {t_max:.6g}, where the bound falls below 1e-300 (beyond, both sides underflow "
              "double precision)" if underflows else
              f"checked for t up to {t_max:.6g}, where the law's tail falls below 1e-300; the bound stays above it"]
     if note:
         notes.append(note)
     ratio = tail / bound if tail is not None and bound else None
-    return _result(
-        verdict, claim, "exact-tail", Statistic("tail / bound", ratio, None, "exact"),
-        confidence=1.0, samples=0, subject=law.name,
+    return Finding(
+        verdict, ExactTailAuditor.name, Statistic("tail / bound", ratio, None, "exact"),
+        confidence=1.0, samples=0,
         witness={"t": t, "tail": tail, "bound": bound, "margin": None if tail is None else bound - tail},
         notes=notes, parameters={"t_max": t_max, "points_checked": checked},
     )
@@ -190,17 +169,10 @@ def _tailbound_result(verdict, claim, law, t, tail, bound, t_max, checked, under
 # -- exact: MGF claims --------------------------------------------------------------------------
 
 
-def _mgf_parameters(claim: SubGaussian | SubExponential) -> tuple[float, float]:
-    """(s, lam_max): the claimed variance proxy and the end of the claimed range of lam."""
-    if isinstance(claim, SubGaussian):
-        return claim.sigma, math.inf
-    return claim.nu, 1 / claim.b
-
-
-def _audit_mgf_exact(law: Law, claim: SubGaussian | SubExponential, tolerance: float) -> AuditResult:
+def _audit_mgf_exact(law: Law, claim: SubGaussian | SubExponential, tolerance: float) -> Finding:
     if law.cgf is None:
         raise UnsupportedAudit(f"{law.name} has no cumulant generating function; audit the MGF claim from samples")
-    s, lam_max = _mgf_parameters(claim)
+    s, lam_max = claim.mgf_bound
     shift = _shift(law.mean, claim)
     mean = law.mean - shift
     sd = math.sqrt(law.var) if law.var > 0 else s
@@ -248,7 +220,8 @@ def _audit_mgf_exact(law: Law, claim: SubGaussian | SubExponential, tolerance: f
         top = max(2 * reach / s**2, 1e-4 / sd) * (1 + 1e-9)
     if hi < lam_max or -lo < lam_max:
         edge = min(hi, -lo)  # the cumulant function diverges inside the claimed range
-        found = refute(np.concatenate([edge * (1 - np.geomspace(1e-1, 1e-12, 60)), -edge * (1 - np.geomspace(1e-1, 1e-12, 60))]),
+        near_edge = edge * (1 - np.geomspace(1e-1, 1e-12, 60))
+        found = refute(np.concatenate([near_edge, -near_edge]),
                        f"the MGF diverges at |lam| = {edge:.6g}, inside the claimed range |lam| < {lam_max:.6g}")
         if found:
             return found
@@ -309,135 +282,53 @@ def _audit_mgf_exact(law: Law, claim: SubGaussian | SubExponential, tolerance: f
     return _mgf_result(VERIFIED, claim, law, worst_lam, g(np.array([worst_lam])), s, None, top)
 
 
-def _mgf_result(verdict, claim, law, lam, values, s, note, top=None) -> AuditResult:
+def _mgf_result(verdict, claim, law, lam, values, s, note, top=None) -> Finding:
     value, k = (float(np.asarray(v).ravel()[0]) for v in values[:2])
     notes = [note] if note else []
     if verdict != REFUTED:
         notes.append("near lam = 0 the sign of g is that of Var - s^2 (second order); between grid orders the convex "
                      "cumulant function lies below its chords")
-    return _result(
-        verdict, claim, "exact-tail", Statistic("log E exp(lam Y) - lam^2 s^2 / 2", value, None, "exact"),
-        confidence=1.0, samples=0, subject=law.name,
+    return Finding(
+        verdict, ExactTailAuditor.name, Statistic("log E exp(lam Y) - lam^2 s^2 / 2", value, None, "exact"),
+        confidence=1.0, samples=0,
         witness={"lambda": lam, "cgf": k, "claimed": lam**2 * s**2 / 2 if lam is not None else None, "margin": -value},
         notes=notes, parameters={"lambda_max_checked": top},
     )
 
 
-def audit_tail_exact(law: Law, claim: Claim, *, tolerance: float = DEFAULT_TOLERANCE) -> AuditResult:
-    """Decide a tail claim from the law's exact cdf/sf and cumulant generating function."""
-    _check(claim)
-    if isinstance(claim, TailBound):
-        return _audit_tailbound_exact(law, claim, tolerance)
-    return _audit_mgf_exact(law, claim, tolerance)
+class ExactTailAuditor(Auditor):
+    """Decides tail claims from a law's exact cdf/sf and cumulant generating function (module docstring).
+
+    Supports tail bounds about any law, and sub-Gaussian / sub-exponential claims about a law with a
+    cumulant generating function; it always ends in a verdict (double-precision ties are
+    ``not-refuted`` with a note)."""
+
+    name = "exact-tail"
+    statistical = False
+
+    def _kernel(self, subject: TailSubject, claim: Claim) -> tuple[Any, Support]:
+        if not isinstance(claim, TailClaim):
+            return None, Support.no(f"tail auditors test sub-Gaussian, sub-exponential and tail-bound claims; got "
+                                    f"{claim.kind}")
+        law = subject.law
+        if law is None:
+            return None, Support.no("a plain sampler has no exact law; use auditor='statistical' (or 'auto')",
+                                    noted=False)
+        if isinstance(claim, TailBound):
+            return _audit_tailbound_exact, Support.decides()
+        if law.cgf is None:
+            return None, Support.no(f"{law.name} has no cumulant generating function; audit the MGF claim from samples")
+        return _audit_mgf_exact, Support.decides()
+
+    def supports(self, subject: TailSubject, claim: Claim) -> Support:
+        return self._kernel(subject, claim)[1]
+
+    def audit(self, subject: TailSubject, claim: Claim, *, tolerance: float = DEFAULT_TOLERANCE, **_: Any) -> Finding:
+        """Decide a tail claim from the law's exact cdf/sf and cumulant generating function."""
+        kernel, support = self._kernel(subject, claim)
+        if kernel is None:
+            raise UnsupportedAudit(support.reason)
+        return kernel(subject.law, claim, tolerance)
 
 
-# -- statistical --------------------------------------------------------------------------------
-
-
-def _draw(sampler, size: int, rng: np.random.Generator) -> np.ndarray:
-    x = np.asarray(sampler(size, rng), dtype=float)
-    if x.shape != (size,):
-        raise ValueError(f"the sampler must return an array of shape ({size},), got {x.shape}")
-    if not np.isfinite(x).all():
-        raise ValueError("the sampler returned NaN or infinite values")
-    return x
-
-
-def audit_tail_statistical(sampler, claim: Claim, *, samples: int, confidence: float, seed: np.random.SeedSequence,
-                           grid_points: int = 64) -> AuditResult:
-    """Try to refute a tail claim from ``samples`` draws of ``sampler(size, rng)`` (see the module)."""
-    _check(claim)
-    select_seed, confirm_seed = seed.spawn(2)
-    half = samples // 2
-    x_sel = _draw(sampler, half, np.random.default_rng(select_seed))
-    x_conf = _draw(sampler, samples - half, np.random.default_rng(confirm_seed))
-    alpha = 1 - confidence
-    if claim.centred:
-        x_sel = x_sel - x_sel.mean()
-        x_conf = x_conf - x_conf.mean()
-    if isinstance(claim, TailBound):
-        return _tailbound_statistical(claim, x_sel, x_conf, alpha, grid_points)
-    return _mgf_statistical(claim, x_sel, x_conf, alpha, grid_points)
-
-
-def _exceed(x: np.ndarray, t: np.ndarray, two_sided: bool) -> np.ndarray:
-    y = np.sort(np.abs(x) if two_sided else x)
-    return len(y) - np.searchsorted(y, t, side="left")
-
-
-def _tailbound_statistical(claim: TailBound, x_sel, x_conf, alpha, grid_points) -> AuditResult:
-    # selection: the grid of t where the empirical tail most exceeds the bound (relative to noise)
-    y = np.abs(x_sel) if claim.two_sided else x_sel
-    positive = np.sort(y[y > 0])
-    if len(positive) == 0:
-        return _tail_stat_result(NOT_REFUTED, claim, None, 0, len(x_conf), None, None, alpha, ["no positive outcome"])
-    # candidates from the body to the far tail: upper quantiles down to about 5 exceedances
-    levels = 1 - np.geomspace(min(5 / len(positive), 0.5), 0.99, 4 * grid_points)
-    t = np.unique(np.quantile(positive, levels))
-    n_sel = len(x_sel)
-    score = binomial_lower(_exceed(x_sel, t, claim.two_sided), n_sel, alpha) - _bound(claim, t)
-    chosen = t[np.argsort(-score)[:grid_points]]
-    level = bonferroni(alpha, len(chosen))
-    counts = _exceed(x_conf, chosen, claim.two_sided)
-    n = len(x_conf)
-    lower = binomial_lower(counts, n, level)
-    f = _bound(claim, chosen)
-    j = int(np.argmax(lower - f))
-    verdict = REFUTED if lower[j] > f[j] else NOT_REFUTED
-    notes = []
-    if verdict == NOT_REFUTED:
-        notes.append(f"no tail probability exceeded the bound at {len(chosen)} values of t (Bonferroni level "
-                     f"{level:.3g}); tails below about {-math.log(level) / n:.2g} are not resolvable with {n} samples")
-    return _tail_stat_result(verdict, claim, float(chosen[j]), int(counts[j]), n, float(lower[j]), float(f[j]), alpha,
-                             notes)
-
-
-def _tail_stat_result(verdict, claim, t, count, n, lower, bound, alpha, notes) -> AuditResult:
-    return _result(
-        verdict, claim, "statistical-tail", Statistic("P(|Y| >= t)" if claim.two_sided else "P(Y >= t)",
-                                                      None if count is None else count / max(n, 1),
-                                                      (lower, math.inf) if lower is not None else None, "lower-bound"),
-        confidence=1 - alpha, samples=2 * n,
-        witness={"t": t, "count": count, "n": n, "lower_bound": lower, "bound": bound}, notes=notes,
-    )
-
-
-def _mgf_statistical(claim, x_sel, x_conf, alpha, grid_points) -> AuditResult:
-    """E exp(lam Y) at |lam| sd <= 1 with a bound that holds for unbounded Y: none exists without a
-    tail assumption, so the sample mean's confidence bound is taken on the bounded variable
-    min(exp(lam Y), c), whose mean is a lower bound on the MGF (truncation only lowers it); c is
-    the 1 - 1/n quantile of exp(lam Y) on the selection half, and the empirical Bernstein bound
-    for [0, c]-valued variables gives the lower confidence bound."""
-    s, lam_max = _mgf_parameters(claim)
-    sd = float(np.std(x_sel)) or s
-    lam = np.concatenate([np.geomspace(0.02, 1.0, grid_points // 2), -np.geomspace(0.02, 1.0, grid_points // 2)]) / sd
-    lam = lam[np.abs(lam) < lam_max]
-    n_sel, n = len(x_sel), len(x_conf)
-    caps = np.quantile(np.exp(np.outer(lam, x_sel)), 1 - 1 / n_sel, axis=1)
-
-    def lower_mgf(x, lam, caps, level):
-        # Maurer & Pontil's empirical Bernstein bound for [0, c]-valued variables (2009, Thm 11)
-        values = np.minimum(np.exp(np.outer(lam, x)), caps[:, None])
-        m = len(x)
-        log_term = math.log(2 / level)
-        return (values.mean(axis=1) - np.sqrt(2 * values.var(axis=1, ddof=1) * log_term / m)
-                - 7 * caps * log_term / (3 * (m - 1)))
-
-    claimed = np.exp(lam**2 * s**2 / 2)
-    score = lower_mgf(x_sel, lam, caps, bonferroni(alpha, len(lam))) - claimed
-    chosen = np.argsort(-score)[: max(1, grid_points // 4)]
-    level = bonferroni(alpha, len(chosen))
-    lows = lower_mgf(x_conf, lam[chosen], caps[chosen], level)
-    j = int(np.argmax(lows - claimed[chosen]))
-    verdict = REFUTED if lows[j] > claimed[chosen][j] else NOT_REFUTED
-    notes = [f"tested at |lam| sd <= 1 only ({len(chosen)} orders, empirical Bernstein bounds at level {level:.3g}): the MGF at "
-             "larger lam is driven by events too rare to sample, so samples cannot refute the claim there"]
-    return _result(
-        verdict, claim, "statistical-tail", Statistic("E exp(lam Y)", float(lows[j]), (float(lows[j]), math.inf), "lower-bound"),
-        confidence=1 - alpha, samples=2 * n,
-        witness={"lambda": float(lam[chosen][j]), "mgf_lower": float(lows[j]), "claimed": float(claimed[chosen][j])},
-        notes=notes,
-    )
-
-
-__all__ = ["audit_tail_exact", "audit_tail_statistical"]
+__all__ = ["DEFAULT_TOLERANCE", "ExactTailAuditor"]

@@ -37,13 +37,14 @@ from typing import Any
 import numpy as np
 
 from .. import exact
-from ..claims import ApproxDP, Claim, PureDP, RenyiDP, ZCDP
+from ..claims import ZCDP, ApproxDP, Claim, PureDP, RenyiDP
 from ..densities import FiniteDistribution, GaussianDensity, ProductDensity, as_exact_density
 from ..errors import UnsupportedAudit
 from ..exact import Enclosure
 from ..exact.loss import point_value
-from ..results import NOT_REFUTED, REFUTED, VERIFIED, AuditResult, Statistic
+from ..results import NOT_REFUTED, REFUTED, VERIFIED, Statistic
 from ..subjects import Mechanism
+from .base import Auditor, Finding, Support, Undecided
 
 INF = math.inf
 DEFAULT_TOLERANCE = 1e-9
@@ -51,7 +52,7 @@ FORWARD, BACKWARD = "d0/d1", "d1/d0"
 _DIRECTION = {FORWARD: "M(d0) against M(d1)", BACKWARD: "M(d1) against M(d0)"}
 
 
-class ExactUndecided(UnsupportedAudit):
+class ExactUndecided(Undecided):
     """The exact auditor cannot decide this claim (its enclosure straddles the claim)."""
 
 
@@ -112,9 +113,9 @@ def _statistic(name: str, value: Enclosure) -> Statistic:
     return Statistic(name, estimate, value.floats(), "exact")
 
 
-def _result(claim: Claim, verdict: str, statistic: Statistic, **fields: Any) -> AuditResult:
-    return AuditResult(verdict=verdict, claim=claim.to_dict(), auditor="exact", statistic=statistic,
-                       confidence=1.0, samples=0, **fields)
+def _result(claim: Claim, verdict: str, statistic: Statistic, **fields: Any) -> Finding:
+    return Finding(verdict=verdict, auditor=ExactPrivacyAuditor.name, statistic=statistic, confidence=1.0, samples=0,
+                   **fields)
 
 
 @dataclass
@@ -154,7 +155,7 @@ def _pure(dists: list[tuple[Any, Any]]) -> tuple[_Worst, list[exact.PureEpsilon]
     return worst, results
 
 
-def _audit_pure(claim: PureDP, pairs, dists, tolerance) -> AuditResult:
+def _audit_pure(claim: PureDP, pairs, dists, tolerance) -> Finding:
     claimed = _exact(claim.epsilon)
     resolution = _resolution(tolerance, claimed)
     worst, _ = _pure(dists)
@@ -181,7 +182,7 @@ def _profile_worst(dists: list[tuple[Any, Any]], eps: float) -> _Worst:
     return _worst(candidates)
 
 
-def _audit_approx(claim: ApproxDP, pairs, dists, tolerance) -> AuditResult:
+def _audit_approx(claim: ApproxDP, pairs, dists, tolerance) -> Finding:
     claimed_eps, claimed_delta = _exact(claim.epsilon), _exact(claim.delta)
     eps_resolution = _resolution(tolerance, claimed_eps)
     pure, _ = _pure(dists)
@@ -227,7 +228,7 @@ def _renyi_table(dists: list[tuple[Any, Any]], alphas: list[float]) -> list[list
     return table
 
 
-def _audit_renyi(claim: RenyiDP, pairs, dists, tolerance) -> AuditResult:
+def _audit_renyi(claim: RenyiDP, pairs, dists, tolerance) -> Finding:
     points = claim.points
     table = _renyi_table(dists, [a for a, _ in points])
     decisions, worsts = [], []
@@ -253,7 +254,7 @@ def _audit_renyi(claim: RenyiDP, pairs, dists, tolerance) -> AuditResult:
     )
 
 
-def _audit_zcdp(claim: ZCDP, pairs, dists, tolerance) -> AuditResult:
+def _audit_zcdp(claim: ZCDP, pairs, dists, tolerance) -> Finding:
     claimed = _exact(claim.rho)
     candidates = []
     for i, pair in enumerate(dists):
@@ -275,26 +276,43 @@ def _audit_zcdp(claim: ZCDP, pairs, dists, tolerance) -> AuditResult:
 _AUDITS = {PureDP: _audit_pure, ApproxDP: _audit_approx, RenyiDP: _audit_renyi, ZCDP: _audit_zcdp}
 
 
-def audit_exact(
-    mechanism: Mechanism,
-    claim: Claim,
-    pairs: Sequence[tuple[Any, Any]],
-    *,
-    tolerance: float = DEFAULT_TOLERANCE,
-) -> AuditResult:
-    """Decide a privacy claim from the mechanism's exact output distributions (see the module)."""
-    audit = _AUDITS.get(type(claim))
-    if audit is None:
-        raise UnsupportedAudit(f"the exact auditor decides privacy claims; got a {claim.kind} claim")
-    if not mechanism.has_distribution:
-        raise UnsupportedAudit(f"{mechanism.name} exposes no .distribution(data); use a statistical auditor")
-    if not 0 <= tolerance < 1:
-        raise ValueError(f"tolerance must be in [0, 1), got {tolerance!r}")
-    try:
-        dists = [(mechanism.distribution(d0), mechanism.distribution(d1)) for d0, d1 in pairs]
-        return audit(claim, pairs, dists, tolerance)
-    except TypeError as exc:  # a distribution type dpaudit cannot analyse
-        raise UnsupportedAudit(str(exc)) from exc
+class ExactPrivacyAuditor(Auditor):
+    """Decides privacy claims from a mechanism's exact output distributions (module docstring).
+
+    Supports pure, approximate, Renyi and zero-concentrated DP about a mechanism with
+    ``.distribution(data)``. It always decides pure DP (an enclosure of epsilon is tight enough to
+    settle any claim but one within float rounding of the truth); the other claims may be left
+    undecided (:class:`ExactUndecided`) when the enclosure straddles the claim.
+    """
+
+    name = "exact"
+    statistical = False
+
+    def _kernel(self, subject: Mechanism, claim: Claim) -> tuple[Any, Support]:
+        kernel = _AUDITS.get(type(claim))
+        if kernel is None:
+            return None, Support.no(f"the exact auditor decides privacy claims; got a {claim.kind} claim")
+        if not subject.has_distribution:
+            return None, Support.no(f"{subject.name} exposes no .distribution(data); use a statistical auditor",
+                                    noted=False)
+        return kernel, Support.decides() if isinstance(claim, PureDP) else Support.attempts()
+
+    def supports(self, subject: Mechanism, claim: Claim) -> Support:
+        return self._kernel(subject, claim)[1]
+
+    def audit(self, subject: Mechanism, claim: Claim, *, pairs: Sequence[tuple[Any, Any]],
+              tolerance: float = DEFAULT_TOLERANCE, **_: Any) -> Finding:
+        """Decide ``claim`` on every pair, in both directions (module docstring)."""
+        kernel, support = self._kernel(subject, claim)
+        if kernel is None:
+            raise UnsupportedAudit(support.reason)
+        if not 0 <= tolerance < 1:
+            raise ValueError(f"tolerance must be in [0, 1), got {tolerance!r}")
+        try:
+            dists = [(subject.distribution(d0), subject.distribution(d1)) for d0, d1 in pairs]
+            return kernel(claim, pairs, dists, tolerance)
+        except TypeError as exc:  # a distribution type dpaudit cannot analyse
+            raise UnsupportedAudit(str(exc)) from exc
 
 
 # -- plot data (best effort: a plot never decides or breaks an audit) ----------------------------
@@ -385,3 +403,6 @@ def _renyi_plot(dists: tuple[Any, Any], direction: str, claim: RenyiDP | ZCDP) -
     return {"kind": "renyi", "alpha": np.array(alphas), "divergence": np.array([float(v.hi) for v in values]),
             "claimed": claimed, "rho": claim.rho if isinstance(claim, ZCDP) else None,
             "direction": _DIRECTION[direction]}
+
+
+__all__ = ["DEFAULT_TOLERANCE", "ExactPrivacyAuditor", "ExactUndecided", "PairEpsilon", "pair_epsilon"]

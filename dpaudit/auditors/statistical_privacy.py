@@ -28,9 +28,11 @@ from typing import Any
 import numpy as np
 
 from ..claims import ApproxDP, Claim, PureDP
-from ..results import NOT_REFUTED, REFUTED, AuditResult, Statistic
+from ..errors import UnsupportedAudit
+from ..results import NOT_REFUTED, REFUTED, Statistic
 from ..subjects import Mechanism
-from .bounds import certify, check_supported
+from .base import Auditor, Finding, Support
+from .bounds import SUPPORTED, certify
 from .events import FAMILIES, Candidates, as_features, candidates, default_families
 
 SELECTION_LEVEL = 0.05  # family-wise level of the selection scores (a heuristic; validity comes from confirmation)
@@ -161,7 +163,35 @@ def _confirm_sequential(mechanism, claim, pair, event, order, n_max, alpha, seed
     return last
 
 
-def audit_statistical(
+class StatisticalPrivacyAuditor(Auditor):
+    """Certifies lower bounds on a privacy claim's parameter from samples (module docstring).
+
+    Supports pure, approximate, Renyi and zero-concentrated DP about any mechanism that samples, and
+    always ends in a verdict (``refuted`` at the audit's confidence, or ``not-refuted``)."""
+
+    name = "black-box"
+    statistical = True
+
+    def supports(self, subject: Mechanism, claim: Claim) -> Support:
+        if isinstance(claim, SUPPORTED):
+            return Support.decides()
+        return Support.no(f"black-box audits test pure, approximate, Renyi and zero-concentrated DP; got a "
+                          f"{claim.kind} claim")
+
+    def audit(self, subject: Mechanism, claim: Claim, *, pairs: Sequence[tuple[Any, Any]], samples: int,
+              confidence: float, seed: np.random.SeedSequence, selection_fraction: float | None = None,
+              statistic: Callable[[np.ndarray], Any] | None = None, events: Sequence[str] | None = None,
+              sequential: bool = False, **_: Any) -> Finding:
+        """Certify a lower bound on the claim's parameter from samples (module docstring)."""
+        support = self.supports(subject, claim)
+        if not support:
+            raise UnsupportedAudit(support.reason)
+        return _audit(subject, claim, pairs, samples=samples, confidence=confidence, seed=seed,
+                      selection_fraction=selection_fraction, statistic=statistic, events=events,
+                      sequential=sequential)
+
+
+def _audit(
     mechanism: Mechanism,
     claim: Claim,
     pairs: Sequence[tuple[Any, Any]],
@@ -169,13 +199,11 @@ def audit_statistical(
     samples: int,
     confidence: float,
     seed: np.random.SeedSequence,
-    selection_fraction: float | None = None,
-    statistic: Callable[[np.ndarray], Any] | None = None,
-    events: Sequence[str] | None = None,
-    sequential: bool = False,
-) -> AuditResult:
-    """Certify a lower bound on the claim's parameter from samples (see the module docstring)."""
-    check_supported(claim)
+    selection_fraction: float | None,
+    statistic: Callable[[np.ndarray], Any] | None,
+    events: Sequence[str] | None,
+    sequential: bool,
+) -> Finding:
     if selection_fraction is None:
         selection_fraction = default_selection_fraction(samples, len(pairs))
     if not 0 < selection_fraction < 1:
@@ -212,10 +240,9 @@ def audit_statistical(
             f"{estimate:.4g}, certified {value:.4g}; on this event a violation must exceed the claim by about "
             f"{max(estimate - value, 0):.3g} to be refuted at this sample size"
         )
-    return AuditResult(
+    return Finding(
         verdict=verdict,
-        claim=claim.to_dict(),
-        auditor="black-box",
+        auditor=StatisticalPrivacyAuditor.name,
         statistic=Statistic(bound.name, estimate, (value, math.inf), "lower-bound"),
         epsilon_lower=value if isinstance(claim, PureDP) else None,
         delta_lower=value if isinstance(claim, ApproxDP) else None,

@@ -1,0 +1,109 @@
+"""The one place a record is assembled: from an audit (its finding and how it was obtained), the
+suite entry and run it belongs to (if any), the time it took and its plots.
+
+Every :class:`~dpaudit.results.AuditResult` a user, a report or ``results.json`` sees is built by
+:func:`assemble_record`, once: auditors return findings, the family entry points
+(:func:`dpaudit.audit_privacy`, ...) return :class:`Audit` objects to the suite runner or assemble them
+themselves, and nothing edits a record afterwards.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .claims import Claim
+from .results import ERROR, NOT_REFUTED, AuditResult, Finding
+from .seeding import SeedRecord
+
+
+@dataclass
+class Audit:
+    """One audit as conducted: the claim, the subject's name, the finding, the seed sequence the audit
+    drew from, the seconds it took and the neighbouring relation it was about (privacy claims)."""
+
+    claim: Claim
+    subject: str
+    finding: Finding
+    seed: np.random.SeedSequence
+    seconds: float
+    relation: dict[str, Any] | None = None
+
+
+def error_info(exc: BaseException) -> dict[str, str]:
+    """An exception as a record's ``error`` field."""
+    return {"type": type(exc).__name__, "message": str(exc), "traceback": "".join(traceback.format_exception(exc))}
+
+
+def assemble_record(
+    audit: Audit | None,
+    *,
+    entry: Any = None,
+    run: Any = None,
+    seconds: float | None = None,
+    plots: Sequence[str] = (),
+    error: BaseException | None = None,
+    claim_id: str | None = None,
+) -> AuditResult:
+    """The record of ``audit``, or of the ``error`` that stopped it.
+
+    ``entry`` (a :class:`dpaudit.suite.Entry`) and ``run`` (its :class:`dpaudit.suite.RunContext`) are
+    given in a suite run: they add the claim id, title, paper, budget, expectation, alpha share, the
+    documented truth and the run seed. ``seconds`` overrides the audit's own timing (a suite run times
+    the whole claim, plots included). ``claim_id`` names a claim whose entry could not be found.
+    """
+    if audit is None and error is None:
+        raise ValueError("assemble_record needs an audit or the error that stopped it")
+    finding = audit.finding if audit is not None else None
+    claim_id = entry.id if entry is not None else claim_id
+    if audit is not None:
+        seq = audit.seed
+    elif run is not None:
+        seq = run.seed_sequence
+    else:
+        raise ValueError("an error record needs the run it belongs to")
+    relation = audit.relation if audit is not None else None
+    if relation is None and entry is not None and entry.relation is not None:
+        relation = entry.relation.to_dict()
+    parameters = dict(finding.parameters) if finding is not None else {}
+    if entry is not None and entry.truth is not None:
+        parameters["documented_truth"] = entry.truth
+    if audit is not None:
+        claim = audit.claim.to_dict()
+    else:
+        claim = entry.claim.to_dict() if entry is not None else {}
+    return AuditResult(
+        verdict=finding.verdict if finding is not None else ERROR,
+        claim=claim,
+        auditor=finding.auditor if finding is not None else (entry.auditor if entry is not None else ""),
+        subject=audit.subject if audit is not None else (entry.subject_name if entry is not None else ""),
+        statistic=finding.statistic if finding is not None else None,
+        epsilon_lower=finding.epsilon_lower if finding is not None else None,
+        delta_lower=finding.delta_lower if finding is not None else None,
+        confidence=finding.confidence if finding is not None else None,
+        alpha=run.alpha if run is not None and entry is not None and entry.statistical else None,
+        samples=finding.samples if finding is not None else 0,
+        seed=SeedRecord.of(seq, run.run_seed if run is not None else None, claim_id if run is not None else None
+                           ).to_dict(),
+        seconds=seconds if seconds is not None else (audit.seconds if audit is not None else 0.0),
+        witness=finding.witness if finding is not None else {},
+        notes=list(finding.notes) if finding is not None else [],
+        parameters=parameters,
+        relation=relation,
+        claim_id=claim_id,
+        title=entry.title if entry is not None else "",
+        paper=entry.claim_id.suite if entry is not None else None,
+        budget=run.budget if run is not None else None,
+        expected={"verdict": entry.expected if entry is not None else NOT_REFUTED,
+                  "reason": entry.reason if entry is not None else None},
+        plots=list(plots),
+        error=error_info(error) if error is not None else None,
+        plot_data=finding.plot_data if finding is not None else None,
+    )
+
+
+__all__ = ["Audit", "assemble_record", "error_info"]

@@ -1,0 +1,123 @@
+"""The acceptance run: every suite at the quick budget, once, as CI runs it.
+
+The run's statistical entries share its alpha 0.01 (Bonferroni; conformance entries run at 1e-6 each),
+so a false refutation happens with probability at most 0.01 over run seeds; the default seed makes the
+run deterministic, and its records are compared with a stored snapshot.
+
+The snapshot (``snapshots/quick-records.json.gz``) holds every record of ``dpaudit run --budget quick``
+at seed 0 apart from its timing (``seconds``). It was taken before the audit path was unified and
+re-generated once for the changes that refactor made on purpose: the record's ``seed`` in the
+documented shape of :class:`dpaudit.seeding.SeedRecord` (schema version 2), the names of bound
+samplers without memory addresses, and the noise laws' names with the location last. Any other
+difference is a change of behaviour: the test names the claims and fields that differ. After a
+deliberate change, regenerate it with ``DPAUDIT_UPDATE_SNAPSHOT=1 pytest tests/test_quick_run.py``
+and say why in the commit.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SNAPSHOT = Path(__file__).parent / "snapshots" / "quick-records.json.gz"
+PAPER_SUITES = ("dist-mab", "private-online", "shuffle-lcb", "shuffle-glm", "concurrent-shuffle")
+# library updates may move a float in its last digits (scipy's special functions, say): anything
+# closer than this is the same value; a change of behaviour moves far more
+RELATIVE_TOLERANCE = 1e-9
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict[str, Any], Path]:
+    rep = tmp_path_factory.mktemp("quick") / "rep"
+    proc = subprocess.run([sys.executable, "-m", "dpaudit", "run", "--budget", "quick", "--out", str(rep),
+                           "--workers", "2", "--no-progress"], capture_output=True, text=True, timeout=1800)
+    results = rep / "results.json"
+    return proc, json.loads(results.read_text()) if results.exists() else {}, rep
+
+
+def _records(document: dict[str, Any], suites: tuple[str, ...]) -> list[dict[str, Any]]:
+    return [r for r in document["records"] if r["claim_id"].partition("/")[0] in suites]
+
+
+@pytest.mark.slow
+def test_classic_suite_gives_every_expected_verdict(quick_run):
+    """Every classic entry passes or is refuted as expected."""
+    out, document, rep = quick_run
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    records = _records(document, ("classic",))
+    assert len(records) >= 30
+    assert {r["outcome"] for r in records} <= {"pass", "expected-refutation"}
+    exact = [r for r in records if r["auditor"] == "exact"]
+    assert exact and all(r["confidence"] == 1.0 for r in exact)
+    assert {r["claim"]["kind"] for r in exact} >= {"pure-dp", "approx-dp"}
+    assert (rep / "plots").is_dir()
+
+
+@pytest.mark.slow
+def test_paper_suites_give_every_expected_verdict(quick_run):
+    """Every claim encoded from the five papers (tail, distributional, and the mechanisms' privacy)
+    gets its expected verdict at the quick budget, with a witness or margin in the record."""
+    out, document, _ = quick_run
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+    records = _records(document, PAPER_SUITES)
+    assert {r["claim_id"].partition("/")[0] for r in records} == set(PAPER_SUITES)
+    assert {r["outcome"] for r in records} <= {"pass", "expected-refutation"}
+    refuted = [r for r in records if r["verdict"] == "refuted"]
+    assert {r["claim_id"].partition("@")[0] for r in refuted} == {
+        "dist-mab/thm1-tail", "dist-mab/thm3-privacy", "shuffle-glm/lemE.3", "shuffle-glm/lemP.1-tail",
+        "shuffle-glm/claimobs1", "shuffle-glm/lemI.4-privacy", "shuffle-glm/lemI.7", "private-online/thm5-privacy",
+        "private-online/thm6", "concurrent-shuffle/thm3.2-accuracy"}
+    assert all(r["witness"] for r in refuted)
+    privacy = [r for r in records if r["claim"]["kind"] in ("pure-dp", "approx-dp", "renyi-dp", "zcdp")]
+    assert {r["claim_id"].partition("/")[0] for r in privacy} == set(PAPER_SUITES)
+    assert sum(r["verdict"] == "verified" for r in records) >= 90
+
+
+def _differences(old: Any, new: Any, path: str = "") -> list[str]:
+    """Where two JSON values differ (floats within RELATIVE_TOLERANCE are equal)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = []
+        for key in sorted(set(old) | set(new)):
+            if key not in old or key not in new:
+                out.append(f"{path}.{key}: {'added' if key not in old else 'missing'}")
+            else:
+                out += _differences(old[key], new[key], f"{path}.{key}")
+        return out
+    if isinstance(old, list) and isinstance(new, list):
+        if len(old) != len(new):
+            return [f"{path}: length {len(old)} -> {len(new)}"]
+        return [d for i, (a, b) in enumerate(zip(old, new, strict=True)) for d in _differences(a, b, f"{path}[{i}]")]
+    both_numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (old, new))
+    if both_numbers and math.isclose(old, new, rel_tol=RELATIVE_TOLERANCE, abs_tol=0.0):
+        return []
+    return [] if old == new else [f"{path}: {json.dumps(old)[:120]} -> {json.dumps(new)[:120]}"]
+
+
+def _comparable(document: dict[str, Any]) -> dict[str, Any]:
+    run = {k: v for k, v in document["run"].items() if k not in ("started", "finished")}
+    records = {r["claim_id"]: {k: v for k, v in r.items() if k != "seconds"} for r in document["records"]}
+    return {"run": run, "records": records}
+
+
+@pytest.mark.slow
+def test_quick_run_records_match_the_snapshot(quick_run):
+    out, document, _ = quick_run
+    assert document, out.stderr[-2000:]
+    new = _comparable(document)
+    if os.environ.get("DPAUDIT_UPDATE_SNAPSHOT"):
+        with gzip.open(SNAPSHOT, "wt", encoding="utf-8", compresslevel=9) as fh:
+            json.dump({"run": new["run"], "records": list(new["records"].values())}, fh, indent=0, sort_keys=True)
+        pytest.skip("snapshot regenerated")
+    with gzip.open(SNAPSHOT, "rt", encoding="utf-8") as fh:
+        stored = json.load(fh)
+    old = {"run": stored["run"], "records": {r["claim_id"]: r for r in stored["records"]}}
+    differences = _differences(old, new)
+    assert not differences, f"{len(differences)} differences from the snapshot:\n" + "\n".join(differences[:60])
