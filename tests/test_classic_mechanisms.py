@@ -103,7 +103,7 @@ def laplace_cdf(x, loc, scale):
 # -- suite-level consistency -------------------------------------------------------------------
 
 def test_suite_has_at_least_15_distinct_mechanisms_and_consistent_truths():
-    subjects = {e.subject for e in classic.suite.entries}
+    subjects = {e.subject_name for e in classic.suite.entries}
     assert len(subjects) >= 15
     for e in classic.suite.entries:
         assert e.id.startswith("classic/") and e.id == e.id.lower()
@@ -132,8 +132,8 @@ def test_suite_has_at_least_15_distinct_mechanisms_and_consistent_truths():
 def test_every_subject_samples_numeric_rows_deterministically(claim_id):
     e = entry(claim_id)
     for data in e.pairs[0]:
-        a = e.mechanism.sample(data, 7, np.random.default_rng(3))
-        b = e.mechanism.sample(data, 7, np.random.default_rng(3))
+        a = e.subject.sample(data, 7, np.random.default_rng(3))
+        b = e.subject.sample(data, 7, np.random.default_rng(3))
         assert a.shape[0] == 7 and np.array_equal(a, b)
         assert a.dtype.kind in "if" and np.isfinite(a).all()
 
@@ -160,10 +160,10 @@ def test_histogram_true_epsilon(claim_id, truth):
     grid = np.linspace(-30, 30, 6001)
     worst = 0.0
     for d0, d1 in e.pairs:
-        c0, c1 = e.mechanism.counts(d0), e.mechanism.counts(d1)
+        c0, c1 = e.subject.counts(d0), e.subject.counts(d1)
         assert np.abs(c0 - c1).sum() == 1
         j = int(np.argmax(c0 != c1))
-        b = float(e.mechanism.scale)
+        b = float(e.subject.scale)
         loss = stats.laplace.logpdf(grid, c0[j], b) - stats.laplace.logpdf(grid, c1[j], b)
         worst = max(worst, np.abs(loss).max())
     assert worst == pytest.approx(truth, rel=1e-12)
@@ -207,12 +207,12 @@ def test_noisy_max_true_epsilon():
     """Laplace: below 0.7 on every pair, approaching 0.7 as the other answers move away (a supremum);
     exponential noise: exactly 0.7 on StatDP's one-below-rest-above pair."""
     lap = entry("classic/noisy-max-laplace-eps0.7")
-    assert max_loss(lap.mechanism, lap.pairs[:-1]) < 0.69
-    losses = [max_loss(lap.mechanism, [([0.0] + [m] * 4, [-1.0] + [m + 1] * 4)]) for m in (2.0, 5.0, 10.0)]
+    assert max_loss(lap.subject, lap.pairs[:-1]) < 0.69
+    losses = [max_loss(lap.subject, [([0.0] + [m] * 4, [-1.0] + [m + 1] * 4)]) for m in (2.0, 5.0, 10.0)]
     assert losses == sorted(losses) and 0.69999 < losses[-1] < 0.7
     expo = entry("classic/noisy-max-exponential-eps0.7")
-    assert max_loss(expo.mechanism, expo.pairs) == pytest.approx(0.7, abs=1e-12)
-    p, q = expo.mechanism.distribution([1.0] * 5), expo.mechanism.distribution([0.0] + [2.0] * 4)
+    assert max_loss(expo.subject, expo.pairs) == pytest.approx(0.7, abs=1e-12)
+    p, q = expo.subject.distribution([1.0] * 5), expo.subject.distribution([0.0] + [2.0] * 4)
     assert p.log_probs[0] - q.log_probs[0] == pytest.approx(0.7, abs=1e-12)
     assert lap.truth == expo.truth == 0.7
 
@@ -229,7 +229,7 @@ def test_exponential_mechanism_law_sampler_and_epsilon():
         u0, u1 = np.array([0.0] + [m] * 4) * 0.35, np.array([-1.0] + [m + 1] * 4) * 0.35
         closed = (u0[0] - logsumexp(u0)) - (u1[0] - logsumexp(u1))
         assert closed == pytest.approx(expected, abs=1e-12)
-    assert max_loss(e.mechanism, e.pairs) == pytest.approx(0.6962208924585882, abs=1e-12)
+    assert max_loss(e.subject, e.pairs) == pytest.approx(0.6962208924585882, abs=1e-12)
 
 
 def test_noisy_max_with_value_sampler():
@@ -264,7 +264,7 @@ def test_noisy_max_with_value_true_epsilon():
     below = v <= 1.0
     loss = log_density([1.0] * 3, 0)[below] - log_density([2.0] * 3, 0)[below]
     assert np.allclose(loss, 1.05, rtol=1e-9)
-    assert e.truth == pytest.approx(1.05) and e.mechanism.true_epsilon == pytest.approx(1.05)
+    assert e.truth == pytest.approx(1.05) and e.subject.true_epsilon == pytest.approx(1.05)
 
 
 @pytest.mark.parametrize(("make", "match"), [
@@ -352,7 +352,7 @@ def test_svt_roth_sampler():
 def test_svt_above_threshold_true_epsilon():
     """Below 0.7 on StatDP's pairs and the derived pair, and tending to 0.7 along the derived family."""
     e = entry("classic/svt-above-threshold-eps0.7")
-    mech = e.mechanism
+    mech = e.subject
     assert max_loss(mech, e.pairs[:-1]) == pytest.approx(0.642939395758551, abs=1e-9)
     assert max_loss(mech, e.pairs[-1:]) == pytest.approx(0.698268423837904, abs=1e-9)
     far = max_loss(mech, [([40.5] * 5 + [0.5], [41.5] * 5 + [-0.5])])
@@ -363,26 +363,26 @@ def test_svt_above_threshold_true_epsilon():
 def test_svt_lee_clifton_true_epsilon():
     """(1 + 6c) eps / 4 = 1.225: reached on the derived pair, never exceeded, 1.2173 on StatDP's."""
     e = entry("classic/svt-lee-clifton")
-    assert max_loss(e.mechanism, e.pairs[:-1]) == pytest.approx(1.2173480567171886, abs=1e-9)
-    derived = max_loss(e.mechanism, e.pairs[-1:])
+    assert max_loss(e.subject, e.pairs[:-1]) == pytest.approx(1.2173480567171886, abs=1e-9)
+    derived = max_loss(e.subject, e.pairs[-1:])
     assert derived == pytest.approx(1.225, abs=1e-8) and derived < 1.225 + 1e-12
     assert e.truth == pytest.approx(1.225)
 
 
 def test_svt_stoddard_true_epsilon_is_infinite():
     e = entry("classic/svt-stoddard")
-    p = e.mechanism.distribution([1.0] * 10)
-    q = e.mechanism.distribution([2.0] + [0.0] * 9)
+    p = e.subject.distribution([1.0] * 10)
+    q = e.subject.distribution([2.0] + [0.0] * 9)
     pattern = outcome_index(np.array([[1] + [0] * 9]), p.outcomes)[0]
     assert np.isneginf(p.log_probs[pattern]) and np.isfinite(q.log_probs[pattern])
-    assert max_loss(e.mechanism, e.pairs) == math.inf and e.truth == math.inf
+    assert max_loss(e.subject, e.pairs) == math.inf and e.truth == math.inf
 
 
 def test_svt_chen_loss_grows_with_the_number_of_queries():
     e = entry("classic/svt-chen")
-    losses = [max_loss(e.mechanism, [([1.0] * k, [2.0] * (k // 2) + [0.0] * (k - k // 2))]) for k in (2, 4, 6, 8)]
+    losses = [max_loss(e.subject, [([1.0] * k, [2.0] * (k // 2) + [0.0] * (k - k // 2))]) for k in (2, 4, 6, 8)]
     assert all(b - a > 0.5 for a, b in itertools.pairwise(losses))  # roughly linear growth: unbounded
-    assert max_loss(e.mechanism, [e.pairs[4]]) == pytest.approx(3.0918008598676012, abs=1e-9)
+    assert max_loss(e.subject, [e.pairs[4]]) == pytest.approx(3.0918008598676012, abs=1e-9)
     assert e.truth == math.inf
 
 
@@ -429,7 +429,7 @@ def test_truncated_geometric_law_sampler_and_epsilon():
     assert_follows(mech.sample(3, 200_000, np.random.default_rng(13)), mech.distribution(3))
     e = entry("classic/truncated-geometric-eps0.5")
     for d0, d1 in e.pairs:  # |loss| = eps at every output
-        p, q = e.mechanism.distribution(d0), e.mechanism.distribution(d1)
+        p, q = e.subject.distribution(d0), e.subject.distribution(d1)
         assert np.allclose(np.abs(p.log_probs - q.log_probs), 0.5, atol=1e-12)
     assert e.truth == 0.5
 
@@ -456,7 +456,7 @@ def _delta_scipy(eps, sigma):
                                                           (10.0, 2.2653743647934293e-05, True)])
 def test_gaussian_true_delta(eps, documented, fails):
     e = entry(f"classic/gaussian-classic-eps{eps:g}")
-    mech = e.mechanism
+    mech = e.subject
     assert mech.sigma == pytest.approx(math.sqrt(2 * math.log(1.25e5)) / eps, rel=1e-15)
     delta = _delta_scipy(eps, mech.sigma)
     assert delta == pytest.approx(documented, rel=1e-6)
@@ -605,7 +605,7 @@ def test_fmt21_claim_and_exact_delta():
     assert isinstance(e.claim, ApproxDP) and e.expected == "not-refuted"
     assert e.claim.epsilon == pytest.approx(eps, rel=1e-15) and e.claim.delta == delta
     for d0, d1 in e.pairs:
-        p, q = e.mechanism.distribution(d0), e.mechanism.distribution(d1)
+        p, q = e.subject.distribution(d0), e.subject.distribution(d1)
         ones = int(np.sum(d0))
         ref = _count_logpmf(ones, n - ones, math.e / (1 + math.e))
         big = p.log_probs > -600
@@ -649,10 +649,10 @@ def test_sum_and_sensitivity_true_epsilon(claim_id, at_pairs):
     grid = np.arange(-60.0, 60.0, 0.25)
     worst = 0.0
     for d0, d1 in e.pairs:
-        if isinstance(e.mechanism, DiscreteLaplaceMechanism):
+        if isinstance(e.subject, DiscreteLaplaceMechanism):
             lp = stats.dlaplace.logpmf(grid.astype(int) - d0, 1.0) - stats.dlaplace.logpmf(grid.astype(int) - d1, 1.0)
         else:
-            s0, s1 = e.mechanism.total(d0), e.mechanism.total(d1)
+            s0, s1 = e.subject.total(d0), e.subject.total(d1)
             lp = stats.laplace.logpdf(grid, s0, 1.0) - stats.laplace.logpdf(grid, s1, 1.0)
         worst = max(worst, np.abs(lp).max())
     assert worst == pytest.approx(at_pairs, rel=1e-12)
