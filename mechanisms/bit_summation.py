@@ -25,9 +25,10 @@ import numpy as np
 from scipy import stats
 
 from dpaudit.densities import ProductDensity
+from dpaudit.validation import integer, sample_size
 
+from .base import ExactRelease
 from .noise import FiniteIntegerLaw, RandomizedRounding, convolve
-from .params import integer, sample_size
 
 P_BITS = 0.25
 #: half-width of the binomial table in standard deviations: Hoeffding puts the mass outside below
@@ -49,11 +50,13 @@ def binomial_table(trials: int, p: float) -> FiniteIntegerLaw:
     return FiniteIntegerLaw(lo, probs, tail_mass=tail, name=f"Bin({trials}, {p:g}) on [{lo}, {hi}]")
 
 
-class BitSummation:
+class BitSummation(ExactRelease):
     """``labels`` scalars summed over ``users`` users, with accuracy ``g``, ``b`` noise bits per
-    entry and p = 1/4 (module docstring). Subclasses implement :meth:`fractions`."""
+    entry and p = 1/4 (module docstring). Subclasses implement :meth:`fractions`, the checked input
+    of both :meth:`sample` and :meth:`distribution`."""
 
-    owner = "BitSummation"
+    paper = "Cheu, Joseph, Mao & Peng 2022"
+    source = "the bit-based shuffled summation: scalar randomizer, shuffler, analyzer"
     p = P_BITS
 
     def __init__(self, g: int, b: int, users: int, labels: int):
@@ -79,25 +82,26 @@ class BitSummation:
 
     def count_laws(self, data: Any) -> list[FiniteIntegerLaw]:
         """Per label, the exact law of its count of ones: the rounding sum convolved with the noise."""
-        fractions = self.fractions(data)
+        return self._count_laws(self.fractions(data))
+
+    def _count_laws(self, fractions: np.ndarray) -> list[FiniteIntegerLaw]:
         noise = self.noise()
         return [convolve(self.rounding.sum_law(fractions[:, k]), noise, name=f"count of label {k}")
                 for k in range(self.labels)]
 
-    def distribution(self, data: Any) -> ProductDensity:
-        """The exact law of the shuffled view: independent per-label counts."""
-        return ProductDensity(tuple(law.finite() for law in self.count_laws(data)))
+    def _input(self, data: Any) -> np.ndarray:
+        return self.fractions(data)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+    def _distribution(self, fractions: np.ndarray) -> ProductDensity:
+        """The exact law of the shuffled view: independent per-label counts."""
+        return ProductDensity(tuple(law.finite() for law in self._count_laws(fractions)))
+
+    def _sample(self, fractions: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` views, shape (size, labels): each label's rounding sum from its exact law plus
         one Bin(n b, p)."""
-        size = sample_size(self.owner, size)
-        fractions = self.fractions(data)
-        rounded = np.stack([self.rounding.sum_law(fractions[:, k]).sample(size, rng) for k in range(self.labels)], axis=1)
+        rounded = np.stack([self.rounding.sum_law(fractions[:, k]).sample(size, rng) for k in range(self.labels)],
+                           axis=1)
         return rounded + rng.binomial(self.users * self.b, self.p, (size, self.labels))
-
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
 
     def randomize_fractions(self, fractions: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The scalar randomizer on every entry (any shape): each message's count of ones, x_hat + gamma2."""

@@ -50,11 +50,11 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.densities import ProductDensity
+from dpaudit.validation import choice, integer, positive, probability
 
+from .base import Adapter
 from .gaussian import analytic_gaussian_sigma
 from .noise import Gaussian
-from .params import choice, integer, positive, probability, sample_size
 from .tree import BinaryTreeMechanism
 
 LEAF_SENSITIVITY = 2 * math.sqrt(2)
@@ -81,7 +81,7 @@ def node_sigma(epsilon: float, delta: float, leaves: int, rounds_per_user: int =
     return rounds_per_user * analytic_gaussian_sigma(epsilon, delta, whole_release)
 
 
-class CentralTreeMechanism:
+class CentralTreeMechanism(Adapter):
     """The released nodes of LinUCB-JDP's tree on the matrices z z^T, z = [phi; y] (module docstring).
 
     ``T`` rounds, feature dimension ``d``, node noise std ``sigma``, ``batch`` rounds per leaf (1:
@@ -90,9 +90,13 @@ class CentralTreeMechanism:
     calibration relies on it). Output: the noisy upper triangles of the N = ceil(T/B) p-sums, shape
     (size, N, (d + 1)(d + 2)/2), entries in :attr:`upper` order; :meth:`prefix_matrices` turns them
     into the noisy symmetric prefix sums the algorithm uses (post-processing).
+
+    The release is the tree's (:attr:`inner`) on the leaf stream (:meth:`leaf_stream`); its exact law
+    is a product of N(p-sum entry, sigma^2).
     """
 
-    owner = "CentralTreeMechanism"
+    paper = "shuffle-lcb"
+    source = "LinUCB-JDP's tree mechanism (Shariff & Sheffet 2018); Batched-Central-LinUCB, Appendix F"
 
     def __init__(self, T: int, d: int, sigma: float, batch: int = 1, name: str | None = None):
         self.T = integer(self.owner, "T", T, 1)
@@ -104,12 +108,13 @@ class CentralTreeMechanism:
         self.leaves = -(-self.T // self.batch)
         self.upper = np.triu_indices(self.d + 1)
         self.tree = BinaryTreeMechanism(self.leaves, Gaussian(0.0, self.sigma), dim=len(self.upper[0]))
+        self.inner = self.tree
         self.name = name or f"CentralTree(T={self.T}, d={self.d}, B={self.batch}, sigma={self.sigma:.6g})"
 
     @classmethod
     def event_level(cls, T: int, d: int, epsilon: float, delta: float, batch: int = 1) -> CentralTreeMechanism:
         """LinUCB-JDP (batch 1) or Batched-Central-LinUCB: one round's row changes one leaf."""
-        leaves = -(-integer(cls.owner, "T", T, 1) // integer(cls.owner, "batch", batch, 1))
+        leaves = -(-integer(cls.__name__, "T", T, 1) // integer(cls.__name__, "batch", batch, 1))
         sigma = node_sigma(epsilon, delta, leaves)
         return cls(T, d, sigma, batch, name=f"CentralTree(T={T}, d={d}, B={batch}, event-level eps={epsilon:g}, "
                                            f"delta={delta:g}: sigma={sigma:.6g})")
@@ -117,12 +122,9 @@ class CentralTreeMechanism:
     @classmethod
     def user_level(cls, T: int, d: int, epsilon: float, delta: float, rounds_per_user: int) -> CentralTreeMechanism:
         """Prop 4.3 / E.7: the event-level sigma times M0 (noise variance scaled by M0^2)."""
-        sigma = node_sigma(epsilon, delta, integer(cls.owner, "T", T, 1), rounds_per_user)
+        sigma = node_sigma(epsilon, delta, integer(cls.__name__, "T", T, 1), rounds_per_user)
         return cls(T, d, sigma, name=f"CentralTree(T={T}, d={d}, user-level M0={rounds_per_user}, eps={epsilon:g}, "
                                      f"delta={delta:g}: sigma={sigma:.6g})")
-
-    def __repr__(self) -> str:
-        return self.name
 
     def _rows(self, data: Any) -> np.ndarray:
         x = np.asarray(data, dtype=float)
@@ -142,15 +144,8 @@ class CentralTreeMechanism:
         padded[: self.T] = entries  # zero rows add nothing to the last, partial batch
         return padded.reshape(self.leaves, self.batch, -1).sum(axis=1)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.tree.sample(self.leaf_stream(data), sample_size(self.owner, size), rng)
-
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
-    def distribution(self, data: Any) -> ProductDensity:
-        """Exact law of the released nodes: a product of N(p-sum entry, sigma^2)."""
-        return self.tree.distribution(self.leaf_stream(data))
+    def _input(self, data: Any) -> np.ndarray:
+        return self.leaf_stream(data)
 
     def prefix_matrices(self, noisy_nodes: Any) -> np.ndarray:
         """Noisy prefix sums of z z^T after each leaf, as symmetric (d + 1) x (d + 1) matrices
@@ -167,28 +162,28 @@ class CentralTreeMechanism:
         return self.tree.error_law(leaf)
 
 
-class ReturningUserStream:
+class ReturningUserStream(Adapter):
     """A tree mechanism on the rounds of U = T / M0 returning users, M0 rounds each (Prop 4.3's
     N-user relation, Def D.4). Data: user-major, shape (U, M0, d + 1) (user u's rows in the order of
     her rounds), so ``ReplaceUser(batch_size=U)`` replaces all rounds of one user. ``schedule`` places
     them: "consecutive" (user u at rounds u M0 + 1 .. u M0 + M0: her rounds share the upper nodes)
-    or "spread" (user u at rounds u + 1, u + 1 + U, ...: her rounds in different subtrees)."""
+    or "spread" (user u at rounds u + 1, u + 1 + U, ...: her rounds in different subtrees).
+    The release is ``mechanism``'s (:attr:`inner`) on the rows in round order (:meth:`stream`)."""
 
-    owner = "ReturningUserStream"
+    paper = "shuffle-lcb"
+    source = "Proposition 4.3 / E.7 (user level), Definition D.4"
 
     def __init__(self, mechanism: CentralTreeMechanism, rounds_per_user: int, schedule: str = "consecutive"):
-        self.mechanism = mechanism
+        self.mechanism = self.inner = mechanism
         self.rounds_per_user = integer(self.owner, "rounds_per_user (M0)", rounds_per_user, 1)
         self.schedule = choice(self.owner, "schedule", schedule, SCHEDULES)
         if mechanism.T % self.rounds_per_user:
-            raise ValueError(f"{self.owner}: rounds_per_user (M0) = {self.rounds_per_user} must divide T = {mechanism.T}")
+            raise ValueError(f"{self.owner}: rounds_per_user (M0) = {self.rounds_per_user} "
+                             f"must divide T = {mechanism.T}")
         self.users = mechanism.T // self.rounds_per_user
         u, k = np.indices((self.users, self.rounds_per_user))
         self.rounds = u * self.rounds_per_user + k if self.schedule == "consecutive" else k * self.users + u
         self.name = f"{mechanism!r} on {self.users} users x M0={self.rounds_per_user} rounds ({self.schedule})"
-
-    def __repr__(self) -> str:
-        return self.name
 
     def stream(self, data: Any) -> np.ndarray:
         """The rows in round order, shape (T, d + 1)."""
@@ -201,14 +196,8 @@ class ReturningUserStream:
         out[self.rounds.ravel()] = x.reshape(-1, width)
         return out
 
-    def distribution(self, data: Any) -> ProductDensity:
-        return self.mechanism.distribution(self.stream(data))
-
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.mechanism.sample(self.stream(data), size, rng)
-
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
+    def _input(self, data: Any) -> np.ndarray:
+        return self.stream(data)
 
 
 def group_privacy(epsilon: float, delta: float, k: int) -> tuple[float, float]:

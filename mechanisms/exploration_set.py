@@ -38,9 +38,10 @@ from typing import Any
 import numpy as np
 
 from dpaudit.densities import ProductDensity
+from dpaudit.validation import integer, positive, probability
 
+from .base import Adapter, ExactRelease
 from .noise import Gaussian
-from .params import integer, positive, probability, sample_size
 from .tree import BinaryTreeMechanism
 
 SQRT2 = math.sqrt(2.0)
@@ -59,14 +60,15 @@ def node_noise_sigma(T: int, epsilon: float, delta: float, kappa_star: float) ->
     return math.sqrt(36 * tree_depth(T) * math.log(32 / delta) ** 2 / (kappa_star**2 * epsilon**2))
 
 
-class SymmetricGaussianTree:
+class SymmetricGaussianTree(ExactRelease):
     """B_V / B_H: the binary mechanism on a stream of T symmetric d x d leaves with node noise
     (Z' + Z'^T)/2, Z'_ij ~ N(0, sigma^2) (module docstring). Data: the leaves, shape (T, d, d).
 
     :meth:`sample` and :meth:`distribution` are in whitened coordinates (per node, the upper
     triangle row-major, off-diagonal entries times sqrt 2); :meth:`matrices` maps back."""
 
-    owner = "SymmetricGaussianTree"
+    paper = "shuffle-glm"
+    source = "Algorithm 2's tree mechanisms B_V, B_H; node noise of Lemma I.4 (Appendix I.1)"
 
     def __init__(self, T: int, d: int, sigma: float):
         self.T = integer(self.owner, "T", T, 1)
@@ -76,9 +78,6 @@ class SymmetricGaussianTree:
         self.scale = np.where(self.upper[0] == self.upper[1], 1.0, SQRT2)
         self.tree = BinaryTreeMechanism(self.T, Gaussian(0.0, self.sigma), dim=len(self.scale))
         self.name = f"SymmetricGaussianTree(T={self.T}, d={self.d}, sigma={self.sigma:.6g})"
-
-    def __repr__(self) -> str:
-        return self.name
 
     def whiten(self, leaves: Any) -> np.ndarray:
         x = np.asarray(leaves, dtype=float)
@@ -96,40 +95,38 @@ class SymmetricGaussianTree:
         out[..., self.upper[1], self.upper[0]] = v
         return out
 
-    def distribution(self, leaves: Any) -> ProductDensity:
-        return self.tree.distribution(self.whiten(leaves))
+    def _input(self, leaves: Any) -> np.ndarray:
+        return self.whiten(leaves)
 
-    def sample(self, leaves: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+    def _distribution(self, whitened: np.ndarray) -> ProductDensity:
+        return self.tree.distribution(whitened)
+
+    def _sample(self, whitened: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         """Noisy p-sums, shape (size, T, d(d+1)/2), whitened; the noise is drawn as printed:
         Z' with i.i.d. N(0, sigma^2) entries, symmetrised (Z' + Z'^T)/2, then whitened."""
-        size = sample_size(self.owner, size)
-        exact = self.tree.node_sums(self.whiten(leaves))
+        exact = self.tree.node_sums(whitened)
         z = rng.normal(0.0, self.sigma, (size, self.T, self.d, self.d))
         z = (z + np.swapaxes(z, 2, 3)) / 2
         return exact + z[..., self.upper[0], self.upper[1]] * self.scale
-
-    def __call__(self, leaves: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(leaves, size, rng)
 
     def prefix_matrices(self, released: Any) -> np.ndarray:
         """The noisy prefix sums as matrices (what Algorithm 2 adds to lambda I), shape (..., T, d, d)."""
         return self.matrices(self.tree.prefix(released))
 
 
-class RankOneLeaves:
+class RankOneLeaves(Adapter):
     """A :class:`SymmetricGaussianTree` fed rank-one leaves y_j y_j^T, with ||y_j||^2 <= ``bound``
     (1 for B_V, where leaves are x x^T with ||x|| <= 1; 1/kappa* for B_H under event E_o). Data: the
-    y_j, shape (T, d); y_j = 0 is an empty leaf (round j not in the tree's rounds)."""
+    y_j, shape (T, d); y_j = 0 is an empty leaf (round j not in the tree's rounds). The release is
+    ``tree``'s (:attr:`inner`) on the leaves (:meth:`leaves`)."""
 
-    owner = "RankOneLeaves"
+    paper = "shuffle-glm"
+    source = "Algorithm 2's leaves x x^T (B_V) and (mu'/e) x x^T (B_H); Lemmas I.4, 6.1"
 
     def __init__(self, tree: SymmetricGaussianTree, bound: float = 1.0):
-        self.tree = tree
+        self.tree = self.inner = tree
         self.bound = positive(self.owner, "bound", bound)
         self.name = f"{tree!r}, leaves y y^T with ||y||^2 <= {self.bound:.6g}"
-
-    def __repr__(self) -> str:
-        return self.name
 
     def leaves(self, data: Any) -> np.ndarray:
         y = np.asarray(data, dtype=float)
@@ -140,14 +137,8 @@ class RankOneLeaves:
             raise ValueError(f"{self.owner}: every leaf needs ||y||^2 <= {self.bound:.6g}")
         return np.einsum("ti,tj->tij", y, y)
 
-    def distribution(self, data: Any) -> ProductDensity:
-        return self.tree.distribution(self.leaves(data))
-
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.tree.sample(self.leaves(data), size, rng)
-
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
+    def _input(self, data: Any) -> np.ndarray:
+        return self.leaves(data)
 
 
 def generic_node_budget(epsilon: float, delta: float, m: int) -> tuple[float, float]:

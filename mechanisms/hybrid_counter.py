@@ -52,19 +52,21 @@ from typing import Any
 import numpy as np
 
 from dpaudit.densities import FiniteDistribution, ProductDensity
+from dpaudit.validation import choice, integer, positive, sample_size
 
+from .base import ExactRelease, Release
 from .lazy_laplace import rewards
 from .noise import Laplace, LaplaceSum
-from .params import choice, integer, positive, sample_size
 from .tree import BinaryTreeMechanism
 
 PARTS = ("both", "array", "tree")
 
 
-class HybridCounter:
+class HybridCounter(Release):
     """M2 on one arm's first ``pulls`` observations (module docstring)."""
 
-    owner = "HybridCounter"
+    paper = "private-online"
+    source = "M2 of Hybrid-UCB: Algorithm 4, Appendix E.2, eqs. 32-34"
 
     def __init__(self, epsilon: float, pulls: int, part: str = "both"):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
@@ -79,10 +81,8 @@ class HybridCounter:
         for r in range(1, self.last_block + 1):
             filled = min(2**r, self.pulls - 2**r + 1)
             self.trees.append((r, 2**r, BinaryTreeMechanism(filled, Laplace(0.0, 2 * r / eps))))
-        self.name = f"HybridCounter(eps={self.epsilon:g}, {self.pulls} pulls" + ("" if part == "both" else f", {part} part") + ")"
-
-    def __repr__(self) -> str:
-        return self.name
+        self.name = (f"HybridCounter(eps={self.epsilon:g}, {self.pulls} pulls"
+                     + ("" if part == "both" else f", {part} part") + ")")
 
     # -- the internal releases (array sums and p-sums) ------------------------------------------------
     def array_sums(self, data: Any) -> np.ndarray:
@@ -96,7 +96,9 @@ class HybridCounter:
     def sample_releases(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """Noisy array sums (A columns), then block 1's p-sums, block 2's, ... (the selected part)."""
         x = rewards(self.owner, data, self.pulls)
-        size = sample_size(self.owner, size)
+        return self._releases(x, sample_size(self.owner, size), rng)
+
+    def _releases(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         parts = []
         if self.part in ("both", "array"):
             parts.append(self.array_sums(x) + self.array_noise.sample((size, self.arrays_released), rng))
@@ -119,7 +121,8 @@ class HybridCounter:
     def estimates(self, releases: Any) -> np.ndarray:
         """mu~_1 .. mu~_pulls from released array sums and p-sums (part "both"), shape (size, pulls)."""
         if self.part != "both":
-            raise ValueError(f"{self.owner}: estimates need both parts, this counter releases the {self.part} part only")
+            raise ValueError(f"{self.owner}: estimates need both parts, "
+                             f"this counter releases the {self.part} part only")
         rel = np.asarray(releases, dtype=float)
         arrays, rest = rel[:, : self.arrays_released], rel[:, self.arrays_released:]
         out = np.empty((rel.shape[0], self.pulls))
@@ -131,12 +134,12 @@ class HybridCounter:
             out[:, start - 1: start - 1 + tree.T] = (earlier + tree.prefix(nodes)) / pulls
         return out
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        """The estimates after every pull, shape (size, pulls) (fast path)."""
-        return self.estimates(self.sample_releases(data, size, rng))
+    def _input(self, data: Any) -> np.ndarray:
+        return rewards(self.owner, data, self.pulls)
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
+    def _sample(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        """The estimates after every pull, shape (size, pulls) (fast path)."""
+        return self.estimates(self._releases(x, size, rng))
 
     def sample_per_pull(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """Algorithm 4 pull by pull (vectorised over the ``size`` runs): insert the observation in
@@ -194,26 +197,27 @@ class HybridCounter:
         return LaplaceSum(r, 2 / self.epsilon), LaplaceSum(n.bit_count(), 2 * r / self.epsilon)
 
 
-class HybridReleases:
+class HybridReleases(ExactRelease):
     """The internal releases of :class:`HybridCounter` as an audit subject: ``sample`` and
     ``distribution`` are :meth:`HybridCounter.sample_releases` and
     :meth:`HybridCounter.release_distribution` (the noisy array sums and p-sums; ``part`` as there)."""
+
+    owner = "HybridCounter"  # errors name the counter, whose releases these are
+    paper = "private-online"
+    source = "Hybrid-UCB's internal releases (Algorithm 4, eqs. 32-33; the composition of Appendix E.3.1)"
 
     def __init__(self, epsilon: float, pulls: int, part: str = "both"):
         self.counter = HybridCounter(epsilon, pulls, part)
         self.name = self.counter.name.replace("HybridCounter", "HybridReleases")
 
-    def __repr__(self) -> str:
-        return self.name
+    def _input(self, data: Any) -> np.ndarray:
+        return rewards(self.owner, data, self.counter.pulls)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.counter.sample_releases(data, size, rng)
+    def _sample(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.counter.sample_releases(x, size, rng)
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
-    def distribution(self, data: Any) -> ProductDensity:
-        return self.counter.release_distribution(data)
+    def _distribution(self, x: np.ndarray) -> ProductDensity:
+        return self.counter.release_distribution(x)
 
     def loss_bound(self) -> float:
         return self.counter.loss_bound()
@@ -231,7 +235,7 @@ def two_scale_laplace_sf(t: Any, a: float, b: float) -> np.ndarray:
     return np.where(t >= 0, upper, 1 - upper)
 
 
-class HybridEstimateView:
+class HybridEstimateView(ExactRelease):
     """A post-processing of Hybrid-UCB's released estimates on a 4-pull stream, with an exact law.
 
     The estimates mu~_1..mu~_4 (:meth:`HybridCounter.sample`) map one-to-one onto
@@ -242,7 +246,8 @@ class HybridEstimateView:
     exact auditor can read its law. Being a function of the estimates, its privacy loss is a lower
     bound on theirs."""
 
-    owner = "HybridEstimateView"
+    paper = "private-online"
+    source = "Hybrid-UCB's estimates (Algorithm 4, eq. 34) on a 4-pull stream, post-processed"
 
     def __init__(self, epsilon: float, threshold: float):
         self.counter = HybridCounter(epsilon, 4)
@@ -250,26 +255,23 @@ class HybridEstimateView:
         self.threshold = float(threshold)
         self.name = f"HybridEstimateView(eps={self.epsilon:g}, 4 pulls, W4 > {self.threshold:g})"
 
-    def __repr__(self) -> str:
-        return self.name
-
     def view(self, estimates: np.ndarray) -> np.ndarray:
         mu = np.asarray(estimates, dtype=float)
         w = mu * np.arange(1, 5) - np.concatenate([np.zeros((len(mu), 1)), np.repeat(mu[:, :1], 3, axis=1)], axis=1)
         return np.column_stack([w[:, :3], (w[:, 3] > self.threshold).astype(float)])
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+    # no _input: the counter checks the sampler's data (its errors name HybridCounter), _distribution
+    # checks the exact law's (its errors name this view)
+    def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         return self.view(self.counter.sample(data, size, rng))
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
-    def distribution(self, data: Any) -> ProductDensity:
+    def _distribution(self, data: Any) -> ProductDensity:
         x = rewards(self.owner, data, 4)
         two = Laplace(0.0, 2 / Fraction(self.epsilon))
         above = float(two_scale_laplace_sf(self.threshold - (x[1] + x[2] + x[3]), 2 / self.epsilon, 4 / self.epsilon))
         indicator = FiniteDistribution.from_probs(np.array([0.0, 1.0]), [1 - above, above], log_error=1e-9)
-        return ProductDensity((two.shifted(float(x[0])), two.shifted(float(x[1])), two.shifted(float(x[1] + x[2])), indicator))
+        return ProductDensity((two.shifted(float(x[0])), two.shifted(float(x[1])), two.shifted(float(x[1] + x[2])),
+                               indicator))
 
 
 __all__ = ["PARTS", "HybridCounter", "HybridEstimateView", "HybridReleases", "two_scale_laplace_sf"]

@@ -38,9 +38,10 @@ from typing import Any
 import numpy as np
 
 from dpaudit.densities import ProductDensity
+from dpaudit.validation import integer, positive, sample_size
 
+from .base import ExactRelease
 from .noise import Laplace
-from .params import integer, positive, sample_size
 
 
 def full_arrays(pulls: int) -> int:
@@ -57,13 +58,14 @@ def rewards(owner: str, data: Any, length: int) -> np.ndarray:
     return x
 
 
-class LazyLaplaceArrays:
+class LazyLaplaceArrays(ExactRelease):
     """M1 on one arm's first ``pulls`` observations: the noisy means (sum_r + Lap(1/eps)) / 2^r of
     the full arrays r = 0 .. R - 1, R = floor(log2(pulls + 1)) (module docstring).
 
     Output of :meth:`sample`: shape (size, R), column r the release of array r."""
 
-    owner = "LazyLaplaceArrays"
+    paper = "private-online"
+    source = "M1 of Anytime-Lazy-UCB: Algorithm 1, eq. 3, Appendix A"
 
     def __init__(self, epsilon: float, pulls: int):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
@@ -74,9 +76,6 @@ class LazyLaplaceArrays:
         self.scales = [1 / (Fraction(self.epsilon) * size) for size in self.sizes]
         self.name = f"LazyLaplaceArrays(eps={self.epsilon:g}, {self.pulls} pulls, {self.arrays} full arrays)"
 
-    def __repr__(self) -> str:
-        return self.name
-
     def released_at(self) -> list[int]:
         """The pull (1-based) at which each array's mean is released: 2^{r+1} - 1."""
         return [2 * size - 1 for size in self.sizes]
@@ -86,13 +85,12 @@ class LazyLaplaceArrays:
         x = rewards(self.owner, data, self.pulls)
         return np.array([x[size - 1: 2 * size - 1].sum() / size for size in self.sizes])
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        size = sample_size(self.owner, size)
-        noise = rng.laplace(0.0, 1 / self.epsilon, (size, self.arrays))  # Lap(1/eps) on each array's sum
-        return self.means(data) + noise / np.array(self.sizes, dtype=float)
+    def _input(self, data: Any) -> np.ndarray:
+        return self.means(data)
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
+    def _sample(self, means: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        noise = rng.laplace(0.0, 1 / self.epsilon, (size, self.arrays))  # Lap(1/eps) on each array's sum
+        return means + noise / np.array(self.sizes, dtype=float)
 
     def sample_per_pull(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """Appendix A's efficient implementation, pull by pull (vectorised over the ``size`` runs):
@@ -113,12 +111,14 @@ class LazyLaplaceArrays:
         """The law of release r's error mu~ - mu^ (the released mean minus the array's true mean)."""
         r = integer(self.owner, "r", r, 0)
         if r >= self.arrays:
-            raise ValueError(f"{self.owner}: r must be < {self.arrays} (the full arrays after {self.pulls} pulls), got {r}")
+            raise ValueError(f"{self.owner}: r must be < {self.arrays} (the full arrays after {self.pulls} pulls), "
+                             f"got {r}")
         return Laplace(0.0, self.scales[r])
 
-    def distribution(self, data: Any) -> ProductDensity:
+    def _distribution(self, means: np.ndarray) -> ProductDensity:
         """Exact law of the releases: independent Laplace(mean_r, 1/(eps 2^r)) coordinates."""
-        return ProductDensity(tuple(Laplace(0.0, scale).shifted(float(m)) for m, scale in zip(self.means(data), self.scales)))
+        return ProductDensity(tuple(Laplace(0.0, scale).shifted(float(m))
+                                    for m, scale in zip(means, self.scales, strict=True)))
 
 
 __all__ = ["LazyLaplaceArrays", "full_arrays", "rewards"]

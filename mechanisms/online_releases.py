@@ -25,10 +25,11 @@ from typing import Any
 import numpy as np
 
 from dpaudit.densities import ProductDensity
+from dpaudit.validation import integer, positive
 
+from .base import Adapter, ExactRelease
 from .noise import Laplace
 from .noisy_max import ReportNoisyMax
-from .params import integer, positive, sample_size
 
 
 def _rewards(owner: str, data: Any, shape: tuple[int, ...]) -> np.ndarray:
@@ -38,11 +39,12 @@ def _rewards(owner: str, data: Any, shape: tuple[int, ...]) -> np.ndarray:
     return x
 
 
-class LazyArrayRelease:
+class LazyArrayRelease(ExactRelease):
     """M1: the noisy mean (sum + Lap(1/eps)) / 2^r of one full array of 2^r rewards (eq. 3). The
     scale 1/(eps 2^r) of the released mean is kept as an exact rational."""
 
-    owner = "LazyArrayRelease"
+    paper = "private-online"
+    source = "M1 of Anytime-Lazy-UCB: eq. 3 (Theorem 2)"
 
     def __init__(self, epsilon: float, r: int):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
@@ -51,57 +53,47 @@ class LazyArrayRelease:
         self.noise = Laplace(0.0, Fraction(1) / (Fraction(self.epsilon) * self.size))
         self.name = f"LazyArrayRelease(eps={self.epsilon:g}, array {self.r} of {self.size} rewards)"
 
-    def __repr__(self) -> str:
-        return self.name
+    def _input(self, data: Any) -> np.ndarray:
+        return _rewards(self.owner, data, (self.size,))
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        mean = _rewards(self.owner, data, (self.size,)).sum() / self.size
-        return mean + self.noise.sample(sample_size(self.owner, size), rng)
+    def _sample(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        return x.sum() / self.size + self.noise.sample(size, rng)
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
-    def distribution(self, data: Any) -> Laplace:
-        return self.noise.shifted(float(_rewards(self.owner, data, (self.size,)).sum()) / self.size)
+    def _distribution(self, x: np.ndarray) -> Laplace:
+        return self.noise.shifted(float(x.sum()) / self.size)
 
 
-class EpochNoisyMax:
+class EpochNoisyMax(Adapter):
     """M3 (Algorithm 3): the index argmax_j (G_j + Lap(1/eps)) of the epoch's K reward sums.
 
     The exact law is :class:`~dpaudit.mechanisms.ReportNoisyMax`'s on the answers G with noise scale
     1/eps (that class's scale 2 Delta/eps' at eps' = 2 eps). One reward vector replaced moves every
-    G_j by at most 1, in either direction."""
+    G_j by at most 1, in either direction. The release is that mechanism's (:attr:`inner`) on the
+    sums (:meth:`sums`)."""
 
-    owner = "EpochNoisyMax"
+    paper = "private-online"
+    source = "M3 of FTNL: Algorithm 3 (Theorem 6)"
 
     def __init__(self, epsilon: float, K: int, s: int):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
         self.K = integer(self.owner, "K", K, 2)
         self.s = integer(self.owner, "s", s, 0)
         self.rounds = 2**self.s
-        self._rnm = ReportNoisyMax(2 * self.epsilon, self.K, sensitivity=1.0, noise="laplace")
+        self.inner = ReportNoisyMax(2 * self.epsilon, self.K, sensitivity=1.0, noise="laplace")
         self.name = f"EpochNoisyMax(eps={self.epsilon:g}, K={self.K}, epoch of 2^{self.s} rounds)"
-
-    def __repr__(self) -> str:
-        return self.name
 
     def sums(self, data: Any) -> np.ndarray:
         return _rewards(self.owner, data, (self.rounds, self.K)).sum(axis=0)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self._rnm.sample(self.sums(data), size, rng)
-
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
-    def distribution(self, data: Any):
-        return self._rnm.distribution(self.sums(data))
+    def _input(self, data: Any) -> np.ndarray:
+        return self.sums(data)
 
 
-class NaiveEpochLaplace:
+class NaiveEpochLaplace(ExactRelease):
     """M4 (naive FTNL): every action's epoch sum G_j plus its own Lap(K/eps), all K released."""
 
-    owner = "NaiveEpochLaplace"
+    paper = "private-online"
+    source = "M4: naive FTNL, Section 5"
 
     def __init__(self, epsilon: float, K: int, s: int):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
@@ -111,17 +103,14 @@ class NaiveEpochLaplace:
         self.noise = Laplace(0.0, Fraction(self.K) / Fraction(self.epsilon))
         self.name = f"NaiveEpochLaplace(eps={self.epsilon:g}, K={self.K}, epoch of 2^{self.s} rounds)"
 
-    def __repr__(self) -> str:
-        return self.name
-
     def sums(self, data: Any) -> np.ndarray:
         return _rewards(self.owner, data, (self.rounds, self.K)).sum(axis=0)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sums(data) + self.noise.sample((sample_size(self.owner, size), self.K), rng)
+    def _input(self, data: Any) -> np.ndarray:
+        return self.sums(data)
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
+    def _sample(self, sums: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        return sums + self.noise.sample((size, self.K), rng)
 
-    def distribution(self, data: Any) -> ProductDensity:
-        return ProductDensity(tuple(self.noise.shifted(float(g)) for g in self.sums(data)))
+    def _distribution(self, sums: np.ndarray) -> ProductDensity:
+        return ProductDensity(tuple(self.noise.shifted(float(g)) for g in sums))

@@ -48,8 +48,9 @@ from typing import Any
 import numpy as np
 
 from dpaudit.densities import GaussianDensity, ProductDensity
+from dpaudit.validation import integer, positive, sample_size
 
-from .params import integer, positive, sample_size
+from .base import ExactRelease, Release
 from .shuffle import fmt_shuffle_epsilon
 from .shuffle_vec import user_entries
 
@@ -132,7 +133,7 @@ def shuffle_amplification(epsilon0: float, delta0: float, n: int, delta_prime: f
     return eps_tilde, delta_tilde
 
 
-class GaussianRandomizer:
+class GaussianRandomizer(ExactRelease):
     """R_Amp (Algorithm 2) for one user: (M1, upper(M2)) = (phi y, upper(phi phi^T)) + N(0, sigma^2)
     on each of the d + d(d + 1)/2 coordinates (module docstring).
 
@@ -142,7 +143,8 @@ class GaussianRandomizer:
     :meth:`unique_users` or :meth:`returning_users`.
     """
 
-    owner = "GaussianRandomizer"
+    paper = "shuffle-lcb"
+    source = "R_Amp, Appendix B, Algorithm 2 (the local randomizer of LinUCB-LDP, Corollary B.3)"
 
     def __init__(self, sigma: float, d: int, setting: str = "given sigma"):
         self.sigma = positive(self.owner, "sigma", sigma)
@@ -167,9 +169,6 @@ class GaussianRandomizer:
         return cls(returning_user_sigma(epsilon, delta, B, T), d,
                    f"Thm E.3, eps={epsilon:g}, delta={delta:g}, B={B}, T={T}")
 
-    def __repr__(self) -> str:
-        return self.name
-
     def means(self, data: Any, users: int | None = None) -> np.ndarray:
         """The noiseless release (phi y, upper(phi phi^T)); shape (coordinates,) for one user's row,
         (users, coordinates) for ``users`` rows."""
@@ -182,21 +181,20 @@ class GaussianRandomizer:
             return user_entries(self.owner, single, 1, self.d)[0]
         return user_entries(self.owner, x, users, self.d)
 
-    def distribution(self, data: Any) -> ProductDensity:
+    def _input(self, data: Any) -> np.ndarray:
+        return self.means(data)
+
+    def _distribution(self, means: np.ndarray) -> ProductDensity:
         """The exact law of the release: independent N(mean, sigma^2) coordinates."""
-        return ProductDensity(tuple(GaussianDensity(float(m), self.sigma) for m in self.means(data)))
+        return ProductDensity(tuple(GaussianDensity(float(m), self.sigma) for m in means))
 
     def noise(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         """Algorithm 2's noise as printed, reduced to the released coordinates: n ~ N(0, sigma^2 I_d),
         and N with i.i.d. N(0, sigma^2) entries on and above the diagonal (shape (*shape, coordinates))."""
         return rng.normal(0.0, self.sigma, (*shape, self.coordinates))
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        size = sample_size(self.owner, size)
-        return self.means(data) + self.noise((size,), rng)
-
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
+    def _sample(self, means: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        return means + self.noise((size,), rng)
 
     def messages(self, released: Any) -> tuple[np.ndarray, np.ndarray]:
         """(M1, M2) from released coordinates (..., coordinates): M2 symmetric, shape (..., d, d)."""
@@ -207,7 +205,7 @@ class GaussianRandomizer:
         return r[..., : self.d], m2
 
 
-class ShuffledGaussianProtocol:
+class ShuffledGaussianProtocol(Release):
     """P_Amp = (R_Amp, S_Amp, A_Amp) on a batch of ``B`` users (Algorithms 2-4).
 
     Data: a (B, d + 1) array, user i's row (phi_i, y_i). :meth:`sample` (= :meth:`sample_per_user`)
@@ -217,7 +215,8 @@ class ShuffledGaussianProtocol:
     law; :meth:`sample_sums_per_user` computes it from the per-user path.
     """
 
-    owner = "ShuffledGaussianProtocol"
+    paper = "shuffle-lcb"
+    source = "P_Amp, Appendix B, Algorithms 2-4"
 
     def __init__(self, randomizer: GaussianRandomizer, B: int):
         if not isinstance(randomizer, GaussianRandomizer):
@@ -226,9 +225,6 @@ class ShuffledGaussianProtocol:
         self.B = integer(self.owner, "B", B, 1)
         self.d = randomizer.d
         self.name = f"P_Amp({randomizer!r}, B={self.B})"
-
-    def __repr__(self) -> str:
-        return self.name
 
     def means(self, data: Any) -> np.ndarray:
         return self.randomizer.means(data, users=self.B)
@@ -244,16 +240,17 @@ class ShuffledGaussianProtocol:
             out[..., part] = messages[runs, order][..., part]
         return out
 
-    def sample_per_user(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        size = sample_size(self.owner, size)
-        messages = self.means(data) + self.randomizer.noise((size, self.B), rng)
+    def _input(self, data: Any) -> np.ndarray:
+        return self.means(data)
+
+    def _sample(self, means: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        """The per-user path: every user's R_Amp, then S_Amp's two permutations."""
+        messages = means + self.randomizer.noise((size, self.B), rng)
         return self.shuffle(messages, rng)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample_per_user(data, size, rng)
-
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
+    def sample_per_user(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        size = sample_size(self.owner, size)
+        return self._sample(self.means(data), size, rng)
 
     def analyze(self, view: Any) -> np.ndarray:
         """A1 and A2: the sums of the shuffled messages, as released coordinates (..., coordinates)
@@ -278,7 +275,7 @@ class ShuffledGaussianProtocol:
 
 
 
-class CloneLikelihoodRatio:
+class CloneLikelihoodRatio(Release):
     """An audit view of P_Amp's shuffled messages: the log-likelihood ratio of the view between a
     batch whose users all hold ``base`` and the same batch with one user holding ``target``:
 
@@ -294,7 +291,8 @@ class CloneLikelihoodRatio:
     Views are drawn by the per-user path (every randomizer and both shufflers) in blocks of runs,
     so memory stays bounded. Output: shape (size,)."""
 
-    owner = "CloneLikelihoodRatio"
+    paper = "shuffle-lcb"
+    source = "P_Amp's shuffled view (Appendix B, Algorithms 2-3), as its log-likelihood ratio"
     BLOCK_VALUES = 4_000_000
 
     def __init__(self, protocol: ShuffledGaussianProtocol, base: Any, target: Any):
@@ -305,11 +303,9 @@ class CloneLikelihoodRatio:
         self.base_mean = r.means(base)
         self.shift = r.means(target) - self.base_mean
         self.parts = (slice(0, r.d), slice(r.d, None))
-        self.name = f"log-likelihood ratio of the view of {protocol!r}, one user {np.round(np.asarray(target, float), 4).tolist()} " \
-                    f"among users at {np.round(np.asarray(base, float), 4).tolist()}"
-
-    def __repr__(self) -> str:
-        return self.name
+        self.name = (f"log-likelihood ratio of the view of {protocol!r}, "
+                     f"one user {np.round(np.asarray(target, float), 4).tolist()} "
+                     f"among users at {np.round(np.asarray(base, float), 4).tolist()}")
 
     def statistic(self, views: np.ndarray) -> np.ndarray:
         from scipy.special import logsumexp
@@ -323,8 +319,8 @@ class CloneLikelihoodRatio:
             total += logsumexp(scores, axis=1) - math.log(self.protocol.B)
         return total
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        size = sample_size(self.owner, size)
+    def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """Views by the protocol's per-user path, a block at a time (which checks the data: no _input)."""
         per_run = self.protocol.B * self.protocol.randomizer.coordinates
         block = max(1, self.BLOCK_VALUES // per_run)
         out = np.empty(size)
@@ -333,9 +329,7 @@ class CloneLikelihoodRatio:
             out[start: start + m] = self.statistic(self.protocol.sample_per_user(data, m, rng))
         return out
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
 
-
-__all__ = ["CloneLikelihoodRatio", "GaussianRandomizer", "ShuffledGaussianProtocol", "ldp_sigma", "returning_user_batch_budget",
-           "returning_user_sigma", "shuffle_amplification", "unique_user_ldp_budget", "unique_user_sigma"]
+__all__ = ["CloneLikelihoodRatio", "GaussianRandomizer", "ShuffledGaussianProtocol", "ldp_sigma",
+           "returning_user_batch_budget", "returning_user_sigma", "shuffle_amplification", "unique_user_ldp_budget",
+           "unique_user_sigma"]

@@ -50,10 +50,11 @@ from typing import Any
 import numpy as np
 
 from dpaudit.densities import ProductDensity
+from dpaudit.validation import integer, positive, sample_size
 
+from .base import ExactRelease
 from .bit_summation import BitSummation
 from .noise import FiniteIntegerLaw
-from .params import integer, positive, sample_size
 
 #: Theorem 3.5 / C.1, Corollary C.3 and Theorem E.5: eps in (0, 15], delta in (0, 1/2)
 EPSILON_MAX = 15.0
@@ -62,10 +63,12 @@ DELTA_SHIFT = 1.0  # Delta_1 = Delta_2 = 1 (Algorithm 5, lines 12 and 22)
 NORM_SLACK = 1e-9
 
 
-def _budget(owner: str, epsilon: float, delta: float, names: tuple[str, str] = ("epsilon", "delta")) -> tuple[float, float]:
+def _budget(owner: str, epsilon: float, delta: float,
+            names: tuple[str, str] = ("epsilon", "delta")) -> tuple[float, float]:
     epsilon = positive(owner, names[0], epsilon)
     if epsilon > EPSILON_MAX:
-        raise ValueError(f"{owner}: {names[0]} must be in (0, {EPSILON_MAX:g}] (Theorem 3.5 / C.3 / E.5 range), got {epsilon!r}")
+        raise ValueError(f"{owner}: {names[0]} must be in (0, {EPSILON_MAX:g}] (Theorem 3.5 / C.3 / E.5 range), "
+                         f"got {epsilon!r}")
     delta = positive(owner, names[1], delta)
     if not delta < DELTA_MAX:
         raise ValueError(f"{owner}: {names[1]} must be in (0, 1/2) (Theorem 3.5 / C.3 / E.5 range), got {delta!r}")
@@ -140,7 +143,8 @@ class ShuffledVectorProtocol(BitSummation):
     Build it from a theorem with :meth:`unique_users`, :meth:`ldp` or :meth:`returning_users`.
     """
 
-    owner = "ShuffledVectorProtocol"
+    paper = "shuffle-lcb"
+    source = "P_Vec, Appendix C, Algorithms 5-7"
 
     def __init__(self, g: int, b: int, d: int, B: int, setting: str = "given (g, b)"):
         self.d = integer(self.owner, "d", d, 1)
@@ -172,9 +176,6 @@ class ShuffledVectorProtocol(BitSummation):
         other = ShuffledVectorProtocol(self.g, self.b, self.d, B)
         other.name = self.name.replace(f"B={self.B},", f"B={other.B},")
         return other
-
-    def __repr__(self) -> str:
-        return self.name
 
     # -- inputs --------------------------------------------------------------------------------
 
@@ -241,7 +242,7 @@ class ShuffledVectorProtocol(BitSummation):
                                 name=f"P_Vec label {label} error x g/Delta ({self.name})")
 
 
-class ReturningUserTranscript:
+class ReturningUserTranscript(ExactRelease):
     """Theorem E.5's view of M batches in which the same B users return (Assumption E.1: each user
     at most once per batch): the M shuffled views of P_Vec, independent given the data.
 
@@ -249,17 +250,16 @@ class ReturningUserTranscript:
     ``ReplaceUser(batch_size=B)`` replaces one returning user in every batch she joins.
     :meth:`distribution` is the product over batches and labels (exact PLD composition)."""
 
-    owner = "ReturningUserTranscript"
+    paper = "shuffle-lcb"
+    source = "Theorem 4.2(ii) / E.5 (returning users, Assumption E.1)"
 
     def __init__(self, protocol: ShuffledVectorProtocol, M: int):
         self.protocol = protocol
         self.M = integer(self.owner, "M", M, 1)
         self.name = f"{protocol!r} over M={self.M} batches"
 
-    def __repr__(self) -> str:
-        return self.name
-
-    def _batches(self, data: Any) -> np.ndarray:
+    def _input(self, data: Any) -> np.ndarray:
+        """The batches, batch-major: shape (M, B, d + 1)."""
         x = np.asarray(data, dtype=float)
         p = self.protocol
         if x.shape != (p.B, self.M, p.d + 1):
@@ -267,17 +267,14 @@ class ReturningUserTranscript:
                              f"got {x.shape}")
         return np.swapaxes(x, 0, 1)
 
-    def distribution(self, data: Any) -> ProductDensity:
+    def _distribution(self, batches: np.ndarray) -> ProductDensity:
         coords: list[Any] = []
-        for batch in self._batches(data):
+        for batch in batches:
             coords += list(self.protocol.distribution(batch).coordinates)
         return ProductDensity(tuple(coords))
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return np.concatenate([self.protocol.sample(batch, size, rng) for batch in self._batches(data)], axis=1)
-
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
+    def _sample(self, batches: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        return np.concatenate([self.protocol.sample(batch, size, rng) for batch in batches], axis=1)
 
 
 __all__ = ["ReturningUserTranscript", "ShuffledVectorProtocol", "accuracy_g", "ldp_parameters",

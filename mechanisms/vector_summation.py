@@ -43,10 +43,10 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.densities import ProductDensity
+from dpaudit.validation import integer, positive
 
+from .base import Adapter
 from .bit_summation import P_BITS, BitSummation
-from .params import integer, positive
 
 #: Theorem 4.2 of Cheu et al., as Lemma S.1 quotes it
 EPSILON_MAX = 15.0
@@ -55,11 +55,13 @@ DELTA_MAX = 0.5
 NORM_SLACK = 1e-9
 
 
-def summation_parameters(epsilon: float, delta: float, d: int, n: int, owner: str = "summation") -> tuple[int, int, float]:
+def summation_parameters(epsilon: float, delta: float, d: int, n: int,
+                         owner: str = "summation") -> tuple[int, int, float]:
     """(g, b, p) of eq. (127) for n users in dimension d at budget (eps, delta), rounded up."""
     epsilon = positive(owner, "epsilon", epsilon)
     if epsilon > EPSILON_MAX:
-        raise ValueError(f"{owner}: epsilon must be in (0, {EPSILON_MAX:g}] (Lemma S.1 / Cheu et al. Thm 4.2), got {epsilon!r}")
+        raise ValueError(f"{owner}: epsilon must be in (0, {EPSILON_MAX:g}] (Lemma S.1 / Cheu et al. Thm 4.2), "
+                         f"got {epsilon!r}")
     delta = positive(owner, "delta", delta)
     if not delta < DELTA_MAX:
         raise ValueError(f"{owner}: delta must be in (0, 1/2) (Lemma S.1 / Cheu et al. Thm 4.2), got {delta!r}")
@@ -77,7 +79,8 @@ class ShuffledSummation(BitSummation):
     Subclasses say how a user's input becomes its entries (:meth:`entries`) and how the analyzer's
     per-label estimates become the output (:meth:`assemble`)."""
 
-    owner = "ShuffledSummation"
+    paper = "shuffle-glm"
+    source = "Appendix S, Algorithms 4-6 (R*, S, A), parameters of eq. (127)"
 
     def __init__(self, epsilon: float, delta: float, d: int, n: int, Delta: float, labels: int):
         self.epsilon, self.delta = float(epsilon), float(delta)
@@ -85,10 +88,8 @@ class ShuffledSummation(BitSummation):
         super().__init__(g, b, n, labels)
         self.d, self.n = int(d), int(n)
         self.Delta = positive(self.owner, "Delta", Delta)
-
-    def __repr__(self) -> str:
-        return (f"{self.owner}(eps={self.epsilon:g}, delta={self.delta:g}, d={self.d}, n={self.n}, Delta={self.Delta:g}; "
-                f"g={self.g}, b={self.b})")
+        self.name = (f"{self.owner}(eps={self.epsilon:g}, delta={self.delta:g}, d={self.d}, n={self.n}, "
+                     f"Delta={self.Delta:g}; g={self.g}, b={self.b})")
 
     # -- the inputs ---------------------------------------------------------------------------
 
@@ -145,16 +146,16 @@ class ShuffledVectorSummation(ShuffledSummation):
     Data: an (n, d) array, one user per row. Output of :meth:`estimate`: the d-vector estimate;
     of :meth:`sample`: the shuffled view, the d counts of ones."""
 
-    owner = "ShuffledVectorSummation"
+    source = "P_1 = A_1 o S_1 o R_1, Appendix S, Algorithms 4-6 (Lemma S.1)"
 
     def __init__(self, epsilon: float, delta: float, d: int, n: int, Delta: float):
         super().__init__(epsilon, delta, d, n, Delta, labels=integer(self.owner, "d", d, 1))
-        self.name = repr(self)
 
     def entries(self, data: Any) -> np.ndarray:
         x = np.asarray(data, dtype=float)
         if x.shape != (self.n, self.d) or not np.isfinite(x).all():
-            raise ValueError(f"{self.owner}: data must be the {self.n} users' vectors, shape ({self.n}, {self.d}), got {x.shape}")
+            raise ValueError(f"{self.owner}: data must be the {self.n} users' vectors, shape ({self.n}, {self.d}), "
+                             f"got {x.shape}")
         norms = np.linalg.norm(x, axis=1)
         if (norms > self.Delta * (1 + NORM_SLACK)).any():
             raise ValueError(f"{self.owner}: every input needs ||x_i||_2 <= Delta = {self.Delta:g} (Lemma S.1), "
@@ -169,13 +170,12 @@ class ShuffledMatrixSummation(ShuffledSummation):
 
     Data: an (n, d, d) array of symmetric matrices. :meth:`sample` gives the d(d+1)/2 counts."""
 
-    owner = "ShuffledMatrixSummation"
+    source = "P_2 = A_2 o S_2 o R_2, Appendix S, Algorithms 4-6 (Lemma S.2)"
 
     def __init__(self, epsilon: float, delta: float, d: int, n: int, Delta: float):
         d = integer(self.owner, "d", d, 1)
         super().__init__(epsilon, delta, d, n, Delta, labels=d * (d + 1) // 2)
         self.upper = np.triu_indices(d)
-        self.name = repr(self)
 
     def matrices(self, data: Any) -> np.ndarray:
         x = np.asarray(data, dtype=float)
@@ -200,36 +200,30 @@ class ShuffledMatrixSummation(ShuffledSummation):
         return out
 
 
-class OuterProductSummation:
+class OuterProductSummation(Adapter):
     """P_2 on the rank-one inputs Algorithm 1 sends: user i holds a vector y_i and sends
     R_2(y_i y_i^T). Lines 5 and 18 send x x^T (Delta = 1) and (mu'(<x, theta_1>) / beta(x)) x x^T
     (Delta = 1/kappa*), i.e. y = sqrt(weight) x. Data: an (n, d) array of the y_i, with
-    ||y_i||^2 <= Delta (so ||y y^T||_2 <= Delta). The law is P_2's on the outer products."""
+    ||y_i||^2 <= Delta (so ||y y^T||_2 <= Delta). The release is P_2's (:attr:`inner`) on the outer
+    products (:meth:`matrices`)."""
 
-    owner = "OuterProductSummation"
+    paper = "shuffle-glm"
+    source = "Algorithm 1, lines 5 and 18: R_2 on x x^T and (mu'/beta) x x^T"
 
     def __init__(self, protocol: ShuffledMatrixSummation):
-        self.protocol = protocol
+        self.protocol = self.inner = protocol
         self.name = f"{protocol!r} on outer products"
-
-    def __repr__(self) -> str:
-        return self.name
 
     def matrices(self, data: Any) -> np.ndarray:
         y = np.asarray(data, dtype=float)
         p = self.protocol
         if y.shape != (p.n, p.d) or not np.isfinite(y).all():
-            raise ValueError(f"{self.owner}: data must be the {p.n} users' vectors, shape ({p.n}, {p.d}), got {y.shape}")
+            raise ValueError(f"{self.owner}: data must be the {p.n} users' vectors, shape ({p.n}, {p.d}), "
+                             f"got {y.shape}")
         return np.einsum("ni,nj->nij", y, y)
 
-    def distribution(self, data: Any) -> ProductDensity:
-        return self.protocol.distribution(self.matrices(data))
-
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.protocol.sample(self.matrices(data), size, rng)
-
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
+    def _input(self, data: Any) -> np.ndarray:
+        return self.matrices(data)
 
 
 __all__ = ["OuterProductSummation", "ShuffledMatrixSummation", "ShuffledSummation", "ShuffledVectorSummation",
