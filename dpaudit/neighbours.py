@@ -311,6 +311,18 @@ def _unique(pairs: list[Pair]) -> list[Pair]:
     return out
 
 
+def one_changed(base: Any, first: Any, second: Any, index: int = 0) -> Pair:
+    """Two copies of ``base`` (an array whose first axis is records, users, rounds or observations)
+    in which record ``index`` is ``first`` in one and ``second`` in the other: the pair every
+    replace-one relation (one record, one user, one round's reward vector) is about, for hand-picked
+    pairs a search would not try (a changed record inside the data, or a worst case known from the
+    analysis). ``first`` and ``second`` broadcast to one record's shape."""
+    a = np.array(base, dtype=float)
+    b = a.copy()
+    a[index], b[index] = first, second
+    return a, b
+
+
 @dataclass(frozen=True)
 class NeighbourSearch:
     """A relation over a declared input domain: ``audit_privacy(neighbours=relation.over(domain))``
