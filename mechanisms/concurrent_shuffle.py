@@ -167,7 +167,7 @@ class ConcurrentShuffleCounter(ExactRelease):
 
     @classmethod
     def _shape(cls, n: Any, k: Any, d: Any, d_low: Any) -> tuple[int, int, int, int]:
-        owner = cls.__name__  # as the instances' owner names them
+        owner = cls.__name__  # what Release.owner gives the instances
         n, k = integer(owner, "n", n, 2), integer(owner, "k", k, 1)
         d, d_low = integer(owner, "d", d, 2), integer(owner, "d_low", d_low, 1)
         if d_low * d ** k != n:
@@ -178,7 +178,7 @@ class ConcurrentShuffleCounter(ExactRelease):
     @classmethod
     def binary_tree(cls, n: int, epsilon: float, delta: float) -> ConcurrentShuffleCounter:
         """Algorithm 2 as printed: n = 2^L users, k = L - 1 shufflers, nodes at (eps/log n, delta/log n)."""
-        owner = cls.__name__  # as the instances' owner names them
+        owner = cls.__name__
         levels = _log2(owner, n)
         if levels < 2:
             raise ValueError(f"{owner}: Algorithm 2 needs n >= 4 (an internal level), got {n}")
@@ -190,7 +190,7 @@ class ConcurrentShuffleCounter(ExactRelease):
     @classmethod
     def sequential(cls, n: int, batch: int, epsilon: float, delta: float) -> ConcurrentShuffleCounter:
         """Section 3.1's sequential model: one shuffler, n / batch consecutive batches at (eps, delta) each."""
-        owner = cls.__name__  # as the instances' owner names them
+        owner = cls.__name__
         n, batch = integer(owner, "n", n, 1), integer(owner, "batch", batch, 1)
         if n % batch:
             raise ValueError(f"{owner}: the batch size must divide n (no padding), got n = {n}, batch = {batch}")
@@ -209,7 +209,7 @@ class ConcurrentShuffleCounter(ExactRelease):
 
     @classmethod
     def _levels(cls, n: int, k: int, epsilon: float, delta: float, lowest: bool) -> ConcurrentShuffleCounter:
-        owner = cls.__name__  # as the instances' owner names them
+        owner = cls.__name__
         levels = _log2(owner, n)
         k = integer(owner, "k", k, 1)
         if k > levels - 1:

@@ -144,7 +144,7 @@ class ConcurrentShuffleTree(ExactRelease):
     @classmethod
     def binary(cls, n: int, epsilon: float, delta: float) -> ConcurrentShuffleTree:
         """Algorithm 2: the binary tree over n = 2^L users, k = L - 1 shufflers."""
-        owner = cls.__name__  # as the instances' owner names them
+        owner = cls.__name__  # what Release.owner gives the instances
         n = integer(owner, "n", n, 4)
         if n & (n - 1):
             raise ValueError(f"{owner}: Algorithm 2 needs n a power of 2, got {n}")

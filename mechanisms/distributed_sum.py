@@ -348,7 +348,7 @@ class IntegerQueryNoise(ExactRelease):
     def discrete_gaussian_sum(cls, sigma: float, n: int, max_answer: int) -> IntegerQueryNoise:
         """The sum of n i.i.d. N_Z(0, sigma^2) (Lemma 4), convolved in log space. Each share is
         sigma^2-sub-Gaussian (Fact 2), so the sum's pmf is below e^-750 beyond sqrt(1500 n) sigma."""
-        owner = cls.__name__  # as the instances' owner names them
+        owner = cls.__name__  # what Release.owner gives the instances
         n = integer(owner, "n", n, 1)
         share = DiscreteGaussian(sigma)
         lo, hi = share.window()

@@ -76,7 +76,7 @@ class BinaryTreeMechanism(ExactRelease):
         """Lap(L Delta_1 / eps) per block and coordinate: eps-DP when one element changes by at
         most ``sensitivity`` in l1 norm (each element is in at most L blocks). The scale is kept as
         an exact rational, so the exact auditor audits the calibration as specified."""
-        owner = cls.__name__  # as the instances' owner names them
+        owner = cls.__name__  # what Release.owner gives the instances
         epsilon = positive(owner, "epsilon", epsilon)
         sensitivity = positive(owner, "sensitivity", sensitivity)
         levels = integer(owner, "T", T, 1).bit_length()
