@@ -10,11 +10,13 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit.validation import positive
+
+from .base import ExactRelease
 from .noise import Laplace
-from .params import positive, sample_size
 
 
-class ClippedSum:
+class ClippedSum(ExactRelease):
     """Release sum_i clip(x_i, -C, C) + Lap(C/epsilon).
 
     Input (``data``): a dataset, a sequence of real numbers (possibly empty). Output: a number,
@@ -38,7 +40,8 @@ class ClippedSum:
     rational scale C/epsilon of the floats given.
     """
 
-    owner = "ClippedSum"
+    paper = "Dwork & Roth 2014"
+    source = "Section 3.3, the Laplace mechanism on a sum of records clipped to [-C, C]"
 
     def __init__(self, epsilon: float, clip: float, clip_records: bool = True):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
@@ -51,6 +54,7 @@ class ClippedSum:
         self.name = f"ClippedSum(eps={self.epsilon:g}, C={self.clip:g}, records {what})"
 
     def total(self, data: Any) -> float:
+        """The (clipped) sum of the records, checked, correctly rounded."""
         try:
             x = np.asarray(data, dtype=float)
         except (TypeError, ValueError):
@@ -61,19 +65,14 @@ class ClippedSum:
             x = np.clip(x, -self.clip, self.clip)
         return math.fsum(x.tolist())
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        s = self.total(data)
-        size = sample_size(self.owner, size)
+    def _input(self, data: Any) -> float:
+        return self.total(data)
+
+    def _sample(self, s: float, size: int, rng: np.random.Generator) -> np.ndarray:
         return s + rng.laplace(0.0, float(self.scale), size)
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
-    def distribution(self, data: Any) -> Laplace:
-        return Laplace(self.total(data), self.scale)
-
-    def __repr__(self) -> str:
-        return self.name
+    def _distribution(self, s: float) -> Laplace:
+        return Laplace(s, self.scale)
 
 
 __all__ = ["ClippedSum"]

@@ -12,11 +12,12 @@ from typing import Any
 import numpy as np
 
 from dpaudit.densities import ProductDensity
+from dpaudit.validation import integer
 
-from .params import integer, sample_size
+from .base import Release
 
 
-class RepeatedRelease:
+class RepeatedRelease(Release):
     """Release ``times`` independent outputs of ``base`` on the same input.
 
     ``base`` is a mechanism with ``sample(data, size, rng)`` (scalar outputs) and optionally
@@ -29,10 +30,12 @@ class RepeatedRelease:
     epsilon, and all equal to epsilon at once on the positive-probability region {x_i <= q for all i}
     (neighbour q + Delta). So the budget spent is times * epsilon, attained; composition is tight here.
 
-    Exact distribution: the product of ``times`` copies of the base distribution.
+    Exact distribution (only when the base mechanism has one): the product of ``times`` copies of the
+    base distribution.
     """
 
-    owner = "RepeatedRelease"
+    paper = "Dwork & Roth 2014"
+    source = "Theorem 3.16 (basic composition)"
 
     def __init__(self, base: Any, times: int = 2, name: str | None = None):
         if not callable(getattr(base, "sample", None)):
@@ -41,24 +44,19 @@ class RepeatedRelease:
         self.times = integer(self.owner, "times", times, 1)
         self.name = name or f"{self.times} independent releases of {getattr(base, 'name', repr(base))}"
         if callable(getattr(base, "distribution", None)):
+            # a Release, not an ExactRelease: the harness decides exactly only what has a distribution method,
+            # and this one has it iff its base does
             self.distribution = self._distribution
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        size = sample_size(self.owner, size)
+    def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         columns = [np.asarray(self.base.sample(data, size, rng)) for _ in range(self.times)]
         if any(c.shape != (size,) for c in columns):
             raise ValueError(f"{self.owner}: the base mechanism must return scalar outputs, shape (size,)")
         return np.column_stack(columns)
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
     def _distribution(self, data: Any) -> ProductDensity:
         one = self.base.distribution(data)
         return ProductDensity((one,) * self.times)
-
-    def __repr__(self) -> str:
-        return self.name
 
 
 __all__ = ["RepeatedRelease"]

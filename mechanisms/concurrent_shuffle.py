@@ -30,9 +30,9 @@ Schedules (constructors):
     Section 3.2's naive modifications of Algorithm 2 with k < log n - 1 shufflers (the k lowest internal
     levels, sizes 2..2^k; the k highest, sizes 2^(log n - k)..2^(log n - 1): the printed upper index
     log n would be the root, which has no shuffler), each node at (eps/k, delta/k);
-  - :func:`~dpaudit.mechanisms.accounting.advanced_composition_budget`: the per-mechanism budget of footnotes 9-10's variant, from
-    advanced composition (footnote 2) in its exact form eps = eps0 sqrt(2 k ln(1/delta')) +
-    k eps0 (e^eps0 - 1), delta = k delta0 + delta'.
+  - :func:`~dpaudit.mechanisms.accounting.advanced_composition_budget`: the per-mechanism budget of
+    footnotes 9-10's variant, from advanced composition (footnote 2) in its exact form
+    eps = eps0 sqrt(2 k ln(1/delta')) + k eps0 (e^eps0 - 1), delta = k delta0 + delta'.
 
 Choices where the paper is silent: M^sum_bin is concurrent_tree's fair-coin protocol (not printed
 by the paper); the server is non-adaptive (the trees are data-independent); a batch's coins are
@@ -62,10 +62,11 @@ from typing import Any
 import numpy as np
 
 from dpaudit.densities import ProductDensity
+from dpaudit.validation import integer, probability, sample_size
 
+from .base import ExactRelease
 from .concurrent_tree import BinarySummation, coins_for, user_bits
 from .noise import Binomial
-from .params import integer, positive, probability, sample_size
 
 
 @dataclass(frozen=True)
@@ -114,13 +115,14 @@ def theorem_3_2_alpha(n: int, epsilon: float, delta: float, beta: float) -> floa
     return theorem_3_2_step(n, epsilon, delta, beta) + 1
 
 
-class ConcurrentShuffleCounter:
+class ConcurrentShuffleCounter(ExactRelease):
     """Algorithm 1 with a fixed schedule of M^sum_bin batches (module docstring).
 
     Data: the n users' bits in arrival order. Output (:meth:`sample`): every batch's count of ones,
     in schedule order. :meth:`estimates` turns counts into the running sums S_t, t = 1..n."""
 
-    owner = "ConcurrentShuffleCounter"
+    paper = "concurrent-shuffle"
+    source = "Algorithm 1 (k concurrent shufflers, a fixed non-adaptive schedule of M^sum_bin batches)"
 
     def __init__(self, n: int, batches: Sequence[Batch], name: str | None = None):
         self.n = integer(self.owner, "n", n, 1)
@@ -165,29 +167,33 @@ class ConcurrentShuffleCounter:
 
     @classmethod
     def _shape(cls, n: Any, k: Any, d: Any, d_low: Any) -> tuple[int, int, int, int]:
-        n, k = integer(cls.owner, "n", n, 2), integer(cls.owner, "k", k, 1)
-        d, d_low = integer(cls.owner, "d", d, 2), integer(cls.owner, "d_low", d_low, 1)
+        owner = cls.__name__  # what Release.owner gives the instances
+        n, k = integer(owner, "n", n, 2), integer(owner, "k", k, 1)
+        d, d_low = integer(owner, "d", d, 2), integer(owner, "d_low", d_low, 1)
         if d_low * d ** k != n:
-            raise ValueError(f"{cls.owner}: n must equal d_low d^k = {d_low * d ** k} (d = {d}, d_low = {d_low}, "
+            raise ValueError(f"{owner}: n must equal d_low d^k = {d_low * d ** k} (d = {d}, d_low = {d_low}, "
                              f"k = {k}), got n = {n}")
         return n, k, d, d_low
 
     @classmethod
     def binary_tree(cls, n: int, epsilon: float, delta: float) -> ConcurrentShuffleCounter:
         """Algorithm 2 as printed: n = 2^L users, k = L - 1 shufflers, nodes at (eps/log n, delta/log n)."""
-        levels = _log2(cls.owner, n)
+        owner = cls.__name__
+        levels = _log2(owner, n)
         if levels < 2:
-            raise ValueError(f"{cls.owner}: Algorithm 2 needs n >= 4 (an internal level), got {n}")
+            raise ValueError(f"{owner}: Algorithm 2 needs n >= 4 (an internal level), got {n}")
         out = cls.tree(n, levels - 1, epsilon, delta, 2, 2, budget=(epsilon / levels, delta / levels))
-        out.name = f"Algorithm 2 (n={n}, k={levels - 1}, nodes at (eps/log n, delta/log n) = ({epsilon / levels:.4g}, {delta / levels:.3g}))"
+        out.name = (f"Algorithm 2 (n={n}, k={levels - 1}, nodes at (eps/log n, delta/log n) = "
+                    f"({epsilon / levels:.4g}, {delta / levels:.3g}))")
         return out
 
     @classmethod
     def sequential(cls, n: int, batch: int, epsilon: float, delta: float) -> ConcurrentShuffleCounter:
         """Section 3.1's sequential model: one shuffler, n / batch consecutive batches at (eps, delta) each."""
-        n, batch = integer(cls.owner, "n", n, 1), integer(cls.owner, "batch", batch, 1)
+        owner = cls.__name__
+        n, batch = integer(owner, "n", n, 1), integer(owner, "batch", batch, 1)
         if n % batch:
-            raise ValueError(f"{cls.owner}: the batch size must divide n (no padding), got n = {n}, batch = {batch}")
+            raise ValueError(f"{owner}: the batch size must divide n (no padding), got n = {n}, batch = {batch}")
         return cls(n, [Batch(0, j * batch, batch, epsilon, delta) for j in range(n // batch)],
                    name=f"sequential shuffle counter (n={n}, batch={batch}, eps={epsilon:g}, delta={delta:g})")
 
@@ -203,22 +209,21 @@ class ConcurrentShuffleCounter:
 
     @classmethod
     def _levels(cls, n: int, k: int, epsilon: float, delta: float, lowest: bool) -> ConcurrentShuffleCounter:
-        levels = _log2(cls.owner, n)
-        k = integer(cls.owner, "k", k, 1)
+        owner = cls.__name__
+        levels = _log2(owner, n)
+        k = integer(owner, "k", k, 1)
         if k > levels - 1:
-            raise ValueError(f"{cls.owner}: k must be <= log2 n - 1 = {levels - 1} internal levels, got {k}")
+            raise ValueError(f"{owner}: k must be <= log2 n - 1 = {levels - 1} internal levels, got {k}")
         heights = range(1, k + 1) if lowest else range(levels - k, levels)
         batches = [Batch(i, j * 2 ** h, 2 ** h, epsilon / k, delta / k)
                    for i, h in enumerate(heights) for j in range(n // 2 ** h)]
         which = "lowest" if lowest else "highest"
-        return cls(n, batches, name=f"Algorithm 2's {k} {which} levels (n={n}, nodes at ({epsilon / k:.4g}, {delta / k:.3g}))")
+        return cls(n, batches,
+                   name=f"Algorithm 2's {k} {which} levels (n={n}, nodes at ({epsilon / k:.4g}, {delta / k:.3g}))")
 
     # -- the mechanism ---------------------------------------------------------------------------
 
-    def __repr__(self) -> str:
-        return self.name
-
-    def _bits(self, data: Any) -> np.ndarray:
+    def _input(self, data: Any) -> np.ndarray:
         return user_bits(self.owner, data, self.n)
 
     def participation(self) -> np.ndarray:
@@ -226,20 +231,16 @@ class ConcurrentShuffleCounter:
         return self.members.sum(axis=0)
 
     def batch_sums(self, data: Any) -> np.ndarray:
-        return self.members.astype(np.int64) @ self._bits(data)
+        return self.members.astype(np.int64) @ self._input(data)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+    def _sample(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         """Fast path: every batch's count drawn from its law, sum of bits + Bin(N', 1/2)."""
-        size = sample_size(self.owner, size)
-        return self.batch_sums(data)[None, :] + rng.binomial(self.coins, 0.5, (size, len(self.batches)))
-
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
+        return (self.members.astype(np.int64) @ x)[None, :] + rng.binomial(self.coins, 0.5, (size, len(self.batches)))
 
     def sample_per_user(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """Per-user path, Algorithm 1's loop: user t sends its bit and its own fair coins to every
         active shuffler; a shuffler's release is the count of ones of the multiset it received."""
-        x, size = self._bits(data), sample_size(self.owner, size)
+        x, size = self._input(data), sample_size(self.owner, size)
         counts = np.zeros((size, len(self.batches)), dtype=np.int64)
         user_coins = [p.coins_of_users() for p in self.protocols]
         for t in range(self.n):
@@ -247,9 +248,9 @@ class ConcurrentShuffleCounter:
                 counts[:, i] += x[t] + rng.binomial(user_coins[i][t - self.batches[i].start], 0.5, size)
         return counts
 
-    def distribution(self, data: Any) -> ProductDensity:
-        x = self._bits(data)
-        return ProductDensity(tuple(p.distribution(x[b.start: b.end]) for p, b in zip(self.protocols, self.batches)))
+    def _distribution(self, x: np.ndarray) -> ProductDensity:
+        return ProductDensity(tuple(p.distribution(x[b.start: b.end])
+                                    for p, b in zip(self.protocols, self.batches, strict=True)))
 
     # -- the server's estimates ------------------------------------------------------------------
 
@@ -277,11 +278,11 @@ class ConcurrentShuffleCounter:
 
     def errors(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """S_t - sum_{i <= t} b_i for t = 1..n, ``size`` runs (shape (size, n))."""
-        return self.estimates(self.sample(data, size, rng)) - np.cumsum(self._bits(data))
+        return self.estimates(self.sample(data, size, rng)) - np.cumsum(self._input(data))
 
     def max_error_sampler(self, data: Any, chunk: int = 20_000):
         """f(size, rng) -> max_t |S_t - sum_{i <= t} b_i| per run (Definition 2.1's event), in chunks."""
-        self._bits(data)
+        self._input(data)
 
         def draw(size: int, rng: np.random.Generator) -> np.ndarray:
             size = sample_size(self.owner, size)
@@ -308,7 +309,7 @@ class ConcurrentShuffleCounter:
         return int(np.argmax([self.noise_coins(t) for t in range(self.n + 1)]))
 
 
-class VectorConcurrentTree:
+class VectorConcurrentTree(ExactRelease):
     """Corollary 3.3 / 3.5's vector instantiation: Algorithm 3's tree (Algorithm 2: d = d_low = 2) with
     every block an M^sum_vec run, shuffle-lcb's P_Vec (:class:`~dpaudit.mechanisms.shuffle_vec.ShuffledVectorProtocol`,
     Theorem C.1's parameters at the block's budget and size B = its number of users). Algorithm 4 runs
@@ -319,7 +320,8 @@ class VectorConcurrentTree:
     ``split``: "k" for (eps/k, delta/k) per block (Algorithm 3), "log n" for (eps/log2 n, delta/log2 n)
     (Algorithm 2 as printed; n a power of 2)."""
 
-    owner = "VectorConcurrentTree"
+    paper = "concurrent-shuffle"
+    source = "Corollaries 3.3 and 3.5: Algorithm 3's tree with M^sum_vec (shuffle-lcb's P_Vec) blocks"
 
     def __init__(self, n: int, k: int, epsilon: float, delta: float, d: int, d_low: int, dim: int, split: str = "k"):
         from .shuffle_vec import ShuffledVectorProtocol
@@ -334,13 +336,11 @@ class VectorConcurrentTree:
             raise ValueError(f"{self.owner}: split must be 'k' or 'log n', got {split!r}")
         self.epsilon, self.delta = epsilon / parts, delta / parts
         self.sizes = [d_low * d ** (i - 1) for i in range(1, k + 1)]
-        self.protocols = [ShuffledVectorProtocol.unique_users(self.epsilon, self.delta, self.dim, s) for s in self.sizes]
+        self.protocols = [ShuffledVectorProtocol.unique_users(self.epsilon, self.delta, self.dim, s)
+                          for s in self.sizes]
         self.blocks = [(level, j * s, s) for level, s in enumerate(self.sizes) for j in range(n // s)]
         self.name = (f"CSTA with P_Vec blocks (n={n}, k={k}, d={d}, d_low={d_low}, dim={self.dim}, "
                      f"blocks at ({self.epsilon:.4g}, {self.delta:.3g}))")
-
-    def __repr__(self) -> str:
-        return self.name
 
     def blocks_of(self, user: int) -> VectorConcurrentTree:
         """The releases of the k blocks holding ``user`` (0-based), a mechanism on the same data. Under
@@ -355,29 +355,25 @@ class VectorConcurrentTree:
         view.name = f"{self.name}, the blocks of user {user}"
         return view
 
-    def _rows(self, data: Any) -> np.ndarray:
+    def _input(self, data: Any) -> np.ndarray:
+        """The n users' rows (phi, y), checked."""
         x = np.asarray(data, dtype=float)
         if x.shape != (self.n, self.dim + 1):
             raise ValueError(f"{self.owner}: data must be the {self.n} users' rows (phi, y), shape "
                              f"({self.n}, {self.dim + 1}), got {x.shape}")
         return x
 
-    def distribution(self, data: Any) -> ProductDensity:
-        x = self._rows(data)
+    def _distribution(self, x: np.ndarray) -> ProductDensity:
         return ProductDensity(tuple(c for level, start, s in self.blocks
                                     for c in self.protocols[level].distribution(x[start: start + s]).coordinates))
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        x = self._rows(data)
+    def _sample(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         return np.concatenate([self.protocols[level].sample(x[start: start + s], size, rng)
                                for level, start, s in self.blocks], axis=1)
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
     def sample_per_user(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """Every user randomizes every entry for each of its blocks (P_Vec's per-user path per block)."""
-        x = self._rows(data)
+        x = self._input(data)
         return np.concatenate([self.protocols[level].sample_per_user(x[start: start + s], size, rng)
                                for level, start, s in self.blocks], axis=1)
 

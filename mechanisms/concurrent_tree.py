@@ -30,8 +30,9 @@ import numpy as np
 from scipy import stats
 
 from dpaudit.densities import FiniteDistribution, ProductDensity
+from dpaudit.validation import integer, positive, probability, sample_size
 
-from .params import integer, positive, probability, sample_size
+from .base import ExactRelease
 
 
 def user_bits(owner: str, data: Any, n: int) -> np.ndarray:
@@ -67,12 +68,13 @@ def coins_for(epsilon: float, delta: float) -> int:
     return hi
 
 
-class BinarySummation:
+class BinarySummation(ExactRelease):
     """M^sum_bin on a batch of ``m`` users' bits at budget (eps, delta), eps < 1 and delta < 1/2 (the
     range Corollaries 3.3 and 3.5 use; module docstring). Data: the m bits. Output: the shuffled
     multiset's count of ones."""
 
-    owner = "BinarySummation"
+    paper = "concurrent-shuffle"
+    source = "M^sum_bin (Tenenbaum et al. 2021's Algorithm 3, interface only): the binary sum with fair coins"
 
     def __init__(self, epsilon: float, delta: float, m: int):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
@@ -87,10 +89,7 @@ class BinarySummation:
         self.coins = self.m * self.coins_per_user if self.m <= self.N else self.N
         self.name = f"M_bin(eps={self.epsilon:.4g}, delta={self.delta:.3g}, m={self.m}; N'={self.coins})"
 
-    def __repr__(self) -> str:
-        return self.name
-
-    def _bits(self, data: Any) -> np.ndarray:
+    def _input(self, data: Any) -> np.ndarray:
         return user_bits(self.owner, data, self.m)
 
     def coins_of_users(self) -> np.ndarray:
@@ -99,20 +98,17 @@ class BinarySummation:
             return np.full(self.m, self.coins_per_user)
         return (np.arange(self.m) < self.N).astype(np.int64)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self._bits(data).sum() + rng.binomial(self.coins, 0.5, sample_size(self.owner, size))
-
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
+    def _sample(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        return x.sum() + rng.binomial(self.coins, 0.5, size)
 
     def sample_per_user(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """Every user's message (its bit and its coins) counted: the shuffled multiset's ones."""
         size = sample_size(self.owner, size)
         coins = rng.binomial(np.broadcast_to(self.coins_of_users(), (size, self.m)), 0.5)
-        return (self._bits(data)[None, :] + coins).sum(axis=1)
+        return (self._input(data)[None, :] + coins).sum(axis=1)
 
-    def distribution(self, data: Any) -> FiniteDistribution:
-        s = int(self._bits(data).sum())
+    def _distribution(self, x: np.ndarray) -> FiniteDistribution:
+        s = int(x.sum())
         outcomes = np.arange(self.m + self.coins + 1)
         return FiniteDistribution(outcomes, stats.binom.logpmf(outcomes - s, self.coins, 0.5))
 
@@ -121,14 +117,15 @@ class BinarySummation:
         return np.asarray(counts, dtype=float) - self.coins / 2
 
 
-class ConcurrentShuffleTree:
+class ConcurrentShuffleTree(ExactRelease):
     """Algorithm 3 (Algorithm 2 with d = d_low = 2): n = d_low d^k users' bits, k internal levels, one
     shuffler per level, every block an M^sum_bin run at (eps/k, delta/k) (module docstring).
 
     Data: the n bits in arrival order. Output (:meth:`sample`): every block's count, level 1 first,
     each level in time order. :meth:`estimates` turns counts into the running sums S_t, t = 1..n."""
 
-    owner = "ConcurrentShuffleTree"
+    paper = "concurrent-shuffle"
+    source = "Algorithm 3 (CSTA; Algorithm 2 with d = d_low = 2)"
 
     def __init__(self, n: int, k: int, epsilon: float, delta: float, d: int = 2, d_low: int = 2):
         self.n = integer(self.owner, "n", n, 2)
@@ -141,40 +138,36 @@ class ConcurrentShuffleTree:
         self.epsilon, self.delta = float(epsilon), float(delta)
         self.sizes = [self.d_low * self.d ** (i - 1) for i in range(1, self.k + 1)]
         self.protocols = [BinarySummation(self.epsilon / self.k, self.delta / self.k, s) for s in self.sizes]
-        self.name = f"CSTA(n={self.n}, k={self.k}, d={self.d}, d_low={self.d_low}, eps={self.epsilon:g}, delta={self.delta:g})"
+        self.name = (f"CSTA(n={self.n}, k={self.k}, d={self.d}, d_low={self.d_low}, eps={self.epsilon:g}, "
+                     f"delta={self.delta:g})")
 
     @classmethod
     def binary(cls, n: int, epsilon: float, delta: float) -> ConcurrentShuffleTree:
         """Algorithm 2: the binary tree over n = 2^L users, k = L - 1 shufflers."""
-        n = integer(cls.owner, "n", n, 4)
+        owner = cls.__name__  # what Release.owner gives the instances
+        n = integer(owner, "n", n, 4)
         if n & (n - 1):
-            raise ValueError(f"{cls.owner}: Algorithm 2 needs n a power of 2, got {n}")
+            raise ValueError(f"{owner}: Algorithm 2 needs n a power of 2, got {n}")
         return cls(n, n.bit_length() - 2, epsilon, delta, 2, 2)
 
-    def __repr__(self) -> str:
-        return self.name
-
-    def _bits(self, data: Any) -> np.ndarray:
+    def _input(self, data: Any) -> np.ndarray:
         return user_bits(self.owner, data, self.n)
+
+    def _block_sums(self, x: np.ndarray) -> list[np.ndarray]:
+        return [x.reshape(-1, s).sum(axis=1) for s in self.sizes]
 
     def block_sums(self, data: Any) -> list[np.ndarray]:
         """Per level, the exact sums of its blocks."""
-        x = self._bits(data)
-        return [x.reshape(-1, s).sum(axis=1) for s in self.sizes]
+        return self._block_sums(self._input(data))
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        size = sample_size(self.owner, size)
+    def _sample(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         parts = [sums[None, :] + rng.binomial(p.coins, 0.5, (size, len(sums)))
-                 for sums, p in zip(self.block_sums(data), self.protocols)]
+                 for sums, p in zip(self._block_sums(x), self.protocols, strict=True)]
         return np.concatenate(parts, axis=1)
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
-    def distribution(self, data: Any) -> ProductDensity:
-        x = self._bits(data)
+    def _distribution(self, x: np.ndarray) -> ProductDensity:
         coords = []
-        for s, p in zip(self.sizes, self.protocols):
+        for s, p in zip(self.sizes, self.protocols, strict=True):
             coords += [p.distribution(block) for block in x.reshape(-1, s)]
         return ProductDensity(tuple(coords))
 

@@ -32,6 +32,9 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit.validation import choice, integer, positive, sample_size
+
+from .base import ExactRelease
 from .noise import (
     DiscreteGaussian,
     DiscreteLaplace,
@@ -44,14 +47,13 @@ from .noise import (
     iid_sum,
 )
 from .noise._lattice import TABLE_LOG_ERROR, repeated_sum
-from .params import choice, integer, positive, sample_size
 
 NOISES = ("polya", "skellam", "discrete-gaussian")
 #: the largest batch whose discrete Gaussian shares are convolved for the exact law
 MAX_EXACT_GAUSSIAN_USERS = 64
 
 
-class DistributedSum:
+class DistributedSum(ExactRelease):
     """Algorithm 1's batch protocol: randomizer R, secure aggregation S and analyzer A.
 
     ``noise`` is one of ``"polya"``, ``"skellam"``, ``"discrete-gaussian"``; ``epsilon``, the batch
@@ -59,7 +61,8 @@ class DistributedSum:
     g, tau and m by the theorems' formulas (module docstring). Data: the n users' rewards in [0, 1].
     """
 
-    owner = "DistributedSum"
+    paper = "dist-mab"
+    source = "Algorithm 1 (batch protocol: randomizer, secure aggregation, analyzer); Theorems 1, 2 and 4"
 
     def __init__(self, noise: str, epsilon: float, n: int, T: int, s: float = 1.0):
         self.noise = choice(self.owner, "noise", noise, NOISES)
@@ -70,7 +73,8 @@ class DistributedSum:
         if self.s < 1:
             raise ValueError(f"{self.owner}: s must be >= 1 (Theorems 2 and 4), got {s!r}")
         if self.noise == "discrete-gaussian" and not self.epsilon < 1:
-            raise ValueError(f"{self.owner}: Theorem 4 (discrete Gaussian shares) covers eps in (0, 1), got {epsilon!r}")
+            raise ValueError(f"{self.owner}: Theorem 4 (discrete Gaussian shares) covers eps in (0, 1), "
+                             f"got {epsilon!r}")
         eps, log2t = self.epsilon, math.log(2 * self.T)
         if self.noise == "polya":
             self.g = math.ceil(eps * math.sqrt(self.n))
@@ -84,9 +88,6 @@ class DistributedSum:
         self.m = self.n * self.g + 2 * self.tau + 1
         self.name = f"DistributedSum({self.noise}, eps={eps:g}, n={self.n}, T={self.T}" + (
             f", s={self.s:g})" if self.noise != "polya" else ")")
-
-    def __repr__(self) -> str:
-        return self.name
 
     @property
     def share(self) -> Any:
@@ -107,7 +108,8 @@ class DistributedSum:
                              f"convolution; it is built for batches of at most {MAX_EXACT_GAUSSIAN_USERS} users")
         return iid_sum(self.share, self.n, name=f"sum of {self.n} N_Z shares")
 
-    def _rewards(self, data: Any) -> np.ndarray:
+    def _input(self, data: Any) -> np.ndarray:
+        """The n users' rewards, checked."""
         x = np.asarray(data, dtype=float)
         if x.shape != (self.n,) or not np.isfinite(x).all() or (x < 0).any() or (x > 1).any():
             raise ValueError(f"{self.owner}: data must be the {self.n} users' rewards in [0, 1], got shape {x.shape}")
@@ -115,30 +117,29 @@ class DistributedSum:
 
     def rounded_sum(self, data: Any) -> FiniteIntegerLaw:
         """The exact law of sum_i x_hat_i (independent two-point laws, convolved)."""
-        return RandomizedRounding(self.g).sum_law(self._rewards(data))
+        return self._rounded_sum(self._input(data))
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+    def _rounded_sum(self, x: np.ndarray) -> FiniteIntegerLaw:
+        return RandomizedRounding(self.g).sum_law(x)
+
+    def _sample(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         """y_hat for ``size`` independent runs, from the exact laws of the rounded sum and the noise."""
-        size = sample_size(self.owner, size)
-        total = self.rounded_sum(data).sample(size, rng)
+        total = self._rounded_sum(x).sample(size, rng)
         if self.noise == "discrete-gaussian":
             noise = self.share.sample((size, self.n), rng).sum(axis=1)  # no closed form for the sum
         else:
             noise = self.total_noise().sample(size, rng)
         return np.mod(total + noise, self.m)
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
     def sample_per_user(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """y_hat as printed: every user rounds, adds a share, reduces mod m; S sums the messages mod m."""
         size = sample_size(self.owner, size)
-        x = self._rewards(data)
+        x = self._input(data)
         x_hat = RandomizedRounding(self.g).round(np.broadcast_to(x, (size, self.n)), rng)
         messages = np.mod(x_hat + self.share.sample((size, self.n), rng), self.m)
         return np.mod(messages.sum(axis=1), self.m)
 
-    def distribution(self, data: Any):
+    def _distribution(self, x: np.ndarray):
         """The exact law of y_hat on {0, ..., m - 1}.
 
         Polya and Skellam shares: the total noise (Lap_Z(g/eps), Sk(0, g^2/eps^2)) has a log-space law
@@ -149,8 +150,8 @@ class DistributedSum:
         mod m; refused when the table does not cover every residue with normal floats.
         """
         if self.noise in ("polya", "skellam"):
-            return wrapped_mixture(self.rounded_sum(data), self.total_noise(), self.m)
-        total = convolve(self.rounded_sum(data), self.total_noise())
+            return wrapped_mixture(self._rounded_sum(x), self.total_noise(), self.m)
+        total = convolve(self._rounded_sum(x), self.total_noise())
         folded = ModularReduction(self.m).wrap(total)
         if folded.probs.size < self.m or folded.probs.min() < 1e-300:
             raise ValueError(f"{self.owner}: the exact law of y_hat needs residues whose probability is below 1e-300 "
@@ -194,14 +195,15 @@ def wrapped_mixture(rounded: FiniteIntegerLaw, noise: Any, m: int):
 LEMMA5_C = 1.6
 
 
-class LocalModularRandomizer:
+class LocalModularRandomizer(ExactRelease):
     """dist-mab's local protocol (Algorithms 4-5, Theorem 6): one user's message (x_hat + eta) mod m,
     eta ~ Lap_Z(g/eps), with g = ceil(eps sqrt n), tau = ceil((c g/eps) sqrt(2 n log(2/p))), p = 1/T
     and m = n g + 2 tau + 1. ``c`` is Lemma 5's unspecified constant (default :data:`LEMMA5_C`); it
     sets tau, hence m, and not the privacy of the message. Theorem 6 covers eps in (0, 1); other
     values are refused. Data: one user's reward in [0, 1]."""
 
-    owner = "LocalModularRandomizer"
+    paper = "dist-mab"
+    source = "Algorithms 4-5 (local protocol), Theorem 6"
 
     def __init__(self, epsilon: float, n: int, T: int, c: float = LEMMA5_C):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
@@ -215,27 +217,20 @@ class LocalModularRandomizer:
         self.m = self.n * self.g + 2 * self.tau + 1
         self.name = f"LocalModularRandomizer(eps={self.epsilon:g}, n={self.n}, T={self.T})"
 
-    def __repr__(self) -> str:
-        return self.name
-
-    def _reward(self, data: Any) -> float:
+    def _input(self, data: Any) -> float:
+        """The user's reward, checked."""
         x = np.asarray(data, dtype=float)
         if x.ndim != 0 and x.shape != (1,) or not np.isfinite(x).all() or not 0 <= float(x.ravel()[0]) <= 1:
             raise ValueError(f"{self.owner}: data must be one reward in [0, 1], got {data!r}")
         return float(x.ravel()[0])
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        size = sample_size(self.owner, size)
-        x = self._reward(data)
+    def _sample(self, x: float, size: int, rng: np.random.Generator) -> np.ndarray:
         x_hat = RandomizedRounding(self.g).round(np.full(size, x), rng)
         return np.mod(x_hat + DiscreteLaplace(0, self.g / self.epsilon).sample(size, rng), self.m)
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
-    def distribution(self, data: Any):
+    def _distribution(self, x: float):
         """The exact law of the message on {0, ..., m - 1} (closed form mod m, in log space)."""
-        return wrapped_mixture(RandomizedRounding(self.g).law(self._reward(data)),
+        return wrapped_mixture(RandomizedRounding(self.g).law(x),
                                DiscreteLaplace(0, self.g / self.epsilon), self.m)
 
 
@@ -253,7 +248,7 @@ class ShuffleModSum(DistributedSum):
     not implemented: this is the mod sum the proof reduces to, not the whole protocol.
     """
 
-    owner = "ShuffleModSum"
+    source = "Theorem 3's mod-sum step (pure DP via secure shuffling, Appendix D.2)"
     NOISE_PARAMETERS = ("printed", "primed")
 
     def __init__(self, epsilon: float, n: int, T: int, noise_parameter: str = "printed"):
@@ -310,7 +305,7 @@ def _log_add(x: tuple[int, np.ndarray, float], y: tuple[int, np.ndarray, float])
     return x[0] + y[0], out, x[2] + y[2] + rounding
 
 
-class IntegerQueryNoise:
+class IntegerQueryNoise(ExactRelease):
     """dist-mab's N-query mechanisms (Fact 2, Fact 3, Lemmas 3 and 4): an integer query answer q in
     {0, ..., max_answer} released as q + Z, Z an integer noise given by its log pmf table.
 
@@ -322,7 +317,8 @@ class IntegerQueryNoise:
     tables cut at different places would be infinite).
     """
 
-    owner = "IntegerQueryNoise"
+    paper = "dist-mab"
+    source = "the N-query mechanisms of Facts 2-3 and Lemmas 3-4"
 
     def __init__(self, log_table: Any, window: tuple[int, int], sampler: Any, max_answer: int, name: str):
         self.max_answer = integer(self.owner, "max_answer", max_answer, 0)
@@ -345,13 +341,15 @@ class IntegerQueryNoise:
     def skellam(cls, variance: float, max_answer: int) -> IntegerQueryNoise:
         """Sk(0, variance) noise (Lemma 3), its log pmf from :meth:`Skellam.log_table`."""
         law = Skellam(variance)
-        return cls(law.log_table, law.window(), law.sample, max_answer, f"q + Sk(0, {variance:g}), q in [0, {max_answer}]")
+        return cls(law.log_table, law.window(), law.sample, max_answer,
+                   f"q + Sk(0, {variance:g}), q in [0, {max_answer}]")
 
     @classmethod
     def discrete_gaussian_sum(cls, sigma: float, n: int, max_answer: int) -> IntegerQueryNoise:
         """The sum of n i.i.d. N_Z(0, sigma^2) (Lemma 4), convolved in log space. Each share is
         sigma^2-sub-Gaussian (Fact 2), so the sum's pmf is below e^-750 beyond sqrt(1500 n) sigma."""
-        n = integer(cls.owner, "n", n, 1)
+        owner = cls.__name__  # what Release.owner gives the instances
+        n = integer(owner, "n", n, 1)
         share = DiscreteGaussian(sigma)
         lo, hi = share.window()
         offset, logs, error = log_iid_sum(lo, share.logpmf(np.arange(lo, hi + 1)),
@@ -360,37 +358,32 @@ class IntegerQueryNoise:
 
         def log_table(a: int, b: int) -> tuple[np.ndarray, float]:
             if a < offset or b >= offset + logs.size:
-                raise ValueError(f"{cls.owner}: the sum's table covers [{offset}, {offset + logs.size - 1}], "
+                raise ValueError(f"{owner}: the sum's table covers [{offset}, {offset + logs.size - 1}], "
                                  f"not [{a}, {b}]")
             return logs[a - offset: b - offset + 1], error
 
         def sampler(size: Any, rng: np.random.Generator) -> np.ndarray:
-            size = sample_size(cls.owner, size)
+            size = sample_size(owner, size)
             return share.sample((size, n), rng).sum(axis=1)
 
         return cls(log_table, (-reach, reach), sampler, max_answer,
                    f"q + sum of {n} N_Z(0, {sigma:g}^2), q in [0, {max_answer}]")
 
-    def __repr__(self) -> str:
-        return self.name
-
-    def _answer(self, data: Any) -> int:
+    def _input(self, data: Any) -> int:
+        """The query answer, checked: an integer in [0, max_answer]."""
         q = np.asarray(data)
         if q.ndim != 0 or q != np.round(q) or not 0 <= q <= self.max_answer:
-            raise ValueError(f"{self.owner}: data must be an integer query answer in [0, {self.max_answer}], got {data!r}")
+            raise ValueError(f"{self.owner}: data must be an integer query answer in [0, {self.max_answer}], "
+                             f"got {data!r}")
         return int(q)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self._answer(data) + self.sampler(sample_size(self.owner, size), rng)
+    def _sample(self, q: int, size: int, rng: np.random.Generator) -> np.ndarray:
+        return q + self.sampler(size, rng)
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
-    def distribution(self, data: Any):
+    def _distribution(self, q: int):
         """The exact law of q + Z on {lo, ..., hi + max_answer} (log space)."""
         from dpaudit.densities import FiniteDistribution
 
-        q = self._answer(data)
         outcomes = np.arange(self.lo, self.hi + self.max_answer + 1)
         start = self.max_answer - q  # log_probs[0] is Z = lo - max_answer
         logs = self.log_probs[start: start + outcomes.size]
@@ -408,7 +401,7 @@ class CentralModularSum(DistributedSum):
     (their sum is Lap_Z(g/eps), Fact 1). :meth:`sample_per_user` runs Algorithms 2 and 3 as printed.
     Theorem 5 covers eps in (0, 1); other values are refused."""
 
-    owner = "CentralModularSum"
+    source = "Algorithms 2-3 (central protocol), Theorem 5"
 
     def __init__(self, epsilon: float, n: int, T: int):
         super().__init__("polya", epsilon, n, T)
@@ -420,7 +413,7 @@ class CentralModularSum(DistributedSum):
         """Algorithm 2 for every user (x_hat_i mod m), SecAgg's sum mod m, then Algorithm 3's
         (y_hat + (eta mod m)) mod m."""
         size = sample_size(self.owner, size)
-        x = self._rewards(data)
+        x = self._input(data)
         messages = np.mod(RandomizedRounding(self.g).round(np.broadcast_to(x, (size, self.n)), rng), self.m)
         y_hat = np.mod(messages.sum(axis=1), self.m)
         eta = self.total_noise().sample(size, rng)

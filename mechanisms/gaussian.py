@@ -22,8 +22,9 @@ import mpmath
 import numpy as np
 
 from dpaudit.densities import GaussianDensity, ProductDensity
+from dpaudit.validation import choice, positive, probability
 
-from .params import choice, positive, probability, sample_size
+from .base import ExactRelease
 
 
 def classic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
@@ -45,7 +46,10 @@ def analytic_gaussian_delta(epsilon: float, sigma: float, sensitivity: float = 1
     sensitivity = positive("analytic_gaussian_delta", "sensitivity", sensitivity)
     with mpmath.workdps(digits):
         s, d, e = mpmath.mpf(sigma), mpmath.mpf(sensitivity), mpmath.mpf(epsilon)
-        phi = lambda x: mpmath.erfc(-x / mpmath.sqrt(2)) / 2
+
+        def phi(x):
+            return mpmath.erfc(-x / mpmath.sqrt(2)) / 2
+
         value = phi(d / (2 * s) - e * s / d) - mpmath.exp(e) * phi(-d / (2 * s) - e * s / d)
         return float(value)
 
@@ -58,7 +62,10 @@ def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1
     epsilon = positive("analytic_gaussian_sigma", "epsilon", epsilon)
     delta = probability("analytic_gaussian_sigma", "delta", delta)
     sensitivity = positive("analytic_gaussian_sigma", "sensitivity", sensitivity)
-    too_much = lambda s: analytic_gaussian_delta(epsilon, s, 1.0) > delta  # in units of the sensitivity
+
+    def too_much(s: float) -> bool:
+        return analytic_gaussian_delta(epsilon, s, 1.0) > delta  # in units of the sensitivity
+
     low, high = 1.0, 1.0
     while not too_much(low):
         low /= 2
@@ -70,7 +77,7 @@ def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1
     return high * sensitivity
 
 
-class GaussianMechanism:
+class GaussianMechanism(ExactRelease):
     """M(q) = q + N(0, sigma^2) per coordinate with the classic sigma for the claimed (epsilon, delta).
 
     Input (``data``): the query answer (a number or a vector); neighbouring relation: answers
@@ -94,7 +101,8 @@ class GaussianMechanism:
     exactly the one sampled.
     """
 
-    owner = "GaussianMechanism"
+    paper = "Dwork & Roth 2014"
+    source = "Theorem A.1 (the classic calibration); exact curve: Balle & Wang 2018, Theorem 8"
 
     def __init__(self, epsilon: float, delta: float, sensitivity: float = 1.0):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
@@ -112,7 +120,8 @@ class GaussianMechanism:
         """The exact delta at ``epsilon`` (default: the claimed epsilon)."""
         return analytic_gaussian_delta(self.epsilon if epsilon is None else epsilon, self.sigma, self.sensitivity)
 
-    def _answer(self, data: Any) -> np.ndarray:
+    def _input(self, data: Any) -> np.ndarray:
+        """The query answer, checked: a finite number or vector."""
         try:
             q = np.asarray(data, dtype=float)
         except (TypeError, ValueError):
@@ -121,22 +130,13 @@ class GaussianMechanism:
             raise ValueError(f"{self.owner}: data must be a finite number or vector, got {data!r}")
         return q
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        q = self._answer(data)
-        size = sample_size(self.owner, size)
+    def _sample(self, q: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         return q + rng.normal(0.0, self.sigma, (size, *q.shape))
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
-    def distribution(self, data: Any) -> GaussianDensity | ProductDensity:
-        q = self._answer(data)
+    def _distribution(self, q: np.ndarray) -> GaussianDensity | ProductDensity:
         if q.ndim == 0:
             return GaussianDensity(float(q), self.sigma)
         return ProductDensity(tuple(GaussianDensity(float(v), self.sigma) for v in q))
-
-    def __repr__(self) -> str:
-        return self.name
 
 
 class ZCDPGaussianMechanism(GaussianMechanism):
@@ -155,7 +155,8 @@ class ZCDPGaussianMechanism(GaussianMechanism):
     **8**, four times the claim.
     """
 
-    owner = "ZCDPGaussianMechanism"
+    paper = "Bun & Steinke 2016"
+    source = "Proposition 1.6 (the Gaussian mechanism's rho-zCDP calibration)"
 
     def __init__(self, rho: float, sensitivity: float = 1.0, calibration: str = "correct"):
         self.rho = positive(self.owner, "rho", rho)

@@ -10,13 +10,14 @@ from typing import Any
 import numpy as np
 
 from dpaudit.densities import FiniteDistribution, interval_bounds
+from dpaudit.validation import integer, positive
 
+from .base import ExactRelease
 from .finite import from_log_enclosures
-from .params import integer, positive, sample_size
 from .piecewise import interval_context
 
 
-class TruncatedGeometric:
+class TruncatedGeometric(ExactRelease):
     """Release a count f in {0, ..., n} as min(max(f + Z, 0), n), with Z two-sided geometric:
     P[Z = z] = (1 - a)/(1 + a) a^|z|, a = e^-epsilon.
 
@@ -39,14 +40,16 @@ class TruncatedGeometric:
     exact rational value of the float given).
     """
 
-    owner = "TruncatedGeometric"
+    paper = "Ghosh, Roughgarden & Sundararajan 2009"
+    source = "the alpha-geometric mechanism, range-restricted to {0, ..., n}"
 
     def __init__(self, epsilon: float, n: int):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
         self.n = integer(self.owner, "n", n, 1)
         self.name = f"TruncatedGeometric(eps={self.epsilon:g}, n={self.n})"
 
-    def _count(self, data: Any) -> int:
+    def _input(self, data: Any) -> int:
+        """The true count f, checked: an integer in {0..n}."""
         arr = np.asarray(data)
         if arr.ndim != 0 or arr.dtype.kind not in "biuf" or float(arr) != round(float(arr)):
             raise ValueError(f"{self.owner}: data must be an integer count, got {data!r}")
@@ -55,18 +58,12 @@ class TruncatedGeometric:
             raise ValueError(f"{self.owner}: the count must be in 0..{self.n}, got {f}")
         return f
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        f = self._count(data)
-        size = sample_size(self.owner, size)
+    def _sample(self, f: int, size: int, rng: np.random.Generator) -> np.ndarray:
         p = -np.expm1(-self.epsilon)  # 1 - a without cancellation
         z = rng.geometric(p, size) - rng.geometric(p, size)
         return np.clip(f + z, 0, self.n).astype(np.int64)
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
-    def distribution(self, data: Any) -> FiniteDistribution:
-        f = self._count(data)
+    def _distribution(self, f: int) -> FiniteDistribution:
         ctx = interval_context(192)
         e = Fraction(self.epsilon)
         eps = ctx.mpf(e.numerator) / ctx.mpf(e.denominator)
@@ -83,9 +80,6 @@ class TruncatedGeometric:
                 value = log_interior - eps * abs(j - f)
             logs.append(interval_bounds(value))
         return from_log_enclosures(np.arange(self.n + 1), logs)
-
-    def __repr__(self) -> str:
-        return self.name
 
 
 __all__ = ["TruncatedGeometric"]

@@ -13,12 +13,13 @@ from typing import Any
 import numpy as np
 
 from dpaudit.densities import ProductDensity
+from dpaudit.validation import integer, positive
 
+from .base import ExactRelease
 from .noise import Laplace
-from .params import integer, positive, sample_size
 
 
-class NoisyHistogram:
+class NoisyHistogram(ExactRelease):
     """Release the counts of ``bins`` categories, each plus independent Laplace noise.
 
     Input (``data``): a dataset, a sequence of category labels in {0, ..., bins-1} (possibly
@@ -40,7 +41,8 @@ class NoisyHistogram:
     b kept as the exact rational 1/epsilon of the float given (sampling uses its nearest float).
     """
 
-    owner = "NoisyHistogram"
+    paper = "Dwork & Roth 2014"
+    source = "Section 3.3, histogram queries: the Laplace mechanism with Lap(1/epsilon) per bin"
 
     def __init__(self, epsilon: float, bins: int, scale: float | None = None):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
@@ -53,6 +55,7 @@ class NoisyHistogram:
             self.name = f"NoisyHistogram(eps={self.epsilon:g}, bins={self.bins}, noise scale {self.scale:g})"
 
     def counts(self, data: Any) -> np.ndarray:
+        """The bin counts of a dataset of category labels, checked."""
         labels = np.asarray(data)
         if labels.ndim != 1:
             raise ValueError(f"{self.owner}: data must be a 1-d sequence of category labels, got shape {labels.shape}")
@@ -65,19 +68,14 @@ class NoisyHistogram:
             raise ValueError(f"{self.owner}: category labels must be in 0..{self.bins - 1}, got {data!r}")
         return np.bincount(labels, minlength=self.bins)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        c = self.counts(data)
-        size = sample_size(self.owner, size)
+    def _input(self, data: Any) -> np.ndarray:
+        return self.counts(data)
+
+    def _sample(self, c: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         return c + rng.laplace(0.0, float(self.scale), (size, self.bins))
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
-    def distribution(self, data: Any) -> ProductDensity:
-        return ProductDensity(tuple(Laplace(float(c), self.scale) for c in self.counts(data)))
-
-    def __repr__(self) -> str:
-        return self.name
+    def _distribution(self, c: np.ndarray) -> ProductDensity:
+        return ProductDensity(tuple(Laplace(float(v), self.scale) for v in c))
 
 
 __all__ = ["NoisyHistogram"]

@@ -26,16 +26,17 @@ from typing import Any
 import numpy as np
 
 from dpaudit.densities import FiniteDistribution, interval_bounds
+from dpaudit.validation import choice, exact_vector, integer, positive, query_vector
 
+from .base import ExactRelease, Release
 from .finite import from_enclosures, from_log_enclosures
-from .params import choice, exact_vector, integer, positive, query_vector, sample_size
 from .piecewise import PiecewiseExp, enclose, interval_context, product
 
 NOISES = ("laplace", "exponential")
 
 
-class _NoisyMaxBase:
-    owner = "ReportNoisyMax"
+class _NoisyMaxBase(Release):
+    """The k answers, the noise scale b = 2 Delta / epsilon and the input check the three share."""
 
     def __init__(self, epsilon: float, k: int, sensitivity: float = 1.0):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
@@ -44,17 +45,12 @@ class _NoisyMaxBase:
         # b = 2 Delta / epsilon, kept as an exact rational for the exact distribution
         self.scale = 2 * Fraction(self.sensitivity) / Fraction(self.epsilon)
 
-    def _answers(self, data: Any) -> np.ndarray:
+    def _input(self, data: Any) -> np.ndarray:
+        """The k query answers, checked."""
         return query_vector(self.owner, data, self.k)
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
 
-    def __repr__(self) -> str:
-        return self.name
-
-
-class ReportNoisyMax(_NoisyMaxBase):
+class ReportNoisyMax(_NoisyMaxBase, ExactRelease):
     """Report noisy max, releasing only the index: argmax_i (q_i + Z_i), Z_i i.i.d. with scale
     b = 2 Delta / epsilon; ``noise="laplace"`` (density exp(-|z|/b)/(2b)) or ``"exponential"``
     (one-sided, density exp(-z/b)/b on z >= 0; Ding et al. 2021 show this equals the
@@ -89,6 +85,9 @@ class ReportNoisyMax(_NoisyMaxBase):
     interval arithmetic (:mod:`.piecewise`), returned as a FiniteDistribution over {0..k-1}.
     """
 
+    paper = "Dwork & Roth 2014"
+    source = "Section 3.3, Claim 3.9 (report noisy max), at StatDP's scale 2 Delta/epsilon"
+
     def __init__(self, epsilon: float, k: int, noise: str = "laplace", sensitivity: float = 1.0):
         super().__init__(epsilon, k, sensitivity)
         self.noise = choice(self.owner, "noise", noise, NOISES)
@@ -100,13 +99,11 @@ class ReportNoisyMax(_NoisyMaxBase):
             return rng.laplace(0.0, b, (size, self.k))
         return rng.exponential(b, (size, self.k))
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        q = self._answers(data)
-        size = sample_size(self.owner, size)
+    def _sample(self, q: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         return np.argmax(q + self._noise(size, rng), axis=1).astype(np.int64)
 
-    def distribution(self, data: Any) -> FiniteDistribution:
-        q = exact_vector(self._answers(data))
+    def _distribution(self, answers: np.ndarray) -> FiniteDistribution:
+        q = exact_vector(answers)
         pdf, cdf = (
             (PiecewiseExp.laplace_pdf, PiecewiseExp.laplace_cdf)
             if self.noise == "laplace"
@@ -139,7 +136,8 @@ class ReportNoisyMaxWithValue(_NoisyMaxBase):
     under M(q').
     """
 
-    owner = "ReportNoisyMaxWithValue"
+    paper = "Ding et al. 2018"
+    source = "report noisy max releasing the index and the noisy maximum (cf. StatDP's noisy_max_v1b)"
 
     def __init__(self, epsilon: float, k: int, sensitivity: float = 1.0):
         super().__init__(epsilon, k, sensitivity)
@@ -149,16 +147,14 @@ class ReportNoisyMaxWithValue(_NoisyMaxBase):
     def true_epsilon(self) -> float:
         return self.k * self.sensitivity / float(self.scale)
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        q = self._answers(data)
-        size = sample_size(self.owner, size)
+    def _sample(self, q: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         noisy = q + rng.laplace(0.0, float(self.scale), (size, self.k))
         index = np.argmax(noisy, axis=1)
         value = noisy[np.arange(size), index]
         return np.column_stack([index.astype(float), value])
 
 
-class ExponentialMechanism(_NoisyMaxBase):
+class ExponentialMechanism(_NoisyMaxBase, ExactRelease):
     """The exponential mechanism (McSherry & Talwar 2007; Dwork & Roth 2014, Def. 3.4) over k
     candidates with utilities q (``data``) of sensitivity Delta: P[i] = exp(q_i/b) / sum_j exp(q_j/b)
     with b = 2 Delta/epsilon, i.e. exp(epsilon q_i / (2 Delta)).
@@ -175,19 +171,18 @@ class ExponentialMechanism(_NoisyMaxBase):
     Exact distribution: log P[i] = q_i/b - log sum_j e^{q_j/b}, enclosed with interval arithmetic.
     """
 
-    owner = "ExponentialMechanism"
+    paper = "McSherry & Talwar 2007"
+    source = "the exponential mechanism (Dwork & Roth 2014, Definition 3.4), sampled by the Gumbel-max trick"
 
     def __init__(self, epsilon: float, k: int, sensitivity: float = 1.0):
         super().__init__(epsilon, k, sensitivity)
         self.name = f"ExponentialMechanism(eps={self.epsilon:g}, k={self.k})"
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        q = self._answers(data)
-        size = sample_size(self.owner, size)
+    def _sample(self, q: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         return np.argmax(q / float(self.scale) + rng.gumbel(0.0, 1.0, (size, self.k)), axis=1).astype(np.int64)
 
-    def distribution(self, data: Any) -> FiniteDistribution:
-        q = exact_vector(self._answers(data))
+    def _distribution(self, answers: np.ndarray) -> FiniteDistribution:
+        q = exact_vector(answers)
         ctx = interval_context(192)
         b = ctx.mpf(self.scale.numerator) / ctx.mpf(self.scale.denominator)
         utilities = [ctx.mpf(v.numerator) / ctx.mpf(v.denominator) / b for v in q]

@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 
 from dpaudit.densities import FiniteDistribution, interval_bounds
+from dpaudit.validation import choice, integer, positive
 
+from .base import ExactRelease
 from .finite import from_log_enclosures
-from .params import choice, integer, positive, sample_size
 from .piecewise import interval_context
 
 CALIBRATIONS = ("k-ary", "binary")
@@ -29,14 +30,15 @@ def _user_value(owner: str, data: Any, k: int) -> int:
     if arr.ndim == 1 and arr.size == 1:
         arr = arr[0]
     if arr.ndim != 0 or arr.dtype.kind not in "biuf" or float(arr) != round(float(arr)):
-        raise ValueError(f"{owner}: data must be one user's value (an integer, or a one-record dataset [x]), got {data!r}")
+        raise ValueError(f"{owner}: data must be one user's value (an integer, or a one-record dataset [x]), "
+                         f"got {data!r}")
     x = round(float(arr))
     if not 0 <= x < k:
         raise ValueError(f"{owner}: the user's value must be in 0..{k - 1}, got {x}")
     return x
 
 
-class KaryRandomizedResponse:
+class KaryRandomizedResponse(ExactRelease):
     """k-ary randomized response: report the true value x in {0..k-1} with probability
     keep = e^epsilon / (e^epsilon + k - 1), else one of the k - 1 other values uniformly, each with
     probability 1 / (e^epsilon + k - 1).
@@ -55,7 +57,8 @@ class KaryRandomizedResponse:
     enclosed with 192-bit interval arithmetic.
     """
 
-    owner = "KaryRandomizedResponse"
+    paper = "Kairouz, Oh & Viswanath 2016"
+    source = "k-ary randomized response (k-RR; generalized randomized response, Wang et al. 2017)"
 
     def __init__(self, epsilon: float, k: int, calibration: str = "k-ary"):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
@@ -84,24 +87,18 @@ class KaryRandomizedResponse:
         e = np.exp(self.epsilon)
         return float(e / (e + self.k - 1)) if self.calibration == "k-ary" else float(e / (e + 1))
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        x = _user_value(self.owner, data, self.k)
-        size = sample_size(self.owner, size)
+    def _input(self, data: Any) -> int:
+        return _user_value(self.owner, data, self.k)
+
+    def _sample(self, x: int, size: int, rng: np.random.Generator) -> np.ndarray:
         keep = rng.random(size) < self.keep_probability
         other = rng.integers(0, self.k - 1, size)
         other = other + (other >= x)
         return np.where(keep, x, other).astype(np.int64)
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
-
-    def distribution(self, data: Any) -> FiniteDistribution:
-        x = _user_value(self.owner, data, self.k)
+    def _distribution(self, x: int) -> FiniteDistribution:
         log_keep, log_other = (interval_bounds(v) for v in self._log_keep_other())
         return from_log_enclosures(np.arange(self.k), [log_keep if y == x else log_other for y in range(self.k)])
-
-    def __repr__(self) -> str:
-        return self.name
 
 
 class RandomizedResponse(KaryRandomizedResponse):
@@ -112,7 +109,8 @@ class RandomizedResponse(KaryRandomizedResponse):
     (e^epsilon/(1 + e^epsilon)) / (1/(1 + e^epsilon)) = e^epsilon or its inverse.
     """
 
-    owner = "RandomizedResponse"
+    paper = "Warner 1965"
+    source = "randomized response with the coin biased for epsilon (Dwork & Roth 2014, Section 3.2)"
 
     def __init__(self, epsilon: float):
         super().__init__(epsilon, 2)

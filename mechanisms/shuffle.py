@@ -11,9 +11,10 @@ from typing import Any
 import numpy as np
 
 from dpaudit.densities import FiniteDistribution, interval_bounds
+from dpaudit.validation import integer, positive, probability
 
+from .base import ExactRelease
 from .finite import from_enclosures
-from .params import integer, positive, probability, sample_size
 from .piecewise import interval_context
 
 PRECISION_BITS = 192
@@ -41,7 +42,7 @@ def fmt_shuffle_epsilon(epsilon0: float, n: int, delta: float) -> float:
     return math.log1p((e0 - 1) / (e0 + 1) * (8 * math.sqrt(e0 * math.log(4 / delta)) / math.sqrt(n) + 8 * e0 / n))
 
 
-class ShuffledRandomizedResponse:
+class ShuffledRandomizedResponse(ExactRelease):
     """n users each report their bit through binary randomized response with epsilon0 (keep with
     probability p = e^eps0 / (1 + e^eps0)); a shuffler permutes the n reports uniformly at random.
 
@@ -64,14 +65,16 @@ class ShuffledRandomizedResponse:
     cancellation); O(n1 n0) interval operations.
     """
 
-    owner = "ShuffledRandomizedResponse"
+    paper = "Feldman, McMillan & Talwar 2021"
+    source = "binary randomized response, then a uniformly random shuffle (the setting of Theorem 3.1)"
 
     def __init__(self, epsilon0: float, n: int):
         self.epsilon0 = positive(self.owner, "epsilon0", epsilon0)
         self.n = integer(self.owner, "n", n, 1)
         self.name = f"ShuffledRandomizedResponse(eps0={self.epsilon0:g}, n={self.n})"
 
-    def _ones(self, data: Any) -> int:
+    def _input(self, data: Any) -> int:
+        """The number of ones in the batch of n bits, checked."""
         bits = np.asarray(data)
         if bits.shape != (self.n,):
             raise ValueError(f"{self.owner}: data must be a batch of n={self.n} bits, got shape {bits.shape}")
@@ -84,21 +87,15 @@ class ShuffledRandomizedResponse:
         """The probability of reporting the true bit."""
         return 1.0 / (1.0 + math.exp(-self.epsilon0))
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        n1 = self._ones(data)
-        size = sample_size(self.owner, size)
+    def _sample(self, n1: int, size: int, rng: np.random.Generator) -> np.ndarray:
         p = self.p
         return (rng.binomial(n1, p, size) + rng.binomial(self.n - n1, 1.0 - p, size)).astype(np.int64)
-
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
 
     def _binomial_pmf(self, m: int, log_r, log_1mr) -> list:
         ctx = interval_context(PRECISION_BITS)
         return [ctx.mpf(math.comb(m, j)) * ctx.exp(log_r * j + log_1mr * (m - j)) for j in range(m + 1)]
 
-    def distribution(self, data: Any) -> FiniteDistribution:
-        n1 = self._ones(data)
+    def _distribution(self, n1: int) -> FiniteDistribution:
         n0 = self.n - n1
         ctx = interval_context(PRECISION_BITS)
         e = Fraction(self.epsilon0)
@@ -114,9 +111,6 @@ class ShuffledRandomizedResponse:
             for i, b in enumerate(zeros):
                 total[i + j] += a * b
         return from_enclosures(np.arange(self.n + 1), [interval_bounds(v) for v in total])
-
-    def __repr__(self) -> str:
-        return self.name
 
 
 __all__ = ["ShuffledRandomizedResponse", "fmt_shuffle_epsilon"]

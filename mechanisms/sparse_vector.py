@@ -42,17 +42,10 @@ from typing import Any
 import numpy as np
 
 from dpaudit.densities import FiniteDistribution
+from dpaudit.validation import choice, exact_vector, finite, integer, positive, query_vector
 
+from .base import ExactRelease
 from .finite import from_enclosures
-from .params import (
-    choice,
-    exact_vector,
-    finite,
-    integer,
-    positive,
-    query_vector,
-    sample_size,
-)
 from .piecewise import PiecewiseExp, enclose
 
 ABOVE, BELOW, UNANSWERED = 1, 0, -1
@@ -70,15 +63,17 @@ class _Variant:
 
 
 VARIANTS = {
-    "lyu-alg1": _Variant("Lyu, Su & Li 2017, Alg. 1 (c = 1: Dwork & Roth 2014, AboveThreshold)", Fraction(1, 2), "2c", True, False),
+    "lyu-alg1": _Variant("Lyu, Su & Li 2017, Alg. 1 (c = 1: Dwork & Roth 2014, AboveThreshold)", Fraction(1, 2), "2c",
+                         True, False),
     "roth": _Variant("Lyu, Su & Li 2017, Alg. 3 (Roth 2011 lecture notes)", Fraction(1, 2), "c", True, True),
     "lee-clifton": _Variant("Lyu, Su & Li 2017, Alg. 4 (Lee & Clifton 2014)", Fraction(1, 4), "1", True, False),
-    "stoddard": _Variant("Lyu, Su & Li 2017, Alg. 5 (Stoddard, Chen & Machanavajjhala 2014)", Fraction(1, 2), "none", False, False),
+    "stoddard": _Variant("Lyu, Su & Li 2017, Alg. 5 (Stoddard, Chen & Machanavajjhala 2014)", Fraction(1, 2), "none",
+                         False, False),
     "chen": _Variant("Lyu, Su & Li 2017, Alg. 6 (Chen, Xu & Zhou 2015)", Fraction(1, 2), "1", False, False),
 }
 
 
-class SparseVector:
+class SparseVector(ExactRelease):
     """One sparse-vector variant (see the module table) with claimed budget ``epsilon``, threshold
     ``threshold`` T, cutoff ``cutoff`` c (variants with a cutoff only) and query sensitivity Delta.
 
@@ -130,7 +125,8 @@ class SparseVector:
     reachable patterns (answers after the cutoff are -1) and enclosed with interval arithmetic.
     """
 
-    owner = "SparseVector"
+    paper = "Lyu, Su & Li 2017"
+    source = "Figure 1, Algorithms 1 and 3-6 (one variant each, see VARIANTS)"
 
     def __init__(self, epsilon: float, threshold: float, variant: str = "lyu-alg1", cutoff: int | None = None,
                  sensitivity: float = 1.0):
@@ -151,7 +147,8 @@ class SparseVector:
         eps2 = eps - eps1
         self.threshold_scale = delta / eps1
         c = self.cutoff or 1
-        self.query_scale = {"2c": 2 * c * delta / eps2, "c": c * delta / eps2, "1": delta / eps2, "none": None}[spec.query_noise]
+        scales = {"2c": 2 * c * delta / eps2, "c": c * delta / eps2, "1": delta / eps2, "none": None}
+        self.query_scale = scales[spec.query_noise]
         cut = f", c={self.cutoff}" if self.cutoff is not None else ""
         self.name = f"SparseVector({self.variant}, eps={self.epsilon:g}, T={self.threshold:g}{cut})"
 
@@ -159,15 +156,11 @@ class SparseVector:
     def releases_value(self) -> bool:
         return self.spec.releases_value
 
-    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, size, rng)
+    def _input(self, data: Any) -> np.ndarray:
+        """The answers of the stream of queries, checked (any length k >= 1)."""
+        return query_vector(self.owner, data)
 
-    def __repr__(self) -> str:
-        return self.name
-
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        q = query_vector(self.owner, data)
-        size = sample_size(self.owner, size)
+    def _sample(self, q: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         k = q.size
         rho = rng.laplace(0.0, float(self.threshold_scale), size)
         if self.query_scale is None:
@@ -213,24 +206,30 @@ class SparseVector:
         return PiecewiseExp.laplace_cdf(loc, self.query_scale)
 
     def distribution(self, data: Any) -> FiniteDistribution:
+        # refused before the input is looked at: the Roth variant's output is mixed discrete/continuous
         if self.releases_value:
             raise TypeError(f"{self.name} releases noisy answers: its output has no finite distribution")
-        key = tuple(query_vector(self.owner, data).tolist())
+        return super().distribution(data)
+
+    def _distribution(self, q: np.ndarray) -> FiniteDistribution:
+        key = tuple(q.tolist())
         # audits reuse one input across many pairs (StatDP's patterns share their first input)
         cache = self.__dict__.setdefault("_distribution_cache", {})
         if key not in cache:
             if len(cache) >= DISTRIBUTION_CACHE:
                 cache.pop(next(iter(cache)))
-            cache[key] = self._distribution(key)
+            cache[key] = self._pattern_law(key)
         return cache[key]
 
-    def _distribution(self, answers: tuple[float, ...]) -> FiniteDistribution:
+    def _pattern_law(self, answers: tuple[float, ...]) -> FiniteDistribution:
+        """Every reachable pattern's probability on the answers ``answers`` (the class docstring)."""
         q = exact_vector(np.asarray(answers))
         patterns = self.patterns(len(q))
         if len(patterns) > MAX_EXACT_OUTCOMES:
             raise ValueError(f"{self.owner}: {len(patterns)} output patterns are too many for the exact distribution")
         factors = {(i, a): self._factor(q[i], a) for i in range(len(q)) for a in (False, True)}
-        prefix_cache: dict[tuple[int, ...], PiecewiseExp] = {(): PiecewiseExp.laplace_pdf(Fraction(0), self.threshold_scale)}
+        prefix_cache: dict[tuple[int, ...], PiecewiseExp] = {
+            (): PiecewiseExp.laplace_pdf(Fraction(0), self.threshold_scale)}
 
         def prefix_product(prefix: tuple[int, ...]) -> PiecewiseExp:
             # product of p_rho and the factors of the answered queries, shared between patterns

@@ -30,9 +30,10 @@ from typing import Any
 import numpy as np
 
 from dpaudit.densities import ProductDensity
+from dpaudit.validation import integer, positive
 
+from .base import ExactRelease
 from .noise import Gaussian, IntegerLaw, Laplace, LaplaceSum, iid_sum
-from .params import integer, positive, sample_size
 
 
 def lowest_set_bit(t: np.ndarray) -> np.ndarray:
@@ -41,7 +42,7 @@ def lowest_set_bit(t: np.ndarray) -> np.ndarray:
     return np.log2(t & -t).astype(np.int64)
 
 
-class BinaryTreeMechanism:
+class BinaryTreeMechanism(ExactRelease):
     """Noisy dyadic p-sums of a stream of length ``T`` (module docstring).
 
     ``dim``: the shape of one stream element: 1 for scalars (stream shape (T,)), d for vectors
@@ -50,7 +51,8 @@ class BinaryTreeMechanism:
     noise matrices needs its own subclass).
     """
 
-    owner = "BinaryTreeMechanism"
+    paper = "Chan, Shi & Song 2011"
+    source = "Section 3.4, the binary mechanism's noisy p-sums (Dwork, Naor, Pitassi & Rothblum 2010)"
 
     def __init__(self, T: int, noise: Any, dim: int | tuple[int, ...] = 1, name: str | None = None):
         self.T = integer(self.owner, "T", T, 1)
@@ -64,23 +66,23 @@ class BinaryTreeMechanism:
         self.levels = self.T.bit_length()  # floor(log2 T) + 1
         ends = np.arange(1, self.T + 1)
         self.block_starts = ends - (1 << lowest_set_bit(ends)) + 1
-        self.nodes = [(int(s), int(e)) for s, e in zip(self.block_starts, ends)]
+        self.nodes = [(int(s), int(e)) for s, e in zip(self.block_starts, ends, strict=True)]
         self.name = name or f"BinaryTree(T={self.T}, noise={noise!r}" + (
             f", element shape {self.element_shape})" if self.element_shape else ")")
 
     @classmethod
-    def laplace(cls, T: int, epsilon: float, sensitivity: float = 1.0, dim: int | tuple[int, ...] = 1) -> BinaryTreeMechanism:
+    def laplace(cls, T: int, epsilon: float, sensitivity: float = 1.0,
+                dim: int | tuple[int, ...] = 1) -> BinaryTreeMechanism:
         """Lap(L Delta_1 / eps) per block and coordinate: eps-DP when one element changes by at
         most ``sensitivity`` in l1 norm (each element is in at most L blocks). The scale is kept as
         an exact rational, so the exact auditor audits the calibration as specified."""
-        epsilon = positive(cls.owner, "epsilon", epsilon)
-        sensitivity = positive(cls.owner, "sensitivity", sensitivity)
-        levels = integer(cls.owner, "T", T, 1).bit_length()
+        owner = cls.__name__  # what Release.owner gives the instances
+        epsilon = positive(owner, "epsilon", epsilon)
+        sensitivity = positive(owner, "sensitivity", sensitivity)
+        levels = integer(owner, "T", T, 1).bit_length()
         scale = Fraction(levels) * Fraction(sensitivity) / Fraction(epsilon)
-        return cls(T, Laplace(0.0, scale), dim, name=f"BinaryTree(T={T}, Laplace, eps={epsilon:g}, sensitivity={sensitivity:g})")
-
-    def __repr__(self) -> str:
-        return self.name
+        return cls(T, Laplace(0.0, scale), dim,
+                   name=f"BinaryTree(T={T}, Laplace, eps={epsilon:g}, sensitivity={sensitivity:g})")
 
     def prefix_nodes(self, t: int) -> list[int]:
         """The blocks (their end points, 1-based) whose sum is the prefix sum x_1 + ... + x_t."""
@@ -96,8 +98,8 @@ class BinaryTreeMechanism:
     def _stream(self, stream: Any) -> np.ndarray:
         x = np.asarray(stream, dtype=float)
         if x.shape != (self.T, *self.element_shape) or not np.isfinite(x).all():
-            raise ValueError(f"{self.owner}: the stream must be a finite array of shape {(self.T, *self.element_shape)}, "
-                             f"got shape {x.shape}")
+            raise ValueError(f"{self.owner}: the stream must be a finite array of shape "
+                             f"{(self.T, *self.element_shape)}, got shape {x.shape}")
         return x
 
     def node_sums(self, stream: Any) -> np.ndarray:
@@ -114,14 +116,13 @@ class BinaryTreeMechanism:
             out[width * np.arange(1, whole + 1, 2) - 1] = sums[::2]  # ends (2k + 1) 2^j
         return out
 
-    def sample(self, stream: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` independent releases of the noisy p-sums, shape (size, T, *element shape)."""
-        size = sample_size(self.owner, size)
-        exact = self.node_sums(stream)
-        return exact + np.asarray(self.noise.sample((size, *exact.shape), rng), dtype=float)
+    def _input(self, stream: Any) -> np.ndarray:
+        """The stream, checked, as its exact p-sums (:meth:`node_sums`)."""
+        return self.node_sums(stream)
 
-    def __call__(self, stream: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(stream, size, rng)
+    def _sample(self, exact: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` independent releases of the noisy p-sums, shape (size, T, *element shape)."""
+        return exact + np.asarray(self.noise.sample((size, *exact.shape), rng), dtype=float)
 
     def prefix(self, noisy_nodes: Any) -> np.ndarray:
         """Noisy prefix sums from released p-sums: shape (..., T, *element shape) -> the same."""
@@ -142,11 +143,10 @@ class BinaryTreeMechanism:
         """``size`` independent runs of the noisy prefix sums, shape (size, T, *element shape)."""
         return self.prefix(self.sample(stream, size, rng))
 
-    def distribution(self, stream: Any) -> ProductDensity:
+    def _distribution(self, exact: np.ndarray) -> ProductDensity:
         """The exact law of the released p-sums: independent coordinates, block-major in the order
         of ``sample``'s output flattened (each the noise shifted by its exact p-sum)."""
-        exact = self.node_sums(stream).ravel()
-        return ProductDensity(tuple(self.noise.shifted(float(v)) for v in exact))
+        return ProductDensity(tuple(self.noise.shifted(float(v)) for v in exact.ravel()))
 
     def error_law(self, t: int) -> Any:
         """The law of the noise in one coordinate of the prefix sum at t: popcount(t) i.i.d. draws."""

@@ -244,15 +244,15 @@ def test_discrete_gaussian_sampler_handles_shapes_and_loc():
     (lambda: N.Polya(1.0, 1.2), r"beta must be in \(0, 1\)"),
     (lambda: N.Geometric(0.0), r"beta must be in \(0, 1\)"),
     (lambda: N.PolyaDifference(float("nan"), 0.5), "shape r must be > 0"),
-    (lambda: N.PolyaDifference.share(0, 0.5), "n must be >= 1"),
+    (lambda: N.PolyaDifference.share(0, 0.5), "n must be an integer >= 1"),
     (lambda: N.PolyaDifference(2.0, 0.5), "shape r must be <= 1"),
-    (lambda: N.Binomial(0, 0.5), "m must be >= 1"),
+    (lambda: N.Binomial(0, 0.5), "m must be an integer >= 1"),
     (lambda: N.Binomial(5, 1.5), r"p must be in \[0, 1\]"),
     (lambda: N.SymmetricBinomial(7), "m must be even"),
     (lambda: N.BernoulliExp(-0.1), "x must be >= 0"),
-    (lambda: N.RandomizedRounding(0), "g must be >= 1"),
+    (lambda: N.RandomizedRounding(0), "g must be an integer >= 1"),
     (lambda: N.RandomizedRounding(4).round(np.array([1.2]), np.random.default_rng()), r"inputs must lie in \[0, 1\]"),
-    (lambda: N.ModularReduction(1), "modulus m must be >= 2"),
+    (lambda: N.ModularReduction(1), "modulus m must be an integer >= 2"),
     (lambda: N.ModularReduction(10).correct([3], 10), r"threshold must be in \[0, m - 1\]"),
     (lambda: N.DiscreteGaussian(1e9).cdf(0), "pmf table would need"),
 ])
@@ -283,7 +283,7 @@ def test_laplace_sum_has_exact_tails():
         assert law.sf(np.array([t]))[0] == pytest.approx(conv, rel=1e-8)
     assert integrate.quad(lambda v: math.exp(law.logpdf(np.array([v]))[0]), -60, 60)[0] == pytest.approx(1, rel=1e-9)
     assert dpaudit.audit_sampler(law, law, samples=1_000_000, seed=4).verdict == "not-refuted"
-    with pytest.raises(ValueError, match="n must be >= 1"):
+    with pytest.raises(ValueError, match="n must be an integer >= 1"):
         N.LaplaceSum(0, 1.0)
 
 

@@ -10,7 +10,8 @@ from functools import cached_property
 import numpy as np
 from scipy import stats
 
-from ._checks import integer, non_negative, probability
+from dpaudit.validation import integer, non_negative, probability
+
 from ._lattice import FiniteIntegerLaw, IntegerLaw, ScipyIntegerLaw, convolve
 
 
@@ -23,7 +24,7 @@ class Binomial(ScipyIntegerLaw):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "m", integer(type(self).__name__, "m", self.m, minimum=1))
-        object.__setattr__(self, "p", probability(type(self).__name__, "p", self.p))
+        object.__setattr__(self, "p", probability(type(self).__name__, "p", self.p, open_low=False, open_high=False))
 
     @property
     def _offset(self) -> int:

@@ -25,8 +25,8 @@ from scipy import special, stats
 from scipy.special import logsumexp
 
 from dpaudit.densities import GaussianDensity
+from dpaudit.validation import finite, integer, positive
 
-from ._checks import finite, integer, positive
 from ._lattice import IntegerLaw
 from .exact_coins import discrete_gaussian as exact_discrete_gaussian
 from .exact_coins import gaussian_fits
@@ -141,7 +141,8 @@ class DiscreteGaussian(IntegerLaw):
     def cgf(self, lam) -> np.ndarray:
         """Completing the square: lam loc + lam^2 sigma^2 / 2 + log theta(lam sigma^2) - log theta(0)."""
         lam = np.asarray(lam, dtype=float)
-        return lam * self.loc + 0.5 * (lam * self.sigma) ** 2 + _log_theta(self.sigma, lam * self.sigma**2) - self._log_norm
+        return (lam * self.loc + 0.5 * (lam * self.sigma) ** 2 + _log_theta(self.sigma, lam * self.sigma**2)
+                - self._log_norm)
 
     def window(self) -> tuple[int, int]:
         reach = math.ceil(math.sqrt(-2 * -750.0) * self.sigma) + 1  # exp(-reach^2 / 2 sigma^2) < e^-750

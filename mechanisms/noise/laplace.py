@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpaudit.densities import LogConstant, LogLinearDensity, exact
+from dpaudit.validation import finite, integer, positive, probability
 
-from ._checks import finite as _finite_check
-from ._checks import open_probability, positive
 from ._lattice import IntegerLaw
+
 
 def _laplace_sum_cgf(lam: np.ndarray, scale: float, n: int) -> np.ndarray:
     """log E exp(lam S) = -n log(1 - scale^2 lam^2) for the sum S of n Laplace(0, scale); inf for
@@ -64,8 +64,8 @@ class Laplace:
     scale: float = 1.0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "loc", _finite_check("Laplace", "loc", self.loc))
-        object.__setattr__(self, "scale", positive("Laplace", "scale", self.scale))
+        object.__setattr__(self, "loc", finite("Laplace", "loc", self.loc))
+        object.__setattr__(self, "scale", positive("Laplace", "scale", self.scale, exact=True))
 
     lattice = False
 
@@ -144,12 +144,12 @@ class DiscreteLaplace(IntegerLaw):
         if isinstance(loc, bool) or not float(loc).is_integer():
             raise ValueError(f"DiscreteLaplace: loc must be an integer, got {loc!r}")
         object.__setattr__(self, "loc", int(loc))
-        object.__setattr__(self, "scale", positive("DiscreteLaplace", "scale", self.scale))
+        object.__setattr__(self, "scale", positive("DiscreteLaplace", "scale", self.scale, exact=True))
 
     @classmethod
     def from_decay(cls, beta: float, loc: int = 0) -> DiscreteLaplace:
         """The law with P[X = x] proportional to beta^|x - loc| (scale = -1 / log beta)."""
-        beta = open_probability("DiscreteLaplace", "beta", beta)
+        beta = probability("DiscreteLaplace", "beta", beta)
         return cls(loc, -1.0 / math.log(beta))
 
     @property
@@ -263,8 +263,6 @@ class LaplaceSum:
     lattice = False
 
     def __post_init__(self) -> None:
-        from ._checks import integer
-
         object.__setattr__(self, "n", integer("LaplaceSum", "n", self.n, minimum=1))
         object.__setattr__(self, "scale", float(positive("LaplaceSum", "scale", self.scale)))
 

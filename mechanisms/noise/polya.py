@@ -17,7 +17,8 @@ from functools import cached_property
 import numpy as np
 from scipy import special, stats
 
-from ._checks import integer, open_probability, positive
+from dpaudit.validation import integer, positive, probability
+
 from ._lattice import IntegerLaw, ScipyIntegerLaw
 
 
@@ -34,7 +35,7 @@ class Polya(ScipyIntegerLaw):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "r", float(positive(type(self).__name__, "shape r", self.r)))
-        object.__setattr__(self, "beta", open_probability(type(self).__name__, "beta", self.beta))
+        object.__setattr__(self, "beta", probability(type(self).__name__, "beta", self.beta))
 
     @property
     def _scipy(self):
@@ -106,10 +107,11 @@ class PolyaDifference(IntegerLaw):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "r", float(positive("PolyaDifference", "shape r", self.r)))
-        object.__setattr__(self, "beta", open_probability("PolyaDifference", "beta", self.beta))
+        object.__setattr__(self, "beta", probability("PolyaDifference", "beta", self.beta))
         if self.r > 1:
             raise ValueError(
-                f"PolyaDifference: shape r must be <= 1 (one user's share, or a sum of up to all n shares), got {self.r!r}; "
+                f"PolyaDifference: shape r must be <= 1 (one user's share, or a sum of up to all n shares), "
+                f"got {self.r!r}; "
                 "for a sum of several discrete Laplace variables use iid_sum(DiscreteLaplace(...), k)")
 
     @classmethod

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from ._checks import integer, positive
+from dpaudit.validation import integer, positive
+
 from ._lattice import TABLE_LOG_ERROR, ScipyIntegerLaw
 
 #: ``ive`` is used while the pmf is above e^-100: its relative error grows towards the bottom of the
