@@ -113,20 +113,20 @@ class FollowTheNoisyLeader:
 
     # -- fast path and exact law ------------------------------------------------------------------------
 
-    def decisions(self, data: Any, rounds: Sequence[int], size: int, rng: np.random.Generator) -> np.ndarray:
+    def decisions(self, table: Any, rounds: Sequence[int], size: int, rng: np.random.Generator) -> np.ndarray:
         """The actions played at ``rounds`` in ``size`` runs, shape (size, len(rounds)): report-noisy-max
         on each epoch's sums, read directly from the table (every epoch's action is drawn, in order, as
         the per-round run draws them)."""
-        x = self._table(data)
+        x = self._table(table)
         epochs = self._epochs_of(rounds, len(x))
         played = np.column_stack([np.zeros(size, dtype=np.int64)]
                                  + [self.rnm.sample(g, size, rng) for g in self.epoch_sums(x)])
         return played[:, epochs]
 
-    def decision_distribution(self, data: Any, rounds: Sequence[int]) -> ProductDensity:
+    def decision_distribution(self, table: Any, rounds: Sequence[int]) -> ProductDensity:
         """Exact law of :meth:`decisions` at rounds in distinct epochs after epoch 0 (the decision rounds):
         independent report-noisy-max laws, one per epoch."""
-        x = self._table(data)
+        x = self._table(table)
         epochs = self._epochs_of(rounds, len(x))
         if 0 in epochs or len(set(epochs)) != len(epochs):
             raise ValueError(f"{self.owner}: the exact law is a product over epochs: give rounds in distinct epochs "
