@@ -63,8 +63,9 @@ only; where the releases overlap most inside the stream, hand-picked pairs are a
     end-to-end audit belongs to the algorithm-level work.
   - fact2@hybrid-array,eps1,pull14 and @hybrid-tree,eps1,pull14: inequality (7) on the two noises of
     the estimate at pull 14 (3 x Lap(2), 3 x Lap(6)), the step (43) of Lemma 12's proof.
-  - thm6@eps1,K2,T31 and @eps0.5,K3,T15 (:class:`~dpaudit.mechanisms.ftnl.FollowTheNoisyLeader`):
-    FTNL's whole decision sequence over T rounds (epochs 0..4, resp. 0..3), an end-to-end audit of
+  - thm6@eps1,K2,T31 and @eps0.5,K3,T15 (:class:`~dpaudit.algorithms.online.FollowTheNoisyLeader`
+    through :class:`~dpaudit.transcripts.DecisionTranscript`): FTNL's whole decision sequence over T
+    rounds (epochs 0..4, resp. 0..3), at the epoch starts where it can change, an end-to-end audit of
     Theorem 6 (decisions are a product of report-noisy-max laws). Expected refuted (FTNL_REASON):
     1.78 eps with round 8's vector reversed; 1.15 eps found by the search alone at K = 3.
   - claimsec5a-privacy@eps1,K3,T15: naive FTNL's decisions (Lap(K/eps) per action's epoch sum),
@@ -77,8 +78,8 @@ import math
 from functools import partial
 
 import numpy as np
+from dpaudit.algorithms.online import FollowTheNoisyLeader
 from dpaudit.mechanisms import noise
-from dpaudit.mechanisms.ftnl import FollowTheNoisyLeader
 from dpaudit.mechanisms.hybrid_counter import (
     HybridCounter,
     HybridEstimateView,
@@ -96,8 +97,10 @@ from dpaudit.domains import Box, Datasets
 from dpaudit.laws import LazyLaw
 from dpaudit.neighbours import ReplaceOne, ReplaceRewardVector
 from dpaudit.suite import Suite
+from dpaudit.transcripts import DecisionTranscript
 
-suite = Suite("private-online", "Hu, Huang, Mehta, Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment")
+suite = Suite("private-online",
+              "Hu, Huang, Mehta, Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment")
 
 for eps in (0.5, 1.0):
     b = 1 / eps
@@ -115,7 +118,8 @@ def chan_shi_song(delta, n: int, b: float):
 for b in (2.0, 10.0):
     for n in (1, 2, 5, 21):
         suite.tail(f"private-online/fact2@b{b:g},n{n}", subject=noise.LaplaceSum(n, b), auditor="exact",
-                   claim=TailBound.high_probability(partial(chan_shi_song, n=n, b=b), "chi sqrt(8 ln(2/delta)), chi = b max{sqrt n, sqrt ln(2/delta)}"),
+                   claim=TailBound.high_probability(partial(chan_shi_song, n=n, b=b),
+                                                    "chi sqrt(8 ln(2/delta)), chi = b max{sqrt n, sqrt ln(2/delta)}"),
                    title=f"sum of {n} Lap({b:g}): P{{|Y| > chi sqrt(8 ln(2/delta))}} <= delta")
 
 
@@ -133,7 +137,8 @@ def epoch_comparison(r: int, gap: float, eps: float) -> noise.IntegerPlusContinu
 for r, gap, eps in [(14, 0.05, 0.5), (6, 0.25, 1.0), (8, 0.5, 0.1), (10, 0.125, 8.0)]:
     beta = 2 * math.exp(-(2**r) * gap * min(gap, eps) / 8)
     suite.tail(f"private-online/lem13@r{r},gap{gap:g},eps{eps:g}", auditor="exact",
-               subject=LazyLaw(partial(epoch_comparison, r, gap, eps), f"G~_j - G~_1 (r = {r}, gap {gap:g}, eps {eps:g})"),
+               subject=LazyLaw(partial(epoch_comparison, r, gap, eps),
+                               f"G~_j - G~_1 (r = {r}, gap {gap:g}, eps {eps:g})"),
                claim=TailBound(partial(lambda t, beta: np.full(np.shape(t), beta), beta=beta),
                                f"2 exp(-2^r Delta min(Delta, eps) / 8) = {beta:.4g}", two_sided=False),
                title=f"report-noisy-max picks a worse action in epoch {r} with probability <= {beta:.4g}")
@@ -148,15 +153,18 @@ for r, gap, eps in [(14, 0.05, 0.5), (6, 0.25, 1.0), (8, 0.5, 0.1), (10, 0.125, 
 for eps, r in [(1.0, 3), (8.0, 4)]:
     suite.privacy(f"private-online/thm2@eps{eps:g},r{r}", auditor="exact", subject=LazyArrayRelease(eps, r),
                   claim=PureDP(eps), relation=ReplaceOne().over(Datasets(2**r, Box(0.0, 1.0))),
-                  title=f"Anytime-Lazy-UCB's release of array {r}, (sum + Lap(1/eps)) / 2^r, is {eps:g}-DP (pairs searched)")
+                  title=f"Anytime-Lazy-UCB's release of array {r}, (sum + Lap(1/eps)) / 2^r, is {eps:g}-DP "
+                        "(pairs searched)")
 
 suite.privacy("private-online/claimsec5a-privacy@eps1,K3,s2", auditor="exact", subject=NaiveEpochLaplace(1.0, 3, 2),
               claim=PureDP(1.0), relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(4, 3))),
-              title="naive FTNL: the K = 3 epoch sums, each plus Lap(K/eps), are 1-DP (epoch of 4 rounds; pairs searched)")
+              title="naive FTNL: the K = 3 epoch sums, each plus Lap(K/eps), are 1-DP (epoch of 4 rounds; "
+                    "pairs searched)")
 
-FTNL_REASON = ("Dwork & Roth's Claim 3.9 (Lap(1/eps) suffices) is for counting queries, whose answers all move the same "
-               "way; one reward vector replaced can raise one action's epoch sum by 1 and lower another's by 1, and then "
-               "report-noisy-max with Lap(1/eps) loses up to 2 eps (the loss approaches 2 eps as the two sums separate)")
+FTNL_REASON = ("Dwork & Roth's Claim 3.9 (Lap(1/eps) suffices) is for counting queries, whose answers all move the "
+               "same way; one reward vector replaced can raise one action's epoch sum by 1 and lower another's by 1, "
+               "and then report-noisy-max with Lap(1/eps) loses up to 2 eps (the loss approaches 2 eps as the two "
+               "sums separate)")
 _S_FTNL = 5
 _LOW_HIGH = np.tile([0.0, 1.0], (2**_S_FTNL, 1))  # action 0 never rewarded, action 1 always: G = (0, 32)
 _SWAPPED = _LOW_HIGH.copy()
@@ -209,10 +217,12 @@ def _searched_and(search, *hand) -> list:
 # leave array 3 partly filled (read by no release). eps = 1 and 0.5, the experiments' range.
 for eps, pulls in [(1.0, 15), (0.5, 12)]:
     search = ReplaceOne().over(Datasets(pulls, Box(0.0, 1.0)))
-    suite.privacy(f"private-online/thm2@eps{eps:g},pulls{pulls}", auditor="exact", subject=LazyLaplaceArrays(eps, pulls),
-                  claim=PureDP(eps), relation=search, pairs=_searched_and(search, _changed(pulls, 3), _changed(pulls, 6)),
-                  title=f"Anytime-Lazy-UCB's releases of one arm's {pulls} pulls (every full array's (sum + Lap(1/eps)) / 2^r) "
-                        f"are {eps:g}-DP (searched, and the first and last pulls of array 2 changed)")
+    suite.privacy(f"private-online/thm2@eps{eps:g},pulls{pulls}", auditor="exact",
+                  subject=LazyLaplaceArrays(eps, pulls), claim=PureDP(eps), relation=search,
+                  pairs=_searched_and(search, _changed(pulls, 3), _changed(pulls, 6)),
+                  title=f"Anytime-Lazy-UCB's releases of one arm's {pulls} pulls (every full array's "
+                        f"(sum + Lap(1/eps)) / 2^r) are {eps:g}-DP (searched, and the first and last pulls of "
+                        "array 2 changed)")
 
 # The noise step of (22)/(25) in Lemma 11's proof: inequality (6) (fact1) on a lazy release's error.
 for eps, r in [(1.0, 3), (0.5, 0)]:
@@ -220,15 +230,17 @@ for eps, r in [(1.0, 3), (0.5, 0)]:
     suite.tail(f"private-online/fact1@lazy,eps{eps:g},r{r}", subject=law, auditor="exact",
                claim=TailBound.high_probability(partial(lambda d, b: b * np.log(1 / d), b=float(law.scale)),
                                                 "ln(1/delta) / (eps 2^r)"),
-               title=f"Anytime-Lazy-UCB's release of array {r}: P{{|mu~ - mu^| > ln(1/delta) / (eps 2^r)}} = delta (eps {eps:g})")
+               title=f"Anytime-Lazy-UCB's release of array {r}: P{{|mu~ - mu^| > ln(1/delta) / (eps 2^r)}} = delta "
+                     f"(eps {eps:g})")
 
 # M2, Theorem 5 (E.3.1): the hybrid mechanism's releases -- the noisy array sums and every block's
 # p-sums, as Algorithm 4 computes them -- and each of its two parts (claimed 0.5 eps-DP each).
 HYBRID_REASON = ("Algorithm 4 reads the full tree B^(r) at the pull that fills block r (Lemma 12's proof: the mean of "
                  "omega^(s-1) observations uses the full B^(s-1)), so the first leaf of a block of 2^r lies in r + 1 "
-                 "released p-sums (ending at 1, 2, .., 2^r), each with Lap(2r/eps): the tree part costs (r + 1) eps/(2r), not "
-                 "eps/2 (E.3.1's |S| <= r counts the p-sums in one prefix sum, not those holding one observation), and "
-                 "with the array's Lap(2/eps) a completed block costs eps (1 + 1/(2r)), 1.5 eps for block 1")
+                 "released p-sums (ending at 1, 2, .., 2^r), each with Lap(2r/eps): the tree part costs "
+                 "(r + 1) eps/(2r), not eps/2 (E.3.1's |S| <= r counts the p-sums in one prefix sum, not those "
+                 "holding one observation), and with the array's Lap(2/eps) a completed block costs eps (1 + 1/(2r)), "
+                 "1.5 eps for block 1")
 
 
 def _hybrid_pairs(pulls: int) -> tuple[object, list]:
@@ -239,55 +251,64 @@ def _hybrid_pairs(pulls: int) -> tuple[object, list]:
 
 for eps, pulls in [(1.0, 8), (0.5, 16)]:
     search, pairs = _hybrid_pairs(pulls)
-    suite.privacy(f"private-online/thm5-privacy@eps{eps:g},pulls{pulls}", auditor="exact", subject=HybridReleases(eps, pulls),
-                  claim=PureDP(eps), relation=search, pairs=pairs,
+    suite.privacy(f"private-online/thm5-privacy@eps{eps:g},pulls{pulls}", auditor="exact",
+                  subject=HybridReleases(eps, pulls), claim=PureDP(eps), relation=search, pairs=pairs,
                   expected="refuted", reason=HYBRID_REASON,
-                  title=f"Hybrid-UCB's releases on one arm's {pulls} pulls (array sums with Lap(2/eps), block r's p-sums with "
-                        f"Lap(2r/eps)) are {eps:g}-DP (searched, and the first leaves of blocks 1 and 2 changed)")
+                  title=f"Hybrid-UCB's releases on one arm's {pulls} pulls (array sums with Lap(2/eps), block r's "
+                        f"p-sums with Lap(2r/eps)) are {eps:g}-DP (searched, and the first leaves of blocks 1 and 2 "
+                        "changed)")
 search, pairs = _hybrid_pairs(16)
-suite.privacy("private-online/thm5-privacy@array,eps1,pulls16", auditor="exact", subject=HybridReleases(1.0, 16, "array"),
-              claim=PureDP(0.5), relation=search, pairs=pairs,
-              title="E.3.1: Hybrid-UCB's array part (every completed array's sum + Lap(2/eps)) is 0.5 eps-DP (eps = 1, 16 pulls)")
+suite.privacy("private-online/thm5-privacy@array,eps1,pulls16", auditor="exact",
+              subject=HybridReleases(1.0, 16, "array"), claim=PureDP(0.5), relation=search, pairs=pairs,
+              title="E.3.1: Hybrid-UCB's array part (every completed array's sum + Lap(2/eps)) is 0.5 eps-DP "
+                    "(eps = 1, 16 pulls)")
 suite.privacy("private-online/thm5-privacy@tree,eps1,pulls16", auditor="exact", subject=HybridReleases(1.0, 16, "tree"),
               claim=PureDP(0.5), relation=search, pairs=pairs,
               expected="refuted", reason=HYBRID_REASON,
-              title="E.3.1: Hybrid-UCB's tree part (block r's p-sums with Lap(2r/eps)) is 0.5 eps-DP (eps = 1, 16 pulls)")
+              title="E.3.1: Hybrid-UCB's tree part (block r's p-sums with Lap(2r/eps)) is 0.5 eps-DP "
+                    "(eps = 1, 16 pulls)")
 # The estimates themselves (what Hybrid-UCB's index reads), 4 pulls: (W1, W2, W3, 1{W4 > 10}) is a
 # function of mu~_1..mu~_4 with an exact law (HybridEstimateView); the threshold 10 = 2.5 times W4's
 # larger scale 4/eps puts the indicator's loss near its limit eps/4 while the event keeps mass ~5%.
 search = ReplaceOne().over(Datasets(4, Box(0.0, 1.0)))
-suite.privacy("private-online/thm5-privacy@estimates,eps1,pulls4", auditor="exact", subject=HybridEstimateView(1.0, 10.0),
-              claim=PureDP(1.0), relation=search, pairs=_searched_and(search, _changed(4, 1)),
-              expected="refuted", reason=HYBRID_REASON + "; the released estimates mu~_1..mu~_4 already lose more than eps "
-                                                         "(a function of them loses eps + 0.244 when the second pull changes)",
+suite.privacy("private-online/thm5-privacy@estimates,eps1,pulls4", auditor="exact",
+              subject=HybridEstimateView(1.0, 10.0), claim=PureDP(1.0), relation=search,
+              pairs=_searched_and(search, _changed(4, 1)), expected="refuted",
+              reason=HYBRID_REASON + "; the released estimates mu~_1..mu~_4 already lose more than eps "
+                                     "(a function of them loses eps + 0.244 when the second pull changes)",
               title="Hybrid-UCB's estimates mu~_1..mu~_4 of one arm are 1-DP (through (W1, W2, W3, 1{W4 > 10}), "
                     "searched, and the second pull changed)")
 
 # The noise steps of (43) in Lemma 12's proof: inequality (7) (fact2) on the estimate's two noises at
 # pull 14 (r = 3, block fill n = 7): 3 array noises Lap(2/eps) and popcount(7) = 3 p-sum noises Lap(6/eps).
-for part, law in zip(("array", "tree"), HybridCounter(1.0, 14).error_laws(14)):
+for part, law in zip(("array", "tree"), HybridCounter(1.0, 14).error_laws(14), strict=True):
     suite.tail(f"private-online/fact2@hybrid-{part},eps1,pull14", subject=law, auditor="exact",
                claim=TailBound.high_probability(partial(chan_shi_song, n=law.n, b=law.scale),
                                                 "chi sqrt(8 ln(2/delta)), chi = b max{sqrt n, sqrt ln(2/delta)}"),
                title=f"Hybrid-UCB at pull 14, the {part} part's noise (sum of {law.n} Lap({law.scale:g})): "
                      f"P{{|Y| > chi sqrt(8 ln(2/delta))}} <= delta")
 
-# M3, Theorem 6, end to end: FTNL's whole decision sequence (a product of report-noisy-max laws).
+# M3, Theorem 6, end to end: FTNL's whole decision sequence (a product of report-noisy-max laws), as the
+# decisions at the epoch starts (the transcript's default rounds; the other rounds repeat them).
 # round 8 is the first of epoch 3 (8 rounds): its sums move from (0, 8) to (1, 7)
 search = ReplaceRewardVector().over(Box(0.0, 1.0, shape=(31, 2)))
-suite.privacy("private-online/thm6@eps1,K2,T31", auditor="exact", subject=FollowTheNoisyLeader(1.0, 2, 5),
+suite.privacy("private-online/thm6@eps1,K2,T31", auditor="exact",
+              subject=DecisionTranscript(FollowTheNoisyLeader(1.0, 2), arms=2, horizon=31),
               claim=PureDP(1.0), relation=search, pairs=_searched_and(search, _reversed(31, 2, 7)),
               expected="refuted", reason=FTNL_REASON,
-              title="FTNL's decisions over T = 31 rounds (epochs 0..4, K = 2) are 1-DP (searched, and round 8's vector reversed)")
-suite.privacy("private-online/thm6@eps0.5,K3,T15", auditor="exact", subject=FollowTheNoisyLeader(0.5, 3, 4),
+              title="FTNL's decisions over T = 31 rounds (epochs 0..4, K = 2) are 1-DP (searched, and round 8's "
+                    "vector reversed)")
+suite.privacy("private-online/thm6@eps0.5,K3,T15", auditor="exact",
+              subject=DecisionTranscript(FollowTheNoisyLeader(0.5, 3), arms=3, horizon=15),
               claim=PureDP(0.5), relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(15, 3))),
               expected="refuted", reason=FTNL_REASON,
               title="FTNL's decisions over T = 15 rounds (epochs 0..3, K = 3) are 0.5-DP (pairs searched)")
 
 # M4, Section 5: naive FTNL's decisions, Lap(K/eps) per action's epoch sum.
 suite.privacy("private-online/claimsec5a-privacy@eps1,K3,T15", auditor="exact",
-              subject=FollowTheNoisyLeader(1.0, 3, 4, variant="naive"), claim=PureDP(1.0),
+              subject=DecisionTranscript(FollowTheNoisyLeader(1.0, 3, variant="naive"), arms=3, horizon=15),
+              claim=PureDP(1.0),
               relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(15, 3))),
               pairs=_searched_and(ReplaceRewardVector().over(Box(0.0, 1.0, shape=(15, 3))), _reversed(15, 3, 3)),
-              title="naive FTNL's decisions over T = 15 rounds (K = 3, Lap(K/eps) per epoch sum) are 1-DP (searched, and "
-                    "round 4's vector reversed)")
+              title="naive FTNL's decisions over T = 15 rounds (K = 3, Lap(K/eps) per epoch sum) are 1-DP "
+                    "(searched, and round 4's vector reversed)")

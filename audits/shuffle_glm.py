@@ -35,7 +35,8 @@ Encoded (id -> statement, parameter points):
     sphere in d = 3, n = 500, eps = 0.1 (where the bound is below 1); from samples of the smallest
     eigenvalue of the difference.
 
-Mechanism-level privacy (mechanisms/vector_summation.py, private_gd.py, exploration_set.py, tree.py),
+Mechanism-level privacy (mechanisms/vector_summation.py, private_gd.py, pgd_views.py, exploration_set.py,
+tree.py; the algorithms' parameters from algorithms/glm/parameters.py),
 all audited exactly (the exact laws: per label a convolution of randomized roundings with Bin(n b, 1/4);
 products over labels and iterations; Gaussian trees in whitened coordinates):
   - lemS.1-privacy: P_1 is (eps, delta)-shuffle private for ||x_i||_2 <= Delta, one user replaced.
@@ -121,7 +122,7 @@ products over labels and iterations; Gaussian trees in whitened coordinates):
     line-12 call (count2_cutoff = 1) at tau = 8). Its data enter B_H's leaf (line 24,
     (mu'(<x, theta_o>)/e) x x^T) and that call; V, T_o and the criterion-I calls have the same law under
     both neighbours, the switch indicators are post-processing of B_H's nodes. The view
-    (mechanisms/private_gd.py, CriterionTwoUserView) is B_H's 64 Gaussian nodes and the call's P_1 view (T_it = 1):
+    (mechanisms/pgd_views.py, CriterionTwoUserView) is B_H's 64 Gaussian nodes and the call's P_1 view (T_it = 1):
     a mixed Gaussian/finite product, whose delta(eps) the exact auditor computes as the finite part's PLD
     weighted by the Gaussian delta at eps - l. Entries: the proof's conditional step (2 eps/3, 2 delta/3)
     (B_H per Lemma I.4 + the call per Lemma I.6), pairs searched over records r in {0, 1},
@@ -170,6 +171,12 @@ from functools import partial
 from typing import Any
 
 import numpy as np
+from dpaudit.algorithms.glm.parameters import (
+    algorithm1_optimizer,
+    algorithm2_parameters,
+    criterion_two_optimizer,
+    criterion_two_user_view,
+)
 from dpaudit.mechanisms import noise
 from dpaudit.mechanisms.exploration_set import (
     RankOneLeaves,
@@ -179,16 +186,8 @@ from dpaudit.mechanisms.exploration_set import (
     node_noise_sigma,
     tree_depth,
 )
-from dpaudit.mechanisms.private_gd import (
-    BatchRelease,
-    FirstIterationView,
-    LinearLossTranscript,
-    PrivateGD,
-    algorithm1_optimizer,
-    algorithm2_parameters,
-    criterion_two_optimizer,
-    criterion_two_user_view,
-)
+from dpaudit.mechanisms.pgd_views import BatchRelease, FirstIterationView, LinearLossTranscript
+from dpaudit.mechanisms.private_gd import PrivateGD
 from dpaudit.mechanisms.tree import BinaryTreeMechanism
 from dpaudit.mechanisms.vector_summation import (
     OuterProductSummation,
@@ -218,7 +217,8 @@ def bernstein(delta, v: float, b: float):
 for q, n in [(0.1, 100), (0.1, 10_000), (0.5, 100)]:
     suite.tail(f"shuffle-glm/lemE.2@q{q:g},n{n}", subject=noise.Binomial(n, q), auditor="exact",
                claim=TailBound.high_probability(partial(bernstein, v=n * q * (1 - q), b=max(q, 1 - q)),
-                                                "sqrt(2 v log(1/delta)) + (2b/3) log(1/delta)", two_sided=False, centred=True),
+                                                "sqrt(2 v log(1/delta)) + (2b/3) log(1/delta)", two_sided=False,
+                                                centred=True),
                title=f"Bernstein for {n} Bernoulli({q:g}) variables")
 
 
@@ -254,8 +254,8 @@ for T, delta, kappa, eps in [(5000, 0.02, 2.507, 4.0), (10**6, 1e-5, 1.0, 1.0)]:
                subject=stats.norm(mean - threshold, sd),
                claim=TailBound(at_most(delta / 6), f"delta / 6 = {delta / 6:.4g}", two_sided=False),
                expected="refuted",
-               reason="the Gaussian part of the sum has sd sqrt(log T)/(sigma kappa); the printed bound's Gaussian term "
-                      "lacks the sqrt(log T), so the ratio exceeds it with probability ~0.3",
+               reason="the Gaussian part of the sum has sd sqrt(log T)/(sigma kappa); the printed bound's Gaussian "
+                      "term lacks the sqrt(log T), so the ratio exceeds it with probability ~0.3",
                title=f"privacy-loss ratio minus the printed bound (T = {T}, delta = {delta:g}, sigma = {sigma:.4g}) "
                      "is positive w.p. <= delta/6")
 
@@ -274,7 +274,8 @@ def symmetric_gaussian_norms(size, rng, d: int):
 
 for d in (5, 20):
     suite.tail(f"shuffle-glm/claimsecI.1b@d{d}", subject=partial(symmetric_gaussian_norms, d=d), auditor="statistical",
-               claim=TailBound.high_probability(partial(lambda q, d: 4 * math.sqrt(d) + 2 * np.log(1 / np.asarray(q)), d=d),
+               claim=TailBound.high_probability(partial(lambda q, d: 4 * math.sqrt(d) + 2 * np.log(1 / np.asarray(q)),
+                                                        d=d),
                                                 "4 sqrt d + 2 ln(2T/alpha) at q = alpha/(2T)", two_sided=False),
                samples={"quick": 100_000, "standard": 1_000_000, "thorough": 10_000_000},
                title=f"norm of a {d} x {d} symmetric N(0, 1) matrix")
@@ -283,8 +284,8 @@ T_OBS, M_OBS, DELTA_OBS = 10**4, 4, 0.01
 for d, samples, expected, reason in [
     (50, {"quick": 2_000, "standard": 20_000, "thorough": 200_000}, "not-refuted", None),
     (1000, {"quick": 30, "standard": 100, "thorough": 400}, "refuted",
-     ("the norm concentrates at 2 sqrt d (semicircle edge), above sqrt d + 6 sqrt(log(2dMT/delta)) for d > ~36 log(...): "
-      "the printed coefficient of sqrt d is 1, about 2 is needed")),
+     ("the norm concentrates at 2 sqrt d (semicircle edge), above sqrt d + 6 sqrt(log(2dMT/delta)) for "
+      "d > ~36 log(...): the printed coefficient of sqrt d is 1, about 2 is needed")),
 ]:
     edge = math.sqrt(d) + 6 * math.sqrt(math.log(2 * d * M_OBS * T_OBS / DELTA_OBS))
     bound = partial(lambda t, edge: np.where(np.asarray(t) >= edge, T_OBS ** -6.0, 1.0), edge=edge)
@@ -348,7 +349,8 @@ suite.privacy("shuffle-glm/lemS.1-privacy@eps1,delta0.01,d2,n16", auditor="exact
               subject=ShuffledVectorSummation(1.0, 0.01, 2, 16, 1.0), claim=ApproxDP(1.0, 0.01),
               pairs=[one_user(16, (2,), -_E1, _E1), one_user(16, (2,), 0.0, _E1)],
               relation=ReplaceUser(batch_size=16),
-              title="P_1 is (1, 0.01)-shuffle private: one user from -e_1 to e_1 (the largest change of one label) and from 0")
+              title="P_1 is (1, 0.01)-shuffle private: one user from -e_1 to e_1 (the largest change of one label) "
+                    "and from 0")
 
 # -- Lemma S.2: P_2 -----------------------------------------------------------------------------
 
@@ -356,14 +358,15 @@ _P2_EDGE = ShuffledMatrixSummation(15.0, 0.4, 2, 16, 1.0)
 suite.privacy("shuffle-glm/lemS.2-privacy@eps15,delta0.4,d2,n16,rank1", auditor="exact",
               subject=OuterProductSummation(_P2_EDGE), claim=ApproxDP(15.0, 0.4),
               relation=ReplaceUser(batch_size=16).over(Datasets(16, ball_box(1.0, 2)), random=SEARCH_RANDOM),
-              title="P_2 is (15, 0.4)-shuffle private on the rank-one inputs y y^T (||y||^2 <= 1) Algorithm 1 sends, pairs searched")
+              title="P_2 is (15, 0.4)-shuffle private on the rank-one inputs y y^T (||y||^2 <= 1) Algorithm 1 sends, "
+                    "pairs searched")
 _SWAP = np.array([[0.0, 1.0], [1.0, 0.0]])
 suite.privacy("shuffle-glm/lemS.2-privacy@eps15,delta0.4,d2,n16,symmetric", auditor="exact",
               subject=_P2_EDGE, claim=ApproxDP(15.0, 0.4),
               pairs=[one_user(16, (2, 2), np.eye(2), -np.eye(2)), one_user(16, (2, 2), _SWAP, -_SWAP)],
               relation=ReplaceUser(batch_size=16),
-              title="P_2 is (15, 0.4)-shuffle private: one user's matrix from I to -I (every diagonal label moves 2 Delta) "
-                    "and from the swap matrix to its negative (operator norm 1)")
+              title="P_2 is (15, 0.4)-shuffle private: one user's matrix from I to -I (every diagonal label moves "
+                    "2 Delta) and from the swap matrix to its negative (operator norm 1)")
 
 # -- Section 5 / Appendix D.1: Algorithm 1's two uses of P_2 ------------------------------------
 # Theorem 5.1's range eps < 5, delta < 1/2: eps = 4, delta = 0.1; P_2 runs at (eps/2, delta/2) = (2, 0.05)
@@ -378,12 +381,14 @@ suite.privacy("shuffle-glm/claimsec5-sdp@eps4,delta0.1,d2,n16", auditor="exact",
                      one_user(16, (2,), 0.0, _E1)],
               relation=ReplaceUser(batch_size=16),
               title="Algorithm 1's warm-up V = A_2(S(R_2(x x^T, Delta = 1, eps/2, delta/2))) is (eps/2, delta/2)-SDP "
-                    "(eps = 4, delta = 0.1): one user's arm from e_1 to e_2, (1, 1)/sqrt 2 to (1, -1)/sqrt 2, and from 0")
+                    "(eps = 4, delta = 0.1): one user's arm from e_1 to e_2, (1, 1)/sqrt 2 to (1, -1)/sqrt 2, and "
+                    "from 0")
 _SCALED = OuterProductSummation(ShuffledMatrixSummation(_EPS_A1 / 2, _DELTA_A1 / 2, 2, 16, 1 / _KAPPA_A1))
 _HALF = 1 / math.sqrt(_KAPPA_A1)  # ||y||^2 = weight ||x||^2 <= 1/kappa*
 suite.privacy("shuffle-glm/claimsecD.1@eps4,delta0.1,T1000,kappa4,d2,n16", auditor="exact",
               subject=_SCALED, claim=ApproxDP(_EPS_A1 / 2, _DELTA_A1 / 2 - 1 / _T_A1**2),
-              pairs=[one_user(16, (2,), _HALF * _E1, _HALF * _E1[::-1]), one_user(16, (2,), _HALF * _UNIT2, _HALF * _UNIT2 * [1, -1]),
+              pairs=[one_user(16, (2,), _HALF * _E1, _HALF * _E1[::-1]),
+                     one_user(16, (2,), _HALF * _UNIT2, _HALF * _UNIT2 * [1, -1]),
                      one_user(16, (2,), 0.0, _HALF * _E1)],
               relation=ReplaceUser(batch_size=16),
               title="Algorithm 1 line 18: R_2((mu'/beta) x x^T, Delta = 1/kappa*, eps/2, delta/2) summed is "
@@ -405,8 +410,8 @@ for eps, delta, n in [(1.0, 0.4, 8), (2.0, 0.4, 4)]:
     suite.privacy(f"shuffle-glm/lemT.2-privacy@transcript,eps{eps:g},delta{delta:g},n{n},d1", auditor="exact",
                   subject=LinearLossTranscript(pgd), claim=ApproxDP(eps, delta), pairs=pairs,
                   relation=ReplaceUser(batch_size=n),
-                  title=f"P_GD's whole {pgd.T_it}-iteration transcript for the linear loss -<theta, u> (1-Lipschitz) is "
-                        f"({eps:g}, {delta:g})-shuffle private; one user's point from -1 to 1 and from 0 to 1")
+                  title=f"P_GD's whole {pgd.T_it}-iteration transcript for the linear loss -<theta, u> (1-Lipschitz) "
+                        f"is ({eps:g}, {delta:g})-shuffle private; one user's point from -1 to 1 and from 0 to 1")
 
 # -- Appendix I.1: the generic tree's composition ------------------------------------------------
 # T = 64 (m = 7), eps = 1, delta = 1e-5: per node (eps_0, delta_0) = (eps / sqrt(8 m ln(2/delta)), delta / (2m)),
@@ -419,8 +424,9 @@ suite.privacy("shuffle-glm/claimsecI.1a@T64,eps1,delta1e-5", auditor="exact",
               # structured pairs only: the Gaussian loss grows with the change, so the extremes are the worst
               # pairs, and random pairs with tiny changes make the closed form's high-precision evaluation slow
               relation=ReplaceUser(batch_size=_T_GEN).over(Datasets(_T_GEN, Box(0.0, 1.0)), random=0),
-              title="binary tree with every node (eps_0, delta_0)-DP, eps_0 = eps/sqrt(8 m ln(2/delta)), delta_0 = delta/(2m), "
-                    "is (eps, delta)-DP (T = 64, eps = 1, delta = 1e-5; one leaf in [0, 1] replaced, searched)")
+              title="binary tree with every node (eps_0, delta_0)-DP, eps_0 = eps/sqrt(8 m ln(2/delta)), "
+                    "delta_0 = delta/(2m), is (eps, delta)-DP (T = 64, eps = 1, delta = 1e-5; one leaf in [0, 1] "
+                    "replaced, searched)")
 
 # -- Lemma I.4 (trees B_V, B_H) and Lemma 6.1 / I.5 (T_o minus {t}) --------------------------------
 # sigma_noise^2 = 36 m log^2(32/delta) / (kappa*^2 eps^2). Points: T = 64, d = 2, eps = 1, delta = 0.02,
@@ -430,7 +436,8 @@ suite.privacy("shuffle-glm/claimsecI.1a@T64,eps1,delta1e-5", auditor="exact",
 # B_V's leaves are x x^T (||x|| <= 1); B_H's (mu'(<x, theta_o>)/e) x x^T, at most 1/kappa* under E_o.
 V_TREE_REASON = ("B_V's leaves x x^T have norm up to 1, but sigma_noise is calibrated to a leaf of norm 1/kappa* "
                  "(the H-tree's); for kappa* = 20 the V-tree's nodes are a Gaussian mechanism of mu ~ 1.1")
-for T, d, eps, delta, zeta, kappa, searched in [(64, 2, 1.0, 0.02, 0.01, 4.0, True), (64, 2, 1.0, 0.02, 0.01, 20.0, True),
+for T, d, eps, delta, zeta, kappa, searched in [(64, 2, 1.0, 0.02, 0.01, 4.0, True),
+                                                (64, 2, 1.0, 0.02, 0.01, 20.0, True),
                                                 (5000, 3, 4.0, 0.02, 0.02, 2.507, False)]:
     tree = SymmetricGaussianTree(T, d, node_noise_sigma(T, eps, delta, kappa))
     point = f"T{T},d{d},eps{eps:g},delta{delta:g},kappa{kappa:g}"
@@ -438,7 +445,8 @@ for T, d, eps, delta, zeta, kappa, searched in [(64, 2, 1.0, 0.02, 0.01, 4.0, Tr
     for label, bound in [("V", 1.0), ("H", 1 / kappa)]:
         subject = RankOneLeaves(tree, bound)
         if searched:
-            where = {"relation": ReplaceUser(batch_size=T).over(Datasets(T, ball_box(math.sqrt(bound), d)), random=SEARCH_RANDOM)}
+            where = {"relation": ReplaceUser(batch_size=T).over(Datasets(T, ball_box(math.sqrt(bound), d)),
+                                                                random=SEARCH_RANDOM)}
         else:
             unit = np.eye(d)
             where = {"pairs": [one_user(T, (d,), math.sqrt(bound) * unit[0], math.sqrt(bound) * unit[1]),
@@ -447,8 +455,9 @@ for T, d, eps, delta, zeta, kappa, searched in [(64, 2, 1.0, 0.02, 0.01, 4.0, Tr
         expect = {"expected": "refuted", "reason": V_TREE_REASON} if (label == "V" and refuted_v) else {}
         suite.privacy(f"shuffle-glm/lemI.4-privacy@{label},{point},zeta{zeta:g}", auditor="exact", subject=subject,
                       claim=ApproxDP(eps / 3, delta / 6 + zeta / 6), **where, **expect,
-                      title=f"B_{label}'s released nodes (sigma_noise = {tree.sigma:.4g}) are (eps/3, delta/6 + zeta/6)-DP "
-                            f"when one round's leaf changes ({'x x^T, ||x|| <= 1' if label == 'V' else '||leaf|| <= 1/kappa*'})")
+                      title=f"B_{label}'s released nodes (sigma_noise = {tree.sigma:.4g}) are "
+                            f"(eps/3, delta/6 + zeta/6)-DP when one round's leaf changes "
+                            f"({'x x^T, ||x|| <= 1' if label == 'V' else '||leaf|| <= 1/kappa*'})")
     v_subject = RankOneLeaves(tree, 1.0)
     if searched:
         # T_o minus {t} is a post-processing of the V-tree's nodes, so the nodes' verdict carries over to it
@@ -456,7 +465,8 @@ for T, d, eps, delta, zeta, kappa, searched in [(64, 2, 1.0, 0.02, 0.01, 4.0, Tr
         # and no entry is made
         if refuted_v:
             continue
-        suite.privacy(f"shuffle-glm/lem6.1@{point}", auditor="exact", subject=v_subject, claim=ApproxDP(eps / 3, delta / 6),
+        suite.privacy(f"shuffle-glm/lem6.1@{point}", auditor="exact", subject=v_subject,
+                      claim=ApproxDP(eps / 3, delta / 6),
                       relation=ReplaceUser(batch_size=T).over(Datasets(T, ball_box(1.0, d)), random=SEARCH_RANDOM),
                       title="T_o minus {t} is (eps/3, delta/6)-DP: audited on the V-tree nodes it is computed from "
                             "(an upper bound on its loss), round t's leaf x x^T replaced or emptied (pairs searched)")
@@ -494,8 +504,10 @@ _TAIL_EDGE = (_TAIL_TREE.sigma * math.sqrt(2 * tree_depth(_T_TAIL))
               * (4 * math.sqrt(_D_TAIL) + 2 * math.log(16 * _T_TAIL / _ZETA_TAIL)))
 suite.tail("shuffle-glm/lemI.4-tail@T256,d3,eps1,delta0.02,zeta0.02,kappa4", auditor="statistical",
            subject=partial(max_prefix_noise_norm, tree=_TAIL_TREE),
-           claim=TailBound(partial(lambda t, edge: np.where(np.asarray(t) >= edge, _ZETA_TAIL / 8, 1.0), edge=_TAIL_EDGE),
-                           f"zeta/8 beyond sigma sqrt(2m)(4 sqrt d + 2 ln(16T/zeta)) = {_TAIL_EDGE:.4g}", two_sided=False),
+           claim=TailBound(partial(lambda t, edge: np.where(np.asarray(t) >= edge, _ZETA_TAIL / 8, 1.0),
+                                   edge=_TAIL_EDGE),
+                           f"zeta/8 beyond sigma sqrt(2m)(4 sqrt d + 2 ln(16T/zeta)) = {_TAIL_EDGE:.4g}",
+                           two_sided=False),
            samples={"quick": 20_000, "standard": 200_000, "thorough": 2_000_000},
            title="max over t of B_V's prefix-noise spectral norm (T = 256, d = 3, sigma_noise of Lemma I.4)")
 
@@ -516,8 +528,8 @@ for T, d, eps, delta, kappa in [(64, 2, 1.0, 0.02, 4.0), (5000, 3, 4.0, 0.02, 2.
                       claim=ApproxDP(eps_node, delta / 6),
                       pairs=[([unit[0]], [unit[1]]), ([unit[0]], [np.zeros(d)])], relation=ReplaceUser(batch_size=1),
                       **expect,
-                      title=f"one node of B_{label} (sigma_noise = {sigma:.4g}) is (eps/sqrt(18 log T log(16/delta)), delta/6) = "
-                            f"({eps_node:.4g}, {delta / 6:.4g})-DP")
+                      title=f"one node of B_{label} (sigma_noise = {sigma:.4g}) is "
+                            f"(eps/sqrt(18 log T log(16/delta)), delta/6) = ({eps_node:.4g}, {delta / 6:.4g})-DP")
 
 
 # -- Algorithm 2's criterion-II optimizer call (line 12) ------------------------------------------
@@ -568,7 +580,8 @@ suite.privacy("shuffle-glm/lemT.2-privacy@criterion2,eps40,delta0.9,zeta0.45,T64
 _A2_VIEW = criterion_two_user_view(_A2, [4, 5, 6, 7], [0.5, 0.0], _A2.lam * np.eye(2) + np.diag([2.0, 1.0]))
 _A2_POINT = "criterion2-user,eps40,delta0.9,zeta0.45,T64,d2,kappa4,n4"
 _A2_VIEW_TITLE = (f"what one criterion-II user's (r, x) changes: B_H's nodes (sigma_noise = {_A2_VIEW.tree.sigma:.4g}) "
-                  f"and the line-12 P_GD view (L = {_A2_VIEW.optimizer.pgd.lipschitz:.4g}, T_it = 1), one user's record replaced")
+                  f"and the line-12 P_GD view (L = {_A2_VIEW.optimizer.pgd.lipschitz:.4g}, T_it = 1), one user's "
+                  "record replaced")
 suite.privacy(f"shuffle-glm/lemI.7@conditional,{_A2_POINT}", auditor="exact", subject=_A2_VIEW,
               claim=ApproxDP(2 * _A2.epsilon / 3, 2 * _A2.delta / 3),
               relation=ReplaceUser(batch_size=4).over(

@@ -10,6 +10,9 @@ each on the data one release reads.
 - :class:`NaiveEpochLaplace` (M4, Section 5, naive FTNL): every action's epoch sum plus Lap(K/eps)
   (the paper says only "(eps/K)-DP per action"; Lap(K/eps) is the choice that gives it, since one
   reward vector moves each sum by at most 1).
+- :class:`NoisyArmSums` (M5, the baseline DP-SE's private step, Sajed & Sheffet 2019): each arm's
+  reward sum over its pulls of the epoch plus Lap(1/eps); DP-SE's epochs and elimination rule live
+  with the algorithms (``algorithms.mab.dp_se``).
 
 Data: the rewards the release reads, in [0, 1]: one arm's array (M1: shape (2^r,)), or the
 epoch's reward vectors (M3, M4: shape (2^s, K), rounds x actions). Neighbouring relation
@@ -114,3 +117,52 @@ class NaiveEpochLaplace(ExactRelease):
 
     def _distribution(self, sums: np.ndarray) -> ProductDensity:
         return ProductDensity(tuple(self.noise.shifted(float(g)) for g in sums))
+
+
+class NoisyArmSums(ExactRelease):
+    """Each of ``arms`` arms' reward sum over its ``pulls`` observations, plus its own Lap(1/eps): the
+    private step of DP-SE (Sajed & Sheffet 2019), whose epoch means are these sums over ``pulls``.
+
+    Data: the arms' observations arm by arm, shape (arms * pulls,) (``data[i pulls : (i + 1) pulls]``
+    are arm i's), rewards in [0, 1]. Output: the noisy sums, shape (size, arms). One observation
+    replaced moves one arm's sum by at most 1, so Lap(1/eps) per sum is eps-DP. Exact law: independent
+    Laplace(sum_i, 1/eps), the scale kept as an exact rational."""
+
+    paper = "Sajed & Sheffet 2019"
+    source = "DP-SE: an epoch's noisy sums (reconstructed as private-online A3, dist-mab 3.5)"
+
+    def __init__(self, epsilon: float, arms: int, pulls: int):
+        self.epsilon = positive(self.owner, "epsilon", epsilon)
+        self.arms = integer(self.owner, "arms", arms, 1)
+        self.pulls = integer(self.owner, "pulls", pulls, 1)
+        self.noise = Laplace(0.0, 1 / Fraction(self.epsilon))  # Lap(1/eps) on each arm's sum
+        self.name = f"NoisyArmSums(eps={self.epsilon:g}, {self.arms} arms, {self.pulls} pulls each)"
+
+    def _input(self, data: Any) -> np.ndarray:
+        """The observations, checked: arms * pulls rewards in [0, 1], arm by arm."""
+        x = np.asarray(data, dtype=float)
+        length = self.arms * self.pulls
+        if x.shape != (length,) or not np.isfinite(x).all() or (x < 0).any() or (x > 1).any():
+            raise ValueError(f"{self.owner}: data must be {length} rewards in [0, 1] ({self.arms} arms' observations, "
+                             f"arm by arm), got shape {x.shape}")
+        return x
+
+    def _sums(self, x: np.ndarray) -> np.ndarray:
+        return x.reshape(self.arms, self.pulls).sum(axis=1)
+
+    def sums(self, data: Any) -> np.ndarray:
+        """Each arm's reward sum over its ``pulls`` observations."""
+        return self._sums(self._input(data))
+
+    def add_noise(self, sums: Any, rng: np.random.Generator) -> np.ndarray:
+        """The release on sums already formed, any leading shape (one row per run): sums + Lap(1/eps)."""
+        sums = np.asarray(sums, dtype=float)
+        if sums.ndim == 0 or sums.shape[-1] != self.arms:
+            raise ValueError(f"{self.owner}: sums must end with an axis of {self.arms} arms, got shape {sums.shape}")
+        return sums + self.noise.sample(sums.shape, rng)
+
+    def _sample(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self._sums(x) + self.noise.sample((size, self.arms), rng)
+
+    def _distribution(self, x: np.ndarray) -> ProductDensity:
+        return ProductDensity(tuple(self.noise.shifted(float(v)) for v in self._sums(x)))

@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 import pytest
+from dpaudit.mechanisms.accounting import advanced_composition
+from dpaudit.mechanisms.bit_summation import binomial_table
 from dpaudit.mechanisms.exploration_set import (
     RankOneLeaves,
     SymmetricGaussianTree,
@@ -18,14 +20,10 @@ from dpaudit.mechanisms.exploration_set import (
     node_noise_sigma,
     tree_depth,
 )
+from dpaudit.mechanisms.glm_links import logistic_gradient
 from dpaudit.mechanisms.noise import FiniteIntegerLaw, Gaussian, convolve
-from dpaudit.mechanisms.accounting import advanced_composition
-from dpaudit.mechanisms.private_gd import (
-    LinearLossTranscript,
-    PrivateGD,
-    logistic_gradient,
-)
-from dpaudit.mechanisms.bit_summation import binomial_table
+from dpaudit.mechanisms.pgd_views import LinearLossTranscript
+from dpaudit.mechanisms.private_gd import PrivateGD
 from dpaudit.mechanisms.vector_summation import (
     OuterProductSummation,
     ShuffledMatrixSummation,
@@ -112,14 +110,16 @@ def test_vector_summation_paths_have_the_exact_law():
             res = dpaudit.audit_sampler(_column(draw, x, k), ref, samples=200_000, seed=11 + k)
             assert res.verdict == "not-refuted", (draw.__name__, k, res.witness)
         # the per-run-input path P_GD uses draws the same law
-        res = dpaudit.audit_sampler(lambda size, rng: protocol.sample_inputs(np.broadcast_to(x, (size, 16, 2)), rng)[:, 0],
+        res = dpaudit.audit_sampler(lambda size, rng: protocol.sample_inputs(np.broadcast_to(x, (size, 16, 2)),
+                                                                             rng)[:, 0],
                                     FiniteIntegerLaw(laws[0].offset, laws[0].probs, name="count of label 0"),
                                     samples=200_000, seed=13)
         assert res.verdict == "not-refuted", res.witness
         # labels independent: the sum of the two counts has the convolution's law
         total = convolve(laws[0], laws[1])
         res = dpaudit.audit_sampler(lambda size, rng, draw=draw: draw(x, size, rng).sum(axis=1),
-                                    FiniteIntegerLaw(total.offset, total.probs, name="sum of labels"), samples=200_000, seed=3)
+                                    FiniteIntegerLaw(total.offset, total.probs, name="sum of labels"), samples=200_000,
+                                    seed=3)
         assert res.verdict == "not-refuted", (draw.__name__, res.witness)
 
 
@@ -198,7 +198,8 @@ def test_symmetric_tree_noise_and_prefix_sums():
     # Z = (Z' + Z'^T)/2 whitened has i.i.d. N(0, sigma^2) entries: conformance per coordinate kind
     for node, coord in [(0, 0), (3, 1)]:  # a diagonal entry and the off-diagonal one
         mean = exact[node, coord]
-        res = dpaudit.audit_sampler(lambda size, rng, node=node, coord=coord: tree.sample(leaves, size, rng)[:, node, coord],
+        res = dpaudit.audit_sampler(lambda size, rng, node=node, coord=coord:
+                                    tree.sample(leaves, size, rng)[:, node, coord],
                                     Gaussian(mean, 3.0), samples=200_000, seed=7 + coord)
         assert res.verdict == "not-refuted", res.witness
 
@@ -224,7 +225,8 @@ def test_pgd_transcript_law_is_the_product_of_its_iterations():
     assert len(dist.coordinates) == pgd.T_it == 5
     law = pgd.protocol.count_laws(-u)[0]
     res = dpaudit.audit_sampler(lambda size, rng: transcript.sample(u, size, rng)[:, 3],
-                                FiniteIntegerLaw(law.offset, law.probs, name="iteration 4's count"), samples=100_000, seed=9)
+                                FiniteIntegerLaw(law.offset, law.probs, name="iteration 4's count"), samples=100_000,
+                                seed=9)
     assert res.verdict == "not-refuted", res.witness
 
 
@@ -246,8 +248,10 @@ def test_v_tree_is_refuted_only_when_kappa_star_is_large():
     (lambda: ShuffledVectorSummation(16.0, 0.1, 2, 4, 1.0), "epsilon must be in \\(0, 15\\]"),
     (lambda: ShuffledVectorSummation(1.0, 0.5, 2, 4, 1.0), "delta must be in \\(0, 1/2\\)"),
     (lambda: ShuffledVectorSummation(1.0, 0.1, 2, 0, 1.0), "n must be an integer >= 1"),
-    (lambda: ShuffledVectorSummation(1.0, 0.1, 2, 2, 1.0).distribution([[1.0, 0.5], [0.0, 0.0]]), "\\|\\|x_i\\|\\|_2 <= Delta"),
-    (lambda: ShuffledVectorSummation(1.0, 0.1, 2, 2, 1.0).sample(np.zeros((3, 2)), 4, np.random.default_rng()), "shape \\(2, 2\\)"),
+    (lambda: ShuffledVectorSummation(1.0, 0.1, 2, 2, 1.0).distribution([[1.0, 0.5], [0.0, 0.0]]),
+     "\\|\\|x_i\\|\\|_2 <= Delta"),
+    (lambda: ShuffledVectorSummation(1.0, 0.1, 2, 2, 1.0).sample(np.zeros((3, 2)), 4, np.random.default_rng()),
+     "shape \\(2, 2\\)"),
     (lambda: ShuffledMatrixSummation(1.0, 0.1, 2, 1, 1.0).distribution([[[0.0, 0.5], [0.4, 0.0]]]), "symmetric"),
     (lambda: ShuffledMatrixSummation(1.0, 0.1, 2, 1, 1.0).distribution([2 * np.eye(2)]), "operator norm"),
     (lambda: PrivateGD(1.0, 1.0, 8, 1, 1.0, 1.0), "delta must be in \\(0, 1\\)"),
@@ -255,7 +259,8 @@ def test_v_tree_is_refuted_only_when_kappa_star_is_large():
     (lambda: PrivateGD(1.0, 0.1, 8, 1, 1.0, 1.0, step="sgd"), "step must be one of"),
     (lambda: PrivateGD(1.0, 0.1, 2, 1, 0.1, 1.0).run(logistic_gradient(), (np.ones(2), np.ones((2, 1))), 3,
                                                      np.random.default_rng()), "norm above L"),
-    (lambda: RankOneLeaves(SymmetricGaussianTree(4, 2, 1.0), 0.25).distribution(np.ones((4, 2))), "\\|\\|y\\|\\|\\^2 <= 0.25"),
+    (lambda: RankOneLeaves(SymmetricGaussianTree(4, 2, 1.0), 0.25).distribution(np.ones((4, 2))),
+     "\\|\\|y\\|\\|\\^2 <= 0.25"),
     (lambda: SymmetricGaussianTree(4, 2, 1.0).distribution(np.ones((4, 2, 3))), "leaves must have shape"),
     (lambda: classical_gaussian_sigma(1.5, 0.1), "epsilon must be in \\(0, 1\\)"),
     (lambda: node_noise_sigma(64, 1.0, 1.5, 4.0), "delta must be in \\(0, 1\\)"),
@@ -278,16 +283,15 @@ def test_optimizer_budget_split_of_algorithm_2_composes_within_its_share(eps, de
 
 # -- Algorithm 2's criterion-II call, Algorithm 1's batch release ---------------------------------
 
-from dpaudit.mechanisms.private_gd import (  # noqa: E402  (grouped with the tests that use them)
-    Ball,
-    BatchRelease,
-    Ellipsoid,
-    FirstIterationView,
+from dpaudit.algorithms.glm.parameters import (  # noqa: E402  (grouped with the tests that use them)
     algorithm1_lambdas,
     algorithm1_optimizer,
     algorithm2_parameters,
     criterion_two_optimizer,
 )
+from dpaudit.mechanisms.geometry import Ball, Ellipsoid  # noqa: E402
+from dpaudit.mechanisms.pgd_views import BatchRelease, FirstIterationView  # noqa: E402
+
 from dpaudit import exact  # noqa: E402
 
 
@@ -431,8 +435,10 @@ def test_out_of_range_parameters_of_the_algorithm_calls_are_clear_errors(make, m
 
 # -- Algorithm 2's released view for one criterion-II user (Lemma I.7 / Theorem 6.2) ------------------
 
+from dpaudit.algorithms.glm.parameters import criterion_two_user_view  # noqa: E402
+from dpaudit.mechanisms.pgd_views import CriterionTwoUserView  # noqa: E402
+
 from dpaudit.densities import ProductDensity  # noqa: E402
-from dpaudit.mechanisms.private_gd import CriterionTwoUserView, criterion_two_user_view  # noqa: E402
 
 _LOGISTIC_KAPPA = 1 / stats.logistic.pdf(1.0)  # kappa = 1/mu'(1) for R = S = 1
 
@@ -493,7 +499,7 @@ def test_criterion_two_user_view_is_the_product_of_its_parts():
     assert all(g.sigma == view.tree.sigma for g in gaussians)
     assert np.allclose([g.loc for g in gaussians], _p_sums_by_hand(view.leaves(rows), 8).ravel(), atol=1e-15)
     expected = view.optimizer.pgd.protocol.count_laws((0.5 - rows[:, :1]) * rows[:, 1:])
-    for got, want in zip(counts, expected):
+    for got, want in zip(counts, expected, strict=True):
         reference = want.finite()
         assert np.array_equal(got.outcomes, reference.outcomes) and np.array_equal(got.log_probs, reference.log_probs)
     for k, ref in [(3 * 3 + 2, gaussians[3 * 3 + 2]),  # node ending at 4 (leaves 2, 3), entry (2, 2)

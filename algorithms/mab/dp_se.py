@@ -1,0 +1,173 @@
+"""DP-SE: differentially private successive elimination (Sajed & Sheffet, ICML 2019), the baseline of
+private-online's experiments (Hu, Huang & Mehta, Section 6, beta = 1/T) and of dist-mab's, as a
+bandit policy (:mod:`dpaudit.policies`), with one epoch's noisy means as an auditable release.
+
+Neither paper prints DP-SE; this follows the reconstruction both specs give (private-online A3,
+dist-mab 3.5, which agree): in epoch e (e = 1, 2, ...) with the set S of surviving arms,
+Delta_e = 2^-e and every arm of S is pulled
+
+    R_e = ceil( max{ 32 ln(8 |S| e^2 / beta) / Delta_e^2 ,  8 ln(4 |S| e^2 / beta) / (eps Delta_e) } )
+
+times on fresh rounds; its private mean is (sum of its R_e rewards + Lap(1/eps)) / R_e, i.e. the
+mean plus Lap(1/(eps R_e)). :meth:`DPSEEpoch.sample` releases the noisy sums (sum + Lap(1/eps), the
+release :class:`~dpaudit.mechanisms.online_releases.NoisyArmSums`); the means are their
+post-processing (:meth:`DPSEEpoch.noisy_means`), kept apart so that the exact law's locations are
+exact sums rather than rounded quotients. With h_e = sqrt(ln(8 |S| e^2 / beta) / (2 R_e)) and
+c_e = ln(4 |S| e^2 / beta) / (eps R_e), arm i is eliminated when max_i' mu~_i' - mu~_i > 2 (h_e + c_e).
+
+Choices where the sources are silent: R_e rounds up with ceil (dist-mab's released code uses
+1 + int(.), equal except when the maximum is an integer); within the epoch the arms are pulled one
+after another, each R_e times, so the epoch's data is the vector of |S| R_e observations arm by arm
+(``data[i R_e : (i + 1) R_e]`` are arm i's). Natural logarithms throughout.
+
+The policy (:class:`DPSuccessiveElimination`, bandit feedback) runs this on every run at once: the
+surviving arms in index order, each R_e times, then the epoch's noisy sums drawn by its
+:class:`DPSEEpoch`'s release and the elimination rule applied; once a single arm is left it is played
+to the end and nothing more is released. Runs that end an epoch at the same round with the same
+number of survivors share one draw of their noise (one row per run).
+
+Neighbouring relation: one round's reward vector replaced changes the one observation of that
+round's pulled arm (``ReplaceOne`` over the epoch's observations), moving one arm's sum by at most
+1: Lap(1/eps) per arm's sum is eps-DP, and disjoint epochs compose in parallel. Exact law
+(:meth:`DPSEEpoch.distribution`): independent Laplace coordinates.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+from dpaudit.mechanisms.base import Adapter
+from dpaudit.mechanisms.lazy_laplace import rewards
+from dpaudit.mechanisms.online_releases import NoisyArmSums
+
+from dpaudit.validation import integer, positive, probability
+
+
+def epoch_length(epsilon: float, beta: float, arms: int, epoch: int) -> int:
+    """R_e = ceil(max{32 ln(8|S|e^2/beta)/Delta_e^2, 8 ln(4|S|e^2/beta)/(eps Delta_e)}), Delta_e = 2^-e."""
+    gap = 2.0**-epoch
+    return math.ceil(max(32 * math.log(8 * arms * epoch**2 / beta) / gap**2,
+                         8 * math.log(4 * arms * epoch**2 / beta) / (epsilon * gap)))
+
+
+class DPSEEpoch(Adapter):
+    """One epoch of DP-SE: ``arms`` surviving arms, each pulled R_e times, released as noisy
+    sums, whose post-processing is the noisy means (module docstring). Output of :meth:`sample`:
+    shape (size, arms)."""
+
+    paper = "Sajed & Sheffet 2019"
+    source = "DP-SE, one epoch's private means (reconstructed as private-online A3, dist-mab 3.5)"
+
+    def __init__(self, epsilon: float, beta: float, arms: int, epoch: int):
+        self.epsilon = positive(self.owner, "epsilon", epsilon)
+        self.beta = probability(self.owner, "beta", beta)
+        self.arms = integer(self.owner, "arms", arms, 1)
+        self.epoch = integer(self.owner, "epoch", epoch, 1)
+        self.pulls = epoch_length(self.epsilon, self.beta, self.arms, self.epoch)
+        self.inner = NoisyArmSums(self.epsilon, self.arms, self.pulls)
+        self.noise = self.inner.noise  # Lap(1/eps) on each arm's sum
+        log8 = math.log(8 * self.arms * self.epoch**2 / self.beta)
+        log4 = math.log(4 * self.arms * self.epoch**2 / self.beta)
+        self.h = math.sqrt(log8 / (2 * self.pulls))
+        self.c = log4 / (self.epsilon * self.pulls)
+        self.name = (f"DPSEEpoch(eps={self.epsilon:g}, beta={self.beta:g}, {self.arms} arms, "
+                     f"epoch {self.epoch}: R_e={self.pulls})")
+
+    @property
+    def release(self) -> NoisyArmSums:
+        """The release this epoch publishes: every surviving arm's sum plus Lap(1/eps)."""
+        return self.inner
+
+    def _input(self, data: Any) -> np.ndarray:
+        return rewards(self.owner, data, self.arms * self.pulls)
+
+    def sums(self, data: Any) -> np.ndarray:
+        """Each arm's reward sum over its R_e pulls of the epoch."""
+        return self.inner.sums(self._input(data))
+
+    def noisy_means(self, noisy_sums: Any) -> np.ndarray:
+        """mu~_i = (sum_i + Lap(1/eps)) / R_e."""
+        return np.asarray(noisy_sums, dtype=float) / self.pulls
+
+    def sample_means(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.noisy_means(self.sample(data, size, rng))
+
+    def survivors(self, noisy_means: Any) -> np.ndarray:
+        """The elimination rule: keep arm i unless max_i' mu~_i' - mu~_i > 2 (h_e + c_e)."""
+        mu = np.asarray(noisy_means, dtype=float)
+        return mu.max(axis=-1, keepdims=True) - mu <= 2 * (self.h + self.c)
+
+
+class DPSuccessiveElimination:
+    """DP-SE at budget ``epsilon`` and confidence ``beta`` as a bandit policy, vectorised over runs
+    (module docstring)."""
+
+    owner: ClassVar[str] = "DPSuccessiveElimination"
+    feedback: ClassVar[str] = "bandit"
+    paper: ClassVar[str] = "Sajed & Sheffet 2019"
+    source: ClassVar[str] = "DP-SE (reconstructed as private-online A3, dist-mab 3.5)"
+
+    def __init__(self, epsilon: float, beta: float):
+        self.epsilon = positive(self.owner, "epsilon", epsilon)
+        self.beta = probability(self.owner, "beta", beta)
+        self.name = f"DP-SE(eps={self.epsilon:g}, beta={self.beta:g})"
+        self._stages: dict[tuple[int, int], DPSEEpoch] = {}
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def stage(self, arms: int, epoch: int) -> DPSEEpoch:
+        """Epoch ``epoch`` with ``arms`` surviving arms: its R_e, release and elimination rule."""
+        key = (int(arms), int(epoch))
+        if key not in self._stages:
+            self._stages[key] = DPSEEpoch(self.epsilon, self.beta, *key)
+        return self._stages[key]
+
+    def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:
+        runs = integer(self.owner, "runs", runs, 0)
+        arms = integer(self.owner, "arms", arms, 1)
+        integer(self.owner, "horizon", horizon, 1)
+        self._rng = rng
+        self._alive = np.ones((runs, arms), dtype=bool)  # S, per run
+        self._count = np.full(runs, arms)  # |S|
+        self._epoch = np.ones(runs, dtype=np.int64)
+        self._pulls = np.full(runs, self.stage(arms, 1).pulls)  # R_e
+        self._done = np.zeros(runs, dtype=np.int64)  # pulls made in the running epoch
+        self._sums = np.zeros((runs, arms))  # the running epoch's reward sums
+
+    def choose(self, t: int) -> np.ndarray:
+        # the k-th surviving arm in index order, k = pulls made // R_e (a single survivor: k stays 0)
+        k = self._done // self._pulls
+        rank = np.cumsum(self._alive, axis=1)
+        return np.argmax(rank > k[:, None], axis=1)
+
+    def observe(self, t: int, arms: np.ndarray, rewards: np.ndarray) -> None:
+        rows = np.flatnonzero(self._count > 1)  # a single survivor is played to the end, nothing released
+        self._sums[rows, arms[rows]] += rewards[rows]
+        self._done[rows] += 1
+        ended = rows[self._done[rows] == self._count[rows] * self._pulls[rows]]
+        if ended.size:
+            self._end_epoch(ended)
+
+    def _end_epoch(self, ended: np.ndarray) -> None:
+        """Release the ended epochs' noisy sums and eliminate, one group per (|S|, e)."""
+        groups = sorted({(int(n), int(e)) for n, e in zip(self._count[ended], self._epoch[ended], strict=True)})
+        for n, e in groups:
+            rows = ended[(self._count[ended] == n) & (self._epoch[ended] == e)]
+            stage = self.stage(n, e)
+            alive = self._alive[rows]
+            sums = self._sums[rows][alive].reshape(len(rows), n)  # the survivors' sums, in index order
+            keep = stage.survivors(stage.noisy_means(stage.release.add_noise(sums, self._rng)))
+            alive[alive] = keep.ravel()
+            self._alive[rows] = alive
+            self._count[rows] = keep.sum(axis=1)
+            self._epoch[rows] = e + 1
+            for survivors in np.unique(self._count[rows]):
+                self._pulls[rows[self._count[rows] == survivors]] = self.stage(survivors, e + 1).pulls
+            self._done[rows] = 0
+            self._sums[rows] = 0.0
+
+
+__all__ = ["DPSEEpoch", "DPSuccessiveElimination", "epoch_length"]
