@@ -64,7 +64,7 @@ for eps in (0.1, 1.0):
 
 # The classic bug: the noise scale set to eps instead of 1/eps. With scale b = 0.1 the loss
 # (|x - 1| - |x|) / b reaches 1/b = 10, so the true epsilon is 10 against a claim of 0.1.
-SCALE_BUG = AdditiveNoiseMechanism(Laplace(0.0, 0.1), name="Laplace with scale eps (0.1) instead of 1/eps")
+SCALE_BUG = AdditiveNoiseMechanism(Laplace(0.1), name="Laplace with scale eps (0.1) instead of 1/eps")
 for auditor, suffix in (("exact", ""), ("statistical", "-blackbox")):
     suite.privacy(
         f"classic/laplace-scale-eps{suffix}",

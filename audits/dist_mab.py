@@ -182,7 +182,7 @@ def skellam_shares_sum(size, rng, n: int, variance: float):
 for n, b in [(3, 40.0), (16, 1.0)]:
     beta = math.exp(-1 / b)
     suite.conformance(f"dist-mab/fact1@n{n},bL{b:g}", sampler=partial(polya_shares_sum, n=n, beta=beta),
-                      reference=noise.DiscreteLaplace(0, b), samples=CONFORMANCE_SAMPLES,
+                      reference=noise.DiscreteLaplace(b), samples=CONFORMANCE_SAMPLES,
                       title=f"{n} Polya(1/{n}, e^(-1/{b:g})) share differences sum to Lap_Z({b:g})")
 
 for r, beta in [(1 / N_BATCH, math.exp(-0.025)), (0.5, 0.8)]:
@@ -190,11 +190,11 @@ for r, beta in [(1 / N_BATCH, math.exp(-0.025)), (0.5, 0.8)]:
                       reference=noise.Polya(r, beta), title=f"Gamma-Poisson sampler draws Polya({r:.4g}, {beta:.4g})")
 
 suite.conformance("dist-mab/remark7@bL32", sampler=partial(geometric_difference, beta=math.exp(-1 / 32)),
-                  reference=noise.DiscreteLaplace(0, 32.0), title="Geometric - Geometric is Lap_Z(32)")
+                  reference=noise.DiscreteLaplace(32.0), title="Geometric - Geometric is Lap_Z(32)")
 
 for eps in (1.0, 0.1):
     b = theorem1(eps).g / eps
-    suite.tail(f"dist-mab/fact3-tail@bL{b:g}", subject=noise.DiscreteLaplace(0, b), auditor="exact",
+    suite.tail(f"dist-mab/fact3-tail@bL{b:g}", subject=noise.DiscreteLaplace(b), auditor="exact",
                claim=TailBound.high_probability(partial(lambda p, b: b * np.log(2 / p), b=b), f"(Delta/eps) log(2/p), Delta/eps = {b:g}"),
                title=f"Lap_Z({b:g}) (Theorem 1, eps = {eps:g}): P[|Y| > (Delta/eps) log(2/p)] <= p")
 
@@ -263,10 +263,10 @@ suite.tail("dist-mab/claimsecD.1a@mgf,frac0.5", subject=noise.FiniteIntegerLaw(0
 C_LEMMA5 = 1.6
 for eps, n in [(0.5, 16), (1 / 8, 64)]:
     c = C_LEMMA5
-    suite.tail(f"dist-mab/lem5@mgf,eps{eps:g}", subject=noise.DiscreteLaplace(0, 1 / eps), auditor="exact",
+    suite.tail(f"dist-mab/lem5@mgf,eps{eps:g}", subject=noise.DiscreteLaplace(1 / eps), auditor="exact",
                claim=SubExponential(c / eps, c / eps),
                title=f"Lap_Z(1/{eps:g}) is (c^2/eps^2, c/eps)-sub-exponential, c = {c}")
-    total = LazyLaw(partial(noise.iid_sum, noise.DiscreteLaplace(0, 1 / eps), n), f"sum of {n} Lap_Z({1 / eps:g})")
+    total = LazyLaw(partial(noise.iid_sum, noise.DiscreteLaplace(1 / eps), n), f"sum of {n} Lap_Z({1 / eps:g})")
     suite.tail(f"dist-mab/lem5@tail,eps{eps:g},n{n}", subject=total, auditor="exact",
                claim=TailBound.high_probability(
                    partial(lambda p, c, e, n: np.maximum(c / e * np.sqrt(2 * n * np.log(2 / p)), 2 * c / e * np.log(2 / p)),
@@ -496,7 +496,7 @@ def analyzer_error(eps: float, rounded_total: int) -> noise.FiniteIntegerLaw:
     """The exact law of g (A(y_hat) - (1/g) sum x_hat) = corrected((s + sum eta) mod m) - s for
     Theorem 1's protocol at n = 1024, given the rounded sum s = sum x_hat (the noise Lap_Z(g/eps))."""
     protocol = theorem1(eps)
-    total = noise.DiscreteLaplace(rounded_total, protocol.g / eps)
+    total = noise.DiscreteLaplace(protocol.g / eps, loc=rounded_total)
     corrected = noise.ModularReduction(protocol.m).corrected(total, protocol.n * protocol.g + protocol.tau)
     return noise.FiniteIntegerLaw(corrected.offset - rounded_total, corrected.probs, corrected.tail_mass,
                                   corrected.log_error, name=f"g x analyzer error, eps = {eps:g}, s = {rounded_total}")

@@ -104,7 +104,7 @@ suite = Suite("private-online",
 
 for eps in (0.5, 1.0):
     b = 1 / eps
-    suite.tail(f"private-online/fact1@b{b:g}", subject=noise.Laplace(0.0, b), auditor="exact",
+    suite.tail(f"private-online/fact1@b{b:g}", subject=noise.Laplace(b), auditor="exact",
                claim=TailBound.high_probability(partial(lambda d, b: b * np.log(1 / d), b=b), "ln(1/delta) b"),
                title=f"Lap({b:g}): P{{|Y| > ln(1/delta) b}} = delta")
 

@@ -419,7 +419,7 @@ for eps, delta, n in [(1.0, 0.4, 8), (2.0, 0.4, 4)]:
 _T_GEN, _EPS_GEN, _DELTA_GEN = 64, 1.0, 1e-5
 _EPS0, _DELTA0 = generic_node_budget(_EPS_GEN, _DELTA_GEN, tree_depth(_T_GEN))
 suite.privacy("shuffle-glm/claimsecI.1a@T64,eps1,delta1e-5", auditor="exact",
-              subject=BinaryTreeMechanism(_T_GEN, noise.Gaussian(0.0, classical_gaussian_sigma(_EPS0, _DELTA0))),
+              subject=BinaryTreeMechanism(_T_GEN, noise.Gaussian(classical_gaussian_sigma(_EPS0, _DELTA0))),
               claim=ApproxDP(_EPS_GEN, _DELTA_GEN),
               # structured pairs only: the Gaussian loss grows with the change, so the extremes are the worst
               # pairs, and random pairs with tiny changes make the closed form's high-precision evaluation slow

@@ -347,7 +347,7 @@ for eps0 in (_EPS0_B1, 1.0):
 _T_EXP = 20_000
 _SIGMA_TOTAL = _R34.sigma * math.sqrt(_T_EXP)
 suite.tail(f"shuffle-lcb/thmB.1-tail@eps0.2,delta{DELTA:g},B{B},T{_T_EXP}", auditor="exact",
-           subject=noise.Gaussian(0.0, _SIGMA_TOTAL), claim=SubGaussian(_SIGMA_TOTAL, centred=True),
+           subject=noise.Gaussian(_SIGMA_TOTAL), claim=SubGaussian(_SIGMA_TOTAL, centred=True),
            title=f"P_Amp's cumulative noise per entry after T users, N(0, T sigma^2), is (T sigma1^2)-sub-Gaussian "
                  f"(sigma~ = {_SIGMA_TOTAL:.4g})")
 

@@ -20,7 +20,7 @@ from dpaudit.mechanisms import AdditiveNoiseMechanism, DiscreteLaplaceMechanism,
 CASES = [
     ("Laplace eps=0.1", LaplaceMechanism(0.1), dpaudit.PureDP(0.1), [(0.0, 1.0)]),
     ("Laplace eps=1", LaplaceMechanism(1.0), dpaudit.PureDP(1.0), [(0.0, 1.0)]),
-    ("Laplace scale eps (true 10)", AdditiveNoiseMechanism(Laplace(0.0, 0.1)), dpaudit.PureDP(0.1), [(0.0, 1.0)]),
+    ("Laplace scale eps (true 10)", AdditiveNoiseMechanism(Laplace(0.1)), dpaudit.PureDP(0.1), [(0.0, 1.0)]),
     ("Discrete Laplace eps=1", DiscreteLaplaceMechanism(1.0), dpaudit.PureDP(1.0), [(0, 1)]),
 ]
 

@@ -48,7 +48,7 @@ def main() -> None:
         per_user = rate(lambda k: protocol.sample_per_user(x, k, rng), max(args.runs // 20, 1), args.repeats)
         print(f"{f'DistributedSum({noise}, n=1024) vs per-user':<48} {fast:>12,.0f} {per_user:>16,.0f} {fast / per_user:>8.1f}")
 
-    tree = BinaryTreeMechanism(4096, Gaussian(0.0, 1.0))
+    tree = BinaryTreeMechanism(4096, Gaussian(1.0))
     stream = rng.uniform(size=4096)
     runs = max(args.runs // 200, 1)
     nodes = tree.sample(stream, runs, rng)

@@ -105,7 +105,7 @@ def scalar(fn):
 
 
 def cases(rng: np.random.Generator):
-    dl, dg = N.DiscreteLaplace(0, 10.0), N.DiscreteGaussian(10.0)
+    dl, dg = N.DiscreteLaplace(10.0), N.DiscreteGaussian(10.0)
     sk, po = N.Skellam(100.0), N.PolyaDifference.share(100, math.exp(-0.1))
     p_geo = -math.expm1(-1 / 10.0)
     return [
@@ -130,11 +130,11 @@ def cases(rng: np.random.Generator):
             ("scipy.stats.nbinom.rvs twice", lambda n: stats.nbinom.rvs(0.01, 1 - math.exp(-0.1), size=n, random_state=rng)
              - stats.nbinom.rvs(0.01, 1 - math.exp(-0.1), size=n, random_state=rng), False),
         ]),
-        ("Laplace, scale 1", lambda n: N.Laplace(0, 1.0).sample(n, rng), [
+        ("Laplace, scale 1", lambda n: N.Laplace(1.0).sample(n, rng), [
             ("scalar, random.expovariate difference", scalar(lambda r: r.expovariate(1.0) - r.expovariate(1.0)), True),
             ("scipy.stats.laplace.rvs", lambda n: stats.laplace.rvs(size=n, random_state=rng), False),
         ]),
-        ("Gaussian, sigma 1", lambda n: N.Gaussian(0, 1.0).sample(n, rng), [
+        ("Gaussian, sigma 1", lambda n: N.Gaussian(1.0).sample(n, rng), [
             ("scalar, random.gauss", scalar(lambda r: r.gauss(0.0, 1.0)), True),
         ]),
         ("symmetric binomial, m=1000", lambda n: N.SymmetricBinomial(1000).sample(n, rng), [

@@ -66,7 +66,7 @@ class LaplaceMechanism(AdditiveNoiseMechanism):
     def __init__(self, epsilon: float, sensitivity: float = 1.0):
         _epsilon("LaplaceMechanism", epsilon, sensitivity)
         self.epsilon, self.sensitivity = float(epsilon), float(sensitivity)
-        super().__init__(Laplace(0.0, Fraction(sensitivity) / Fraction(epsilon)), name=f"Laplace(eps={epsilon:g}, sensitivity={sensitivity:g})")
+        super().__init__(Laplace(Fraction(sensitivity) / Fraction(epsilon)), name=f"Laplace(eps={epsilon:g}, sensitivity={sensitivity:g})")
 
 
 class DiscreteLaplaceMechanism(AdditiveNoiseMechanism):
@@ -79,7 +79,7 @@ class DiscreteLaplaceMechanism(AdditiveNoiseMechanism):
         _epsilon("DiscreteLaplaceMechanism", epsilon, sensitivity)
         self.epsilon, self.sensitivity = float(epsilon), sensitivity
         super().__init__(
-            DiscreteLaplace(0, Fraction(sensitivity) / Fraction(epsilon)),
+            DiscreteLaplace(Fraction(sensitivity) / Fraction(epsilon)),
             name=f"DiscreteLaplace(eps={epsilon:g}, sensitivity={sensitivity:g})",
             integer=True,
         )

@@ -107,7 +107,7 @@ class CentralTreeMechanism(Adapter):
             raise ValueError(f"{self.owner}: batch must be in 1..T = {self.T}, got {self.batch}")
         self.leaves = -(-self.T // self.batch)
         self.upper = np.triu_indices(self.d + 1)
-        self.tree = BinaryTreeMechanism(self.leaves, Gaussian(0.0, self.sigma), dim=len(self.upper[0]))
+        self.tree = BinaryTreeMechanism(self.leaves, Gaussian(self.sigma), dim=len(self.upper[0]))
         self.inner = self.tree
         self.name = name or f"CentralTree(T={self.T}, d={self.d}, B={self.batch}, sigma={self.sigma:.6g})"
 

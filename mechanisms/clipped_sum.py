@@ -72,7 +72,7 @@ class ClippedSum(ExactRelease):
         return s + rng.laplace(0.0, float(self.scale), size)
 
     def _distribution(self, s: float) -> Laplace:
-        return Laplace(s, self.scale)
+        return Laplace(self.scale, loc=s)
 
 
 __all__ = ["ClippedSum"]

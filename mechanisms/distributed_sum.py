@@ -100,7 +100,7 @@ class DistributedSum(ExactRelease):
     def total_noise(self) -> Any:
         """The exact law of sum_i eta_i."""
         if self.noise == "polya":
-            return DiscreteLaplace(0, self.g / self.epsilon)  # Fact 1
+            return DiscreteLaplace(self.g / self.epsilon)  # Fact 1
         if self.noise == "skellam":
             return Skellam(self.g**2 / self.epsilon**2)
         if self.n > MAX_EXACT_GAUSSIAN_USERS:
@@ -226,12 +226,12 @@ class LocalModularRandomizer(ExactRelease):
 
     def _sample(self, x: float, size: int, rng: np.random.Generator) -> np.ndarray:
         x_hat = RandomizedRounding(self.g).round(np.full(size, x), rng)
-        return np.mod(x_hat + DiscreteLaplace(0, self.g / self.epsilon).sample(size, rng), self.m)
+        return np.mod(x_hat + DiscreteLaplace(self.g / self.epsilon).sample(size, rng), self.m)
 
     def _distribution(self, x: float):
         """The exact law of the message on {0, ..., m - 1} (closed form mod m, in log space)."""
         return wrapped_mixture(RandomizedRounding(self.g).law(x),
-                               DiscreteLaplace(0, self.g / self.epsilon), self.m)
+                               DiscreteLaplace(self.g / self.epsilon), self.m)
 
 
 class ShuffleModSum(DistributedSum):
@@ -269,7 +269,7 @@ class ShuffleModSum(DistributedSum):
         return PolyaDifference.share(self.n, math.exp(-self.noise_epsilon / self.g))
 
     def total_noise(self) -> Any:
-        return DiscreteLaplace(0, self.g / self.noise_epsilon)  # Fact 1
+        return DiscreteLaplace(self.g / self.noise_epsilon)  # Fact 1
 
 
 _U = 2.0**-53

@@ -76,7 +76,7 @@ class SymmetricGaussianTree(ExactRelease):
         self.sigma = positive(self.owner, "sigma", sigma)
         self.upper = np.triu_indices(self.d)
         self.scale = np.where(self.upper[0] == self.upper[1], 1.0, SQRT2)
-        self.tree = BinaryTreeMechanism(self.T, Gaussian(0.0, self.sigma), dim=len(self.scale))
+        self.tree = BinaryTreeMechanism(self.T, Gaussian(self.sigma), dim=len(self.scale))
         self.name = f"SymmetricGaussianTree(T={self.T}, d={self.d}, sigma={self.sigma:.6g})"
 
     def whiten(self, leaves: Any) -> np.ndarray:

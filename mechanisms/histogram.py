@@ -75,7 +75,7 @@ class NoisyHistogram(ExactRelease):
         return c + rng.laplace(0.0, float(self.scale), (size, self.bins))
 
     def _distribution(self, c: np.ndarray) -> ProductDensity:
-        return ProductDensity(tuple(Laplace(float(v), self.scale) for v in c))
+        return ProductDensity(tuple(Laplace(self.scale, loc=float(v)) for v in c))
 
 
 __all__ = ["NoisyHistogram"]

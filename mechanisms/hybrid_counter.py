@@ -76,11 +76,11 @@ class HybridCounter(Release):
         self.last_block = self.pulls.bit_length() - 1  # floor(log2 pulls): the block holding the last pull
         # array r' is read from pull 2^{r'+1} on; array 0 from the initialisation
         self.arrays_released = max(self.last_block, 1)
-        self.array_noise = Laplace(0.0, 2 / eps)
+        self.array_noise = Laplace(2 / eps)
         self.trees: list[tuple[int, int, BinaryTreeMechanism]] = []  # (r, first pull of block r, its tree so far)
         for r in range(1, self.last_block + 1):
             filled = min(2**r, self.pulls - 2**r + 1)
-            self.trees.append((r, 2**r, BinaryTreeMechanism(filled, Laplace(0.0, 2 * r / eps))))
+            self.trees.append((r, 2**r, BinaryTreeMechanism(filled, Laplace(2 * r / eps))))
         self.name = (f"HybridCounter(eps={self.epsilon:g}, {self.pulls} pulls"
                      + ("" if part == "both" else f", {part} part") + ")")
 
@@ -267,7 +267,7 @@ class HybridEstimateView(ExactRelease):
 
     def _distribution(self, data: Any) -> ProductDensity:
         x = rewards(self.owner, data, 4)
-        two = Laplace(0.0, 2 / Fraction(self.epsilon))
+        two = Laplace(2 / Fraction(self.epsilon))
         above = float(two_scale_laplace_sf(self.threshold - (x[1] + x[2] + x[3]), 2 / self.epsilon, 4 / self.epsilon))
         indicator = FiniteDistribution.from_probs(np.array([0.0, 1.0]), [1 - above, above], log_error=1e-9)
         return ProductDensity((two.shifted(float(x[0])), two.shifted(float(x[1])), two.shifted(float(x[1] + x[2])),

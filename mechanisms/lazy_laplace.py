@@ -113,11 +113,11 @@ class LazyLaplaceArrays(ExactRelease):
         if r >= self.arrays:
             raise ValueError(f"{self.owner}: r must be < {self.arrays} (the full arrays after {self.pulls} pulls), "
                              f"got {r}")
-        return Laplace(0.0, self.scales[r])
+        return Laplace(self.scales[r])
 
     def _distribution(self, means: np.ndarray) -> ProductDensity:
         """Exact law of the releases: independent Laplace(mean_r, 1/(eps 2^r)) coordinates."""
-        return ProductDensity(tuple(Laplace(0.0, scale).shifted(float(m))
+        return ProductDensity(tuple(Laplace(scale).shifted(float(m))
                                     for m, scale in zip(means, self.scales, strict=True)))
 
 

@@ -53,7 +53,7 @@ class LazyArrayRelease(ExactRelease):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
         self.r = integer(self.owner, "r", r, 0)
         self.size = 2**self.r
-        self.noise = Laplace(0.0, Fraction(1) / (Fraction(self.epsilon) * self.size))
+        self.noise = Laplace(Fraction(1) / (Fraction(self.epsilon) * self.size))
         self.name = f"LazyArrayRelease(eps={self.epsilon:g}, array {self.r} of {self.size} rewards)"
 
     def _input(self, data: Any) -> np.ndarray:
@@ -103,7 +103,7 @@ class NaiveEpochLaplace(ExactRelease):
         self.K = integer(self.owner, "K", K, 2)
         self.s = integer(self.owner, "s", s, 0)
         self.rounds = 2**self.s
-        self.noise = Laplace(0.0, Fraction(self.K) / Fraction(self.epsilon))
+        self.noise = Laplace(Fraction(self.K) / Fraction(self.epsilon))
         self.name = f"NaiveEpochLaplace(eps={self.epsilon:g}, K={self.K}, epoch of 2^{self.s} rounds)"
 
     def sums(self, data: Any) -> np.ndarray:
@@ -135,7 +135,7 @@ class NoisyArmSums(ExactRelease):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
         self.arms = integer(self.owner, "arms", arms, 1)
         self.pulls = integer(self.owner, "pulls", pulls, 1)
-        self.noise = Laplace(0.0, 1 / Fraction(self.epsilon))  # Lap(1/eps) on each arm's sum
+        self.noise = Laplace(1 / Fraction(self.epsilon))  # Lap(1/eps) on each arm's sum
         self.name = f"NoisyArmSums(eps={self.epsilon:g}, {self.arms} arms, {self.pulls} pulls each)"
 
     def _input(self, data: Any) -> np.ndarray:

@@ -81,7 +81,7 @@ class BinaryTreeMechanism(ExactRelease):
         sensitivity = positive(owner, "sensitivity", sensitivity)
         levels = integer(owner, "T", T, 1).bit_length()
         scale = Fraction(levels) * Fraction(sensitivity) / Fraction(epsilon)
-        return cls(T, Laplace(0.0, scale), dim,
+        return cls(T, Laplace(scale), dim,
                    name=f"BinaryTree(T={T}, Laplace, eps={epsilon:g}, sensitivity={sensitivity:g})")
 
     def prefix_nodes(self, t: int) -> list[int]:
@@ -153,7 +153,7 @@ class BinaryTreeMechanism(ExactRelease):
         k = len(self.prefix_nodes(t))
         noise = self.noise
         if isinstance(noise, Gaussian):
-            return Gaussian(0.0, noise.sigma * math.sqrt(k))
+            return Gaussian(noise.sigma * math.sqrt(k))
         if isinstance(noise, Laplace):
             return LaplaceSum(k, float(noise.scale))
         if isinstance(noise, IntegerLaw):

@@ -64,7 +64,7 @@ def test_correct_vector_mechanism_is_refuted_at_most_alpha_often():
 
 @pytest.mark.parametrize("eps", [0.1, 1.0])
 def test_twenty_percent_miscalibration_is_refuted(eps):
-    mech = AdditiveNoiseMechanism(Laplace(0.0, 1 / (1.2 * eps)))
+    mech = AdditiveNoiseMechanism(Laplace(1 / (1.2 * eps)))
     refuted = sum(
         dpaudit.audit_privacy(mech, PureDP(eps), pairs=[(0.0, 1.0)], auditor="statistical", samples=STANDARD,
                               seed=s, confidence=0.99).verdict == "refuted"

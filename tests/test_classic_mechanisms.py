@@ -518,7 +518,7 @@ def test_double_spending_sampler_and_true_epsilon():
         assert stats.kstest(col, lambda v: laplace_cdf(v, 1.0, 2.0)).pvalue > P_MIN
     table = np.histogram2d(x[:, 0] > 1.0, x[:, 1] > 1.0, bins=2)[0]  # independence of the releases
     assert stats.chi2_contingency(table).pvalue > P_MIN
-    assert mech.distribution(1.0) == ProductDensity((Laplace(1.0, 2),) * 2)
+    assert mech.distribution(1.0) == ProductDensity((Laplace(2, loc=1.0),) * 2)
     e = entry("classic/double-spending-laplace-eps0.5")
     g = np.linspace(-20, 20, 801)
     x1, x2 = np.meshgrid(g, g)
@@ -636,7 +636,7 @@ def test_clipped_sum_sampler_and_distribution():
     assert ClippedSum(1.0, 1.0, clip_records=False).total([0.25, -3.0, 2.0]) == -0.75
     x = mech.sample([0.25, -3.0, 2.0], 100_000, np.random.default_rng(18))
     assert stats.kstest(x, lambda v: laplace_cdf(v, 0.25, 1.0)).pvalue > P_MIN
-    assert mech.distribution([0.25, 2.0]) == Laplace(1.25, 1)
+    assert mech.distribution([0.25, 2.0]) == Laplace(1, loc=1.25)
 
 
 @pytest.mark.parametrize(("claim_id", "at_pairs"), [("classic/clipped-sum-eps1", 1.0),

@@ -47,7 +47,7 @@ def test_dp_se_epoch_is_eps_dp_and_eliminates_by_its_rule():
     assert keep.tolist() == [[True, True], [True, False]]
     x = RNG_DATA.uniform(size=m.arms * m.pulls)
     res = dpaudit.audit_sampler(lambda size, rng: m.sample_means(x, size, rng)[:, 1],
-                                Laplace(float(x[m.pulls:].mean()), 1 / m.pulls), samples=100_000, seed=3)
+                                Laplace(1 / m.pulls, loc=float(x[m.pulls:].mean())), samples=100_000, seed=3)
     assert res.verdict == "not-refuted", res.witness
 
 
@@ -62,7 +62,7 @@ def test_dp_se_epoch_is_the_noisy_arm_sums_release():
     assert [c.loc for c in m.distribution(x).coordinates] == [c.loc for c in m.release.distribution(x).coordinates]
     noisy = m.release.add_noise(np.tile(m.sums(x), (200_000, 1)), np.random.default_rng(5))
     res = dpaudit.audit_sampler(lambda size, rng: m.release.add_noise(np.tile(m.sums(x), (size, 1)), rng)[:, 2],
-                                Laplace(float(m.sums(x)[2]), 2.0), samples=100_000, seed=4)
+                                Laplace(2.0, loc=float(m.sums(x)[2])), samples=100_000, seed=4)
     assert res.verdict == "not-refuted", res.witness
     assert noisy.shape == (200_000, 3)
 

@@ -31,7 +31,7 @@ def test_laplace_is_verified_at_its_epsilon(eps):
 
 
 def test_scale_bug_is_refuted_with_epsilon_ten():
-    r = audit(AdditiveNoiseMechanism(Laplace(0.0, 0.1)), PureDP(0.1), [(0.0, 1.0)])
+    r = audit(AdditiveNoiseMechanism(Laplace(0.1)), PureDP(0.1), [(0.0, 1.0)])
     assert r.verdict == "refuted"
     lo, hi = r.statistic.interval  # the true value 1/float(0.1) = 9.99999999999999944...
     assert lo <= 1 / Fraction(0.1) <= hi and hi - lo <= 4e-15
@@ -49,25 +49,25 @@ def test_overclaim_is_refuted_and_slack_is_verified():
 )
 def test_laplace_shift_closed_form(scale, loc, shift):
     """Laplace(loc, b) vs Laplace(loc + s, b): epsilon = |s| / b exactly (in rationals)."""
-    r = pair_epsilon(Laplace(loc, scale), Laplace(loc + shift, scale))
+    r = pair_epsilon(Laplace(scale, loc=loc), Laplace(scale, loc=loc + shift))
     expected = abs(Fraction(loc + shift) - Fraction(loc)) / Fraction(scale)
     assert r.lo == r.hi == expected
 
 
 @given(st.integers(-20, 20), st.integers(-6, 6), st.sampled_from([0.2, 0.5, 1.0, Fraction(7, 3)]))
 def test_discrete_laplace_shift_closed_form(loc, shift, scale):
-    r = pair_epsilon(DiscreteLaplace(loc, scale), DiscreteLaplace(loc + shift, scale))
+    r = pair_epsilon(DiscreteLaplace(scale, loc=loc), DiscreteLaplace(scale, loc=loc + shift))
     assert r.lo == r.hi == abs(shift) / Fraction(scale)
 
 
 def test_different_scales_give_infinite_epsilon():
-    r = pair_epsilon(Laplace(0, 1.0), Laplace(0, 2.0))
+    r = pair_epsilon(Laplace(1.0), Laplace(2.0))
     assert r.hi == math.inf and r.lo == math.inf
     assert r.output == [-math.inf] or r.output == [math.inf]
 
 
 def test_identical_distributions_have_zero_loss():
-    r = pair_epsilon(DiscreteLaplace(0, 1.0), DiscreteLaplace(0, 1.0))
+    r = pair_epsilon(DiscreteLaplace(1.0), DiscreteLaplace(1.0))
     assert r.hi == 0
 
 
@@ -102,10 +102,10 @@ def test_worst_pair_and_direction_are_reported():
 
 def test_float_rounding_of_parameters_is_not_a_refutation():
     """Noise scale float(1/0.7) is a hair below 1/0.7: its epsilon exceeds 0.7 by ~3e-17."""
-    r = audit(AdditiveNoiseMechanism(Laplace(0.0, 1 / 0.7)), PureDP(0.7), [(0, 1)])
+    r = audit(AdditiveNoiseMechanism(Laplace(1 / 0.7)), PureDP(0.7), [(0, 1)])
     assert r.verdict == "not-refuted"
     assert "resolution" in r.notes[0]
-    assert audit(AdditiveNoiseMechanism(Laplace(0.0, 1 / 0.7)), PureDP(0.7), [(0, 1)], tolerance=0).verdict == "refuted"
+    assert audit(AdditiveNoiseMechanism(Laplace(1 / 0.7)), PureDP(0.7), [(0, 1)], tolerance=0).verdict == "refuted"
 
 
 def test_approx_dp_is_verified_when_pure_epsilon_suffices():
@@ -124,7 +124,7 @@ def test_mixing_lattice_and_continuous_is_an_error():
             return np.zeros(n)
 
         def distribution(self, d):
-            return Laplace(0, 1) if d == 0 else DiscreteLaplace(0, 1)
+            return Laplace(1) if d == 0 else DiscreteLaplace(1)
 
     with pytest.raises(dpaudit.MechanismError, match="integers"):
         audit(Mixed(), PureDP(1), [(0, 1)])

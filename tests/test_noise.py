@@ -16,16 +16,16 @@ import dpaudit
 from dpaudit.laws import as_law
 
 INTEGER_LAWS = [
-    N.DiscreteLaplace(0, 2.0), N.DiscreteLaplace(3, 0.4), N.DiscreteLaplace.from_decay(0.97),
-    N.DiscreteGaussian(0.7), N.DiscreteGaussian(5.0, 3), N.DiscreteGaussian(40.0),
-    N.Skellam(4.0), N.Skellam(0.3, -2),
+    N.DiscreteLaplace(2.0), N.DiscreteLaplace(0.4, loc=3), N.DiscreteLaplace.from_decay(0.97),
+    N.DiscreteGaussian(0.7), N.DiscreteGaussian(5.0, loc=3), N.DiscreteGaussian(40.0),
+    N.Skellam(4.0), N.Skellam(0.3, loc=-2),
     N.Polya(0.3, 0.8), N.Polya(2.5, 0.2), N.Geometric(0.6),
     N.PolyaDifference(0.1, 0.9), N.PolyaDifference.share(5, math.exp(-0.5)),
     N.Binomial(20, 0.3), N.SymmetricBinomial(10), N.BernoulliExp(0.5), N.BernoulliExp(3.0),
-    N.iid_sum(N.DiscreteGaussian(2.0), 5), N.ModularReduction(50).corrected(N.DiscreteLaplace(20, 3.0), 45),
+    N.iid_sum(N.DiscreteGaussian(2.0), 5), N.ModularReduction(50).corrected(N.DiscreteLaplace(3.0, loc=20), 45),
     N.IndependentSum(N.Binomial(40, 0.5), N.Skellam(9.0), name="Bin(40, 1/2) + Sk(0, 9)"),
 ]
-CONTINUOUS_LAWS = [N.Laplace(0, 1.5), N.Laplace(-1, 0.1), N.Gaussian(1, 2), N.Gaussian(0, 0.01)]
+CONTINUOUS_LAWS = [N.Laplace(1.5), N.Laplace(0.1, loc=-1), N.Gaussian(2, loc=1), N.Gaussian(0.01)]
 ALL_LAWS = INTEGER_LAWS + CONTINUOUS_LAWS
 
 
@@ -74,7 +74,7 @@ def test_continuous_laws_agree_with_scipy(law):
 
 
 def test_cgf_is_infinite_outside_its_domain():
-    for law in (N.DiscreteLaplace(0, 2.0), N.Laplace(0, 2.0), N.Polya(1.5, 0.5), N.PolyaDifference(0.5, 0.5)):
+    for law in (N.DiscreteLaplace(2.0), N.Laplace(2.0), N.Polya(1.5, 0.5), N.PolyaDifference(0.5, 0.5)):
         lo, hi = law.cgf_domain
         assert np.isinf(law.cgf(np.array([hi * 1.01, hi + 1]))).all()
         if math.isfinite(lo):
@@ -84,7 +84,7 @@ def test_cgf_is_infinite_outside_its_domain():
 def test_discrete_laplace_tails_and_variance_in_closed_form():
     """dist-mab 2.4(a): P[X >= k] = e^{-k/b} / (1 + e^{-1/b}) for k >= 0, Var = 2e^{-1/b} / (1 - e^{-1/b})^2."""
     b = 2.5
-    law = N.DiscreteLaplace(0, b)
+    law = N.DiscreteLaplace(b)
     k = np.arange(0, 2000, 37)
     assert np.allclose(law.sf(k - 1), np.exp(-k / b) / (1 + math.exp(-1 / b)), rtol=1e-12, atol=0)
     assert law.var == pytest.approx(2 * math.exp(-1 / b) / (1 - math.exp(-1 / b)) ** 2, rel=1e-14)
@@ -129,7 +129,7 @@ def test_polya_difference_pmf_matches_a_convolution_of_polya_tables():
 def test_skellam_sums_and_its_bessel_pmf():
     """dist-mab Definition 5: pmf e^{-s^2} I_{x - mu}(s^2); Sk(m1, s1^2) + Sk(m2, s2^2) = Sk(m1 + m2, s1^2 + s2^2)."""
     from scipy.special import ive
-    a, b = N.Skellam(2.5, 1), N.Skellam(1.5, -3)
+    a, b = N.Skellam(2.5, loc=1), N.Skellam(1.5, loc=-3)
     k = np.arange(-25, 25)
     assert np.allclose(a.pmf(k), ive(k - 1, 2.5), rtol=1e-10)  # ive(v, x) = I_v(x) e^{-x}
     assert np.allclose(N.convolve(a, b).pmf(k), (a + b).pmf(k), rtol=1e-9, atol=1e-300)
@@ -141,7 +141,7 @@ def test_wrapped_skellam_is_the_folded_table_and_keeps_far_residues_in_log_space
     import mpmath
 
     for variance, loc, m in [(16.0, 3, 167), (4.0, 0, 7), (100.0, -5, 30), (0.3, 1, 5)]:
-        law = N.Skellam(variance, loc)
+        law = N.Skellam(variance, loc=loc)
         folded = N.ModularReduction(m).wrap(law)
         r = np.arange(m)
         assert np.allclose(law.wrapped_logpmf(r, m), np.log(folded.pmf(r)), atol=1e-12)
@@ -195,7 +195,7 @@ def test_modular_analyzer_recovers_every_sum_in_its_range():
 
 
 def test_modular_wrap_and_corrected_laws_are_exact_foldings():
-    law = N.DiscreteLaplace(20, 3.0)
+    law = N.DiscreteLaplace(3.0, loc=20)
     mod = N.ModularReduction(50)
     wrapped = mod.wrap(law)
     assert wrapped.support == (0.0, 49.0) and wrapped.probs.sum() == pytest.approx(1, abs=1e-12)
@@ -224,20 +224,20 @@ def test_randomized_rounding_is_unbiased_and_stays_in_range():
 
 
 def test_discrete_gaussian_sampler_handles_shapes_and_loc():
-    law = N.DiscreteGaussian(3.3, -4)
+    law = N.DiscreteGaussian(3.3, loc=-4)
     x = law.sample((50, 7), np.random.default_rng(0))
     assert x.shape == (50, 7) and x.dtype.kind == "i"
     assert np.array_equal(law.sample(10, np.random.default_rng(5)), law.sample(10, np.random.default_rng(5)))
 
 
 @pytest.mark.parametrize("make, message", [
-    (lambda: N.DiscreteLaplace(0, -1.0), "scale must be > 0"),
-    (lambda: N.DiscreteLaplace(0.5, 1.0), "loc must be an integer"),
+    (lambda: N.DiscreteLaplace(-1.0), "scale must be > 0"),
+    (lambda: N.DiscreteLaplace(1.0, loc=0.5), "loc must be an integer"),
     (lambda: N.DiscreteLaplace.from_decay(1.0), r"beta must be in \(0, 1\)"),
-    (lambda: N.Laplace(0, 0), "scale must be > 0"),
-    (lambda: N.Gaussian(0, -2), "sigma must be > 0"),
+    (lambda: N.Laplace(0), "scale must be > 0"),
+    (lambda: N.Gaussian(-2), "sigma must be > 0"),
     (lambda: N.DiscreteGaussian(0.0), "sigma must be > 0"),
-    (lambda: N.DiscreteGaussian(1.0, 0.5), "loc must be an integer"),
+    (lambda: N.DiscreteGaussian(1.0, loc=0.5), "loc must be an integer"),
     (lambda: N.Skellam(-1.0), "variance must be > 0"),
     (lambda: N.Polya(0.0, 0.5), "shape r must be > 0"),
     (lambda: N.Polya(-1.0, 0.5), "shape r must be > 0"),
@@ -288,7 +288,7 @@ def test_laplace_sum_has_exact_tails():
 
 
 def test_independent_sum_adds_cumulants_and_convolves_on_demand():
-    parts = (N.Binomial(20, 0.5), N.Binomial(300, 0.25), N.DiscreteLaplace(0, 3.0))
+    parts = (N.Binomial(20, 0.5), N.Binomial(300, 0.25), N.DiscreteLaplace(3.0))
     s = N.IndependentSum(*parts, name="three noises")
     t = N.convolve(*parts)
     lam = np.array([-0.2, 0.1, 0.3])
@@ -365,12 +365,12 @@ def test_exact_coins_have_their_stated_probabilities():
 def test_discrete_gaussian_exact_and_fast_samplers_conform(sigma):
     """The exact sampler (integer coins; pi^2 is no small rational, so it falls back) and the
     float-coin sampler both pass the conformance audit (false-failure rate 1e-6 each)."""
-    law = N.DiscreteGaussian(sigma, 2)
+    law = N.DiscreteGaussian(sigma, loc=2)
     assert law.exact_sampling == (sigma != math.pi)
     for draw in (law.sample, law.sample_fast):
         assert dpaudit.audit_sampler(draw, law, samples=1_000_000, seed=17).verdict == "not-refuted"
     from dpaudit.mechanisms.noise import exact_coins
-    lap = N.DiscreteLaplace(0, 7.0)
+    lap = N.DiscreteLaplace(7.0)
     assert dpaudit.audit_sampler(lambda size, rng: exact_coins.discrete_laplace(7, size, rng), lap,
                                  samples=1_000_000, seed=5).verdict == "not-refuted"
 

@@ -21,7 +21,7 @@ def test_lazy_release_is_the_noisy_mean():
     x = RNG_DATA.uniform(size=8)
     law = release.distribution(x)
     assert law.loc == pytest.approx(x.mean()) and float(law.scale) == pytest.approx(1 / (0.5 * 8))
-    result = dpaudit.audit_sampler(lambda size, rng: release.sample(x, size, rng), Laplace(law.loc, float(law.scale)),
+    result = dpaudit.audit_sampler(lambda size, rng: release.sample(x, size, rng), Laplace(float(law.scale), loc=law.loc),
                                    samples=200_000, seed=1)
     assert result.verdict == "not-refuted", result.witness
 

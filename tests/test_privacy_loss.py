@@ -74,14 +74,14 @@ def test_laplace_profile_closed_form(b, shift, eps_share):
     mu = Fraction(shift) / Fraction(b)
     eps = float(mu) * eps_share
     true = 1 - mpmath.exp((mpmath.mpf(eps) - mpmath.mpf(mu.numerator) / mu.denominator) / 2)
-    for p, q in ((Laplace(0, b), Laplace(shift, b)), (Laplace(shift, b), Laplace(0, b))):
+    for p, q in ((Laplace(b), Laplace(b, loc=shift)), (Laplace(b, loc=shift), Laplace(b))):
         delta = exact.privacy_profile(p, q, eps).delta
         assert contains(delta, Fraction(*true.as_integer_ratio()), slack=REF) and width(delta) < 1e-40
 
 
 def test_laplace_profile_vanishes_beyond_pure_epsilon():
-    assert exact.privacy_profile(Laplace(0, 1), Laplace(1, 1), 1.0).delta.hi == 0
-    assert exact.privacy_profile(Laplace(0, 1), Laplace(1, 1), 1.5).delta.hi == 0
+    assert exact.privacy_profile(Laplace(1), Laplace(1, loc=1), 1.0).delta.hi == 0
+    assert exact.privacy_profile(Laplace(1), Laplace(1, loc=1), 1.5).delta.hi == 0
 
 
 @pytest.mark.parametrize("scale, shift", [(1.0, 1), (2.5, 1), (0.5, 3)])
@@ -96,7 +96,7 @@ def test_discrete_laplace_profile_matches_brute_force(scale, shift, eps):
     q = mpmath.matrix([mpmath.exp(-abs(mpmath.mpf(int(v) - shift)) / scale) for v in x])
     c = mpmath.exp(log_norm)
     brute = mpmath.fsum(max(c * pi - mpmath.exp(eps) * c * qi, 0) for pi, qi in zip(p, q))
-    delta = exact.privacy_profile(DiscreteLaplace(0, scale), DiscreteLaplace(shift, scale), eps).delta
+    delta = exact.privacy_profile(DiscreteLaplace(scale), DiscreteLaplace(scale, loc=shift), eps).delta
     assert contains(delta, Fraction(*brute.as_integer_ratio()), slack=1e-14) and width(delta) < 1e-30
 
 
@@ -195,14 +195,14 @@ def test_laplace_renyi_closed_form(alpha):
     for b in (1.0, 0.5):
         a = mpmath.mpf(alpha)
         true = mpmath.log(a / (2 * a - 1) * mpmath.exp((a - 1) / b) + (a - 1) / (2 * a - 1) * mpmath.exp(-a / b)) / (a - 1)
-        got = exact.renyi_divergence(Laplace(0, b), Laplace(1, b), alpha)
+        got = exact.renyi_divergence(Laplace(b), Laplace(b, loc=1), alpha)
         assert contains(got, Fraction(*true.as_integer_ratio()), slack=REF) and width(got) < 1e-40
 
 
 def test_laplace_rho_is_bracketed_around_its_supremum():
     """For Laplace, D_alpha / alpha is largest as alpha -> 1 (the KL divergence e^-eps + eps - 1)."""
     eps = 1.0
-    rho = exact.zcdp_rho(Laplace(0, 1 / eps), Laplace(1, 1 / eps)).rho
+    rho = exact.zcdp_rho(Laplace(1 / eps), Laplace(1 / eps, loc=1)).rho
     kl = math.exp(-eps) + eps - 1
     assert float(rho.lo) <= kl + 1e-12 and float(rho.hi) >= kl and float(rho.hi) < kl * 1.01
 
@@ -429,7 +429,7 @@ def _agrees_with_oracle(make, profile) -> None:
 @pytest.mark.parametrize("b", [0.5, 1.0, 4.0])
 def test_oracle_laplace(b):
     _agrees_with_oracle(lambda **kw: pld.from_laplace_mechanism(b, 1.0, value_discretization_interval=1e-5, **kw),
-                        lambda eps: exact.privacy_profile(Laplace(0, b), Laplace(1, b), eps).delta)
+                        lambda eps: exact.privacy_profile(Laplace(b), Laplace(b, loc=1), eps).delta)
 
 
 @pytest.mark.parametrize("sigma", [0.5, 1.0, 5.0])
@@ -446,7 +446,7 @@ def test_oracle_discrete_laplace(a):
     scale = Fraction(1) / Fraction(a)
     _agrees_with_oracle(
         lambda **kw: pld.from_discrete_laplace_mechanism(a, 1, value_discretization_interval=1e-5, **kw),
-        lambda eps: exact.privacy_profile(DiscreteLaplace(0, scale), DiscreteLaplace(1, scale), eps).delta,
+        lambda eps: exact.privacy_profile(DiscreteLaplace(scale), DiscreteLaplace(scale, loc=1), eps).delta,
     )
 
 
@@ -505,7 +505,7 @@ def test_oracle_renyi_of_gaussian_and_laplace():
     acc = dp_accounting.rdp.RdpAccountant(orders)
     acc.compose(dp_accounting.LaplaceDpEvent(1.0))
     for alpha, value in zip(orders, acc._rdp):
-        assert contains(exact.renyi_divergence(Laplace(0, 1.0), Laplace(1, 1.0), alpha), value, slack=1e-10)
+        assert contains(exact.renyi_divergence(Laplace(1.0), Laplace(1.0, loc=1), alpha), value, slack=1e-10)
 
 
 def test_a_law_that_does_not_sum_to_one_is_rejected():

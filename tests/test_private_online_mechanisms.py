@@ -73,7 +73,7 @@ def test_lazy_paths_follow_the_exact_law():
     means = m.means(x)
     for draw in (m.sample, m.sample_per_pull):
         for r in (0, 3):
-            law = Laplace(float(means[r]), float(m.scales[r]))
+            law = Laplace(float(m.scales[r]), loc=float(means[r]))
             res = dpaudit.audit_sampler(lambda size, rng, draw=draw, r=r: draw(x, size, rng)[:, r], law,
                                         samples=100_000, seed=r)
             assert res.verdict == "not-refuted", (draw.__name__, r, res.witness)
@@ -106,7 +106,7 @@ def test_hybrid_paths_follow_the_exact_law():
     for draw in (c.sample, c.sample_per_pull):
         for pull in _hybrid_increments(c, draw(x, 2, np.random.default_rng(0))):
             if pull == 1:
-                law = Laplace(float(x[0]), 2.0)
+                law = Laplace(2.0, loc=float(x[0]))
             else:
                 r = pull.bit_length() - 1
                 n = pull - 2**r + 1
@@ -141,7 +141,7 @@ def test_estimate_view_follows_its_exact_law():
     res = dpaudit.audit_sampler(lambda size, rng: view.sample(x, size, rng)[:, 3].astype(np.int64),
                                 FiniteIntegerLaw(0, [1 - p_above, p_above]), samples=200_000, seed=9)
     assert res.verdict == "not-refuted", res.witness
-    res = dpaudit.audit_sampler(lambda size, rng: view.sample(x, size, rng)[:, 2], Laplace(1.3, 2.0), samples=100_000,
+    res = dpaudit.audit_sampler(lambda size, rng: view.sample(x, size, rng)[:, 2], Laplace(2.0, loc=1.3), samples=100_000,
                                 seed=10)
     assert res.verdict == "not-refuted", res.witness
 

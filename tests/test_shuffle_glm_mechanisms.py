@@ -200,7 +200,7 @@ def test_symmetric_tree_noise_and_prefix_sums():
         mean = exact[node, coord]
         res = dpaudit.audit_sampler(lambda size, rng, node=node, coord=coord:
                                     tree.sample(leaves, size, rng)[:, node, coord],
-                                    Gaussian(mean, 3.0), samples=200_000, seed=7 + coord)
+                                    Gaussian(3.0, loc=mean), samples=200_000, seed=7 + coord)
         assert res.verdict == "not-refuted", res.witness
 
 

@@ -215,7 +215,7 @@ def test_p_amp_sums_fast_and_per_user_paths_have_the_exact_law():
     law = protocol.sum_distribution(data)
     for draw in (protocol.sample_sums, protocol.sample_sums_per_user):
         for k in (0, 2, 3):  # a vector coordinate, a diagonal and an off-diagonal matrix entry
-            ref = noise.Gaussian(float(law.coordinates[k].mean), float(law.coordinates[k].sigma))
+            ref = noise.Gaussian(float(law.coordinates[k].sigma), loc=float(law.coordinates[k].mean))
             result = dpaudit.audit_sampler(lambda size, rng, draw=draw, k=k: draw(data, size, rng)[:, k],
                                            ref, samples=200_000, seed=k)
             assert result.verdict == "not-refuted", (draw.__name__, k, result.witness)

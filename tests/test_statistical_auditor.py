@@ -27,7 +27,7 @@ def audit(mech, claim, pairs=((0.0, 1.0),), **kw):
 
 
 def test_scale_bug_is_refuted_with_a_witness():
-    r = audit(AdditiveNoiseMechanism(Laplace(0.0, 0.1)), PureDP(0.1))
+    r = audit(AdditiveNoiseMechanism(Laplace(0.1)), PureDP(0.1))
     assert r.verdict == "refuted"
     assert r.epsilon_lower > 5
     w = r.witness
@@ -60,7 +60,7 @@ def test_power_on_known_miscalibration():
     as low as 0.95 this would still fail with probability < 0.08, and at the measured power it
     essentially never fails."""
     refuted = [
-        audit(AdditiveNoiseMechanism(Laplace(0.0, 1 / 1.5)), PureDP(1.0), samples=1_000_000, seed=s).verdict == "refuted"
+        audit(AdditiveNoiseMechanism(Laplace(1 / 1.5)), PureDP(1.0), samples=1_000_000, seed=s).verdict == "refuted"
         for s in range(20)
     ]
     assert sum(refuted) >= 18
@@ -153,7 +153,7 @@ def test_renyi_and_zcdp_from_samples():
 
 def test_sequential_mode_stops_early_on_gross_violations():
     """Scale 0.1 claimed as eps = 0.1 (true 10): refuted after the first confirmation batches."""
-    r = audit(AdditiveNoiseMechanism(Laplace(0.0, 0.1)), PureDP(0.1), samples=2_000_000, sequential=True)
+    r = audit(AdditiveNoiseMechanism(Laplace(0.1)), PureDP(0.1), samples=2_000_000, sequential=True)
     assert r.verdict == "refuted"
     assert r.parameters["bounds"] == "confidence-sequence"
     assert r.parameters["confirmation_samples"] <= 3_000 and r.samples < 1_010_000

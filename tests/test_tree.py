@@ -19,7 +19,7 @@ from dpaudit.neighbours import ReplaceOne
 
 
 def test_blocks_follow_the_lowest_set_bit():
-    tree = BinaryTreeMechanism(8, Gaussian(0, 1))
+    tree = BinaryTreeMechanism(8, Gaussian(1))
     assert tree.nodes == [(1, 1), (1, 2), (3, 3), (1, 4), (5, 5), (5, 6), (7, 7), (1, 8)]
     assert tree.levels == 4
     assert tree.prefix_nodes(7) == [4, 6, 7] and tree.prefix_nodes(8) == [8] and tree.prefix_nodes(5) == [4, 5]
@@ -27,7 +27,7 @@ def test_blocks_follow_the_lowest_set_bit():
 
 @pytest.mark.parametrize("T", [1, 2, 7, 13, 64, 100])
 def test_every_element_is_in_at_most_L_blocks_and_prefixes_use_popcount_blocks(T):
-    tree = BinaryTreeMechanism(T, Gaussian(0, 1))
+    tree = BinaryTreeMechanism(T, Gaussian(1))
     counts = np.zeros(T + 1, dtype=int)
     for start, end in tree.nodes:
         counts[start: end + 1] += 1
@@ -42,7 +42,7 @@ def test_every_element_is_in_at_most_L_blocks_and_prefixes_use_popcount_blocks(T
 @pytest.mark.parametrize("T, dim", [(13, 1), (16, 3), (9, (2, 2))])
 def test_node_sums_and_prefix_sums_match_brute_force(T, dim):
     rng = np.random.default_rng(0)
-    tree = BinaryTreeMechanism(T, Gaussian(0, 1), dim=dim)
+    tree = BinaryTreeMechanism(T, Gaussian(1), dim=dim)
     stream = rng.normal(size=(T, *tree.element_shape))
     sums = tree.node_sums(stream)
     for t, (start, end) in enumerate(tree.nodes):
@@ -55,7 +55,7 @@ def test_node_sums_and_prefix_sums_match_brute_force(T, dim):
 def test_release_noise_has_the_error_law():
     """The noise of the prefix sum at t = 7 (three blocks) against its exact law, Laplace sum and
     Gaussian (false-failure rate 1e-6 per audit)."""
-    for noise, expected in [(Laplace(0.0, 2.0), LaplaceSum(3, 2.0)), (Gaussian(0.0, 1.5), Gaussian(0.0, 1.5 * math.sqrt(3)))]:
+    for noise, expected in [(Laplace(2.0), LaplaceSum(3, 2.0)), (Gaussian(1.5), Gaussian(1.5 * math.sqrt(3)))]:
         tree = BinaryTreeMechanism(8, noise)
         assert tree.error_law(7) == expected
         stream = np.arange(8.0)
@@ -65,7 +65,7 @@ def test_release_noise_has_the_error_law():
 
 def test_integer_noise_error_law_is_the_convolution():
     from dpaudit.mechanisms.noise import DiscreteLaplace
-    share = DiscreteLaplace(0, 2.0)
+    share = DiscreteLaplace(2.0)
     law = BinaryTreeMechanism(8, share).error_law(7)
     assert law.var == pytest.approx(3 * share.var, rel=1e-12)
     assert BinaryTreeMechanism(8, share).error_law(8) is share
@@ -85,7 +85,7 @@ def test_textbook_laplace_calibration_is_eps_dp_exactly():
 def test_a_tree_calibrated_with_log2_T_levels_is_refuted():
     """The common slip: Lap(log2(T)/eps) for T = 8 gives 3 where the element is in 4 blocks, so the
     true eps is 4/3 of the claim: the exact audit refutes it."""
-    tree = BinaryTreeMechanism(8, Laplace(0.0, Fraction(3) / Fraction(0.5)))
+    tree = BinaryTreeMechanism(8, Laplace(Fraction(3) / Fraction(0.5)))
     result = dpaudit.audit_privacy(tree, PureDP(0.5), neighbours=ReplaceOne().over(Datasets(8, Box(0.0, 1.0))),
                                    auditor="exact", seed=1)
     assert result.verdict == "refuted"
@@ -94,19 +94,19 @@ def test_a_tree_calibrated_with_log2_T_levels_is_refuted():
 
 def test_gaussian_tree_zcdp_is_L_over_2_sigma_squared():
     """Gaussian noise sigma per block: rho = L Delta^2 / (2 sigma^2) for one element changed by Delta."""
-    tree = BinaryTreeMechanism(16, Gaussian(0.0, 2.0))  # L = 5, Delta = 1: rho = 5/8
+    tree = BinaryTreeMechanism(16, Gaussian(2.0))  # L = 5, Delta = 1: rho = 5/8
     where = ReplaceOne().over(Datasets(16, Box(0.0, 1.0)))
     assert dpaudit.audit_privacy(tree, ZCDP(0.625 * (1 + 1e-6)), neighbours=where, auditor="exact", seed=1).verdict == "verified"
     assert dpaudit.audit_privacy(tree, ZCDP(0.5), neighbours=where, auditor="exact", seed=1).verdict == "refuted"
 
 
 @pytest.mark.parametrize("make, message", [
-    (lambda: BinaryTreeMechanism(0, Gaussian(0, 1)), "T"),
+    (lambda: BinaryTreeMechanism(0, Gaussian(1)), "T"),
     (lambda: BinaryTreeMechanism(4, 1.0), "noise"),
-    (lambda: BinaryTreeMechanism(4, Gaussian(0, 1), dim=0), "dim"),
+    (lambda: BinaryTreeMechanism(4, Gaussian(1), dim=0), "dim"),
     (lambda: BinaryTreeMechanism.laplace(4, -1.0), "epsilon"),
-    (lambda: BinaryTreeMechanism(4, Gaussian(0, 1)).node_sums(np.zeros(5)), "shape"),
-    (lambda: BinaryTreeMechanism(4, Gaussian(0, 1)).prefix_nodes(5), "t must be in"),
+    (lambda: BinaryTreeMechanism(4, Gaussian(1)).node_sums(np.zeros(5)), "shape"),
+    (lambda: BinaryTreeMechanism(4, Gaussian(1)).prefix_nodes(5), "t must be in"),
 ])
 def test_bad_parameters_are_clear_errors(make, message):
     with pytest.raises(ValueError, match=message):

@@ -16,7 +16,7 @@ accept with probability exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2)).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 
@@ -40,10 +40,10 @@ _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
 @dataclass(frozen=True)
 class Gaussian:
-    """Normal(loc, sigma^2) on the reals."""
+    """Normal(loc, sigma^2) on the reals: Gaussian(sigma, loc=0)."""
 
-    loc: float = 0.0
     sigma: float = 1.0
+    loc: float = field(default=0.0, kw_only=True)
     lattice = False
 
     def __post_init__(self) -> None:
@@ -78,7 +78,7 @@ class Gaussian:
         return special.ndtr((self.loc - np.asarray(x, dtype=float)) / self.sigma)
 
     def shifted(self, by: float) -> Gaussian:
-        return Gaussian(self.loc + by, self.sigma)
+        return Gaussian(self.sigma, loc=self.loc + by)
 
     def exact_density(self) -> GaussianDensity:
         return GaussianDensity(self.loc, self.sigma)
@@ -108,7 +108,7 @@ class DiscreteGaussian(IntegerLaw):
     """
 
     sigma: float = 1.0
-    loc: int = 0
+    loc: int = field(default=0, kw_only=True)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sigma", float(positive("DiscreteGaussian", "sigma", self.sigma)))
@@ -190,7 +190,7 @@ class DiscreteGaussian(IntegerLaw):
         return (out + self.loc).reshape(shape)
 
     def shifted(self, by: int) -> DiscreteGaussian:
-        return DiscreteGaussian(self.sigma, self.loc + by)
+        return DiscreteGaussian(self.sigma, loc=self.loc + by)
 
 
 __all__ = ["DiscreteGaussian", "Gaussian"]

@@ -8,7 +8,7 @@ Both are exact: ``logpdf``/``logpmf``, ``cdf``/``sf`` in closed form, and an
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -54,14 +54,14 @@ def two_sided_geometric(scale: float, size, rng: np.random.Generator) -> np.ndar
 
 @dataclass(frozen=True)
 class Laplace:
-    """Laplace(loc, scale): density exp(-|x - loc| / scale) / (2 scale) on the reals.
+    """Laplace(scale, loc=0): density exp(-|x - loc| / scale) / (2 scale) on the reals.
 
     ``scale`` may be a :class:`fractions.Fraction` such as ``Fraction(1) / Fraction(0.7)``: the
     exact density then has exactly that scale, and sampling uses its nearest float.
     """
 
-    loc: float = 0.0
     scale: float = 1.0
+    loc: float = field(default=0.0, kw_only=True)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "loc", finite("Laplace", "loc", self.loc))
@@ -105,7 +105,7 @@ class Laplace:
         return self.cdf(2 * self.loc - np.asarray(x, dtype=float))
 
     def shifted(self, by: float) -> Laplace:
-        return Laplace(self.loc + by, self.scale)
+        return Laplace(self.scale, loc=self.loc + by)
 
     def exact_density(self) -> LogLinearDensity:
         b = exact(self.scale)
@@ -124,7 +124,7 @@ class Laplace:
 
 @dataclass(frozen=True)
 class DiscreteLaplace(IntegerLaw):
-    """Discrete Laplace on the integers: P[X = k] = (1 - a)/(1 + a) * a^|k - loc|, a = exp(-1/scale).
+    """Discrete Laplace on the integers, DiscreteLaplace(scale, loc=0): P[X = k] = (1 - a)/(1 + a) * a^|k - loc|, a = exp(-1/scale).
 
     Parameterised by ``scale`` t (so that adding it to an integer query of sensitivity D gives
     (D/t)-DP, as for the continuous Laplace); ``loc`` must be an integer. ``scale`` may be a
@@ -136,8 +136,8 @@ class DiscreteLaplace(IntegerLaw):
     :meth:`from_decay`.
     """
 
-    loc: int = 0
     scale: float = 1.0
+    loc: int = field(default=0, kw_only=True)
 
     def __post_init__(self) -> None:
         loc = self.loc
@@ -147,10 +147,10 @@ class DiscreteLaplace(IntegerLaw):
         object.__setattr__(self, "scale", positive("DiscreteLaplace", "scale", self.scale, exact=True))
 
     @classmethod
-    def from_decay(cls, beta: float, loc: int = 0) -> DiscreteLaplace:
+    def from_decay(cls, beta: float, *, loc: int = 0) -> DiscreteLaplace:
         """The law with P[X = x] proportional to beta^|x - loc| (scale = -1 / log beta)."""
         beta = probability("DiscreteLaplace", "beta", beta)
-        return cls(loc, -1.0 / math.log(beta))
+        return cls(-1.0 / math.log(beta), loc=loc)
 
     @property
     def a(self) -> float:
@@ -211,7 +211,7 @@ class DiscreteLaplace(IntegerLaw):
         return np.where(j >= 0, above, below)
 
     def shifted(self, by: int) -> DiscreteLaplace:
-        return DiscreteLaplace(self.loc + by, self.scale)
+        return DiscreteLaplace(self.scale, loc=self.loc + by)
 
     def wrapped_logpmf(self, r, m: int) -> np.ndarray:
         """log P[X mod m = r] for r in {0, ..., m - 1}, in closed form and in log space (no term

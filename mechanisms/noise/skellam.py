@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import special, stats
@@ -108,7 +108,7 @@ class Skellam(ScipyIntegerLaw):
     """Sk(loc, variance) as in dist-mab's Definition 5 (``variance`` is its sigma^2)."""
 
     variance: float = 1.0
-    loc: int = 0
+    loc: int = field(default=0, kw_only=True)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "variance", float(positive("Skellam", "variance", self.variance)))
@@ -173,7 +173,7 @@ class Skellam(ScipyIntegerLaw):
         """Sk(mu_1, s_1^2) + Sk(mu_2, s_2^2) = Sk(mu_1 + mu_2, s_1^2 + s_2^2) for independent terms."""
         if not isinstance(other, Skellam):
             return NotImplemented
-        return Skellam(self.variance + other.variance, self.loc + other.loc)
+        return Skellam(self.variance + other.variance, loc=self.loc + other.loc)
 
 
 __all__ = ["Skellam"]

@@ -16,5 +16,5 @@ def raises(data, size, rng):
 suite.privacy("testing-broken/raises", subject=raises, claim=PureDP(1.0), pairs=[(0, 1)], auditor="statistical")
 suite.privacy("testing-broken/correct", subject=LaplaceMechanism(1.0), claim=PureDP(1.0), pairs=[(0, 1)],
               relation=QueryDistance(1))
-suite.privacy("testing-broken/overclaimed", subject=AdditiveNoiseMechanism(Laplace(0.0, 0.5)), claim=PureDP(1.0),
+suite.privacy("testing-broken/overclaimed", subject=AdditiveNoiseMechanism(Laplace(0.5)), claim=PureDP(1.0),
               pairs=[(0, 1)], auditor="exact")
