@@ -19,15 +19,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from dpaudit import ZCDP, AddRemoveOne, ApproxDP, PureDP, QueryDistance, RenyiDP, ReplaceOne, ReplaceUser
 from dpaudit.mechanisms import (
     AdditiveNoiseMechanism,
     ClippedSum,
     DiscreteLaplaceMechanism,
     ExponentialMechanism,
     GaussianMechanism,
-    ZCDPGaussianMechanism,
     KaryRandomizedResponse,
     Laplace,
     LaplaceMechanism,
@@ -39,8 +36,11 @@ from dpaudit.mechanisms import (
     ShuffledRandomizedResponse,
     SparseVector,
     TruncatedGeometric,
+    ZCDPGaussianMechanism,
     fmt_shuffle_epsilon,
 )
+
+from dpaudit import ZCDP, AddRemoveOne, ApproxDP, PureDP, QueryDistance, RenyiDP, ReplaceOne, ReplaceUser
 from dpaudit.suite import Suite
 
 suite = Suite("classic", "Well-known mechanisms with known true privacy")

@@ -23,12 +23,11 @@ import statistics
 import time
 
 import numpy as np
+from dpaudit.mechanisms import RandomizedResponse
 from scipy.special import logsumexp
 
 from dpaudit import exact
-from dpaudit.densities import FiniteDistribution, ProductDensity
-from dpaudit.mechanisms import RandomizedResponse
-
+from dpaudit.distributions import FiniteDistribution, ProductDistribution
 
 SIGMA = 100.0
 
@@ -131,7 +130,7 @@ def main() -> None:
     print("-- 16 independent randomized-response coordinates (eps = 0.5 each)")
     rr = RandomizedResponse(0.5)
     pairs = [(rr.distribution([0]), rr.distribution([1]))] * 16
-    product = ProductDensity(tuple(p for p, _ in pairs)), ProductDensity(tuple(q for _, q in pairs))
+    product = ProductDistribution(tuple(p for p, _ in pairs)), ProductDistribution(tuple(q for _, q in pairs))
     row("delta(2) through the PLD", lambda: exact.privacy_profile(*product, 2.0).delta, "sum over 65536 outcomes",
         lambda: joint_delta(pairs, 2.0), r)
     print(f"\nmedian of {args.repeats} runs (one for dp-accounting and the scalar rho); ratio = baseline / dpaudit; "

@@ -14,8 +14,9 @@ import statistics
 import time
 from functools import partial
 
-import dpaudit
 from dpaudit.mechanisms import AdditiveNoiseMechanism, DiscreteLaplaceMechanism, Laplace, LaplaceMechanism
+
+import dpaudit
 
 CASES = [
     ("Laplace eps=0.1", LaplaceMechanism(0.1), dpaudit.PureDP(0.1), [(0.0, 1.0)]),

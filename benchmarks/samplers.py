@@ -24,7 +24,6 @@ from _timing import rate  # benchmarks/ is on sys.path when a script runs
 from dpaudit.mechanisms import noise as N
 from scipy import stats
 
-
 # -- scalar references (what one writes first) ------------------------------------------------
 
 

@@ -51,7 +51,7 @@ def check(owner: str, name: str, value: Any, ok: Callable[[float], bool], expect
     return number
 
 
-def finite(owner: str, name: str, value: Any, *, error: Error = ValueError) -> float:
+def finite_number(owner: str, name: str, value: Any, *, error: Error = ValueError) -> float:
     if not is_real(value) or not math.isfinite(float(value)):
         raise _fail(error, owner, name, "a finite number", value)
     return float(value)
@@ -123,5 +123,5 @@ def exact_vector(q: np.ndarray) -> list[Fraction]:
     return [Fraction(float(v)) for v in q]
 
 
-__all__ = ["check", "choice", "exact_vector", "finite", "integer", "is_real", "non_negative", "positive",
+__all__ = ["check", "choice", "exact_vector", "finite_number", "integer", "is_real", "non_negative", "positive",
            "probability", "query_vector", "real", "sample_size"]

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.densities import ProductDensity
+from dpaudit.distributions import ProductDistribution
 
 from .base import ExactRelease
 from .noise import DiscreteLaplace, Laplace
@@ -22,7 +22,7 @@ class AdditiveNoiseMechanism(ExactRelease):
     """M(q) = q + Z, with Z drawn independently per coordinate from ``noise``.
 
     ``noise`` is a distribution with ``sample(size, rng)`` and ``shifted(by)``; when it also has
-    ``exact_density()``, :meth:`distribution` gives the exact output law (a product over
+    ``exact_distribution()``, :meth:`distribution` gives the exact output law (a product over
     coordinates for vector answers), which enables exact auditing.
     """
 
@@ -46,7 +46,7 @@ class AdditiveNoiseMechanism(ExactRelease):
     def _distribution(self, q: np.ndarray) -> Any:
         if q.ndim == 0:
             return self.noise.shifted(q.item())
-        return ProductDensity(tuple(self.noise.shifted(v) for v in q.tolist()))
+        return ProductDistribution(tuple(self.noise.shifted(v) for v in q.tolist()))
 
 
 def _epsilon(owner: str, epsilon: float, sensitivity: float) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from dpaudit.densities import ProductDensity
+from dpaudit.distributions import ProductDistribution
 from dpaudit.validation import integer, sample_size
 
 from .base import ExactRelease
@@ -92,9 +92,9 @@ class BitSummation(ExactRelease):
     def _input(self, data: Any) -> np.ndarray:
         return self.fractions(data)
 
-    def _distribution(self, fractions: np.ndarray) -> ProductDensity:
+    def _distribution(self, fractions: np.ndarray) -> ProductDistribution:
         """The exact law of the shuffled view: independent per-label counts."""
-        return ProductDensity(tuple(law.finite() for law in self._count_laws(fractions)))
+        return ProductDistribution(tuple(law.finite_distribution() for law in self._count_laws(fractions)))
 
     def _sample(self, fractions: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` views, shape (size, labels): each label's rounding sum from its exact law plus

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.densities import ProductDensity
+from dpaudit.distributions import ProductDistribution
 from dpaudit.validation import integer
 
 from .base import Release
@@ -54,9 +54,9 @@ class RepeatedRelease(Release):
             raise ValueError(f"{self.owner}: the base mechanism must return scalar outputs, shape (size,)")
         return np.column_stack(columns)
 
-    def _distribution(self, data: Any) -> ProductDensity:
+    def _distribution(self, data: Any) -> ProductDistribution:
         one = self.base.distribution(data)
-        return ProductDensity((one,) * self.times)
+        return ProductDistribution((one,) * self.times)
 
 
 __all__ = ["RepeatedRelease"]

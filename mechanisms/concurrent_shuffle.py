@@ -61,7 +61,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.densities import ProductDensity
+from dpaudit.distributions import ProductDistribution
 from dpaudit.validation import integer, probability, sample_size
 
 from .base import ExactRelease
@@ -248,8 +248,8 @@ class ConcurrentShuffleCounter(ExactRelease):
                 counts[:, i] += x[t] + rng.binomial(user_coins[i][t - self.batches[i].start], 0.5, size)
         return counts
 
-    def _distribution(self, x: np.ndarray) -> ProductDensity:
-        return ProductDensity(tuple(p.distribution(x[b.start: b.end])
+    def _distribution(self, x: np.ndarray) -> ProductDistribution:
+        return ProductDistribution(tuple(p.distribution(x[b.start: b.end])
                                     for p, b in zip(self.protocols, self.batches, strict=True)))
 
     # -- the server's estimates ------------------------------------------------------------------
@@ -363,8 +363,8 @@ class VectorConcurrentTree(ExactRelease):
                              f"({self.n}, {self.dim + 1}), got {x.shape}")
         return x
 
-    def _distribution(self, x: np.ndarray) -> ProductDensity:
-        return ProductDensity(tuple(c for level, start, s in self.blocks
+    def _distribution(self, x: np.ndarray) -> ProductDistribution:
+        return ProductDistribution(tuple(c for level, start, s in self.blocks
                                     for c in self.protocols[level].distribution(x[start: start + s]).coordinates))
 
     def _sample(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from dpaudit.densities import FiniteDistribution, ProductDensity
+from dpaudit.distributions import FiniteDistribution, ProductDistribution
 from dpaudit.validation import integer, positive, probability, sample_size
 
 from .base import ExactRelease
@@ -165,11 +165,11 @@ class ConcurrentShuffleTree(ExactRelease):
                  for sums, p in zip(self._block_sums(x), self.protocols, strict=True)]
         return np.concatenate(parts, axis=1)
 
-    def _distribution(self, x: np.ndarray) -> ProductDensity:
+    def _distribution(self, x: np.ndarray) -> ProductDistribution:
         coords = []
         for s, p in zip(self.sizes, self.protocols, strict=True):
             coords += [p.distribution(block) for block in x.reshape(-1, s)]
-        return ProductDensity(tuple(coords))
+        return ProductDistribution(tuple(coords))
 
     def cover(self, t: int) -> list[tuple[int, int]]:
         """V^t as (level, block index) pairs: the highest complete blocks, left to right, covering

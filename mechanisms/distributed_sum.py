@@ -157,7 +157,7 @@ class DistributedSum(ExactRelease):
             raise ValueError(f"{self.owner}: the exact law of y_hat needs residues whose probability is below 1e-300 "
                              f"(m = {self.m} is wide against the noise); only the Polya and Skellam instantiations "
                              "have a log-space law mod m")
-        return folded.finite()
+        return folded.finite_distribution()
 
     def analyze(self, y_hat: Any) -> np.ndarray:
         """A (lines 28-30): the estimate of sum_i x_i, with the underflow correction."""
@@ -172,7 +172,7 @@ def wrapped_mixture(rounded: FiniteIntegerLaw, noise: Any, m: int):
     log P(r) = logsumexp_k (log P[K = k] + log P[Y = r - k mod m])."""
     from scipy.special import logsumexp
 
-    from dpaudit.densities import FiniteDistribution
+    from dpaudit.distributions import FiniteDistribution
 
     with np.errstate(divide="ignore"):
         log_w = np.log(rounded.probs)
@@ -382,7 +382,7 @@ class IntegerQueryNoise(ExactRelease):
 
     def _distribution(self, q: int):
         """The exact law of q + Z on {lo, ..., hi + max_answer} (log space)."""
-        from dpaudit.densities import FiniteDistribution
+        from dpaudit.distributions import FiniteDistribution
 
         outcomes = np.arange(self.lo, self.hi + self.max_answer + 1)
         start = self.max_answer - q  # log_probs[0] is Z = lo - max_answer

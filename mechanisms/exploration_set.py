@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.densities import ProductDensity
+from dpaudit.distributions import ProductDistribution
 from dpaudit.validation import integer, positive, probability
 
 from .base import Adapter, ExactRelease
@@ -98,7 +98,7 @@ class SymmetricGaussianTree(ExactRelease):
     def _input(self, leaves: Any) -> np.ndarray:
         return self.whiten(leaves)
 
-    def _distribution(self, whitened: np.ndarray) -> ProductDensity:
+    def _distribution(self, whitened: np.ndarray) -> ProductDistribution:
         return self.tree.distribution(whitened)
 
     def _sample(self, whitened: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:

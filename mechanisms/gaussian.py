@@ -21,7 +21,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpaudit.densities import GaussianDensity, ProductDensity
+from dpaudit.distributions import GaussianDistribution, ProductDistribution
 from dpaudit.validation import choice, positive, probability
 
 from .base import ExactRelease
@@ -97,7 +97,7 @@ class GaussianMechanism(ExactRelease):
     range); epsilon = 10 gives sigma = 0.4845 and delta(10) = 2.27e-5 > 1e-5: the claim fails.
 
     sigma is the float nearest to the formula; the exact distribution
-    (:class:`~dpaudit.densities.GaussianDensity`) uses that same float, so the audited mechanism is
+    (:class:`~dpaudit.distributions.GaussianDistribution`) uses that same float, so the audited mechanism is
     exactly the one sampled.
     """
 
@@ -133,10 +133,10 @@ class GaussianMechanism(ExactRelease):
     def _sample(self, q: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         return q + rng.normal(0.0, self.sigma, (size, *q.shape))
 
-    def _distribution(self, q: np.ndarray) -> GaussianDensity | ProductDensity:
+    def _distribution(self, q: np.ndarray) -> GaussianDistribution | ProductDistribution:
         if q.ndim == 0:
-            return GaussianDensity(float(q), self.sigma)
-        return ProductDensity(tuple(GaussianDensity(float(v), self.sigma) for v in q))
+            return GaussianDistribution(float(q), self.sigma)
+        return ProductDistribution(tuple(GaussianDistribution(float(v), self.sigma) for v in q))
 
 
 class ZCDPGaussianMechanism(GaussianMechanism):

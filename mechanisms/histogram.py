@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.densities import ProductDensity
+from dpaudit.distributions import ProductDistribution
 from dpaudit.validation import integer, positive
 
 from .base import ExactRelease
@@ -37,7 +37,7 @@ class NoisyHistogram(ExactRelease):
     scale, 1/epsilon for the bug (e.g. 1/0.7 = 1.43 against a claim of 0.7). Under replace-one
     (a record moves between two bins) two counts change and the true epsilon is 2/b.
 
-    Exact distribution: a :class:`~dpaudit.densities.ProductDensity` of the shifted Laplace laws, with
+    Exact distribution: a :class:`~dpaudit.distributions.ProductDistribution` of the shifted Laplace laws, with
     b kept as the exact rational 1/epsilon of the float given (sampling uses its nearest float).
     """
 
@@ -74,8 +74,8 @@ class NoisyHistogram(ExactRelease):
     def _sample(self, c: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         return c + rng.laplace(0.0, float(self.scale), (size, self.bins))
 
-    def _distribution(self, c: np.ndarray) -> ProductDensity:
-        return ProductDensity(tuple(Laplace(self.scale, loc=float(v)) for v in c))
+    def _distribution(self, c: np.ndarray) -> ProductDistribution:
+        return ProductDistribution(tuple(Laplace(self.scale, loc=float(v)) for v in c))
 
 
 __all__ = ["NoisyHistogram"]

@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.densities import FiniteDistribution, ProductDensity
+from dpaudit.distributions import FiniteDistribution, ProductDistribution
 from dpaudit.validation import choice, integer, positive, sample_size
 
 from .base import ExactRelease, Release
@@ -106,7 +106,7 @@ class HybridCounter(Release):
             parts += [tree.sample(self._block(x, start, tree), size, rng) for _, start, tree in self.trees]
         return np.concatenate(parts, axis=1)
 
-    def release_distribution(self, data: Any) -> ProductDensity:
+    def release_distribution(self, data: Any) -> ProductDistribution:
         """Exact law of :meth:`sample_releases`: independent Laplace coordinates."""
         x = rewards(self.owner, data, self.pulls)
         coords: list[Any] = []
@@ -115,7 +115,7 @@ class HybridCounter(Release):
         if self.part in ("both", "tree"):
             for _, start, tree in self.trees:
                 coords += list(tree.distribution(self._block(x, start, tree)).coordinates)
-        return ProductDensity(tuple(coords))
+        return ProductDistribution(tuple(coords))
 
     # -- the estimates of eq. 34 ----------------------------------------------------------------------
     def estimates(self, releases: Any) -> np.ndarray:
@@ -216,7 +216,7 @@ class HybridReleases(ExactRelease):
     def _sample(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         return self.counter.sample_releases(x, size, rng)
 
-    def _distribution(self, x: np.ndarray) -> ProductDensity:
+    def _distribution(self, x: np.ndarray) -> ProductDistribution:
         return self.counter.release_distribution(x)
 
     def loss_bound(self) -> float:
@@ -265,12 +265,12 @@ class HybridEstimateView(ExactRelease):
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         return self.view(self.counter.sample(data, size, rng))
 
-    def _distribution(self, data: Any) -> ProductDensity:
+    def _distribution(self, data: Any) -> ProductDistribution:
         x = rewards(self.owner, data, 4)
         two = Laplace(2 / Fraction(self.epsilon))
         above = float(two_scale_laplace_sf(self.threshold - (x[1] + x[2] + x[3]), 2 / self.epsilon, 4 / self.epsilon))
         indicator = FiniteDistribution.from_probs(np.array([0.0, 1.0]), [1 - above, above], log_error=1e-9)
-        return ProductDensity((two.shifted(float(x[0])), two.shifted(float(x[1])), two.shifted(float(x[1] + x[2])),
+        return ProductDistribution((two.shifted(float(x[0])), two.shifted(float(x[1])), two.shifted(float(x[1] + x[2])),
                                indicator))
 
 

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.densities import ProductDensity
+from dpaudit.distributions import ProductDistribution
 from dpaudit.validation import integer, positive, sample_size
 
 from .base import ExactRelease
@@ -115,9 +115,9 @@ class LazyLaplaceArrays(ExactRelease):
                              f"got {r}")
         return Laplace(self.scales[r])
 
-    def _distribution(self, means: np.ndarray) -> ProductDensity:
+    def _distribution(self, means: np.ndarray) -> ProductDistribution:
         """Exact law of the releases: independent Laplace(mean_r, 1/(eps 2^r)) coordinates."""
-        return ProductDensity(tuple(Laplace(scale).shifted(float(m))
+        return ProductDistribution(tuple(Laplace(scale).shifted(float(m))
                                     for m, scale in zip(means, self.scales, strict=True)))
 
 

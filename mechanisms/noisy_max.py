@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.densities import FiniteDistribution, interval_bounds
+from dpaudit.distributions import FiniteDistribution, interval_bounds
 from dpaudit.validation import choice, exact_vector, integer, positive, query_vector
 
 from .base import ExactRelease, Release
-from .finite import from_enclosures, from_log_enclosures
+from .enclosures import from_enclosures, from_log_enclosures
 from .piecewise import PiecewiseExp, enclose, interval_context, product
 
 NOISES = ("laplace", "exponential")

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.densities import ProductDensity
+from dpaudit.distributions import ProductDistribution
 from dpaudit.validation import integer, positive
 
 from .base import Adapter, ExactRelease
@@ -115,8 +115,8 @@ class NaiveEpochLaplace(ExactRelease):
     def _sample(self, sums: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         return sums + self.noise.sample((size, self.K), rng)
 
-    def _distribution(self, sums: np.ndarray) -> ProductDensity:
-        return ProductDensity(tuple(self.noise.shifted(float(g)) for g in sums))
+    def _distribution(self, sums: np.ndarray) -> ProductDistribution:
+        return ProductDistribution(tuple(self.noise.shifted(float(g)) for g in sums))
 
 
 class NoisyArmSums(ExactRelease):
@@ -164,5 +164,5 @@ class NoisyArmSums(ExactRelease):
     def _sample(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         return self._sums(x) + self.noise.sample((size, self.arms), rng)
 
-    def _distribution(self, x: np.ndarray) -> ProductDensity:
-        return ProductDensity(tuple(self.noise.shifted(float(v)) for v in self._sums(x)))
+    def _distribution(self, x: np.ndarray) -> ProductDistribution:
+        return ProductDistribution(tuple(self.noise.shifted(float(v)) for v in self._sums(x)))

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.densities import ProductDensity
+from dpaudit.distributions import ProductDistribution
 
 from .base import Adapter, ExactRelease
 from .exploration_set import SymmetricGaussianTree
@@ -51,9 +51,9 @@ class LinearLossTranscript(ExactRelease):
         """P_1's inputs, the gradients -u_i (checked by P_1)."""
         return -self.pgd.protocol.entries(data)
 
-    def _distribution(self, inputs: np.ndarray) -> ProductDensity:
+    def _distribution(self, inputs: np.ndarray) -> ProductDistribution:
         one = self.pgd.protocol.distribution(inputs).coordinates
-        return ProductDensity(one * self.pgd.T_it)
+        return ProductDistribution(one * self.pgd.T_it)
 
     def _sample(self, inputs: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         return np.concatenate([self.pgd.protocol.sample(inputs, size, rng) for _ in range(self.pgd.T_it)], axis=1)
@@ -139,9 +139,9 @@ class BatchRelease(ExactRelease):
     def _input(self, data: Any) -> tuple[np.ndarray, np.ndarray]:
         return self.parts(data)
 
-    def _distribution(self, parts: tuple[np.ndarray, np.ndarray]) -> ProductDensity:
+    def _distribution(self, parts: tuple[np.ndarray, np.ndarray]) -> ProductDistribution:
         matrices, points = parts
-        return ProductDensity(self.summation.distribution(matrices).coordinates
+        return ProductDistribution(self.summation.distribution(matrices).coordinates
                               + self.optimizer.distribution(points).coordinates)
 
     def _sample(self, parts: tuple[np.ndarray, np.ndarray], size: int, rng: np.random.Generator) -> np.ndarray:
@@ -216,9 +216,9 @@ class CriterionTwoUserView(ExactRelease):
         """(B_H's leaves, the records the call's view reads and checks itself)."""
         return self.leaves(data), data
 
-    def _distribution(self, x: tuple[np.ndarray, Any]) -> ProductDensity:
+    def _distribution(self, x: tuple[np.ndarray, Any]) -> ProductDistribution:
         leaves, data = x
-        return ProductDensity(self.tree.distribution(leaves).coordinates
+        return ProductDistribution(self.tree.distribution(leaves).coordinates
                               + self.optimizer.distribution(data).coordinates)
 
     def _sample(self, x: tuple[np.ndarray, Any], size: int, rng: np.random.Generator) -> np.ndarray:

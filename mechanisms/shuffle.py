@@ -10,11 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.densities import FiniteDistribution, interval_bounds
+from dpaudit.distributions import FiniteDistribution, interval_bounds
 from dpaudit.validation import integer, positive, probability
 
 from .base import ExactRelease
-from .finite import from_enclosures
+from .enclosures import from_enclosures
 from .piecewise import interval_context
 
 PRECISION_BITS = 192

@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.densities import GaussianDensity, ProductDensity
+from dpaudit.distributions import GaussianDistribution, ProductDistribution
 from dpaudit.validation import integer, positive, sample_size
 
 from .base import ExactRelease, Release
@@ -184,9 +184,9 @@ class GaussianRandomizer(ExactRelease):
     def _input(self, data: Any) -> np.ndarray:
         return self.means(data)
 
-    def _distribution(self, means: np.ndarray) -> ProductDensity:
+    def _distribution(self, means: np.ndarray) -> ProductDistribution:
         """The exact law of the release: independent N(mean, sigma^2) coordinates."""
-        return ProductDensity(tuple(GaussianDensity(float(m), self.sigma) for m in means))
+        return ProductDistribution(tuple(GaussianDistribution(float(m), self.sigma) for m in means))
 
     def noise(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         """Algorithm 2's noise as printed, reduced to the released coordinates: n ~ N(0, sigma^2 I_d),
@@ -257,11 +257,11 @@ class ShuffledGaussianProtocol(Release):
         (:meth:`GaussianRandomizer.messages` turns them into (u~, V~))."""
         return np.asarray(view, dtype=float).sum(axis=-2)
 
-    def sum_distribution(self, data: Any) -> ProductDensity:
+    def sum_distribution(self, data: Any) -> ProductDistribution:
         """The exact law of the analyzer's output: sum of the inputs + N(0, B sigma^2) per coordinate."""
         total = self.means(data).sum(axis=0)
         sigma = self.randomizer.sigma * math.sqrt(self.B)
-        return ProductDensity(tuple(GaussianDensity(float(m), sigma) for m in total))
+        return ProductDistribution(tuple(GaussianDistribution(float(m), sigma) for m in total))
 
     def sample_sums(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """The analyzer's output from its exact law (fast path; its cost does not grow with B)."""

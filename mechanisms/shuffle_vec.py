@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.densities import ProductDensity
+from dpaudit.distributions import ProductDistribution
 from dpaudit.validation import integer, positive, sample_size
 
 from .base import ExactRelease
@@ -267,11 +267,11 @@ class ReturningUserTranscript(ExactRelease):
                              f"got {x.shape}")
         return np.swapaxes(x, 0, 1)
 
-    def _distribution(self, batches: np.ndarray) -> ProductDensity:
+    def _distribution(self, batches: np.ndarray) -> ProductDistribution:
         coords: list[Any] = []
         for batch in batches:
             coords += list(self.protocol.distribution(batch).coordinates)
-        return ProductDensity(tuple(coords))
+        return ProductDistribution(tuple(coords))
 
     def _sample(self, batches: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         return np.concatenate([self.protocol.sample(batch, size, rng) for batch in batches], axis=1)

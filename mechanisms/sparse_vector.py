@@ -41,11 +41,11 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.densities import FiniteDistribution
-from dpaudit.validation import choice, exact_vector, finite, integer, positive, query_vector
+from dpaudit.distributions import FiniteDistribution
+from dpaudit.validation import choice, exact_vector, finite_number, integer, positive, query_vector
 
 from .base import ExactRelease
-from .finite import from_enclosures
+from .enclosures import from_enclosures
 from .piecewise import PiecewiseExp, enclose
 
 ABOVE, BELOW, UNANSWERED = 1, 0, -1
@@ -133,7 +133,7 @@ class SparseVector(ExactRelease):
         self.variant = choice(self.owner, "variant", variant, tuple(VARIANTS))
         spec = VARIANTS[self.variant]
         self.epsilon = positive(self.owner, "epsilon", epsilon)
-        self.threshold = finite(self.owner, "threshold", threshold)
+        self.threshold = finite_number(self.owner, "threshold", threshold)
         self.sensitivity = positive(self.owner, "sensitivity", sensitivity)
         if spec.cutoff:
             self.cutoff = integer(self.owner, "cutoff", 1 if cutoff is None else cutoff, 1)

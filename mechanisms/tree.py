@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.densities import ProductDensity
+from dpaudit.distributions import ProductDistribution
 from dpaudit.validation import integer, positive
 
 from .base import ExactRelease
@@ -143,10 +143,10 @@ class BinaryTreeMechanism(ExactRelease):
         """``size`` independent runs of the noisy prefix sums, shape (size, T, *element shape)."""
         return self.prefix(self.sample(stream, size, rng))
 
-    def _distribution(self, exact: np.ndarray) -> ProductDensity:
+    def _distribution(self, exact: np.ndarray) -> ProductDistribution:
         """The exact law of the released p-sums: independent coordinates, block-major in the order
         of ``sample``'s output flattened (each the noise shifted by its exact p-sum)."""
-        return ProductDensity(tuple(self.noise.shifted(float(v)) for v in exact.ravel()))
+        return ProductDistribution(tuple(self.noise.shifted(float(v)) for v in exact.ravel()))
 
     def error_law(self, t: int) -> Any:
         """The law of the noise in one coordinate of the prefix sum at t: popcount(t) i.i.d. draws."""

@@ -15,18 +15,12 @@ import math
 
 import numpy as np
 import pytest
-from scipy import integrate, stats
-from scipy.special import logsumexp, softmax
-
-from dpaudit import ZCDP, ApproxDP, PureDP, exact
 from dpaudit.audits import classic
-from dpaudit.densities import FiniteDistribution, GaussianDensity, ProductDensity
 from dpaudit.mechanisms import (
     ClippedSum,
     DiscreteLaplaceMechanism,
     ExponentialMechanism,
     GaussianMechanism,
-    ZCDPGaussianMechanism,
     KaryRandomizedResponse,
     Laplace,
     LaplaceMechanism,
@@ -38,10 +32,16 @@ from dpaudit.mechanisms import (
     ShuffledRandomizedResponse,
     SparseVector,
     TruncatedGeometric,
+    ZCDPGaussianMechanism,
     above_threshold,
     analytic_gaussian_delta,
     fmt_shuffle_epsilon,
 )
+from scipy import integrate, stats
+from scipy.special import logsumexp, softmax
+
+from dpaudit import ZCDP, ApproxDP, PureDP, exact
+from dpaudit.distributions import FiniteDistribution, GaussianDistribution, ProductDistribution
 
 P_MIN = 1e-6  # rejection level of every goodness-of-fit test
 ENTRIES = {e.id: e for e in classic.suite.entries}
@@ -149,7 +149,7 @@ def test_histogram_sampler_follows_product_of_laplace():
     for j, count in enumerate([1, 2, 1, 1, 3]):
         assert stats.kstest(x[:, j], lambda v, c=count: laplace_cdf(v, c, 1 / 0.7)).pvalue > P_MIN
     dist = mech.distribution(data)
-    assert isinstance(dist, ProductDensity) and [c.loc for c in dist.coordinates] == [1, 2, 1, 1, 3]
+    assert isinstance(dist, ProductDistribution) and [c.loc for c in dist.coordinates] == [1, 2, 1, 1, 3]
 
 
 @pytest.mark.parametrize(("claim_id", "truth"), [("classic/histogram-eps0.7", 0.7),
@@ -475,8 +475,8 @@ def test_gaussian_sampler_and_distribution():
     mech = GaussianMechanism(0.5, 1e-5)
     x = mech.sample(2.0, 100_000, np.random.default_rng(14))
     assert stats.kstest(x, stats.norm(2.0, mech.sigma).cdf).pvalue > P_MIN
-    assert mech.distribution(2.0) == GaussianDensity(2.0, mech.sigma)
-    assert isinstance(mech.distribution([1.0, 2.0]), ProductDensity)
+    assert mech.distribution(2.0) == GaussianDistribution(2.0, mech.sigma)
+    assert isinstance(mech.distribution([1.0, 2.0]), ProductDistribution)
     assert mech.in_theorem_range and not GaussianMechanism(5.0, 1e-5).in_theorem_range
     assert analytic_gaussian_delta(0.0, 1.0) == pytest.approx(2 * stats.norm.cdf(0.5) - 1, rel=1e-12)
 
@@ -518,7 +518,7 @@ def test_double_spending_sampler_and_true_epsilon():
         assert stats.kstest(col, lambda v: laplace_cdf(v, 1.0, 2.0)).pvalue > P_MIN
     table = np.histogram2d(x[:, 0] > 1.0, x[:, 1] > 1.0, bins=2)[0]  # independence of the releases
     assert stats.chi2_contingency(table).pvalue > P_MIN
-    assert mech.distribution(1.0) == ProductDensity((Laplace(2, loc=1.0),) * 2)
+    assert mech.distribution(1.0) == ProductDistribution((Laplace(2, loc=1.0),) * 2)
     e = entry("classic/double-spending-laplace-eps0.5")
     g = np.linspace(-20, 20, 801)
     x1, x2 = np.meshgrid(g, g)

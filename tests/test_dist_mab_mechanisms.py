@@ -9,12 +9,12 @@ import math
 
 import numpy as np
 import pytest
+from dpaudit.mechanisms.distributed_sum import IntegerQueryNoise, ShuffleModSum, log_iid_sum
+from dpaudit.mechanisms.noise import DiscreteGaussian, FiniteIntegerLaw, iid_sum
 
 import dpaudit
 from dpaudit import ZCDP, PureDP, RenyiDP, TailBound
 from dpaudit.domains import Box, Datasets
-from dpaudit.mechanisms.distributed_sum import IntegerQueryNoise, ShuffleModSum, log_iid_sum
-from dpaudit.mechanisms.noise import DiscreteGaussian, FiniteIntegerLaw, iid_sum
 from dpaudit.neighbours import ReplaceUser
 
 T = 10**6

@@ -7,14 +7,20 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from dpaudit.mechanisms import (
+    AdditiveNoiseMechanism,
+    DiscreteLaplace,
+    DiscreteLaplaceMechanism,
+    Laplace,
+    LaplaceMechanism,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
 import dpaudit
 from dpaudit import ApproxDP, PureDP
 from dpaudit.auditors.exact_privacy import pair_epsilon
-from dpaudit.densities import LogLinearDensity, ProductDensity
-from dpaudit.mechanisms import AdditiveNoiseMechanism, DiscreteLaplace, DiscreteLaplaceMechanism, Laplace, LaplaceMechanism
+from dpaudit.distributions import LogLinearDistribution, ProductDistribution
 
 
 def audit(mech, claim, pairs, **kw):
@@ -74,10 +80,10 @@ def test_identical_distributions_have_zero_loss():
 def test_irrational_constants_are_enclosed():
     """Truncation-free check of the interval path: a log-linear density with the same shape but a
     different normaliser; the loss is the constant difference log(2)."""
-    from dpaudit.densities import LogConstant
+    from dpaudit.distributions import LogConstant
 
     def density(c, key):
-        return LogLinearDensity.build([0], [1, -1], 0, LogConstant(key, lambda ctx: ctx.log(ctx.mpf(c))), False)
+        return LogLinearDistribution.build([0], [1, -1], 0, LogConstant(key, lambda ctx: ctx.log(ctx.mpf(c))), False)
 
     r = pair_epsilon(density(2, ("a",)), density(1, ("b",)))
     assert float(r.lo) == pytest.approx(math.log(2), abs=1e-15)
@@ -132,6 +138,6 @@ def test_mixing_lattice_and_continuous_is_an_error():
 
 def test_product_density_requires_coordinates():
     with pytest.raises(ValueError):
-        ProductDensity(())
+        ProductDistribution(())
     with pytest.raises(ValueError, match="decay"):
-        LogLinearDensity.build([0], [-1, -1], 0, None, False)
+        LogLinearDistribution.build([0], [-1, -1], 0, None, False)

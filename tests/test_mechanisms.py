@@ -7,10 +7,16 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from dpaudit.mechanisms import (
+    AdditiveNoiseMechanism,
+    DiscreteLaplace,
+    DiscreteLaplaceMechanism,
+    Laplace,
+    LaplaceMechanism,
+)
 from scipy import stats
 
-from dpaudit.densities import ProductDensity
-from dpaudit.mechanisms import AdditiveNoiseMechanism, DiscreteLaplace, DiscreteLaplaceMechanism, Laplace, LaplaceMechanism
+from dpaudit.distributions import ProductDistribution
 
 
 def test_laplace_matches_scipy():
@@ -20,7 +26,7 @@ def test_laplace_matches_scipy():
     assert np.allclose(d.logpdf(x), ref.logpdf(x))
     assert np.allclose(d.cdf(x), ref.cdf(x))
     assert np.allclose(d.sf(x), ref.sf(x))
-    assert np.allclose(d.exact_density().log_density(x), ref.logpdf(x))
+    assert np.allclose(d.exact_distribution().log_density(x), ref.logpdf(x))
 
 
 @pytest.mark.parametrize("scale", [0.3, 1.0, Fraction(10, 3), 25.0])
@@ -31,7 +37,7 @@ def test_discrete_laplace_pmf(scale):
     assert pmf.sum() == pytest.approx(1.0, abs=1e-12)
     assert np.allclose(d.cdf(k), np.cumsum(pmf), atol=1e-12)
     assert np.allclose(d.sf(k), 1 - np.cumsum(pmf), atol=1e-12)
-    assert np.allclose(d.exact_density().log_density(k), d.logpmf(k))
+    assert np.allclose(d.exact_distribution().log_density(k), d.logpmf(k))
     assert d.logpmf(0.5) == -np.inf
 
 
@@ -73,7 +79,7 @@ def test_mechanism_shapes_and_distributions():
     assert m.sample(3.0, 10, rng).shape == (10,)
     assert m.sample([1.0, 2.0], 10, rng).shape == (10, 2)
     assert m.distribution(3.0) == Laplace(Fraction(2), loc=3.0)
-    assert isinstance(m.distribution([1.0, 2.0]), ProductDensity)
+    assert isinstance(m.distribution([1.0, 2.0]), ProductDistribution)
     g = DiscreteLaplaceMechanism(1.0)
     assert g.sample(4, 5, rng).dtype.kind == "i"
     with pytest.raises(ValueError, match="integers"):

@@ -177,7 +177,7 @@ def test_convolution_tracks_error_and_dropped_mass():
     s = N.convolve(a, a, a)
     assert s.probs.sum() == pytest.approx(1, abs=1e-12)
     assert s.log_error > a.table().log_error
-    fd = s.finite()
+    fd = s.finite_distribution()
     assert fd.outcomes.shape == s.probs.shape and fd.tail_mass == s.tail_mass
     with pytest.raises(ValueError, match="n must be an integer >= 1"):
         N.iid_sum(a, 0)

@@ -14,19 +14,17 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from scipy.special import logsumexp
-from scipy.optimize import minimize_scalar
+from dpaudit.mechanisms import DiscreteLaplace, Laplace, RandomizedResponse
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from scipy.optimize import minimize_scalar
+from scipy.special import logsumexp
 
 import dpaudit
-from dpaudit import ZCDP, ApproxDP, PureDP, RenyiDP
-from dpaudit import exact
+from dpaudit import ZCDP, ApproxDP, PureDP, RenyiDP, exact
 from dpaudit.auditors.exact_privacy import ExactUndecided
-from dpaudit.densities import FiniteDistribution, GaussianDensity, ProductDensity
+from dpaudit.distributions import FiniteDistribution, GaussianDistribution, ProductDistribution
 from dpaudit.exact import Enclosure
-from dpaudit.mechanisms import DiscreteLaplace, Laplace, RandomizedResponse
-
 
 
 @pytest.fixture(autouse=True)
@@ -56,7 +54,7 @@ class DistributionMechanism:
 
     def sample(self, data, size, rng):
         d = self.table[data]
-        if isinstance(d, GaussianDensity):
+        if isinstance(d, GaussianDistribution):
             return rng.normal(float(d.mean), float(d.sigma), size)
         return rng.choice(d.outcomes, size=size, p=d.probs / d.probs.sum())
 
@@ -103,7 +101,7 @@ def test_discrete_laplace_profile_matches_brute_force(scale, shift, eps):
 @pytest.mark.parametrize("sigma, shift", [(1.0, 1.0), (3.0, 1.0), (0.5, 2.0)])
 def test_gaussian_closed_forms(sigma, shift):
     """Balle-Wang delta(eps), D_alpha = alpha mu^2/2 and rho = mu^2/2 for N(0, s^2) vs N(d, s^2)."""
-    p, q = GaussianDensity(0.0, sigma), GaussianDensity(shift, sigma)
+    p, q = GaussianDistribution(0.0, sigma), GaussianDistribution(shift, sigma)
     mu = mpmath.mpf(shift) / sigma
     for eps in (0.0, 0.5, 2.0):
         true = mpmath.ncdf(mu / 2 - eps / mu) - mpmath.exp(eps) * mpmath.ncdf(-mu / 2 - eps / mu)
@@ -117,21 +115,21 @@ def test_gaussian_closed_forms(sigma, shift):
 
 
 def test_gaussian_renyi_with_unequal_variances_matches_numerical_integration():
-    p, q = GaussianDensity(0.0, 1.0), GaussianDensity(0.5, 1.3)
+    p, q = GaussianDistribution(0.0, 1.0), GaussianDistribution(0.5, 1.3)
     for alpha in (1.5, 2.0, 4.0):
         f = lambda x: mpmath.npdf(x, 0, 1) ** alpha * mpmath.npdf(x, 0.5, 1.3) ** (1 - alpha)  # noqa: E731
         true = mpmath.log(mpmath.quad(f, [-mpmath.inf, 0, mpmath.inf])) / (alpha - 1)
         got = exact.renyi_divergence(p, q, alpha)
         assert contains(got, Fraction(*true.as_integer_ratio()), slack=1e-25)
     # alpha s1^2 + (1 - alpha) s0^2 <= 0 for large alpha when s0 > s1: infinite
-    assert exact.renyi_divergence(GaussianDensity(0, 2.0), GaussianDensity(0, 1.0), 5.0).hi == math.inf
+    assert exact.renyi_divergence(GaussianDistribution(0, 2.0), GaussianDistribution(0, 1.0), 5.0).hi == math.inf
 
 
 def test_gaussian_vector_adds_mu_squared():
-    p = ProductDensity((GaussianDensity(0, 1.0), GaussianDensity(0, 2.0)))
-    q = ProductDensity((GaussianDensity(1, 1.0), GaussianDensity(2, 2.0)))  # mu^2 = 1 + 1
+    p = ProductDistribution((GaussianDistribution(0, 1.0), GaussianDistribution(0, 2.0)))
+    q = ProductDistribution((GaussianDistribution(1, 1.0), GaussianDistribution(2, 2.0)))  # mu^2 = 1 + 1
     delta = exact.privacy_profile(p, q, 0.5).delta
-    one = exact.privacy_profile(GaussianDensity(0, 1.0), GaussianDensity(math.sqrt(2), 1.0), 0.5).delta
+    one = exact.privacy_profile(GaussianDistribution(0, 1.0), GaussianDistribution(math.sqrt(2), 1.0), 0.5).delta
     assert abs(float(delta.lo) - float(one.lo)) < 1e-15
 
 
@@ -157,8 +155,8 @@ def test_product_of_finite_and_gaussian_coordinates_conditions_on_the_finite_los
     """delta(eps) of RR x two Gaussians = E over RR's loss l of delta_G(eps - l), mu^2 summed over the
     Gaussians (a 60-digit sum over RR's two outcomes); the enclosure is rigorous and narrow."""
     rr = RandomizedResponse(1.0)
-    p = ProductDensity((rr.distribution([0]), GaussianDensity(0, 1.0), GaussianDensity(0, 2.0)))
-    q = ProductDensity((rr.distribution([1]), GaussianDensity(0.5, 1.0), GaussianDensity(1.0, 2.0)))
+    p = ProductDistribution((rr.distribution([0]), GaussianDistribution(0, 1.0), GaussianDistribution(0, 2.0)))
+    q = ProductDistribution((rr.distribution([1]), GaussianDistribution(0.5, 1.0), GaussianDistribution(1.0, 2.0)))
     mu, keep = mpmath.sqrt(mpmath.mpf(0.5)), mpmath.e / (1 + mpmath.e)
     for eps in (0.0, 0.5, 1.2, 3.0):
         e = mpmath.mpf(eps)
@@ -300,8 +298,8 @@ def test_product_profile_by_pld_brackets_brute_force():
     pairs = [_random_pair(rng, m) for m in (6, 5, 4)]
     joint_p = np.einsum("i,j,k->ijk", *[p.probs for p, _ in pairs]).ravel()
     joint_q = np.einsum("i,j,k->ijk", *[q.probs for _, q in pairs]).ravel()
-    P = ProductDensity(tuple(p for p, _ in pairs))
-    Q = ProductDensity(tuple(q for _, q in pairs))
+    P = ProductDistribution(tuple(p for p, _ in pairs))
+    Q = ProductDistribution(tuple(q for _, q in pairs))
     for eps in (0.0, 0.5, 1.5):
         brute = float(_brute_delta(joint_p, joint_q, eps))
         delta = exact.privacy_profile(P, Q, eps).delta
@@ -312,7 +310,7 @@ def test_product_profile_by_pld_brackets_brute_force():
 def test_pure_epsilon_and_renyi_add_over_coordinates():
     rng = np.random.default_rng(3)
     (p1, q1), (p2, q2) = _random_pair(rng, 5), _random_pair(rng, 7)
-    P, Q = ProductDensity((p1, p2)), ProductDensity((q1, q2))
+    P, Q = ProductDistribution((p1, p2)), ProductDistribution((q1, q2))
     whole, parts = exact.renyi_divergence(P, Q, 3.0), [exact.renyi_divergence(p1, q1, 3.0), exact.renyi_divergence(p2, q2, 3.0)]
     assert whole == parts[0] + parts[1]
     loss = exact.loss_range(P, Q)
@@ -364,7 +362,7 @@ def test_million_point_support_is_decided_exactly():
 
 
 def test_gaussian_renyi_and_zcdp_claims_are_verified_at_their_exact_value():
-    mech = DistributionMechanism({0: GaussianDensity(0.0, 2.0), 1: GaussianDensity(1.0, 2.0)})
+    mech = DistributionMechanism({0: GaussianDistribution(0.0, 2.0), 1: GaussianDistribution(1.0, 2.0)})
     rho = 1 / 8  # mu^2 / 2 with mu = 1/2
     audit = lambda c: dpaudit.audit_privacy(mech, c, pairs=[(0, 1)], auditor="exact")  # noqa: E731
     assert audit(ZCDP(rho)).verdict == "verified"
@@ -377,8 +375,8 @@ def test_gaussian_renyi_and_zcdp_claims_are_verified_at_their_exact_value():
 
 
 def test_approx_dp_claim_on_gaussian_uses_the_profile_in_both_directions():
-    mech = DistributionMechanism({0: GaussianDensity(0.0, 1.0), 1: GaussianDensity(1.0, 1.0)})
-    true = float(exact.privacy_profile(GaussianDensity(0.0, 1.0), GaussianDensity(1.0, 1.0), 1.0).delta.hi)
+    mech = DistributionMechanism({0: GaussianDistribution(0.0, 1.0), 1: GaussianDistribution(1.0, 1.0)})
+    true = float(exact.privacy_profile(GaussianDistribution(0.0, 1.0), GaussianDistribution(1.0, 1.0), 1.0).delta.hi)
     ok = dpaudit.audit_privacy(mech, ApproxDP(1.0, true * 1.001), pairs=[(0, 1)], auditor="exact")
     bad = dpaudit.audit_privacy(mech, ApproxDP(1.0, true * 0.999), pairs=[(0, 1)], auditor="exact")
     assert ok.verdict == "verified" and bad.verdict == "refuted"
@@ -436,7 +434,7 @@ def test_oracle_laplace(b):
 def test_oracle_gaussian(sigma):
     _agrees_with_oracle(
         lambda **kw: pld.from_gaussian_mechanism(sigma, 1.0, value_discretization_interval=1e-4, **kw),
-        lambda eps: exact.privacy_profile(GaussianDensity(0, sigma), GaussianDensity(1, sigma), eps).delta,
+        lambda eps: exact.privacy_profile(GaussianDistribution(0, sigma), GaussianDistribution(1, sigma), eps).delta,
     )
 
 
@@ -484,8 +482,8 @@ def test_oracle_randomized_response_composed_with_gaussian(noise, sigma):
     """A binary RR coordinate and a Gaussian coordinate together: dp-accounting composes their PLDs."""
     keep, other = 1 - noise / 2, noise / 2
     rr0, rr1 = (FiniteDistribution.from_probs(np.arange(2), probs) for probs in ([keep, other], [other, keep]))
-    p = ProductDensity((rr0, GaussianDensity(0, sigma)))
-    q = ProductDensity((rr1, GaussianDensity(1, sigma)))
+    p = ProductDistribution((rr0, GaussianDistribution(0, sigma)))
+    q = ProductDistribution((rr1, GaussianDistribution(1, sigma)))
     _agrees_with_oracle(
         lambda **kw: pld.from_randomized_response(noise, 2, value_discretization_interval=1e-5, **kw).compose(
             pld.from_gaussian_mechanism(sigma, 1.0, value_discretization_interval=1e-5, **kw)),
@@ -501,7 +499,7 @@ def test_oracle_renyi_of_gaussian_and_laplace():
     acc = dp_accounting.rdp.RdpAccountant(orders)
     acc.compose(dp_accounting.GaussianDpEvent(2.0))  # noise multiplier: sigma / sensitivity
     for alpha, value in zip(orders, acc._rdp):
-        assert contains(exact.renyi_divergence(GaussianDensity(0, 2.0), GaussianDensity(1, 2.0), alpha), value, slack=1e-12)
+        assert contains(exact.renyi_divergence(GaussianDistribution(0, 2.0), GaussianDistribution(1, 2.0), alpha), value, slack=1e-12)
     acc = dp_accounting.rdp.RdpAccountant(orders)
     acc.compose(dp_accounting.LaplaceDpEvent(1.0))
     for alpha, value in zip(orders, acc._rdp):

@@ -438,7 +438,7 @@ def test_out_of_range_parameters_of_the_algorithm_calls_are_clear_errors(make, m
 from dpaudit.algorithms.glm.parameters import criterion_two_user_view  # noqa: E402
 from dpaudit.mechanisms.pgd_views import CriterionTwoUserView  # noqa: E402
 
-from dpaudit.densities import ProductDensity  # noqa: E402
+from dpaudit.distributions import ProductDistribution  # noqa: E402
 
 _LOGISTIC_KAPPA = 1 / stats.logistic.pdf(1.0)  # kappa = 1/mu'(1) for R = S = 1
 
@@ -500,7 +500,7 @@ def test_criterion_two_user_view_is_the_product_of_its_parts():
     assert np.allclose([g.loc for g in gaussians], _p_sums_by_hand(view.leaves(rows), 8).ravel(), atol=1e-15)
     expected = view.optimizer.pgd.protocol.count_laws((0.5 - rows[:, :1]) * rows[:, 1:])
     for got, want in zip(counts, expected, strict=True):
-        reference = want.finite()
+        reference = want.finite_distribution()
         assert np.array_equal(got.outcomes, reference.outcomes) and np.array_equal(got.log_probs, reference.log_probs)
     for k, ref in [(3 * 3 + 2, gaussians[3 * 3 + 2]),  # node ending at 4 (leaves 2, 3), entry (2, 2)
                    (8 * 3, FiniteIntegerLaw(expected[0].offset, expected[0].probs, name="P_1's first count"))]:
@@ -518,9 +518,9 @@ def test_criterion_two_user_view_composes_its_parts_and_has_power():
     b[0] = [1.0, 0.0, -1.0]
     eps = 2 * params.epsilon / 3
     P, Q = view.distribution(a).coordinates, view.distribution(b).coordinates
-    whole = exact.privacy_profile(ProductDensity(Q), ProductDensity(P), eps).delta
-    nodes = exact.privacy_profile(ProductDensity(Q[:192]), ProductDensity(P[:192]), eps).delta
-    call = exact.privacy_profile(ProductDensity(Q[192:]), ProductDensity(P[192:]), eps).delta
+    whole = exact.privacy_profile(ProductDistribution(Q), ProductDistribution(P), eps).delta
+    nodes = exact.privacy_profile(ProductDistribution(Q[:192]), ProductDistribution(P[:192]), eps).delta
+    call = exact.privacy_profile(ProductDistribution(Q[192:]), ProductDistribution(P[192:]), eps).delta
     assert whole.hi >= max(nodes.lo, call.lo) and whole.hi < 1e-12
     claim = ApproxDP(eps, 2 * params.delta / 3)
     assert dpaudit.audit_privacy(view, claim, pairs=[(a, b)], auditor="exact").verdict == "verified"

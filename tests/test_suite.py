@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from dpaudit.mechanisms import LaplaceMechanism
 
 from dpaudit import PureDP, SelectionError
-from dpaudit.mechanisms import LaplaceMechanism
 from dpaudit.suite import PrivacyEntry, Suite, load_suites, select
 
 

@@ -11,7 +11,7 @@ import pytest
 
 import dpaudit
 from dpaudit import PureDP
-from dpaudit.densities import FiniteDistribution, ProductDensity
+from dpaudit.distributions import FiniteDistribution, ProductDistribution
 from dpaudit.policies import Policy, check_policy
 from dpaudit.subjects import Mechanism
 from dpaudit.transcripts import DecisionTranscript, ExactDecisionTranscript
@@ -66,7 +66,7 @@ class CoinFlip:
 
     def _law(self, table, rounds):
         coin = FiniteDistribution(np.array([0, 1]), np.log([1 - self.p, self.p]))
-        return ProductDensity(tuple(coin for _ in rounds))
+        return ProductDistribution(tuple(coin for _ in rounds))
 
 
 TABLE = np.array([[0.2, 0.9, 0.1], [0.8, 0.1, 0.3], [0.0, 0.0, 1.0], [0.5, 0.6, 0.7]])

@@ -45,7 +45,7 @@ from typing import Any, ClassVar
 import numpy as np
 from dpaudit.mechanisms.noisy_max import ReportNoisyMax
 
-from dpaudit.densities import ProductDensity
+from dpaudit.distributions import ProductDistribution
 from dpaudit.validation import choice, integer, positive
 
 VARIANTS = ("ftnl", "naive")
@@ -123,7 +123,7 @@ class FollowTheNoisyLeader:
                                  + [self.rnm.sample(g, size, rng) for g in self.epoch_sums(x)])
         return played[:, epochs]
 
-    def decision_distribution(self, table: Any, rounds: Sequence[int]) -> ProductDensity:
+    def decision_distribution(self, table: Any, rounds: Sequence[int]) -> ProductDistribution:
         """Exact law of :meth:`decisions` at rounds in distinct epochs after epoch 0 (the decision rounds):
         independent report-noisy-max laws, one per epoch."""
         x = self._table(table)
@@ -133,7 +133,7 @@ class FollowTheNoisyLeader:
                              f"after epoch 0 (such as the decision rounds {self.decision_rounds(len(x))}), got "
                              f"{list(rounds)!r}")
         sums = self.epoch_sums(x)
-        return ProductDensity(tuple(self.rnm.distribution(sums[s - 1]) for s in epochs))
+        return ProductDistribution(tuple(self.rnm.distribution(sums[s - 1]) for s in epochs))
 
     def per_round(self, played: Any, horizon: int | None = None) -> np.ndarray:
         """The decision sequence over rounds 1..T from the epochs' actions at the decision rounds

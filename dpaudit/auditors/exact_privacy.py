@@ -38,7 +38,7 @@ import numpy as np
 
 from .. import exact
 from ..claims import ZCDP, ApproxDP, Claim, PureDP, RenyiDP
-from ..densities import FiniteDistribution, GaussianDensity, ProductDensity, as_exact_density
+from ..distributions import FiniteDistribution, GaussianDistribution, ProductDistribution, as_exact_distribution
 from ..errors import UnsupportedAudit
 from ..exact import Enclosure
 from ..exact.loss import point_value
@@ -319,8 +319,8 @@ class ExactPrivacyAuditor(Auditor):
 
 
 def _largest_coordinate(dist0: Any, dist1: Any) -> tuple[Any, Any, int, int]:
-    c0 = dist0.coordinates if isinstance(dist0, ProductDensity) else (dist0,)
-    c1 = dist1.coordinates if isinstance(dist1, ProductDensity) else (dist1,)
+    c0 = dist0.coordinates if isinstance(dist0, ProductDistribution) else (dist0,)
+    c1 = dist1.coordinates if isinstance(dist1, ProductDistribution) else (dist1,)
     best, spread = 0, -1.0
     for i, (a, b) in enumerate(zip(c0, c1)):
         if a is b or a == b:
@@ -334,7 +334,7 @@ def _largest_coordinate(dist0: Any, dist1: Any) -> tuple[Any, Any, int, int]:
 
 
 def _loss_points(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray, bool] | None:
-    if isinstance(p, GaussianDensity):
+    if isinstance(p, GaussianDistribution):
         m0, m1, s0, s1 = float(p.mean), float(q.mean), float(p.sigma), float(q.sigma)
         x = np.linspace(min(m0, m1) - 4 * max(s0, s1), max(m0, m1) + 4 * max(s0, s1), 401)
         loss = (-(x - m0) ** 2 / (2 * s0**2) - math.log(s0)) - (-(x - m1) ** 2 / (2 * s1**2) - math.log(s1))
@@ -351,7 +351,7 @@ def _loss_points(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray, bool] | None:
             x, lp, lq = x[top], lp[top], lq[top]
         with np.errstate(invalid="ignore"):
             return x.astype(float), lp - lq, True
-    p, q = as_exact_density(p), as_exact_density(q)
+    p, q = as_exact_distribution(p), as_exact_distribution(q)
     knots = [float(k) for k in (*p.knots, *q.knots)]
     lo, hi = min(knots), max(knots)
     pad = max(hi - lo, 3.0)

@@ -1,7 +1,7 @@
 """Exact privacy quantities of a mechanism's output distributions, as rigorous enclosures.
 
 For two output distributions P = M(d0) and Q = M(d1), each a scalar distribution or a
-:class:`~dpaudit.densities.ProductDensity` of independent coordinates, this module computes:
+:class:`~dpaudit.distributions.ProductDistribution` of independent coordinates, this module computes:
 
 - :func:`pure_epsilon`: sup |log P/Q| (both directions), with where it is attained;
 - :func:`privacy_profile`: the hockey-stick divergence delta(eps) = sup_S P(S) - e^eps Q(S);
@@ -9,9 +9,9 @@ For two output distributions P = M(d0) and Q = M(d1), each a scalar distribution
 - :func:`zcdp_rho`: sup over alpha > 1 of D_alpha(P || Q) / alpha.
 
 Every function returns :class:`~dpaudit.exact.enclosure.Enclosure` objects (lo <= true <= hi with
-exact rational end points). Supported coordinate types: :class:`~dpaudit.densities.FiniteDistribution`,
-:class:`~dpaudit.densities.GaussianDensity` and log-piecewise-linear densities
-(:class:`~dpaudit.densities.LogLinearDensity`, or anything with ``exact_density()``, such as
+exact rational end points). Supported coordinate types: :class:`~dpaudit.distributions.FiniteDistribution`,
+:class:`~dpaudit.distributions.GaussianDistribution` and log-piecewise-linear densities
+(:class:`~dpaudit.distributions.LogLinearDistribution`, or anything with ``exact_distribution()``, such as
 ``dpaudit.mechanisms.Laplace``). Coordinates whose two distributions are identical contribute
 nothing and are dropped first. Pure epsilon and Renyi divergences add over coordinates; delta of a
 product is computed in closed form for Gaussians and through the privacy-loss distribution for
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..densities import FiniteDistribution, GaussianDensity, ProductDensity, as_exact_density
+from ..distributions import FiniteDistribution, GaussianDistribution, ProductDistribution, as_exact_distribution
 from ..errors import MechanismError, UnsupportedAudit
 from . import finite, gaussian, loglinear, rho
 from .enclosure import Enclosure
@@ -44,19 +44,19 @@ FINITE, GAUSSIAN, LOGLINEAR = "finite", "gaussian", "log-linear"
 def _kind(d: Any) -> str:
     if isinstance(d, FiniteDistribution):
         return FINITE
-    if isinstance(d, GaussianDensity):
+    if isinstance(d, GaussianDistribution):
         return GAUSSIAN
     return LOGLINEAR
 
 
 def _coordinate(d: Any) -> Any:
-    if isinstance(d, (FiniteDistribution, GaussianDensity)):
+    if isinstance(d, (FiniteDistribution, GaussianDistribution)):
         return d
-    to_density = getattr(d, "exact_density", None)  # a noise law standing for its density
-    if callable(to_density) and isinstance(density := to_density(), GaussianDensity):
+    to_density = getattr(d, "exact_distribution", None)  # a noise law standing for its density
+    if callable(to_density) and isinstance(density := to_density(), GaussianDistribution):
         return density
     try:
-        return as_exact_density(d)
+        return as_exact_distribution(d)
     except TypeError as exc:
         raise UnsupportedAudit(str(exc)) from None
 
@@ -69,8 +69,8 @@ def _same(p: Any, q: Any) -> bool:
 
 def differing_coordinates(dist0: Any, dist1: Any) -> list[tuple[str, Any, Any]]:
     """(kind, P_i, Q_i) for the coordinates where the two distributions differ."""
-    c0 = dist0.coordinates if isinstance(dist0, ProductDensity) else (dist0,)
-    c1 = dist1.coordinates if isinstance(dist1, ProductDensity) else (dist1,)
+    c0 = dist0.coordinates if isinstance(dist0, ProductDistribution) else (dist0,)
+    c1 = dist1.coordinates if isinstance(dist1, ProductDistribution) else (dist1,)
     if len(c0) != len(c1):
         raise MechanismError(f"the two outputs have {len(c0)} and {len(c1)} coordinates")
     out = []

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..densities import FiniteDistribution
+from ..distributions import FiniteDistribution
 from ..errors import MechanismError
 from .enclosure import Enclosure
 from .loss import LossRange

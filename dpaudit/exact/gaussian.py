@@ -25,7 +25,7 @@ import mpmath
 from mpmath import libmp
 from mpmath.ctx_mp import MPContext
 
-from ..densities import GaussianDensity, exact
+from ..distributions import GaussianDistribution, exact
 from .enclosure import Enclosure
 from .loss import LossRange
 
@@ -43,16 +43,16 @@ def _fraction(x: mpmath.mpf) -> Fraction:
     return Fraction(*libmp.to_rational(x._mpf_))
 
 
-def same_variance(p: GaussianDensity, q: GaussianDensity) -> bool:
+def same_variance(p: GaussianDistribution, q: GaussianDistribution) -> bool:
     return exact(p.sigma) == exact(q.sigma)
 
 
-def mu_squared(p: GaussianDensity, q: GaussianDensity) -> Fraction:
+def mu_squared(p: GaussianDistribution, q: GaussianDistribution) -> Fraction:
     """(d / s)^2 for equal variances, exactly."""
     return ((exact(p.mean) - exact(q.mean)) / exact(p.sigma)) ** 2
 
 
-def loss_range(p: GaussianDensity, q: GaussianDensity) -> LossRange:
+def loss_range(p: GaussianDistribution, q: GaussianDistribution) -> LossRange:
     if p == q or (same_variance(p, q) and exact(p.mean) == exact(q.mean)):
         return LossRange(Enclosure.point(0), Enclosure.point(0), None, None)
     # a linear (or quadratic) loss in x: unbounded in both directions
@@ -72,7 +72,7 @@ def delta_from_mu_squared(mu2: Fraction, eps: float) -> Enclosure:
     return Enclosure(max(v - slack, 0), min(v + slack, 1))
 
 
-def renyi(p: GaussianDensity, q: GaussianDensity, alpha: float) -> Enclosure:
+def renyi(p: GaussianDistribution, q: GaussianDistribution, alpha: float) -> Enclosure:
     if math.isinf(alpha):
         return Enclosure.point(0 if loss_range(p, q).sup.hi == 0 else math.inf)
     a = Fraction(alpha)

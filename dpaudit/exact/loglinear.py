@@ -30,7 +30,7 @@ from typing import Any
 
 from mpmath.ctx_iv import MPIntervalContext
 
-from ..densities import LogLinearDensity
+from ..distributions import LogLinearDistribution
 from ..errors import MechanismError
 from .enclosure import Enclosure
 from .loss import LossRange
@@ -49,12 +49,12 @@ def _q(ctx: MPIntervalContext, x: Fraction) -> Any:
     return ctx.mpf(x.numerator) / ctx.mpf(x.denominator)
 
 
-def _check(p: LogLinearDensity, q: LogLinearDensity) -> None:
+def _check(p: LogLinearDistribution, q: LogLinearDistribution) -> None:
     if p.lattice != q.lattice:
         raise MechanismError("cannot compare a pmf on the integers with a density on the reals")
 
 
-def constant_difference(p: LogLinearDensity, q: LogLinearDensity) -> Enclosure:
+def constant_difference(p: LogLinearDistribution, q: LogLinearDistribution) -> Enclosure:
     """The constant part of log p - log q; equal keys cancel exactly."""
     cp, cq = p.constant, q.constant
     if cp == cq:
@@ -63,14 +63,14 @@ def constant_difference(p: LogLinearDensity, q: LogLinearDensity) -> Enclosure:
     return Enclosure.from_interval((cp.enclose(ctx) if cp else ctx.mpf(0)) - (cq.enclose(ctx) if cq else ctx.mpf(0)))
 
 
-def _candidate_points(p: LogLinearDensity, q: LogLinearDensity) -> list[Fraction]:
+def _candidate_points(p: LogLinearDistribution, q: LogLinearDistribution) -> list[Fraction]:
     knots = sorted(set(p.knots) | set(q.knots))
     if not p.lattice:
         return knots
     return sorted({Fraction(f(k)) for k in knots for f in (math.floor, math.ceil)})
 
 
-def loss_range(p: LogLinearDensity, q: LogLinearDensity) -> LossRange:
+def loss_range(p: LogLinearDistribution, q: LogLinearDistribution) -> LossRange:
     _check(p, q)
     points = _candidate_points(p, q)
     losses = [p.offset(x) - q.offset(x) for x in points]
@@ -106,7 +106,7 @@ class _Piece:
     gap: Enclosure
 
 
-def _pieces(ctx: MPIntervalContext, p: LogLinearDensity, q: LogLinearDensity) -> list[_Piece]:
+def _pieces(ctx: MPIntervalContext, p: LogLinearDistribution, q: LogLinearDistribution) -> list[_Piece]:
     knots = sorted(set(p.knots) | set(q.knots))
     bounds = [-INF, *knots, INF]
     cp = p.constant.enclose(ctx) if p.constant else ctx.mpf(0)
@@ -161,7 +161,7 @@ def _cut_points(gap: Enclosure, eps: Fraction, slope: Fraction, lattice: bool) -
     return lo, hi
 
 
-def hockey_stick(p: LogLinearDensity, q: LogLinearDensity, eps: float) -> Enclosure:
+def hockey_stick(p: LogLinearDistribution, q: LogLinearDistribution, eps: float) -> Enclosure:
     """delta(eps) = integral (or sum) of (p - e^eps q)_+ ."""
     _check(p, q)
     ctx = _ctx()
@@ -205,7 +205,7 @@ def hockey_stick(p: LogLinearDensity, q: LogLinearDensity, eps: float) -> Enclos
     return Enclosure(lower_total, min(upper_total, 1) if upper_total != INF else 1)
 
 
-def renyi(p: LogLinearDensity, q: LogLinearDensity, alpha: float) -> Enclosure:
+def renyi(p: LogLinearDistribution, q: LogLinearDistribution, alpha: float) -> Enclosure:
     """D_alpha(P || Q) for alpha > 1 (alpha = inf: sup of the loss)."""
     _check(p, q)
     if math.isinf(alpha):

@@ -26,7 +26,7 @@ import numpy as np
 from scipy.signal import fftconvolve
 from scipy.special import log_ndtr
 
-from ..densities import FiniteDistribution
+from ..distributions import FiniteDistribution
 from .enclosure import Enclosure
 from .finite import U, align, positive_sum
 

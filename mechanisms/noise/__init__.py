@@ -5,7 +5,7 @@ Every law here has ``sample(size, rng)``, ``cdf``/``sf``, ``mean``/``var``, ``su
 ``cgf`` on ``cgf_domain``, so the tail and conformance auditors can use it exactly
 (``dpaudit.audit_tail(law, ...)``, ``dpaudit.audit_sampler(law.sample, law)``). Integer laws also
 give their pmf table (``table()``) and a ``FiniteDistribution`` for the exact privacy auditor
-(``finite()``); :func:`convolve` and :func:`iid_sum` give exact laws of sums.
+(``finite_distribution()``); :func:`convolve` and :func:`iid_sum` give exact laws of sums.
 
 Randomized response (binary and k-ary) lives in :mod:`dpaudit.mechanisms.randomized_response`.
 """

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.densities import FiniteDistribution
+from dpaudit.distributions import FiniteDistribution
 
 #: log of a probability too small to be a positive double: the window's edges
 LOG_NEGLIGIBLE = -750.0
@@ -102,9 +102,9 @@ class IntegerLaw:
         lo, p, _, _ = self._table
         return FiniteIntegerLaw(lo, p, log_error=TABLE_LOG_ERROR)
 
-    def finite(self) -> FiniteDistribution:
-        """The law as a :class:`~dpaudit.densities.FiniteDistribution`, for the exact privacy auditor."""
-        return self.table().finite()
+    def finite_distribution(self) -> FiniteDistribution:
+        """The law as a :class:`~dpaudit.distributions.FiniteDistribution`, for the exact privacy auditor."""
+        return self.table().finite_distribution()
 
 
 class ScipyIntegerLaw(IntegerLaw):
@@ -210,7 +210,7 @@ class FiniteIntegerLaw(IntegerLaw):
     def table(self) -> FiniteIntegerLaw:
         return self
 
-    def finite(self) -> FiniteDistribution:
+    def finite_distribution(self) -> FiniteDistribution:
         with np.errstate(divide="ignore"):
             lp = np.log(self.probs)
         return FiniteDistribution(self.values, lp, log_error=self.log_error, tail_mass=self.tail_mass)

@@ -24,8 +24,8 @@ import numpy as np
 from scipy import special, stats
 from scipy.special import logsumexp
 
-from dpaudit.densities import GaussianDensity
-from dpaudit.validation import finite, integer, positive
+from dpaudit.distributions import GaussianDistribution
+from dpaudit.validation import finite_number, integer, positive
 
 from ._lattice import IntegerLaw
 from .exact_coins import discrete_gaussian as exact_discrete_gaussian
@@ -47,7 +47,7 @@ class Gaussian:
     lattice = False
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "loc", finite("Gaussian", "loc", self.loc))
+        object.__setattr__(self, "loc", finite_number("Gaussian", "loc", self.loc))
         object.__setattr__(self, "sigma", float(positive("Gaussian", "sigma", self.sigma)))
 
     @property
@@ -80,8 +80,8 @@ class Gaussian:
     def shifted(self, by: float) -> Gaussian:
         return Gaussian(self.sigma, loc=self.loc + by)
 
-    def exact_density(self) -> GaussianDensity:
-        return GaussianDensity(self.loc, self.sigma)
+    def exact_distribution(self) -> GaussianDistribution:
+        return GaussianDistribution(self.loc, self.sigma)
 
 
 def _log_theta(sigma: float, shift: np.ndarray) -> np.ndarray:

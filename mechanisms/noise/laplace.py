@@ -2,7 +2,7 @@
 geometric) distribution.
 
 Both are exact: ``logpdf``/``logpmf``, ``cdf``/``sf`` in closed form, and an
-:meth:`exact_density` in the log-piecewise-linear form the exact auditor analyses.
+:meth:`exact_distribution` in the log-piecewise-linear form the exact auditor analyses.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpaudit.densities import LogConstant, LogLinearDensity, exact
-from dpaudit.validation import finite, integer, positive, probability
+from dpaudit.distributions import LogConstant, LogLinearDistribution, exact
+from dpaudit.validation import finite_number, integer, positive, probability
 
 from ._lattice import IntegerLaw
 
@@ -64,7 +64,7 @@ class Laplace:
     loc: float = field(default=0.0, kw_only=True)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "loc", finite("Laplace", "loc", self.loc))
+        object.__setattr__(self, "loc", finite_number("Laplace", "loc", self.loc))
         object.__setattr__(self, "scale", positive("Laplace", "scale", self.scale, exact=True))
 
     lattice = False
@@ -107,9 +107,9 @@ class Laplace:
     def shifted(self, by: float) -> Laplace:
         return Laplace(self.scale, loc=self.loc + by)
 
-    def exact_density(self) -> LogLinearDensity:
+    def exact_distribution(self) -> LogLinearDistribution:
         b = exact(self.scale)
-        return LogLinearDensity.build(
+        return LogLinearDistribution.build(
             knots=[self.loc],
             slopes=[1 / b, -1 / b],
             offset_at_first_knot=0,
@@ -225,14 +225,14 @@ class DiscreteLaplace(IntegerLaw):
         log_c = math.log(-math.expm1(la)) - math.log1p(math.exp(la))
         return log_c + np.logaddexp(d * la, (m - d) * la) - math.log(-math.expm1(m * la))
 
-    def exact_density(self) -> LogLinearDensity:
+    def exact_distribution(self) -> LogLinearDistribution:
         t = exact(self.scale)
 
         def enclose(ctx):
             a = ctx.exp(-ctx.mpf(t.denominator) / ctx.mpf(t.numerator))
             return ctx.log(1 - a) - ctx.log(1 + a)
 
-        return LogLinearDensity.build(
+        return LogLinearDistribution.build(
             knots=[self.loc],
             slopes=[1 / t, -1 / t],
             offset_at_first_knot=0,

@@ -2,8 +2,9 @@
 
 import os
 
-from dpaudit import PureDP
 from dpaudit.mechanisms import LaplaceMechanism
+
+from dpaudit import PureDP
 from dpaudit.suite import Suite
 
 suite = Suite("testing-crash", "worker death")

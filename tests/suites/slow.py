@@ -2,8 +2,9 @@
 
 import time
 
-from dpaudit import PureDP
 from dpaudit.mechanisms import LaplaceMechanism
+
+from dpaudit import PureDP
 from dpaudit.suite import Suite
 
 suite = Suite("testing-slow", "slow entries")

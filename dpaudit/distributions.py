@@ -1,6 +1,15 @@
-"""Exact output distributions in a form the exact auditors can reason about.
+"""Exact output distributions: what ``mech.distribution(data)`` returns, in the forms the exact
+privacy auditor analyses.
 
-A :class:`LogLinearDensity` is a density on the reals (or a pmf on the integers) whose logarithm
+Words, one meaning each: a *law* is a random variable's distribution as an object that samples and
+evaluates itself (the noise laws of :mod:`dpaudit.mechanisms.noise`, :class:`dpaudit.laws.Law`); a
+*distribution* is a mechanism's exact output distribution on one input, one of the forms here
+(:class:`FiniteDistribution`, :class:`GaussianDistribution`, :class:`LogLinearDistribution`, and
+:class:`ProductDistribution` of independent coordinates; a noise law gives its own with
+``exact_distribution()``); a *density* is a pmf or pdf, the function a distribution's
+``log_density`` evaluates.
+
+A :class:`LogLinearDistribution` is a density on the reals (or a pmf on the integers) whose logarithm
 is piecewise linear: ``log f(x) = c + offset(x)``, with ``offset`` piecewise linear with rational
 knots and slopes and ``c`` an irrational normalising constant known only through a rigorous
 enclosure. Laplace, discrete Laplace (two-sided geometric), geometric and exponential noise, and
@@ -65,7 +74,7 @@ class LogConstant:
 
 
 @dataclass(frozen=True)
-class LogLinearDensity:
+class LogLinearDistribution:
     """``log f(x) = constant + offset(x)``, ``offset`` piecewise linear.
 
     ``knots`` are strictly increasing; ``slopes[i]`` is the slope left of ``knots[i]`` (so
@@ -81,12 +90,12 @@ class LogLinearDensity:
 
     def __post_init__(self) -> None:
         if not self.knots or len(self.slopes) != len(self.knots) + 1:
-            raise ValueError("LogLinearDensity needs >= 1 knot and one more slope than knots")
+            raise ValueError("LogLinearDistribution needs >= 1 knot and one more slope than knots")
         if any(b <= a for a, b in zip(self.knots, self.knots[1:])):
-            raise ValueError("LogLinearDensity knots must be strictly increasing")
+            raise ValueError("LogLinearDistribution knots must be strictly increasing")
         # Integrability: the density must decay along both tails.
         if self.slopes[0] <= 0 or self.slopes[-1] >= 0:
-            raise ValueError("LogLinearDensity must decay in both tails (left slope > 0, right slope < 0)")
+            raise ValueError("LogLinearDistribution must decay in both tails (left slope > 0, right slope < 0)")
         offsets = [self.offset_at_first_knot]
         for i in range(1, len(self.knots)):
             offsets.append(offsets[-1] + self.slopes[i] * (self.knots[i] - self.knots[i - 1]))
@@ -100,7 +109,7 @@ class LogLinearDensity:
         offset_at_first_knot: float | Fraction,
         constant: LogConstant | None,
         lattice: bool,
-    ) -> LogLinearDensity:
+    ) -> LogLinearDistribution:
         return cls(
             tuple(exact(k) for k in knots),
             tuple(exact(s) for s in slopes),
@@ -128,43 +137,43 @@ class LogLinearDensity:
         c = self.constant.approx if self.constant is not None else 0.0
         return out + c
 
-    def shifted(self, by: float | Fraction) -> LogLinearDensity:
+    def shifted(self, by: float | Fraction) -> LogLinearDistribution:
         """The density of X + by."""
         by = exact(by)
         if self.lattice and by.denominator != 1:
             raise ValueError(f"a lattice distribution can only be shifted by an integer, got {by}")
-        return LogLinearDensity(
+        return LogLinearDistribution(
             tuple(k + by for k in self.knots), self.slopes, self.offset_at_first_knot, self.constant, self.lattice
         )
 
 
-    def exact_density(self) -> LogLinearDensity:
+    def exact_distribution(self) -> LogLinearDistribution:
         return self
 
 
 @dataclass(frozen=True)
-class ProductDensity:
+class ProductDistribution:
     """Independent coordinates: the output is a vector whose i-th coordinate has distribution
-    ``coordinates[i]`` (a :class:`LogLinearDensity` or anything with ``exact_density()``)."""
+    ``coordinates[i]`` (a :class:`LogLinearDistribution` or anything with ``exact_distribution()``)."""
 
     coordinates: tuple[Any, ...]
 
     def __post_init__(self) -> None:
         if not self.coordinates:
-            raise ValueError("ProductDensity needs at least one coordinate")
+            raise ValueError("ProductDistribution needs at least one coordinate")
         object.__setattr__(self, "coordinates", tuple(self.coordinates))
 
 
-def as_exact_density(dist: Any) -> LogLinearDensity:
-    """``dist`` as a :class:`LogLinearDensity`; ``TypeError`` if it has no such form."""
-    to_density = getattr(dist, "exact_density", None)
+def as_exact_distribution(dist: Any) -> LogLinearDistribution:
+    """``dist`` as a :class:`LogLinearDistribution`; ``TypeError`` if it has no such form."""
+    to_density = getattr(dist, "exact_distribution", None)
     if callable(to_density):
         density = to_density()
-        if isinstance(density, LogLinearDensity):
+        if isinstance(density, LogLinearDistribution):
             return density
     raise TypeError(
         f"{type(dist).__name__} has no exact density dpaudit can analyse "
-        "(expected a LogLinearDensity or an object with .exact_density())"
+        "(expected a LogLinearDistribution or an object with .exact_distribution())"
     )
 
 
@@ -223,7 +232,7 @@ class FiniteDistribution:
 
 
 @dataclass(frozen=True)
-class GaussianDensity:
+class GaussianDistribution:
     """Normal(mean, sigma^2) on the reals: log f(x) = -(x - mean)^2 / (2 sigma^2) - log(sigma sqrt(2 pi))."""
 
     mean: float | Fraction
@@ -231,6 +240,6 @@ class GaussianDensity:
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.mean):
-            raise ValueError(f"GaussianDensity: mean must be finite, got {self.mean!r}")
+            raise ValueError(f"GaussianDistribution: mean must be finite, got {self.mean!r}")
         if not 0 < self.sigma < math.inf:
-            raise ValueError(f"GaussianDensity: sigma must be > 0 and finite, got {self.sigma!r}")
+            raise ValueError(f"GaussianDistribution: sigma must be > 0 and finite, got {self.sigma!r}")
