@@ -80,7 +80,8 @@ def oracle_delta(P, Q, eps):
 
     d0 = dict(zip(P.outcomes.tolist(), P.log_probs.tolist()))
     d1 = dict(zip(Q.outcomes.tolist(), Q.log_probs.tolist()))
-    return pld.from_two_probability_mass_functions(d0, d1, value_discretization_interval=1e-6).get_delta_for_epsilon(eps)
+    loss = pld.from_two_probability_mass_functions(d0, d1, value_discretization_interval=1e-6)
+    return loss.get_delta_for_epsilon(eps)
 
 
 def joint_delta(pairs, eps):

@@ -47,7 +47,8 @@ def main() -> None:
         t_samp, samp = timed(partial(audit, auditor="statistical", samples=args.samples, seed=0), args.repeats)
         print(f"{name:30} {exact.epsilon_lower:10.4g} {t_exact:9.4f} {samp.epsilon_lower:15.4g} {t_samp:10.3f} "
               f"{t_samp / t_exact:7.0f}x")
-    print(f"\nmedian of {args.repeats} runs; ratio = sampled seconds / exact seconds ({args.samples:,} samples per side)")
+    print(f"\nmedian of {args.repeats} runs; ratio = sampled seconds / exact seconds "
+          f"({args.samples:,} samples per side)")
 
 
 if __name__ == "__main__":

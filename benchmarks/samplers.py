@@ -126,7 +126,8 @@ def cases(rng: np.random.Generator):
         ("Polya share, n=100, beta=e^-0.1", lambda n: po.sample(n, rng), [
             ("scalar, gamma-Poisson twice", scalar(lambda r: scalar_polya(r, 0.01, math.exp(-0.1))
                                                   - scalar_polya(r, 0.01, math.exp(-0.1))), True),
-            ("scipy.stats.nbinom.rvs twice", lambda n: stats.nbinom.rvs(0.01, 1 - math.exp(-0.1), size=n, random_state=rng)
+            ("scipy.stats.nbinom.rvs twice",
+             lambda n: stats.nbinom.rvs(0.01, 1 - math.exp(-0.1), size=n, random_state=rng)
              - stats.nbinom.rvs(0.01, 1 - math.exp(-0.1), size=n, random_state=rng), False),
         ]),
         ("Laplace, scale 1", lambda n: N.Laplace(1.0).sample(n, rng), [

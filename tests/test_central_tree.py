@@ -160,7 +160,10 @@ def user_pair(users, m0):
     return a, b
 
 
-def audit_user_level(sigma, m0, schedule="consecutive", claim=ApproxDP(1.0, 0.1)):
+USER_LEVEL_CLAIM = ApproxDP(1.0, 0.1)
+
+
+def audit_user_level(sigma, m0, schedule="consecutive", claim=USER_LEVEL_CLAIM):
     subject = ReturningUserStream(CentralTreeMechanism(16, 2, sigma), m0, schedule)
     return dpaudit.audit_privacy(subject, claim, pairs=[user_pair(16 // m0, m0)],
                                  neighbours=ReplaceUser(batch_size=16 // m0), auditor="exact", seed=0)

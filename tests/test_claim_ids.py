@@ -46,7 +46,8 @@ def test_free_names_outside_papers():
     assert parse_claim_id("my-suite/anything_1.2").name == "anything_1.2"
 
 
-@given(st.sampled_from(sorted(PAPERS)), st.sampled_from(KINDS), st.from_regex(r"[A-H]?[0-9]{1,2}(\.[0-9])?", fullmatch=True),
+@given(st.sampled_from(sorted(PAPERS)), st.sampled_from(KINDS),
+       st.from_regex(r"[A-H]?[0-9]{1,2}(\.[0-9])?", fullmatch=True),
        st.none() | st.sampled_from(PARTS))
 def test_generated_paper_ids_parse(paper, kind, number, part):
     text = f"{paper}/{kind}{number}" + (f"-{part}" if part else "")

@@ -187,7 +187,9 @@ def _noisy_max_by_quadrature(q, scale, noise):
     law = stats.laplace(scale=scale) if noise == "laplace" else stats.expon(scale=scale)
     out = []
     for i in range(len(q)):
-        f = lambda v, i=i: law.pdf(v - q[i]) * np.prod([law.cdf(v - q[j]) for j in range(len(q)) if j != i])
+        def f(v, i=i):
+            return law.pdf(v - q[i]) * np.prod([law.cdf(v - q[j]) for j in range(len(q)) if j != i])
+
         lo = min(q) - 60 * scale if noise == "laplace" else q[i]
         out.append(integrate.quad(f, lo, max(q) + 60 * scale, points=sorted(set(q)), limit=500, epsabs=1e-14)[0])
     return np.array(out)
@@ -240,7 +242,10 @@ def test_noisy_max_with_value_sampler():
     x = mech.sample(q, 100_000, np.random.default_rng(8))
     assert x.shape == (100_000, 2)
     assert_follows(x[:, 0], ReportNoisyMax(0.7, k=3).distribution(q))
-    cdf = lambda v: np.prod([laplace_cdf(v, qj, 2 / 0.7) for qj in q], axis=0)
+
+    def cdf(v):
+        return np.prod([laplace_cdf(v, qj, 2 / 0.7) for qj in q], axis=0)
+
     assert stats.kstest(x[:, 1], cdf).pvalue > P_MIN
     assert np.array_equal(np.sort(np.unique(x[:, 0])), [0.0, 1.0, 2.0])
 
@@ -269,7 +274,8 @@ def test_noisy_max_with_value_true_epsilon():
 
 @pytest.mark.parametrize(("make", "match"), [
     (lambda: ReportNoisyMax(0, 5), "epsilon"), (lambda: ReportNoisyMax(1, 1), "k"),
-    (lambda: ReportNoisyMax(1, 5, noise="gumbel"), "noise"), (lambda: ReportNoisyMax(1, 5, sensitivity=-2), "sensitivity"),
+    (lambda: ReportNoisyMax(1, 5, noise="gumbel"), "noise"),
+    (lambda: ReportNoisyMax(1, 5, sensitivity=-2), "sensitivity"),
     (lambda: ReportNoisyMaxWithValue(math.inf, 3), "epsilon"), (lambda: ExponentialMechanism(1, 2.5), "k"),
     (lambda: ReportNoisyMax(1, 3).sample([1.0, 2.0], 4, np.random.default_rng(0)), "k=3"),
     (lambda: ExponentialMechanism(1, 2).distribution([1.0, math.nan]), "finite"),
@@ -394,7 +400,8 @@ def test_svt_roth_loss_on_the_left_tail_is_k_eps_over_2c():
 
     def log_density(q, v):
         inner = integrate.quad(lambda z: stats.laplace.pdf(z, 0, b_rho) * np.prod(
-            [stats.laplace.cdf(T + z - qi, 0, b_nu) for qi in q[:-1]]), -200, v - T, epsabs=0, epsrel=1e-12, limit=500)[0]
+            [stats.laplace.cdf(T + z - qi, 0, b_nu) for qi in q[:-1]]),
+            -200, v - T, epsabs=0, epsrel=1e-12, limit=500)[0]
         return stats.laplace.logpdf(v, q[-1], b_nu) + math.log(inner)
 
     for v in (-2.0, 0.5):
@@ -448,7 +455,8 @@ def test_truncated_geometric_validation(make, match):
 
 def _delta_scipy(eps, sigma):
     """Balle & Wang (2018) Thm 8 with scipy's normal CDF, for sensitivity 1."""
-    return stats.norm.cdf(1 / (2 * sigma) - eps * sigma) - math.exp(eps) * stats.norm.cdf(-1 / (2 * sigma) - eps * sigma)
+    return (stats.norm.cdf(1 / (2 * sigma) - eps * sigma)
+            - math.exp(eps) * stats.norm.cdf(-1 / (2 * sigma) - eps * sigma))
 
 
 @pytest.mark.parametrize(("eps", "documented", "fails"), [(0.5, 1.6078539930874326e-08, False),

@@ -61,7 +61,8 @@ def test_fast_and_per_user_paths_have_the_exact_law(schedule):
     x = np.array([1, 0, 1, 1, 0, 1, 0, 1][: counter.n])
     law = counter.distribution(x)
     total = sum(counter.batch_sums(x))
-    total_law = FiniteIntegerLaw(int(total), stats.binom.pmf(np.arange(counter.coins.sum() + 1), counter.coins.sum(), 0.5),
+    total_law = FiniteIntegerLaw(int(total),
+                                 stats.binom.pmf(np.arange(counter.coins.sum() + 1), counter.coins.sum(), 0.5),
                                  name="total of the counts")
     for draw in (counter.sample, counter.sample_per_user):
         for i in (0, len(counter.batches) - 1):
@@ -77,7 +78,8 @@ def test_fast_and_per_user_paths_have_the_exact_law(schedule):
 
 def test_the_tree_schedule_is_concurrent_trees_csta():
     """Algorithm 3 built as an Algorithm 1 schedule has ConcurrentShuffleTree's law and estimates."""
-    mine, theirs = ConcurrentShuffleCounter.tree(32, 2, EPS, DELTA, 4, 2), ConcurrentShuffleTree(32, 2, EPS, DELTA, d=4, d_low=2)
+    mine = ConcurrentShuffleCounter.tree(32, 2, EPS, DELTA, 4, 2)
+    theirs = ConcurrentShuffleTree(32, 2, EPS, DELTA, d=4, d_low=2)
     x = np.random.default_rng(3).integers(0, 2, 32)
     for a, b in zip(mine.distribution(x).coordinates, theirs.distribution(x).coordinates, strict=True):
         assert np.array_equal(a.outcomes, b.outcomes) and np.allclose(a.log_probs, b.log_probs)
@@ -93,7 +95,8 @@ def test_algorithm_2_parameters_as_printed(n, eps, delta):
     # every node M^sum_bin at (eps / log n, delta / log n)
     assert counter.k == log_n - 1
     assert sorted({b.size for b in counter.batches}) == [2 ** h for h in range(1, log_n)]
-    assert all(b.epsilon == pytest.approx(eps / log_n) and b.delta == pytest.approx(delta / log_n) for b in counter.batches)
+    assert all(b.epsilon == pytest.approx(eps / log_n) and b.delta == pytest.approx(delta / log_n)
+               for b in counter.batches)
     assert (counter.participation() == log_n - 1).all()  # each user's internal ancestors
     N = fewest_coins(eps / log_n, delta / log_n)
     for b, p in zip(counter.batches, counter.protocols):
@@ -128,14 +131,18 @@ def test_theorem_3_2_step_and_alpha(n, eps, delta, beta):
     V = max(m * math.ceil(N / m) for m in range(1, n + 1)) / 4
     # printed: sqrt(log(1/beta) + log n) sqrt(V log n); alpha adds the odd-time bit
     assert theorem_3_2_step(n, eps, delta, beta) == pytest.approx(math.sqrt(math.log(n / beta) * V * log_n))
-    assert theorem_3_2_step(n, eps, delta, beta, log=math.log2) == pytest.approx(math.sqrt(math.log2(n / beta) * V * log_n))
+    assert theorem_3_2_step(n, eps, delta, beta, log=math.log2) == pytest.approx(
+        math.sqrt(math.log2(n / beta) * V * log_n))
     assert theorem_3_2_alpha(n, eps, delta, beta) == pytest.approx(math.sqrt(math.log(n / beta) * V * log_n) + 1)
 
 
 def test_definition_3_1_on_figure_2():
     """Figure 2 (n = 8, k = 2): V^6 = V^7 = {v_1^4, v_5^6}, V^8 = {v_1^4, v_5^8}."""
     counter = ConcurrentShuffleCounter.lowest_levels(8, 2, EPS, DELTA)  # Algorithm 2's levels at n = 8
-    span = lambda t: [(b.start + 1, b.end) for b in counter.cover(t)]
+
+    def span(t):
+        return [(b.start + 1, b.end) for b in counter.cover(t)]
+
     assert span(6) == span(7) == [(1, 4), (5, 6)]
     assert span(8) == [(1, 4), (5, 8)]
     assert span(1) == []
@@ -178,10 +185,12 @@ def test_noise_law_is_the_error_law_at_a_completed_time():
 def test_composition_is_private_and_the_whole_budget_per_node_is_caught():
     where = ReplaceOne().over(Datasets(16, (0, 1)))
     good = ConcurrentShuffleCounter.binary_tree(16, EPS, DELTA)
-    assert dpaudit.audit_privacy(good, ApproxDP(EPS, DELTA), neighbours=where, auditor="exact", seed=0).verdict == "verified"
+    result = dpaudit.audit_privacy(good, ApproxDP(EPS, DELTA), neighbours=where, auditor="exact", seed=0)
+    assert result.verdict == "verified"
     # each node at the whole budget, as the sequential model allows, is not enough once a user is in 3 nodes
     greedy = ConcurrentShuffleCounter.tree(16, 3, EPS, DELTA, 2, 2, budget=(EPS, DELTA))
-    assert dpaudit.audit_privacy(greedy, ApproxDP(EPS, DELTA), neighbours=where, auditor="exact", seed=0).verdict == "refuted"
+    result = dpaudit.audit_privacy(greedy, ApproxDP(EPS, DELTA), neighbours=where, auditor="exact", seed=0)
+    assert result.verdict == "refuted"
 
 
 def test_the_printed_hoeffding_step_fails_where_hoeffdings_own_bound_holds():
@@ -199,7 +208,8 @@ def test_the_printed_hoeffding_step_fails_where_hoeffdings_own_bound_holds():
             assert result.verdict == verdict, (beta, bound, result.witness)
     assert dpaudit.audit_tail(law, SubGaussian(math.sqrt(6 * V), centred=True), auditor="exact").verdict == "verified"
     # and a proxy below the binomial's variance is caught
-    assert dpaudit.audit_tail(law, SubGaussian(0.9 * math.sqrt(law.var), centred=True), auditor="exact").verdict == "refuted"
+    assert dpaudit.audit_tail(law, SubGaussian(0.9 * math.sqrt(law.var), centred=True),
+                              auditor="exact").verdict == "refuted"
 
 
 def test_union_bound_alpha_holds_and_a_tight_alpha_is_caught():
@@ -211,7 +221,8 @@ def test_union_bound_alpha_holds_and_a_tight_alpha_is_caught():
     sampler = counter.max_error_sampler(np.ones(64, dtype=int))
     ok = dpaudit.audit_tail(sampler, TailBound.accuracy(alpha, beta), samples=100_000, seed=3, confidence=1 - 1e-6)
     assert ok.verdict == "not-refuted", ok.witness
-    tight = dpaudit.audit_tail(sampler, TailBound.accuracy(math.sqrt(V), beta), samples=100_000, seed=3, confidence=1 - 1e-6)
+    tight = dpaudit.audit_tail(sampler, TailBound.accuracy(math.sqrt(V), beta), samples=100_000, seed=3,
+                               confidence=1 - 1e-6)
     assert tight.verdict == "refuted"
 
 
@@ -220,7 +231,8 @@ def test_vector_tree_parameters(eps, delta, split, dim):
     tree = VectorConcurrentTree(8, 2, eps, delta, 2, 2, dim=dim, split=split)
     parts = 3 if split == "log n" else 2
     for B, p in zip((2, 4), tree.protocols, strict=True):
-        # Theorem C.1 at the block's budget: g = max(ceil(2 sqrt B), d, 4), b = ceil(24e4 g^2 ln^2(4(d^2+1)/delta) / (eps^2 B))
+        # Theorem C.1 at the block's budget: g = max(ceil(2 sqrt B), d, 4),
+        # b = ceil(24e4 g^2 ln^2(4(d^2+1)/delta) / (eps^2 B))
         g = max(math.ceil(2 * math.sqrt(B)), dim, 4)
         b = math.ceil(24e4 * g * g * math.log(4 * (dim * dim + 1) / (delta / parts)) ** 2 / ((eps / parts) ** 2 * B))
         assert (p.g, p.B, p.d) == (g, B, dim) and abs(p.b - b) <= 1
@@ -252,7 +264,8 @@ def test_vector_tree_paths_follow_the_exact_law():
     (lambda: ConcurrentShuffleCounter.sequential(8, 4, 1.0, DELTA), "epsilon must be < 1"),
     (lambda: ConcurrentShuffleCounter.tree(8, 2, 2.2, DELTA, 2, 2), "epsilon must be < 1"),
     (lambda: ConcurrentShuffleCounter.tree(20, 2, EPS, DELTA, 4, 2), "n must equal"),
-    (lambda: ConcurrentShuffleCounter(8, [Batch(0, 0, 4, EPS, DELTA), Batch(0, 2, 4, EPS, DELTA)]), "two mechanisms at once"),
+    (lambda: ConcurrentShuffleCounter(8, [Batch(0, 0, 4, EPS, DELTA), Batch(0, 2, 4, EPS, DELTA)]),
+     "two mechanisms at once"),
     (lambda: ConcurrentShuffleCounter(8, [Batch(0, 6, 4, EPS, DELTA)]), "within users"),
     (lambda: ConcurrentShuffleCounter.sequential(8, 4, EPS, DELTA).noise_law(3), "no batch is complete"),
     (lambda: ConcurrentShuffleCounter.sequential(8, 4, EPS, DELTA).cover(9), "t must be"),

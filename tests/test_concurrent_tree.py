@@ -39,7 +39,8 @@ def test_binary_summation_paths_follow_the_exact_law(m):
     law = protocol.distribution(bits)
     reference = FiniteIntegerLaw(0, np.exp(law.log_probs), name="count law")
     for draw in (protocol.sample, protocol.sample_per_user):
-        result = dpaudit.audit_sampler(lambda size, rng, draw=draw: draw(bits, size, rng), reference, samples=200_000, seed=5)
+        result = dpaudit.audit_sampler(lambda size, rng, draw=draw: draw(bits, size, rng), reference,
+                                       samples=200_000, seed=5)
         assert result.verdict == "not-refuted", (draw.__name__, result.witness)
     assert float(np.exp(law.log_probs) @ protocol.analyze(law.outcomes)) == pytest.approx(bits.sum())
 
@@ -52,7 +53,8 @@ def test_tree_structure(n, k, d, d_low):
     assert [p.epsilon for p in tree.protocols] == [pytest.approx(0.9 / k)] * k
     for t in range(n + 1):
         blocks = tree.cover(t)
-        covered = sorted(u for level, j in blocks for u in range(j * tree.sizes[level - 1], (j + 1) * tree.sizes[level - 1]))
+        covered = sorted(u for level, j in blocks
+                         for u in range(j * tree.sizes[level - 1], (j + 1) * tree.sizes[level - 1]))
         assert covered == list(range(t - t % d_low))  # disjoint, and exactly [1, t - t mod d_low]
         assert len(blocks) <= (k * (d - 1) if t < n else d)
     x = np.random.default_rng(1).integers(0, 2, n)
@@ -65,7 +67,8 @@ def test_composition_is_private_and_the_whole_budget_per_block_is_caught():
     where = ReplaceOne().over(Datasets(16, (0, 1)))
     tree = ConcurrentShuffleTree.binary(16, 0.9, 1e-3)
     assert tree.k == 3
-    assert dpaudit.audit_privacy(tree, ApproxDP(0.9, 1e-3), neighbours=where, auditor="exact", seed=0).verdict == "verified"
+    result = dpaudit.audit_privacy(tree, ApproxDP(0.9, 1e-3), neighbours=where, auditor="exact", seed=0)
+    assert result.verdict == "verified"
     greedy = ConcurrentShuffleTree.binary(16, 0.9, 1e-3)
     greedy.protocols = [BinarySummation(0.9, 1e-3, s) for s in greedy.sizes]  # forgot the split over k levels
     result = dpaudit.audit_privacy(greedy, ApproxDP(0.9, 1e-3), neighbours=where, auditor="exact", seed=0)

@@ -74,7 +74,8 @@ def test_bad_samplers_are_clear_errors():
 
 
 def test_conformance_entries_take_the_smaller_of_1e6_and_their_share():
-    entry = ConformanceEntry("testing-x/sampler", sampler=from_law(stats.binom(10, 0.5)), reference=stats.binom(10, 0.5))
+    entry = ConformanceEntry("testing-x/sampler", sampler=from_law(stats.binom(10, 0.5)),
+                             reference=stats.binom(10, 0.5))
     assert entry.statistical and entry.auditor == "statistical" and entry.claim.kind == "conformance"
 
 

@@ -70,8 +70,10 @@ def test_theorem1_is_audited_exactly_over_searched_neighbours():
     (lambda: DistributedSum("polya", -1.0, 8, 10), "epsilon"),
     (lambda: DistributedSum("polya", 1.0, 0, 10), "n must be an integer >= 1"),
     (lambda: DistributedSum("skellam", 1.0, 8, 10, s=0.5), "s must be >= 1"),
-    (lambda: DistributedSum("polya", 1.0, 4, 10).sample([0.1, 0.2, 0.3], 5, np.random.default_rng()), "4 users' rewards"),
-    (lambda: DistributedSum("polya", 1.0, 4, 10).sample([0.1, 0.2, 0.3, 1.5], 5, np.random.default_rng()), "in \\[0, 1\\]"),
+    (lambda: DistributedSum("polya", 1.0, 4, 10).sample([0.1, 0.2, 0.3], 5, np.random.default_rng()),
+     "4 users' rewards"),
+    (lambda: DistributedSum("polya", 1.0, 4, 10).sample([0.1, 0.2, 0.3, 1.5], 5, np.random.default_rng()),
+     "in \\[0, 1\\]"),
     (lambda: DistributedSum("discrete-gaussian", 0.9, 100, 10).distribution(np.zeros(100)), "at most 64 users"),
     (lambda: DistributedSum("discrete-gaussian", 1.0, 16, 10), "Theorem 4 .* covers eps in \\(0, 1\\)"),
 ])

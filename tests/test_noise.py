@@ -68,8 +68,8 @@ def test_continuous_laws_agree_with_scipy(law):
     assert law.mean == ref.mean() and law.var == pytest.approx(ref.var())
     lams = np.array([-0.3, 0.2]) / math.sqrt(law.var)
     sd = math.sqrt(law.var)
-    numeric = [math.log(ref.expect(lambda v, l=l: math.exp(l * v), lb=law.loc - 60 * sd, ub=law.loc + 60 * sd))
-               for l in lams]
+    numeric = [math.log(ref.expect(lambda v, lam=lam: math.exp(lam * v), lb=law.loc - 60 * sd, ub=law.loc + 60 * sd))
+               for lam in lams]
     assert np.allclose(law.cgf(lams), numeric, rtol=1e-6)
 
 

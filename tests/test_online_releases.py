@@ -1,5 +1,6 @@
 """private-online's per-epoch releases: the samplers follow their exact laws, the releases are
-private where the paper's calibration makes them so, and FTNL's report-noisy-max loses up to 2 eps under the paper's relation (one reward vector replaced)."""
+private where the paper's calibration makes them so, and FTNL's report-noisy-max loses up to 2 eps
+under the paper's relation (one reward vector replaced)."""
 
 from __future__ import annotations
 
@@ -21,8 +22,8 @@ def test_lazy_release_is_the_noisy_mean():
     x = RNG_DATA.uniform(size=8)
     law = release.distribution(x)
     assert law.loc == pytest.approx(x.mean()) and float(law.scale) == pytest.approx(1 / (0.5 * 8))
-    result = dpaudit.audit_sampler(lambda size, rng: release.sample(x, size, rng), Laplace(float(law.scale), loc=law.loc),
-                                   samples=200_000, seed=1)
+    result = dpaudit.audit_sampler(lambda size, rng: release.sample(x, size, rng),
+                                   Laplace(float(law.scale), loc=law.loc), samples=200_000, seed=1)
     assert result.verdict == "not-refuted", result.witness
 
 
@@ -39,7 +40,8 @@ def test_epoch_noisy_max_follows_its_exact_law():
 def test_naive_ftnl_is_eps_dp():
     from dpaudit.neighbours import ReplaceRewardVector
     result = dpaudit.audit_privacy(NaiveEpochLaplace(1.0, 3, 2), PureDP(1.0),
-                                   neighbours=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(4, 3))), auditor="exact", seed=0)
+                                   neighbours=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(4, 3))),
+                                   auditor="exact", seed=0)
     assert result.verdict == "verified" and result.epsilon_lower == pytest.approx(1.0)
 
 

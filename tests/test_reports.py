@@ -76,8 +76,8 @@ def test_every_string_is_escaped(tmp_path, suites_dir):
         "from dpaudit.suite import Suite\n"
         "suite = Suite('testing-xss', '<b>t</b>')\n"
         "m = LaplaceMechanism(1.0); m.name = '<script>alert(1)</script>'\n"
-        "suite.privacy('testing-xss/a', subject=m, claim=PureDP(0.5), pairs=[(0, 1)], title='<img src=x onerror=alert(1)>',"
-        " expected='refuted', reason='<i>&amp;</i>')\n"
+        "suite.privacy('testing-xss/a', subject=m, claim=PureDP(0.5), pairs=[(0, 1)],"
+        " title='<img src=x onerror=alert(1)>', expected='refuted', reason='<i>&amp;</i>')\n"
     )
     out = tmp_path / "out"
     run(RunOptions(selectors=["testing-xss"], out=out, workers=0, suite_paths=[str(tmp_path / "xss.py")],
@@ -114,8 +114,8 @@ def test_plots_exist_and_are_referenced(mixed_run):
             assert (mixed_run / rel).read_bytes().startswith(b"\x89PNG")
 
 
-@pytest.mark.parametrize("claim", [dpaudit.PureDP(1.0), dpaudit.ApproxDP(0.5, 0.1), dpaudit.RenyiDP((2.0, 8.0), (0.5, 0.9)),
-                                   dpaudit.ZCDP(0.5)])
+@pytest.mark.parametrize("claim", [dpaudit.PureDP(1.0), dpaudit.ApproxDP(0.5, 0.1),
+                                   dpaudit.RenyiDP((2.0, 8.0), (0.5, 0.9)), dpaudit.ZCDP(0.5)])
 def test_every_exact_claim_type_has_a_plot(claim):
     from dpaudit.mechanisms import LaplaceMechanism
 

@@ -76,7 +76,8 @@ def test_domain_errors():
 
 def test_exact_search_finds_the_worst_pair():
     m = LaplaceMechanism(1.0)
-    one = dpaudit.audit_privacy(m, PureDP(1.0), neighbours=QueryDistance(1, one_coordinate=True).over(Box(0, 10, shape=(3,))))
+    one = dpaudit.audit_privacy(m, PureDP(1.0),
+                                neighbours=QueryDistance(1, one_coordinate=True).over(Box(0, 10, shape=(3,))))
     assert one.verdict == "verified" and one.parameters["pairs_searched"] > 10
     every = dpaudit.audit_privacy(m, PureDP(1.0), neighbours=QueryDistance(1).over(Box(0, 10, shape=(3,))))
     assert every.verdict == "refuted" and every.statistic.interval == (3.0, 3.0)
@@ -86,7 +87,8 @@ def test_exact_search_finds_the_worst_pair():
 
 
 def test_statistical_search_refutes_with_a_searched_pair():
-    r = dpaudit.audit_privacy(LaplaceMechanism(1.0), PureDP(1.0), neighbours=QueryDistance(1).over(Box(0, 10, shape=(3,))),
+    r = dpaudit.audit_privacy(LaplaceMechanism(1.0), PureDP(1.0),
+                              neighbours=QueryDistance(1).over(Box(0, 10, shape=(3,))),
                               auditor="statistical", samples=400_000, seed=0)
     assert r.verdict == "refuted" and r.epsilon_lower > 1.5
     assert r.parameters["selection_rounds"][0]["pairs"] == r.parameters["pairs_searched"]

@@ -51,7 +51,8 @@ def test_gaussian_tail_bound_is_verified_and_a_wider_gaussian_refutes_it():
     bad = exact(gaussian(1.1), GAUSS_TAIL)
     assert bad.verdict == "refuted"
     t = bad.witness["t"]
-    assert bad.witness["tail"] == pytest.approx(2 * stats.norm.sf(t / 1.1)) and bad.witness["tail"] > 2 * math.exp(-t * t / 2)
+    assert (bad.witness["tail"] == pytest.approx(2 * stats.norm.sf(t / 1.1))
+            and bad.witness["tail"] > 2 * math.exp(-t * t / 2))
 
 
 def test_hoeffding_for_a_binomial_is_verified_at_its_jump_points():
@@ -80,7 +81,8 @@ def test_laplace_is_sub_exponential_but_not_sub_gaussian():
     assert exact(laplace(1.0), SubExponential(2.0, 2.0)).verdict == "verified"  # -log(1 - x) <= 2x, x <= 1/4
     r = exact(laplace(1.0), SubGaussian(3.0))
     assert r.verdict == "refuted" and abs(r.witness["lambda"]) < 1 and "diverges" in r.notes[0]
-    r = exact(laplace(1.0), SubExponential(1.2, 1.01))  # the range |lam| < 0.99 reaches where -log(1 - lam^2) > 0.72 lam^2
+    # the range |lam| < 0.99 reaches where -log(1 - lam^2) > 0.72 lam^2
+    r = exact(laplace(1.0), SubExponential(1.2, 1.01))
     assert r.verdict == "refuted"
 
 
