@@ -7,6 +7,7 @@ mechanism at confidence 1 - share, share >= 0.005) fail with probability at most
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -130,6 +131,24 @@ def test_an_entry_without_a_share_never_falls_back():
     assert not entry.statistical and entry.confidence(context(entry)) is None
     with pytest.raises(UnsupportedAudit, match="no exact density"):
         entry.audit(context(entry))
+
+
+def test_a_run_gives_the_unsupported_entry_its_share_and_note(tmp_path, suites_dir):
+    """End to end through the runner: the run's Bonferroni count is the entries whose plan may be
+    statistical (here one of two), and that entry's record carries the share and the reason."""
+    from dpaudit.runner import RunOptions
+    from dpaudit.runner import run as run_suite
+
+    summary = run_suite(RunOptions(selectors=["testing-plans"], suite_paths=[str(suites_dir / "plans.py")],
+                                   out=tmp_path / "out", workers=0, progress_bar=False))
+    document = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert document["run"]["statistical_claims"] == 1
+    records = {r["claim_id"]: r for r in document["records"]}
+    exact, sampled = records["testing-plans/exact"], records["testing-plans/no-cgf"]
+    assert exact["alpha"] is None and exact["auditor"] == "exact" and exact["verdict"] == "verified"
+    assert sampled["alpha"] == document["run"]["alpha_per_statistical_claim"] == 0.01
+    assert sampled["auditor"] == "statistical-tail" and "does not support" in sampled["notes"][0]
+    assert summary.exit_code == 0
 
 
 def test_the_run_plan_counts_the_entries_the_plans_call_statistical(tmp_path):
