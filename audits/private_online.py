@@ -90,6 +90,7 @@ from dpaudit.mechanisms.online_releases import (
     EpochNoisyMax,
     LazyArrayRelease,
     NaiveEpochLaplace,
+    epoch_comparison,
 )
 
 from dpaudit import PureDP, TailBound
@@ -121,17 +122,6 @@ for b in (2.0, 10.0):
                    claim=TailBound.high_probability(partial(chan_shi_song, n=n, b=b),
                                                     "chi sqrt(8 ln(2/delta)), chi = b max{sqrt n, sqrt ln(2/delta)}"),
                    title=f"sum of {n} Lap({b:g}): P{{|Y| > chi sqrt(8 ln(2/delta))}} <= delta")
-
-
-def epoch_comparison(r: int, gap: float, eps: float) -> noise.IntegerPlusContinuous:
-    """G_j - G_1 + Z_j - Z_1: G ~ Binomial(2^r, 1/2 -+ gap/2), Z i.i.d. Lap(1/eps)."""
-    rounds = 2**r
-    worse = noise.Binomial(rounds, 0.5 - gap / 2)
-    best_complement = noise.Binomial(rounds, 0.5 - gap / 2)  # rounds - G_1 ~ Binomial(rounds, 1 - mu_1)
-    counts = noise.convolve(worse, best_complement)
-    shifted = noise.FiniteIntegerLaw(counts.offset - rounds, counts.probs, counts.tail_mass, counts.log_error)
-    return noise.IntegerPlusContinuous(shifted, noise.LaplaceSum(2, 1 / eps),
-                                       name=f"G~_j - G~_1, epoch r = {r}, gap {gap:g}, eps {eps:g}")
 
 
 for r, gap, eps in [(14, 0.05, 0.5), (6, 0.25, 1.0), (8, 0.5, 0.1), (10, 0.125, 8.0)]:
