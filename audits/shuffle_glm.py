@@ -168,7 +168,6 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from typing import Any
 
 import numpy as np
 from dpaudit.algorithms.glm.parameters import (
@@ -183,7 +182,9 @@ from dpaudit.mechanisms.exploration_set import (
     SymmetricGaussianTree,
     classical_gaussian_sigma,
     generic_node_budget,
+    max_prefix_noise_norm,
     node_noise_sigma,
+    symmetric_gaussian_norms,
     tree_depth,
 )
 from dpaudit.mechanisms.pgd_views import BatchRelease, FirstIterationView, LinearLossTranscript
@@ -193,12 +194,13 @@ from dpaudit.mechanisms.vector_summation import (
     OuterProductSummation,
     ShuffledMatrixSummation,
     ShuffledVectorSummation,
+    chernoff_gap,
 )
 from scipy import stats
 
 from dpaudit import ApproxDP, TailBound
 from dpaudit.domains import Box, Datasets
-from dpaudit.neighbours import ReplaceUser
+from dpaudit.neighbours import ReplaceUser, one_changed
 from dpaudit.suite import Suite
 
 suite = Suite("shuffle-glm", "Sarmasarkar, Shuffle and Joint DP for Generalized Linear Contextual Bandits")
@@ -239,14 +241,8 @@ for n in (192, 1000):
                title=f"sum of {n} centred squares of N(0, 1) (eq. 28)")
 
 
-def sigma_noise(T: int, delta: float, kappa: float, eps: float) -> float:
-    """Algorithm 2's node noise: sigma^2 = 36 m log^2(32/delta) / (kappa^2 eps^2), m = ceil(log2 T + 1)."""
-    m = math.ceil(math.log2(T) + 1)
-    return math.sqrt(36 * m * math.log(32 / delta) ** 2 / (kappa**2 * eps**2))
-
-
 for T, delta, kappa, eps in [(5000, 0.02, 2.507, 4.0), (10**6, 1e-5, 1.0, 1.0)]:
-    sigma = sigma_noise(T, delta, kappa, eps)
+    sigma = node_noise_sigma(T, eps, delta, kappa)
     nodes = math.floor(math.log2(T))
     mean, sd = nodes / (2 * sigma**2 * kappa**2), math.sqrt(nodes) / (sigma * kappa)
     threshold = math.log2(T) / (sigma**2 * kappa**2) + math.sqrt(2 * math.log(4 / delta)) / (2 * kappa * sigma)
@@ -258,18 +254,6 @@ for T, delta, kappa, eps in [(5000, 0.02, 2.507, 4.0), (10**6, 1e-5, 1.0, 1.0)]:
                       "term lacks the sqrt(log T), so the ratio exceeds it with probability ~0.3",
                title=f"privacy-loss ratio minus the printed bound (T = {T}, delta = {delta:g}, sigma = {sigma:.4g}) "
                      "is positive w.p. <= delta/6")
-
-
-def symmetric_gaussian_norms(size, rng, d: int):
-    """||Z|| for symmetric d x d matrices with N(0, 1) entries on and above the diagonal."""
-    out = np.empty(size)
-    block = max(1, min(size, 20_000 // d))
-    for start in range(0, size, block):
-        m = min(block, size - start)
-        upper = np.triu(rng.standard_normal((m, d, d)))
-        z = upper + np.transpose(np.triu(upper, 1), (0, 2, 1))
-        out[start: start + m] = np.abs(np.linalg.eigvalsh(z)).max(axis=1)
-    return out
 
 
 for d in (5, 20):
@@ -295,20 +279,6 @@ for d, samples, expected, reason in [
                title=f"extreme eigenvalues of a {d} x {d} symmetric noise matrix (T = 10^4, M = 4, delta = 0.01)")
 
 
-def chernoff_gap(size, rng, d: int, n: int, eps: float):
-    """lambda_min(3 eps n I + sum x x^T - (n/8) E x x^T) for x uniform on the unit sphere (E x x^T = I/d),
-    negated: the printed event '<=' is this being >= 0."""
-    out = np.empty(size)
-    block = max(1, 200_000 // n)
-    for start in range(0, size, block):
-        m = min(block, size - start)
-        x = rng.standard_normal((m, n, d))
-        x /= np.linalg.norm(x, axis=2, keepdims=True)
-        gram = np.einsum("mni,mnj->mij", x, x) + (3 * eps * n - n / (8 * d)) * np.eye(d)
-        out[start: start + m] = -np.linalg.eigvalsh(gram).max(axis=1)
-    return out
-
-
 _D_H, _N_H, _EPS_H = 3, 500, 0.1
 suite.tail("shuffle-glm/lemH.2@d3,n500,eps0.1", auditor="statistical",
            subject=partial(chernoff_gap, d=_D_H, n=_N_H, eps=_EPS_H),
@@ -325,29 +295,17 @@ suite.tail("shuffle-glm/lemH.2@d3,n500,eps0.1", auditor="statistical",
 SEARCH_RANDOM = 4
 
 
-def one_user(n: int, shape: tuple[int, ...], first: Any, second: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Two batches of n users, all zero but user 0, who holds ``first`` in one and ``second`` in the other."""
-    a, b = np.zeros((n, *shape)), np.zeros((n, *shape))
-    a[0], b[0] = first, second
-    return a, b
-
-
-def ball_box(radius: float, d: int) -> Box:
-    """The largest cube inside the l2 ball of the given radius (every point a valid input)."""
-    return Box(-radius / math.sqrt(d), radius / math.sqrt(d), shape=(d,))
-
-
 # -- Lemma S.1: P_1 -----------------------------------------------------------------------------
 
 _E1 = np.array([1.0, 0.0])
 suite.privacy("shuffle-glm/lemS.1-privacy@eps15,delta0.4,d2,n16", auditor="exact",
               subject=ShuffledVectorSummation(15.0, 0.4, 2, 16, 1.0), claim=ApproxDP(15.0, 0.4),
-              relation=ReplaceUser(batch_size=16).over(Datasets(16, ball_box(1.0, 2)), random=SEARCH_RANDOM),
+              relation=ReplaceUser(batch_size=16).over(Datasets(16, Box.inside_ball(1.0, 2)), random=SEARCH_RANDOM),
               title="P_1 is (15, 0.4)-shuffle private (the edge of Lemma S.1's range, smallest b), "
                     "one user's vector replaced, ||x||_2 <= 1, pairs searched")
 suite.privacy("shuffle-glm/lemS.1-privacy@eps1,delta0.01,d2,n16", auditor="exact",
               subject=ShuffledVectorSummation(1.0, 0.01, 2, 16, 1.0), claim=ApproxDP(1.0, 0.01),
-              pairs=[one_user(16, (2,), -_E1, _E1), one_user(16, (2,), 0.0, _E1)],
+              pairs=[one_changed(np.zeros((16, 2)), -_E1, _E1), one_changed(np.zeros((16, 2)), 0.0, _E1)],
               relation=ReplaceUser(batch_size=16),
               title="P_1 is (1, 0.01)-shuffle private: one user from -e_1 to e_1 (the largest change of one label) "
                     "and from 0")
@@ -357,13 +315,14 @@ suite.privacy("shuffle-glm/lemS.1-privacy@eps1,delta0.01,d2,n16", auditor="exact
 _P2_EDGE = ShuffledMatrixSummation(15.0, 0.4, 2, 16, 1.0)
 suite.privacy("shuffle-glm/lemS.2-privacy@eps15,delta0.4,d2,n16,rank1", auditor="exact",
               subject=OuterProductSummation(_P2_EDGE), claim=ApproxDP(15.0, 0.4),
-              relation=ReplaceUser(batch_size=16).over(Datasets(16, ball_box(1.0, 2)), random=SEARCH_RANDOM),
+              relation=ReplaceUser(batch_size=16).over(Datasets(16, Box.inside_ball(1.0, 2)), random=SEARCH_RANDOM),
               title="P_2 is (15, 0.4)-shuffle private on the rank-one inputs y y^T (||y||^2 <= 1) Algorithm 1 sends, "
                     "pairs searched")
 _SWAP = np.array([[0.0, 1.0], [1.0, 0.0]])
 suite.privacy("shuffle-glm/lemS.2-privacy@eps15,delta0.4,d2,n16,symmetric", auditor="exact",
               subject=_P2_EDGE, claim=ApproxDP(15.0, 0.4),
-              pairs=[one_user(16, (2, 2), np.eye(2), -np.eye(2)), one_user(16, (2, 2), _SWAP, -_SWAP)],
+              pairs=[one_changed(np.zeros((16, 2, 2)), np.eye(2), -np.eye(2)),
+                     one_changed(np.zeros((16, 2, 2)), _SWAP, -_SWAP)],
               relation=ReplaceUser(batch_size=16),
               title="P_2 is (15, 0.4)-shuffle private: one user's matrix from I to -I (every diagonal label moves "
                     "2 Delta) and from the swap matrix to its negative (operator norm 1)")
@@ -377,8 +336,9 @@ _WARMUP = ShuffledMatrixSummation(_EPS_A1 / 2, _DELTA_A1 / 2, 2, 16, 1.0)
 _UNIT2 = np.array([1.0, 1.0]) / math.sqrt(2)
 suite.privacy("shuffle-glm/claimsec5-sdp@eps4,delta0.1,d2,n16", auditor="exact",
               subject=OuterProductSummation(_WARMUP), claim=ApproxDP(_EPS_A1 / 2, _DELTA_A1 / 2),
-              pairs=[one_user(16, (2,), _E1, _E1[::-1]), one_user(16, (2,), _UNIT2, _UNIT2 * [1, -1]),
-                     one_user(16, (2,), 0.0, _E1)],
+              pairs=[one_changed(np.zeros((16, 2)), _E1, _E1[::-1]),
+                     one_changed(np.zeros((16, 2)), _UNIT2, _UNIT2 * [1, -1]),
+                     one_changed(np.zeros((16, 2)), 0.0, _E1)],
               relation=ReplaceUser(batch_size=16),
               title="Algorithm 1's warm-up V = A_2(S(R_2(x x^T, Delta = 1, eps/2, delta/2))) is (eps/2, delta/2)-SDP "
                     "(eps = 4, delta = 0.1): one user's arm from e_1 to e_2, (1, 1)/sqrt 2 to (1, -1)/sqrt 2, and "
@@ -387,9 +347,9 @@ _SCALED = OuterProductSummation(ShuffledMatrixSummation(_EPS_A1 / 2, _DELTA_A1 /
 _HALF = 1 / math.sqrt(_KAPPA_A1)  # ||y||^2 = weight ||x||^2 <= 1/kappa*
 suite.privacy("shuffle-glm/claimsecD.1@eps4,delta0.1,T1000,kappa4,d2,n16", auditor="exact",
               subject=_SCALED, claim=ApproxDP(_EPS_A1 / 2, _DELTA_A1 / 2 - 1 / _T_A1**2),
-              pairs=[one_user(16, (2,), _HALF * _E1, _HALF * _E1[::-1]),
-                     one_user(16, (2,), _HALF * _UNIT2, _HALF * _UNIT2 * [1, -1]),
-                     one_user(16, (2,), 0.0, _HALF * _E1)],
+              pairs=[one_changed(np.zeros((16, 2)), _HALF * _E1, _HALF * _E1[::-1]),
+                     one_changed(np.zeros((16, 2)), _HALF * _UNIT2, _HALF * _UNIT2 * [1, -1]),
+                     one_changed(np.zeros((16, 2)), 0.0, _HALF * _E1)],
               relation=ReplaceUser(batch_size=16),
               title="Algorithm 1 line 18: R_2((mu'/beta) x x^T, Delta = 1/kappa*, eps/2, delta/2) summed is "
                     "(eps/2, delta/2 - 1/T^2)-SDP when the weights are at most 1/kappa* (kappa* = 4, T = 1000)")
@@ -400,7 +360,7 @@ suite.privacy("shuffle-glm/claimsecD.1@eps4,delta0.1,T1000,kappa4,d2,n16", audit
 # advanced composition with delta' = delta/(T_it + 1) gives 2.37 > eps (the transcript is audited anyway).
 for eps, delta, n in [(1.0, 0.4, 8), (2.0, 0.4, 4)]:
     pgd = PrivateGD(eps, delta, n, 1, lipschitz=1.0, radius=1.0)
-    pairs = [one_user(n, (1,), -1.0, 1.0), one_user(n, (1,), 0.0, 1.0)]
+    pairs = [one_changed(np.zeros((n, 1)), -1.0, 1.0), one_changed(np.zeros((n, 1)), 0.0, 1.0)]
     if eps == 1.0:
         suite.privacy(f"shuffle-glm/lemT.2-privacy@round,eps{eps:g},delta{delta:g},n{n},d1", auditor="exact",
                       subject=pgd.protocol, claim=ApproxDP(pgd.round_epsilon, pgd.round_delta), pairs=pairs,
@@ -445,12 +405,13 @@ for T, d, eps, delta, zeta, kappa, searched in [(64, 2, 1.0, 0.02, 0.01, 4.0, Tr
     for label, bound in [("V", 1.0), ("H", 1 / kappa)]:
         subject = RankOneLeaves(tree, bound)
         if searched:
-            where = {"relation": ReplaceUser(batch_size=T).over(Datasets(T, ball_box(math.sqrt(bound), d)),
+            where = {"relation": ReplaceUser(batch_size=T).over(Datasets(T, Box.inside_ball(math.sqrt(bound), d)),
                                                                 random=SEARCH_RANDOM)}
         else:
             unit = np.eye(d)
-            where = {"pairs": [one_user(T, (d,), math.sqrt(bound) * unit[0], math.sqrt(bound) * unit[1]),
-                               one_user(T, (d,), 0.0, math.sqrt(bound) * unit[0])],
+            where = {"pairs": [one_changed(np.zeros((T, d)), math.sqrt(bound) * unit[0],
+                                           math.sqrt(bound) * unit[1]),
+                               one_changed(np.zeros((T, d)), 0.0, math.sqrt(bound) * unit[0])],
                      "relation": ReplaceUser(batch_size=T)}
         expect = {"expected": "refuted", "reason": V_TREE_REASON} if (label == "V" and refuted_v) else {}
         suite.privacy(f"shuffle-glm/lemI.4-privacy@{label},{point},zeta{zeta:g}", auditor="exact", subject=subject,
@@ -467,14 +428,16 @@ for T, d, eps, delta, zeta, kappa, searched in [(64, 2, 1.0, 0.02, 0.01, 4.0, Tr
             continue
         suite.privacy(f"shuffle-glm/lem6.1@{point}", auditor="exact", subject=v_subject,
                       claim=ApproxDP(eps / 3, delta / 6),
-                      relation=ReplaceUser(batch_size=T).over(Datasets(T, ball_box(1.0, d)), random=SEARCH_RANDOM),
+                      relation=ReplaceUser(batch_size=T).over(Datasets(T, Box.inside_ball(1.0, d)),
+                                                              random=SEARCH_RANDOM),
                       title="T_o minus {t} is (eps/3, delta/6)-DP: audited on the V-tree nodes it is computed from "
                             "(an upper bound on its loss), round t's leaf x x^T replaced or emptied (pairs searched)")
     else:
         unit = np.eye(d)
         suite.privacy(f"shuffle-glm/lemI.5-privacy@{point},zeta{zeta:g}", auditor="exact", subject=v_subject,
                       claim=ApproxDP(eps / 3, delta / 6 + zeta / 6),
-                      pairs=[one_user(T, (d,), 0.0, unit[0]), one_user(T, (d,), unit[0], unit[1])],
+                      pairs=[one_changed(np.zeros((T, d)), 0.0, unit[0]),
+                             one_changed(np.zeros((T, d)), unit[0], unit[1])],
                       relation=ReplaceUser(batch_size=T),
                       title="{T_o,t minus {i}}_t is (eps/3, delta/6 + zeta/6)-indistinguishable (Table 2's instance): "
                             "the V-tree nodes with round 1's leaf emptied or replaced")
@@ -484,18 +447,6 @@ for T, d, eps, delta, zeta, kappa, searched in [(64, 2, 1.0, 0.02, 0.01, 4.0, Tr
 # W.p. >= 1 - zeta/8, for all t: ||prefix noise_t|| <= sigma_noise sqrt(2m) (4 sqrt d + 2 ln(16 T / zeta))
 # (alpha = zeta/8 in P[||Z|| > 4 sqrt d + 2 ln(2T/alpha)] < alpha/(2T)). From samples of B_V's noise alone
 # (zero leaves), T = 256, d = 3, eps = 1, delta = zeta = 0.02, kappa* = 4.
-
-
-def max_prefix_noise_norm(size, rng, tree: SymmetricGaussianTree):
-    """max over t of the spectral norm of the noise in B_V's prefix sum at t, per run."""
-    zeros = np.zeros((tree.T, tree.d, tree.d))
-    out = np.empty(size)
-    block = max(1, 200_000 // (tree.T * tree.d * tree.d))
-    for start in range(0, size, block):
-        m = min(block, size - start)
-        prefix = tree.prefix_matrices(tree.sample(zeros, m, rng))
-        out[start: start + m] = np.abs(np.linalg.eigvalsh(prefix)).max(axis=(1, 2))
-    return out
 
 
 _T_TAIL, _D_TAIL, _ZETA_TAIL = 256, 3, 0.02
@@ -547,14 +498,6 @@ _TAU_PGD, _TAU_GRADIENT = criterion_two_optimizer(_A2, 4, [0.5, 0.0], _A2.lam * 
 _U = np.array([1.0, 1.0]) / math.sqrt(2)
 
 
-def one_record(n: int, first: Any, second: Any, rest: Any = None) -> tuple[np.ndarray, np.ndarray]:
-    """Two batches of n records (rows), all ``rest`` (zeros by default) but user 0's, ``first`` then ``second``."""
-    base = np.zeros((n, len(first))) if rest is None else np.tile(np.asarray(rest, dtype=float), (n, 1))
-    a, b = base.copy(), base.copy()
-    a[0], b[0] = first, second
-    return a, b
-
-
 suite.privacy("shuffle-glm/lemT.2-privacy@criterion2,eps40,delta0.9,zeta0.45,T64,d2,n4", auditor="exact",
               subject=FirstIterationView(_TAU_PGD, _TAU_GRADIENT), claim=ApproxDP(*_A2.switch_budget),
               # records (r, x): both rewards on two orthogonal unit arms and on no arm (the gradient (1/2 - r) x
@@ -589,9 +532,10 @@ suite.privacy(f"shuffle-glm/lemI.7@conditional,{_A2_POINT}", auditor="exact", su
                   random=0),
               title="Lemma I.7's step: given T_o minus {i}, B_H (Lemma I.4) and the optimizer (Lemma I.6) compose to "
                     f"(2 eps/3, 2 delta/3); {_A2_VIEW_TITLE} (searched)")
-_A2_PAIRS = [one_record(4, [0.0, *_E1], [1.0, *_E1], rest=[0.0, *_E1]),
-             one_record(4, [0.0, *_E1], [1.0, *-_E1[::-1]], rest=[0.0, *_E1]),
-             one_record(4, [0.0, *_E1], [0.0, 0.0, 0.0], rest=[0.0, *_E1])]
+_A2_REST = np.tile([0.0, *_E1], (4, 1))  # every user's record (r, x) = (0, e_1), but the changed one's
+_A2_PAIRS = [one_changed(_A2_REST, [0.0, *_E1], [1.0, *_E1]),
+             one_changed(_A2_REST, [0.0, *_E1], [1.0, *-_E1[::-1]]),
+             one_changed(_A2_REST, [0.0, *_E1], [0.0, 0.0, 0.0])]
 for claim_id, what in [("lemI.7", "Lemma I.7"), ("thm6.2-jdp", "Theorem 6.2")]:
     suite.privacy(f"shuffle-glm/{claim_id}@{_A2_POINT}", auditor="exact", subject=_A2_VIEW,
                   claim=ApproxDP(_A2.epsilon, _A2.delta), pairs=_A2_PAIRS, relation=ReplaceUser(batch_size=4),
@@ -605,7 +549,7 @@ for claim_id, what in [("lemI.7", "Lemma I.7"), ("thm6.2-jdp", "Theorem 6.2")]:
 _V20_TREE = SymmetricGaussianTree(64, 2, node_noise_sigma(64, 1.0, 0.02, 20.0))
 suite.privacy("shuffle-glm/lemI.7@billboard,criterion1-user,eps1,delta0.02,zeta0.01,T64,d2,kappa20", auditor="exact",
               subject=RankOneLeaves(_V20_TREE, 1.0), claim=ApproxDP(1.0, 0.02),
-              pairs=[one_user(64, (2,), _E1, _E1[::-1])], relation=ReplaceUser(batch_size=64),
+              pairs=[one_changed(np.zeros((64, 2)), _E1, _E1[::-1])], relation=ReplaceUser(batch_size=64),
               expected="refuted",
               reason="the Billboard the proof composes contains B_V's nodes, calibrated to leaves of norm 1/kappa* "
                      "while V's leaves x x^T have norm 1: at kappa* = 20 they alone exceed (eps, delta); JDP of the "
@@ -626,12 +570,13 @@ suite.privacy("shuffle-glm/lemI.7@billboard,criterion1-user,eps1,delta0.02,zeta0
 # line-18 weight w <= 1/kappa* of D.1's event).
 _T1_PGD, _T1_GRADIENT = algorithm1_optimizer(_EPS_A1, _DELTA_A1, 2, 4, _T_A1, _KAPPA_A1)
 for batch, Delta, weighted, pairs in [
-    ("warmup", 1.0, False, [one_record(4, [0.0, *_E1], [1.0, *_E1[::-1]]),
-                            one_record(4, [0.0, *_U], [1.0, *(_U * [1, -1])]),
-                            one_record(4, [0.0, *_E1], [0.0, 0.0, 0.0])]),
-    ("batch2", 1 / _KAPPA_A1, True, [one_record(4, [0.0, *_E1, 1 / _KAPPA_A1], [1.0, *_E1[::-1], 1 / _KAPPA_A1]),
-                                     one_record(4, [0.0, *_U, 1 / _KAPPA_A1], [1.0, *(_U * [1, -1]), 1 / _KAPPA_A1]),
-                                     one_record(4, [0.0, *_E1, 1 / _KAPPA_A1], [1.0, *_E1, 0.0])]),
+    ("warmup", 1.0, False, [one_changed(np.zeros((4, 3)), [0.0, *_E1], [1.0, *_E1[::-1]]),
+                            one_changed(np.zeros((4, 3)), [0.0, *_U], [1.0, *(_U * [1, -1])]),
+                            one_changed(np.zeros((4, 3)), [0.0, *_E1], [0.0, 0.0, 0.0])]),
+    ("batch2", 1 / _KAPPA_A1, True,
+     [one_changed(np.zeros((4, 4)), [0.0, *_E1, 1 / _KAPPA_A1], [1.0, *_E1[::-1], 1 / _KAPPA_A1]),
+      one_changed(np.zeros((4, 4)), [0.0, *_U, 1 / _KAPPA_A1], [1.0, *(_U * [1, -1]), 1 / _KAPPA_A1]),
+      one_changed(np.zeros((4, 4)), [0.0, *_E1, 1 / _KAPPA_A1], [1.0, *_E1, 0.0])]),
 ]:
     release = BatchRelease(ShuffledMatrixSummation(_EPS_A1 / 2, _DELTA_A1 / 2, 2, 4, Delta),
                            FirstIterationView(_T1_PGD, _T1_GRADIENT), weighted=weighted)
