@@ -90,7 +90,7 @@ from dpaudit.mechanisms.concurrent_tree import BinarySummation, ConcurrentShuffl
 
 from dpaudit import ApproxDP, SubGaussian, TailBound
 from dpaudit.domains import Datasets
-from dpaudit.neighbours import ReplaceOne
+from dpaudit.neighbours import ReplaceOne, one_changed
 from dpaudit.suite import Suite
 
 suite = Suite("concurrent-shuffle",
@@ -210,10 +210,9 @@ suite.tail("concurrent-shuffle/thm3.2-accuracy@n64,eps0.9,delta1e-3,beta0.01", a
 # user 1 from (e_1, y = 1) to (e_2, y = -1), which moves every vector label and the matrix diagonal
 # (P_Vec's tables at b ~ 1e9 cost ~35 s a pair, so no search).
 _VEC = VectorConcurrentTree(8, 2, EPS, DELTA, 2, 2, dim=2, split="log n")
-_ROWS0, _ROWS1 = np.zeros((8, 3)), np.zeros((8, 3))
-_ROWS0[0], _ROWS1[0] = (1.0, 0.0, 1.0), (0.0, 1.0, -1.0)
+_USER1_ROWS = one_changed(np.zeros((8, 3)), (1.0, 0.0, 1.0), (0.0, 1.0, -1.0))
 suite.privacy("concurrent-shuffle/cor3.3-privacy@vector,n8,dim2,eps0.9,delta1e-3", auditor="exact",
-              subject=_VEC.blocks_of(0), claim=ApproxDP(EPS, DELTA), pairs=[(_ROWS0, _ROWS1)], relation=ReplaceOne(),
+              subject=_VEC.blocks_of(0), claim=ApproxDP(EPS, DELTA), pairs=[_USER1_ROWS], relation=ReplaceOne(),
               title=f"Algorithm 2 with M^sum_vec = P_Vec blocks (n = 8, d = 2, blocks at (0.3, 3.33e-4): b = "
                     f"{_VEC.protocols[0].b:,} and {_VEC.protocols[1].b:,}) is (0.9, 1e-3)-CSDP; user 1's two blocks, "
                     "(e_1, 1) against (e_2, -1)")
