@@ -167,8 +167,9 @@ for n, b in [(3, 40.0), (16, 1.0)]:
                       title=f"{n} Polya(1/{n}, e^(-1/{b:g})) share differences sum to Lap_Z({b:g})")
 
 for r, beta in [(1 / N_BATCH, math.exp(-0.025)), (0.5, 0.8)]:
-    suite.conformance(f"dist-mab/claimsec4a@r{r:.4g},beta{beta:.4g}", sampler=partial(noise.gamma_poisson, r=r, beta=beta),
-                      reference=noise.Polya(r, beta), title=f"Gamma-Poisson sampler draws Polya({r:.4g}, {beta:.4g})")
+    suite.conformance(f"dist-mab/claimsec4a@r{r:.4g},beta{beta:.4g}",
+                      sampler=partial(noise.gamma_poisson, r=r, beta=beta), reference=noise.Polya(r, beta),
+                      title=f"Gamma-Poisson sampler draws Polya({r:.4g}, {beta:.4g})")
 
 suite.conformance("dist-mab/remark7@bL32", sampler=partial(noise.geometric_difference, beta=math.exp(-1 / 32)),
                   reference=noise.DiscreteLaplace(32.0), title="Geometric - Geometric is Lap_Z(32)")
@@ -176,7 +177,8 @@ suite.conformance("dist-mab/remark7@bL32", sampler=partial(noise.geometric_diffe
 for eps in (1.0, 0.1):
     b = theorem1(eps).g / eps
     suite.tail(f"dist-mab/fact3-tail@bL{b:g}", subject=noise.DiscreteLaplace(b), auditor="exact",
-               claim=TailBound.high_probability(partial(lambda p, b: b * np.log(2 / p), b=b), f"(Delta/eps) log(2/p), Delta/eps = {b:g}"),
+               claim=TailBound.high_probability(partial(lambda p, b: b * np.log(2 / p), b=b),
+                                                f"(Delta/eps) log(2/p), Delta/eps = {b:g}"),
                title=f"Lap_Z({b:g}) (Theorem 1, eps = {eps:g}): P[|Y| > (Delta/eps) log(2/p)] <= p")
 
 suite.conformance("dist-mab/def5@var100", sampler=partial(noise.poisson_difference, variance=100.0),
@@ -219,7 +221,8 @@ _DG_SUM = LazyLaw(lambda: noise.iid_sum(noise.DiscreteGaussian(_G4 / (_EPS4 * ma
 suite.tail("dist-mab/thm4-tail@noise-mgf,n16", subject=_DG_SUM, claim=SubGaussian(_G4 / _EPS4), auditor="exact",
            title="the sum of n = 16 N_Z(0, 10^2) shares is (g/eps)^2 = 1600-sub-Gaussian (App. F)")
 suite.tail("dist-mab/thm4-tail@noise-tail,n16", subject=_DG_SUM, auditor="exact",
-           claim=TailBound.high_probability(lambda p: _G4 / _EPS4 * np.sqrt(2 * np.log(2 / p)), "(g/eps) sqrt(2 log(2/p))"),
+           claim=TailBound.high_probability(lambda p: _G4 / _EPS4 * np.sqrt(2 * np.log(2 / p)),
+                                            "(g/eps) sqrt(2 log(2/p))"),
            title="sum of 16 N_Z(0, 10^2) shares: P[|sum| > (g/eps) sqrt(2 log(2/p))] <= p (App. F)")
 
 
@@ -227,12 +230,15 @@ _HALF = np.full(N_BATCH, 0.5)
 _SPREAD = (np.arange(N_BATCH) + 0.5) / N_BATCH
 for label, fractions in [("frac0.5", _HALF), ("spread", _SPREAD)]:
     for g in (4, 32):
-        law = LazyLaw(partial(rounding_sum, N_BATCH, g, fractions), f"sum of {N_BATCH} rounded inputs, g = {g}, {label}")
+        law = LazyLaw(partial(rounding_sum, N_BATCH, g, fractions),
+                      f"sum of {N_BATCH} rounded inputs, g = {g}, {label}")
         suite.tail(f"dist-mab/claimsecD.1a@tail,g{g},{label}", subject=law, auditor="exact",
                    claim=TailBound.high_probability(
                        lambda p, n=N_BATCH: np.sqrt(2 * n * np.log(2 / p)), "g sqrt(2 (n/g^2) log(2/p))", centred=True),
-                   title=f"rounding error of n = {N_BATCH} inputs ({label}), in units of 1/g: tail <= p at sqrt(2 n log(2/p))")
-suite.tail("dist-mab/claimsecD.1a@mgf,frac0.5", subject=noise.FiniteIntegerLaw(0, [0.5, 0.5], name="x_hat at x g = 1/2"),
+                   title=f"rounding error of n = {N_BATCH} inputs ({label}), in units of 1/g: tail <= p at "
+                         "sqrt(2 n log(2/p))")
+suite.tail("dist-mab/claimsecD.1a@mgf,frac0.5",
+           subject=noise.FiniteIntegerLaw(0, [0.5, 0.5], name="x_hat at x g = 1/2"),
            claim=SubGaussian(1.0, centred=True), auditor="exact",
            title="the rounding error iota = x_hat - x g is 1-sub-Gaussian")
 
@@ -245,16 +251,19 @@ for eps, n in [(0.5, 16), (1 / 8, 64)]:
     total = LazyLaw(partial(noise.iid_sum, noise.DiscreteLaplace(1 / eps), n), f"sum of {n} Lap_Z({1 / eps:g})")
     suite.tail(f"dist-mab/lem5@tail,eps{eps:g},n{n}", subject=total, auditor="exact",
                claim=TailBound.high_probability(
-                   partial(lambda p, c, e, n: np.maximum(c / e * np.sqrt(2 * n * np.log(2 / p)), 2 * c / e * np.log(2 / p)),
+                   partial(lambda p, c, e, n: np.maximum(c / e * np.sqrt(2 * n * np.log(2 / p)),
+                                                         2 * c / e * np.log(2 / p)),
                            c=c, e=eps, n=n),
                    "max{(c/eps) sqrt(2 n log(2/p)), (2c/eps) log(2/p)}"),
                title=f"sum of {n} Lap_Z(1/{eps:g}): w.p. 1 - p within max{{...}}, c = {c}")
 
 suite.tail("dist-mab/lem6@sum16-dg", subject=_DG_SUM, auditor="exact",
            claim=TailBound.high_probability(lambda p: np.sqrt(2 * 1600 * np.log(2 / p)), "sqrt(2 sigma^2 log(2/p))"),
-           title="a mean-zero 1600-sub-Gaussian sum (16 N_Z(0, 10^2) shares): |X| <= sqrt(2 sigma^2 log(2/p)) w.p. 1 - p")
+           title="a mean-zero 1600-sub-Gaussian sum (16 N_Z(0, 10^2) shares): |X| <= sqrt(2 sigma^2 "
+                 "log(2/p)) w.p. 1 - p")
 suite.tail("dist-mab/lem7@skellam", subject=noise.Skellam(400.0), auditor="exact",
-           claim=TailBound(lambda t: 2 * np.exp(-np.minimum(np.asarray(t) ** 2 / (2 * 800.0), np.asarray(t) / (2 * math.sqrt(2)))),
+           claim=TailBound(lambda t: 2 * np.exp(-np.minimum(np.asarray(t) ** 2 / (2 * 800.0),
+                                                            np.asarray(t) / (2 * math.sqrt(2)))),
                            "2 exp(-min{t^2 / (2 sigma^2), t / (2h)}), (sigma^2, h) = (800, sqrt 2)"),
            title="Lemma 7 at Sk(0, 400), which Proposition 1 makes (800, sqrt 2)-sub-exponential")
 for mu, n in [(0.5, 1024), (0.9, 64)]:
@@ -272,7 +281,8 @@ suite.tail("dist-mab/lem9@skellam-sum", subject=noise.Skellam(16 * 100.0), audit
 for eps in (1.0, 0.1):
     g = theorem1(eps).g
     sigma, h = math.sqrt(2) / eps, 1 / eps
-    suite.tail(f"dist-mab/thm1-tail@eps{eps:g}", subject=LazyLaw(partial(protocol_error, eps), f"g n_a(b), eps = {eps:g}"),
+    suite.tail(f"dist-mab/thm1-tail@eps{eps:g}",
+               subject=LazyLaw(partial(protocol_error, eps), f"g n_a(b), eps = {eps:g}"),
                auditor="exact",
                claim=TailBound.high_probability(
                    partial(lambda q, g, s, h: g * (s * np.sqrt(np.log(4 / q)) + h * np.log(4 / q)), g=g, s=sigma, h=h),
@@ -295,7 +305,8 @@ _THM1_PAIRS = [one_changed(np.zeros(N_BATCH), 0.0, 1.0), one_changed(np.full(N_B
 suite.privacy("dist-mab/thm1-privacy@eps1,n1024", auditor="exact",
               subject=DistributedSum("polya", 1.0, N_BATCH, T), claim=PureDP(1.0), pairs=_THM1_PAIRS,
               relation=ReplaceUser(batch_size=N_BATCH),
-              title="Algorithm 1 with Polya shares is 1-DP (n = 1024, T = 10^6; one user from 0 to 1, and from 1/2 to 0)")
+              title="Algorithm 1 with Polya shares is 1-DP (n = 1024, T = 10^6; one user from 0 to 1, "
+                    "and from 1/2 to 0)")
 
 
 # -- Theorem 2's Renyi DP and Theorem 6's local DP ------------------------------------------------
@@ -319,7 +330,8 @@ for label, batch in [("", None), ("batch,", N_BATCH)]:
                   pairs=_THM1_PAIRS,
                   relation=ReplaceUser(batch_size=N_BATCH),
                   title=f"Algorithm 1 with Skellam shares: {'per-batch eps_n' if batch else 'eps'}(alpha)-RDP at the "
-                        "paper's point (eps = 0.1, s = 10, n = 1024, m = 37,687; one user from 0 to 1, and from 1/2 to 0)")
+                        "paper's point (eps = 0.1, s = 10, n = 1024, m = 37,687; one user from 0 to 1, "
+                        "and from 1/2 to 0)")
 
 for eps, n in [(0.5, 64), (0.9, N_BATCH)]:
     suite.privacy(f"dist-mab/thm6-ldp@eps{eps:g},n{n}", auditor="exact", subject=LocalModularRandomizer(eps, n, T),
@@ -331,7 +343,8 @@ for eps, n in [(0.5, 64), (0.9, N_BATCH)]:
 
 suite.privacy("dist-mab/thm5-privacy@eps0.5,n16", auditor="exact", subject=CentralModularSum(0.5, 16, T),
               claim=PureDP(0.5), relation=ReplaceUser(batch_size=16).over(Datasets(16, Box(0.0, 1.0))),
-              title="the central protocol (Algorithms 2-3, Lap_Z(g/eps) added by the analyzer) is 0.5-DP (n = 16; pairs searched)")
+              title="the central protocol (Algorithms 2-3, Lap_Z(g/eps) added by the analyzer) is 0.5-DP (n = 16; "
+                    "pairs searched)")
 suite.privacy("dist-mab/thm5-privacy@eps0.9,n1024", auditor="exact", subject=CentralModularSum(0.9, N_BATCH, T),
               claim=PureDP(0.9), pairs=_THM1_PAIRS,
               relation=ReplaceUser(batch_size=N_BATCH),
@@ -350,14 +363,16 @@ def query_neighbours(delta: int):
 for delta, eps in [(32, 1.0), (4, 0.1)]:  # Theorem 1's (g, eps) at n = 1024: noise Lap_Z(32), Lap_Z(40)
     suite.privacy(f"dist-mab/fact3-privacy@Delta{delta},eps{eps:g}", auditor="exact",
                   subject=DiscreteLaplaceMechanism(eps, delta), claim=PureDP(eps), relation=query_neighbours(delta),
-                  title=f"Lap_Z(Delta/eps) on an integer query of sensitivity Delta = {delta} is {eps:g}-DP (pairs searched)")
+                  title=f"Lap_Z(Delta/eps) on an integer query of sensitivity Delta = {delta} is {eps:g}-DP "
+                        "(pairs searched)")
 
 for delta, variance in [(1, 2.0), (4, 16.0), (32, 102400.0)]:  # the last: Theorem 2's total noise and g at n = 1024
     suite.privacy(f"dist-mab/lem3@Delta{delta},var{variance:g}", auditor="exact",
                   subject=IntegerQueryNoise.skellam(variance, delta),
                   claim=RenyiDP(RDP_ORDERS, tuple(lemma3_epsilon(a, delta, variance) for a in RDP_ORDERS)),
                   relation=query_neighbours(delta),
-                  title=f"Sk(0, {variance:g}) on a sensitivity-{delta} integer query is eps(alpha)-RDP (Lemma 3; pairs searched)")
+                  title=f"Sk(0, {variance:g}) on a sensitivity-{delta} integer query is eps(alpha)-RDP (Lemma 3; "
+                        "pairs searched)")
 
 # Fact 2's privacy part: N_Z(0, Delta^2/eps^2) is (eps^2/2)-zCDP, i.e. D_alpha <= alpha eps^2/2 for every alpha.
 # The truth equals the claim at every integer order (the Renyi sum's centre alpha Delta is an integer),
@@ -366,8 +381,10 @@ for delta, variance in [(1, 2.0), (4, 16.0), (32, 102400.0)]:  # the last: Theor
 for delta, eps in [(1, 1.0), (20, 0.5)]:  # the second: Theorem 4's total proxy (g/eps)^2 = 1600 at n = 16
     suite.privacy(f"dist-mab/fact2@privacy,Delta{delta},eps{eps:g}", auditor="exact",
                   subject=IntegerQueryNoise.discrete_gaussian(delta / eps, delta),
-                  claim=RenyiDP(RDP_ORDERS, tuple(a * eps**2 / 2 for a in RDP_ORDERS)), relation=query_neighbours(delta),
-                  title=f"N_Z(0, Delta^2/eps^2) on a sensitivity-{delta} query is ({eps:g}^2/2)-zCDP (curve at the Renyi orders)")
+                  claim=RenyiDP(RDP_ORDERS, tuple(a * eps**2 / 2 for a in RDP_ORDERS)),
+                  relation=query_neighbours(delta),
+                  title=f"N_Z(0, Delta^2/eps^2) on a sensitivity-{delta} query is ({eps:g}^2/2)-zCDP (curve at "
+                        "the Renyi orders)")
 
 for sigma, n, delta in [(0.5, 16, 1), (1.0, 16, 1), (1.0, 16, 2)]:
     e = lemma4_epsilon(delta, sigma, n)
@@ -384,8 +401,8 @@ _THM4_S1 = DistributedSum("discrete-gaussian", 0.5, 16, T, s=1.0)
 suite.privacy("dist-mab/thm4-privacy@eps0.5,s1,n16", auditor="exact", subject=_THM4_S1,
               claim=ZCDP(theorem4_epsilon_hat(0.5, 1.0, T) ** 2 / 2),
               relation=ReplaceUser(batch_size=16).over(Datasets(16, Box(0.0, 1.0))),
-              title="Algorithm 1 with N_Z(0, g^2/(n eps^2)) shares is (eps_hat^2/2)-zCDP, eps_hat = min{sqrt(eps^2 + xi/2), "
-                    "eps + xi}, xi as printed (eps = 0.5, s = 1, n = 16; pairs searched)")
+              title="Algorithm 1 with N_Z(0, g^2/(n eps^2)) shares is (eps_hat^2/2)-zCDP, eps_hat = min{sqrt(eps^2 + "
+                    "xi/2), eps + xi}, xi as printed (eps = 0.5, s = 1, n = 16; pairs searched)")
 _EPS_HAT10 = theorem4_epsilon_hat(0.5, 10.0, T)
 suite.privacy("dist-mab/thm4-privacy@eps0.5,s10,n16", auditor="exact",
               subject=DistributedSum("discrete-gaussian", 0.5, 16, T, s=10.0),
@@ -404,8 +421,9 @@ for eps, n in [(1.0, 16), (0.5, 64)]:
     suite.privacy(f"dist-mab/thm3-privacy@step,eps{eps:g},n{n}", auditor="exact", subject=ShuffleModSum(eps, n, T),
                   claim=PureDP(eps / 2), relation=ReplaceUser(batch_size=n).over(Datasets(n, Box(0.0, 1.0))),
                   expected="refuted",
-                  reason="the proof's step needs the mod sum eps/2-DP, but with the printed noise e^{-eps/g} its loss is "
-                         "exactly eps (one user 0 -> 1 shifts the sum by g against Lap_Z(g/eps)); e^{-eps'/g} would give eps/2",
+                  reason="the proof's step needs the mod sum eps/2-DP, but with the printed noise e^{-eps/g} its loss "
+                         "is exactly eps (one user 0 -> 1 shifts the sum by g against Lap_Z(g/eps)); e^{-eps'/g} "
+                         "would give eps/2",
                   title=f"Theorem 3's proof step: the mod sum with Polya(1/n, e^(-eps/g)) shares is eps/2-DP "
                         f"(eps = {eps:g}, n = {n}, T = 10^6; pairs searched)")
 
@@ -417,8 +435,9 @@ for eps in (1.0, 0.1):
     protocol = theorem1(eps)
     for label, s_total in [("s0", 0), ("sng", protocol.n * protocol.g)]:  # the two ends, nearest a wrap
         suite.tail(f"dist-mab/claimsecD.1b@eps{eps:g},{label}", auditor="exact",
-                   subject=LazyLaw(partial(analyzer_error, eps, s_total), f"g (A(y_hat) - sum x_hat / g), s = {s_total}"),
+                   subject=LazyLaw(partial(analyzer_error, eps, s_total),
+                                   f"g (A(y_hat) - sum x_hat / g), s = {s_total}"),
                    claim=TailBound.accuracy(protocol.tau, 1 / T, f"P(|A(y_hat) - sum x_hat / g| > tau/g) <= p = 1/T, "
                                                                   f"tau = {protocol.tau} (in units of 1/g)"),
-                   title=f"App. D.1: |sum eta| <= tau makes the analyzer exact, so P[|A(y_hat) - (1/g) sum x_hat| > tau/g] <= p "
-                         f"(Theorem 1, eps = {eps:g}, n = 1024, sum x_hat = {s_total})")
+                   title="App. D.1: |sum eta| <= tau makes the analyzer exact, so P[|A(y_hat) - (1/g) sum x_hat| > "
+                         f"tau/g] <= p (Theorem 1, eps = {eps:g}, n = 1024, sum x_hat = {s_total})")

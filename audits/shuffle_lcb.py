@@ -184,7 +184,8 @@ def cube_search(users: int, d: int, random: int = 4):
 suite.privacy("shuffle-lcb/thm3.5-privacy@eps15,delta0.4,d2,B16", auditor="exact",
               subject=BallRows(ShuffledVectorProtocol.unique_users(15.0, 0.4, 2, 16), 2), claim=ApproxDP(15.0, 0.4),
               relation=cube_search(16, 2),
-              title="P_Vec (Thm 3.5: g = 8, b = 65,297) is (15, 0.4)-SDP: one user's (phi, y) replaced, searched over the ball")
+              title="P_Vec (Thm 3.5: g = 8, b = 65,297) is (15, 0.4)-SDP: one user's (phi, y) replaced, "
+                    "searched over the ball")
 for eps in (10.0, 1.0):
     d, users = D, B
     pairs = [one_changed(np.zeros((users, d + 1)), unit_row(d, 0, 1.0), unit_row(d, 0, 1.0, -1.0)),
@@ -202,9 +203,11 @@ suite.privacy("shuffle-lcb/corC.3-ldp@eps0_15,delta0_0.4,d2", auditor="exact",
               title="R_Vec with Cor C.3's g = 4, b = 261,187 is (15, 0.4)-LDP (one user's label counts; searched)")
 suite.privacy("shuffle-lcb/corC.3-ldp@eps0_1,delta0_0.1,d2", auditor="exact",
               subject=ShuffledVectorProtocol.ldp(1.0, 0.1, 2), claim=ApproxDP(1.0, 0.1),
-              pairs=[([unit_row(2, 0, 1.0)], [unit_row(2, 0, 1.0, -1.0)]), ([unit_row(2, 0, 1.0)], [unit_row(2, 1, -1.0)])],
+              pairs=[([unit_row(2, 0, 1.0)], [unit_row(2, 0, 1.0, -1.0)]),
+                     ([unit_row(2, 0, 1.0)], [unit_row(2, 1, -1.0)])],
               relation=ReplaceUser(batch_size=1),
-              title="R_Vec with Cor C.3's g = 4, b = 107,797,121 is (1, 0.1)-LDP: (e_1, 1) to (-e_1, 1) and to (e_2, -1)")
+              title="R_Vec with Cor C.3's g = 4, b = 107,797,121 is (1, 0.1)-LDP: (e_1, 1) to (-e_1, 1) "
+                    "and to (e_2, -1)")
 
 # -- P_Vec, Remark 3.7: Theorem 3.5's randomizer alone is O(eps sqrt B, delta)-LDP ------------------
 # With the constant the proof of Cor C.2 gives (eps0 = eps sqrt B, delta0 = delta): B = 16, eps = 1,
@@ -212,7 +215,8 @@ suite.privacy("shuffle-lcb/corC.3-ldp@eps0_1,delta0_0.1,d2", auditor="exact",
 suite.privacy("shuffle-lcb/remark3.7@eps1,delta0.1,d2,B16", auditor="exact",
               subject=BallRows(ShuffledVectorProtocol.unique_users(1.0, 0.1, 2, 16).with_batch(1), 2),
               claim=ApproxDP(4.0, 0.1), relation=cube_search(1, 2),
-              title="one user's messages of Thm 3.5's P_Vec (B = 16, eps = 1) are (eps sqrt B, delta) = (4, 0.1)-LDP (searched)")
+              title="one user's messages of Thm 3.5's P_Vec (B = 16, eps = 1) are (eps sqrt B, delta) = "
+                    "(4, 0.1)-LDP (searched)")
 
 # -- P_Vec, Theorem 4.2(ii) / E.5: returning users, (eps, delta)-SDP over all M batches --------------
 # eps = 15, delta = 0.4 (the range's edge, smallest b), d = 2, B = 16, T = 64 (M = 4): b = 41,084,470;
@@ -275,7 +279,8 @@ suite.privacy(f"shuffle-lcb/thm3.2-privacy@eps{_EPS_B1:g},delta{_DELTA_B1:g},B{_
               subject=_LR, claim=ApproxDP(*_TILDE_B1), pairs=[_ONE_OUT_CLONES], relation=ReplaceUser(batch_size=_B_B1),
               samples={"quick": 100_000, "standard": 1_000_000, "thorough": 10_000_000},
               title=f"P_Amp's shuffled view (B = {_B_B1}) is Lemma B.4's (eps~, delta~) = ({_TILDE_B1[0]:.4g}, "
-                    f"{_TILDE_B1[1]:.4g})-SDP: one user at the far end of the worst pair among clones (likelihood-ratio events)")
+                    f"{_TILDE_B1[1]:.4g})-SDP: one user at the far end of the worst pair among clones "
+                    "(likelihood-ratio events)")
 
 # -- Lemma B.4 on an exactly tractable randomizer ---------------------------------------------------
 # Binary randomized response is (eps0, 0)-LDP and its shuffled view (the count of ones) has an exact
@@ -347,20 +352,23 @@ for m0 in (2, 4):
                       subject=ReturningUserStream(mech, m0, schedule), claim=ApproxDP(_EPS_TREE, DELTA),
                       pairs=[worst], relation=ReplaceUser(batch_size=users),
                       title=f"LinUCB-JDP's tree with node sigma x M0 ({mech.sigma:.4g}) is user-level "
-                            f"({_EPS_TREE:g}, {DELTA:g})-JDP: one user's {m0} {schedule} rounds moved along the worst pair")
+                            f"({_EPS_TREE:g}, {DELTA:g})-JDP: one user's {m0} {schedule} rounds moved "
+                            "along the worst pair")
     suite.privacy(f"shuffle-lcb/prop4.3-jdp@{point},consecutive,searched", auditor="exact",
-                  subject=BallRows(ReturningUserStream(mech, m0, "consecutive"), _D_TREE), claim=ApproxDP(_EPS_TREE, DELTA),
+                  subject=BallRows(ReturningUserStream(mech, m0, "consecutive"), _D_TREE),
+                  claim=ApproxDP(_EPS_TREE, DELTA),
                   relation=user_search(users, m0, _D_TREE),
                   title=f"LinUCB-JDP's tree with node sigma x M0 = {m0} is user-level ({_EPS_TREE:g}, {DELTA:g})-JDP "
                         "(one user's consecutive rounds, searched over the ball)")
 # The experiment's largest eps (no range is printed for Prop 4.3): eps = 10, M0 = 4, consecutive.
 _MECH_43_10 = CentralTreeMechanism.user_level(_T_TREE, _D_TREE, 10.0, DELTA, 4)
-suite.privacy(f"shuffle-lcb/prop4.3-jdp@eps10,delta{DELTA:g},T{_T_TREE},d{_D_TREE},M0_4,consecutive,worst", auditor="exact",
+suite.privacy(f"shuffle-lcb/prop4.3-jdp@eps10,delta{DELTA:g},T{_T_TREE},d{_D_TREE},M0_4,consecutive,worst",
+              auditor="exact",
               subject=ReturningUserStream(_MECH_43_10, 4, "consecutive"), claim=ApproxDP(10.0, DELTA),
               pairs=[one_changed(np.zeros((_T_TREE // 4, 4, _D_TREE + 1)), *WORST_ROW_PAIR)],
               relation=ReplaceUser(batch_size=_T_TREE // 4),
-              title=f"LinUCB-JDP's tree with node sigma x 4 ({_MECH_43_10.sigma:.4g}) is user-level (10, {DELTA:g})-JDP "
-                    "(4 consecutive rounds, worst pair)")
+              title=f"LinUCB-JDP's tree with node sigma x 4 ({_MECH_43_10.sigma:.4g}) is user-level (10, "
+                    f"{DELTA:g})-JDP (4 consecutive rounds, worst pair)")
 
 # -- Proposition F.3: Batched-Central-LinUCB is (eps, delta)-JDP for every B in [T] -----------------
 # One leaf per batch (N = ceil(T/B)); one round's row replaced changes one leaf. Points inside the
