@@ -163,7 +163,8 @@ _twins(
     pairs=HISTOGRAM_PAIRS,
     relation=AddRemoveOne(),
     expected="refuted",
-    reason="known-broken validation mechanism: noise scale 0.7 instead of 1/0.7 gives true epsilon 1/0.7 = 1.43, not 0.7",
+    reason="known-broken validation mechanism: noise scale 0.7 instead of 1/0.7 gives true epsilon 1/0.7 "
+           "= 1.43, not 0.7",
     truth=1 / 0.7,
 )
 
@@ -205,7 +206,8 @@ suite.privacy(
     relation=UNIT,
     auditor="statistical",
     expected="refuted",
-    reason="known-broken validation mechanism: releasing the noisy max value gives true epsilon k eps/2 = 1.05, not 0.7",
+    reason="known-broken validation mechanism: releasing the noisy max value gives true epsilon k eps/2 "
+           "= 1.05, not 0.7",
     truth=NOISY_MAX_VALUE.true_epsilon,
 )
 # Exponential mechanism (Gumbel noise, softmax law): epsilon is a supremum approached as the reported
@@ -272,7 +274,8 @@ _twins(
     pairs=SVT_PAIRS,
     relation=UNIT,
     expected="refuted",
-    reason="known-broken SVT variant (Lyu et al. 2017, Alg. 6): with no cutoff the true epsilon is infinite (3.09 on 10 queries)",
+    reason="known-broken SVT variant (Lyu et al. 2017, Alg. 6): with no cutoff the true epsilon is infinite "
+           "(3.09 on 10 queries)",
     truth=math.inf,
 )
 # Roth's notes (Lyu Alg. 3, StatDP iSVT4): releases the noisy answer of the "above" query; on
@@ -301,7 +304,8 @@ suite.privacy(
     # the leaking outputs are rare (an "above" far down the stream): 10^6 samples even when quick
     samples={"quick": 1_000_000},
     expected="refuted",
-    reason="known-broken SVT variant (Lyu et al. 2017, Alg. 3): releasing noisy answers makes the true epsilon infinite (3.5 on 10 queries)",
+    reason="known-broken SVT variant (Lyu et al. 2017, Alg. 3): releasing noisy answers makes the true epsilon "
+           "infinite (3.5 on 10 queries)",
     truth=math.inf,
 )
 
@@ -338,7 +342,8 @@ for eps in (0.5, 5.0, 10.0):
         truth=true_delta,
         **(
             {"expected": "refuted",
-             "reason": f"the classic calibration fails outside eps < 1 (Balle & Wang 2018): true delta({eps:g}) = {true_delta:.3g} > 1e-5"}
+             "reason": f"the classic calibration fails outside eps < 1 (Balle & Wang 2018): true delta({eps:g}) = "
+                       f"{true_delta:.3g} > 1e-5"}
             if broken else {}
         ),
     )
@@ -435,7 +440,8 @@ _twins(
     pairs=[([0], [1]), ([2], [3])],
     relation=LOCAL,
     expected="refuted",
-    reason="known-broken validation mechanism: keep probability e^eps/(e^eps+1) with k=4 gives true epsilon 1 + ln 3 = 2.10, not 1",
+    reason="known-broken validation mechanism: keep probability e^eps/(e^eps+1) with k=4 gives true epsilon 1 + ln "
+           "3 = 2.10, not 1",
     truth=KRR_BUG.true_epsilon,
 )
 
@@ -481,7 +487,8 @@ _twins(
     pairs=[([0.25, 1.0], [0.25, -1.0]), ([0.25, 5.0], [0.25, -5.0])],
     relation=ReplaceOne(),
     expected="refuted",
-    reason="known-broken validation mechanism: under replace-one the clipped sum moves by 2C, true epsilon 2 eps = 2, not 1",
+    reason="known-broken validation mechanism: under replace-one the clipped sum moves by 2C, true epsilon "
+           "2 eps = 2, not 1",
     truth=2.0,
 )
 _twins(
@@ -492,7 +499,8 @@ _twins(
     pairs=[([0.25, -0.5], [0.25, -0.5, 10.0])],
     relation=AddRemoveOne(),
     expected="refuted",
-    reason="known-broken validation mechanism: unclipped records give unbounded sensitivity, infinite epsilon (10 on this pair)",
+    reason="known-broken validation mechanism: unclipped records give unbounded sensitivity, infinite epsilon "
+           "(10 on this pair)",
     truth=math.inf,
 )
 
@@ -506,6 +514,7 @@ _twins(
     pairs=[(0, 2)],
     relation=QueryDistance(sensitivity=2),
     expected="refuted",
-    reason="known-broken validation mechanism: noise for sensitivity 1 on a sensitivity-2 query gives true epsilon 2, not 1",
+    reason="known-broken validation mechanism: noise for sensitivity 1 on a sensitivity-2 query gives true "
+           "epsilon 2, not 1",
     truth=2.0,
 )

@@ -90,7 +90,7 @@ from dpaudit.mechanisms.concurrent_tree import BinarySummation, ConcurrentShuffl
 
 from dpaudit import ApproxDP, SubGaussian, TailBound
 from dpaudit.domains import Datasets
-from dpaudit.neighbours import ReplaceOne
+from dpaudit.neighbours import ReplaceOne, one_changed
 from dpaudit.suite import Suite
 
 suite = Suite("concurrent-shuffle",
@@ -131,8 +131,8 @@ for m in (2, 16):
     suite.privacy(f"concurrent-shuffle/cor3.3-privacy@node,m{m},eps{_NODE_EPS:g},delta{_NODE_DELTA:g}", auditor="exact",
                   subject=BinarySummation(_NODE_EPS, _NODE_DELTA, m), claim=ApproxDP(_NODE_EPS, _NODE_DELTA),
                   relation=_bits(m),
-                  title=f"M^sum_bin on a batch of {m} users is ({_NODE_EPS:g}, {_NODE_DELTA:g})-SDP (Algorithm 2's node "
-                        "at n = 32); pairs searched")
+                  title=f"M^sum_bin on a batch of {m} users is ({_NODE_EPS:g}, {_NODE_DELTA:g})-SDP (Algorithm 2's "
+                        "node at n = 32); pairs searched")
 _BIG = BinarySummation(_NODE_EPS, _NODE_DELTA, 2048)  # m > N: the first N users send one coin each
 assert _BIG.coins_per_user is None
 suite.privacy(f"concurrent-shuffle/cor3.3-privacy@node,m2048,eps{_NODE_EPS:g},delta{_NODE_DELTA:g}", auditor="exact",
@@ -152,8 +152,8 @@ _ADV3 = advanced_composition_budget(EPS, DELTA, 2, _SLACK)
 suite.privacy("concurrent-shuffle/claimfn2@alg3,k2,n32,eps0.9,delta1e-3", auditor="exact",
               subject=ConcurrentShuffleCounter.tree(32, 2, EPS, DELTA, 4, 2, budget=_ADV3), claim=ApproxDP(EPS, DELTA),
               relation=_bits(32),
-              title=f"advanced composition (footnote 10's variant): Algorithm 3 (k = 2, d = 4, d_low = 2) with nodes at "
-                    f"({_ADV3[0]:.4g}, {_ADV3[1]:.3g}) (delta' = delta/2) is (0.9, 1e-3)-CSDP; pairs searched")
+              title="advanced composition (footnote 10's variant): Algorithm 3 (k = 2, d = 4, d_low = 2) with nodes "
+                    f"at ({_ADV3[0]:.4g}, {_ADV3[1]:.3g}) (delta' = delta/2) is (0.9, 1e-3)-CSDP; pairs searched")
 _ADV2 = advanced_composition_budget(EPS, DELTA, 4, _SLACK)
 suite.privacy("concurrent-shuffle/claimfn2@alg2,n16,eps0.9,delta1e-3", auditor="exact",
               subject=ConcurrentShuffleCounter.tree(16, 3, EPS, DELTA, 2, 2, budget=_ADV2), claim=ApproxDP(EPS, DELTA),
@@ -178,8 +178,8 @@ _V3 = variance_bound(243, EPS / 2, DELTA / 2)
 _T3 = _ALG3.noisiest_time()
 suite.tail("concurrent-shuffle/thm3.4-tail@k2,q3,n243,eps0.9,delta1e-3", subject=_ALG3.noise_law(_T3), auditor="exact",
            claim=SubGaussian(math.sqrt(_V3 * 2 * (9 - 1)), centred=True),
-           title=f"Algorithm 3 (k = 2, d = 9, d_low = 3, n = 243): the noise at t = {_T3} (|V^t| = {len(_ALG3.cover(_T3))}) "
-                 f"is sub-Gaussian with variance V k (d - 1) = {_V3 * 16:g} (V = {_V3:g})")
+           title=f"Algorithm 3 (k = 2, d = 9, d_low = 3, n = 243): the noise at t = {_T3} (|V^t| = "
+                 f"{len(_ALG3.cover(_T3))}) is sub-Gaussian with variance V k (d - 1) = {_V3 * 16:g} (V = {_V3:g})")
 
 STEP_REASON = ("the proof's Hoeffding step bounds a sum of noises with variance proxy v <= V log n by "
                "sqrt(log(1/beta) + log n) sqrt(V log n) with probability 1 - beta/n; Hoeffding gives "
@@ -192,8 +192,8 @@ for beta, base in ((0.01, "ln"), (1e-12, "log2")):
                auditor="exact", claim=TailBound.accuracy(bound, beta / 64, centred=True),
                expected="refuted",
                reason=STEP_REASON.format(v=_NOISE2.var, vb=_V2 * _LOG_N) + f" Logs read as {base}.",
-               title=f"Algorithm 2 (n = 64), t = {_T2}: with probability 1 - beta/n (beta = {beta:g}) the noise is at most "
-                     f"sqrt(log(1/beta) + log n) sqrt(V log n) = {bound:.4g} ({base} logs)")
+               title=f"Algorithm 2 (n = 64), t = {_T2}: with probability 1 - beta/n (beta = {beta:g}) the noise is at "
+                     f"most sqrt(log(1/beta) + log n) sqrt(V log n) = {bound:.4g} ({base} logs)")
 
 _BETA = 0.01
 _ALPHA = theorem_3_2_alpha(64, EPS, DELTA, _BETA)
@@ -210,10 +210,9 @@ suite.tail("concurrent-shuffle/thm3.2-accuracy@n64,eps0.9,delta1e-3,beta0.01", a
 # user 1 from (e_1, y = 1) to (e_2, y = -1), which moves every vector label and the matrix diagonal
 # (P_Vec's tables at b ~ 1e9 cost ~35 s a pair, so no search).
 _VEC = VectorConcurrentTree(8, 2, EPS, DELTA, 2, 2, dim=2, split="log n")
-_ROWS0, _ROWS1 = np.zeros((8, 3)), np.zeros((8, 3))
-_ROWS0[0], _ROWS1[0] = (1.0, 0.0, 1.0), (0.0, 1.0, -1.0)
+_USER1_ROWS = one_changed(np.zeros((8, 3)), (1.0, 0.0, 1.0), (0.0, 1.0, -1.0))
 suite.privacy("concurrent-shuffle/cor3.3-privacy@vector,n8,dim2,eps0.9,delta1e-3", auditor="exact",
-              subject=_VEC.blocks_of(0), claim=ApproxDP(EPS, DELTA), pairs=[(_ROWS0, _ROWS1)], relation=ReplaceOne(),
+              subject=_VEC.blocks_of(0), claim=ApproxDP(EPS, DELTA), pairs=[_USER1_ROWS], relation=ReplaceOne(),
               title=f"Algorithm 2 with M^sum_vec = P_Vec blocks (n = 8, d = 2, blocks at (0.3, 3.33e-4): b = "
                     f"{_VEC.protocols[0].b:,} and {_VEC.protocols[1].b:,}) is (0.9, 1e-3)-CSDP; user 1's two blocks, "
                     "(e_1, 1) against (e_2, -1)")

@@ -5,6 +5,9 @@ Tail, concentration and distributional claims about the noise of the distributed
 analyzer), each audited at the parameter points the theorems use. Exact laws are audited exactly;
 a distributional identity ("this construction has that law") is audited by sampling the
 construction as printed and testing it against the exact law (false-failure rate 1e-6 each).
+The samplers of the constructions are in :mod:`dpaudit.mechanisms.noise.constructions`; the exact
+laws of the protocol's errors and the paper's privacy formulas in
+:mod:`dpaudit.mechanisms.distributed_sum_analysis`.
 
 Parameter points (T = 10^6, so log(2T) = 14.51; n = l(b) = 1024 users in a batch):
   - Theorem 1: eps = 1 gives g = ceil(eps sqrt(n)) = 32, total noise Lap_Z(g/eps = 32),
@@ -116,7 +119,7 @@ Left out (with why):
   - thm3-accuracy and thm6-accuracy are printed only as O(.); regret and communication: later work.
   - remark1 (a relaxed SecAgg suffices for pure DP): Theorem 3's informal statement, audited as thm3-privacy.
   - remark6 (xi -> 0 as s grows, at the cost of a larger m): a trend, not a claim at a point; xi as printed
-    is computed by xi_theorem4 and enters thm4-privacy.
+    is computed by distributed_sum_analysis.xi_theorem4 and enters thm4-privacy.
   - claimsecI (returning users: advanced composition against RDP accounting; equations 14-15 are missing
     from the dump): a comparison of accountants' noise levels, with the orders of the variances only.
 """
@@ -129,80 +132,60 @@ from functools import partial
 import numpy as np
 from dpaudit.mechanisms import DiscreteLaplaceMechanism, DistributedSum, LocalModularRandomizer, noise
 from dpaudit.mechanisms.distributed_sum import CentralModularSum, IntegerQueryNoise, ShuffleModSum
+from dpaudit.mechanisms.distributed_sum_analysis import (
+    N_BATCH,
+    RDP_ORDERS,
+    T,
+    analyzer_error,
+    lemma3_epsilon,
+    lemma4_epsilon,
+    protocol_error,
+    rounding_sum,
+    theorem1,
+    theorem2_epsilon,
+    theorem4_epsilon_hat,
+)
 
 from dpaudit import ZCDP, PureDP, QueryDistance, RenyiDP, SubExponential, SubGaussian, TailBound
 from dpaudit.domains import Box, Datasets
 from dpaudit.laws import LazyLaw
-from dpaudit.neighbours import ReplaceUser
+from dpaudit.neighbours import ReplaceUser, one_changed
 from dpaudit.suite import Suite
 
 suite = Suite("dist-mab", "Chowdhury & Zhou, Distributed Differential Privacy in Multi-Armed Bandits (ICLR 2023)")
 
-T = 10**6
 LOG_2T = math.log(2 * T)
-N_BATCH = 1024
 # conformance samples: the per-user constructions draw n values per sample
 CONFORMANCE_SAMPLES = {"quick": 200_000, "standard": 2_000_000, "thorough": 20_000_000}
 
-
-def theorem1(eps: float) -> DistributedSum:
-    """Theorem 1's protocol at n = 1024, T = 10^6 (its g, tau and m as the theorem prints them)."""
-    return DistributedSum("polya", eps, N_BATCH, T)
-
-
-# -- samplers of the paper's constructions, as printed -------------------------------------------
-
-
-def polya_shares_sum(size, rng, n: int, beta: float):
-    """Sum over n users of gamma+ - gamma-, each Polya(1/n, beta) (Fact 1), drawn per user."""
-    return (rng.negative_binomial(1 / n, 1 - beta, (size, n)) - rng.negative_binomial(1 / n, 1 - beta, (size, n))).sum(1)
-
-
-def gamma_poisson(size, rng, r: float, beta: float):
-    """Footnote 3: lambda ~ Gamma(shape r, scale beta / (1 - beta)), then X ~ Poisson(lambda)."""
-    return rng.poisson(rng.gamma(r, beta / (1 - beta), size))
-
-
-def geometric_difference(size, rng, beta: float):
-    """Remark 7: two i.i.d. Geometric(beta), P[N = k] = beta^k (1 - beta), subtracted."""
-    return (rng.geometric(1 - beta, size) - 1) - (rng.geometric(1 - beta, size) - 1)
-
-
-def poisson_difference(size, rng, variance: float):
-    """Definition 5's sampler: N1 - N2, N_i i.i.d. Poisson(sigma^2 / 2)."""
-    return rng.poisson(variance / 2, size) - rng.poisson(variance / 2, size)
-
-
-def skellam_shares_sum(size, rng, n: int, variance: float):
-    """Sum over n users of Sk(0, variance / n) shares, each drawn as Definition 5 prints."""
-    share = variance / n / 2
-    return (rng.poisson(share, (size, n)) - rng.poisson(share, (size, n))).sum(1)
-
+# -- the paper's constructions, sampled as printed (dpaudit.mechanisms.noise.constructions) ----------
 
 for n, b in [(3, 40.0), (16, 1.0)]:
     beta = math.exp(-1 / b)
-    suite.conformance(f"dist-mab/fact1@n{n},bL{b:g}", sampler=partial(polya_shares_sum, n=n, beta=beta),
+    suite.conformance(f"dist-mab/fact1@n{n},bL{b:g}", sampler=partial(noise.polya_shares_sum, n=n, beta=beta),
                       reference=noise.DiscreteLaplace(b), samples=CONFORMANCE_SAMPLES,
                       title=f"{n} Polya(1/{n}, e^(-1/{b:g})) share differences sum to Lap_Z({b:g})")
 
 for r, beta in [(1 / N_BATCH, math.exp(-0.025)), (0.5, 0.8)]:
-    suite.conformance(f"dist-mab/claimsec4a@r{r:.4g},beta{beta:.4g}", sampler=partial(gamma_poisson, r=r, beta=beta),
-                      reference=noise.Polya(r, beta), title=f"Gamma-Poisson sampler draws Polya({r:.4g}, {beta:.4g})")
+    suite.conformance(f"dist-mab/claimsec4a@r{r:.4g},beta{beta:.4g}",
+                      sampler=partial(noise.gamma_poisson, r=r, beta=beta), reference=noise.Polya(r, beta),
+                      title=f"Gamma-Poisson sampler draws Polya({r:.4g}, {beta:.4g})")
 
-suite.conformance("dist-mab/remark7@bL32", sampler=partial(geometric_difference, beta=math.exp(-1 / 32)),
+suite.conformance("dist-mab/remark7@bL32", sampler=partial(noise.geometric_difference, beta=math.exp(-1 / 32)),
                   reference=noise.DiscreteLaplace(32.0), title="Geometric - Geometric is Lap_Z(32)")
 
 for eps in (1.0, 0.1):
     b = theorem1(eps).g / eps
     suite.tail(f"dist-mab/fact3-tail@bL{b:g}", subject=noise.DiscreteLaplace(b), auditor="exact",
-               claim=TailBound.high_probability(partial(lambda p, b: b * np.log(2 / p), b=b), f"(Delta/eps) log(2/p), Delta/eps = {b:g}"),
+               claim=TailBound.high_probability(partial(lambda p, b: b * np.log(2 / p), b=b),
+                                                f"(Delta/eps) log(2/p), Delta/eps = {b:g}"),
                title=f"Lap_Z({b:g}) (Theorem 1, eps = {eps:g}): P[|Y| > (Delta/eps) log(2/p)] <= p")
 
-suite.conformance("dist-mab/def5@var100", sampler=partial(poisson_difference, variance=100.0),
+suite.conformance("dist-mab/def5@var100", sampler=partial(noise.poisson_difference, variance=100.0),
                   reference=noise.Skellam(100.0), title="Poisson(50) - Poisson(50) has the Sk(0, 100) Bessel pmf")
-suite.conformance("dist-mab/def5@var0.3", sampler=partial(poisson_difference, variance=0.3),
+suite.conformance("dist-mab/def5@var0.3", sampler=partial(noise.poisson_difference, variance=0.3),
                   reference=noise.Skellam(0.3), title="Poisson(0.15) - Poisson(0.15) is Sk(0, 0.3)")
-suite.conformance("dist-mab/def5@sum16,var1600", sampler=partial(skellam_shares_sum, n=16, variance=1600.0),
+suite.conformance("dist-mab/def5@sum16,var1600", sampler=partial(noise.skellam_shares_sum, n=16, variance=1600.0),
                   reference=noise.Skellam(1600.0), samples=CONFORMANCE_SAMPLES,
                   title="16 Sk(0, 100) shares sum to Sk(0, 1600) (closure under sums)")
 
@@ -238,25 +221,24 @@ _DG_SUM = LazyLaw(lambda: noise.iid_sum(noise.DiscreteGaussian(_G4 / (_EPS4 * ma
 suite.tail("dist-mab/thm4-tail@noise-mgf,n16", subject=_DG_SUM, claim=SubGaussian(_G4 / _EPS4), auditor="exact",
            title="the sum of n = 16 N_Z(0, 10^2) shares is (g/eps)^2 = 1600-sub-Gaussian (App. F)")
 suite.tail("dist-mab/thm4-tail@noise-tail,n16", subject=_DG_SUM, auditor="exact",
-           claim=TailBound.high_probability(lambda p: _G4 / _EPS4 * np.sqrt(2 * np.log(2 / p)), "(g/eps) sqrt(2 log(2/p))"),
+           claim=TailBound.high_probability(lambda p: _G4 / _EPS4 * np.sqrt(2 * np.log(2 / p)),
+                                            "(g/eps) sqrt(2 log(2/p))"),
            title="sum of 16 N_Z(0, 10^2) shares: P[|sum| > (g/eps) sqrt(2 log(2/p))] <= p (App. F)")
-
-
-def rounding_sum(n: int, g: int, fractions: np.ndarray) -> noise.FiniteIntegerLaw:
-    """The exact law of sum_i x_hat_i for inputs x_i = f_i / g (one two-point law each)."""
-    return noise.RandomizedRounding(g).sum_law(np.asarray(fractions) / g)
 
 
 _HALF = np.full(N_BATCH, 0.5)
 _SPREAD = (np.arange(N_BATCH) + 0.5) / N_BATCH
 for label, fractions in [("frac0.5", _HALF), ("spread", _SPREAD)]:
     for g in (4, 32):
-        law = LazyLaw(partial(rounding_sum, N_BATCH, g, fractions), f"sum of {N_BATCH} rounded inputs, g = {g}, {label}")
+        law = LazyLaw(partial(rounding_sum, N_BATCH, g, fractions),
+                      f"sum of {N_BATCH} rounded inputs, g = {g}, {label}")
         suite.tail(f"dist-mab/claimsecD.1a@tail,g{g},{label}", subject=law, auditor="exact",
                    claim=TailBound.high_probability(
                        lambda p, n=N_BATCH: np.sqrt(2 * n * np.log(2 / p)), "g sqrt(2 (n/g^2) log(2/p))", centred=True),
-                   title=f"rounding error of n = {N_BATCH} inputs ({label}), in units of 1/g: tail <= p at sqrt(2 n log(2/p))")
-suite.tail("dist-mab/claimsecD.1a@mgf,frac0.5", subject=noise.FiniteIntegerLaw(0, [0.5, 0.5], name="x_hat at x g = 1/2"),
+                   title=f"rounding error of n = {N_BATCH} inputs ({label}), in units of 1/g: tail <= p at "
+                         "sqrt(2 n log(2/p))")
+suite.tail("dist-mab/claimsecD.1a@mgf,frac0.5",
+           subject=noise.FiniteIntegerLaw(0, [0.5, 0.5], name="x_hat at x g = 1/2"),
            claim=SubGaussian(1.0, centred=True), auditor="exact",
            title="the rounding error iota = x_hat - x g is 1-sub-Gaussian")
 
@@ -269,16 +251,19 @@ for eps, n in [(0.5, 16), (1 / 8, 64)]:
     total = LazyLaw(partial(noise.iid_sum, noise.DiscreteLaplace(1 / eps), n), f"sum of {n} Lap_Z({1 / eps:g})")
     suite.tail(f"dist-mab/lem5@tail,eps{eps:g},n{n}", subject=total, auditor="exact",
                claim=TailBound.high_probability(
-                   partial(lambda p, c, e, n: np.maximum(c / e * np.sqrt(2 * n * np.log(2 / p)), 2 * c / e * np.log(2 / p)),
+                   partial(lambda p, c, e, n: np.maximum(c / e * np.sqrt(2 * n * np.log(2 / p)),
+                                                         2 * c / e * np.log(2 / p)),
                            c=c, e=eps, n=n),
                    "max{(c/eps) sqrt(2 n log(2/p)), (2c/eps) log(2/p)}"),
                title=f"sum of {n} Lap_Z(1/{eps:g}): w.p. 1 - p within max{{...}}, c = {c}")
 
 suite.tail("dist-mab/lem6@sum16-dg", subject=_DG_SUM, auditor="exact",
            claim=TailBound.high_probability(lambda p: np.sqrt(2 * 1600 * np.log(2 / p)), "sqrt(2 sigma^2 log(2/p))"),
-           title="a mean-zero 1600-sub-Gaussian sum (16 N_Z(0, 10^2) shares): |X| <= sqrt(2 sigma^2 log(2/p)) w.p. 1 - p")
+           title="a mean-zero 1600-sub-Gaussian sum (16 N_Z(0, 10^2) shares): |X| <= sqrt(2 sigma^2 "
+                 "log(2/p)) w.p. 1 - p")
 suite.tail("dist-mab/lem7@skellam", subject=noise.Skellam(400.0), auditor="exact",
-           claim=TailBound(lambda t: 2 * np.exp(-np.minimum(np.asarray(t) ** 2 / (2 * 800.0), np.asarray(t) / (2 * math.sqrt(2)))),
+           claim=TailBound(lambda t: 2 * np.exp(-np.minimum(np.asarray(t) ** 2 / (2 * 800.0),
+                                                            np.asarray(t) / (2 * math.sqrt(2)))),
                            "2 exp(-min{t^2 / (2 sigma^2), t / (2h)}), (sigma^2, h) = (800, sqrt 2)"),
            title="Lemma 7 at Sk(0, 400), which Proposition 1 makes (800, sqrt 2)-sub-exponential")
 for mu, n in [(0.5, 1024), (0.9, 64)]:
@@ -293,22 +278,11 @@ suite.tail("dist-mab/lem9@skellam-sum", subject=noise.Skellam(16 * 100.0), audit
            title="16 Sk(0, 100) shares, each (200, sqrt 2)-sub-exponential: the sum's tail (Lemma 9)")
 
 
-def protocol_error(eps: float) -> noise.FiniteIntegerLaw:
-    """The exact law of g n_a(b) = corrected(S_tot mod m) - g sum x for Theorem 1's protocol, with
-    every x_i g having fraction 1/2 (x_i g = 1/2: the largest rounding variance; g sum x = n/2)."""
-    protocol = theorem1(eps)
-    n, g, tau, m = protocol.n, protocol.g, protocol.tau, protocol.m
-    rounded = noise.Binomial(n, 0.5)  # sum of n x_hat_i in {0, 1}, each 1 with probability 1/2
-    total = noise.convolve(rounded, protocol.total_noise())
-    corrected = noise.ModularReduction(m).corrected(total, n * g + tau)
-    return noise.FiniteIntegerLaw(corrected.offset - n // 2, corrected.probs, corrected.tail_mass,
-                                  corrected.log_error, name=f"g n_a(b), Theorem 1, eps = {eps:g}")
-
-
 for eps in (1.0, 0.1):
     g = theorem1(eps).g
     sigma, h = math.sqrt(2) / eps, 1 / eps
-    suite.tail(f"dist-mab/thm1-tail@eps{eps:g}", subject=LazyLaw(partial(protocol_error, eps), f"g n_a(b), eps = {eps:g}"),
+    suite.tail(f"dist-mab/thm1-tail@eps{eps:g}",
+               subject=LazyLaw(partial(protocol_error, eps), f"g n_a(b), eps = {eps:g}"),
                auditor="exact",
                claim=TailBound.high_probability(
                    partial(lambda q, g, s, h: g * (s * np.sqrt(np.log(4 / q)) + h * np.log(4 / q)), g=g, s=sigma, h=h),
@@ -326,26 +300,16 @@ for eps in (1.0, 0.1):
                   subject=DistributedSum("polya", eps, 16, T), claim=PureDP(eps),
                   relation=ReplaceUser(batch_size=16).over(Datasets(16, Box(0.0, 1.0))),
                   title=f"Algorithm 1 with Polya shares is {eps:g}-DP (n = 16, T = 10^6; pairs searched)")
-_ZEROS, _HALVES = [0.0] * N_BATCH, [0.5] * N_BATCH
+# Theorem 1's two pairs at n = 1024: one user from 0 to 1 (the others at 0), and from 1/2 to 0 (the others at 1/2)
+_THM1_PAIRS = [one_changed(np.zeros(N_BATCH), 0.0, 1.0), one_changed(np.full(N_BATCH, 0.5), 0.5, 0.0)]
 suite.privacy("dist-mab/thm1-privacy@eps1,n1024", auditor="exact",
-              subject=DistributedSum("polya", 1.0, N_BATCH, T), claim=PureDP(1.0),
-              pairs=[(_ZEROS, [1.0] + _ZEROS[1:]), (_HALVES, [0.0] + _HALVES[1:])],
+              subject=DistributedSum("polya", 1.0, N_BATCH, T), claim=PureDP(1.0), pairs=_THM1_PAIRS,
               relation=ReplaceUser(batch_size=N_BATCH),
-              title="Algorithm 1 with Polya shares is 1-DP (n = 1024, T = 10^6; one user from 0 to 1, and from 1/2 to 0)")
+              title="Algorithm 1 with Polya shares is 1-DP (n = 1024, T = 10^6; one user from 0 to 1, "
+                    "and from 1/2 to 0)")
 
 
 # -- Theorem 2's Renyi DP and Theorem 6's local DP ------------------------------------------------
-
-RDP_ORDERS = (2.0, 3.0, 4.0, 8.0, 16.0, 32.0, 64.0)
-
-
-def theorem2_epsilon(alpha: float, eps: float, s: float, n: int | None = None) -> float:
-    """eps(alpha) of Theorem 2, or the per-batch eps_n(alpha) of App. E.2 when n is given."""
-    if n is None:
-        return alpha * eps**2 / 2 + min((2 * alpha - 1) * eps**2 / (4 * s**2) + 3 * eps / (2 * s**3), 3 * eps**2 / (2 * s))
-    return alpha * eps**2 / 2 + min((2 * alpha - 1) * eps**2 / (4 * s**2 * n) + 3 * eps / (2 * s**3 * n**1.5),
-                                    3 * eps**2 / (2 * s * math.sqrt(n)))
-
 
 for eps, s, n in [(1.0, 1.0, 16), (0.5, 2.0, 16)]:
     protocol = DistributedSum("skellam", eps, n, T, s=s)
@@ -363,10 +327,11 @@ _THM2_PAPER = DistributedSum("skellam", 0.1, N_BATCH, T, s=10.0)
 for label, batch in [("", None), ("batch,", N_BATCH)]:
     suite.privacy(f"dist-mab/thm2-privacy@{label}eps0.1,s10,n{N_BATCH}", auditor="exact", subject=_THM2_PAPER,
                   claim=RenyiDP(RDP_ORDERS, tuple(theorem2_epsilon(a, 0.1, 10.0, batch) for a in RDP_ORDERS)),
-                  pairs=[(_ZEROS, [1.0] + _ZEROS[1:]), (_HALVES, [0.0] + _HALVES[1:])],
+                  pairs=_THM1_PAIRS,
                   relation=ReplaceUser(batch_size=N_BATCH),
                   title=f"Algorithm 1 with Skellam shares: {'per-batch eps_n' if batch else 'eps'}(alpha)-RDP at the "
-                        "paper's point (eps = 0.1, s = 10, n = 1024, m = 37,687; one user from 0 to 1, and from 1/2 to 0)")
+                        "paper's point (eps = 0.1, s = 10, n = 1024, m = 37,687; one user from 0 to 1, "
+                        "and from 1/2 to 0)")
 
 for eps, n in [(0.5, 64), (0.9, N_BATCH)]:
     suite.privacy(f"dist-mab/thm6-ldp@eps{eps:g},n{n}", auditor="exact", subject=LocalModularRandomizer(eps, n, T),
@@ -378,9 +343,10 @@ for eps, n in [(0.5, 64), (0.9, N_BATCH)]:
 
 suite.privacy("dist-mab/thm5-privacy@eps0.5,n16", auditor="exact", subject=CentralModularSum(0.5, 16, T),
               claim=PureDP(0.5), relation=ReplaceUser(batch_size=16).over(Datasets(16, Box(0.0, 1.0))),
-              title="the central protocol (Algorithms 2-3, Lap_Z(g/eps) added by the analyzer) is 0.5-DP (n = 16; pairs searched)")
+              title="the central protocol (Algorithms 2-3, Lap_Z(g/eps) added by the analyzer) is 0.5-DP (n = 16; "
+                    "pairs searched)")
 suite.privacy("dist-mab/thm5-privacy@eps0.9,n1024", auditor="exact", subject=CentralModularSum(0.9, N_BATCH, T),
-              claim=PureDP(0.9), pairs=[(_ZEROS, [1.0] + _ZEROS[1:]), (_HALVES, [0.0] + _HALVES[1:])],
+              claim=PureDP(0.9), pairs=_THM1_PAIRS,
               relation=ReplaceUser(batch_size=N_BATCH),
               title="the central protocol is 0.9-DP (n = 1024; one user from 0 to 1, and from 1/2 to 0)")
 
@@ -394,49 +360,19 @@ def query_neighbours(delta: int):
     return QueryDistance(sensitivity=delta).over(Box(0, delta, integer=True))
 
 
-def lemma3_epsilon(alpha: float, delta: int, variance: float) -> float:
-    """Lemma 3 (Agarwal et al. 2021, Thm 3.5): alpha Delta^2/(2 sigma^2) + min{((2 alpha - 1) Delta^2 + 6 Delta)/(4 sigma^4),
-    3 Delta/(2 sigma^2)}."""
-    return (alpha * delta**2 / (2 * variance)
-            + min(((2 * alpha - 1) * delta**2 + 6 * delta) / (4 * variance**2), 3 * delta / (2 * variance)))
-
-
-def xi_lemma4(sigma: float, n: int) -> float:
-    """Lemma 4's xi = 10 sum_{k=1}^{n-1} exp(-2 pi^2 sigma^2 k / (k + 1))."""
-    k = np.arange(1, n)
-    return float(10 * np.exp(-2 * math.pi**2 * sigma**2 * k / (k + 1)).sum())
-
-
-def lemma4_epsilon(delta: int, sigma: float, n: int) -> float:
-    """Lemma 4's eps = min{sqrt(Delta^2/(n sigma^2) + xi/2), Delta/(sqrt(n) sigma) + xi}."""
-    xi = xi_lemma4(sigma, n)
-    return min(math.sqrt(delta**2 / (n * sigma**2) + xi / 2), delta / (math.sqrt(n) * sigma) + xi)
-
-
-def xi_theorem4(s: float, T: int) -> float:
-    """Theorem 4's xi as printed: 10 sum_{k=1}^{T/2-1} exp(-2 pi^2 s^2 k / (k + 1)) (s and T/2 where
-    Lemma 4 has sigma and n)."""
-    k = np.arange(1, T // 2, dtype=float)
-    return float(10 * np.exp(-2 * math.pi**2 * s**2 * k / (k + 1)).sum())
-
-
-def theorem4_epsilon_hat(eps: float, s: float, T: int) -> float:
-    """Theorem 4's bound eps_hat <= min{sqrt(eps^2 + xi/2), eps + xi}."""
-    xi = xi_theorem4(s, T)
-    return min(math.sqrt(eps**2 + xi / 2), eps + xi)
-
-
 for delta, eps in [(32, 1.0), (4, 0.1)]:  # Theorem 1's (g, eps) at n = 1024: noise Lap_Z(32), Lap_Z(40)
     suite.privacy(f"dist-mab/fact3-privacy@Delta{delta},eps{eps:g}", auditor="exact",
                   subject=DiscreteLaplaceMechanism(eps, delta), claim=PureDP(eps), relation=query_neighbours(delta),
-                  title=f"Lap_Z(Delta/eps) on an integer query of sensitivity Delta = {delta} is {eps:g}-DP (pairs searched)")
+                  title=f"Lap_Z(Delta/eps) on an integer query of sensitivity Delta = {delta} is {eps:g}-DP "
+                        "(pairs searched)")
 
 for delta, variance in [(1, 2.0), (4, 16.0), (32, 102400.0)]:  # the last: Theorem 2's total noise and g at n = 1024
     suite.privacy(f"dist-mab/lem3@Delta{delta},var{variance:g}", auditor="exact",
                   subject=IntegerQueryNoise.skellam(variance, delta),
                   claim=RenyiDP(RDP_ORDERS, tuple(lemma3_epsilon(a, delta, variance) for a in RDP_ORDERS)),
                   relation=query_neighbours(delta),
-                  title=f"Sk(0, {variance:g}) on a sensitivity-{delta} integer query is eps(alpha)-RDP (Lemma 3; pairs searched)")
+                  title=f"Sk(0, {variance:g}) on a sensitivity-{delta} integer query is eps(alpha)-RDP (Lemma 3; "
+                        "pairs searched)")
 
 # Fact 2's privacy part: N_Z(0, Delta^2/eps^2) is (eps^2/2)-zCDP, i.e. D_alpha <= alpha eps^2/2 for every alpha.
 # The truth equals the claim at every integer order (the Renyi sum's centre alpha Delta is an integer),
@@ -445,8 +381,10 @@ for delta, variance in [(1, 2.0), (4, 16.0), (32, 102400.0)]:  # the last: Theor
 for delta, eps in [(1, 1.0), (20, 0.5)]:  # the second: Theorem 4's total proxy (g/eps)^2 = 1600 at n = 16
     suite.privacy(f"dist-mab/fact2@privacy,Delta{delta},eps{eps:g}", auditor="exact",
                   subject=IntegerQueryNoise.discrete_gaussian(delta / eps, delta),
-                  claim=RenyiDP(RDP_ORDERS, tuple(a * eps**2 / 2 for a in RDP_ORDERS)), relation=query_neighbours(delta),
-                  title=f"N_Z(0, Delta^2/eps^2) on a sensitivity-{delta} query is ({eps:g}^2/2)-zCDP (curve at the Renyi orders)")
+                  claim=RenyiDP(RDP_ORDERS, tuple(a * eps**2 / 2 for a in RDP_ORDERS)),
+                  relation=query_neighbours(delta),
+                  title=f"N_Z(0, Delta^2/eps^2) on a sensitivity-{delta} query is ({eps:g}^2/2)-zCDP (curve at "
+                        "the Renyi orders)")
 
 for sigma, n, delta in [(0.5, 16, 1), (1.0, 16, 1), (1.0, 16, 2)]:
     e = lemma4_epsilon(delta, sigma, n)
@@ -463,8 +401,8 @@ _THM4_S1 = DistributedSum("discrete-gaussian", 0.5, 16, T, s=1.0)
 suite.privacy("dist-mab/thm4-privacy@eps0.5,s1,n16", auditor="exact", subject=_THM4_S1,
               claim=ZCDP(theorem4_epsilon_hat(0.5, 1.0, T) ** 2 / 2),
               relation=ReplaceUser(batch_size=16).over(Datasets(16, Box(0.0, 1.0))),
-              title="Algorithm 1 with N_Z(0, g^2/(n eps^2)) shares is (eps_hat^2/2)-zCDP, eps_hat = min{sqrt(eps^2 + xi/2), "
-                    "eps + xi}, xi as printed (eps = 0.5, s = 1, n = 16; pairs searched)")
+              title="Algorithm 1 with N_Z(0, g^2/(n eps^2)) shares is (eps_hat^2/2)-zCDP, eps_hat = min{sqrt(eps^2 + "
+                    "xi/2), eps + xi}, xi as printed (eps = 0.5, s = 1, n = 16; pairs searched)")
 _EPS_HAT10 = theorem4_epsilon_hat(0.5, 10.0, T)
 suite.privacy("dist-mab/thm4-privacy@eps0.5,s10,n16", auditor="exact",
               subject=DistributedSum("discrete-gaussian", 0.5, 16, T, s=10.0),
@@ -483,8 +421,9 @@ for eps, n in [(1.0, 16), (0.5, 64)]:
     suite.privacy(f"dist-mab/thm3-privacy@step,eps{eps:g},n{n}", auditor="exact", subject=ShuffleModSum(eps, n, T),
                   claim=PureDP(eps / 2), relation=ReplaceUser(batch_size=n).over(Datasets(n, Box(0.0, 1.0))),
                   expected="refuted",
-                  reason="the proof's step needs the mod sum eps/2-DP, but with the printed noise e^{-eps/g} its loss is "
-                         "exactly eps (one user 0 -> 1 shifts the sum by g against Lap_Z(g/eps)); e^{-eps'/g} would give eps/2",
+                  reason="the proof's step needs the mod sum eps/2-DP, but with the printed noise e^{-eps/g} its loss "
+                         "is exactly eps (one user 0 -> 1 shifts the sum by g against Lap_Z(g/eps)); e^{-eps'/g} "
+                         "would give eps/2",
                   title=f"Theorem 3's proof step: the mod sum with Polya(1/n, e^(-eps/g)) shares is eps/2-DP "
                         f"(eps = {eps:g}, n = {n}, T = 10^6; pairs searched)")
 
@@ -492,22 +431,13 @@ for eps, n in [(1.0, 16), (0.5, 64)]:
 # -- App. D.1 (cases 1-2): the analyzer is exact whenever |sum eta| <= tau ---------------------------
 
 
-def analyzer_error(eps: float, rounded_total: int) -> noise.FiniteIntegerLaw:
-    """The exact law of g (A(y_hat) - (1/g) sum x_hat) = corrected((s + sum eta) mod m) - s for
-    Theorem 1's protocol at n = 1024, given the rounded sum s = sum x_hat (the noise Lap_Z(g/eps))."""
-    protocol = theorem1(eps)
-    total = noise.DiscreteLaplace(protocol.g / eps, loc=rounded_total)
-    corrected = noise.ModularReduction(protocol.m).corrected(total, protocol.n * protocol.g + protocol.tau)
-    return noise.FiniteIntegerLaw(corrected.offset - rounded_total, corrected.probs, corrected.tail_mass,
-                                  corrected.log_error, name=f"g x analyzer error, eps = {eps:g}, s = {rounded_total}")
-
-
 for eps in (1.0, 0.1):
     protocol = theorem1(eps)
     for label, s_total in [("s0", 0), ("sng", protocol.n * protocol.g)]:  # the two ends, nearest a wrap
         suite.tail(f"dist-mab/claimsecD.1b@eps{eps:g},{label}", auditor="exact",
-                   subject=LazyLaw(partial(analyzer_error, eps, s_total), f"g (A(y_hat) - sum x_hat / g), s = {s_total}"),
+                   subject=LazyLaw(partial(analyzer_error, eps, s_total),
+                                   f"g (A(y_hat) - sum x_hat / g), s = {s_total}"),
                    claim=TailBound.accuracy(protocol.tau, 1 / T, f"P(|A(y_hat) - sum x_hat / g| > tau/g) <= p = 1/T, "
                                                                   f"tau = {protocol.tau} (in units of 1/g)"),
-                   title=f"App. D.1: |sum eta| <= tau makes the analyzer exact, so P[|A(y_hat) - (1/g) sum x_hat| > tau/g] <= p "
-                         f"(Theorem 1, eps = {eps:g}, n = 1024, sum x_hat = {s_total})")
+                   title="App. D.1: |sum eta| <= tau makes the analyzer exact, so P[|A(y_hat) - (1/g) sum x_hat| > "
+                         f"tau/g] <= p (Theorem 1, eps = {eps:g}, n = 1024, sum x_hat = {s_total})")

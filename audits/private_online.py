@@ -42,8 +42,8 @@ relation (one round's reward vector replaced; on one arm's array, one reward):
 
 Whole-stream mechanisms, exact, same relation (one arm's stream: one observation replaced; FTNL's
 table: one round's reward vector replaced). A relation's search changes the first or last record
-only; where the releases overlap most inside the stream, hand-picked pairs are audited as well
-(an entry given pairs audits those only, so the search's own pairs are listed with them):
+only; where the releases overlap most inside the stream, hand-picked pairs are audited after the
+searched ones:
   - thm2@eps1,pulls15 and @eps0.5,pulls12 (:class:`~dpaudit.mechanisms.lazy_laplace.LazyLaplaceArrays`):
     every release of one arm's stream; 15 pulls fill arrays 0..3, 12 leave array 3 partly filled
     (read by no release). Verified at eps exactly.
@@ -90,12 +90,13 @@ from dpaudit.mechanisms.online_releases import (
     EpochNoisyMax,
     LazyArrayRelease,
     NaiveEpochLaplace,
+    epoch_comparison,
 )
 
 from dpaudit import PureDP, TailBound
 from dpaudit.domains import Box, Datasets
 from dpaudit.laws import LazyLaw
-from dpaudit.neighbours import ReplaceOne, ReplaceRewardVector
+from dpaudit.neighbours import ReplaceOne, ReplaceRewardVector, one_changed
 from dpaudit.suite import Suite
 from dpaudit.transcripts import DecisionTranscript
 
@@ -121,17 +122,6 @@ for b in (2.0, 10.0):
                    claim=TailBound.high_probability(partial(chan_shi_song, n=n, b=b),
                                                     "chi sqrt(8 ln(2/delta)), chi = b max{sqrt n, sqrt ln(2/delta)}"),
                    title=f"sum of {n} Lap({b:g}): P{{|Y| > chi sqrt(8 ln(2/delta))}} <= delta")
-
-
-def epoch_comparison(r: int, gap: float, eps: float) -> noise.IntegerPlusContinuous:
-    """G_j - G_1 + Z_j - Z_1: G ~ Binomial(2^r, 1/2 -+ gap/2), Z i.i.d. Lap(1/eps)."""
-    rounds = 2**r
-    worse = noise.Binomial(rounds, 0.5 - gap / 2)
-    best_complement = noise.Binomial(rounds, 0.5 - gap / 2)  # rounds - G_1 ~ Binomial(rounds, 1 - mu_1)
-    counts = noise.convolve(worse, best_complement)
-    shifted = noise.FiniteIntegerLaw(counts.offset - rounds, counts.probs, counts.tail_mass, counts.log_error)
-    return noise.IntegerPlusContinuous(shifted, noise.LaplaceSum(2, 1 / eps),
-                                       name=f"G~_j - G~_1, epoch r = {r}, gap {gap:g}, eps {eps:g}")
 
 
 for r, gap, eps in [(14, 0.05, 0.5), (6, 0.25, 1.0), (8, 0.5, 0.1), (10, 0.125, 8.0)]:
@@ -166,13 +156,10 @@ FTNL_REASON = ("Dwork & Roth's Claim 3.9 (Lap(1/eps) suffices) is for counting q
                "and then report-noisy-max with Lap(1/eps) loses up to 2 eps (the loss approaches 2 eps as the two "
                "sums separate)")
 _S_FTNL = 5
-_LOW_HIGH = np.tile([0.0, 1.0], (2**_S_FTNL, 1))  # action 0 never rewarded, action 1 always: G = (0, 32)
-_SWAPPED = _LOW_HIGH.copy()
-_SWAPPED[0] = [1.0, 0.0]  # one round's vector reversed: G = (1, 31)
-_EPOCH_SEARCH = ReplaceRewardVector().over(Box(0.0, 1.0, shape=(2**_S_FTNL, 2)))
+# hand-picked: action 0 never rewarded, action 1 always (G = (0, 32)), and round 0's vector reversed (G = (1, 31))
 suite.privacy(f"private-online/thm6@eps1,K2,s{_S_FTNL}", auditor="exact", subject=EpochNoisyMax(1.0, 2, _S_FTNL),
-              claim=PureDP(1.0), pairs=[(_LOW_HIGH, _SWAPPED)] + _EPOCH_SEARCH.pairs(np.random.default_rng(0)),
-              relation=_EPOCH_SEARCH,
+              claim=PureDP(1.0), pairs=[one_changed(np.tile([0.0, 1.0], (2**_S_FTNL, 1)), [0.0, 1.0], [1.0, 0.0])],
+              relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(2**_S_FTNL, 2))),
               expected="refuted", reason=FTNL_REASON,
               title="FTNL's report-noisy-max over an epoch of 32 reward vectors is 1-DP (K = 2; searched, and one "
                     "round's vector reversed between far-apart sums)")
@@ -186,40 +173,18 @@ suite.privacy("private-online/thm6@eps0.5,K4,s3", auditor="exact", subject=Epoch
 # Definition 1's relation on one arm's stream: one observation replaced (ReplaceOne over the stream);
 # on FTNL's table: one round's reward vector replaced (ReplaceRewardVector). The searches change the
 # first or the last record; the observations where the releases overlap most sit inside the stream
-# (the first leaf of a hybrid block, an epoch with far-apart sums), so those pairs are added by hand.
-
-def _changed(length: int, index: int) -> tuple[np.ndarray, np.ndarray]:
-    """All-zero observations and the same with observation ``index`` (0-based) set to 1."""
-    base = np.zeros(length)
-    other = base.copy()
-    other[index] = 1.0
-    return base, other
-
-
-def _reversed(rounds: int, K: int, index: int) -> tuple[np.ndarray, np.ndarray]:
-    """A table where only action 1 is ever rewarded, and the same with round ``index``'s vector
-    reversed (action 0 rewarded instead): two epoch sums move by 1 in opposite directions."""
-    base = np.zeros((rounds, K))
-    base[:, 1] = 1.0
-    other = base.copy()
-    other[index] = 0.0
-    other[index, 0] = 1.0
-    return base, other
-
-
-def _searched_and(search, *hand) -> list:
-    """The pairs the search tries (its own fixed seed, so the list is the same in every run) and the
-    hand-picked ones: an entry given pairs audits those only, so the search's are listed too."""
-    return search.pairs(np.random.default_rng(0)) + list(hand)
-
+# (the first leaf of a hybrid block, an epoch with far-apart sums), so those pairs are added by hand
+# and audited after the searched ones: on a stream, all-zero observations against one observation set
+# to 1; on FTNL's table, only action 1 ever rewarded against one round's vector reversed (action 0
+# rewarded instead), which moves two epoch sums by 1 in opposite directions.
 
 # M1, Theorem 2: 15 pulls fill arrays 0..3 (1 + 2 + 4 + 8 observations), each released once; 12 pulls
 # leave array 3 partly filled (read by no release). eps = 1 and 0.5, the experiments' range.
 for eps, pulls in [(1.0, 15), (0.5, 12)]:
-    search = ReplaceOne().over(Datasets(pulls, Box(0.0, 1.0)))
     suite.privacy(f"private-online/thm2@eps{eps:g},pulls{pulls}", auditor="exact",
-                  subject=LazyLaplaceArrays(eps, pulls), claim=PureDP(eps), relation=search,
-                  pairs=_searched_and(search, _changed(pulls, 3), _changed(pulls, 6)),
+                  subject=LazyLaplaceArrays(eps, pulls), claim=PureDP(eps),
+                  relation=ReplaceOne().over(Datasets(pulls, Box(0.0, 1.0))),
+                  pairs=[one_changed(np.zeros(pulls), 0.0, 1.0, index) for index in (3, 6)],
                   title=f"Anytime-Lazy-UCB's releases of one arm's {pulls} pulls (every full array's "
                         f"(sum + Lap(1/eps)) / 2^r) are {eps:g}-DP (searched, and the first and last pulls of "
                         "array 2 changed)")
@@ -243,37 +208,37 @@ HYBRID_REASON = ("Algorithm 4 reads the full tree B^(r) at the pull that fills b
                  "1.5 eps for block 1")
 
 
-def _hybrid_pairs(pulls: int) -> tuple[object, list]:
-    """The search over one arm's stream, plus the first leaves of blocks 1 and 2 (pulls 2 and 4) changed."""
-    search = ReplaceOne().over(Datasets(pulls, Box(0.0, 1.0)))
-    return search, _searched_and(search, _changed(pulls, 1), _changed(pulls, 3))
+def _stream_search(pulls: int):
+    """One observation of an arm's stream of ``pulls`` replaced, searched."""
+    return ReplaceOne().over(Datasets(pulls, Box(0.0, 1.0)))
 
 
+_BLOCK_STARTS = (1, 3)  # the first leaves of blocks 1 and 2 (pulls 2 and 4), changed by hand
 for eps, pulls in [(1.0, 8), (0.5, 16)]:
-    search, pairs = _hybrid_pairs(pulls)
     suite.privacy(f"private-online/thm5-privacy@eps{eps:g},pulls{pulls}", auditor="exact",
-                  subject=HybridReleases(eps, pulls), claim=PureDP(eps), relation=search, pairs=pairs,
+                  subject=HybridReleases(eps, pulls), claim=PureDP(eps), relation=_stream_search(pulls),
+                  pairs=[one_changed(np.zeros(pulls), 0.0, 1.0, index) for index in _BLOCK_STARTS],
                   expected="refuted", reason=HYBRID_REASON,
                   title=f"Hybrid-UCB's releases on one arm's {pulls} pulls (array sums with Lap(2/eps), block r's "
                         f"p-sums with Lap(2r/eps)) are {eps:g}-DP (searched, and the first leaves of blocks 1 and 2 "
                         "changed)")
-search, pairs = _hybrid_pairs(16)
 suite.privacy("private-online/thm5-privacy@array,eps1,pulls16", auditor="exact",
-              subject=HybridReleases(1.0, 16, "array"), claim=PureDP(0.5), relation=search, pairs=pairs,
+              subject=HybridReleases(1.0, 16, "array"), claim=PureDP(0.5), relation=_stream_search(16),
+              pairs=[one_changed(np.zeros(16), 0.0, 1.0, index) for index in _BLOCK_STARTS],
               title="E.3.1: Hybrid-UCB's array part (every completed array's sum + Lap(2/eps)) is 0.5 eps-DP "
                     "(eps = 1, 16 pulls)")
 suite.privacy("private-online/thm5-privacy@tree,eps1,pulls16", auditor="exact", subject=HybridReleases(1.0, 16, "tree"),
-              claim=PureDP(0.5), relation=search, pairs=pairs,
+              claim=PureDP(0.5), relation=_stream_search(16),
+              pairs=[one_changed(np.zeros(16), 0.0, 1.0, index) for index in _BLOCK_STARTS],
               expected="refuted", reason=HYBRID_REASON,
               title="E.3.1: Hybrid-UCB's tree part (block r's p-sums with Lap(2r/eps)) is 0.5 eps-DP "
                     "(eps = 1, 16 pulls)")
 # The estimates themselves (what Hybrid-UCB's index reads), 4 pulls: (W1, W2, W3, 1{W4 > 10}) is a
 # function of mu~_1..mu~_4 with an exact law (HybridEstimateView); the threshold 10 = 2.5 times W4's
 # larger scale 4/eps puts the indicator's loss near its limit eps/4 while the event keeps mass ~5%.
-search = ReplaceOne().over(Datasets(4, Box(0.0, 1.0)))
 suite.privacy("private-online/thm5-privacy@estimates,eps1,pulls4", auditor="exact",
-              subject=HybridEstimateView(1.0, 10.0), claim=PureDP(1.0), relation=search,
-              pairs=_searched_and(search, _changed(4, 1)), expected="refuted",
+              subject=HybridEstimateView(1.0, 10.0), claim=PureDP(1.0), relation=_stream_search(4),
+              pairs=[one_changed(np.zeros(4), 0.0, 1.0, 1)], expected="refuted",
               reason=HYBRID_REASON + "; the released estimates mu~_1..mu~_4 already lose more than eps "
                                      "(a function of them loses eps + 0.244 when the second pull changes)",
               title="Hybrid-UCB's estimates mu~_1..mu~_4 of one arm are 1-DP (through (W1, W2, W3, 1{W4 > 10}), "
@@ -291,10 +256,10 @@ for part, law in zip(("array", "tree"), HybridCounter(1.0, 14).error_laws(14), s
 # M3, Theorem 6, end to end: FTNL's whole decision sequence (a product of report-noisy-max laws), as the
 # decisions at the epoch starts (the transcript's default rounds; the other rounds repeat them).
 # round 8 is the first of epoch 3 (8 rounds): its sums move from (0, 8) to (1, 7)
-search = ReplaceRewardVector().over(Box(0.0, 1.0, shape=(31, 2)))
 suite.privacy("private-online/thm6@eps1,K2,T31", auditor="exact",
               subject=DecisionTranscript(FollowTheNoisyLeader(1.0, 2), arms=2, horizon=31),
-              claim=PureDP(1.0), relation=search, pairs=_searched_and(search, _reversed(31, 2, 7)),
+              claim=PureDP(1.0), relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(31, 2))),
+              pairs=[one_changed(np.tile([0.0, 1.0], (31, 1)), [0.0, 1.0], [1.0, 0.0], 7)],
               expected="refuted", reason=FTNL_REASON,
               title="FTNL's decisions over T = 31 rounds (epochs 0..4, K = 2) are 1-DP (searched, and round 8's "
                     "vector reversed)")
@@ -309,6 +274,6 @@ suite.privacy("private-online/claimsec5a-privacy@eps1,K3,T15", auditor="exact",
               subject=DecisionTranscript(FollowTheNoisyLeader(1.0, 3, variant="naive"), arms=3, horizon=15),
               claim=PureDP(1.0),
               relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(15, 3))),
-              pairs=_searched_and(ReplaceRewardVector().over(Box(0.0, 1.0, shape=(15, 3))), _reversed(15, 3, 3)),
+              pairs=[one_changed(np.tile([0.0, 1.0, 0.0], (15, 1)), [0.0, 1.0, 0.0], [1.0, 0.0, 0.0], 3)],
               title="naive FTNL's decisions over T = 15 rounds (K = 3, Lap(K/eps) per epoch sum) are 1-DP "
                     "(searched, and round 4's vector reversed)")

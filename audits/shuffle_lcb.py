@@ -116,26 +116,23 @@ from dpaudit.mechanisms.shuffle_amp import (
     unique_user_ldp_budget,
 )
 from dpaudit.mechanisms.shuffle_vec import (
+    EXPERIMENT_B,
+    EXPERIMENT_D,
+    EXPERIMENT_DELTA,
+    BallRows,
     ReturningUserTranscript,
     ShuffledVectorProtocol,
-    unique_user_parameters,
+    p_vec_parameters,
 )
 
 from dpaudit import ApproxDP, SubGaussian
 from dpaudit.domains import Box, Datasets
-from dpaudit.neighbours import ReplaceUser
+from dpaudit.neighbours import ReplaceUser, one_changed
 from dpaudit.suite import Suite
 
 suite = Suite("shuffle-lcb", "Chowdhury & Zhou, Shuffle Private Linear Contextual Bandits (ICML 2022)")
 
-D, B, DELTA = 5, 20, 0.1
-
-
-def p_vec_parameters(eps: float, delta: float = DELTA, d: int = D, users: int = B) -> tuple[int, int]:
-    """(g, b) of Theorem C.1 (:func:`~dpaudit.mechanisms.shuffle_vec.unique_user_parameters`) at the
-    experiment's d, B, delta by default."""
-    return unique_user_parameters(eps, delta, d, users)
-
+D, B, DELTA = EXPERIMENT_D, EXPERIMENT_B, EXPERIMENT_DELTA  # the paper's experiment
 
 for eps in (0.2, 1.0, 10.0):
     g, b = p_vec_parameters(eps)
@@ -163,56 +160,14 @@ suite.tail("shuffle-lcb/thmC.1-tail@rounding", subject=noise.FiniteIntegerLaw(0,
 #     largest move of one label) and from (e_1, 1) to (e_2, -1) (four labels move by g each);
 #   - R_Amp: the pair of largest joint l2 distance of (phi y, upper(phi phi^T)), sqrt(4.5): phi at
 #     angle 60 degrees from phi' with equal off-diagonal products (phi = (cos 15, -sin 15), y = -1;
-#     phi' = (sin 15, -cos 15), y' = 1), found by numerical search and checked in the tests.
-
-
-class BallRows:
-    """The mechanism on rows (x, y) in [-1, 1]^(d + 1) mapped to (x ||x||_inf / ||x||_2, y): a search
-    over the cube covers exactly the unit ball of features (row-wise bijection, so one replaced row
-    is one replaced user)."""
-
-    def __init__(self, mechanism, d: int):
-        self.mechanism, self.d = mechanism, d
-        self.name = f"{mechanism!r} on cube rows mapped onto the unit ball"
-
-    def __repr__(self) -> str:
-        return self.name
-
-    def rows(self, data):
-        x = np.array(data, dtype=float)
-        phi = x[..., : self.d]
-        two = np.linalg.norm(phi, axis=-1, keepdims=True)
-        scale = np.divide(np.abs(phi).max(axis=-1, keepdims=True), two, out=np.zeros_like(two), where=two > 0)
-        x[..., : self.d] = phi * scale
-        return x
-
-    def distribution(self, data):
-        return self.mechanism.distribution(self.rows(data))
-
-    def sample(self, data, size, rng):
-        return self.mechanism.sample(self.rows(data), size, rng)
-
-    def __call__(self, data, size, rng):
-        return self.sample(data, size, rng)
-
-
-def one_user(n: int, first, second, others=None) -> tuple[np.ndarray, np.ndarray]:
-    """Two batches of n rows, all ``others`` (default zero rows) but user 0: ``first`` vs ``second``."""
-    width = len(first)
-    base = np.zeros((n, width)) if others is None else np.tile(np.asarray(others, dtype=float), (n, 1))
-    a, b = base.copy(), base.copy()
-    a[0], b[0] = first, second
-    return a, b
+#     phi' = (sin 15, -cos 15), y' = 1), found by numerical search and checked in the tests; the same
+#     rows are the central tree's worst pair (mechanisms.central_tree.WORST_ROW_PAIR).
 
 
 def unit_row(d: int, k: int, y: float, sign: float = 1.0) -> np.ndarray:
     row = np.zeros(d + 1)
     row[k], row[d] = sign, y
     return row
-
-
-C15, S15 = math.cos(math.pi / 12), math.sin(math.pi / 12)
-WORST_AMP_PAIR = (np.array([C15, -S15, -1.0]), np.array([S15, -C15, 1.0]))  # joint l2 distance sqrt(4.5), d = 2
 
 
 def cube_search(users: int, d: int, random: int = 4):
@@ -229,11 +184,12 @@ def cube_search(users: int, d: int, random: int = 4):
 suite.privacy("shuffle-lcb/thm3.5-privacy@eps15,delta0.4,d2,B16", auditor="exact",
               subject=BallRows(ShuffledVectorProtocol.unique_users(15.0, 0.4, 2, 16), 2), claim=ApproxDP(15.0, 0.4),
               relation=cube_search(16, 2),
-              title="P_Vec (Thm 3.5: g = 8, b = 65,297) is (15, 0.4)-SDP: one user's (phi, y) replaced, searched over the ball")
+              title="P_Vec (Thm 3.5: g = 8, b = 65,297) is (15, 0.4)-SDP: one user's (phi, y) replaced, "
+                    "searched over the ball")
 for eps in (10.0, 1.0):
     d, users = D, B
-    pairs = [one_user(users, unit_row(d, 0, 1.0), unit_row(d, 0, 1.0, -1.0)),
-             one_user(users, unit_row(d, 0, 1.0), unit_row(d, 1, -1.0))]
+    pairs = [one_changed(np.zeros((users, d + 1)), unit_row(d, 0, 1.0), unit_row(d, 0, 1.0, -1.0)),
+             one_changed(np.zeros((users, d + 1)), unit_row(d, 0, 1.0), unit_row(d, 1, -1.0))]
     suite.privacy(f"shuffle-lcb/thm3.5-privacy@eps{eps:g},delta{DELTA:g},d{d},B{users}", auditor="exact",
                   subject=ShuffledVectorProtocol.unique_users(eps, DELTA, d, users), claim=ApproxDP(eps, DELTA),
                   pairs=pairs, relation=ReplaceUser(batch_size=users),
@@ -247,9 +203,11 @@ suite.privacy("shuffle-lcb/corC.3-ldp@eps0_15,delta0_0.4,d2", auditor="exact",
               title="R_Vec with Cor C.3's g = 4, b = 261,187 is (15, 0.4)-LDP (one user's label counts; searched)")
 suite.privacy("shuffle-lcb/corC.3-ldp@eps0_1,delta0_0.1,d2", auditor="exact",
               subject=ShuffledVectorProtocol.ldp(1.0, 0.1, 2), claim=ApproxDP(1.0, 0.1),
-              pairs=[([unit_row(2, 0, 1.0)], [unit_row(2, 0, 1.0, -1.0)]), ([unit_row(2, 0, 1.0)], [unit_row(2, 1, -1.0)])],
+              pairs=[([unit_row(2, 0, 1.0)], [unit_row(2, 0, 1.0, -1.0)]),
+                     ([unit_row(2, 0, 1.0)], [unit_row(2, 1, -1.0)])],
               relation=ReplaceUser(batch_size=1),
-              title="R_Vec with Cor C.3's g = 4, b = 107,797,121 is (1, 0.1)-LDP: (e_1, 1) to (-e_1, 1) and to (e_2, -1)")
+              title="R_Vec with Cor C.3's g = 4, b = 107,797,121 is (1, 0.1)-LDP: (e_1, 1) to (-e_1, 1) "
+                    "and to (e_2, -1)")
 
 # -- P_Vec, Remark 3.7: Theorem 3.5's randomizer alone is O(eps sqrt B, delta)-LDP ------------------
 # With the constant the proof of Cor C.2 gives (eps0 = eps sqrt B, delta0 = delta): B = 16, eps = 1,
@@ -257,23 +215,20 @@ suite.privacy("shuffle-lcb/corC.3-ldp@eps0_1,delta0_0.1,d2", auditor="exact",
 suite.privacy("shuffle-lcb/remark3.7@eps1,delta0.1,d2,B16", auditor="exact",
               subject=BallRows(ShuffledVectorProtocol.unique_users(1.0, 0.1, 2, 16).with_batch(1), 2),
               claim=ApproxDP(4.0, 0.1), relation=cube_search(1, 2),
-              title="one user's messages of Thm 3.5's P_Vec (B = 16, eps = 1) are (eps sqrt B, delta) = (4, 0.1)-LDP (searched)")
+              title="one user's messages of Thm 3.5's P_Vec (B = 16, eps = 1) are (eps sqrt B, delta) = "
+                    "(4, 0.1)-LDP (searched)")
 
 # -- P_Vec, Theorem 4.2(ii) / E.5: returning users, (eps, delta)-SDP over all M batches --------------
 # eps = 15, delta = 0.4 (the range's edge, smallest b), d = 2, B = 16, T = 64 (M = 4): b = 41,084,470;
 # the same user replaced in all four batches (exact composition of the 4 x 5 label counts).
 _RET = ShuffledVectorProtocol.returning_users(15.0, 0.4, 2, 16, 64)
-
-
-def returning(first, second, users: int = 16, M: int = 4):
-    a, b = np.zeros((users, M, 3)), np.zeros((users, M, 3))
-    a[0, :], b[0, :] = first, second
-    return a, b
+_RET_ZEROS = np.zeros((16, 4, 3))  # 16 users x M = 4 batches x (phi, y): user 0 changed in every batch
 
 
 suite.privacy("shuffle-lcb/thmE.5-privacy@eps15,delta0.4,d2,B16,T64", auditor="exact",
               subject=ReturningUserTranscript(_RET, 4), claim=ApproxDP(15.0, 0.4),
-              pairs=[returning(unit_row(2, 0, 1.0), unit_row(2, 0, 1.0, -1.0)), returning(unit_row(2, 0, 1.0), unit_row(2, 1, -1.0))],
+              pairs=[one_changed(_RET_ZEROS, unit_row(2, 0, 1.0), unit_row(2, 0, 1.0, -1.0)),
+                     one_changed(_RET_ZEROS, unit_row(2, 0, 1.0), unit_row(2, 1, -1.0))],
               relation=ReplaceUser(batch_size=16),
               title="P_Vec with Thm E.5's b = 41,084,470 over M = 4 batches is (15, 0.4)-SDP: one returning user "
                     "changed in every batch ((e_1, 1) to (-e_1, 1) and to (e_2, -1))")
@@ -286,8 +241,8 @@ for id_, eps0, delta0, d in [("corB.3-ldp", 1.0, 1e-5, 2), ("propF.1-ldp", 0.2, 
                   claim=ApproxDP(eps0, delta0), relation=cube_search(1, d, random=16),
                   title=f"R_Amp with sigma = 4 sqrt(2 log(2.5/delta0))/eps0 = {randomizer.sigma:.4g} is "
                         f"({eps0:g}, {delta0:g})-LDP (searched over the ball)")
-    worst = [np.concatenate([WORST_AMP_PAIR[0][:2], np.zeros(d - 2), WORST_AMP_PAIR[0][2:]])], \
-            [np.concatenate([WORST_AMP_PAIR[1][:2], np.zeros(d - 2), WORST_AMP_PAIR[1][2:]])]
+    worst = [np.concatenate([WORST_ROW_PAIR[0][:2], np.zeros(d - 2), WORST_ROW_PAIR[0][2:]])], \
+            [np.concatenate([WORST_ROW_PAIR[1][:2], np.zeros(d - 2), WORST_ROW_PAIR[1][2:]])]
     suite.privacy(f"shuffle-lcb/{id_}@{point},worst", auditor="exact", subject=randomizer,
                   claim=ApproxDP(eps0, delta0), pairs=[worst, ([unit_row(d, 0, 1.0)], [unit_row(d, 0, 1.0, -1.0)])],
                   relation=ReplaceUser(batch_size=1),
@@ -317,15 +272,15 @@ _EPS_B1, _DELTA_B1, _B_B1 = 0.1, 0.1, 200
 _EPS0_B1, _DELTA0_B1 = unique_user_ldp_budget(_EPS_B1, _DELTA_B1, _B_B1)
 _TILDE_B1 = shuffle_amplification(_EPS0_B1, _DELTA0_B1, _B_B1, _DELTA_B1 / 2)
 _P_AMP = ShuffledGaussianProtocol(GaussianRandomizer.unique_users(_EPS_B1, _DELTA_B1, _B_B1, 2), _B_B1)
-_LR = CloneLikelihoodRatio(_P_AMP, base=WORST_AMP_PAIR[1], target=WORST_AMP_PAIR[0])
-_CLONES = np.tile(WORST_AMP_PAIR[1], (_B_B1, 1))
-_ONE_OUT = _CLONES.copy()
-_ONE_OUT[0] = WORST_AMP_PAIR[0]
+_LR = CloneLikelihoodRatio(_P_AMP, base=WORST_ROW_PAIR[1], target=WORST_ROW_PAIR[0])
+# user 0 at the far end of the worst pair, against all users at its near end
+_ONE_OUT_CLONES = one_changed(np.tile(WORST_ROW_PAIR[1], (_B_B1, 1)), WORST_ROW_PAIR[0], WORST_ROW_PAIR[1])
 suite.privacy(f"shuffle-lcb/thm3.2-privacy@eps{_EPS_B1:g},delta{_DELTA_B1:g},B{_B_B1},d2", auditor="statistical",
-              subject=_LR, claim=ApproxDP(*_TILDE_B1), pairs=[(_ONE_OUT, _CLONES)], relation=ReplaceUser(batch_size=_B_B1),
+              subject=_LR, claim=ApproxDP(*_TILDE_B1), pairs=[_ONE_OUT_CLONES], relation=ReplaceUser(batch_size=_B_B1),
               samples={"quick": 100_000, "standard": 1_000_000, "thorough": 10_000_000},
               title=f"P_Amp's shuffled view (B = {_B_B1}) is Lemma B.4's (eps~, delta~) = ({_TILDE_B1[0]:.4g}, "
-                    f"{_TILDE_B1[1]:.4g})-SDP: one user at the far end of the worst pair among clones (likelihood-ratio events)")
+                    f"{_TILDE_B1[1]:.4g})-SDP: one user at the far end of the worst pair among clones "
+                    "(likelihood-ratio events)")
 
 # -- Lemma B.4 on an exactly tractable randomizer ---------------------------------------------------
 # Binary randomized response is (eps0, 0)-LDP and its shuffled view (the count of ones) has an exact
@@ -375,14 +330,6 @@ suite.tail("shuffle-lcb/thmC.1-tail@protocol,eps10", subject=_P_VEC_EXP.error_la
 # three levels of nodes).
 
 
-def user_rows_pair(users: int, rounds_per_user: int, first, second) -> tuple[np.ndarray, np.ndarray]:
-    """User-major data (users, M0, d + 1), all zero rows but user 0's M0 rows: ``first`` vs ``second``."""
-    a = np.zeros((users, rounds_per_user, len(first)))
-    b = a.copy()
-    a[0], b[0] = first, second
-    return a, b
-
-
 def user_search(users: int, rounds_per_user: int, d: int, random: int = 4):
     return ReplaceUser(batch_size=users).over(
         Datasets(users, Box(-1.0, 1.0, shape=(rounds_per_user, d + 1))), random=random)
@@ -399,26 +346,29 @@ for m0 in (2, 4):
     users = _T_TREE // m0
     mech = CentralTreeMechanism.user_level(_T_TREE, _D_TREE, _EPS_TREE, DELTA, m0)
     point = f"eps{_EPS_TREE:g},delta{DELTA:g},T{_T_TREE},d{_D_TREE},M0_{m0}"
-    worst = user_rows_pair(users, m0, WORST_ROW_PAIR[0], WORST_ROW_PAIR[1])
+    worst = one_changed(np.zeros((users, m0, _D_TREE + 1)), *WORST_ROW_PAIR)
     for schedule in ("consecutive", "spread"):
         suite.privacy(f"shuffle-lcb/prop4.3-jdp@{point},{schedule},worst", auditor="exact",
                       subject=ReturningUserStream(mech, m0, schedule), claim=ApproxDP(_EPS_TREE, DELTA),
                       pairs=[worst], relation=ReplaceUser(batch_size=users),
                       title=f"LinUCB-JDP's tree with node sigma x M0 ({mech.sigma:.4g}) is user-level "
-                            f"({_EPS_TREE:g}, {DELTA:g})-JDP: one user's {m0} {schedule} rounds moved along the worst pair")
+                            f"({_EPS_TREE:g}, {DELTA:g})-JDP: one user's {m0} {schedule} rounds moved "
+                            "along the worst pair")
     suite.privacy(f"shuffle-lcb/prop4.3-jdp@{point},consecutive,searched", auditor="exact",
-                  subject=BallRows(ReturningUserStream(mech, m0, "consecutive"), _D_TREE), claim=ApproxDP(_EPS_TREE, DELTA),
+                  subject=BallRows(ReturningUserStream(mech, m0, "consecutive"), _D_TREE),
+                  claim=ApproxDP(_EPS_TREE, DELTA),
                   relation=user_search(users, m0, _D_TREE),
                   title=f"LinUCB-JDP's tree with node sigma x M0 = {m0} is user-level ({_EPS_TREE:g}, {DELTA:g})-JDP "
                         "(one user's consecutive rounds, searched over the ball)")
 # The experiment's largest eps (no range is printed for Prop 4.3): eps = 10, M0 = 4, consecutive.
 _MECH_43_10 = CentralTreeMechanism.user_level(_T_TREE, _D_TREE, 10.0, DELTA, 4)
-suite.privacy(f"shuffle-lcb/prop4.3-jdp@eps10,delta{DELTA:g},T{_T_TREE},d{_D_TREE},M0_4,consecutive,worst", auditor="exact",
+suite.privacy(f"shuffle-lcb/prop4.3-jdp@eps10,delta{DELTA:g},T{_T_TREE},d{_D_TREE},M0_4,consecutive,worst",
+              auditor="exact",
               subject=ReturningUserStream(_MECH_43_10, 4, "consecutive"), claim=ApproxDP(10.0, DELTA),
-              pairs=[user_rows_pair(_T_TREE // 4, 4, WORST_ROW_PAIR[0], WORST_ROW_PAIR[1])],
+              pairs=[one_changed(np.zeros((_T_TREE // 4, 4, _D_TREE + 1)), *WORST_ROW_PAIR)],
               relation=ReplaceUser(batch_size=_T_TREE // 4),
-              title=f"LinUCB-JDP's tree with node sigma x 4 ({_MECH_43_10.sigma:.4g}) is user-level (10, {DELTA:g})-JDP "
-                    "(4 consecutive rounds, worst pair)")
+              title=f"LinUCB-JDP's tree with node sigma x 4 ({_MECH_43_10.sigma:.4g}) is user-level (10, "
+                    f"{DELTA:g})-JDP (4 consecutive rounds, worst pair)")
 
 # -- Proposition F.3: Batched-Central-LinUCB is (eps, delta)-JDP for every B in [T] -----------------
 # One leaf per batch (N = ceil(T/B)); one round's row replaced changes one leaf. Points inside the
@@ -429,7 +379,7 @@ for T, batch, eps in ((16, 1, 1.0), (20, 4, 0.2)):
     mech = CentralTreeMechanism.event_level(T, _D_TREE, eps, DELTA, batch)
     point = f"eps{eps:g},delta{DELTA:g},T{T},B{batch},d{_D_TREE}"
     suite.privacy(f"shuffle-lcb/propF.3-jdp@{point},worst", auditor="exact", subject=mech, claim=ApproxDP(eps, DELTA),
-                  pairs=[one_user(T, WORST_ROW_PAIR[0], WORST_ROW_PAIR[1])], relation=ReplaceUser(batch_size=T),
+                  pairs=[one_changed(np.zeros((T, _D_TREE + 1)), *WORST_ROW_PAIR)], relation=ReplaceUser(batch_size=T),
                   title=f"Batched-Central-LinUCB's tree (N = {mech.leaves} leaves, sigma = {mech.sigma:.4g}) is "
                         f"({eps:g}, {DELTA:g})-JDP: round 1's row moved along the worst pair")
     suite.privacy(f"shuffle-lcb/propF.3-jdp@{point},searched", auditor="exact", subject=BallRows(mech, _D_TREE),
@@ -446,7 +396,7 @@ for k in (2, 4):
     eps_k, delta_k = group_privacy(0.2, DELTA, k)
     suite.privacy(f"shuffle-lcb/remarkD.5@eps0.2,delta{DELTA:g},T{_T_TREE},d{_D_TREE},k{k}", auditor="exact",
                   subject=ReturningUserStream(_MECH_D5, k, "consecutive"), claim=ApproxDP(eps_k, delta_k),
-                  pairs=[user_rows_pair(_T_TREE // k, k, WORST_ROW_PAIR[0], WORST_ROW_PAIR[1])],
+                  pairs=[one_changed(np.zeros((_T_TREE // k, k, _D_TREE + 1)), *WORST_ROW_PAIR)],
                   relation=ReplaceUser(batch_size=_T_TREE // k),
                   title=f"the event-level (0.2, {DELTA:g}) tree is user-level (k eps, k e^((k-1) eps) delta) = "
                         f"({eps_k:g}, {delta_k:.4g}) for k = {k} consecutive rounds (group privacy)")

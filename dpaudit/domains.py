@@ -56,6 +56,13 @@ class Box:
             points.append(alternating)
         return points
 
+    @classmethod
+    def inside_ball(cls, radius: float, d: int) -> Box:
+        """The largest cube inside the l2 ball of ``radius`` in d dimensions, [-radius/sqrt d,
+        radius/sqrt d]^d: every point is a valid input where inputs need ||x||_2 <= radius, so a search
+        over it never leaves the ball (it reaches the sphere only at the cube's corners)."""
+        return cls(-radius / math.sqrt(d), radius / math.sqrt(d), shape=(d,))
+
     def random(self, rng: np.random.Generator, count: int) -> list[np.ndarray]:
         if self.integer:
             return list(rng.integers(int(self.low), int(self.high), size=(count, *self.shape), endpoint=True))

@@ -4,8 +4,8 @@ Installed as ``dpaudit.mechanisms``. Every class documents the paper (or textboo
 implements and any choice made where the source is silent, and derives its true privacy.
 
 - additive noise: :class:`LaplaceMechanism`, :class:`DiscreteLaplaceMechanism`,
-  :class:`GaussianMechanism` (classic calibration), :class:`ZCDPGaussianMechanism`, :class:`ClippedSum`, :class:`NoisyHistogram`,
-  :class:`RepeatedRelease` (double spending);
+  :class:`GaussianMechanism` (classic calibration), :class:`ZCDPGaussianMechanism`, :class:`ClippedSum`,
+  :class:`NoisyHistogram`, :class:`RepeatedRelease` (double spending);
 - selection: :class:`ReportNoisyMax`, :class:`ReportNoisyMaxWithValue`,
   :class:`ExponentialMechanism`, :class:`SparseVector`;
 - continual release: :class:`BinaryTreeMechanism` (the binary mechanism's noisy dyadic p-sums);
@@ -37,6 +37,6 @@ __all__ = [
     "AdditiveNoiseMechanism", "ClippedSum", "DiscreteLaplace", "DiscreteLaplaceMechanism", "ExponentialMechanism",
     "GaussianMechanism", "KaryRandomizedResponse", "Laplace", "LaplaceMechanism", "NoisyHistogram",
     "RandomizedResponse", "RepeatedRelease", "ReportNoisyMax", "ReportNoisyMaxWithValue", "ShuffledRandomizedResponse",
-    "SparseVector", "TruncatedGeometric", "ZCDPGaussianMechanism", "above_threshold", "analytic_gaussian_delta", "classic_sigma",
-    "fmt_shuffle_epsilon",
+    "SparseVector", "TruncatedGeometric", "ZCDPGaussianMechanism", "above_threshold", "analytic_gaussian_delta",
+    "classic_sigma", "fmt_shuffle_epsilon",
 ]

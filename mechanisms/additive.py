@@ -35,7 +35,8 @@ class AdditiveNoiseMechanism(ExactRelease):
         """The query answer, checked: a number or a vector (integers for integer noise)."""
         q = np.asarray(data)
         if q.dtype.kind not in "biuf" or q.ndim > 1:
-            raise ValueError(f"{self.name}: data must be a number or a vector of numbers (a query answer), got {data!r}")
+            raise ValueError(f"{self.name}: data must be a number or a vector of numbers (a query answer), "
+                             f"got {data!r}")
         if self.integer and not np.all(q == np.round(q)):
             raise ValueError(f"{self.name}: query answers must be integers, got {data!r}")
         return q.astype(np.int64) if self.integer else q.astype(float)
@@ -66,7 +67,8 @@ class LaplaceMechanism(AdditiveNoiseMechanism):
     def __init__(self, epsilon: float, sensitivity: float = 1.0):
         _epsilon("LaplaceMechanism", epsilon, sensitivity)
         self.epsilon, self.sensitivity = float(epsilon), float(sensitivity)
-        super().__init__(Laplace(Fraction(sensitivity) / Fraction(epsilon)), name=f"Laplace(eps={epsilon:g}, sensitivity={sensitivity:g})")
+        super().__init__(Laplace(Fraction(sensitivity) / Fraction(epsilon)),
+                         name=f"Laplace(eps={epsilon:g}, sensitivity={sensitivity:g})")
 
 
 class DiscreteLaplaceMechanism(AdditiveNoiseMechanism):

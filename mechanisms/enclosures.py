@@ -26,7 +26,8 @@ LOG_BITS = 192
 FLOOR = 1e-300
 
 
-def from_log_enclosures(outcomes: Any, log_enclosures: Sequence[tuple[Fraction, Fraction] | None]) -> FiniteDistribution:
+def from_log_enclosures(outcomes: Any,
+                        log_enclosures: Sequence[tuple[Fraction, Fraction] | None]) -> FiniteDistribution:
     """A FiniteDistribution from enclosures [lo, hi] of the natural-log probabilities
     (``None`` marks an outcome of probability exactly zero)."""
     log_probs = np.empty(len(log_enclosures))

@@ -28,6 +28,12 @@ Choices where the paper is silent:
     floor(log2 T) + 1 <= m blocks, as the analysis assumes.
 Data of :class:`RankOneLeaves`: the vectors y_j with leaf y_j y_j^T (B_V: y = x for j in T_o, y = 0
 otherwise; B_H: y = sqrt(mu'(<x, theta_o>)/e) x), shape (T, d).
+
+Samplers of the noise's spectral norms (plain ``f(size, rng, ...)``, for tail audits; their laws have
+no closed form): :func:`symmetric_gaussian_norms`, ||Z|| for a symmetric matrix with N(0, 1) entries
+(Appendix I.1's bound P[||Z|| > 4 sqrt d + 2 ln(2T/alpha)] < alpha/(2T)), and
+:func:`max_prefix_noise_norm`, the largest spectral norm of a tree's prefix noise over the T rounds
+(Lemma I.4, (49)-(50)).
 """
 
 from __future__ import annotations
@@ -141,6 +147,30 @@ class RankOneLeaves(Adapter):
         return self.leaves(data)
 
 
+def symmetric_gaussian_norms(size, rng, d: int):
+    """||Z|| for symmetric d x d matrices with N(0, 1) entries on and above the diagonal."""
+    out = np.empty(size)
+    block = max(1, min(size, 20_000 // d))
+    for start in range(0, size, block):
+        m = min(block, size - start)
+        upper = np.triu(rng.standard_normal((m, d, d)))
+        z = upper + np.transpose(np.triu(upper, 1), (0, 2, 1))
+        out[start: start + m] = np.abs(np.linalg.eigvalsh(z)).max(axis=1)
+    return out
+
+
+def max_prefix_noise_norm(size, rng, tree: SymmetricGaussianTree):
+    """max over t of the spectral norm of the noise in B_V's prefix sum at t, per run."""
+    zeros = np.zeros((tree.T, tree.d, tree.d))
+    out = np.empty(size)
+    block = max(1, 200_000 // (tree.T * tree.d * tree.d))
+    for start in range(0, size, block):
+        m = min(block, size - start)
+        prefix = tree.prefix_matrices(tree.sample(zeros, m, rng))
+        out[start: start + m] = np.abs(np.linalg.eigvalsh(prefix)).max(axis=(1, 2))
+    return out
+
+
 def generic_node_budget(epsilon: float, delta: float, m: int) -> tuple[float, float]:
     """Appendix I.1's sufficient per-node budget for an (eps, delta)-DP tree of depth m:
     eps_0 = eps / sqrt(8 m ln(2/delta)), delta_0 = delta / (2m)."""
@@ -157,4 +187,4 @@ def classical_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 
 
 
 __all__ = ["RankOneLeaves", "SymmetricGaussianTree", "classical_gaussian_sigma", "generic_node_budget",
-           "node_noise_sigma", "tree_depth"]
+           "max_prefix_noise_norm", "node_noise_sigma", "symmetric_gaussian_norms", "tree_depth"]

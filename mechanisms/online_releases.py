@@ -6,7 +6,8 @@ each on the data one release reads.
   pulls 2^r .. 2^{r+1} - 1) is full, release (sum of the array + Lap(1/eps)) / 2^r, once.
 - Hybrid-UCB's releases (M2, Theorem 5) are in :mod:`dpaudit.mechanisms.hybrid_counter`.
 - :class:`EpochNoisyMax` (M3, Algorithm 3, FTNL, Theorem 6): argmax_j (G_j + Lap(1/eps)) over the
-  K actions' reward sums G_j of the epoch's 2^s complete reward vectors.
+  K actions' reward sums G_j of the epoch's 2^s complete reward vectors; :func:`epoch_comparison`,
+  the exact law of the comparison G~_j - G~_1 it makes (Lemma 13) on Bernoulli rewards.
 - :class:`NaiveEpochLaplace` (M4, Section 5, naive FTNL): every action's epoch sum plus Lap(K/eps)
   (the paper says only "(eps/K)-DP per action"; Lap(K/eps) is the choice that gives it, since one
   reward vector moves each sum by at most 1).
@@ -31,7 +32,14 @@ from dpaudit.distributions import ProductDistribution
 from dpaudit.validation import integer, positive
 
 from .base import Adapter, ExactRelease
-from .noise import Laplace
+from .noise import (
+    Binomial,
+    FiniteIntegerLaw,
+    IntegerPlusContinuous,
+    Laplace,
+    LaplaceSum,
+    convolve,
+)
 from .noisy_max import ReportNoisyMax
 
 
@@ -90,6 +98,17 @@ class EpochNoisyMax(Adapter):
 
     def _input(self, data: Any) -> np.ndarray:
         return self.sums(data)
+
+
+def epoch_comparison(r: int, gap: float, eps: float) -> IntegerPlusContinuous:
+    """G_j - G_1 + Z_j - Z_1: G ~ Binomial(2^r, 1/2 -+ gap/2), Z i.i.d. Lap(1/eps)."""
+    rounds = 2**r
+    worse = Binomial(rounds, 0.5 - gap / 2)
+    best_complement = Binomial(rounds, 0.5 - gap / 2)  # rounds - G_1 ~ Binomial(rounds, 1 - mu_1)
+    counts = convolve(worse, best_complement)
+    shifted = FiniteIntegerLaw(counts.offset - rounds, counts.probs, counts.tail_mass, counts.log_error)
+    return IntegerPlusContinuous(shifted, LaplaceSum(2, 1 / eps),
+                                 name=f"G~_j - G~_1, epoch r = {r}, gap {gap:g}, eps {eps:g}")
 
 
 class NaiveEpochLaplace(ExactRelease):
@@ -166,3 +185,6 @@ class NoisyArmSums(ExactRelease):
 
     def _distribution(self, x: np.ndarray) -> ProductDistribution:
         return ProductDistribution(tuple(self.noise.shifted(float(v)) for v in self._sums(x)))
+
+
+__all__ = ["EpochNoisyMax", "LazyArrayRelease", "NaiveEpochLaplace", "NoisyArmSums", "epoch_comparison"]

@@ -40,6 +40,11 @@ R~ on every entry (x_hat and its own Bin(b, p)) and sums per label, as the shuff
 (one run; for small b). The binomial noise is tabled on +-12 standard deviations
 (:func:`~dpaudit.mechanisms.bit_summation.binomial_table`), the mass outside bounded by Hoeffding
 and carried as ``tail_mass`` (it can only count against a claim).
+
+:func:`p_vec_parameters` is Theorem C.1's (g, b) at the paper's experiment (d = 5, B = 20, delta = 0.1)
+by default. :class:`BallRows` feeds any release on rows (phi, y) (P_Vec, R_Amp, the central tree)
+from the cube [-1, 1]^(d + 1), mapped one-to-one onto the inputs Assumption 3.1 allows, so that a
+search over the cube covers exactly the unit ball of features.
 """
 
 from __future__ import annotations
@@ -52,10 +57,12 @@ import numpy as np
 from dpaudit.distributions import ProductDistribution
 from dpaudit.validation import integer, positive, sample_size
 
-from .base import ExactRelease
+from .base import Adapter, ExactRelease
 from .bit_summation import BitSummation
 from .noise import FiniteIntegerLaw
 
+#: the paper's experiment: d = 5, batches of B = 20 users, delta = 0.1
+EXPERIMENT_D, EXPERIMENT_B, EXPERIMENT_DELTA = 5, 20, 0.1
 #: Theorem 3.5 / C.1, Corollary C.3 and Theorem E.5: eps in (0, 15], delta in (0, 1/2)
 EPSILON_MAX = 15.0
 DELTA_MAX = 0.5
@@ -89,6 +96,12 @@ def unique_user_parameters(epsilon: float, delta: float, d: int, B: int) -> tupl
     g = accuracy_g(d, B)
     b = math.ceil(24e4 * g**2 * math.log(4 * (d**2 + 1) / delta) ** 2 / (epsilon**2 * B))
     return g, b
+
+
+def p_vec_parameters(eps: float, delta: float = EXPERIMENT_DELTA, d: int = EXPERIMENT_D,
+                     users: int = EXPERIMENT_B) -> tuple[int, int]:
+    """(g, b) of Theorem C.1 (:func:`unique_user_parameters`) at the experiment's d, B, delta by default."""
+    return unique_user_parameters(eps, delta, d, users)
 
 
 def ldp_parameters(epsilon0: float, delta0: float, d: int) -> tuple[int, int]:
@@ -277,5 +290,32 @@ class ReturningUserTranscript(ExactRelease):
         return np.concatenate([self.protocol.sample(batch, size, rng) for batch in batches], axis=1)
 
 
-__all__ = ["ReturningUserTranscript", "ShuffledVectorProtocol", "accuracy_g", "ldp_parameters",
-           "returning_user_parameters", "unique_user_parameters", "user_entries"]
+class BallRows(Adapter):
+    """The mechanism on rows (x, y) in [-1, 1]^(d + 1) mapped to (x ||x||_inf / ||x||_2, y): a search
+    over the cube covers exactly the unit ball of features (row-wise bijection, so one replaced row
+    is one replaced user). The release is ``mechanism``'s (:attr:`inner`) on the mapped rows
+    (:meth:`rows`)."""
+
+    paper = "shuffle-lcb"
+    source = "Assumption 3.1's inputs ||phi||_2 <= 1, |y| <= 1, reached from the cube"
+
+    def __init__(self, mechanism, d: int):
+        self.mechanism = self.inner = mechanism
+        self.d = d
+        self.name = f"{mechanism!r} on cube rows mapped onto the unit ball"
+
+    def rows(self, data):
+        x = np.array(data, dtype=float)
+        phi = x[..., : self.d]
+        two = np.linalg.norm(phi, axis=-1, keepdims=True)
+        scale = np.divide(np.abs(phi).max(axis=-1, keepdims=True), two, out=np.zeros_like(two), where=two > 0)
+        x[..., : self.d] = phi * scale
+        return x
+
+    def _input(self, data: Any) -> np.ndarray:
+        return self.rows(data)
+
+
+__all__ = ["EXPERIMENT_B", "EXPERIMENT_D", "EXPERIMENT_DELTA", "BallRows", "ReturningUserTranscript",
+           "ShuffledVectorProtocol", "accuracy_g", "ldp_parameters", "p_vec_parameters", "returning_user_parameters",
+           "unique_user_parameters", "user_entries"]

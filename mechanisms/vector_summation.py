@@ -34,6 +34,10 @@ the shuffler groups them. :meth:`distribution` is the exact law of the counts (i
 a :class:`~dpaudit.distributions.ProductDistribution` of finite laws), for the exact auditor. The binomial is
 tabled on a window of +-12 standard deviations, the mass outside bounded by Hoeffding's inequality
 and carried as ``tail_mass`` (it can only count against a claim).
+
+:func:`chernoff_gap` samples the Gram matrix sum_i x_i x_i^T that P_2 sums (Algorithm 1's x x^T), for
+x uniform on the unit sphere, against Lemma H.2's matrix Chernoff bound (a plain ``f(size, rng, ...)``
+sampler for tail audits: the smallest eigenvalue has no closed-form law).
 """
 
 from __future__ import annotations
@@ -226,5 +230,19 @@ class OuterProductSummation(Adapter):
         return self.matrices(data)
 
 
+def chernoff_gap(size, rng, d: int, n: int, eps: float):
+    """lambda_min(3 eps n I + sum x x^T - (n/8) E x x^T) for x uniform on the unit sphere (E x x^T = I/d),
+    negated: the printed event '<=' is this being >= 0."""
+    out = np.empty(size)
+    block = max(1, 200_000 // n)
+    for start in range(0, size, block):
+        m = min(block, size - start)
+        x = rng.standard_normal((m, n, d))
+        x /= np.linalg.norm(x, axis=2, keepdims=True)
+        gram = np.einsum("mni,mnj->mij", x, x) + (3 * eps * n - n / (8 * d)) * np.eye(d)
+        out[start: start + m] = -np.linalg.eigvalsh(gram).max(axis=1)
+    return out
+
+
 __all__ = ["OuterProductSummation", "ShuffledMatrixSummation", "ShuffledSummation", "ShuffledVectorSummation",
-           "summation_parameters"]
+           "chernoff_gap", "summation_parameters"]

@@ -139,9 +139,9 @@ def test_user_entries_are_phi_y_and_the_upper_triangle():
 
 
 def test_the_worst_r_amp_pair_has_distance_sqrt_4_5_and_random_pairs_stay_below():
-    from dpaudit.audits.shuffle_lcb import WORST_AMP_PAIR
+    from dpaudit.mechanisms.central_tree import WORST_ROW_PAIR
 
-    a, b = (user_entries("t", np.array([p]), 1, 2)[0] for p in WORST_AMP_PAIR)
+    a, b = (user_entries("t", np.array([p]), 1, 2)[0] for p in WORST_ROW_PAIR)
     assert np.sum((a - b) ** 2) == pytest.approx(4.5, abs=1e-12)
     rng = np.random.default_rng(5)
     for d in (2, 4):
@@ -264,11 +264,11 @@ def test_clone_likelihood_ratio_audit_has_power():
     noise (sigma = 0.5 at B = 50: the view is then nearly (1, ...)-distinguishable). Seeded; the
     audit's false-refutation rate is its 1 - confidence = 1e-3."""
     protocol = ShuffledGaussianProtocol(GaussianRandomizer(0.5, 2), 50)
-    from dpaudit.audits.shuffle_lcb import WORST_AMP_PAIR
-    lr = CloneLikelihoodRatio(protocol, WORST_AMP_PAIR[1], WORST_AMP_PAIR[0])
-    clones = np.tile(WORST_AMP_PAIR[1], (50, 1))
+    from dpaudit.mechanisms.central_tree import WORST_ROW_PAIR
+    lr = CloneLikelihoodRatio(protocol, WORST_ROW_PAIR[1], WORST_ROW_PAIR[0])
+    clones = np.tile(WORST_ROW_PAIR[1], (50, 1))
     one = clones.copy()
-    one[0] = WORST_AMP_PAIR[0]
+    one[0] = WORST_ROW_PAIR[0]
     result = dpaudit.audit_privacy(lr, ApproxDP(0.5, 0.05), pairs=[(one, clones)], neighbours=ReplaceUser(batch_size=50),
                                    auditor="statistical", samples=40_000, confidence=0.999, seed=11)
     assert result.verdict == "refuted", result.witness
@@ -291,11 +291,11 @@ def test_p_vec_exact_audit_refutes_too_few_noise_bits():
 def test_r_amp_exact_delta_is_the_analytic_gaussian_curve():
     """R_Amp's exact delta(eps0) on the worst pair is Balle-Wang's curve at mu = sqrt(4.5) / sigma, and
     a tenth of the noise is refuted."""
-    from dpaudit.audits.shuffle_lcb import WORST_AMP_PAIR
+    from dpaudit.mechanisms.central_tree import WORST_ROW_PAIR
     from dpaudit.mechanisms.gaussian import analytic_gaussian_delta
 
     r = GaussianRandomizer.ldp(1.0, 1e-5, 2)
-    pair = ([WORST_AMP_PAIR[0]], [WORST_AMP_PAIR[1]])
+    pair = ([WORST_ROW_PAIR[0]], [WORST_ROW_PAIR[1]])
     res = dpaudit.audit_privacy(r, ApproxDP(1.0, 1e-5), pairs=[pair], auditor="exact")
     assert res.verdict == "verified"
     assert res.statistic.value == pytest.approx(analytic_gaussian_delta(1.0, r.sigma, math.sqrt(4.5)), rel=1e-6)

@@ -92,3 +92,48 @@ def test_bound_samplers_are_named_by_their_parameters():
         return rng.geometric(beta, (size, n)).sum(1)
 
     assert subject_name(partial(draws, n=3, beta=0.123456789)) == "test_bound_samplers_are_named_by_their_parameters.<locals>.draws(n=3, beta=0.123457)"
+
+
+def _samplers_defined_in(module) -> list[str]:
+    """Names of the samplers ``module`` defines itself: functions whose first parameters are
+    ``(size, rng)`` or ``(data, size, rng)``, and classes with a ``sample`` method."""
+    import inspect
+
+    found = []
+    for name, obj in vars(module).items():
+        if getattr(obj, "__module__", None) != module.__name__:
+            continue  # imported, not defined here
+        if inspect.isclass(obj) and callable(getattr(obj, "sample", None)):
+            found.append(f"{module.__name__}.{name} (a class with a sample method)")
+        elif inspect.isfunction(obj):
+            params = list(inspect.signature(obj).parameters)
+            if params[:2] == ["size", "rng"] or params[:3] == ["data", "size", "rng"]:
+                found.append(f"{module.__name__}.{name}({', '.join(params)})")
+    return found
+
+
+def test_suite_modules_define_no_samplers():
+    """A suite pairs subjects with claims: samplers, releases and laws of subjects live in
+    dpaudit.mechanisms (tests and suites import them from there), never in dpaudit.audits."""
+    import importlib
+    import pkgutil
+    import types
+
+    from dpaudit import audits
+
+    modules = [audits] + [importlib.import_module(m.name)
+                          for m in pkgutil.walk_packages(audits.__path__, f"{audits.__name__}.")]
+    assert len(modules) > 6  # every suite was seen, packages included
+    found = [name for module in modules for name in _samplers_defined_in(module)]
+    assert not found, f"move these to dpaudit.mechanisms: {found}"
+
+    # the check itself finds each kind of sampler, and only those defined in the module
+    probe = types.ModuleType("probe")
+    exec("from dpaudit.mechanisms import LaplaceMechanism\n"
+         "def noise(size, rng, scale=1.0): return rng.laplace(0.0, scale, size)\n"
+         "def mech(data, size, rng): return data + rng.laplace(0.0, 1.0, size)\n"
+         "def threshold(t, b): return t * b\n"
+         "class Release:\n"
+         "    def sample(self, data, size, rng): return rng.random(size)\n", probe.__dict__)
+    assert _samplers_defined_in(probe) == ["probe.noise(size, rng, scale)", "probe.mech(data, size, rng)",
+                                           "probe.Release (a class with a sample method)"]

@@ -7,7 +7,10 @@ Every law here has ``sample(size, rng)``, ``cdf``/``sf``, ``mean``/``var``, ``su
 give their pmf table (``table()``) and a ``FiniteDistribution`` for the exact privacy auditor
 (``finite_distribution()``); :func:`convolve` and :func:`iid_sum` give exact laws of sums.
 
-Randomized response (binary and k-ary) lives in :mod:`dpaudit.mechanisms.randomized_response`.
+:mod:`~dpaudit.mechanisms.noise.constructions` holds plain samplers ``f(size, rng, ...)`` of the
+constructions dist-mab prints (shares summed per user, Gamma-Poisson, differences of geometrics or
+Poissons), to audit against these laws. Randomized response (binary and k-ary) lives in
+:mod:`dpaudit.mechanisms.randomized_response`.
 """
 
 from ._lattice import FiniteIntegerLaw, IndependentSum, IntegerLaw, convolve, iid_sum
@@ -18,6 +21,13 @@ from .binomial import (
     RandomizedRounding,
     SymmetricBinomial,
 )
+from .constructions import (
+    gamma_poisson,
+    geometric_difference,
+    poisson_difference,
+    polya_shares_sum,
+    skellam_shares_sum,
+)
 from .gaussian import DiscreteGaussian, Gaussian
 from .laplace import DiscreteLaplace, Laplace, LaplaceSum
 from .mixtures import IntegerPlusContinuous
@@ -25,7 +35,8 @@ from .polya import Geometric, Polya, PolyaDifference
 from .skellam import Skellam
 
 __all__ = [
-    "BernoulliExp", "Binomial", "DiscreteGaussian", "DiscreteLaplace", "FiniteIntegerLaw", "Gaussian", "IndependentSum", "IntegerPlusContinuous", "Geometric",
-    "IntegerLaw", "Laplace", "LaplaceSum", "ModularReduction", "Polya", "PolyaDifference", "RandomizedRounding", "Skellam",
-    "SymmetricBinomial", "convolve", "iid_sum",
+    "BernoulliExp", "Binomial", "DiscreteGaussian", "DiscreteLaplace", "FiniteIntegerLaw", "Gaussian", "IndependentSum",
+    "IntegerPlusContinuous", "Geometric", "IntegerLaw", "Laplace", "LaplaceSum", "ModularReduction", "Polya",
+    "PolyaDifference", "RandomizedRounding", "Skellam", "SymmetricBinomial", "convolve", "gamma_poisson",
+    "geometric_difference", "iid_sum", "poisson_difference", "polya_shares_sum", "skellam_shares_sum",
 ]

@@ -272,7 +272,8 @@ class IndependentSum(IntegerLaw):
         return self._convolved.sf(k)
 
 
-def _trimmed(offset: int, p: np.ndarray, tail_mass: float, log_error: float, name: str | None = None) -> FiniteIntegerLaw:
+def _trimmed(offset: int, p: np.ndarray, tail_mass: float, log_error: float,
+             name: str | None = None) -> FiniteIntegerLaw:
     """Drop end entries below e^-750 (they underflow anyway) into tail_mass."""
     keep = np.flatnonzero(p > math.exp(LOG_NEGLIGIBLE))
     dropped = float(p[: keep[0]].sum() + p[keep[-1] + 1:].sum())

@@ -61,7 +61,8 @@ def _bernoulli_exp_minus_one(size: int, rng: np.random.Generator) -> np.ndarray:
     r = rng.integers(0, _FACTORIALS[20], size)
     # k = 1 always passes (R < 20!); the passes at k = 2..6 are a run of leading ones, so their
     # parity is their XOR, computed on the whole array without gathering
-    odd = (r < _THRESHOLDS[1]) ^ (r < _THRESHOLDS[2]) ^ (r < _THRESHOLDS[3]) ^ (r < _THRESHOLDS[4]) ^ (r < _THRESHOLDS[5])
+    odd = ((r < _THRESHOLDS[1]) ^ (r < _THRESHOLDS[2]) ^ (r < _THRESHOLDS[3]) ^ (r < _THRESHOLDS[4])
+           ^ (r < _THRESHOLDS[5]))
     out = odd  # passes = 1 + (passes at 2..6): an even count means the first failure at an odd k
     idx = np.flatnonzero(r < _THRESHOLDS[5])  # passed k = 6 (probability 1/720): continue exactly
     for k in range(7, 21):
@@ -90,7 +91,8 @@ def bernoulli_exp(num: np.ndarray, den: np.ndarray | int, rng: np.random.Generat
     return _bernoulli_exp_parts(whole, frac, den, rng)
 
 
-def _bernoulli_exp_parts(whole: np.ndarray, frac: np.ndarray, den: np.ndarray | int, rng: np.random.Generator) -> np.ndarray:
+def _bernoulli_exp_parts(whole: np.ndarray, frac: np.ndarray, den: np.ndarray | int,
+                         rng: np.random.Generator) -> np.ndarray:
     """Bernoulli(exp(-(whole + frac/den))): one coin for the fraction, ``whole`` exp(-1) coins."""
     alive = _bernoulli_exp_unit(frac, den, rng)
     idx = np.flatnonzero(alive & (whole > 0))

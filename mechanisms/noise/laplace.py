@@ -124,7 +124,8 @@ class Laplace:
 
 @dataclass(frozen=True)
 class DiscreteLaplace(IntegerLaw):
-    """Discrete Laplace on the integers, DiscreteLaplace(scale, loc=0): P[X = k] = (1 - a)/(1 + a) * a^|k - loc|, a = exp(-1/scale).
+    """Discrete Laplace on the integers, DiscreteLaplace(scale, loc=0):
+    P[X = k] = (1 - a)/(1 + a) * a^|k - loc|, a = exp(-1/scale).
 
     Parameterised by ``scale`` t (so that adding it to an integer query of sensitivity D gives
     (D/t)-DP, as for the continuous Laplace); ``loc`` must be an integer. ``scale`` may be a

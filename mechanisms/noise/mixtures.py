@@ -59,7 +59,8 @@ class IntegerPlusContinuous:
         return max(a, c), min(b, d)
 
     def cgf(self, lam: Any) -> np.ndarray:
-        return np.asarray(self.integer_law.cgf(lam), dtype=float) + np.asarray(self.continuous_law.cgf(lam), dtype=float)
+        return (np.asarray(self.integer_law.cgf(lam), dtype=float)
+                + np.asarray(self.continuous_law.cgf(lam), dtype=float))
 
     def sample(self, size: Any, rng: np.random.Generator) -> np.ndarray:
         return self.integer_law.sample(size, rng) + self.continuous_law.sample(size, rng)
