@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from dpaudit import ZCDP, AddRemoveOne, ApproxDP, PureDP, QueryDistance, RenyiDP, ReplaceOne, ReplaceUser
 from dpaudit.mechanisms import (
     AdditiveNoiseMechanism,
     ClippedSum,
@@ -39,8 +41,6 @@ from dpaudit.mechanisms import (
     ZCDPGaussianMechanism,
     fmt_shuffle_epsilon,
 )
-
-from dpaudit import ZCDP, AddRemoveOne, ApproxDP, PureDP, QueryDistance, RenyiDP, ReplaceOne, ReplaceUser
 from dpaudit.suite import Suite
 
 suite = Suite("classic", "Well-known mechanisms with known true privacy")

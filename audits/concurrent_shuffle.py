@@ -78,6 +78,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from dpaudit import ApproxDP, SubGaussian, TailBound
+from dpaudit.domains import Datasets
 from dpaudit.mechanisms.accounting import advanced_composition_budget
 from dpaudit.mechanisms.concurrent_shuffle import (
     ConcurrentShuffleCounter,
@@ -87,9 +90,6 @@ from dpaudit.mechanisms.concurrent_shuffle import (
     variance_bound,
 )
 from dpaudit.mechanisms.concurrent_tree import BinarySummation, ConcurrentShuffleTree
-
-from dpaudit import ApproxDP, SubGaussian, TailBound
-from dpaudit.domains import Datasets
 from dpaudit.neighbours import ReplaceOne, one_changed
 from dpaudit.suite import Suite
 

@@ -130,6 +130,10 @@ import math
 from functools import partial
 
 import numpy as np
+
+from dpaudit import ZCDP, PureDP, QueryDistance, RenyiDP, SubExponential, SubGaussian, TailBound
+from dpaudit.domains import Box, Datasets
+from dpaudit.laws import LazyLaw
 from dpaudit.mechanisms import DiscreteLaplaceMechanism, DistributedSum, LocalModularRandomizer, noise
 from dpaudit.mechanisms.distributed_sum import CentralModularSum, IntegerQueryNoise, ShuffleModSum
 from dpaudit.mechanisms.distributed_sum_analysis import (
@@ -145,10 +149,6 @@ from dpaudit.mechanisms.distributed_sum_analysis import (
     theorem2_epsilon,
     theorem4_epsilon_hat,
 )
-
-from dpaudit import ZCDP, PureDP, QueryDistance, RenyiDP, SubExponential, SubGaussian, TailBound
-from dpaudit.domains import Box, Datasets
-from dpaudit.laws import LazyLaw
 from dpaudit.neighbours import ReplaceUser, one_changed
 from dpaudit.suite import Suite
 

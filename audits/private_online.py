@@ -78,7 +78,11 @@ import math
 from functools import partial
 
 import numpy as np
+
+from dpaudit import PureDP, TailBound
 from dpaudit.algorithms.online import FollowTheNoisyLeader
+from dpaudit.domains import Box, Datasets
+from dpaudit.laws import LazyLaw
 from dpaudit.mechanisms import noise
 from dpaudit.mechanisms.hybrid_counter import (
     HybridCounter,
@@ -92,10 +96,6 @@ from dpaudit.mechanisms.online_releases import (
     NaiveEpochLaplace,
     epoch_comparison,
 )
-
-from dpaudit import PureDP, TailBound
-from dpaudit.domains import Box, Datasets
-from dpaudit.laws import LazyLaw
 from dpaudit.neighbours import ReplaceOne, ReplaceRewardVector, one_changed
 from dpaudit.suite import Suite
 from dpaudit.transcripts import DecisionTranscript

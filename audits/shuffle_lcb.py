@@ -100,6 +100,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from dpaudit import ApproxDP, SubGaussian
+from dpaudit.domains import Box, Datasets
 from dpaudit.mechanisms import noise
 from dpaudit.mechanisms.central_tree import (
     WORST_ROW_PAIR,
@@ -124,9 +127,6 @@ from dpaudit.mechanisms.shuffle_vec import (
     ShuffledVectorProtocol,
     p_vec_parameters,
 )
-
-from dpaudit import ApproxDP, SubGaussian
-from dpaudit.domains import Box, Datasets
 from dpaudit.neighbours import ReplaceUser, one_changed
 from dpaudit.suite import Suite
 

@@ -23,11 +23,11 @@ import statistics
 import time
 
 import numpy as np
-from dpaudit.mechanisms import RandomizedResponse
 from scipy.special import logsumexp
 
 from dpaudit import exact
 from dpaudit.distributions import FiniteDistribution, ProductDistribution
+from dpaudit.mechanisms import RandomizedResponse
 
 SIGMA = 100.0
 

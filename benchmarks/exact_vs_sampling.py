@@ -14,9 +14,8 @@ import statistics
 import time
 from functools import partial
 
-from dpaudit.mechanisms import AdditiveNoiseMechanism, DiscreteLaplaceMechanism, Laplace, LaplaceMechanism
-
 import dpaudit
+from dpaudit.mechanisms import AdditiveNoiseMechanism, DiscreteLaplaceMechanism, Laplace, LaplaceMechanism
 
 CASES = [
     ("Laplace eps=0.1", LaplaceMechanism(0.1), dpaudit.PureDP(0.1), [(0.0, 1.0)]),

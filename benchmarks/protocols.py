@@ -20,6 +20,7 @@ import argparse
 
 import numpy as np
 from _timing import rate  # benchmarks/ is on sys.path when a script runs
+
 from dpaudit.mechanisms import BinaryTreeMechanism, DistributedSum
 from dpaudit.mechanisms.noise import Gaussian
 

@@ -21,8 +21,9 @@ from fractions import Fraction
 
 import numpy as np
 from _timing import rate  # benchmarks/ is on sys.path when a script runs
-from dpaudit.mechanisms import noise as N
 from scipy import stats
+
+from dpaudit.mechanisms import noise as N
 
 # -- scalar references (what one writes first) ------------------------------------------------
 

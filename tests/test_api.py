@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.stats
-from dpaudit.mechanisms import LaplaceMechanism
 
 import dpaudit
 from dpaudit import MechanismError, NotNeighbours, PureDP, QueryDistance
+from dpaudit.mechanisms import LaplaceMechanism
 
 
 def test_auto_uses_exact_when_a_distribution_is_exposed():

@@ -16,11 +16,11 @@ seeds, against the 10 that alpha allows.)
 from __future__ import annotations
 
 import pytest
-from dpaudit.mechanisms import AdditiveNoiseMechanism, DiscreteLaplaceMechanism, Laplace, LaplaceMechanism
 from scipy import stats
 
 import dpaudit
 from dpaudit import ApproxDP, PureDP
+from dpaudit.mechanisms import AdditiveNoiseMechanism, DiscreteLaplaceMechanism, Laplace, LaplaceMechanism
 from dpaudit.suite import DEFAULT_SAMPLES
 
 QUICK, STANDARD = DEFAULT_SAMPLES["quick"], DEFAULT_SAMPLES["standard"]

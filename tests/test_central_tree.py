@@ -10,6 +10,10 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
+
+import dpaudit
+from dpaudit import ApproxDP
 from dpaudit.mechanisms.central_tree import (
     LEAF_SENSITIVITY,
     WORST_ROW_PAIR,
@@ -20,10 +24,6 @@ from dpaudit.mechanisms.central_tree import (
     tree_levels,
 )
 from dpaudit.mechanisms.gaussian import analytic_gaussian_sigma
-from scipy import stats
-
-import dpaudit
-from dpaudit import ApproxDP
 from dpaudit.neighbours import ReplaceUser
 
 

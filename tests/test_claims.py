@@ -146,10 +146,10 @@ def test_accuracy_claims_become_their_tail_bound_and_are_decided_exactly():
     """'P(|X| > alpha) <= beta' bounds P(|X| >= t) by beta for t > alpha only. On Bin(100, 1/2)
     centred, P(|X - 50| > 15) = P(|X - 50| >= 16) = 0.00179."""
     import numpy as np
-    from dpaudit.mechanisms.noise import Binomial
 
     from dpaudit import TailBound
     from dpaudit.errors import InvalidClaim
+    from dpaudit.mechanisms.noise import Binomial
 
     claim = TailBound.accuracy(15, 0.01, centred=True)
     assert np.array_equal(claim.bound(np.array([1.0, 15.0, 15.5, 100.0])), [1.0, 1.0, 0.01, 0.01])

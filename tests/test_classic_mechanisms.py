@@ -15,7 +15,12 @@ import math
 
 import numpy as np
 import pytest
+from scipy import integrate, stats
+from scipy.special import logsumexp, softmax
+
+from dpaudit import ZCDP, ApproxDP, PureDP, exact
 from dpaudit.audits import classic
+from dpaudit.distributions import FiniteDistribution, GaussianDistribution, ProductDistribution
 from dpaudit.mechanisms import (
     ClippedSum,
     DiscreteLaplaceMechanism,
@@ -37,11 +42,6 @@ from dpaudit.mechanisms import (
     analytic_gaussian_delta,
     fmt_shuffle_epsilon,
 )
-from scipy import integrate, stats
-from scipy.special import logsumexp, softmax
-
-from dpaudit import ZCDP, ApproxDP, PureDP, exact
-from dpaudit.distributions import FiniteDistribution, GaussianDistribution, ProductDistribution
 
 P_MIN = 1e-6  # rejection level of every goodness-of-fit test
 ENTRIES = {e.id: e for e in classic.suite.entries}

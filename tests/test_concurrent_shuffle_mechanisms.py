@@ -10,6 +10,11 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
+
+import dpaudit
+from dpaudit import ApproxDP, SubGaussian, TailBound
+from dpaudit.domains import Datasets
 from dpaudit.mechanisms.accounting import advanced_composition_budget
 from dpaudit.mechanisms.concurrent_shuffle import (
     Batch,
@@ -21,11 +26,6 @@ from dpaudit.mechanisms.concurrent_shuffle import (
 )
 from dpaudit.mechanisms.concurrent_tree import ConcurrentShuffleTree
 from dpaudit.mechanisms.noise import Binomial, FiniteIntegerLaw
-from scipy import stats
-
-import dpaudit
-from dpaudit import ApproxDP, SubGaussian, TailBound
-from dpaudit.domains import Datasets
 from dpaudit.neighbours import ReplaceOne
 
 EPS, DELTA = 0.9, 1e-3

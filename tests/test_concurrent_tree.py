@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from dpaudit.mechanisms.concurrent_tree import BinarySummation, ConcurrentShuffleTree, binomial_delta, coins_for
-from dpaudit.mechanisms.noise import FiniteIntegerLaw
 
 import dpaudit
 from dpaudit import ApproxDP
 from dpaudit.domains import Datasets
+from dpaudit.mechanisms.concurrent_tree import BinarySummation, ConcurrentShuffleTree, binomial_delta, coins_for
+from dpaudit.mechanisms.noise import FiniteIntegerLaw
 from dpaudit.neighbours import ReplaceOne
 
 

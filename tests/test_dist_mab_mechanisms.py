@@ -9,12 +9,12 @@ import math
 
 import numpy as np
 import pytest
-from dpaudit.mechanisms.distributed_sum import IntegerQueryNoise, ShuffleModSum, log_iid_sum
-from dpaudit.mechanisms.noise import DiscreteGaussian, FiniteIntegerLaw, iid_sum
 
 import dpaudit
 from dpaudit import ZCDP, PureDP, RenyiDP, TailBound
 from dpaudit.domains import Box, Datasets
+from dpaudit.mechanisms.distributed_sum import IntegerQueryNoise, ShuffleModSum, log_iid_sum
+from dpaudit.mechanisms.noise import DiscreteGaussian, FiniteIntegerLaw, iid_sum
 from dpaudit.neighbours import ReplaceUser
 
 T = 10**6
@@ -35,7 +35,8 @@ def test_shuffle_mod_sum_parameters_follow_theorem3(eps, n, g, tau):
     # printed: shares Polya(1/n, e^{-eps/g}), total Lap_Z(g/eps); primed: e^{-eps'/g}, Lap_Z(g/eps')
     assert step.share.beta == pytest.approx(math.exp(-eps / g)) and step.total_noise().scale == pytest.approx(g / eps)
     primed = ShuffleModSum(eps, n, T, noise_parameter="primed")
-    assert primed.share.beta == pytest.approx(math.exp(-eps / 2 / g)) and primed.total_noise().scale == pytest.approx(2 * g / eps)
+    assert primed.share.beta == pytest.approx(math.exp(-eps / 2 / g))
+    assert primed.total_noise().scale == pytest.approx(2 * g / eps)
 
 
 def test_shuffle_mod_sum_fast_and_per_user_paths_have_the_exact_law():
@@ -87,7 +88,8 @@ def test_integer_query_noise_laws_share_one_support_and_samplers_conform():
     for mech in (IntegerQueryNoise.skellam(16.0, 4), IntegerQueryNoise.discrete_gaussian(2.0, 3),
                  IntegerQueryNoise.discrete_gaussian_sum(1.0, 4, 2)):
         p, q = mech.distribution(0), mech.distribution(mech.max_answer)
-        assert np.array_equal(p.outcomes, q.outcomes) and np.isfinite(p.log_probs).all() and np.isfinite(q.log_probs).all()
+        assert np.array_equal(p.outcomes, q.outcomes)
+        assert np.isfinite(p.log_probs).all() and np.isfinite(q.log_probs).all()
         assert abs(np.exp(np.logaddexp.reduce(p.log_probs)) - 1) < 1e-12
         law = mech.distribution(1)
         reference = FiniteIntegerLaw(int(law.outcomes[0]), law.probs, name=f"exact law of {mech}")
@@ -144,12 +146,15 @@ def test_lemma3_and_fact2_audits_refute_miscalibrated_noise():
     from dpaudit.mechanisms.distributed_sum_analysis import RDP_ORDERS, lemma3_epsilon
 
     claim = RenyiDP(RDP_ORDERS, tuple(lemma3_epsilon(a, 4, 16.0) for a in RDP_ORDERS))
-    assert dpaudit.audit_privacy(IntegerQueryNoise.skellam(16.0, 4), claim, pairs=[(0, 4)], auditor="exact").verdict == "verified"
-    assert dpaudit.audit_privacy(IntegerQueryNoise.skellam(8.0, 4), claim, pairs=[(0, 4)], auditor="exact").verdict == "refuted"
+    wide = dpaudit.audit_privacy(IntegerQueryNoise.skellam(16.0, 4), claim, pairs=[(0, 4)], auditor="exact")
+    assert wide.verdict == "verified"
+    narrow = dpaudit.audit_privacy(IntegerQueryNoise.skellam(8.0, 4), claim, pairs=[(0, 4)], auditor="exact")
+    assert narrow.verdict == "refuted"
     curve = RenyiDP(RDP_ORDERS, tuple(a * 0.5**2 / 2 for a in RDP_ORDERS))  # Delta = 1, eps = 0.5: sigma = 2
     good = dpaudit.audit_privacy(IntegerQueryNoise.discrete_gaussian(2.0, 1), curve, pairs=[(0, 1)], auditor="exact")
     assert good.verdict in ("verified", "not-refuted")
-    bad = dpaudit.audit_privacy(IntegerQueryNoise.discrete_gaussian(2.0 / 1.2, 1), curve, pairs=[(0, 1)], auditor="exact")
+    bad = dpaudit.audit_privacy(IntegerQueryNoise.discrete_gaussian(2.0 / 1.2, 1), curve, pairs=[(0, 1)],
+                                auditor="exact")
     assert bad.verdict == "refuted"
 
 

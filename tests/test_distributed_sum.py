@@ -8,11 +8,11 @@ import math
 
 import numpy as np
 import pytest
-from dpaudit.mechanisms import DistributedSum
-from dpaudit.mechanisms.noise import FiniteIntegerLaw, ModularReduction, convolve
 
 import dpaudit
 from dpaudit import PureDP
+from dpaudit.mechanisms import DistributedSum
+from dpaudit.mechanisms.noise import FiniteIntegerLaw, ModularReduction, convolve
 
 
 @pytest.mark.parametrize("noise, eps, n, s, g, tau", [

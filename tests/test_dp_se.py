@@ -9,15 +9,15 @@ import math
 
 import numpy as np
 import pytest
-from dpaudit.algorithms.mab import DPSEEpoch, DPSuccessiveElimination, epoch_length
-from dpaudit.mechanisms.base import Adapter, ExactRelease
-from dpaudit.mechanisms.noise import Laplace, LaplaceSum
-from dpaudit.mechanisms.online_releases import NoisyArmSums
 from scipy import stats
 
 import dpaudit
 from dpaudit import PureDP
+from dpaudit.algorithms.mab import DPSEEpoch, DPSuccessiveElimination, epoch_length
 from dpaudit.domains import Box, Datasets
+from dpaudit.mechanisms.base import Adapter, ExactRelease
+from dpaudit.mechanisms.noise import Laplace, LaplaceSum
+from dpaudit.mechanisms.online_releases import NoisyArmSums
 from dpaudit.neighbours import ReplaceOne
 from dpaudit.policies import check_policy
 from dpaudit.transcripts import DecisionTranscript

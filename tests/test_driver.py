@@ -13,8 +13,6 @@ import math
 import numpy as np
 import pytest
 import scipy.stats
-from dpaudit.mechanisms import LaplaceMechanism
-from dpaudit.mechanisms.noise import Laplace
 
 from dpaudit import ApproxDP, PureDP, SubGaussian, TailBound, UnsupportedAudit
 from dpaudit.api import PRIVACY, TAIL, privacy_plan, tail_subject
@@ -28,6 +26,8 @@ from dpaudit.auditors import (
 )
 from dpaudit.claims import Conforms
 from dpaudit.driver import AuditPlan, conduct, plan_audit
+from dpaudit.mechanisms import LaplaceMechanism
+from dpaudit.mechanisms.noise import Laplace
 from dpaudit.records import assemble_record
 from dpaudit.seeding import claim_seed_sequence
 from dpaudit.subjects import Mechanism

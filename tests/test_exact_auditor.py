@@ -7,13 +7,6 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from dpaudit.mechanisms import (
-    AdditiveNoiseMechanism,
-    DiscreteLaplace,
-    DiscreteLaplaceMechanism,
-    Laplace,
-    LaplaceMechanism,
-)
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,6 +14,13 @@ import dpaudit
 from dpaudit import ApproxDP, PureDP
 from dpaudit.auditors.exact_privacy import pair_epsilon
 from dpaudit.distributions import LogLinearDistribution, ProductDistribution
+from dpaudit.mechanisms import (
+    AdditiveNoiseMechanism,
+    DiscreteLaplace,
+    DiscreteLaplaceMechanism,
+    Laplace,
+    LaplaceMechanism,
+)
 
 
 def audit(mech, claim, pairs, **kw):

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from dpaudit.algorithms.online import FollowTheNoisyLeader
-from dpaudit.mechanisms.noise import FiniteIntegerLaw
 
 import dpaudit
 from dpaudit import PureDP
+from dpaudit.algorithms.online import FollowTheNoisyLeader
 from dpaudit.domains import Box
+from dpaudit.mechanisms.noise import FiniteIntegerLaw
 from dpaudit.neighbours import ReplaceRewardVector
 from dpaudit.policies import check_policy
 from dpaudit.transcripts import DecisionTranscript, ExactDecisionTranscript

@@ -7,6 +7,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from scipy import stats
+
+from dpaudit.distributions import ProductDistribution
 from dpaudit.mechanisms import (
     AdditiveNoiseMechanism,
     DiscreteLaplace,
@@ -14,9 +17,6 @@ from dpaudit.mechanisms import (
     Laplace,
     LaplaceMechanism,
 )
-from scipy import stats
-
-from dpaudit.distributions import ProductDistribution
 
 
 def test_laplace_matches_scipy():

@@ -7,13 +7,13 @@ import math
 
 import numpy as np
 import pytest
-from dpaudit.mechanisms import noise as N
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
 import dpaudit
 from dpaudit.laws import as_law
+from dpaudit.mechanisms import noise as N
 
 INTEGER_LAWS = [
     N.DiscreteLaplace(2.0), N.DiscreteLaplace(0.4, loc=3), N.DiscreteLaplace.from_decay(0.97),

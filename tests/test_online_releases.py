@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from dpaudit.mechanisms.noise import FiniteIntegerLaw, Laplace
-from dpaudit.mechanisms.online_releases import EpochNoisyMax, LazyArrayRelease, NaiveEpochLaplace
 
 import dpaudit
 from dpaudit import PureDP
 from dpaudit.domains import Box
+from dpaudit.mechanisms.noise import FiniteIntegerLaw, Laplace
+from dpaudit.mechanisms.online_releases import EpochNoisyMax, LazyArrayRelease, NaiveEpochLaplace
 
 RNG_DATA = np.random.default_rng(7)
 

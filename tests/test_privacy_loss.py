@@ -14,7 +14,6 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from dpaudit.mechanisms import DiscreteLaplace, Laplace, RandomizedResponse
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
@@ -25,6 +24,7 @@ from dpaudit import ZCDP, ApproxDP, PureDP, RenyiDP, exact
 from dpaudit.auditors.exact_privacy import ExactUndecided
 from dpaudit.distributions import FiniteDistribution, GaussianDistribution, ProductDistribution
 from dpaudit.exact import Enclosure
+from dpaudit.mechanisms import DiscreteLaplace, Laplace, RandomizedResponse
 
 
 @pytest.fixture(autouse=True)

@@ -10,6 +10,11 @@ import math
 
 import numpy as np
 import pytest
+from scipy import integrate, stats
+
+import dpaudit
+from dpaudit import PureDP
+from dpaudit.domains import Box, Datasets
 from dpaudit.mechanisms.hybrid_counter import (
     HybridCounter,
     HybridEstimateView,
@@ -18,11 +23,6 @@ from dpaudit.mechanisms.hybrid_counter import (
 )
 from dpaudit.mechanisms.lazy_laplace import LazyLaplaceArrays
 from dpaudit.mechanisms.noise import FiniteIntegerLaw, Laplace, LaplaceSum
-from scipy import integrate, stats
-
-import dpaudit
-from dpaudit import PureDP
-from dpaudit.domains import Box, Datasets
 from dpaudit.neighbours import ReplaceOne
 
 RNG_DATA = np.random.default_rng(11)
@@ -141,7 +141,8 @@ def test_estimate_view_follows_its_exact_law():
     res = dpaudit.audit_sampler(lambda size, rng: view.sample(x, size, rng)[:, 3].astype(np.int64),
                                 FiniteIntegerLaw(0, [1 - p_above, p_above]), samples=200_000, seed=9)
     assert res.verdict == "not-refuted", res.witness
-    res = dpaudit.audit_sampler(lambda size, rng: view.sample(x, size, rng)[:, 2], Laplace(2.0, loc=1.3), samples=100_000,
+    res = dpaudit.audit_sampler(lambda size, rng: view.sample(x, size, rng)[:, 2], Laplace(2.0, loc=1.3),
+                                samples=100_000,
                                 seed=10)
     assert res.verdict == "not-refuted", res.witness
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from dpaudit.mechanisms import LaplaceMechanism
 
 import dpaudit
 from dpaudit import AddRemoveOne, NotNeighbours, PureDP, QueryDistance, ReplaceOne, ReplaceRewardVector, ReplaceUser
 from dpaudit.domains import Box, Datasets
+from dpaudit.mechanisms import LaplaceMechanism
 from dpaudit.suite import PrivacyEntry
 
 

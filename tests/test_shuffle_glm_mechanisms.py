@@ -10,6 +10,10 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
+
+import dpaudit
+from dpaudit import ApproxDP
 from dpaudit.mechanisms.accounting import advanced_composition
 from dpaudit.mechanisms.bit_summation import binomial_table
 from dpaudit.mechanisms.exploration_set import (
@@ -30,10 +34,6 @@ from dpaudit.mechanisms.vector_summation import (
     ShuffledVectorSummation,
     summation_parameters,
 )
-from scipy import stats
-
-import dpaudit
-from dpaudit import ApproxDP
 
 # -- parameters, recomputed from the printed formulas -------------------------------------------
 
@@ -283,6 +283,7 @@ def test_optimizer_budget_split_of_algorithm_2_composes_within_its_share(eps, de
 
 # -- Algorithm 2's criterion-II call, Algorithm 1's batch release ---------------------------------
 
+from dpaudit import exact  # noqa: E402
 from dpaudit.algorithms.glm.parameters import (  # noqa: E402  (grouped with the tests that use them)
     algorithm1_lambdas,
     algorithm1_optimizer,
@@ -291,8 +292,6 @@ from dpaudit.algorithms.glm.parameters import (  # noqa: E402  (grouped with the
 )
 from dpaudit.mechanisms.geometry import Ball, Ellipsoid  # noqa: E402
 from dpaudit.mechanisms.pgd_views import BatchRelease, FirstIterationView  # noqa: E402
-
-from dpaudit import exact  # noqa: E402
 
 
 @pytest.mark.parametrize("eps, delta, T, zeta, d, kappa, kappa_star, n", [
@@ -436,9 +435,8 @@ def test_out_of_range_parameters_of_the_algorithm_calls_are_clear_errors(make, m
 # -- Algorithm 2's released view for one criterion-II user (Lemma I.7 / Theorem 6.2) ------------------
 
 from dpaudit.algorithms.glm.parameters import criterion_two_user_view  # noqa: E402
-from dpaudit.mechanisms.pgd_views import CriterionTwoUserView  # noqa: E402
-
 from dpaudit.distributions import ProductDistribution  # noqa: E402
+from dpaudit.mechanisms.pgd_views import CriterionTwoUserView  # noqa: E402
 
 _LOGISTIC_KAPPA = 1 / stats.logistic.pdf(1.0)  # kappa = 1/mu'(1) for R = S = 1
 

@@ -10,6 +10,10 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
+
+import dpaudit
+from dpaudit import ApproxDP
 from dpaudit.mechanisms import noise
 from dpaudit.mechanisms.shuffle import fmt_shuffle_epsilon
 from dpaudit.mechanisms.shuffle_amp import (
@@ -31,10 +35,6 @@ from dpaudit.mechanisms.shuffle_vec import (
     unique_user_parameters,
     user_entries,
 )
-from scipy import stats
-
-import dpaudit
-from dpaudit import ApproxDP
 from dpaudit.neighbours import ReplaceUser
 
 # -- parameters, recomputed from the printed formulas (natural log) ----------------------------------
@@ -67,7 +67,8 @@ def test_corollary_c3_parameters(eps0, delta0, d):
 @pytest.mark.parametrize("eps, delta, d, B, T", [(15.0, 0.4, 2, 16, 64), (1.0, 0.1, 5, 20, 20_000)])
 def test_theorem_e5_parameters(eps, delta, d, B, T):
     g = max(math.ceil(2 * B**0.5), d, 4)
-    b = math.ceil(1e7 * math.log(2 / delta) * g * g * T * math.log(8 * T * (d * d + 1) / (B * delta)) ** 2 / (eps * eps * B * B))
+    log_term = math.log(8 * T * (d * d + 1) / (B * delta))
+    b = math.ceil(1e7 * math.log(2 / delta) * g * g * T * log_term**2 / (eps * eps * B * B))
     assert returning_user_parameters(eps, delta, d, B, T) == (g, b)
     assert returning_user_parameters(15.0, 0.4, 2, 16, 64) == (8, 41_084_470)
 
@@ -93,14 +94,16 @@ def test_theorem_3_2_sigma_is_the_ldp_sigma_at_the_proofs_budget(eps, delta, B):
 def test_theorem_e3_sigma(eps, delta, B, T):
     sigma = 16 * math.log(2 / delta) * math.sqrt(T * math.log(5 * T / delta)) / (eps * B)
     assert returning_user_sigma(eps, delta, B, T) == pytest.approx(sigma, rel=1e-14)
-    # its per-user LDP level (delta0 = delta / (2T), the proof's delta_m / B): eps0 = sqrt 2 eps B / (4 log(2/delta) sqrt T)
+    # its per-user LDP level (delta0 = delta / (2T), the proof's delta_m / B):
+    # eps0 = sqrt 2 eps B / (4 log(2/delta) sqrt T)
     eps0 = 4 * math.sqrt(2 * math.log(2.5 * 2 * T / delta)) / sigma
     assert eps0 == pytest.approx(math.sqrt(2) * eps * B / (4 * math.log(2 / delta) * math.sqrt(T)), rel=1e-12)
     # the printed sigma vs Theorem B.1's sigma at the proof's per-batch budget (eps_m, delta_m): the
     # substitution gives a factor sqrt(log(4T/(delta B)) / log(2/delta)) more noise than printed
     eps_m, delta_m = returning_user_batch_budget(eps, delta, B, T)
     substituted = 4 * math.sqrt(2 * math.log(2.5 * B / delta_m) * math.log(2 / delta_m)) / (eps_m * math.sqrt(B))
-    assert substituted / sigma == pytest.approx(math.sqrt(math.log(4 * T / (delta * B)) / math.log(2 / delta)), rel=1e-12)
+    ratio = math.sqrt(math.log(4 * T / (delta * B)) / math.log(2 / delta))
+    assert substituted / sigma == pytest.approx(ratio, rel=1e-12)
 
 
 @pytest.mark.parametrize("eps0, delta0, n, dp", [(0.8170784, 5e-4, 200, 0.05), (1.0, 0.0, 1000, 1e-6)])
@@ -269,7 +272,8 @@ def test_clone_likelihood_ratio_audit_has_power():
     clones = np.tile(WORST_ROW_PAIR[1], (50, 1))
     one = clones.copy()
     one[0] = WORST_ROW_PAIR[0]
-    result = dpaudit.audit_privacy(lr, ApproxDP(0.5, 0.05), pairs=[(one, clones)], neighbours=ReplaceUser(batch_size=50),
+    result = dpaudit.audit_privacy(lr, ApproxDP(0.5, 0.05), pairs=[(one, clones)],
+                                   neighbours=ReplaceUser(batch_size=50),
                                    auditor="statistical", samples=40_000, confidence=0.999, seed=11)
     assert result.verdict == "refuted", result.witness
 
@@ -332,7 +336,8 @@ def test_returning_transcript_is_the_product_over_batches():
     (lambda: shuffle_amplification(1.0, 0.1, 20, 0.05), "Theorem 3.1 needs"),
     (lambda: shuffle_amplification(0.5, 1.5, 2000, 0.05), "delta0 must be in \\[0, 1\\]"),
     (lambda: small_p_vec().sample(np.zeros((2, 3)), 5, np.random.default_rng()), "3 users' rows"),
-    (lambda: small_p_vec().sample(np.array([[1.0, 1.0, 0.0]] * 3), 5, np.random.default_rng()), "\\|\\|phi\\|\\|_2 <= 1"),
+    (lambda: small_p_vec().sample(np.array([[1.0, 1.0, 0.0]] * 3), 5, np.random.default_rng()),
+     "\\|\\|phi\\|\\|_2 <= 1"),
     (lambda: small_p_vec().sample(np.array([[0.0, 0.0, 1.5]] * 3), 5, np.random.default_rng()), "\\|y\\| <= 1"),
     (lambda: GaussianRandomizer(1.0, 2).sample(np.zeros((2, 3)), 5, np.random.default_rng()), "one user's row"),
     (lambda: GaussianRandomizer(-1.0, 2), "sigma must be > 0"),

@@ -13,11 +13,11 @@ import math
 
 import numpy as np
 import pytest
-from dpaudit.mechanisms import AdditiveNoiseMechanism, DiscreteLaplaceMechanism, Laplace, LaplaceMechanism
 from scipy import stats
 
 import dpaudit
 from dpaudit import ZCDP, ApproxDP, PureDP, RenyiDP
+from dpaudit.mechanisms import AdditiveNoiseMechanism, DiscreteLaplaceMechanism, Laplace, LaplaceMechanism
 
 
 def audit(mech, claim, pairs=((0.0, 1.0),), **kw):

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from dpaudit.mechanisms import LaplaceMechanism
 
 from dpaudit import PureDP, SelectionError
+from dpaudit.mechanisms import LaplaceMechanism
 from dpaudit.suite import PrivacyEntry, Suite, load_suites, select
 
 
@@ -53,12 +53,14 @@ def test_discovery_and_selection(suites_dir):
     assert {"classic", "testing-broken"} <= set(suites)
     ids = [e.id for e in select(suites, ["testing-broken"])]
     assert ids == ["testing-broken/raises", "testing-broken/correct", "testing-broken/overclaimed"]
-    assert [e.id for e in select(suites, ["classic/laplace-eps1*"])] == ["classic/laplace-eps1", "classic/laplace-eps1-blackbox"]
+    laplace = ["classic/laplace-eps1", "classic/laplace-eps1-blackbox"]
+    assert [e.id for e in select(suites, ["classic/laplace-eps1*"])] == laplace
     assert [e.id for e in select(suites, ["CLASSIC/LAPLACE-EPS1"])] == ["classic/laplace-eps1"]
     with pytest.raises(SelectionError, match="no encoded claims yet"):
         # a paper whose suite has no claims yet
         select({**suites, "concurrent-shuffle": Suite("concurrent-shuffle", "t")}, ["concurrent-shuffle"])
-    assert [e.id for e in select(suites, ["dist-mab/prop1"])][:2] == ["dist-mab/prop1@mgf,var102400", "dist-mab/prop1@tail,var102400"]
+    prop1 = ["dist-mab/prop1@mgf,var102400", "dist-mab/prop1@tail,var102400"]
+    assert [e.id for e in select(suites, ["dist-mab/prop1"])][:2] == prop1
     with pytest.raises(SelectionError, match="matches no claim"):
         select(suites, ["nothing/here"])
 
@@ -91,7 +93,8 @@ def test_bound_samplers_are_named_by_their_parameters():
     def draws(size, rng, n, beta):
         return rng.geometric(beta, (size, n)).sum(1)
 
-    assert subject_name(partial(draws, n=3, beta=0.123456789)) == "test_bound_samplers_are_named_by_their_parameters.<locals>.draws(n=3, beta=0.123457)"
+    name = "test_bound_samplers_are_named_by_their_parameters.<locals>.draws(n=3, beta=0.123457)"
+    assert subject_name(partial(draws, n=3, beta=0.123456789)) == name
 
 
 def _samplers_defined_in(module) -> list[str]:

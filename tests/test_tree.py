@@ -9,12 +9,12 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from dpaudit.mechanisms.noise import Gaussian, Laplace, LaplaceSum
-from dpaudit.mechanisms.tree import BinaryTreeMechanism
 
 import dpaudit
 from dpaudit import ZCDP, PureDP
 from dpaudit.domains import Box, Datasets
+from dpaudit.mechanisms.noise import Gaussian, Laplace, LaplaceSum
+from dpaudit.mechanisms.tree import BinaryTreeMechanism
 from dpaudit.neighbours import ReplaceOne
 
 

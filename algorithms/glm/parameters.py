@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
 from dpaudit.mechanisms.exploration_set import SymmetricGaussianTree, node_noise_sigma
 from dpaudit.mechanisms.geometry import Ellipsoid
 from dpaudit.mechanisms.glm_links import logistic_gradient
 from dpaudit.mechanisms.pgd_views import CriterionTwoUserView, FirstIterationView
 from dpaudit.mechanisms.private_gd import PrivateGD
 from dpaudit.mechanisms.vector_summation import summation_parameters
-
 from dpaudit.validation import integer, positive, probability
 
 

@@ -38,10 +38,10 @@ import math
 from typing import Any, ClassVar
 
 import numpy as np
+
 from dpaudit.mechanisms.base import Adapter
 from dpaudit.mechanisms.lazy_laplace import rewards
 from dpaudit.mechanisms.online_releases import NoisyArmSums
-
 from dpaudit.validation import integer, positive, probability
 
 

@@ -43,9 +43,9 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
-from dpaudit.mechanisms.noisy_max import ReportNoisyMax
 
 from dpaudit.distributions import ProductDistribution
+from dpaudit.mechanisms.noisy_max import ReportNoisyMax
 from dpaudit.validation import choice, integer, positive
 
 VARIANTS = ("ftnl", "naive")

@@ -64,12 +64,16 @@ import math
 from functools import partial
 
 import numpy as np
+from scipy import stats
+
+from dpaudit import ApproxDP, TailBound
 from dpaudit.algorithms.glm.parameters import (
     algorithm1_optimizer,
     algorithm2_parameters,
     criterion_two_optimizer,
     criterion_two_user_view,
 )
+from dpaudit.domains import Datasets
 from dpaudit.mechanisms.exploration_set import (
     RankOneLeaves,
     SymmetricGaussianTree,
@@ -80,10 +84,6 @@ from dpaudit.mechanisms.pgd_views import BatchRelease, FirstIterationView
 from dpaudit.mechanisms.vector_summation import (
     ShuffledMatrixSummation,
 )
-from scipy import stats
-
-from dpaudit import ApproxDP, TailBound
-from dpaudit.domains import Datasets
 from dpaudit.neighbours import ReplaceUser, one_changed
 
 from . import suite

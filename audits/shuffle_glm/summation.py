@@ -28,6 +28,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from dpaudit import ApproxDP
+from dpaudit.domains import Box, Datasets
 from dpaudit.mechanisms.pgd_views import LinearLossTranscript
 from dpaudit.mechanisms.private_gd import PrivateGD
 from dpaudit.mechanisms.vector_summation import (
@@ -35,9 +38,6 @@ from dpaudit.mechanisms.vector_summation import (
     ShuffledMatrixSummation,
     ShuffledVectorSummation,
 )
-
-from dpaudit import ApproxDP
-from dpaudit.domains import Box, Datasets
 from dpaudit.neighbours import ReplaceUser, one_changed
 
 from . import suite

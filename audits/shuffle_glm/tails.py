@@ -42,6 +42,9 @@ import math
 from functools import partial
 
 import numpy as np
+from scipy import stats
+
+from dpaudit import TailBound
 from dpaudit.mechanisms import noise
 from dpaudit.mechanisms.exploration_set import (
     node_noise_sigma,
@@ -50,9 +53,6 @@ from dpaudit.mechanisms.exploration_set import (
 from dpaudit.mechanisms.vector_summation import (
     chernoff_gap,
 )
-from scipy import stats
-
-from dpaudit import TailBound
 
 from . import suite
 

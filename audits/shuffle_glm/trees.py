@@ -35,6 +35,9 @@ import math
 from functools import partial
 
 import numpy as np
+
+from dpaudit import ApproxDP, TailBound
+from dpaudit.domains import Box, Datasets
 from dpaudit.mechanisms import noise
 from dpaudit.mechanisms.exploration_set import (
     RankOneLeaves,
@@ -46,9 +49,6 @@ from dpaudit.mechanisms.exploration_set import (
     tree_depth,
 )
 from dpaudit.mechanisms.tree import BinaryTreeMechanism
-
-from dpaudit import ApproxDP, TailBound
-from dpaudit.domains import Box, Datasets
 from dpaudit.neighbours import ReplaceUser, one_changed
 
 from . import suite

@@ -2,9 +2,8 @@
 refutation, and a correct entry that must still complete."""
 
 
-from dpaudit.mechanisms import AdditiveNoiseMechanism, Laplace, LaplaceMechanism
-
 from dpaudit import PureDP, QueryDistance
+from dpaudit.mechanisms import AdditiveNoiseMechanism, Laplace, LaplaceMechanism
 from dpaudit.suite import Suite
 
 suite = Suite("testing-broken", "runner failure paths")

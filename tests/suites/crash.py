@@ -2,9 +2,8 @@
 
 import os
 
-from dpaudit.mechanisms import LaplaceMechanism
-
 from dpaudit import PureDP
+from dpaudit.mechanisms import LaplaceMechanism
 from dpaudit.suite import Suite
 
 suite = Suite("testing-crash", "worker death")

@@ -1,10 +1,10 @@
 """A suite whose entries plan differently under `auto`: one the exact auditor always decides (no share
 of alpha), one it does not support (audited from samples, with a share and a note saying why)."""
 
-from dpaudit.mechanisms import LaplaceMechanism
 from scipy import stats
 
 from dpaudit import PureDP, QueryDistance, SubGaussian
+from dpaudit.mechanisms import LaplaceMechanism
 from dpaudit.suite import Suite
 
 suite = Suite("testing-plans", "plans from the auditors' support")

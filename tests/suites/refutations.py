@@ -1,8 +1,7 @@
 """Expected refutations, one reproduced and one not (exit code 1)."""
 
-from dpaudit.mechanisms import AdditiveNoiseMechanism, Laplace, LaplaceMechanism
-
 from dpaudit import PureDP
+from dpaudit.mechanisms import AdditiveNoiseMechanism, Laplace, LaplaceMechanism
 from dpaudit.suite import Suite
 
 suite = Suite("testing-refutations", "expected refutations")

@@ -2,9 +2,8 @@
 
 import time
 
-from dpaudit.mechanisms import LaplaceMechanism
-
 from dpaudit import PureDP
+from dpaudit.mechanisms import LaplaceMechanism
 from dpaudit.suite import Suite
 
 suite = Suite("testing-slow", "slow entries")
