@@ -8,8 +8,11 @@ The snapshot (``snapshots/quick-records.json.gz``) holds every record of ``dpaud
 at seed 0 apart from its timing (``seconds``). It was taken before the audit path was unified and
 re-generated once for the changes that refactor made on purpose: the record's ``seed`` in the
 documented shape of :class:`dpaudit.seeding.SeedRecord` (schema version 2), the names of bound
-samplers without memory addresses, and the noise laws' names with the location last. Any other
-difference is a change of behaviour: the test names the claims and fields that differ. After a
+samplers without memory addresses, the noise laws' names with the location last, and, where a
+private-online entry combines hand-picked pairs with a search, the search drawn inside the audit from
+the claim's seed (the hand-picked pairs follow the searched ones, so one witness's pair index moved
+from 0 to 153; every verdict, loss and witness pair is as before). Any other difference is a change
+of behaviour: the test names the claims and fields that differ. After a
 deliberate change, regenerate it with ``DPAUDIT_UPDATE_SNAPSHOT=1 pytest tests/test_quick_run.py``
 and say why in the commit.
 """
