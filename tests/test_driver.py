@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -31,7 +32,7 @@ from dpaudit.mechanisms.noise import Laplace
 from dpaudit.records import assemble_record
 from dpaudit.seeding import claim_seed_sequence
 from dpaudit.subjects import Mechanism
-from dpaudit.suite import PrivacyEntry, RunContext, TailEntry
+from dpaudit.suite import PrivacyEntry, RunContext, TailEntry, load_suites
 
 
 def laplace_sampler(data, size, rng):
@@ -50,22 +51,14 @@ class ScipyDistribution:
         return scipy.stats.laplace(data, 1.0)
 
 
-class LawWithoutCgf:
-    """A law with cdf, sf and moments but no cumulant generating function: exact tail bounds apply,
-    exact MGF claims do not."""
+def _law_without_cgf():
+    """N(0, 1) with cdf, sf and moments but no cumulant generating function (the testing-plans suite's
+    subject): exact tail bounds apply to it, exact MGF claims do not."""
+    suite = load_suites([str(Path(__file__).parent / "suites" / "plans.py")])["testing-plans"]
+    return type(next(e.subject for e in suite.entries if e.id == "testing-plans/no-cgf"))
 
-    name = "N(0, 1) without a cgf"
-    lattice = False
-    mean, var = 0.0, 1.0
 
-    def sample(self, size, rng):
-        return rng.normal(0.0, 1.0, size)
-
-    def cdf(self, x):
-        return scipy.stats.norm.cdf(x)
-
-    def sf(self, x):
-        return scipy.stats.norm.sf(x)
+LawWithoutCgf = _law_without_cgf()
 
 
 def context(entry, alpha=0.005, seed=0):
