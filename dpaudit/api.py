@@ -199,7 +199,10 @@ def audit_privacy(
 
 
 def tail_subject(dist_or_sampler: Any) -> TailSubject:
-    """A random variable as the tail auditors see it: its law where it has one, and a sampler."""
+    """A random variable as the tail auditors see it: its law where it has one, and a sampler (a
+    subject already prepared is returned as it is)."""
+    if isinstance(dist_or_sampler, TailSubject):
+        return dist_or_sampler
     law = as_law(dist_or_sampler)
     if law is None and not callable(dist_or_sampler):
         raise TypeError(
@@ -208,13 +211,6 @@ def tail_subject(dist_or_sampler: Any) -> TailSubject:
     if law is not None:
         return TailSubject(law, law.sample, law.name)
     return TailSubject(None, dist_or_sampler, subject_name(dist_or_sampler))
-
-
-def tail_plan(dist_or_sampler: Any, claim: Claim, auditor: str) -> AuditPlan:
-    """How :func:`tail_audit` will audit ``claim`` in mode ``auditor``."""
-    if auditor == "auto":
-        return plan_audit(TAIL, tail_subject(dist_or_sampler), claim, auditor)
-    return plan_audit(TAIL, None, claim, auditor)  # no law is built to plan a fixed mode
 
 
 def tail_audit(
@@ -312,4 +308,4 @@ def audit_sampler(
 
 
 __all__ = ["AUDITORS", "CONFORMANCE", "PRIVACY", "TAIL", "ExactUndecided", "audit_privacy", "audit_sampler",
-           "audit_tail", "privacy_audit", "privacy_plan", "sampler_audit", "tail_audit", "tail_plan"]
+           "audit_tail", "privacy_audit", "privacy_plan", "sampler_audit", "tail_audit"]

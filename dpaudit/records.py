@@ -58,51 +58,49 @@ def assemble_record(
     """
     if audit is None and error is None:
         raise ValueError("assemble_record needs an audit or the error that stopped it")
-    finding = audit.finding if audit is not None else None
+    if audit is None and run is None:
+        raise ValueError("an error record needs the run it belongs to")
     claim_id = entry.id if entry is not None else claim_id
     if audit is not None:
-        seq = audit.seed
-    elif run is not None:
+        finding, claim, subject, seq = audit.finding, audit.claim.to_dict(), audit.subject, audit.seed
+    else:  # the audit stopped: an empty finding, and what the entry says about the claim
+        finding = Finding(ERROR, entry.auditor if entry is not None else "")
+        claim = entry.claim.to_dict() if entry is not None else {}
+        subject = entry.subject_name if entry is not None else ""
         seq = run.seed_sequence
-    else:
-        raise ValueError("an error record needs the run it belongs to")
     relation = audit.relation if audit is not None else None
     if relation is None and entry is not None and entry.relation is not None:
         relation = entry.relation.to_dict()
-    parameters = dict(finding.parameters) if finding is not None else {}
+    parameters = dict(finding.parameters)
     if entry is not None and entry.truth is not None:
         parameters["documented_truth"] = entry.truth
-    if audit is not None:
-        claim = audit.claim.to_dict()
-    else:
-        claim = entry.claim.to_dict() if entry is not None else {}
+    in_run = run is not None
     return AuditResult(
-        verdict=finding.verdict if finding is not None else ERROR,
+        verdict=finding.verdict,
         claim=claim,
-        auditor=finding.auditor if finding is not None else (entry.auditor if entry is not None else ""),
-        subject=audit.subject if audit is not None else (entry.subject_name if entry is not None else ""),
-        statistic=finding.statistic if finding is not None else None,
-        epsilon_lower=finding.epsilon_lower if finding is not None else None,
-        delta_lower=finding.delta_lower if finding is not None else None,
-        confidence=finding.confidence if finding is not None else None,
-        alpha=run.alpha if run is not None and entry is not None and entry.statistical else None,
-        samples=finding.samples if finding is not None else 0,
-        seed=SeedRecord.of(seq, run.run_seed if run is not None else None, claim_id if run is not None else None
-                           ).to_dict(),
+        auditor=finding.auditor,
+        subject=subject,
+        statistic=finding.statistic,
+        epsilon_lower=finding.epsilon_lower,
+        delta_lower=finding.delta_lower,
+        confidence=finding.confidence,
+        alpha=run.alpha if in_run and entry is not None and entry.statistical else None,
+        samples=finding.samples,
+        seed=SeedRecord.of(seq, run.run_seed if in_run else None, claim_id if in_run else None).to_dict(),
         seconds=seconds if seconds is not None else (audit.seconds if audit is not None else 0.0),
-        witness=finding.witness if finding is not None else {},
-        notes=list(finding.notes) if finding is not None else [],
+        witness=finding.witness,
+        notes=list(finding.notes),
         parameters=parameters,
         relation=relation,
         claim_id=claim_id,
         title=entry.title if entry is not None else "",
         paper=entry.claim_id.suite if entry is not None else None,
-        budget=run.budget if run is not None else None,
+        budget=run.budget if in_run else None,
         expected={"verdict": entry.expected if entry is not None else NOT_REFUTED,
                   "reason": entry.reason if entry is not None else None},
         plots=list(plots),
         error=error_info(error) if error is not None else None,
-        plot_data=finding.plot_data if finding is not None else None,
+        plot_data=finding.plot_data,
     )
 
 

@@ -28,9 +28,10 @@ from typing import Any
 
 import numpy as np
 
+from .auditors import TailSubject
 from .claim_ids import CLASSIC, PAPERS, check_suite_key, parse_claim_id, selector_matches
 from .claims import Claim, Conforms, TailClaim
-from .driver import MODES, AuditPlan
+from .driver import MODES, AuditPlan, plan_audit
 from .errors import MechanismError, SelectionError
 from .laws import as_law
 from .neighbours import NeighbourRelation, NeighbourSearch
@@ -198,7 +199,7 @@ class PrivacyEntry(Entry):
         try:
             return privacy_plan(self.subject, self.claim, self.mode)
         except MechanismError:  # not a mechanism: the audit reports it; until then, assume it samples
-            return AuditPlan(PRIVACY.statistical, statistical=True)
+            return plan_audit(PRIVACY, None, self.claim, "statistical")
 
     def audit(self, ctx: RunContext) -> Audit:
         from .api import privacy_audit
@@ -235,15 +236,23 @@ class TailEntry(Entry):
         law = as_law(self.subject)
         return law.name if law is not None else subject_name(self.subject)
 
-    def _plan(self) -> AuditPlan:
-        from .api import tail_plan
+    @cached_property
+    def prepared(self) -> TailSubject:
+        """The subject as the tail auditors see it, prepared once for the plan and the audit."""
+        from .api import tail_subject
 
-        return tail_plan(self.subject, self.claim, self.mode)
+        return tail_subject(self.subject)
+
+    def _plan(self) -> AuditPlan:
+        from .api import TAIL
+
+        # a fixed mode asks no auditor, so a lazily built law stays unbuilt until the audit
+        return plan_audit(TAIL, self.prepared if self.mode == "auto" else None, self.claim, self.mode)
 
     def audit(self, ctx: RunContext) -> Audit:
         from .api import tail_audit
 
-        return tail_audit(self.subject, self.claim, confidence=self.confidence(ctx), samples=self.samples[ctx.budget],
+        return tail_audit(self.prepared, self.claim, confidence=self.confidence(ctx), samples=self.samples[ctx.budget],
                           seed=ctx.seed_sequence, auditor=self.mode, plan=self.plan)
 
 
@@ -265,7 +274,7 @@ class ConformanceEntry(Entry):
     def _plan(self) -> AuditPlan:
         from .api import CONFORMANCE
 
-        return AuditPlan(CONFORMANCE.statistical, statistical=True)
+        return plan_audit(CONFORMANCE, None, self.claim, "statistical")
 
     def audit(self, ctx: RunContext) -> Audit:
         from .api import sampler_audit

@@ -88,6 +88,13 @@ class Auditor(ABC):
         """Audit ``claim`` about ``subject``; raises :class:`UnsupportedAudit` where
         :meth:`supports` says no, :class:`Undecided` where it could not settle the claim."""
 
+    def require(self, subject: Any, claim: Any) -> Support:
+        """:meth:`supports`' answer, or :class:`UnsupportedAudit` with its reason if it is no."""
+        support = self.supports(subject, claim)
+        if not support:
+            raise UnsupportedAudit(support.reason)
+        return support
+
     def __repr__(self) -> str:
         return f"<{self.name} auditor>"
 

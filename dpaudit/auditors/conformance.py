@@ -34,7 +34,6 @@ import numpy as np
 from scipy import stats
 
 from ..claims import Claim, Conforms
-from ..errors import UnsupportedAudit
 from ..laws import Law
 from ..results import NOT_REFUTED, REFUTED, Statistic
 from .base import Auditor, Finding, Support, TailSubject
@@ -171,9 +170,7 @@ class ConformanceAuditor(Auditor):
               seed: np.random.SeedSequence, alpha: float | None = None, **_: Any) -> Finding:
         """Test ``samples`` outputs of the subject's sampler against its law (module docstring), at the
         false-failure rate ``alpha`` (default 1 - ``confidence``; given as a number, it is used as is)."""
-        support = self.supports(subject, claim)
-        if not support:
-            raise UnsupportedAudit(support.reason)
+        self.require(subject, claim)
         return _audit(subject.sampler, subject.law, samples=samples, seed=seed,
                       alpha=1 - confidence if alpha is None else alpha)
 

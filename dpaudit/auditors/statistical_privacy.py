@@ -28,7 +28,6 @@ from typing import Any
 import numpy as np
 
 from ..claims import ApproxDP, Claim, PureDP
-from ..errors import UnsupportedAudit
 from ..results import NOT_REFUTED, REFUTED, Statistic
 from ..subjects import Mechanism
 from .base import Auditor, Finding, Support
@@ -183,9 +182,7 @@ class StatisticalPrivacyAuditor(Auditor):
               statistic: Callable[[np.ndarray], Any] | None = None, events: Sequence[str] | None = None,
               sequential: bool = False, **_: Any) -> Finding:
         """Certify a lower bound on the claim's parameter from samples (module docstring)."""
-        support = self.supports(subject, claim)
-        if not support:
-            raise UnsupportedAudit(support.reason)
+        self.require(subject, claim)
         return _audit(subject, claim, pairs, samples=samples, confidence=confidence, seed=seed,
                       selection_fraction=selection_fraction, statistic=statistic, events=events,
                       sequential=sequential)

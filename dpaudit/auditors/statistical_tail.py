@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 
 from ..claims import Claim, TailBound, TailClaim
-from ..errors import UnsupportedAudit
 from ..results import NOT_REFUTED, REFUTED, Statistic
 from ..stats import binomial_lower, bonferroni
 from .base import Auditor, Finding, Support, TailSubject
@@ -38,9 +37,7 @@ class StatisticalTailAuditor(Auditor):
     def audit(self, subject: TailSubject, claim: Claim, *, samples: int, confidence: float,
               seed: np.random.SeedSequence, grid_points: int = 64, **_: Any) -> Finding:
         """Try to refute a tail claim from ``samples`` draws of the subject's sampler (module docstring)."""
-        support = self.supports(subject, claim)
-        if not support:
-            raise UnsupportedAudit(support.reason)
+        self.require(subject, claim)
         sampler = subject.sampler
         select_seed, confirm_seed = seed.spawn(2)
         half = samples // 2
