@@ -159,12 +159,7 @@ class NoisyArmSums(ExactRelease):
 
     def _input(self, data: Any) -> np.ndarray:
         """The observations, checked: arms * pulls rewards in [0, 1], arm by arm."""
-        x = np.asarray(data, dtype=float)
-        length = self.arms * self.pulls
-        if x.shape != (length,) or not np.isfinite(x).all() or (x < 0).any() or (x > 1).any():
-            raise ValueError(f"{self.owner}: data must be {length} rewards in [0, 1] ({self.arms} arms' observations, "
-                             f"arm by arm), got shape {x.shape}")
-        return x
+        return _rewards(self.owner, data, (self.arms * self.pulls,))
 
     def _sums(self, x: np.ndarray) -> np.ndarray:
         return x.reshape(self.arms, self.pulls).sum(axis=1)
