@@ -102,6 +102,15 @@ class ReportNoisyMax(_NoisyMaxBase, ExactRelease):
     def _sample(self, q: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         return np.argmax(q + self._noise(size, rng), axis=1).astype(np.int64)
 
+    def select(self, answers: Any, rng: np.random.Generator) -> np.ndarray:
+        """One release per row of ``answers`` (shape (runs, k), a vector of k query answers per run):
+        runs whose answers differ, as a policy's do, drawn in one step. With equal rows it draws exactly
+        what :meth:`sample` draws for ``runs`` outputs on one row."""
+        q = np.asarray(answers, dtype=float)
+        if q.ndim != 2 or q.shape[1] != self.k or not np.isfinite(q).all():
+            raise ValueError(f"{self.owner}: answers must be a finite (runs, {self.k}) array, got shape {q.shape}")
+        return np.argmax(q + self._noise(len(q), rng), axis=1).astype(np.int64)
+
     def _distribution(self, answers: np.ndarray) -> FiniteDistribution:
         q = exact_vector(answers)
         pdf, cdf = (

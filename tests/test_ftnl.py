@@ -134,3 +134,14 @@ def wrong_arms() -> DecisionTranscript:
 def test_bad_parameters_are_clear_errors(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def test_report_noisy_max_selects_per_run_as_it_samples():
+    """The per-run release FTNL draws through: equal rows give exactly what sample() gives for that row,
+    and bad shapes are refused."""
+    rnm = FollowTheNoisyLeader(0.7, 3).rnm
+    q = np.array([0.0, 2.0, 1.0])
+    once = rnm.sample(q, 500, np.random.default_rng(4))
+    assert np.array_equal(rnm.select(np.tile(q, (500, 1)), np.random.default_rng(4)), once)
+    with pytest.raises(ValueError, match="answers must be a finite"):
+        rnm.select(np.zeros((4, 2)), np.random.default_rng(0))

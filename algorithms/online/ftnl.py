@@ -166,18 +166,9 @@ class FollowTheNoisyLeader:
         self._sums += rewards
 
     def _noisy_max(self, sums: np.ndarray) -> np.ndarray:
-        """argmax_j (G_j + noise) per run, drawn by the report-noisy-max release: one call for all runs
-        when their sums agree (every run sees the same table under full information), else one call per
-        distinct row of sums."""
-        if len(sums) and (sums == sums[0]).all():
-            return self.rnm.sample(sums[0], len(sums), self._rng)
-        distinct, which = np.unique(sums, axis=0, return_inverse=True)
-        which = which.reshape(-1)
-        played = np.empty(len(sums), dtype=np.int64)
-        for j, q in enumerate(distinct):
-            rows = np.flatnonzero(which == j)
-            played[rows] = self.rnm.sample(q, len(rows), self._rng)
-        return played
+        """argmax_j (G_j + noise) per run, drawn by the report-noisy-max release for all runs at once
+        (their sums differ when their rewards do)."""
+        return self.rnm.select(sums, self._rng)
 
 
 __all__ = ["VARIANTS", "FollowTheNoisyLeader"]
