@@ -9,10 +9,14 @@ releases they rest on are in ``dpaudit.mechanisms``.
 - :mod:`.glm` (shuffle-glm): the parameters of Algorithms 1 and 2 and the private gradient-descent
   calls they make.
 
-The simulation engine that runs policies against environments (and regret audits) is to come.
+- :mod:`.environments`: the stochastic environments :func:`dpaudit.simulate` runs them against;
+- :mod:`.registry`: :data:`ALGORITHMS`, every built-in algorithm by its stable name.
 """
 
+from .environments import BernoulliBandit, BernoulliExperts, BetaBandit, GaussianBandit, UniformMeans
 from .mab import DPSEEpoch, DPSuccessiveElimination
 from .online import FollowTheNoisyLeader
+from .registry import ALGORITHMS
 
-__all__ = ["DPSEEpoch", "DPSuccessiveElimination", "FollowTheNoisyLeader"]
+__all__ = ["ALGORITHMS", "BernoulliBandit", "BernoulliExperts", "BetaBandit", "DPSEEpoch", "DPSuccessiveElimination",
+           "FollowTheNoisyLeader", "GaussianBandit", "UniformMeans"]

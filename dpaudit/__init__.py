@@ -37,13 +37,14 @@ from .errors import (
 )
 from .neighbours import AddRemoveOne, NeighbourRelation, QueryDistance, ReplaceOne, ReplaceRewardVector, ReplaceUser
 from .results import ERROR, NOT_REFUTED, REFUTED, VERDICTS, VERIFIED, AuditResult, Statistic
+from .simulation import SimulationResult, simulate
 
 __all__ = [
     "ERROR", "NOT_REFUTED", "REFUTED", "VERDICTS", "VERIFIED", "ZCDP", "Accuracy", "AddRemoveOne", "ApproxDP",
     "AuditResult", "AuditTimeout", "Claim", "Conforms", "DpauditError", "InvalidClaim", "InvalidClaimId", "LowerBound",
     "MechanismError", "NeighbourRelation", "NotNeighbours", "PureDP", "QueryDistance", "Regret", "RenyiDP",
-    "ReplaceOne", "ReplaceRewardVector", "ReplaceUser", "SelectionError", "Statistic", "SubExponential",
-    "SubGaussian", "TailBound", "UnsupportedAudit", "UsageError", "__version__", "audit_privacy",
+    "ReplaceOne", "ReplaceRewardVector", "ReplaceUser", "SelectionError", "SimulationResult", "Statistic",
+    "SubExponential", "SubGaussian", "TailBound", "UnsupportedAudit", "UsageError", "__version__", "audit_privacy",
     "audit_sampler",
-    "audit_tail", "parse_claim",
+    "audit_tail", "parse_claim", "simulate",
 ]

@@ -14,13 +14,28 @@ with, so that its decisions are reproducible and auditable:
   (bandit feedback), or every arm's reward, shape ``(runs, arms)`` (full information);
 - ``feedback``: which feedback the policy takes, ``"bandit"`` or ``"full"``.
 
+A policy may offer a *fast path* that :func:`dpaudit.simulate` uses when present (the per-round
+methods above stay the reference it is tested against):
+
+- ``next_block(t)``: ``t`` is each run's next round, shape (runs,) (runs keep their own clocks);
+  returns ``(arms, lengths)``, both shape (runs,): run r will play ``arms[r]`` for the next
+  ``lengths[r]`` >= 1 rounds whatever it observes meanwhile. A run past the horizon is ignored;
+- ``observe_block(t, arms, pulls)``: the engine played run r's arm for ``pulls.counts[r]`` rounds
+  (possibly fewer than promised: blocks are cut at recorded rounds, the horizon and a memory bound; 0
+  for a finished run); ``pulls`` (:class:`dpaudit.environments.Pulls`) gives their reward sums, or the
+  rewards one by one (``pulls.values()``) when the policy needs more than the sums.
+
+A fast path may skip rounds only when the law of the trajectory stays exact: the block's arm must be
+the one the per-round path would play at every round of the block given the same state.
+
 A policy may also say more about its decisions, which :class:`dpaudit.transcripts.DecisionTranscript`
 uses when present: ``decision_rounds(horizon)`` (the rounds at which its decision can change),
 ``decisions(table, rounds, size, rng)`` (a fast path with the law of the per-round run),
 ``decision_distribution(table, rounds)`` (the exact law of the decisions) and ``name_at(horizon)``
 (a readable name of the policy run over ``horizon`` rounds).
 
-This module holds the contract only; the engine that runs policies against environments is separate.
+This module holds the contract only; the engine that runs policies against environments is
+:mod:`dpaudit.simulation`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,250 @@
+"""K-armed stochastic environments with independent arms, vectorised over runs.
+
+Each environment takes its arms' means as a fixed vector (every run faces the same instance) or as an
+instance sampler (:class:`UniformMeans`: each run draws its own means, as dist-mab's experiments do).
+Rewards of one arm are i.i.d. over rounds, arms are independent of each other, and every reward lies
+in [0, 1]:
+
+- :class:`BernoulliBandit`: Bernoulli(mu_a) rewards; a block of l pulls is one Binomial(l, mu_a) draw;
+- :class:`GaussianBandit`: N(loc_a, sigma^2) clipped to ``clip`` (dist-mab Section 7: "projected to
+  [0, 1]", std 0.1 in the released code). Its ``means`` are the means of the clipped rewards, computed
+  in closed form, so gaps and pseudo-regret refer to the rewards actually drawn; a block's sum has no
+  closed form, so its pulls are drawn one by one (vectorised);
+- :class:`BetaBandit`: Beta(mu_a c, (1 - mu_a) c) rewards with mean mu_a and concentration c;
+- :class:`BernoulliExperts`: Bernoulli rewards with full information (every arm's reward every round),
+  the stochastic DTOL setting of private-online Section 5.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from scipy import stats
+
+from dpaudit.environments import run_sums
+from dpaudit.validation import integer, positive, real, sample_size
+
+#: most rewards drawn one by one in one array; larger blocks are drawn in pieces
+CHUNK = 1 << 22
+
+
+class FixedMeans:
+    """The same means in every run."""
+
+    def __init__(self, owner: str, means: Any, low: float = 0.0, high: float = 1.0):
+        values = np.asarray(means, dtype=float) if not isinstance(means, str) else np.array([])
+        if values.ndim != 1 or values.size < 2 or not np.isfinite(values).all():
+            raise ValueError(f"{owner}: means must be a vector of at least 2 finite numbers, got {means!r}")
+        if (values < low).any() or (values > high).any():
+            raise ValueError(f"{owner}: means must lie in [{low:g}, {high:g}], got {means!r}")
+        self.values = values
+        self.arms = values.size
+        self.name = "[" + ", ".join(f"{v:g}" for v in values) + "]"
+
+    def draw(self, runs: int, rng: np.random.Generator) -> np.ndarray:
+        return np.broadcast_to(self.values, (runs, self.arms)).copy()
+
+
+class UniformMeans:
+    """Means drawn independently per run and arm, uniform on [low, high]:
+    ``UniformMeans(10, 0.45, 0.55)`` is dist-mab's hard instance, ``UniformMeans.around(0.5, 0.1, 10)``
+    the same by centre and gap."""
+
+    owner = "UniformMeans"
+
+    def __init__(self, arms: int, low: float, high: float):
+        self.arms = integer(self.owner, "arms", arms, 2)
+        self.low, self.high = real(self.owner, "low", low), real(self.owner, "high", high)
+        if not 0 <= self.low < self.high <= 1:
+            raise ValueError(f"{self.owner}: need 0 <= low < high <= 1, got low={low!r}, high={high!r}")
+        self.name = f"U[{self.low:g}, {self.high:g}]^{self.arms}"
+
+    @classmethod
+    def around(cls, centre: float, gap: float, arms: int) -> UniformMeans:
+        """Means uniform on [centre - gap/2, centre + gap/2]."""
+        return cls(arms, centre - gap / 2, centre + gap / 2)
+
+    def draw(self, runs: int, rng: np.random.Generator) -> np.ndarray:
+        return rng.uniform(self.low, self.high, size=(runs, self.arms))
+
+
+def _means(owner: str, means: Any) -> Any:
+    return means if callable(getattr(means, "draw", None)) else FixedMeans(owner, means)
+
+
+class _Independent:
+    """Instances of one block of runs: arm a of run r has mean ``means[r, a]`` (subclasses draw)."""
+
+    binary = False
+
+    def __init__(self, means: np.ndarray):
+        self.means = means
+
+    def _draw(self, params: np.ndarray, size: Any, rng: np.random.Generator) -> np.ndarray:
+        raise NotImplementedError
+
+    def _params(self) -> np.ndarray:
+        return self.means
+
+    def rewards(self, rng: np.random.Generator) -> np.ndarray:
+        return self._draw(self._params(), self.means.shape, rng)
+
+    def values(self, arms: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        params = self._params()[np.arange(len(arms)), arms]
+        per_pull = np.repeat(params, counts, axis=0)
+        return self._draw(per_pull, per_pull.shape[:1], rng)
+
+    def sums(self, arms: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        counts = np.asarray(counts, dtype=np.int64)
+        total = int(counts.sum())
+        if total <= CHUNK:
+            return run_sums(self.values(arms, counts, rng), counts)
+        # pieces of at most CHUNK pulls, in run order (a run's block may straddle two pieces)
+        params = self._params()[np.arange(len(arms)), arms]
+        ends = np.cumsum(counts)
+        out = np.zeros(counts.shape)
+        for start in range(0, total, CHUNK):
+            stop = min(total, start + CHUNK)
+            run = np.searchsorted(ends, np.arange(start, stop), side="right")
+            out += np.bincount(run, weights=self._draw(params[run], (stop - start,), rng), minlength=counts.size)
+        return out
+
+    def vector_sums(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        counts = np.asarray(counts, dtype=np.int64)
+        runs, arms = self.means.shape
+        flat = self.sums(np.tile(np.arange(arms), runs), np.repeat(counts, arms), rng)
+        return flat.reshape(runs, arms)
+
+
+class _BernoulliInstances(_Independent):
+    binary = True
+
+    def _draw(self, params: np.ndarray, size: Any, rng: np.random.Generator) -> np.ndarray:
+        return (rng.random(size) < params).astype(float)
+
+    def sums(self, arms: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return rng.binomial(counts, self.means[np.arange(len(arms)), arms]).astype(float)
+
+    def vector_sums(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return rng.binomial(np.asarray(counts)[:, None], self.means).astype(float)
+
+
+class _Environment:
+    owner: ClassVar[str] = "environment"
+    feedback: ClassVar[str] = "bandit"
+
+    def __init__(self, means: Any):
+        self.sampler = _means(self.owner, means)
+        self.arms = int(self.sampler.arms)
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def _draw_means(self, runs: int, rng: np.random.Generator) -> np.ndarray:
+        runs = sample_size(self.owner, runs)
+        means = np.asarray(self.sampler.draw(runs, rng), dtype=float)
+        if means.shape != (runs, self.arms):
+            raise ValueError(f"{self.owner}: the means sampler gave shape {means.shape}, expected {(runs, self.arms)}")
+        return means
+
+
+class BernoulliBandit(_Environment):
+    """Bernoulli(mu_a) rewards, bandit feedback (module docstring)."""
+
+    owner = "BernoulliBandit"
+
+    def __init__(self, means: Any):
+        super().__init__(means)
+        self.name = f"{self.owner}({self.sampler.name})"
+
+    def instances(self, runs: int, rng: np.random.Generator) -> _BernoulliInstances:
+        return _BernoulliInstances(self._draw_means(runs, rng))
+
+
+class BernoulliExperts(BernoulliBandit):
+    """Bernoulli(mu_j) rewards for every expert every round, full information (private-online's DTOL)."""
+
+    owner = "BernoulliExperts"
+    feedback = "full"
+
+
+class _GaussianInstances(_Independent):
+    def __init__(self, loc: np.ndarray, sigma: float, clip: tuple[float, float]):
+        self.loc, self.sigma, self.clip = loc, sigma, clip
+        super().__init__(clipped_normal_mean(loc, sigma, *clip))
+
+    def _params(self) -> np.ndarray:
+        return self.loc
+
+    def _draw(self, params: np.ndarray, size: Any, rng: np.random.Generator) -> np.ndarray:
+        x = rng.standard_normal(size)
+        x *= self.sigma
+        x += params
+        return np.clip(x, *self.clip, out=x)
+
+
+def clipped_normal_mean(loc: Any, sigma: float, low: float, high: float) -> np.ndarray:
+    """E[clip(X, low, high)] for X ~ N(loc, sigma^2), in closed form."""
+    loc = np.asarray(loc, dtype=float)
+    a, b = (low - loc) / sigma, (high - loc) / sigma
+    inside = loc * (stats.norm.cdf(b) - stats.norm.cdf(a)) + sigma * (stats.norm.pdf(a) - stats.norm.pdf(b))
+    return low * stats.norm.cdf(a) + high * stats.norm.sf(b) + inside
+
+
+class GaussianBandit(_Environment):
+    """N(loc_a, sigma^2) rewards clipped to ``clip`` (module docstring). ``means`` gives the locations
+    loc_a (fixed or drawn per run); the instances' ``means`` are the clipped rewards' means."""
+
+    owner = "GaussianBandit"
+
+    def __init__(self, means: Any, sigma: float, clip: tuple[float, float] = (0.0, 1.0)):
+        # the locations may lie outside [0, 1]; the clipped rewards do not
+        self.sampler = means if callable(getattr(means, "draw", None)) else FixedMeans(self.owner, means, -np.inf,
+                                                                                      np.inf)
+        self.arms = int(self.sampler.arms)
+        self.sigma = positive(self.owner, "sigma", sigma)
+        try:
+            low, high = (real(self.owner, "clip", c) for c in clip)
+        except TypeError:
+            raise ValueError(f"{self.owner}: clip must be a pair (low, high) within [0, 1], got {clip!r}") from None
+        if not 0 <= low < high <= 1:
+            raise ValueError(f"{self.owner}: clip must be a pair (low, high) with 0 <= low < high <= 1 (rewards lie "
+                             f"in [0, 1]), got {clip!r}")
+        self.clip = (low, high)
+        self.name = f"{self.owner}({self.sampler.name}, sigma={self.sigma:g}, clip=[{low:g}, {high:g}])"
+
+    def instances(self, runs: int, rng: np.random.Generator) -> _GaussianInstances:
+        return _GaussianInstances(self._draw_means(runs, rng), self.sigma, self.clip)
+
+
+class _BetaInstances(_Independent):
+    def __init__(self, means: np.ndarray, concentration: float):
+        super().__init__(means)
+        self.concentration = concentration
+
+    def _draw(self, params: np.ndarray, size: Any, rng: np.random.Generator) -> np.ndarray:
+        c = self.concentration
+        return rng.beta(params * c, (1 - params) * c, size=size)
+
+
+class BetaBandit(_Environment):
+    """Beta(mu_a c, (1 - mu_a) c) rewards: mean mu_a in (0, 1), concentration c > 0 (module docstring)."""
+
+    owner = "BetaBandit"
+
+    def __init__(self, means: Any, concentration: float = 2.0):
+        super().__init__(means)
+        self.concentration = positive(self.owner, "concentration", concentration)
+        self.name = f"{self.owner}({self.sampler.name}, concentration={self.concentration:g})"
+
+    def instances(self, runs: int, rng: np.random.Generator) -> _BetaInstances:
+        means = self._draw_means(runs, rng)
+        if (means <= 0).any() or (means >= 1).any():
+            raise ValueError(f"{self.owner}: Beta rewards need means in (0, 1) (open), got {means.min():g}.."
+                             f"{means.max():g}")
+        return _BetaInstances(means, self.concentration)
+
+
+__all__ = ["BernoulliBandit", "BernoulliExperts", "BetaBandit", "FixedMeans", "GaussianBandit", "UniformMeans",
+           "clipped_normal_mean"]
