@@ -237,8 +237,8 @@ def _checked_arms(played: Any, runs: int, arms: int, where: str, policy: Any, ac
     if out.dtype.kind == "f":
         bad = np.flatnonzero(~np.isfinite(out) | (out != np.round(out)))
         if bad.size:
-            raise ValueError(f"simulate: {name} returned {out[bad[0]]!r} for run {bad[0]} {where}; arms are integers "
-                             f"in [0, {arms})")
+            raise ValueError(f"simulate: {name} returned {out[bad[0]].item()!r} for run {bad[0]} {where}; arms are "
+                             f"integers in [0, {arms})")
         out = out.astype(np.int64)
     elif out.dtype.kind not in "iu":
         raise ValueError(f"simulate: {name} returned arms of dtype {out.dtype} {where}; arms are integers")

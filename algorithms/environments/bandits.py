@@ -91,30 +91,31 @@ class _Independent:
         return self._draw(self._params(), self.means.shape, rng)
 
     def values(self, arms: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        params = self._params()[np.arange(len(arms)), arms]
-        per_pull = np.repeat(params, counts, axis=0)
-        return self._draw(per_pull, per_pull.shape[:1], rng)
+        per_pull = np.repeat(self._params()[np.arange(len(arms)), arms], counts)
+        return self._draw(per_pull, per_pull.shape, rng)
 
     def sums(self, arms: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return self._pull_sums(self._params()[np.arange(len(arms)), arms], counts, rng)
+
+    def vector_sums(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        runs, arms = self.means.shape
+        return self._pull_sums(self._params().ravel(), np.repeat(counts, arms), rng).reshape(runs, arms)
+
+    def _pull_sums(self, params: np.ndarray, counts: Any, rng: np.random.Generator) -> np.ndarray:
+        """Sum of counts[i] fresh rewards with parameter params[i], for every i, drawn one by one."""
         counts = np.asarray(counts, dtype=np.int64)
         total = int(counts.sum())
         if total <= CHUNK:
-            return run_sums(self.values(arms, counts, rng), counts)
-        # pieces of at most CHUNK pulls, in run order (a run's block may straddle two pieces)
-        params = self._params()[np.arange(len(arms)), arms]
+            per_pull = np.repeat(params, counts)
+            return run_sums(self._draw(per_pull, per_pull.shape, rng), counts)
+        # pieces of at most CHUNK pulls, in order (one block may straddle two pieces)
         ends = np.cumsum(counts)
         out = np.zeros(counts.shape)
         for start in range(0, total, CHUNK):
             stop = min(total, start + CHUNK)
-            run = np.searchsorted(ends, np.arange(start, stop), side="right")
-            out += np.bincount(run, weights=self._draw(params[run], (stop - start,), rng), minlength=counts.size)
+            owner = np.searchsorted(ends, np.arange(start, stop), side="right")
+            out += np.bincount(owner, weights=self._draw(params[owner], (stop - start,), rng), minlength=counts.size)
         return out
-
-    def vector_sums(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        counts = np.asarray(counts, dtype=np.int64)
-        runs, arms = self.means.shape
-        flat = self.sums(np.tile(np.arange(arms), runs), np.repeat(counts, arms), rng)
-        return flat.reshape(runs, arms)
 
 
 class _BernoulliInstances(_Independent):
