@@ -22,7 +22,7 @@ from dpaudit.algorithms.mab import DPSuccessiveElimination
 from dpaudit.algorithms.online import FollowTheNoisyLeader
 from dpaudit.cli import main
 from dpaudit.errors import UsageError
-from dpaudit.experiments import Configuration, Curve, PerHorizon, Preset, run_preset, select_presets
+from dpaudit.experiments import Configuration, Curve, PerHorizon, Preset, select_presets
 
 # -- a registry and presets to run -------------------------------------------------------------------------
 
@@ -223,7 +223,7 @@ def test_horizon_dependent_arguments_follow_the_horizon():
 
 def test_run_writes_results_plots_tables_and_summaries(tmp_path, toy_registry):
     preset = bandit_preset(final_vs="eps", stand_in="A stand-in.")
-    done = run_preset(preset, runs=3, horizon=250, out=tmp_path, progress=False)
+    done = dpaudit.run_preset(preset, runs=3, horizon=250, out=tmp_path, progress=False)
     assert done.simulations == 6  # Uniform takes no eps: one simulation per gap serves both eps
     for config in preset.configurations:
         folder = tmp_path / "dist-mab" / "toy" / config.key
@@ -250,7 +250,7 @@ def test_run_writes_results_plots_tables_and_summaries(tmp_path, toy_registry):
 
 
 def test_full_information_presets_run(tmp_path, toy_registry):
-    done = run_preset(experts_preset(), out=tmp_path, progress=False)
+    done = dpaudit.run_preset(experts_preset(), out=tmp_path, progress=False)
     result = done.results[("private-online/toy-experts", "eps0.5", "FTNL")]
     assert result.pulls.sum(axis=1).tolist() == [200] * 3
 
@@ -259,7 +259,7 @@ def test_results_do_not_depend_on_the_worker_count(tmp_path, toy_registry):
     preset = bandit_preset(curves=lambda eps: (Curve("DP-SE", "toy-dp-se", {"eps": eps}),
                                                Curve("DP-SE beta 0.5", "toy-dp-se", {"eps": eps, "beta": 0.5})))
     for workers in (1, 2):
-        run_preset(preset, runs=3, horizon=400, out=tmp_path / str(workers), workers=workers, progress=False)
+        dpaudit.run_preset(preset, runs=3, horizon=400, out=tmp_path / str(workers), workers=workers, progress=False)
     files = sorted(p.relative_to(tmp_path / "1") for p in (tmp_path / "1").rglob("*.npz"))
     assert len(files) == 8
     for name in files:
@@ -270,8 +270,8 @@ def test_results_do_not_depend_on_the_worker_count(tmp_path, toy_registry):
 
 def test_a_configurations_algorithms_share_their_instances(tmp_path, toy_registry):
     preset = bandit_preset()
-    done = run_preset(preset, runs=5, horizon=100, out=tmp_path, progress=False)
-    other = run_preset(preset, runs=5, horizon=100, out=tmp_path / "seed1", progress=False, seed=1)
+    done = dpaudit.run_preset(preset, runs=5, horizon=100, out=tmp_path, progress=False)
+    other = dpaudit.run_preset(preset, runs=5, horizon=100, out=tmp_path / "seed1", progress=False, seed=1)
     for config in preset.configurations:
         a, b = (done.results[(preset.name, config.key, label)] for label in ("DP-SE", "Uniform"))
         assert np.unique(a.means[:, 0]).size == 5  # means drawn per run ...
@@ -283,7 +283,7 @@ def test_a_configurations_algorithms_share_their_instances(tmp_path, toy_registr
 
 def test_identical_simulations_run_once(tmp_path, toy_registry):
     presets = {p.name: p for p in (bandit_preset("toy"), bandit_preset("toy2"))}
-    done = run_preset("dist-mab", runs=2, horizon=60, out=tmp_path, progress=False, presets=presets)
+    done = dpaudit.run_preset("dist-mab", runs=2, horizon=60, out=tmp_path, progress=False, presets=presets)
     # 2 figures x 4 configurations x 2 curves, the figures the same, and Uniform the same at both eps
     assert done.simulations == 6
     for config in presets["dist-mab/toy"].configurations:
@@ -296,17 +296,17 @@ def test_identical_simulations_run_once(tmp_path, toy_registry):
 def test_missing_algorithms_are_named_before_anything_runs(tmp_path, toy_registry):
     preset = bandit_preset(curves=lambda eps: (Curve("A", "toy-dp-se", {"eps": eps}), Curve("B", "no-such-alg")))
     with pytest.raises(UsageError, match="not in the registry: no-such-alg .registered: .*toy-dp-se"):
-        run_preset(preset, out=tmp_path, progress=False)
+        dpaudit.run_preset(preset, out=tmp_path, progress=False)
     bad = bandit_preset(curves=lambda eps: (Curve("A", "toy-dp-se", {"eps": -eps}),))
     with pytest.raises(UsageError, match=r"dist-mab/toy@gap0.5,eps0.5, A: toy-dp-se\(eps=-0.5\) failed: .*epsilon"):
-        run_preset(bad, out=tmp_path, progress=False)
+        dpaudit.run_preset(bad, out=tmp_path, progress=False)
     assert not any(tmp_path.iterdir())
 
 
 def test_progress_lines(tmp_path, toy_registry, capsys):
     import sys
 
-    run_preset(bandit_preset(stand_in="Stand-in data."), runs=2, horizon=50, out=tmp_path, progress=True,
+    dpaudit.run_preset(bandit_preset(stand_in="Stand-in data."), runs=2, horizon=50, out=tmp_path, progress=True,
                stream=sys.stdout)
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "note: dist-mab/toy: Stand-in data."
