@@ -131,7 +131,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="output directory (default ./dpaudit-simulations)")
     sm.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
     sm.add_argument("--seed", type=int, default=None, help="seed of every configuration (default: the preset's, 0)")
-    sm.add_argument("--no-progress", action="store_true", help="print one line per simulation instead of a bar")
+    sm.add_argument("--no-progress", action="store_true",
+                    help="no progress (default: a bar on a terminal, one line per simulation otherwise)")
     return p
 
 

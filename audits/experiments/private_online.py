@@ -23,7 +23,7 @@ SETTINGS = {
     2: (0.75, 0.625, 0.5, 0.375, 0.25),  # Sec. 6, from Sajed & Sheffet
     3: (0.75, 0.15, 0.15, 0.15, 0.15),  # App. I.3
 }
-SOURCE = "private-online Sec. 6 (line 318), as the spec's Section 5 reports it"
+SOURCE = "private-online Sec. 6, line 318, as the spec's Section 5 reports it"
 SMALL_EPS = "Figs 1-2: Anytime-Lazy-UCB ~ DP-SE; Hybrid-UCB is worse."
 LARGE_EPS = ("Figs 3-4: Hybrid-UCB performs well; larger eps is better. The stated reason is that with large eps "
              "Hybrid-UCB is essentially UCB1, since it uses all data and updates every round.")
@@ -34,8 +34,8 @@ NOTES = (
     "Reward distribution not stated: Bernoulli(mu_j).",
     "Plotted quantity not stated: the cumulative pseudo-regret (sum of the gaps of the arms played); the paper "
     "shows no error bands, the plots add +-1 standard error.",
-    "Seeds not stated: seed 0 for every configuration, so the runs of one setting face the same reward streams at "
-    "every eps.",
+    "Seeds not stated: seed 0 for every configuration, so the runs of one setting draw their rewards from the same "
+    "streams at every eps.",
     "DP-SE's parameters beyond beta = 1/T are not given; beta follows --horizon.",
 )
 
