@@ -35,6 +35,7 @@ from .errors import (
     UnsupportedAudit,
     UsageError,
 )
+from .experiments import run_preset
 from .neighbours import AddRemoveOne, NeighbourRelation, QueryDistance, ReplaceOne, ReplaceRewardVector, ReplaceUser
 from .results import ERROR, NOT_REFUTED, REFUTED, VERDICTS, VERIFIED, AuditResult, Statistic
 from .simulation import SimulationResult, simulate
@@ -46,5 +47,5 @@ __all__ = [
     "ReplaceOne", "ReplaceRewardVector", "ReplaceUser", "SelectionError", "SimulationResult", "Statistic",
     "SubExponential", "SubGaussian", "TailBound", "UnsupportedAudit", "UsageError", "__version__", "audit_privacy",
     "audit_sampler",
-    "audit_tail", "parse_claim", "simulate",
+    "audit_tail", "parse_claim", "run_preset", "simulate",
 ]

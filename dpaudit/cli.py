@@ -1,4 +1,4 @@
-"""The ``dpaudit`` command line: ``list``, ``run``, ``report`` and ``audit``.
+"""The ``dpaudit`` command line: ``list``, ``run``, ``report``, ``audit`` and ``simulate``.
 
 Exit codes: 0 every verdict matches its expectation; 1 some claim was refuted unexpectedly, or
 an expected refutation was not reproduced; 2 usage error, bad input, or an audit that could not
@@ -28,6 +28,17 @@ examples:
   dpaudit run --budget quick                audit every claim; the report goes to ./dpaudit-report
   dpaudit run 'classic/laplace-*' --seed 3  audit the claims matching a glob
   dpaudit audit mymech.py:mech --claim "pure-dp eps=0.5" --pair "[0, 1]"
+  dpaudit simulate dist-mab/fig1@gap0.1,eps0.5 --runs 5   one configuration of a paper's figure
+"""
+
+SIMULATE_EPILOG = """\
+PRESET is a paper's figure, e.g. dist-mab/fig1 (every configuration), one configuration of it,
+dist-mab/fig1@gap0.1,eps0.5 (names from the figure's grid, values matched numerically; a name left
+out matches every value), or a paper key (every figure of the paper). --list shows them all.
+
+Writes OUT/<paper>/<figure>/<configuration>/<algorithm>.npz as each simulation finishes, then per
+configuration plot.png, table.md and summary.json, and per figure table.md and summary.json.
+Exit codes: 0 done; 2 unknown preset or configuration, or bad options.
 """
 
 
@@ -50,6 +61,8 @@ def _parser() -> argparse.ArgumentParser:
     ls.add_argument("selectors", nargs="*", metavar="SELECTOR", help=sel_help)
     ls.add_argument("--suite", action="append", default=[], metavar="PATH", help=suite_help)
     ls.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    ls.add_argument("--algorithms", action="store_true",
+                    help="list the registered algorithms (registry name and what it is) instead of claims")
 
     rn = sub.add_parser(
         "run", help="audit the selected claims and write the reports",
@@ -104,6 +117,22 @@ def _parser() -> argparse.ArgumentParser:
     au.add_argument("--sequential", action="store_true",
                     help="confirm with anytime-valid confidence sequences and stop as soon as the claim is refuted")
     au.add_argument("--json", action="store_true", help="print the result record as JSON")
+    sm = sub.add_parser(
+        "simulate", help="simulate a paper's experiment (a figure, or one configuration of it)",
+        description="Simulate a paper's experiment as a preset: every algorithm of a configuration on the same "
+        "seed (the same instances), in parallel, with plots, tables and summaries.",
+        epilog=SIMULATE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sm.add_argument("preset", nargs="?", metavar="PRESET", help="e.g. dist-mab/fig1 or dist-mab/fig1@gap0.1,eps0.5")
+    sm.add_argument("--list", action="store_true", help="list the presets, their configurations and paper scale")
+    sm.add_argument("--runs", type=int, default=None, help="runs per configuration (default: the paper's)")
+    sm.add_argument("--horizon", type=int, default=None, help="rounds T (default: the paper's)")
+    sm.add_argument("--out", type=Path, default=Path("dpaudit-simulations"),
+                    help="output directory (default ./dpaudit-simulations)")
+    sm.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    sm.add_argument("--seed", type=int, default=None, help="seed of every configuration (default: the preset's, 0)")
+    sm.add_argument("--no-progress", action="store_true",
+                    help="no progress (default: a bar on a terminal, one line per simulation otherwise)")
     return p
 
 
@@ -154,6 +183,9 @@ def _parse_pair(text: str) -> tuple[Any, Any]:
 def _cmd_list(args: argparse.Namespace) -> int:
     from .suite import load_suites, select
 
+    if args.algorithms:
+        return _list_algorithms(args)
+
     entries = select(load_suites(args.suite), args.selectors)
     rows = [e.describe() for e in entries]
     if args.json:
@@ -165,6 +197,74 @@ def _cmd_list(args: argparse.Namespace) -> int:
     for r in rows:
         print("  ".join(str(r[c]).ljust(widths[c]) for c in cols).rstrip())
     print(f"\n{len(rows)} claims")
+    return 0
+
+
+def _list_algorithms(args: argparse.Namespace) -> int:
+    from .experiments import algorithm_registry
+
+    if args.selectors or args.suite:
+        raise UsageError("--algorithms lists the algorithm registry; it takes no selector or --suite")
+    registry = algorithm_registry()
+    rows = [{"name": name, "description": _first_line(make)} for name, make in registry.items()]
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return 0
+    if not rows:
+        print("no algorithms registered")
+        return 0
+    width = max(len("NAME"), *(len(r["name"]) for r in rows))
+    print(f"{'NAME'.ljust(width)}  DESCRIPTION")
+    for r in rows:
+        print(f"{r['name'].ljust(width)}  {r['description']}".rstrip())
+    print(f"\n{len(rows)} algorithms")
+    return 0
+
+
+def _first_line(obj: Any) -> str:
+    doc = (getattr(obj, "__doc__", None) or "").strip()
+    return doc.splitlines()[0].strip() if doc else "(no docstring)"
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from .experiments import default_workers, load_presets, power_text, run_preset, select_presets
+
+    if args.list:
+        if args.preset:
+            raise UsageError("--list takes no PRESET")
+        for preset in load_presets().values():
+            print(f"{preset.name}  {preset.title}")
+            print(f"    paper scale: {preset.scale()}")
+            print(f"    configurations: {' '.join(c.key for c in preset.configurations)}")
+            print(f"    algorithms: {', '.join(preset.labels())}")
+            if preset.stand_in:
+                print("    uses a synthetic stand-in for data that is not fetched")
+        return 0
+    if not args.preset:
+        raise UsageError("name a PRESET (e.g. dist-mab/fig1@gap0.1,eps0.5), or --list them")
+    for option in ("runs", "horizon", "workers"):
+        value = getattr(args, option)
+        if value is not None and value < 1:
+            raise UsageError(f"--{option} must be at least 1, got {value}")
+    if args.seed is not None and args.seed < 0:
+        raise UsageError(f"--seed must be a non-negative integer, got {args.seed}")
+    select_presets(args.preset)  # an unknown name fails here, before anything is built
+    done = run_preset(args.preset, runs=args.runs, horizon=args.horizon, out=args.out,
+                      workers=args.workers or default_workers(), progress=not args.no_progress, seed=args.seed)
+    for preset, configs in done.selections:
+        for config in configs:
+            print(f"{preset.name}@{config.key}: T = {power_text(config.horizon)}, {config.runs} runs")
+            for curve in config.curves:
+                res = done.results[(preset.name, config.key, curve.label)]
+                print(f"  {curve.label:<24} final pseudo-regret {res.mean()[-1]:10.4g} ± {res.stderr()[-1]:.2g}")
+    for notice in done.stand_ins:
+        print(f"note: {notice}")
+    tables = [p for p in done.paths if p.name == "table.md"]
+    print(f"{done.simulations} simulations in {done.seconds:.1f} s; {len(done.paths)} files written under {done.out}:")
+    for path in (p for p in done.paths if p.suffix in (".md", ".png") or p.name == "summary.json"):
+        print(f"  {path}")
+    if not tables:
+        print("  (no tables: nothing finished)")
     return 0
 
 
@@ -229,7 +329,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return 1 if result.verdict == "refuted" else 0
 
 
-COMMANDS = {"list": _cmd_list, "run": _cmd_run, "report": _cmd_report, "audit": _cmd_audit}
+COMMANDS = {"list": _cmd_list, "run": _cmd_run, "report": _cmd_report, "audit": _cmd_audit,
+            "simulate": _cmd_simulate}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -241,7 +342,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"dpaudit {args.command}: {kind}: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("dpaudit: interrupted; finished claims are in results.json (rerun with --resume)", file=sys.stderr)
+        if args.command == "simulate":
+            print("dpaudit: interrupted; finished simulations are in --out (one .npz each)", file=sys.stderr)
+        else:
+            print("dpaudit: interrupted; finished claims are in results.json (rerun with --resume)", file=sys.stderr)
         return 130
 
 

@@ -45,6 +45,8 @@ DEFAULT_SAMPLES = {"quick": 200_000, "standard": 2_000_000, "thorough": 20_000_0
 # Seconds an entry may run before it becomes an error record.
 DEFAULT_TIMEOUTS = {"quick": 600.0, "standard": 3600.0, "thorough": 6 * 3600.0}
 EXPECTATIONS = (NOT_REFUTED, REFUTED)
+#: the package of ``dpaudit.audits`` that holds the experiment presets, skipped by suite discovery
+PRESETS_PACKAGE = "experiments"
 
 
 @dataclass(frozen=True)
@@ -351,7 +353,9 @@ def load_suites(extra: Iterable[str] = ()) -> dict[str, Suite]:
     """The built-in suites (every module of ``dpaudit.audits``) plus ``extra`` modules or files."""
     from dpaudit import audits
 
-    modules = [importlib.import_module(f"{audits.__name__}.{m.name}") for m in pkgutil.iter_modules(audits.__path__)]
+    # the experiments package holds presets (dpaudit.experiments), not a suite
+    modules = [importlib.import_module(f"{audits.__name__}.{m.name}") for m in pkgutil.iter_modules(audits.__path__)
+               if m.name != PRESETS_PACKAGE]
     modules += [_import_suite_module(spec) for spec in extra]
     suites: dict[str, Suite] = {}
     for module in modules:
