@@ -332,5 +332,114 @@ class BatchSuccessiveElimination:
         self._done[rows] = 0
         self._acc[rows] = 0
 
+    # -- the exact law of the decisions, two arms ----------------------------------------------------
+
+    def batch_starts(self, horizon: int) -> list[tuple[int, int]]:
+        """(s_b, l(b)) of every batch b while both of two arms are active, s_b its first round
+        (1-based), for the batches that start within ``horizon`` rounds."""
+        horizon = integer(self.owner, "horizon", horizon, 1)
+        out, start, b = [], 1, 1
+        while start <= horizon:
+            length = self.batch_size(b)
+            out.append((start, length))
+            start, b = start + 2 * length, b + 1
+        return out
+
+    def two_arm_decision_rounds(self, horizon: int) -> list[int]:
+        """With two arms, rounds whose decisions give the whole decision sequence: for every batch b >= 2
+        that starts within the horizon, its first round s_b (arm 0 unless only arm 1 is left) and
+        s_b + l(b) (arm 1 unless only arm 0 is left), so each pair says which arms survived batch b - 1."""
+        rounds = []
+        for start, length in self.batch_starts(horizon)[1:]:
+            rounds += [t for t in (start, start + length) if t <= horizon]
+        return rounds
+
+    def decision_distribution(self, table: Any, rounds: Any) -> Any:
+        """The exact law of the arms played at ``rounds`` on a reward table of two arms, shape (T, 2)
+        (:class:`dpaudit.transcripts.DecisionTranscript`'s input), from the releases' exact laws.
+
+        Each batch that both arms enter ends in one of: arm 1 eliminated (c_0 - c_1 > 2 beta(b) l(b) g,
+        c = the analyzer's corrected sum in units of 1/g), arm 0 eliminated (c_1 - c_0 > the same), or
+        neither; its probabilities come from the law of D = c_0 - c_1, the log-space convolution of the
+        two arms' independent y_hat laws (``release.distribution`` on the batch's rewards), so far
+        tails keep their relative precision. A path of the run is the first batch with an elimination
+        (and which arm), or none; batches are independent, so its probability is a product; the
+        decisions at ``rounds`` are a function of the path. Not for the non-private or the local
+        protocol (the local protocol's y_hat law is an n-fold convolution of messages, not built here).
+        """
+        from scipy.special import logsumexp
+
+        from dpaudit.distributions import FiniteDistribution
+
+        if self.protocol in ("exact", "local"):
+            raise ValueError(f"{self.owner}: the exact law of the decisions is built for the SecAgg, shuffle and "
+                             f"central protocols, not {self.protocol!r}")
+        x = np.asarray(table, dtype=float)
+        if x.ndim != 2 or x.shape[1] != 2:
+            raise ValueError(f"{self.owner}: the exact law of the decisions is built for two arms (a table of shape "
+                             f"(T, 2)), got shape {x.shape}")
+        horizon = len(x)
+        T = self.horizon_T(horizon)
+        rounds = np.asarray(list(rounds), dtype=np.int64)
+        if rounds.size == 0 or rounds.min() < 1 or rounds.max() > horizon:
+            raise ValueError(f"{self.owner}: rounds must lie in 1..{horizon}")
+        # batches that end before the last recorded round can change what it records
+        batches = [(b, start, length) for b, (start, length) in enumerate(self.batch_starts(horizon), 1)
+                   if start + 2 * length - 1 < rounds[-1]]
+        paths: list[tuple[tuple[int, int] | None, float]] = []  # ((batch, eliminated arm) or None, log prob)
+        log_none, error, tail = 0.0, 0.0, 0.0
+        for b, start, length in batches:
+            rel = self.release(b, T)
+            laws = [rel.distribution(x[start - 1 + a * length: start - 1 + (a + 1) * length, a]) for a in (0, 1)]
+            log_elim, law_error = self._elimination_laws(rel, laws, self.radius(b, 2, T).item() * 2 * length * rel.g)
+            error += law_error
+            tail += sum(law.tail_mass for law in laws)
+            for arm in (0, 1):
+                paths.append(((b, arm), log_none + log_elim[arm]))
+            log_none += log_elim[2]
+        paths.append((None, log_none))
+        decisions = np.array([self._path_decisions(path, rounds, horizon) for path, _ in paths])
+        logs = np.array([lp for _, lp in paths])
+        outcomes, inverse = np.unique(decisions, axis=0, return_inverse=True)
+        merged = np.array([logsumexp(logs[inverse.ravel() == i]) for i in range(len(outcomes))])
+        return FiniteDistribution(outcomes, np.minimum(merged, 0.0), log_error=min(error + 1e-12, 0.5),
+                                  tail_mass=min(tail, 0.5))
+
+    @staticmethod
+    def _elimination_laws(rel: Any, laws: list[Any], threshold: float) -> tuple[np.ndarray, float]:
+        """log P(arm 0 eliminated), log P(arm 1 eliminated), log P(neither) for one batch, and a bound on
+        their log errors: arm 1 goes when D = c_0 - c_1 > threshold, arm 0 when -D > threshold."""
+        from scipy.special import logsumexp
+
+        from dpaudit.mechanisms.distributed_sum import log_convolve
+
+        top = rel.n * rel.g + rel.tau  # the analyzer's correction: y > top stands for y - m
+        corrected = []
+        for law in laws:
+            if not np.array_equal(law.outcomes, np.arange(rel.m)):
+                raise ValueError("BatchSuccessiveElimination: a release's y_hat law must list every residue mod m")
+            corrected.append(np.concatenate([law.log_probs[top + 1:], law.log_probs[: top + 1]]))  # c = top-m+1..top
+        log_d = log_convolve(corrected[0], corrected[1][::-1])  # D = c_0 - c_1 from -(m - 1) to m - 1
+        d = np.arange(-(rel.m - 1), rel.m)
+        finite = log_d[np.isfinite(log_d)]
+        rounding = (math.log2(rel.m) + 8) * 2.0**-52 * (1 + float(np.abs(finite).max()))
+        out = np.array([logsumexp(log_d[d < -threshold]) if (d < -threshold).any() else -np.inf,
+                        logsumexp(log_d[d > threshold]) if (d > threshold).any() else -np.inf,
+                        logsumexp(log_d[np.abs(d) <= threshold])])
+        return np.minimum(out, 0.0), laws[0].log_error + laws[1].log_error + 2 * rounding
+
+    def _path_decisions(self, path: tuple[int, int] | None, rounds: np.ndarray, horizon: int) -> np.ndarray:
+        """The arms played at ``rounds`` when the run eliminates ``path`` = (batch, arm) first (None: never)."""
+        out = np.empty(rounds.size, dtype=np.int64)
+        for i, t in enumerate(rounds):
+            for b, (start, length) in enumerate(self.batch_starts(horizon), 1):
+                if path is not None and b > path[0]:
+                    out[i] = 1 - path[1]  # the survivor, to the end
+                    break
+                if t < start + 2 * length:
+                    out[i] = 0 if t < start + length else 1
+                    break
+        return out
+
 
 __all__ = ["EPS_BELOW_ONE", "LABELS", "PROTOCOLS", "BatchSuccessiveElimination", "batch_size"]
