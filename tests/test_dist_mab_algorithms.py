@@ -114,13 +114,13 @@ def test_arms_are_pulled_in_batches_in_index_order_and_a_clear_loser_goes():
     assert (out[:, -200:] == 0).all()
 
 
-def threshold_table(pol: BatchSuccessiveElimination, arms: int = 2) -> tuple[np.ndarray, list[int]]:
-    """Three batches of 4^b; arm 1's constant reward puts batch 3's gap right at 2 beta(3), so the noise
-    decides; the decision rounds cover batch 4's two halves."""
-    T = 2 * (4 + 16 + 64) + 1 + 256
-    table = np.zeros((T, arms))
+def threshold_table(pol: BatchSuccessiveElimination, batch: int = 3) -> tuple[np.ndarray, list[int]]:
+    """Batches of 4^b; arm 1's constant reward puts batch ``batch``'s gap right at 2 beta(batch), so the
+    noise decides; the decision rounds cover the next batch's two halves."""
+    T = 2 * sum(4**b for b in range(1, batch + 1)) + 1 + 4 ** (batch + 1)
+    table = np.zeros((T, 2))
     table[:, 0] = 1.0
-    table[:, 1] = 1 - 2 * pol.radius(3, 2, T).item()
+    table[:, 1] = 1 - 2 * pol.radius(batch, 2, T).item()
     return table, pol.two_arm_decision_rounds(T)
 
 
@@ -142,6 +142,10 @@ def test_per_round_decisions_have_the_exact_law_of_the_releases(protocol, eps):
     assert 0.2 < p < 0.8
     out = transcript.sample_per_round(table, 3000, np.random.default_rng(11))
     assert stats.binomtest(int((out[:, -1] == 0).sum()), 3000, p).pvalue > 1e-6
+    # the transcript's fast path (decisions: rounded sums from their exact law, secure_sum), the same test
+    fast = transcript.sample(table, 3000, np.random.default_rng(12))
+    assert stats.binomtest(int((fast[:, -1] == 0).sum()), 3000, p).pvalue > 1e-6
+    assert set(map(tuple, fast.tolist())) <= set(map(tuple, law.outcomes.tolist()))
 
 
 class ConstantBandit:
@@ -236,3 +240,16 @@ def test_registry_names_keywords_and_docstrings():
 def test_bad_parameters_are_clear_errors(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def test_local_protocol_decisions_agree_between_the_paths():
+    """LDP-SE has no exact decision law here: its transcript's fast path (rounded sums from their exact
+    law, the n users' discrete Laplace total as a Polya difference) against the per-round path (every
+    user's message), eliminations after batch 4 over 3000 runs each: Fisher's exact test at 1e-6."""
+    pol = BatchSuccessiveElimination("local", 0.9, eta=4, p=0.5)
+    table, rounds = threshold_table(pol, batch=4)  # the local radius is too wide for batch 3 to decide
+    transcript = DecisionTranscript(pol, 2, len(table), rounds=rounds)
+    fast = (transcript.sample(table, 3000, np.random.default_rng(13))[:, -1] == 0).sum()
+    slow = (transcript.sample_per_round(table, 3000, np.random.default_rng(14))[:, -1] == 0).sum()
+    assert 300 < fast < 2700
+    assert stats.fisher_exact([[fast, 3000 - fast], [slow, 3000 - slow]]).pvalue > 1e-6

@@ -374,18 +374,8 @@ class BatchSuccessiveElimination:
         if self.protocol in ("exact", "local"):
             raise ValueError(f"{self.owner}: the exact law of the decisions is built for the SecAgg, shuffle and "
                              f"central protocols, not {self.protocol!r}")
-        x = np.asarray(table, dtype=float)
-        if x.ndim != 2 or x.shape[1] != 2:
-            raise ValueError(f"{self.owner}: the exact law of the decisions is built for two arms (a table of shape "
-                             f"(T, 2)), got shape {x.shape}")
-        horizon = len(x)
+        x, horizon, rounds, batches = self._two_arm_setup(table, rounds)
         T = self.horizon_T(horizon)
-        rounds = np.asarray(list(rounds), dtype=np.int64)
-        if rounds.size == 0 or rounds.min() < 1 or rounds.max() > horizon:
-            raise ValueError(f"{self.owner}: rounds must lie in 1..{horizon}")
-        # batches that end before the last recorded round can change what it records
-        batches = [(b, start, length) for b, (start, length) in enumerate(self.batch_starts(horizon), 1)
-                   if start + 2 * length - 1 < rounds[-1]]
         paths: list[tuple[tuple[int, int] | None, float]] = []  # ((batch, eliminated arm) or None, log prob)
         log_none, error, tail = 0.0, 0.0, 0.0
         for b, start, length in batches:
@@ -404,6 +394,63 @@ class BatchSuccessiveElimination:
         merged = np.array([logsumexp(logs[inverse.ravel() == i]) for i in range(len(outcomes))])
         return FiniteDistribution(outcomes, np.minimum(merged, 0.0), log_error=min(error + 1e-12, 0.5),
                                   tail_mass=min(tail, 0.5))
+
+    def decisions(self, table: Any, rounds: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """The arms played at ``rounds`` in ``size`` runs on a reward table of two arms, with the law of the
+        per-round run: each batch's rounded sums drawn from their exact law given the table's rewards
+        (:class:`~dpaudit.mechanisms.noise.RandomizedRounding`'s sum law), the noise by
+        ``release.secure_sum``, then the analyzer and the elimination rule (a DecisionTranscript's fast path).
+        Other numbers of arms run the per-round path."""
+        if np.ndim(table) == 2 and np.shape(table)[1] != 2:
+            return self._per_round_decisions(np.asarray(table, dtype=float), rounds, size, rng)
+        x, horizon, rounds, batches = self._two_arm_setup(table, rounds)
+        T = self.horizon_T(horizon)
+        path = np.full(size, len(batches) * 2, dtype=np.int64)  # index of the run's path; last = none
+        for i, (b, start, length) in enumerate(batches):
+            rows = np.flatnonzero(path == len(batches) * 2)  # both arms still active
+            rel = self.release(b, T)
+            sums = []
+            for arm in (0, 1):
+                rewards = x[start - 1 + arm * length: start - 1 + (arm + 1) * length, arm]
+                if rel is None:
+                    sums.append(np.full(rows.size, rewards.sum()))
+                    continue
+                totals = RandomizedRounding(rel.g).sum_law(rewards).sample(rows.size, rng)
+                sums.append(rel.analyze(rel.secure_sum(totals, rng)))
+            mu = np.column_stack(sums) / length
+            beta = self.radius(b, 2, T).item()
+            gone = mu + beta < (mu - beta).max(axis=1, keepdims=True)  # at most one arm per run
+            for arm in (0, 1):
+                path[rows[gone[:, arm]]] = 2 * i + arm
+        decisions = np.array([self._path_decisions((b, arm), rounds, horizon) for b, *_ in batches for arm in (0, 1)]
+                             + [self._path_decisions(None, rounds, horizon)])
+        return decisions[path]
+
+    def _per_round_decisions(self, x: np.ndarray, rounds: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        rounds = [int(t) for t in rounds]
+        self.start(size, x.shape[1], len(x), rng)
+        out = np.empty((size, len(rounds)), dtype=np.int64)
+        column = {t: j for j, t in enumerate(rounds)}
+        for t in range(1, rounds[-1] + 1):
+            played = self.choose(t)
+            if t in column:
+                out[:, column[t]] = played
+            self.observe(t, played, x[t - 1][played])
+        return out
+
+    def _two_arm_setup(self, table: Any, rounds: Any) -> tuple[np.ndarray, int, np.ndarray, list[tuple[int, int, int]]]:
+        x = np.asarray(table, dtype=float)
+        if x.ndim != 2 or x.shape[1] != 2:
+            raise ValueError(f"{self.owner}: the decisions' law is built for two arms (a table of shape (T, 2)), "
+                             f"got shape {x.shape}")
+        horizon = len(x)
+        rounds = np.asarray(list(rounds), dtype=np.int64)
+        if rounds.size == 0 or rounds.min() < 1 or rounds.max() > horizon:
+            raise ValueError(f"{self.owner}: rounds must lie in 1..{horizon}")
+        # the batches that end before the last recorded round can change what it records
+        batches = [(b, start, length) for b, (start, length) in enumerate(self.batch_starts(horizon), 1)
+                   if start + 2 * length - 1 < rounds[-1]]
+        return x, horizon, rounds, batches
 
     @staticmethod
     def _elimination_laws(rel: Any, laws: list[Any], threshold: float) -> tuple[np.ndarray, float]:
