@@ -20,7 +20,7 @@ import pytest
 from scipy import stats
 
 import dpaudit
-from dpaudit.algorithms import ALGORITHMS, BernoulliBandit
+from dpaudit.algorithms import ALGORITHMS, BernoulliBandit, GaussianBandit
 from dpaudit.algorithms.mab.batch_se import BatchSuccessiveElimination, batch_size
 from dpaudit.algorithms.registry import describe
 from dpaudit.environments import run_sums
@@ -253,3 +253,40 @@ def test_local_protocol_decisions_agree_between_the_paths():
     slow = (transcript.sample_per_round(table, 3000, np.random.default_rng(14))[:, -1] == 0).sum()
     assert 300 < fast < 2700
     assert stats.fisher_exact([[fast, 3000 - fast], [slow, 3000 - slow]]).pvalue > 1e-6
+
+
+def test_pulls_rounded_sums_binary_and_from_the_instances():
+    """Engine: Pulls.rounded_sums is g times the sums for binary rewards, and otherwise asks the instances'
+    rounded_sums once, whose sums then become the block's sums; asked after the values, it refuses."""
+    from dpaudit.environments import Pulls
+
+    env = BernoulliBandit([0.3, 0.8])
+    inst = env.instances(3, np.random.default_rng(0))
+    pulls = Pulls(inst, np.array([0, 1, 1]), np.array([5, 0, 7]), np.random.default_rng(1), full=False)
+    assert pulls.roundable
+    assert pulls.rounded_sums(np.array([3, 1, 4])).tolist() == (np.rint(pulls.sums) * [3, 1, 4]).astype(int).tolist()
+
+    class Rounding:
+        binary = False
+        means = np.full((2, 2), 0.5)
+
+        def rounded_sums(self, arms, counts, g, rng):
+            return counts * 0.5, counts * g // 2
+
+        def values(self, arms, counts, rng):
+            return np.full(int(counts.sum()), 0.5)
+
+    pulls = Pulls(Rounding(), np.array([0, 1]), np.array([4, 6]), np.random.default_rng(2), full=False)
+    assert pulls.roundable and pulls.rounded_sums(np.array([2, 10])).tolist() == [4, 30]
+    assert pulls.sums.tolist() == [2.0, 3.0] and pulls.rounded_sums(np.array([2, 10])).tolist() == [4, 30]
+    with pytest.raises(RuntimeError, match="another precision"):
+        pulls.rounded_sums(np.array([3, 10]))
+    late = Pulls(Rounding(), np.array([0, 1]), np.array([4, 6]), np.random.default_rng(2), full=False)
+    late.values()
+    with pytest.raises(RuntimeError, match="before the sums or the values"):
+        late.rounded_sums(np.array([2, 2]))
+    gaussian = Pulls(GaussianBandit([0.5, 0.6], 0.1).instances(2, np.random.default_rng(0)), np.array([0, 1]),
+                     np.array([3, 3]), np.random.default_rng(3), full=False)
+    assert not gaussian.roundable
+    with pytest.raises(TypeError, match="round values"):
+        gaussian.rounded_sums(np.array([2, 2]))
