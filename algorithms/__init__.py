@@ -4,8 +4,9 @@ formulas. Their decisions are audited through :class:`dpaudit.transcripts.Decisi
 releases they rest on are in ``dpaudit.mechanisms``.
 
 - :mod:`.online` (private-online): Follow-the-Noisy-Leader and naive FTNL, full information;
-- :mod:`.mab`: DP-SE (differentially private successive elimination), bandit feedback, and one
-  epoch's noisy means as a release;
+- :mod:`.mab` (dist-mab): Algorithm 1 (private batch-based successive elimination) over each of its
+  batch protocols, and DP-SE (differentially private successive elimination), bandit feedback, with
+  one DP-SE epoch's noisy means as a release;
 - :mod:`.glm` (shuffle-glm): the parameters of Algorithms 1 and 2 and the private gradient-descent
   calls they make.
 
@@ -14,9 +15,10 @@ releases they rest on are in ``dpaudit.mechanisms``.
 """
 
 from .environments import BernoulliBandit, BernoulliExperts, BetaBandit, GaussianBandit, UniformMeans
-from .mab import DPSEEpoch, DPSuccessiveElimination
+from .mab import BatchSuccessiveElimination, DPSEEpoch, DPSuccessiveElimination
 from .online import FollowTheNoisyLeader
 from .registry import ALGORITHMS
 
-__all__ = ["ALGORITHMS", "BernoulliBandit", "BernoulliExperts", "BetaBandit", "DPSEEpoch", "DPSuccessiveElimination",
+__all__ = ["ALGORITHMS", "BatchSuccessiveElimination",
+           "BernoulliBandit", "BernoulliExperts", "BetaBandit", "DPSEEpoch", "DPSuccessiveElimination",
            "FollowTheNoisyLeader", "GaussianBandit", "UniformMeans"]

@@ -105,6 +105,23 @@ Mechanism-level privacy (the batch protocol, :class:`dpaudit.mechanisms.Distribu
     [0, n g] (the nearest to a wrap). The deterministic part (every S in [-tau, n g + tau] comes back
     exactly) is checked exhaustively in tests/test_noise.py.
 
+Algorithm-level privacy (the decision sequence of Algorithm 1, :class:`dpaudit.algorithms.BatchSuccessiveElimination`,
+through :class:`~dpaudit.transcripts.DecisionTranscript`, under dist-mab's relation: one user's reward replaced is
+one round's reward of a reward table, ``ReplaceRewardVector``): K = 2 arms, batches l(b) = 4^b, p = 0.1 (the
+experiments' value; privacy does not depend on p, which only sets tau), horizon T = 425 = 2 (4 + 16 + 64) + 1 + 256,
+decisions at the first round of batch 4 and of its second half (``two_arm_decision_rounds``: they tell which arms
+survived batches 1-3, so the whole decision sequence is a function of them). Exact where the releases give the
+law of y_hat (``decision_distribution``: per batch, the law of the difference of the two arms' corrected sums by a
+log-space convolution; batches independent): pairs searched over the table, and a given pair at the table where
+batch 3's gap sits at its elimination threshold, one reward of arm 1 in batch 3 moved from 0.1 to 1.
+  - thm1-privacy@algorithm: Dist-DP-SE is eps-DP (eps = 1).
+  - thm2-privacy@algorithm: Dist-RDP-SE is eps(alpha)-RDP, Theorem 2's curve (eps = 1, s = 1).
+  - thm4-privacy@algorithm: Dist-CDP-SE is (eps_hat^2/2)-zCDP, Theorem 4's eps_hat with T = 425 (eps = 0.5, s = 1;
+    batches of at most 64 users, so y_hat's law is the convolution of the shares).
+  - thm5-privacy@algorithm: CDP-SE is eps-DP (eps = 0.9, Theorem 5's range).
+  - thm6-ldp@algorithm: LDP-SE's decisions are eps-DP (post-processing of eps-LDP messages); black-box (the sum of
+    a batch's messages has no exact law here), from the transcript's fast path, eps = 0.9.
+
 Left out (with why):
   - thm2-tail, thm4-tail (Assumption 1 itself): the constants are printed only as O(1/eps).
   - lem2-tail: a union-bound count (3p), not a statement about a law; note that the stated
@@ -132,6 +149,7 @@ from functools import partial
 import numpy as np
 
 from dpaudit import ZCDP, PureDP, QueryDistance, RenyiDP, SubExponential, SubGaussian, TailBound
+from dpaudit.algorithms import BatchSuccessiveElimination
 from dpaudit.domains import Box, Datasets
 from dpaudit.laws import LazyLaw
 from dpaudit.mechanisms import DiscreteLaplaceMechanism, DistributedSum, LocalModularRandomizer, noise
@@ -149,8 +167,9 @@ from dpaudit.mechanisms.distributed_sum_analysis import (
     theorem2_epsilon,
     theorem4_epsilon_hat,
 )
-from dpaudit.neighbours import ReplaceUser, one_changed
+from dpaudit.neighbours import ReplaceRewardVector, ReplaceUser, one_changed
 from dpaudit.suite import Suite
+from dpaudit.transcripts import DecisionTranscript
 
 suite = Suite("dist-mab", "Chowdhury & Zhou, Distributed Differential Privacy in Multi-Armed Bandits (ICLR 2023)")
 
@@ -441,3 +460,50 @@ for eps in (1.0, 0.1):
                                                                   f"tau = {protocol.tau} (in units of 1/g)"),
                    title="App. D.1: |sum eta| <= tau makes the analyzer exact, so P[|A(y_hat) - (1/g) sum x_hat| > "
                          f"tau/g] <= p (Theorem 1, eps = {eps:g}, n = 1024, sum x_hat = {s_total})")
+
+
+# -- Algorithm 1's decisions (algorithm-level privacy, module docstring) ----------------------------
+
+_ALG_T = 2 * (4 + 16 + 64) + 1 + 256  # three batches of 4^b, then batch 4's two halves
+_ALG_BOX = Box(0.0, 1.0, shape=(_ALG_T, 2))
+
+
+def _decisions(protocol: str, eps: float, **kwargs) -> tuple[DecisionTranscript, list]:
+    """Algorithm 1's transcript on two arms, and a pair at batch 3's elimination threshold: arm 0 always
+    rewarded, arm 1 at 1 - 2 beta(3) (at least 0.1), one of its batch-3 rewards moved to 1."""
+    policy = BatchSuccessiveElimination(protocol, eps, eta=4, p=0.1, **kwargs)
+    transcript = DecisionTranscript(policy, 2, _ALG_T, rounds=policy.two_arm_decision_rounds(_ALG_T))
+    table = np.zeros((_ALG_T, 2))
+    table[:, 0] = 1.0
+    table[:, 1] = max(0.1, 1 - 2 * policy.radius(3, 2, _ALG_T).item())
+    start, length = policy.batch_starts(_ALG_T)[2]
+    row = start - 1 + length + 5  # a round of arm 1's share of batch 3
+    return transcript, [one_changed(table, table[row], [1.0, 1.0], row)]
+
+
+_where = {"relation": ReplaceRewardVector().over(_ALG_BOX)}
+_t, _pairs = _decisions("polya", 1.0)
+suite.privacy("dist-mab/thm1-privacy@algorithm,eps1,K2,T425", auditor="exact", subject=_t, claim=PureDP(1.0),
+              pairs=_pairs, **_where,
+              title="Dist-DP-SE's decisions (K = 2, batches 4^b, p = 0.1, T = 425) are 1-DP when one round's rewards "
+                    "change (searched, and a reward at batch 3's elimination threshold)")
+_t, _pairs = _decisions("skellam", 1.0, s=1.0)
+suite.privacy("dist-mab/thm2-privacy@algorithm,eps1,s1,K2,T425", auditor="exact", subject=_t,
+              claim=RenyiDP(RDP_ORDERS, tuple(theorem2_epsilon(a, 1.0, 1.0) for a in RDP_ORDERS)), pairs=_pairs,
+              **_where,
+              title="Dist-RDP-SE's decisions (K = 2, s = 1, batches 4^b, T = 425) are eps(alpha)-RDP "
+                    "(Theorem 2's curve)")
+_t, _pairs = _decisions("discrete-gaussian", 0.5, s=1.0)
+suite.privacy("dist-mab/thm4-privacy@algorithm,eps0.5,s1,K2,T425", auditor="exact", subject=_t,
+              claim=ZCDP(theorem4_epsilon_hat(0.5, 1.0, _ALG_T) ** 2 / 2), pairs=_pairs, **_where,
+              title="Dist-CDP-SE's decisions (K = 2, s = 1, batches 4^b, T = 425) are (eps_hat^2/2)-zCDP, Theorem 4's "
+                    "eps_hat")
+_t, _pairs = _decisions("central", 0.9)
+suite.privacy("dist-mab/thm5-privacy@algorithm,eps0.9,K2,T425", auditor="exact", subject=_t, claim=PureDP(0.9),
+              pairs=_pairs, **_where,
+              title="CDP-SE's decisions (central model, K = 2, batches 4^b, T = 425) are 0.9-DP")
+_t, _pairs = _decisions("local", 0.9)
+suite.privacy("dist-mab/thm6-ldp@algorithm,eps0.9,K2,T425", auditor="statistical", subject=_t, claim=PureDP(0.9),
+              pairs=_pairs, relation=ReplaceRewardVector(),
+              title="LDP-SE's decisions (local model, K = 2, batches 4^b, T = 425) are 0.9-DP (post-processing of the "
+                    "users' 0.9-LDP messages; black-box)")

@@ -25,7 +25,16 @@ run, then for rewards:
   (sum(counts),)), for policies that need more than their sum;
 - ``vector_sums(counts, rng)``: for each run the sum of ``counts[r]`` fresh reward vectors, shape
   (runs, K) (full information);
-- ``binary``: True when every reward is 0 or 1.
+- ``binary``: True when every reward is 0 or 1;
+- optionally ``rounded_sums(arms, counts, g, rng) -> (sums, rounded)``: for each run r, the sum of
+  ``counts[r]`` fresh rewards of arm ``arms[r]`` together with the sum of the same rewards after
+  unbiased randomized rounding to precision ``g[r]`` (x_hat = floor(x g) + Bernoulli(x g - floor(x g)),
+  an integer in {0, ..., g}), drawn from their joint law without drawing the rewards one by one, for
+  policies whose private statistics read only rounded sums (dist-mab's protocols). An instance that
+  cannot give the joint law exactly says in its docstring what it gives.
+
+This module does not round: the rounding is the policy's (a randomizer in ``dpaudit.mechanisms``);
+``rounded_sums`` only lets an environment that knows its reward law draw the rounded sum in one step.
 
 :class:`Pulls` hands a block of pulls to a policy's fast path (:mod:`dpaudit.simulation`); it draws
 what the policy asks for once and gives the engine the same draws for the regret.
@@ -87,6 +96,9 @@ class Pulls:
     feedback), concatenated in run order, with ``offsets`` where each run's rewards start; once a
     policy has asked for them, ``sums`` are their sums, so the policy and the regret see the same
     draws. ``binary`` says that every reward is 0 or 1 (so a sum determines the rewards up to order).
+    ``rounded_sums(g)`` gives the sums of the rewards randomized-rounded to precision g when
+    ``roundable`` (binary rewards, or instances with ``rounded_sums``); ``sums`` are then the sums
+    drawn with them.
     """
 
     def __init__(self, instances: Instances, arms: np.ndarray, counts: np.ndarray, rng: np.random.Generator,
@@ -96,6 +108,7 @@ class Pulls:
         self.binary = bool(getattr(instances, "binary", False))
         self._sums: np.ndarray | None = None
         self._values: np.ndarray | None = None
+        self._rounded: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def offsets(self) -> np.ndarray:
@@ -110,6 +123,35 @@ class Pulls:
                 raise RuntimeError("Pulls.values: ask for the values before the sums (the sums were drawn alone)")
             self._values = np.asarray(self._instances.values(self.arms, self.counts, self._rng), dtype=float)
         return self._values
+
+    @property
+    def roundable(self) -> bool:
+        """True when :meth:`rounded_sums` can give the rounded sums without the rewards one by one."""
+        return not self.full and (self.binary or callable(getattr(self._instances, "rounded_sums", None)))
+
+    def rounded_sums(self, g: Any) -> np.ndarray:
+        """Each run's sum of x_hat = floor(x g) + Bernoulli(x g - floor(x g)) over its block, ``g`` the
+        precision per run (shape (runs,), integers >= 1), as int64. Binary rewards lie on the grid
+        (x_hat = g x), so this is g times the sums; otherwise the instances draw the sums and the rounded
+        sums from their joint law, and :attr:`sums` gives those sums."""
+        if not self.roundable:
+            raise TypeError("Pulls.rounded_sums: these rewards give no rounded sums in one step (roundable is "
+                            "False); round values() instead")
+        g = np.broadcast_to(np.asarray(g, dtype=np.int64), self.counts.shape)
+        if (g < 1).any():
+            raise ValueError("Pulls.rounded_sums: the precision g must be an integer >= 1 for every run")
+        if self.binary:
+            return np.rint(self.sums).astype(np.int64) * g
+        if self._rounded is not None:
+            if not np.array_equal(self._rounded[0], g):
+                raise RuntimeError("Pulls.rounded_sums: the block was rounded already at another precision")
+            return self._rounded[1]
+        if self._sums is not None or self._values is not None:
+            raise RuntimeError("Pulls.rounded_sums: ask for the rounded sums before the sums or the values")
+        sums, rounded = self._instances.rounded_sums(self.arms, self.counts, g, self._rng)
+        self._sums = np.asarray(sums, dtype=float)
+        self._rounded = (g.copy(), np.asarray(rounded, dtype=np.int64))
+        return self._rounded[1]
 
     @property
     def sums(self) -> np.ndarray:

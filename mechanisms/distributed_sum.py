@@ -17,7 +17,9 @@ horizon, p = 1/T):
 - ``"discrete-gaussian"`` (Theorem 4, CDP): eta_i ~ N_Z(0, g^2/(n eps^2)); the sum is not a discrete
   Gaussian, so its exact law is the n-fold convolution. g = ceil(s eps sqrt n),
   tau = ceil((g/eps) sqrt(2 log(2/p))) with p = 1/T (the spec writes p; Theorems 1-2 take p = 1/T).
-In every case m = n g + 2 tau + 1.
+In every case m = n g + 2 tau + 1. ``p`` replaces the theorems' p = 1/T where a run fixes the
+failure probability itself (dist-mab's experiments: p = 0.1 in tau and in the confidence radius):
+log(2T) becomes log(2/p).
 
 Two paths that give the same output law (tested): :meth:`sample` draws the rounded sum and the
 total noise from their exact laws (fast; its cost does not grow with n), and :meth:`sample_per_user`
@@ -32,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.validation import choice, integer, positive, sample_size
+from dpaudit.validation import choice, integer, positive, probability, sample_size
 
 from .base import ExactRelease
 from .noise import (
@@ -40,6 +42,7 @@ from .noise import (
     DiscreteLaplace,
     FiniteIntegerLaw,
     ModularReduction,
+    Polya,
     PolyaDifference,
     RandomizedRounding,
     Skellam,
@@ -51,6 +54,22 @@ from .noise._lattice import TABLE_LOG_ERROR, repeated_sum
 NOISES = ("polya", "skellam", "discrete-gaussian")
 #: the largest batch whose discrete Gaussian shares are convolved for the exact law
 MAX_EXACT_GAUSSIAN_USERS = 64
+#: most noise shares drawn in one array when a total is drawn share by share
+SHARE_BLOCK = 1 << 22
+
+
+def failure_probability(owner: str, p: float | None, T: int) -> float:
+    """The failure probability p in (0, 1]; None is the theorems' p = 1/T."""
+    return 1 / T if p is None else probability(owner, "p", p, open_high=False)
+
+
+def log_two_over_p(p: float | None, T: int) -> float:
+    """log(2/p), written log(2T) by the theorems (p = 1/T, ``p=None``), which is then computed as such."""
+    return math.log(2 * T) if p is None else math.log(2 / p)
+
+
+def _p_label(p: float | None) -> str:
+    return "" if p is None else f", p={p:g}"
 
 
 class DistributedSum(ExactRelease):
@@ -64,18 +83,19 @@ class DistributedSum(ExactRelease):
     paper = "dist-mab"
     source = "Algorithm 1 (batch protocol: randomizer, secure aggregation, analyzer); Theorems 1, 2 and 4"
 
-    def __init__(self, noise: str, epsilon: float, n: int, T: int, s: float = 1.0):
+    def __init__(self, noise: str, epsilon: float, n: int, T: int, s: float = 1.0, p: float | None = None):
         self.noise = choice(self.owner, "noise", noise, NOISES)
         self.epsilon = positive(self.owner, "epsilon", epsilon)
         self.n = integer(self.owner, "n", n, 1)
         self.T = integer(self.owner, "T", T, 1)
         self.s = positive(self.owner, "s", s)
+        self.p = failure_probability(self.owner, p, self.T)
         if self.s < 1:
             raise ValueError(f"{self.owner}: s must be >= 1 (Theorems 2 and 4), got {s!r}")
         if self.noise == "discrete-gaussian" and not self.epsilon < 1:
             raise ValueError(f"{self.owner}: Theorem 4 (discrete Gaussian shares) covers eps in (0, 1), "
                              f"got {epsilon!r}")
-        eps, log2t = self.epsilon, math.log(2 * self.T)
+        eps, log2t = self.epsilon, log_two_over_p(p, self.T)
         if self.noise == "polya":
             self.g = math.ceil(eps * math.sqrt(self.n))
             self.tau = math.ceil(self.g / eps * log2t)
@@ -84,10 +104,10 @@ class DistributedSum(ExactRelease):
             self.tau = math.ceil(2 * self.g / eps * math.sqrt(log2t) + math.sqrt(2) * log2t)
         else:
             self.g = math.ceil(self.s * eps * math.sqrt(self.n))
-            self.tau = math.ceil(self.g / eps * math.sqrt(2 * math.log(2 * self.T)))
+            self.tau = math.ceil(self.g / eps * math.sqrt(2 * log2t))
         self.m = self.n * self.g + 2 * self.tau + 1
-        self.name = f"DistributedSum({self.noise}, eps={eps:g}, n={self.n}, T={self.T}" + (
-            f", s={self.s:g})" if self.noise != "polya" else ")")
+        self.name = (f"DistributedSum({self.noise}, eps={eps:g}, n={self.n}, T={self.T}"
+                     + (f", s={self.s:g}" if self.noise != "polya" else "") + _p_label(p) + ")")
 
     @property
     def share(self) -> Any:
@@ -124,12 +144,39 @@ class DistributedSum(ExactRelease):
 
     def _sample(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         """y_hat for ``size`` independent runs, from the exact laws of the rounded sum and the noise."""
-        total = self._rounded_sum(x).sample(size, rng)
-        if self.noise == "discrete-gaussian":
-            noise = self.share.sample((size, self.n), rng).sum(axis=1)  # no closed form for the sum
-        else:
-            noise = self.total_noise().sample(size, rng)
-        return np.mod(total + noise, self.m)
+        return self.secure_sum(self._rounded_sum(x).sample(size, rng), rng)
+
+    def secure_sum(self, rounded_totals: Any, rng: np.random.Generator) -> np.ndarray:
+        """(total + sum_i eta_i) mod m for every rounded total sum_i x_hat_i given (any shape, one
+        independent draw of the n users' total noise each): the law of y_hat given the rounded sum,
+        since (sum_i y_i) mod m = (sum_i x_hat_i + sum_i eta_i) mod m. The total noise is drawn from its
+        exact law (:meth:`total_noise`), except for discrete Gaussian shares, whose sum has no closed
+        form: their n shares are drawn and summed."""
+        totals = np.asarray(rounded_totals, dtype=np.int64)
+        return np.mod(totals + self._total_noise_sample(totals.shape, rng), self.m)
+
+    def _total_noise_sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        if self.noise != "discrete-gaussian":
+            return np.asarray(self.total_noise().sample(shape, rng), dtype=np.int64)
+        count = math.prod(shape)
+        out = np.empty(count, dtype=np.int64)
+        rows = max(1, SHARE_BLOCK // self.n)  # totals per array of shares
+        for start in range(0, count, rows):
+            stop = min(count, start + rows)
+            out[start:stop] = self.share.sample((stop - start, self.n), rng).sum(axis=1)
+        return out.reshape(shape)
+
+    def messages(self, rewards: Any, rng: np.random.Generator) -> np.ndarray:
+        """R (lines 20-22) for every user at once: y_i = (x_hat_i + eta_i) mod m for rewards of any
+        shape, each user rounding her reward and drawing her own share."""
+        x = np.asarray(rewards, dtype=float)
+        x_hat = RandomizedRounding(self.g).round(x, rng)
+        return np.mod(x_hat + self.share.sample(x.shape, rng), self.m)
+
+    def analyzer(self, y_hat: Any, rng: np.random.Generator) -> np.ndarray:
+        """The server's analyzer on SecAgg's outputs y_hat, with whatever randomness it draws: here none,
+        A is lines 28-30 (:meth:`analyze`); the central protocol's adds its noise first."""
+        return self.analyze(y_hat)
 
     def sample_per_user(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """y_hat as printed: every user rounds, adds a share, reduces mod m; S sums the messages mod m."""
@@ -205,17 +252,18 @@ class LocalModularRandomizer(ExactRelease):
     paper = "dist-mab"
     source = "Algorithms 4-5 (local protocol), Theorem 6"
 
-    def __init__(self, epsilon: float, n: int, T: int, c: float = LEMMA5_C):
+    def __init__(self, epsilon: float, n: int, T: int, c: float = LEMMA5_C, p: float | None = None):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
         if not self.epsilon < 1:
             raise ValueError(f"{self.owner}: Theorem 6 covers eps in (0, 1), got {epsilon!r}")
         self.n = integer(self.owner, "n", n, 1)
         self.T = integer(self.owner, "T", T, 1)
         self.c = positive(self.owner, "c", c)
+        self.p = failure_probability(self.owner, p, self.T)
         self.g = math.ceil(self.epsilon * math.sqrt(self.n))
-        self.tau = math.ceil(self.c * self.g / self.epsilon * math.sqrt(2 * self.n * math.log(2 * self.T)))
+        self.tau = math.ceil(self.c * self.g / self.epsilon * math.sqrt(2 * self.n * log_two_over_p(p, self.T)))
         self.m = self.n * self.g + 2 * self.tau + 1
-        self.name = f"LocalModularRandomizer(eps={self.epsilon:g}, n={self.n}, T={self.T})"
+        self.name = f"LocalModularRandomizer(eps={self.epsilon:g}, n={self.n}, T={self.T}{_p_label(p)})"
 
     def _input(self, data: Any) -> float:
         """The user's reward, checked."""
@@ -225,8 +273,36 @@ class LocalModularRandomizer(ExactRelease):
         return float(x.ravel()[0])
 
     def _sample(self, x: float, size: int, rng: np.random.Generator) -> np.ndarray:
-        x_hat = RandomizedRounding(self.g).round(np.full(size, x), rng)
-        return np.mod(x_hat + DiscreteLaplace(self.g / self.epsilon).sample(size, rng), self.m)
+        return self.messages(np.full(size, x), rng)
+
+    @property
+    def noise(self) -> DiscreteLaplace:
+        """One user's noise eta_i ~ Lap_Z(g/eps) (Algorithm 4, line 4)."""
+        return DiscreteLaplace(self.g / self.epsilon)
+
+    def messages(self, rewards: Any, rng: np.random.Generator) -> np.ndarray:
+        """Algorithm 4 for every user at once: (x_hat_i + eta_i) mod m for rewards of any shape."""
+        x = np.asarray(rewards, dtype=float)
+        x_hat = RandomizedRounding(self.g).round(x, rng)
+        return np.mod(x_hat + self.noise.sample(x.shape, rng), self.m)
+
+    def secure_sum(self, rounded_totals: Any, rng: np.random.Generator) -> np.ndarray:
+        """SecAgg's (sum_i y_i) mod m over the batch's n users given each rounded total sum_i x_hat_i
+        (any shape): (total + sum of n Lap_Z(g/eps)) mod m. Lap_Z(g/eps) is the difference of two
+        Geometric(e^{-eps/g}) (Remark 7), so the n users' noise is exactly the difference of two
+        Polya(n, e^{-eps/g}) (negative binomial) draws, one pair per total."""
+        totals = np.asarray(rounded_totals, dtype=np.int64)
+        half = Polya(float(self.n), math.exp(-self.epsilon / self.g))
+        return np.mod(totals + half.sample(totals.shape, rng) - half.sample(totals.shape, rng), self.m)
+
+    def analyze(self, y_hat: Any) -> np.ndarray:
+        """Algorithm 5 (Algorithm 1's analyzer with this protocol's n, g, tau, m): the estimate of the
+        batch's reward sum."""
+        return ModularReduction(self.m).correct(np.asarray(y_hat), self.n * self.g + self.tau) / self.g
+
+    def analyzer(self, y_hat: Any, rng: np.random.Generator) -> np.ndarray:
+        """Algorithm 5 on SecAgg's output (no randomness of its own)."""
+        return self.analyze(y_hat)
 
     def _distribution(self, x: float):
         """The exact law of the message on {0, ..., m - 1} (closed form mod m, in log space)."""
@@ -251,18 +327,19 @@ class ShuffleModSum(DistributedSum):
     source = "Theorem 3's mod-sum step (pure DP via secure shuffling, Appendix D.2)"
     NOISE_PARAMETERS = ("printed", "primed")
 
-    def __init__(self, epsilon: float, n: int, T: int, noise_parameter: str = "printed"):
-        super().__init__("polya", epsilon, n, T)
+    def __init__(self, epsilon: float, n: int, T: int, noise_parameter: str = "printed", p: float | None = None):
+        super().__init__("polya", epsilon, n, T, p=p)
         self.noise_parameter = choice(self.owner, "noise_parameter", noise_parameter, self.NOISE_PARAMETERS)
         eps_prime = self.epsilon / 2
-        p_prime = 1 / (2 * self.T)
+        p_prime = 1 / (2 * self.T) if p is None else self.p / 2  # Theorem 3: p' = 1/(2T), i.e. p/2
         self.g = math.ceil(eps_prime * math.sqrt(self.n))
         self.tau = math.ceil(self.g / eps_prime * math.log(2 / p_prime))
         self.m = self.n * self.g + 2 * self.tau + 1
         #: the epsilon in the shares' decay e^{-epsilon/g}: eps as printed, eps' = eps/2 when primed
         self.noise_epsilon = self.epsilon if self.noise_parameter == "printed" else eps_prime
         decay = "eps" if self.noise_parameter == "printed" else "eps/2"
-        self.name = f"ShuffleModSum(eps={self.epsilon:g}, n={self.n}, T={self.T}, noise e^(-{decay}/g))"
+        self.name = (f"ShuffleModSum(eps={self.epsilon:g}, n={self.n}, T={self.T}{_p_label(p)}, "
+                     f"noise e^(-{decay}/g))")
 
     @property
     def share(self) -> Any:
@@ -403,21 +480,34 @@ class CentralModularSum(DistributedSum):
 
     source = "Algorithms 2-3 (central protocol), Theorem 5"
 
-    def __init__(self, epsilon: float, n: int, T: int):
-        super().__init__("polya", epsilon, n, T)
+    def __init__(self, epsilon: float, n: int, T: int, p: float | None = None):
+        super().__init__("polya", epsilon, n, T, p=p)
         if not self.epsilon < 1:
             raise ValueError(f"{self.owner}: Theorem 5 covers eps in (0, 1), got {epsilon!r}")
-        self.name = f"CentralModularSum(eps={self.epsilon:g}, n={self.n}, T={self.T})"
+        self.name = f"CentralModularSum(eps={self.epsilon:g}, n={self.n}, T={self.T}{_p_label(p)})"
 
     def sample_per_user(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """Algorithm 2 for every user (x_hat_i mod m), SecAgg's sum mod m, then Algorithm 3's
         (y_hat + (eta mod m)) mod m."""
         size = sample_size(self.owner, size)
         x = self._input(data)
-        messages = np.mod(RandomizedRounding(self.g).round(np.broadcast_to(x, (size, self.n)), rng), self.m)
-        y_hat = np.mod(messages.sum(axis=1), self.m)
-        eta = self.total_noise().sample(size, rng)
+        y_hat = np.mod(self.messages(np.broadcast_to(x, (size, self.n)), rng).sum(axis=1), self.m)
+        return self.add_central_noise(y_hat, rng)
+
+    def messages(self, rewards: Any, rng: np.random.Generator) -> np.ndarray:
+        """Algorithm 2 for every user at once: x_hat_i mod m, no noise."""
+        return np.mod(RandomizedRounding(self.g).round(np.asarray(rewards, dtype=float), rng), self.m)
+
+    def add_central_noise(self, y_hat: Any, rng: np.random.Generator) -> np.ndarray:
+        """Algorithm 3, lines 3-4: y = (y_hat + (eta mod m)) mod m, eta ~ Lap_Z(g/eps), one draw per y_hat."""
+        y_hat = np.asarray(y_hat)
+        eta = self.total_noise().sample(y_hat.shape, rng)
         return np.mod(y_hat + np.mod(eta, self.m), self.m)
+
+    def analyzer(self, y_hat: Any, rng: np.random.Generator) -> np.ndarray:
+        """Algorithm 3: the central noise (lines 3-4), then the correction (lines 5-7). :meth:`secure_sum`
+        gives y of line 4 directly (its law given the rounded total), which :meth:`analyze` reads."""
+        return self.analyze(self.add_central_noise(y_hat, rng))
 
 
 __all__ = ["LEMMA5_C", "CentralModularSum", "DistributedSum", "IntegerQueryNoise", "LocalModularRandomizer",

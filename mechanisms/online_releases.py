@@ -175,6 +175,15 @@ class NoisyArmSums(ExactRelease):
             raise ValueError(f"{self.owner}: sums must end with an axis of {self.arms} arms, got shape {sums.shape}")
         return sums + self.noise.sample(sums.shape, rng)
 
+    def add_shared_noise(self, sums: Any, rng: np.random.Generator) -> np.ndarray:
+        """dist-mab's released DP-SE: one Lap(1/eps) per row added to every arm's sum (a variant, not
+        this release: each arm's sum alone is eps-DP, but the differences between arms come out exact,
+        so the vector is not private at all)."""
+        sums = np.asarray(sums, dtype=float)
+        if sums.ndim == 0 or sums.shape[-1] != self.arms:
+            raise ValueError(f"{self.owner}: sums must end with an axis of {self.arms} arms, got shape {sums.shape}")
+        return sums + self.noise.sample(sums.shape[:-1] + (1,), rng)
+
     def _sample(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         return self._sums(x) + self.noise.sample((size, self.arms), rng)
 

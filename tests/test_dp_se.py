@@ -126,3 +126,38 @@ def test_dp_se_policy_eliminates_each_run_by_its_own_noise():
 def test_bad_parameters_are_clear_errors(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def test_dp_se_shared_noise_cancels_in_the_elimination_rule():
+    """The released code's variant adds one Lap(1/eps) to every arm's sum: the rule reads only differences
+    of noisy means, so its decisions are those of the noiseless rule, the same for every seed, while
+    independent per-arm draws make them random. Table as in the test above: arm 1's epoch-1 deficit
+    near the threshold (the noiseless rule keeps arm 1: the deficit is one reward short of it)."""
+    shared = DPSuccessiveElimination(1.0, 0.1, noise="shared")
+    per_arm = DPSuccessiveElimination(1.0, 0.1)
+    stage = per_arm.stage(2, 1)
+    R, R2 = stage.pulls, per_arm.stage(2, 2).pulls
+    missing = math.floor(2 * (stage.h + stage.c) * stage.pulls)  # gap at most the threshold: kept
+    table = np.ones((2 * R + R2 + 1, 2))
+    table[R: R + missing, 1] = 0.0
+    rounds = [2 * R + R2 + 1]
+    out = [DecisionTranscript(shared, 2, len(table), rounds=rounds).sample(table, 500, np.random.default_rng(seed))
+           for seed in (1, 2)]
+    assert (out[0] == 1).all() and (out[1] == 1).all()  # never eliminated, whatever the draws
+    noisy = DecisionTranscript(per_arm, 2, len(table), rounds=rounds).sample(table, 500, np.random.default_rng(1))
+    assert 0 < (noisy == 0).sum() < 500
+    # the shared draw is one Lap(1/eps) per row: the differences between arms come out exact
+    sums = np.tile([10.0, 3.0, 7.5], (1000, 1))
+    released = stage.release.add_shared_noise(sums[:, :2], np.random.default_rng(3))
+    assert np.allclose(released[:, 0] - released[:, 1], 7.0) and released[:, 0].std() > 0.5
+
+
+def test_dp_se_fast_path_plays_epoch_blocks_and_beta_defaults_to_one_over_t():
+    policy = DPSuccessiveElimination(1.0)
+    assert policy.name == "DP-SE(eps=1, beta=1/T)"
+    policy.start(3, 2, 5000, np.random.default_rng(0))
+    assert policy.stage(2, 1).beta == 1 / 5000
+    arms, lengths = policy.next_block(np.ones(3, dtype=np.int64))
+    assert arms.tolist() == [0, 0, 0] and lengths.tolist() == [policy.stage(2, 1).pulls] * 3
+    with pytest.raises(ValueError, match="needs the horizon"):
+        DPSuccessiveElimination(1.0).stage(2, 1)

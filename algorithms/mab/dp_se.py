@@ -26,6 +26,23 @@ surviving arms in index order, each R_e times, then the epoch's noisy sums drawn
 to the end and nothing more is released. Runs that end an epoch at the same round with the same
 number of survivors share one draw of their noise (one row per run).
 
+Noise: ``noise="per-arm"`` (the default, as Sajed & Sheffet and the reconstruction) draws an independent
+Lap(1/eps) for every arm's sum. ``noise="shared"`` is dist-mab's released code (``DPSE.central_rand``:
+``self.rewards + rng.laplace(0, 1 / self.eps)``, one scalar added to the vector of every active arm's
+sum): one Lap(1/eps) per run and epoch, shared by all arms
+(:meth:`~dpaudit.mechanisms.online_releases.NoisyArmSums.add_shared_noise`). The elimination rule reads
+only differences of noisy means, in which a shared draw cancels, so that variant eliminates exactly as
+the non-private rule on the true sums: its decisions are not private at all (one reward changed can
+flip an elimination with certainty).
+
+``beta`` (dist-mab calls it p, the confidence level; 0.1 in its experiments) defaults to 1/T, the
+horizon of the run or ``T=``.
+
+Paths, both vectorised over runs: the per-round ``choose``/``observe``, and the fast path
+``next_block``/``observe_block``, whose block is an arm's remaining pulls of its epoch (a single
+survivor: the rest of the horizon), with the block's reward sum from its exact law (one Binomial for
+Bernoulli rewards); the epoch's noise is the same release's draw on both paths.
+
 Neighbouring relation: one round's reward vector replaced changes the one observation of that
 round's pulled arm (``ReplaceOne`` over the epoch's observations), moving one arm's sum by at most
 1: Lap(1/eps) per arm's sum is eps-DP, and disjoint epochs compose in parallel. Exact law
@@ -42,7 +59,11 @@ import numpy as np
 from dpaudit.mechanisms.base import Adapter
 from dpaudit.mechanisms.lazy_laplace import rewards
 from dpaudit.mechanisms.online_releases import NoisyArmSums
-from dpaudit.validation import integer, positive, probability
+from dpaudit.validation import choice, integer, positive, probability
+
+#: "per-arm": an independent Lap(1/eps) per arm's sum; "shared": one draw per epoch added to every arm's
+#: sum (dist-mab's released code)
+NOISES = ("per-arm", "shared")
 
 
 def epoch_length(epsilon: float, beta: float, arms: int, epoch: int) -> int:
@@ -109,26 +130,35 @@ class DPSuccessiveElimination:
     paper: ClassVar[str] = "Sajed & Sheffet 2019"
     source: ClassVar[str] = "DP-SE (reconstructed as private-online A3, dist-mab 3.5)"
 
-    def __init__(self, epsilon: float, beta: float):
+    def __init__(self, epsilon: float, beta: float | None = None, *, noise: str = "per-arm", T: int | None = None):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
-        self.beta = probability(self.owner, "beta", beta)
-        self.name = f"DP-SE(eps={self.epsilon:g}, beta={self.beta:g})"
-        self._stages: dict[tuple[int, int], DPSEEpoch] = {}
+        self.beta = None if beta is None else probability(self.owner, "beta", beta)
+        self.noise = choice(self.owner, "noise", noise, NOISES)
+        self.T = None if T is None else integer(self.owner, "T", T, 1)
+        confidence = "beta=1/T" if self.beta is None else f"beta={self.beta:g}"
+        self.name = (f"DP-SE(eps={self.epsilon:g}, {confidence}" + ("" if self.T is None else f", T={self.T}")
+                     + (", one Laplace draw shared by the arms" if self.noise == "shared" else "") + ")")
+        self._stages: dict[tuple[int, int, float], DPSEEpoch] = {}
+        self._beta = self.beta if self.beta is not None else (None if self.T is None else 1 / self.T)
 
     def __repr__(self) -> str:
         return self.name
 
     def stage(self, arms: int, epoch: int) -> DPSEEpoch:
         """Epoch ``epoch`` with ``arms`` surviving arms: its R_e, release and elimination rule."""
-        key = (int(arms), int(epoch))
+        if self._beta is None:
+            raise ValueError(f"{self.owner}: beta = 1/T needs the horizon: start the policy or give T")
+        key = (int(arms), int(epoch), self._beta)
         if key not in self._stages:
-            self._stages[key] = DPSEEpoch(self.epsilon, self.beta, *key)
+            self._stages[key] = DPSEEpoch(self.epsilon, self._beta, *key[:2])
         return self._stages[key]
 
     def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:
         runs = integer(self.owner, "runs", runs, 0)
         arms = integer(self.owner, "arms", arms, 1)
-        integer(self.owner, "horizon", horizon, 1)
+        self._horizon = integer(self.owner, "horizon", horizon, 1)
+        if self.beta is None:
+            self._beta = 1 / (self.T if self.T is not None else self._horizon)
         self._rng = rng
         self._alive = np.ones((runs, arms), dtype=bool)  # S, per run
         self._count = np.full(runs, arms)  # |S|
@@ -142,6 +172,23 @@ class DPSuccessiveElimination:
         k = self._done // self._pulls
         rank = np.cumsum(self._alive, axis=1)
         return np.argmax(rank > k[:, None], axis=1)
+
+    def next_block(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The arm of :meth:`choose` and its pulls left in the epoch (a single survivor: to the horizon)."""
+        left = self._pulls - self._done % self._pulls
+        rest = np.maximum(self._horizon - np.asarray(t, dtype=np.int64) + 1, 1)
+        return self.choose(0), np.where(self._count > 1, left, rest).astype(np.int64)
+
+    def observe_block(self, t: np.ndarray, arms: np.ndarray, pulls: Any) -> None:
+        counts = np.asarray(pulls.counts, dtype=np.int64)
+        rows = np.flatnonzero((self._count > 1) & (counts > 0))
+        if rows.size == 0:
+            return
+        self._sums[rows, arms[rows]] += pulls.sums[rows]
+        self._done[rows] += counts[rows]
+        ended = rows[self._done[rows] == self._count[rows] * self._pulls[rows]]
+        if ended.size:
+            self._end_epoch(ended)
 
     def observe(self, t: int, arms: np.ndarray, rewards: np.ndarray) -> None:
         rows = np.flatnonzero(self._count > 1)  # a single survivor is played to the end, nothing released
@@ -159,7 +206,9 @@ class DPSuccessiveElimination:
             stage = self.stage(n, e)
             alive = self._alive[rows]
             sums = self._sums[rows][alive].reshape(len(rows), n)  # the survivors' sums, in index order
-            keep = stage.survivors(stage.noisy_means(stage.release.add_noise(sums, self._rng)))
+            noisy = (stage.release.add_noise(sums, self._rng) if self.noise == "per-arm"
+                     else stage.release.add_shared_noise(sums, self._rng))
+            keep = stage.survivors(stage.noisy_means(noisy))
             alive[alive] = keep.ravel()
             self._alive[rows] = alive
             self._count[rows] = keep.sum(axis=1)
@@ -170,4 +219,4 @@ class DPSuccessiveElimination:
             self._sums[rows] = 0.0
 
 
-__all__ = ["DPSEEpoch", "DPSuccessiveElimination", "epoch_length"]
+__all__ = ["NOISES", "DPSEEpoch", "DPSuccessiveElimination", "epoch_length"]
