@@ -28,6 +28,9 @@ methods above stay the reference it is tested against):
 A fast path may skip rounds only when the law of the trajectory stays exact: the block's arm must be
 the one the per-round path would play at every round of the block given the same state.
 
+A policy may carry ``notes``, a list of sentences that every simulation of it reports (e.g. a
+parameter outside the range its paper's theorem covers).
+
 A policy may also say more about its decisions, which :class:`dpaudit.transcripts.DecisionTranscript`
 uses when present: ``decision_rounds(horizon)`` (the rounds at which its decision can change),
 ``decisions(table, rounds, size, rng)`` (a fast path with the law of the per-round run),

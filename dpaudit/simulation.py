@@ -169,8 +169,9 @@ def simulate(policy: Any, environment: Any, horizon: int, runs: int, seed: Any =
     parts = _map(_simulate_block, tasks, workers, progress, f"{_name(policy)} on {_name(environment)}")
     seconds = time.perf_counter() - start
     pseudo, real, pulls, means = (np.concatenate([p[i] for p in parts]) for i in range(4))
+    notes = [str(note) for note in getattr(policy, "notes", ())]  # e.g. a parameter its theorem does not cover
     return SimulationResult(_name(policy), _name(environment), horizon, rounds, pseudo, real, pulls, means,
-                            SeedRecord.of(root), "fast" if use_fast else "reference", seconds)
+                            SeedRecord.of(root), "fast" if use_fast else "reference", seconds, notes)
 
 
 def _grid(grid: Any, horizon: int) -> np.ndarray:

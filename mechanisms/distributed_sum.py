@@ -78,12 +78,15 @@ class DistributedSum(ExactRelease):
     ``noise`` is one of ``"polya"``, ``"skellam"``, ``"discrete-gaussian"``; ``epsilon``, the batch
     size ``n``, the horizon ``T`` and (Skellam, discrete Gaussian) the scale factor ``s`` >= 1 fix
     g, tau and m by the theorems' formulas (module docstring). Data: the n users' rewards in [0, 1].
+    Theorem 4 covers eps in (0, 1): discrete Gaussian shares at other eps are refused unless
+    ``outside_theorem=True`` (the protocol is defined for any eps > 0; only the theorem stops at 1).
     """
 
     paper = "dist-mab"
     source = "Algorithm 1 (batch protocol: randomizer, secure aggregation, analyzer); Theorems 1, 2 and 4"
 
-    def __init__(self, noise: str, epsilon: float, n: int, T: int, s: float = 1.0, p: float | None = None):
+    def __init__(self, noise: str, epsilon: float, n: int, T: int, s: float = 1.0, p: float | None = None,
+                 outside_theorem: bool = False):
         self.noise = choice(self.owner, "noise", noise, NOISES)
         self.epsilon = positive(self.owner, "epsilon", epsilon)
         self.n = integer(self.owner, "n", n, 1)
@@ -92,7 +95,7 @@ class DistributedSum(ExactRelease):
         self.p = failure_probability(self.owner, p, self.T)
         if self.s < 1:
             raise ValueError(f"{self.owner}: s must be >= 1 (Theorems 2 and 4), got {s!r}")
-        if self.noise == "discrete-gaussian" and not self.epsilon < 1:
+        if self.noise == "discrete-gaussian" and not self.epsilon < 1 and not outside_theorem:
             raise ValueError(f"{self.owner}: Theorem 4 (discrete Gaussian shares) covers eps in (0, 1), "
                              f"got {epsilon!r}")
         eps, log2t = self.epsilon, log_two_over_p(p, self.T)
@@ -247,14 +250,16 @@ class LocalModularRandomizer(ExactRelease):
     eta ~ Lap_Z(g/eps), with g = ceil(eps sqrt n), tau = ceil((c g/eps) sqrt(2 n log(2/p))), p = 1/T
     and m = n g + 2 tau + 1. ``c`` is Lemma 5's unspecified constant (default :data:`LEMMA5_C`); it
     sets tau, hence m, and not the privacy of the message. Theorem 6 covers eps in (0, 1); other
-    values are refused. Data: one user's reward in [0, 1]."""
+    values are refused unless ``outside_theorem=True`` (the protocol is defined for any eps > 0; only
+    the theorem's guarantee stops at 1: the paper's own Fig. 4 runs eps = 1). Data: one user's reward in [0, 1]."""
 
     paper = "dist-mab"
     source = "Algorithms 4-5 (local protocol), Theorem 6"
 
-    def __init__(self, epsilon: float, n: int, T: int, c: float = LEMMA5_C, p: float | None = None):
+    def __init__(self, epsilon: float, n: int, T: int, c: float = LEMMA5_C, p: float | None = None,
+                 outside_theorem: bool = False):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
-        if not self.epsilon < 1:
+        if not self.epsilon < 1 and not outside_theorem:
             raise ValueError(f"{self.owner}: Theorem 6 covers eps in (0, 1), got {epsilon!r}")
         self.n = integer(self.owner, "n", n, 1)
         self.T = integer(self.owner, "T", T, 1)
@@ -476,13 +481,14 @@ class CentralModularSum(DistributedSum):
     Released: the analyzer's output z, a one-to-one function of y = (sum x_hat_i + eta) mod m, so
     :meth:`sample` and :meth:`distribution` give y, whose law is Algorithm 1's with Polya shares
     (their sum is Lap_Z(g/eps), Fact 1). :meth:`sample_per_user` runs Algorithms 2 and 3 as printed.
-    Theorem 5 covers eps in (0, 1); other values are refused."""
+    Theorem 5 covers eps in (0, 1); other values are refused unless ``outside_theorem=True`` (as for
+    :class:`LocalModularRandomizer`)."""
 
     source = "Algorithms 2-3 (central protocol), Theorem 5"
 
-    def __init__(self, epsilon: float, n: int, T: int, p: float | None = None):
+    def __init__(self, epsilon: float, n: int, T: int, p: float | None = None, outside_theorem: bool = False):
         super().__init__("polya", epsilon, n, T, p=p)
-        if not self.epsilon < 1:
+        if not self.epsilon < 1 and not outside_theorem:
             raise ValueError(f"{self.owner}: Theorem 5 covers eps in (0, 1), got {epsilon!r}")
         self.name = f"CentralModularSum(eps={self.epsilon:g}, n={self.n}, T={self.T}{_p_label(p)})"
 

@@ -215,7 +215,11 @@ def test_fast_and_reference_paths_agree_on_bernoulli_bandits(name, kwargs):
 def test_registry_names_keywords_and_docstrings():
     for name in ("se", "dist-dp-se", "dist-rdp-se", "dist-cdp-se", "cdp-se", "ldp-se", "shuffle-dp-se"):
         assert describe(name).startswith("dist-mab Algorithm"), name
-    assert describe("dp-se").startswith("dist-mab Sec. 7 baseline DP-SE")
+    assert describe("dp-se").startswith("dist-mab Sec. 7 / private-online Sec. 6 baseline DP-SE")
+    # DP-SE's failure probability is p in dist-mab and beta in private-online: either name, not both
+    assert ALGORITHMS["dp-se"](eps=1.0, beta=0.1).beta == ALGORITHMS["dp-se"](eps=1.0, p=0.1).beta == 0.1
+    with pytest.raises(ValueError, match="give the failure probability once"):
+        ALGORITHMS["dp-se"](eps=1.0, beta=0.1, p=0.1)
     rdp = ALGORITHMS["dist-rdp-se"](eps=0.5)
     assert (rdp.protocol, rdp.s, rdp.eta, rdp.p, rdp.T) == ("skellam", 10.0, 2.0, None, None)
     assert ALGORITHMS["dist-rdp-se"](eps=0.5, s=100, eta=4, p=0.1).name == "Dist-RDP-SE(eps=0.5, s=100, eta=4, p=0.1)"
@@ -227,8 +231,6 @@ def test_registry_names_keywords_and_docstrings():
     (lambda: BatchSuccessiveElimination("polya", None), "eps"),
     (lambda: BatchSuccessiveElimination("polya", -1.0), "eps"),
     (lambda: BatchSuccessiveElimination("exact", 1.0), "no eps"),
-    (lambda: BatchSuccessiveElimination("central", 1.0), r"eps must be in \(0, 1\)"),
-    (lambda: BatchSuccessiveElimination("local", 1.5), r"eps must be in \(0, 1\)"),
     (lambda: BatchSuccessiveElimination("polya", 1.0, eta=1), "eta"),
     (lambda: BatchSuccessiveElimination("polya", 1.0, p=0.0), "p must be"),
     (lambda: BatchSuccessiveElimination("skellam", 1.0, s=0.5), "s must be >= 1"),
@@ -240,6 +242,16 @@ def test_registry_names_keywords_and_docstrings():
 def test_bad_parameters_are_clear_errors(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+@pytest.mark.parametrize("name, theorem", [("cdp-se", 5), ("ldp-se", 6), ("dist-cdp-se", 4)])
+def test_eps_outside_the_theorem_runs_with_a_warning_and_a_note(name, theorem):
+    # the paper's Fig. 4 runs these at eps = 1, which their theorems (eps in (0, 1)) do not cover
+    with pytest.warns(UserWarning, match=f"outside the \\(0, 1\\) that Theorem {theorem} covers"):
+        policy = ALGORITHMS[name](eps=1.0, p=0.1)
+    res = dpaudit.simulate(policy, BernoulliBandit([0.6, 0.4]), horizon=200, runs=3, seed=0)
+    assert any(f"Theorem {theorem}" in note for note in res.notes)
+    assert res.pulls.sum() == 600
 
 
 def test_local_protocol_decisions_agree_between_the_paths():

@@ -73,6 +73,7 @@ Paths (both vectorised over runs; they have the same law of the decisions, teste
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -90,7 +91,8 @@ from dpaudit.validation import check, choice, integer, positive, probability
 
 PROTOCOLS = ("exact", "polya", "skellam", "discrete-gaussian", "central", "local", "shuffle")
 #: the protocols whose releases (and theorems) cover eps in (0, 1) only
-EPS_BELOW_ONE = ("discrete-gaussian", "central", "local")
+#: the protocols whose theorem covers eps in (0, 1) only, and that theorem
+EPS_BELOW_ONE = {"discrete-gaussian": 4, "central": 5, "local": 6}
 LABELS = {"exact": "SE", "polya": "Dist-DP-SE", "skellam": "Dist-RDP-SE", "discrete-gaussian": "Dist-CDP-SE",
           "central": "CDP-SE", "local": "LDP-SE", "shuffle": "Shuffle-DP-SE"}
 
@@ -113,15 +115,20 @@ class BatchSuccessiveElimination:
     def __init__(self, protocol: str = "exact", eps: float | None = None, *, s: float = 10.0, p: float | None = None,
                  eta: float = 2, T: int | None = None, c: float = LEMMA5_C):
         self.protocol = choice(self.owner, "protocol", protocol, PROTOCOLS)
+        self.notes: list[str] = []  # what the result of a simulation should say about this run
         if self.protocol == "exact":
             if eps is not None:
                 raise ValueError(f"{self.owner}: the non-private protocol takes no eps, got {eps!r}")
             self.eps = None
         else:
             self.eps = positive(self.owner, "eps", eps)
-            if self.protocol in EPS_BELOW_ONE and not self.eps < 1:
-                raise ValueError(f"{self.owner}: eps must be in (0, 1) for the {self.protocol} protocol (its theorem "
-                                 f"and release cover only that range), got {eps!r}")
+        if self.protocol in EPS_BELOW_ONE and not self.eps < 1:
+            # the protocol is defined for any eps > 0 (the paper's Fig. 4 runs eps = 1); its theorem is not
+            note = (f"eps = {self.eps:g} is outside the (0, 1) that Theorem {EPS_BELOW_ONE[self.protocol]} covers "
+                    f"for the {self.protocol} protocol: the algorithm runs as printed, with no guarantee from the "
+                    "paper")
+            warnings.warn(f"{self.owner}: {note}", stacklevel=2)
+            self.notes.append(note)
         self.s = positive(self.owner, "s", s)
         if self.s < 1:
             raise ValueError(f"{self.owner}: s must be >= 1 (Theorems 2 and 4), got {s!r}")
@@ -183,11 +190,11 @@ class BatchSuccessiveElimination:
         if key not in self._releases:
             n = self.batch_size(b)
             if self.protocol in ("polya", "skellam", "discrete-gaussian"):
-                rel = DistributedSum(self.protocol, self.eps, n, T, s=self.s, p=self.p)
+                rel = DistributedSum(self.protocol, self.eps, n, T, s=self.s, p=self.p, outside_theorem=True)
             elif self.protocol == "central":
-                rel = CentralModularSum(self.eps, n, T, p=self.p)
+                rel = CentralModularSum(self.eps, n, T, p=self.p, outside_theorem=True)
             elif self.protocol == "local":
-                rel = LocalModularRandomizer(self.eps, n, T, c=self.c, p=self.p)
+                rel = LocalModularRandomizer(self.eps, n, T, c=self.c, p=self.p, outside_theorem=True)
             else:
                 rel = ShuffleModSum(self.eps, n, T, p=self.p)
             self._releases[key] = rel

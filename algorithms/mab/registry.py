@@ -79,15 +79,19 @@ def shuffle_dp_se(*, eps: float, p: float | None = None, eta: float = 2, T: int 
     return BatchSuccessiveElimination("shuffle", eps, p=p, eta=eta, T=T)
 
 
-def dp_se(*, eps: float, p: float | None = None, T: int | None = None, shared_noise: bool = False
-          ) -> DPSuccessiveElimination:
-    """dist-mab Sec. 7 baseline DP-SE (Sajed & Sheffet 2019): successive elimination, Laplace noise, central eps-DP.
+def dp_se(*, eps: float, p: float | None = None, beta: float | None = None, T: int | None = None,
+          shared_noise: bool = False) -> DPSuccessiveElimination:
+    """dist-mab Sec. 7 / private-online Sec. 6 baseline DP-SE (Sajed & Sheffet 2019): successive elimination, eps-DP.
 
-    Epoch lengths and elimination as reconstructed (dist-mab 3.5, the released code's constants);
-    p = 1/T by default (the experiments use 0.1). Lap(1/eps) on each arm's sum; ``shared_noise=True``
-    is the released code's variant, one Laplace draw per epoch added to every arm's sum, which cancels
-    in the elimination rule (its decisions are then those of the non-private rule)."""
-    return DPSuccessiveElimination(eps, p, noise="shared" if shared_noise else "per-arm", T=T)
+    Epoch lengths and elimination as reconstructed (dist-mab 3.5, private-online A3). The failure
+    probability is ``p`` in dist-mab's notation and ``beta`` in private-online's (give one of them);
+    1/T by default (private-online's experiments; dist-mab's use 0.1). Lap(1/eps) on each arm's sum;
+    ``shared_noise=True`` is dist-mab's released code's variant, one Laplace draw per epoch added to
+    every arm's sum, which cancels in the elimination rule (its decisions are then those of the
+    non-private rule)."""
+    if p is not None and beta is not None:
+        raise ValueError("dp-se: give the failure probability once, as p (dist-mab) or beta (private-online)")
+    return DPSuccessiveElimination(eps, beta if p is None else p, noise="shared" if shared_noise else "per-arm", T=T)
 
 
 ALGORITHMS: dict[str, Callable[..., Any]] = {
