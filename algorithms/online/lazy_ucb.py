@@ -38,7 +38,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dpaudit.mechanisms.lazy_laplace import LazyLaplaceArrays, full_arrays
-from dpaudit.validation import integer, positive
+from dpaudit.validation import positive
 
 from .indices import IndexPolicy
 
