@@ -33,7 +33,7 @@ from dpaudit.validation import integer
 #: largest look-ahead window of a block certificate (pulls): bounds the (runs, window, K) work arrays
 MAX_WINDOW = 4096
 #: most rounds at which a certificate evaluates the other arms' indices
-CHECKPOINTS = 64
+CHECKPOINTS = 16
 
 
 class IndexPolicy:
@@ -124,19 +124,20 @@ class PerPullIndexPolicy(IndexPolicy):
         extra = np.arange(1, width)[None, :]  # i more pulls of J, checked at round t + i
         inside = extra < window[:, None]
         extra_pulls = np.minimum(extra, window[:, None] - 1)
-        lower = self._lower_estimates(rows, arms, extra_pulls)
+        start = t[rows][:, None]
         own = self.pulls[rows, arms][:, None] + extra_pulls
-        # the other arms' indices grow with t: bound them over a stretch of rounds by their value at
-        # its end, at no more than CHECKPOINTS points per window
-        step = max(1, -(-(width - 1) // CHECKPOINTS))
-        points = np.unique(np.minimum(np.arange(step, width - 1 + step, step), width - 1))
-        at = t[rows][:, None] + points[None, :]
+        # the other arms' indices grow with t: bound them over a stretch of ``step`` rounds by their
+        # value at its end, at no more than CHECKPOINTS points per window
+        step = -(-(width - 1) // CHECKPOINTS)
+        points = np.arange(step, width - 1 + step, step)
+        points[-1] = width - 1
         with np.errstate(divide="ignore", invalid="ignore"):
-            lower_index = lower + self.bonus((t[rows][:, None] + extra).astype(float), own)
-            others = self.estimates[rows][:, None, :] + self.bonus(at[:, :, None].astype(float),
+            lower = self._lower_estimates(rows, arms, extra_pulls)
+            lower_index = lower + self.bonus((start + extra).astype(float), own)
+            others = self.estimates[rows][:, None, :] + self.bonus((start + points)[:, :, None].astype(float),
                                                                    self.pulls[rows][:, None, :])
         others[np.arange(rows.size), :, arms] = -np.inf
-        others = others.max(axis=2)[:, np.searchsorted(points, extra[0])]
+        others = others.max(axis=2)[:, (extra[0] - 1) // step]  # the stretch holding round t + i
         wins = (lower_index > others) & inside
         passed = np.where(wins.all(axis=1), width - 1, np.argmin(wins, axis=1))
         lengths[rows] = 1 + passed
