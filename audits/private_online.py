@@ -68,6 +68,8 @@ searched ones:
     rounds (epochs 0..4, resp. 0..3), at the epoch starts where it can change, an end-to-end audit of
     Theorem 6 (decisions are a product of report-noisy-max laws). Expected refuted (FTNL_REASON):
     1.78 eps with round 8's vector reversed; 1.15 eps found by the search alone at K = 3.
+  - thm6@lap2,eps1,K2,T31: FTNL with report-noisy-max's usual Lap(2/eps) (``noise_scale="2/eps"``),
+    the remedy FTNL_REASON names, on the same table and pairs: verified.
   - claimsec5a-privacy@eps1,K3,T15: naive FTNL's decisions (Lap(K/eps) per action's epoch sum),
     end to end; verified (report-noisy-max at scale K/eps loses at most 2 eps/K).
 
@@ -286,6 +288,14 @@ suite.privacy("private-online/thm6@eps0.5,K3,T15", auditor="exact",
               claim=PureDP(0.5), relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(15, 3))),
               expected="refuted", reason=FTNL_REASON,
               title="FTNL's decisions over T = 15 rounds (epochs 0..3, K = 3) are 0.5-DP (pairs searched)")
+
+# The remedy FTNL_REASON points to: report-noisy-max's usual Lap(2/eps) (noise_scale="2/eps"), same pairs.
+suite.privacy("private-online/thm6@lap2,eps1,K2,T31", auditor="exact",
+              subject=DecisionTranscript(FollowTheNoisyLeader(1.0, 2, noise_scale="2/eps"), arms=2, horizon=31),
+              claim=PureDP(1.0), relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(31, 2))),
+              pairs=[one_changed(np.tile([0.0, 1.0], (31, 1)), [0.0, 1.0], [1.0, 0.0], 7)],
+              title="FTNL with Lap(2/eps) instead of the printed Lap(1/eps): its decisions over T = 31 rounds "
+                    "(K = 2) are 1-DP (searched, and round 8's vector reversed)")
 
 # M4, Section 5: naive FTNL's decisions, Lap(K/eps) per action's epoch sum.
 suite.privacy("private-online/claimsec5a-privacy@eps1,K3,T15", auditor="exact",
