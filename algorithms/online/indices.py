@@ -17,9 +17,13 @@ addition and division are monotone, so the lower bound stays a lower bound in fl
 asks for a strict win, so ties are never certified. The other arms' indices grow with t (their
 bonus does; float log and sqrt are monotone), so over a stretch of rounds they are bounded by their
 value at its last round, and the certificate evaluates them at no more than :data:`CHECKPOINTS`
-rounds per window. Any noise the certificate reads is drawn
-before it is read and kept for the pulls it belongs to (never discarded), so the trajectory is the
-per-round path's function of the same draws.
+rounds per window. Any noise the certificate reads is drawn before it is read and kept for the
+pulls it belongs to (never discarded), so the trajectory is the per-round path's function of the
+same draws.
+
+The certificate cannot see the rewards, so a block ends where the worst case (rewards 0) would let
+another arm overtake: the number of blocks is at least the number of arm switches of the per-round
+trajectory, and near UCB1's regime (large eps, small gaps) that is a sizeable share of the rounds.
 """
 
 from __future__ import annotations
