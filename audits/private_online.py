@@ -68,8 +68,28 @@ searched ones:
     rounds (epochs 0..4, resp. 0..3), at the epoch starts where it can change, an end-to-end audit of
     Theorem 6 (decisions are a product of report-noisy-max laws). Expected refuted (FTNL_REASON):
     1.78 eps with round 8's vector reversed; 1.15 eps found by the search alone at K = 3.
+  - thm6@lap2,eps1,K2,T31: FTNL with report-noisy-max's usual Lap(2/eps) (``noise_scale="2/eps"``),
+    the remedy FTNL_REASON names, on the same table and pairs: verified.
   - claimsec5a-privacy@eps1,K3,T15: naive FTNL's decisions (Lap(K/eps) per action's epoch sum),
     end to end; verified (report-noisy-max at scale K/eps loses at most 2 eps/K).
+
+Algorithm-level privacy (the bandit algorithms' decision sequences, black-box), under Definition 1's
+relation over reward tables (``ReplaceRewardVector``), through
+:class:`~dpaudit.transcripts.DecisionTranscript`: the decisions at every round, one categorical
+output per run (the sequence's code sum_t a_t K^(t-1), a one-to-one post-processing). The decisions'
+law is a function of the releases' laws through the adaptive choice of which arm's array or tree
+each round feeds, with no closed form here, so the statistical auditor decides (a lower bound on
+the loss, verified when it stays below eps):
+  - thm2@algorithm,eps1,K2,T10 (:class:`~dpaudit.algorithms.online.AnytimeLazyUCB`): Anytime-Lazy-UCB's
+    decisions are eps-DP (Theorem 2).
+  - thm2@algorithm,literal-init,eps1,K2,T10: the same with Algorithm 1's initialisation box read
+    literally (the first reward itself, no Laplace draw): expected refuted (LITERAL_INIT_REASON).
+  - thm5-privacy@algorithm,eps1,K2,T12 (:class:`~dpaudit.algorithms.online.HybridUCB`): Hybrid-UCB's
+    decisions are eps-DP (Theorem 5; its releases lose up to 1.5 eps, but the decisions are a coarse
+    function of them).
+Hand-picked pairs: arm 0 always paying 1 and arm 1 nothing, against the table with one round's
+vector reversed (round 1, arm 0's initialisation pull; round 3, the first pull after the
+initialisation).
 """
 
 from __future__ import annotations
@@ -80,7 +100,7 @@ from functools import partial
 import numpy as np
 
 from dpaudit import PureDP, TailBound
-from dpaudit.algorithms.online import FollowTheNoisyLeader
+from dpaudit.algorithms.online import AnytimeLazyUCB, FollowTheNoisyLeader, HybridUCB
 from dpaudit.domains import Box, Datasets
 from dpaudit.laws import LazyLaw
 from dpaudit.mechanisms import noise
@@ -269,6 +289,14 @@ suite.privacy("private-online/thm6@eps0.5,K3,T15", auditor="exact",
               expected="refuted", reason=FTNL_REASON,
               title="FTNL's decisions over T = 15 rounds (epochs 0..3, K = 3) are 0.5-DP (pairs searched)")
 
+# The remedy FTNL_REASON points to: report-noisy-max's usual Lap(2/eps) (noise_scale="2/eps"), same pairs.
+suite.privacy("private-online/thm6@lap2,eps1,K2,T31", auditor="exact",
+              subject=DecisionTranscript(FollowTheNoisyLeader(1.0, 2, noise_scale="2/eps"), arms=2, horizon=31),
+              claim=PureDP(1.0), relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(31, 2))),
+              pairs=[one_changed(np.tile([0.0, 1.0], (31, 1)), [0.0, 1.0], [1.0, 0.0], 7)],
+              title="FTNL with Lap(2/eps) instead of the printed Lap(1/eps): its decisions over T = 31 rounds "
+                    "(K = 2) are 1-DP (searched, and round 8's vector reversed)")
+
 # M4, Section 5: naive FTNL's decisions, Lap(K/eps) per action's epoch sum.
 suite.privacy("private-online/claimsec5a-privacy@eps1,K3,T15", auditor="exact",
               subject=DecisionTranscript(FollowTheNoisyLeader(1.0, 3, variant="naive"), arms=3, horizon=15),
@@ -277,3 +305,35 @@ suite.privacy("private-online/claimsec5a-privacy@eps1,K3,T15", auditor="exact",
               pairs=[one_changed(np.tile([0.0, 1.0, 0.0], (15, 1)), [0.0, 1.0, 0.0], [1.0, 0.0, 0.0], 3)],
               title="naive FTNL's decisions over T = 15 rounds (K = 3, Lap(K/eps) per epoch sum) are 1-DP "
                     "(searched, and round 4's vector reversed)")
+
+
+# Algorithm level, black-box: the bandit algorithms' whole decision sequences over small reward tables.
+def _sequence_code(decisions: np.ndarray) -> np.ndarray:
+    """A decision sequence over K = 2 arms as one integer, sum_t a_t 2^(t-1): a one-to-one
+    post-processing, so that the auditor sees one categorical output per run."""
+    decisions = np.asarray(decisions, dtype=np.int64)
+    return decisions @ (2 ** np.arange(decisions.shape[1], dtype=np.int64))
+
+
+def _reversed_rounds(horizon: int) -> list:
+    """Arm 0 paying 1 and arm 1 nothing, against the same table with round 1's or round 3's vector
+    reversed."""
+    table = np.tile([1.0, 0.0], (horizon, 1))
+    return [one_changed(table, [1.0, 0.0], [0.0, 1.0], index) for index in (0, 2)]
+
+
+LITERAL_INIT_REASON = ("read literally, Algorithm 1's initialisation ('pull j once to initialize mu~_{j,1,0}') "
+                       "releases the first reward without noise, and the index reads it until the arm's next array "
+                       "fills; Theorem 2's proof noises every array by eq. 3, the default reading (r = 0)")
+for _id, _policy, _T, _title, _expected in [
+        ("thm2@algorithm,eps1,K2,T10", AnytimeLazyUCB(1.0), 10, "Anytime-Lazy-UCB's decisions", {}),
+        ("thm2@algorithm,literal-init,eps1,K2,T10", AnytimeLazyUCB(1.0, literal_init=True), 10,
+         "Anytime-Lazy-UCB's decisions with the initialisation box as printed (no noise)",
+         {"expected": "refuted", "reason": LITERAL_INIT_REASON}),
+        ("thm5-privacy@algorithm,eps1,K2,T12", HybridUCB(1.0), 12, "Hybrid-UCB's decisions", {})]:
+    suite.privacy(f"private-online/{_id}", auditor="statistical", **_expected,
+                  subject=DecisionTranscript(_policy, arms=2, horizon=_T), claim=PureDP(1.0),
+                  relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(_T, 2))), pairs=_reversed_rounds(_T),
+                  options={"statistic": _sequence_code},
+                  title=f"{_title} over T = {_T} rounds (K = 2) are 1-DP, black-box (rounds 1 and 3 reversed on "
+                        "a table where arm 0 pays 1)")

@@ -117,6 +117,30 @@ class HybridCounter(Release):
                 coords += list(tree.distribution(self._block(x, start, tree)).coordinates)
         return ProductDistribution(tuple(coords))
 
+    # -- vectorised entry points for a policy running many arms and runs at once -----------------------
+    def node_noise(self, r: int) -> Laplace:
+        """The law of every p-sum's noise in block r's tree: Lap(log2(2^r)/(0.5 eps)) = Lap(2r/eps)."""
+        return Laplace(2 * integer(self.owner, "r", r, 1) / Fraction(self.epsilon))
+
+    def sample_array_noise(self, shape: Any, rng: np.random.Generator) -> np.ndarray:
+        """Independent draws of the array noise Z ~ Lap(2/eps) (eq. 32), any shape."""
+        return self.array_noise.sample(shape, rng)
+
+    def sample_node_noise(self, blocks: Any, nodes: int, rng: np.random.Generator) -> np.ndarray:
+        """``nodes`` independent p-sum noises for each entry of ``blocks`` (the block index r >= 1 of a
+        tree, one per row): shape (len(blocks), nodes), row i drawn from Lap(2 r_i/eps) (eq. 33)."""
+        r = np.asarray(blocks, dtype=np.int64)
+        if r.ndim != 1 or (r < 1).any():
+            raise ValueError(f"{self.owner}: blocks must be a vector of block indices r >= 1, got {blocks!r}")
+        scales = np.array([float(self.node_noise(int(v)).scale) for v in np.unique(r)])
+        return rng.laplace(0.0, 1.0, (r.size, nodes)) * scales[np.searchsorted(np.unique(r), r)][:, None]
+
+    @staticmethod
+    def estimate(noisy_arrays: Any, tree_sum: Any, tree_noise: Any, pulls: Any) -> np.ndarray:
+        """Eq. 34 on parts already formed: (F~_{0:r-1} + sum of the tree's leaves + the noise of the
+        p-sums covering them) / O, elementwise."""
+        return (np.asarray(noisy_arrays, dtype=float) + tree_sum + tree_noise) / pulls
+
     # -- the estimates of eq. 34 ----------------------------------------------------------------------
     def estimates(self, releases: Any) -> np.ndarray:
         """mu~_1 .. mu~_pulls from released array sums and p-sums (part "both"), shape (size, pulls)."""

@@ -107,6 +107,21 @@ class LazyLaplaceArrays(ExactRelease):
                 count, running, capacity, done = 0, 0.0, 2 * capacity, done + 1
         return out
 
+    @property
+    def sum_noise(self) -> Laplace:
+        """The law of the noise eq. 3 adds to an array's sum before dividing by its size: Lap(1/eps)."""
+        return Laplace(1 / Fraction(self.epsilon))
+
+    def sample_sum_noise(self, shape: Any, rng: np.random.Generator) -> np.ndarray:
+        """Independent draws of :attr:`sum_noise`, any shape: the vectorised entry point of a policy
+        that runs many arms and runs at once and draws each array's noise ahead of its release."""
+        return self.sum_noise.sample(shape, rng)
+
+    @staticmethod
+    def noisy_mean(array_sum: Any, noise: Any, r: Any) -> np.ndarray:
+        """Eq. 3 on sums already formed: (sum of array r + noise) / 2^r, elementwise."""
+        return (np.asarray(array_sum, dtype=float) + noise) / np.exp2(r)
+
     def error_law(self, r: int) -> Laplace:
         """The law of release r's error mu~ - mu^ (the released mean minus the array's true mean)."""
         r = integer(self.owner, "r", r, 0)

@@ -18,6 +18,17 @@ noisy leader; the paper gives no mechanism, and the choice here is Lap(K/eps) on
 epoch sum (one reward vector moves each sum by at most 1), i.e. report-noisy-max with Lap(K/eps):
 ``ReportNoisyMax(2 eps / K, K)``.
 
+``noise_scale="2/eps"`` draws FTNL's noisy maximum with Lap(2/eps) instead, report-noisy-max's
+usual statement for queries that may move in opposite directions (Dwork & Roth's Claim 3.9 with
+Lap(1/eps) is for counting queries, which move together; one reward vector replaced can raise one
+action's sum and lower another's, and the printed Lap(1/eps) then loses up to 2 eps: Theorem 6's
+audit). K may be left out (``K=None``): the policy then takes it from ``start`` (or from a table's
+width in :meth:`FollowTheNoisyLeader.decisions`).
+
+Fast path (``next_block``/``observe_block``): an epoch is one block, the action fixed at its start,
+with every action's reward sum over the block (full information) accumulated for the next
+report-noisy-max.
+
 Horizon: any T >= 2; epochs 0 .. E - 1 start within it, E = floor(log2 T) + 1 (the audited
 horizons are T = 2^E - 1, where the last epoch is complete). The decision can change only at the
 epoch starts 2, 4, .., 2^(E-1) (:meth:`FollowTheNoisyLeader.decision_rounds`); the decision sequence
@@ -49,6 +60,9 @@ from dpaudit.mechanisms.noisy_max import ReportNoisyMax
 from dpaudit.validation import choice, integer, positive
 
 VARIANTS = ("ftnl", "naive")
+#: FTNL's noise scale: Algorithm 3 as printed, or report-noisy-max's usual 2/eps (sums that may move
+#: in opposite directions, as one reward vector replaced moves them)
+SCALES = ("1/eps", "2/eps")
 
 
 class FollowTheNoisyLeader:
@@ -60,16 +74,33 @@ class FollowTheNoisyLeader:
     paper: ClassVar[str] = "private-online"
     source: ClassVar[str] = "Algorithm 2 with report-noisy-max (Algorithm 3); naive FTNL, Section 5"
 
-    def __init__(self, epsilon: float, K: int, variant: str = "ftnl"):
+    def __init__(self, epsilon: float, K: int | None = None, variant: str = "ftnl", noise_scale: str = "1/eps"):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
-        self.K = integer(self.owner, "K", K, 2)
+        self.K = None if K is None else integer(self.owner, "K", K, 2)
         self.variant = choice(self.owner, "variant", variant, VARIANTS)
-        # Algorithm 3's Lap(1/eps) is ReportNoisyMax's scale 2 Delta / eps' at eps' = 2 eps; naive: Lap(K/eps)
-        rnm_epsilon = 2 * self.epsilon if self.variant == "ftnl" else 2 * self.epsilon / self.K
-        self.rnm = ReportNoisyMax(rnm_epsilon, self.K, noise="laplace", sensitivity=1.0)
-        self.noise_scale = float(self.rnm.scale)
+        self.scale_rule = choice(self.owner, "noise_scale", noise_scale, SCALES)
+        if self.variant == "naive" and self.scale_rule != "1/eps":
+            raise ValueError(f"{self.owner}: noise_scale applies to FTNL's report-noisy-max; naive FTNL's noise is "
+                             f"Lap(K/eps) per action, got noise_scale={noise_scale!r}")
         self.label = "FTNL" if self.variant == "ftnl" else "naive FTNL"
-        self.name = f"{self.label}(eps={self.epsilon:g}, K={self.K})"
+        if self.scale_rule != "1/eps":
+            self.label += f" Lap({self.scale_rule})"
+        self._noisy_maxes: dict[int, ReportNoisyMax] = {}
+        if self.K is not None:
+            self.rnm = self.noisy_max(self.K)
+            self.noise_scale = float(self.rnm.scale)
+        self.name = f"{self.label}(eps={self.epsilon:g}" + ("" if self.K is None else f", K={self.K}") + ")"
+
+    def noisy_max(self, K: int) -> ReportNoisyMax:
+        """The report-noisy-max release over K actions: Algorithm 3's Lap(1/eps) is ReportNoisyMax's
+        scale 2 Delta / eps' at eps' = 2 eps; Lap(2/eps) at eps' = eps; naive: Lap(K/eps)."""
+        if K not in self._noisy_maxes:
+            if self.variant == "naive":
+                rnm_epsilon = 2 * self.epsilon / K
+            else:
+                rnm_epsilon = 2 * self.epsilon if self.scale_rule == "1/eps" else self.epsilon
+            self._noisy_maxes[K] = ReportNoisyMax(rnm_epsilon, K, noise="laplace", sensitivity=1.0)
+        return self._noisy_maxes[K]
 
     def __repr__(self) -> str:
         return self.name
@@ -89,14 +120,16 @@ class FollowTheNoisyLeader:
 
     def name_at(self, horizon: int) -> str:
         T = self._horizon(horizon)
-        return f"{self.label}(eps={self.epsilon:g}, K={self.K}, {self.epochs(T)} epochs, T={T})"
+        actions = "" if self.K is None else f", K={self.K}"
+        return f"{self.label}(eps={self.epsilon:g}{actions}, {self.epochs(T)} epochs, T={T})"
 
     def _table(self, data: Any) -> np.ndarray:
         x = np.asarray(data, dtype=float)
-        if (x.ndim != 2 or x.shape[0] < 2 or x.shape[1] != self.K or not np.isfinite(x).all() or (x < 0).any()
+        K = self.K if self.K is not None else (x.shape[1] if x.ndim == 2 and x.shape[1] >= 2 else 2)
+        if (x.ndim != 2 or x.shape[0] < 2 or x.shape[1] != K or not np.isfinite(x).all() or (x < 0).any()
                 or (x > 1).any()):
-            raise ValueError(f"{self.owner}: data must be a table of T >= 2 reward vectors in [0, 1]^{self.K} "
-                             f"(shape (T, {self.K})), got shape {x.shape}")
+            raise ValueError(f"{self.owner}: data must be a table of T >= 2 reward vectors in [0, 1]^{K} "
+                             f"(shape (T, {K})), got shape {x.shape}")
         return x
 
     def epoch_sums(self, data: Any) -> np.ndarray:
@@ -120,7 +153,7 @@ class FollowTheNoisyLeader:
         x = self._table(table)
         epochs = self._epochs_of(rounds, len(x))
         played = np.column_stack([np.zeros(size, dtype=np.int64)]
-                                 + [self.rnm.sample(g, size, rng) for g in self.epoch_sums(x)])
+                                 + [self.noisy_max(x.shape[1]).sample(g, size, rng) for g in self.epoch_sums(x)])
         return played[:, epochs]
 
     def decision_distribution(self, table: Any, rounds: Sequence[int]) -> ProductDistribution:
@@ -133,7 +166,8 @@ class FollowTheNoisyLeader:
                              f"after epoch 0 (such as the decision rounds {self.decision_rounds(len(x))}), got "
                              f"{list(rounds)!r}")
         sums = self.epoch_sums(x)
-        return ProductDistribution(tuple(self.rnm.distribution(sums[s - 1]) for s in epochs))
+        rnm = self.noisy_max(x.shape[1])
+        return ProductDistribution(tuple(rnm.distribution(sums[s - 1]) for s in epochs))
 
     def per_round(self, played: Any, horizon: int | None = None) -> np.ndarray:
         """The decision sequence over rounds 1..T from the epochs' actions at the decision rounds
@@ -148,12 +182,14 @@ class FollowTheNoisyLeader:
     # -- the policy protocol: Algorithm 2 round by round, vectorised over runs ---------------------------
 
     def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:
-        if integer(self.owner, "arms", arms, 2) != self.K:
+        arms = integer(self.owner, "arms", arms, 2)
+        if self.K is not None and arms != self.K:
             raise ValueError(f"{self.owner}: the policy plays K = {self.K} actions, got {arms} arms")
-        self._horizon(horizon)
+        self.horizon = self._horizon(horizon)
         self._runs = integer(self.owner, "runs", runs, 0)
         self._rng = rng
-        self._sums = np.zeros((self._runs, self.K))  # G of the running epoch, per run
+        self._release = self.noisy_max(arms)
+        self._sums = np.zeros((self._runs, arms))  # G of the running epoch, per run
         self._played = np.zeros(self._runs, dtype=np.int64)  # epoch 0 plays action 0
 
     def choose(self, t: int) -> np.ndarray:
@@ -168,7 +204,23 @@ class FollowTheNoisyLeader:
     def _noisy_max(self, sums: np.ndarray) -> np.ndarray:
         """argmax_j (G_j + noise) per run, drawn by the report-noisy-max release for all runs at once
         (their sums differ when their rewards do)."""
-        return self.rnm.select(sums, self._rng)
+        return self._release.select(sums, self._rng)
+
+    # -- the fast path: an epoch is a block, with full-information sums ---------------------------------
+
+    def next_block(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each run plays its epoch's action to the epoch's end (round 2^{s+1} - 1, s = floor(log2 t));
+        a run at an epoch start first draws its report-noisy-max on the last epoch's sums."""
+        t = np.asarray(t, dtype=np.int64)
+        starts = np.flatnonzero((t >= 2) & (t & (t - 1) == 0) & (t <= self.horizon))
+        if starts.size:
+            self._played[starts] = self._release.select(self._sums[starts], self._rng)
+            self._sums[starts] = 0.0
+        epoch = np.floor(np.log2(np.maximum(t, 1))).astype(np.int64)
+        return self._played.copy(), 2 ** (epoch + 1) - t
+
+    def observe_block(self, t: np.ndarray, arms: np.ndarray, pulls: Any) -> None:
+        self._sums += pulls.sums  # every action's reward sum over the block (finished runs: 0)
 
 
-__all__ = ["VARIANTS", "FollowTheNoisyLeader"]
+__all__ = ["SCALES", "VARIANTS", "FollowTheNoisyLeader"]

@@ -1,0 +1,171 @@
+"""private-online Algorithm 4: Hybrid-UCB (Hu, Huang & Mehta, Appendix E.2, eqs. 32-35), a bandit
+policy (:mod:`dpaudit.policies`) vectorised over runs.
+
+Arm j's pulls are grouped in blocks: block 0 is the initialisation pull; block r >= 1 holds its pulls
+2^r .. 2^{r+1} - 1, stored in an array F^(r) and in a binary tree B^(r) with 2^r leaves. After every
+pull O of arm j its private mean is recomputed (eq. 34):
+
+    mu~_{j,O} = (F~_{0:r-1} + B~_r) / O,     F~ = sum_{r' < r} (sum F^(r') + Z^(r')),  Z ~ Lap(2/eps)
+    B~_r = sum of block r's leaves so far + the noises of the p-sums covering them, each Lap(2r/eps)
+
+and round t plays (eq. 35, log base 2)
+
+    argmax_j  mu~_{j,O_j} + sqrt(3 log t / O_j) + 6 sqrt(8) log(t) floor(log(O_j + 1)) / (O_j eps).
+
+Every arm is pulled once first (rounds 1..K), released as mu~_{j,1} = x + Z^(0).
+
+The noise is :class:`~dpaudit.mechanisms.hybrid_counter.HybridCounter`'s: its array noise Z for every
+block of every arm and run is drawn at ``start`` (shape (runs, K, A), A = floor(log2 T) + 1 blocks),
+and its p-sum noises tree by tree, in chunks of up to :data:`CHUNK` consecutive p-sums (the p-sum
+ending at leaf n covers leaves n - lowbit(n) + 1 .. n, so there is one per leaf) when a pull first
+needs them; each p-sum's noise is drawn once and reused, as the mechanism draws it. The prefix noise
+of leaf n is the sum of the noises of the p-sums in n's dyadic decomposition: for the current chunk
+it is tabulated once (leaf n's decomposition is its chunk's start's, which holds p-sums of earlier
+chunks, plus the in-chunk part, accumulated in order of popcount). Eq. 34 itself is
+:meth:`~dpaudit.mechanisms.hybrid_counter.HybridCounter.estimate`.
+
+Choices where the paper is silent (the mechanism's, recorded there): each Z and p-sum noise is drawn
+once; the estimate at the pull that fills block r reads the full tree and r moves on afterwards.
+Ties go to the lowest arm.
+
+Fast path: the block certificate of :class:`~dpaudit.algorithms.online.indices.PerPullIndexPolicy`
+(J's estimate after i more pulls is at least (F~ + S + prefix noise of leaf n + i) / (O + i), its
+value with rewards 0, the p-sum noises being drawn already); blocks never leave the current chunk,
+so they never cross a block of the arm's pulls either. With the same draws, the two paths make the
+same decisions: the chunk draws happen at the same pulls on both.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+from typing import Any, ClassVar
+
+import numpy as np
+
+from dpaudit.mechanisms.hybrid_counter import HybridCounter
+from dpaudit.validation import positive
+
+from .indices import PerPullIndexPolicy
+
+#: most p-sum noises of one arm drawn at once (a chunk of consecutive leaves of its tree)
+CHUNK = 2048
+BONUS = 6 * math.sqrt(8)
+
+
+@cache
+def _popcount_steps(size: int) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """Leaves 1..size-1 grouped by popcount, each with its parent j - lowbit(j): the in-chunk prefix
+    noise is the parent's plus the leaf's own p-sum, so one pass per popcount fills them all."""
+    leaves = np.arange(1, size)
+    popcount = np.array([int(j).bit_count() for j in leaves], dtype=np.int64)
+    parents = leaves - (leaves & -leaves)
+    return tuple((leaves[popcount == p], parents[popcount == p]) for p in range(1, int(popcount.max(initial=0)) + 1))
+
+
+class HybridUCB(PerPullIndexPolicy):
+    """Hybrid-UCB at budget ``epsilon`` (module docstring)."""
+
+    owner: ClassVar[str] = "HybridUCB"
+    source: ClassVar[str] = "Algorithm 4 (Appendix E.2), eqs. 32-35"
+    chunk: ClassVar[int] = CHUNK  # a power of two
+
+    def __init__(self, epsilon: float):
+        self.epsilon = positive(self.owner, "epsilon", epsilon)
+        self.counter = HybridCounter(self.epsilon, 1)
+        self.name = f"Hybrid-UCB(eps={self.epsilon:g})"
+
+    def bonus(self, t: Any, pulls: Any) -> np.ndarray:
+        log_t = np.log2(t)
+        return np.sqrt(3 * log_t / pulls) + BONUS * log_t * np.floor(np.log2(pulls + 1)) / (pulls * self.epsilon)
+
+    def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:
+        super().start(runs, arms, horizon, rng)
+        shape = (self.runs, self.K)
+        blocks = self.horizon.bit_length()  # blocks 0 .. floor(log2 T)
+        self.array_noise = self.counter.sample_array_noise((self.runs, self.K, blocks), rng)  # Z^(r)
+        self.block = np.zeros(shape, dtype=np.int64)  # r: the block being filled (0 before the first pull)
+        self.noisy_arrays = np.zeros(shape)  # F~_{0:r-1}
+        self.tree_sum = np.zeros(shape)  # sum of block r's leaves so far
+        self.leaves = np.zeros(shape, dtype=np.int64)  # n: block r's leaves filled
+        self.width = min(self.chunk, 2 ** (blocks - 1))
+        self.chunk_start = np.full(shape, -1, dtype=np.int64)  # the leaf before the chunk's first (-1: none)
+        self.chunk_size = np.ones(shape, dtype=np.int64)
+        self.prefix_noise = np.zeros(shape + (self.width + 1,))  # noise of leaves start .. start + size
+        self.level_noise = np.zeros(shape + (blocks + 1,))  # latest p-sum noise at each level of the tree
+
+    def _prepare(self, rows: np.ndarray, arms: np.ndarray) -> None:
+        """Draw the chunk of p-sum noises holding each (row, arm)'s next leaf, where it is not drawn."""
+        start, size = self.chunk_start[rows, arms], self.chunk_size[rows, arms]
+        need = (start < 0) | (self.leaves[rows, arms] >= start + size)
+        rows, arms = rows[need], arms[need]
+        if rows.size == 0:
+            return
+        r = self.block[rows, arms]
+        sizes = np.minimum(2**r, self.width)
+        for size in np.unique(sizes):  # one group per chunk size (small trees are whole chunks)
+            group = sizes == size
+            self._draw_chunk(rows[group], arms[group], r[group], int(size))
+
+    def _draw_chunk(self, rows: np.ndarray, arms: np.ndarray, r: np.ndarray, size: int) -> None:
+        base = self.leaves[rows, arms]  # a multiple of size: chunks tile the tree
+        nodes = self.counter.sample_node_noise(r, size, self._rng)  # column j - 1: the p-sum ending at base + j
+        inner = np.zeros((rows.size, size))
+        for leaves, parents in _popcount_steps(size):
+            inner[:, leaves] = inner[:, parents] + nodes[:, leaves - 1]
+        levels = np.arange(self.level_noise.shape[2])
+        noise = self.level_noise[rows, arms]
+        below = (base[:, None] >> levels) & 1  # base's decomposition: p-sums of earlier chunks
+        prefix = self.prefix_noise[rows, arms]
+        prefix[:, 0] = (below * noise).sum(axis=1)
+        prefix[:, 1:size] = prefix[:, :1] + inner[:, 1:]
+        top = base + size  # the chunk's last leaf ends a p-sum of level lowbit(top)
+        low = np.log2(top & -top).astype(np.int64)
+        above = ((top[:, None] >> levels) & 1) * (levels > low[:, None])
+        prefix[:, size] = nodes[:, -1] + (above * noise).sum(axis=1)
+        self.prefix_noise[rows, arms] = prefix
+        self.level_noise[rows, arms, low] = nodes[:, -1]
+        self.chunk_start[rows, arms] = base
+        self.chunk_size[rows, arms] = size
+
+    def _add(self, rows: np.ndarray, arms: np.ndarray, counts: np.ndarray, sums: np.ndarray) -> None:
+        first = self.pulls[rows, arms] == 0
+        if first.any():  # the initialisation: mu~_1 = x + Z^(0), then block 1 opens
+            i, j = rows[first], arms[first]
+            self.noisy_arrays[i, j] = sums[first] + self.array_noise[i, j, 0]
+            self.estimates[i, j] = self.counter.estimate(self.noisy_arrays[i, j], 0.0, 0.0, 1)
+            self.pulls[i, j] = 1
+            self.block[i, j] = 1
+        rows, arms, counts, sums = rows[~first], arms[~first], counts[~first], sums[~first]
+        if rows.size == 0:
+            return
+        self._prepare(rows, arms)
+        self.pulls[rows, arms] += counts
+        self.leaves[rows, arms] += counts
+        self.tree_sum[rows, arms] += sums
+        leaf = self.leaves[rows, arms] - self.chunk_start[rows, arms]
+        self.estimates[rows, arms] = self.counter.estimate(self.noisy_arrays[rows, arms], self.tree_sum[rows, arms],
+                                                           self.prefix_noise[rows, arms, leaf], self.pulls[rows, arms])
+        r = self.block[rows, arms]
+        full = self.leaves[rows, arms] == 2**r  # block r is full: its array joins F~ with Z^(r)
+        if full.any():
+            i, j, r = rows[full], arms[full], r[full]
+            self.noisy_arrays[i, j] += self.tree_sum[i, j] + self.array_noise[i, j, r]
+            self.block[i, j] = r + 1
+            self.tree_sum[i, j] = 0.0
+            self.leaves[i, j] = 0
+            self.chunk_start[i, j] = -1
+            self.level_noise[i, j] = 0.0
+
+    def _capacity(self, rows: np.ndarray, arms: np.ndarray) -> np.ndarray:
+        self._prepare(rows, arms)
+        return self.chunk_start[rows, arms] + self.chunk_size[rows, arms] - self.leaves[rows, arms]
+
+    def _lower_estimates(self, rows: np.ndarray, arms: np.ndarray, extra: np.ndarray) -> np.ndarray:
+        leaf = self.leaves[rows, arms][:, None] + extra - self.chunk_start[rows, arms][:, None]
+        noise = self.prefix_noise[rows[:, None], arms[:, None], leaf]
+        return self.counter.estimate(self.noisy_arrays[rows, arms][:, None], self.tree_sum[rows, arms][:, None], noise,
+                                     self.pulls[rows, arms][:, None] + extra)
+
+
+__all__ = ["CHUNK", "HybridUCB"]
