@@ -250,45 +250,56 @@ def _checked_arms(played: Any, runs: int, arms: int, where: str, policy: Any, ac
     return out.astype(np.int64, copy=False)
 
 
+class _Regret:
+    """Every run's cumulative pseudo-regret, realised regret and pulls, and their values at the
+    recorded rounds."""
+
+    def __init__(self, means: np.ndarray, rounds: np.ndarray):
+        runs, arms = means.shape
+        self.best = means.max(axis=1)
+        self.gaps = self.best[:, None] - means
+        self.index = np.arange(runs)
+        self.pseudo, self.real = np.zeros((runs, rounds.size)), np.zeros((runs, rounds.size))
+        self.pulls = np.zeros((runs, arms), dtype=np.int64)
+        self.cum_pseudo, self.cum_real = np.zeros(runs), np.zeros(runs)
+
+    def add(self, played: np.ndarray, counts: Any, collected: np.ndarray) -> None:
+        """Run r played ``played[r]`` ``counts[r]`` times and collected ``collected[r]`` in rewards."""
+        self.cum_pseudo += self.gaps[self.index, played] * counts
+        self.cum_real += self.best * counts - collected
+        self.pulls[self.index, played] += counts  # one row per run: no repeated index
+
+    def record(self, rows: Any, columns: Any) -> None:
+        self.pseudo[rows, columns] = self.cum_pseudo[rows]
+        self.real[rows, columns] = self.cum_real[rows]
+
+    def result(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.pseudo, self.real, self.pulls
+
+
 def _run_reference(policy: Any, instances: Any, means: np.ndarray, horizon: int, rounds: np.ndarray,
                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     runs, arms = means.shape
-    best = means.max(axis=1)
-    gaps = best[:, None] - means
     full = policy.feedback == "full"
-    index = np.arange(runs)
-    pseudo = np.zeros((runs, rounds.size))
-    real = np.zeros((runs, rounds.size))
-    pulls = np.zeros((runs, arms), dtype=np.int64)
-    cum_pseudo = np.zeros(runs)
-    cum_real = np.zeros(runs)
+    regret = _Regret(means, rounds)
     column = 0
     for t in range(1, horizon + 1):
         played = _checked_arms(policy.choose(t), runs, arms, f"at round {t}", policy)
         row = np.asarray(instances.rewards(rng), dtype=float)
-        reward = row[index, played]
+        reward = row[regret.index, played]
         policy.observe(t, played, row if full else reward)
-        cum_pseudo += gaps[index, played]
-        cum_real += best - reward
-        pulls[index, played] += 1
+        regret.add(played, 1, reward)
         if t == rounds[column]:
-            pseudo[:, column], real[:, column] = cum_pseudo, cum_real
+            regret.record(slice(None), column)
             column += 1
-    return pseudo, real, pulls
+    return regret.result()
 
 
 def _run_fast(policy: Any, instances: Any, means: np.ndarray, horizon: int, rounds: np.ndarray,
               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     runs, arms = means.shape
-    best = means.max(axis=1)
-    gaps = best[:, None] - means
     full = policy.feedback == "full"
-    index = np.arange(runs)
-    pseudo = np.zeros((runs, rounds.size))
-    real = np.zeros((runs, rounds.size))
-    pulls = np.zeros((runs, arms), dtype=np.int64)
-    cum_pseudo = np.zeros(runs)
-    cum_real = np.zeros(runs)
+    regret = _Regret(means, rounds)
     t = np.ones(runs, dtype=np.int64)  # each run's next round
     column = np.zeros(runs, dtype=np.int64)  # each run's next recorded round
     name = _name(policy)
@@ -307,21 +318,16 @@ def _run_fast(policy: Any, instances: Any, means: np.ndarray, horizon: int, roun
                              f"{lengths!r}")
         until = rounds[np.minimum(column, rounds.size - 1)]  # cut at the next recorded round
         counts = np.minimum(np.minimum(lengths, until - t + 1), max(1, MAX_BLOCK_PULLS // runs))
-        counts = np.where(active, counts, 0).astype(np.int64)
+        counts = np.where(active, counts, 0).astype(np.int64)  # a finished run pulls nothing, collects 0
         block = Pulls(instances, played, counts, rng, full)
         policy.observe_block(t.copy(), played, block)
         sums = block.sums
-        collected = sums[index, played] if full else sums
-        cum_pseudo += gaps[index, played] * counts
-        cum_real += np.where(active, best * counts - collected, 0.0)
-        np.add.at(pulls, (index, played), counts)
+        regret.add(played, counts, sums[regret.index, played] if full else sums)
         t += counts
-        recorded = active & (t - 1 == until)
-        rows = np.flatnonzero(recorded)
-        pseudo[rows, column[rows]] = cum_pseudo[rows]
-        real[rows, column[rows]] = cum_real[rows]
+        rows = np.flatnonzero(active & (t - 1 == until))
+        regret.record(rows, column[rows])
         column[rows] += 1
-    return pseudo, real, pulls
+    return regret.result()
 
 
 __all__ = ["GRID_POINTS", "PATHS", "RUN_BLOCK", "SimulationResult", "regret_grid", "simulate"]
