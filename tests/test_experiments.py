@@ -387,3 +387,23 @@ def test_suite_discovery_skips_the_presets():
     from dpaudit.suite import load_suites
 
     assert "experiments" not in load_suites() and "dist-mab" in load_suites()
+
+
+@pytest.mark.filterwarnings("ignore:.*outside the \\(0, 1\\):UserWarning")
+def test_every_preset_builds_its_algorithms_from_the_registry():
+    # the real registry: every curve's name and keyword arguments make a policy (Fig. 4's eps = 1 for
+    # CDP-SE, LDP-SE and Dist-CDP-SE warns: their theorems cover eps < 1)
+    for name in experiments.load_presets():
+        tasks = experiments._tasks(select_presets(name))
+        assert tasks and all(callable(getattr(t.policy, "start", None)) for t in tasks), name
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:.*outside the \\(0, 1\\):UserWarning")
+def test_every_preset_simulates_small(tmp_path):
+    # every figure of both papers end to end with the real algorithms, at 2 runs of 3000 rounds
+    for paper in ("dist-mab", "private-online"):
+        done = dpaudit.run_preset(paper, runs=2, horizon=3000, out=tmp_path, workers=1, progress=False)
+        assert {key[0] for key in done.results} == {n for n in experiments.load_presets() if n.startswith(paper)}
+        assert all(res.pulls.sum() == 2 * 3000 for res in done.results.values())
+    assert (tmp_path / "private-online" / "fig5" / "final-vs-eps.png").stat().st_size > 0
