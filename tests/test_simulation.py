@@ -11,6 +11,7 @@ from scipy import stats
 
 import dpaudit
 from dpaudit import simulation
+from dpaudit.algorithms import ALGORITHMS
 from dpaudit.algorithms.environments import BernoulliBandit, BernoulliExperts, GaussianBandit, UniformMeans
 from dpaudit.simulation import RUN_BLOCK, SimulationResult, regret_grid, simulate
 
@@ -113,14 +114,16 @@ def test_power_of_the_path_comparison():
 
 
 def test_same_seed_same_result_and_independent_of_workers():
+    # worker processes unpickle the policy, so it must be importable there: a built-in one
     runs = RUN_BLOCK + 7  # two seed blocks
-    one = simulate(ExploreThenCommit(3), BANDIT, horizon=40, runs=runs, seed=3)
-    again = simulate(ExploreThenCommit(3), BANDIT, horizon=40, runs=runs, seed=3)
-    two = simulate(ExploreThenCommit(3), BANDIT, horizon=40, runs=runs, seed=3, workers=2)
+    policy = ALGORITHMS["dist-dp-se"](eps=1.0, p=0.1)
+    one = simulate(policy, BANDIT, horizon=300, runs=runs, seed=3)
+    again = simulate(policy, BANDIT, horizon=300, runs=runs, seed=3)
+    two = simulate(policy, BANDIT, horizon=300, runs=runs, seed=3, workers=2)
     for res in (again, two):
         np.testing.assert_array_equal(res.pseudo_regret, one.pseudo_regret)
         np.testing.assert_array_equal(res.regret, one.regret)
-    assert simulate(ExploreThenCommit(3), BANDIT, horizon=40, runs=runs, seed=4).regret.tolist() != one.regret.tolist()
+    assert simulate(policy, BANDIT, horizon=300, runs=runs, seed=4).regret.tolist() != one.regret.tolist()
     assert one.seed.to_dict()["entropy"] == 3
 
 
