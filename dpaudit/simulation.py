@@ -142,9 +142,9 @@ def simulate(policy: Any, environment: Any, horizon: int, runs: int, seed: Any =
     ``grid`` is the rounds to record (default :func:`regret_grid`; the horizon is always added).
     ``path``: "fast" (the policy's block path; refused if it has none), "reference" (round by round)
     or "auto" (fast when available). ``workers`` > 1 runs blocks of :data:`RUN_BLOCK` runs in parallel
-    processes with the same result (the policy and the environment are pickled to them, so their
-    classes must be importable by name, not defined in ``__main__`` of a script run elsewhere or in a
-    notebook cell). ``progress`` shows a bar over blocks.
+    processes with the same result (the policy and the environment are pickled to them: classes
+    defined in ``__main__`` travel by value, others must be importable there under their module's
+    name). ``progress`` shows a bar over blocks.
     """
     check_policy(policy)
     check_environment(environment)
