@@ -14,11 +14,11 @@ releases they rest on are in ``dpaudit.mechanisms``.
 - :mod:`.registry`: :data:`ALGORITHMS`, every built-in algorithm by its stable name.
 """
 
-from .environments import BernoulliBandit, BernoulliExperts, BetaBandit, GaussianBandit, UniformMeans
+from .environments import BernoulliBandit, BernoulliExperts, BetaBandit, GaussianBandit, LinearBandit, UniformMeans
 from .mab import BatchSuccessiveElimination, DPSEEpoch, DPSuccessiveElimination
 from .online import FollowTheNoisyLeader
 from .registry import ALGORITHMS
 
 __all__ = ["ALGORITHMS", "BatchSuccessiveElimination",
            "BernoulliBandit", "BernoulliExperts", "BetaBandit", "DPSEEpoch", "DPSuccessiveElimination",
-           "FollowTheNoisyLeader", "GaussianBandit", "UniformMeans"]
+           "FollowTheNoisyLeader", "GaussianBandit", "LinearBandit", "UniformMeans"]

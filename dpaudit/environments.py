@@ -36,6 +36,12 @@ run, then for rewards:
 This module does not round: the rounding is the policy's (a randomizer in ``dpaudit.mechanisms``);
 ``rounded_sums`` only lets an environment that knows its reward law draw the rounded sum in one step.
 
+A *contextual* environment also has ``dimension`` (d); its instances draw each round's contexts,
+``contexts(rng)`` of shape (runs, K, d) (from a stream of their own), give the round's mean rewards
+``expected(contexts)`` (runs, K), draw rewards with ``rewards(rng, contexts)``, and have ``means``
+(runs, K) when the arms' features are fixed per instance (else None). The engine runs them round by
+round, the regret against each round's best mean (:class:`dpaudit.algorithms.LinearBandit`).
+
 :class:`Pulls` hands a block of pulls to a policy's fast path (:mod:`dpaudit.simulation`); it draws
 what the policy asks for once and gives the engine the same draws for the regret.
 """

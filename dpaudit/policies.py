@@ -28,6 +28,10 @@ methods above stay the reference it is tested against):
 A fast path may skip rounds only when the law of the trajectory stays exact: the block's arm must be
 the one the per-round path would play at every round of the block given the same state.
 
+A policy that says ``contextual = True`` is given the round's contexts on a contextual environment:
+``choose(t, contexts)``, contexts of shape (runs, K, d) (K arms' feature vectors per run); other
+policies are called ``choose(t)`` there too and play by arm index.
+
 A policy may carry ``notes``, a list of sentences that every simulation of it reports (e.g. a
 parameter outside the range its paper's theorem covers).
 

@@ -16,10 +16,14 @@ shape (runs, ...), and no Python loop runs over runs. Two paths give the same la
   trajectory exact: the policy commits to its arm before it sees the block, as it would round by
   round.
 
+A contextual environment (one with ``dimension``) runs on the reference path: each round's contexts
+come from their own stream, a policy with ``contextual = True`` chooses from them, and the regret is
+against each round's best mean.
+
 Seeds: the runs are cut into blocks of :data:`RUN_BLOCK` (a fixed size, so results do not depend on
 the number of workers); block b draws from the seed sequence ``SeedSequence(entropy,
-spawn_key=root.spawn_key + (b,))``, which spawns three streams: the instances, the rewards and the
-policy. The environment never draws from the policy's stream, so two algorithms simulated with the
+spawn_key=root.spawn_key + (b,))``, which spawns four streams: the instances, the rewards, the
+policy and the contexts. The environment never draws from the policy's stream, so two algorithms simulated with the
 same seed face the same instances in every run, and on the reference path the same reward table;
 fast paths draw the same law of rewards from the same reward stream.
 
@@ -158,6 +162,14 @@ def simulate(policy: Any, environment: Any, horizon: int, runs: int, seed: Any =
     if path == "fast" and not fast:
         raise ValueError(f"{owner}: {_name(policy)} has no fast path (next_block and observe_block)")
     use_fast = fast and path != "reference"
+    contextual = getattr(environment, "dimension", None) is not None
+    if getattr(policy, "contextual", False) and not contextual:
+        raise ValueError(f"{owner}: {_name(policy)} chooses from contexts, but {_name(environment)} has none (use a "
+                         "contextual environment such as LinearBandit)")
+    if contextual and use_fast:
+        if path == "fast":
+            raise ValueError(f"{owner}: {_name(environment)} draws contexts every round; it runs on the reference path")
+        use_fast = False
     if policy.feedback == "full" and environment.feedback != "full":
         raise ValueError(f"{owner}: {_name(policy)} takes full-information feedback, but {_name(environment)} is a "
                          "bandit environment (use an experts environment such as BernoulliExperts)")
@@ -217,16 +229,22 @@ def _map(fn: Any, tasks: list[tuple], workers: int, progress: bool, label: str) 
 
 def _simulate_block(policy: Any, environment: Any, horizon: int, runs: int, rounds: np.ndarray,
                     seq: np.random.SeedSequence, fast: bool) -> tuple[np.ndarray, ...]:
-    instance_rng, reward_rng, policy_rng = (np.random.default_rng(s) for s in seq.spawn(3))
+    # the fourth stream (contexts) comes after the other three, so adding it left their draws unchanged
+    instance_rng, reward_rng, policy_rng, context_rng = (np.random.default_rng(s) for s in seq.spawn(4))
     instances = environment.instances(runs, instance_rng)
-    means = np.asarray(instances.means, dtype=float)
+    means = np.asarray(instances.means if instances.means is not None else np.full((runs, environment.arms), np.nan),
+                       dtype=float)
     if means.shape != (runs, environment.arms):
         raise ValueError(f"simulate: {_name(environment)} gave means of shape {means.shape}, expected "
                          f"{(runs, environment.arms)}")
     policy = copy.deepcopy(policy)
     policy.start(runs, environment.arms, horizon, policy_rng)
-    run = _run_fast if fast else _run_reference
-    pseudo, real, pulls = run(policy, instances, means, horizon, rounds, reward_rng)
+    if getattr(environment, "dimension", None) is not None:
+        pseudo, real, pulls = _run_contextual(policy, instances, runs, environment.arms, horizon, rounds, reward_rng,
+                                              context_rng)
+    else:
+        run = _run_fast if fast else _run_reference
+        pseudo, real, pulls = run(policy, instances, means, horizon, rounds, reward_rng)
     return pseudo, real, pulls, means
 
 
@@ -271,6 +289,13 @@ class _Regret:
         self.cum_real += self.best * counts - collected
         self.pulls[self.index, played] += counts  # one row per run: no repeated index
 
+    def add_round(self, played: np.ndarray, expected: np.ndarray, collected: np.ndarray) -> None:
+        """One round of a contextual run: ``expected`` (runs, K) are this round's mean rewards."""
+        best = expected.max(axis=1)
+        self.cum_pseudo += best - expected[self.index, played]
+        self.cum_real += best - collected
+        self.pulls[self.index, played] += 1
+
     def record(self, rows: Any, columns: Any) -> None:
         self.pseudo[rows, columns] = self.cum_pseudo[rows]
         self.real[rows, columns] = self.cum_real[rows]
@@ -291,6 +316,29 @@ def _run_reference(policy: Any, instances: Any, means: np.ndarray, horizon: int,
         reward = row[regret.index, played]
         policy.observe(t, played, row if full else reward)
         regret.add(played, 1, reward)
+        if t == rounds[column]:
+            regret.record(slice(None), column)
+            column += 1
+    return regret.result()
+
+
+def _run_contextual(policy: Any, instances: Any, runs: int, arms: int, horizon: int, rounds: np.ndarray,
+                    rng: np.random.Generator, context_rng: np.random.Generator
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Round by round with contexts: the round's contexts (runs, K, d) from their own stream, the policy's
+    choice (given the contexts if it says ``contextual = True``), the rewards, and the regret against
+    this round's best mean."""
+    regret = _Regret(np.zeros((runs, arms)), rounds)
+    given = bool(getattr(policy, "contextual", False))
+    column = 0
+    for t in range(1, horizon + 1):
+        contexts = instances.contexts(context_rng)
+        chosen = policy.choose(t, contexts) if given else policy.choose(t)
+        played = _checked_arms(chosen, runs, arms, f"at round {t}", policy)
+        row = np.asarray(instances.rewards(rng, contexts), dtype=float)
+        reward = row[regret.index, played]
+        policy.observe(t, played, reward)
+        regret.add_round(played, instances.expected(contexts), reward)
         if t == rounds[column]:
             regret.record(slice(None), column)
             column += 1

@@ -1,7 +1,9 @@
 """Stochastic environments for :func:`dpaudit.simulate` (:mod:`dpaudit.environments`' protocol):
 K-armed bandits with Bernoulli, clipped Gaussian and Beta rewards, and Bernoulli experts (full
 information, the DTOL setting of private-online Section 5). Means are fixed, or drawn per run by an
-instance sampler such as :class:`UniformMeans` (dist-mab's U[0.5 - gap/2, 0.5 + gap/2] per arm)."""
+instance sampler such as :class:`UniformMeans` (dist-mab's U[0.5 - gap/2, 0.5 + gap/2] per arm). And
+linear contextual bandits (:class:`LinearBandit`, shuffle-lcb's instance generators), whose contexts
+reach a contextual policy as ``choose(t, contexts)``."""
 
 from .bandits import (
     BernoulliBandit,
@@ -11,5 +13,7 @@ from .bandits import (
     GaussianBandit,
     UniformMeans,
 )
+from .linear import LinearBandit
 
-__all__ = ["BernoulliBandit", "BernoulliExperts", "BetaBandit", "FixedMeans", "GaussianBandit", "UniformMeans"]
+__all__ = ["BernoulliBandit", "BernoulliExperts", "BetaBandit", "FixedMeans", "GaussianBandit", "LinearBandit",
+           "UniformMeans"]

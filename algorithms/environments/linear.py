@@ -1,0 +1,107 @@
+"""Linear contextual bandits (shuffle-lcb Section 5 and App. G; the spec's 6.1-6.2), vectorised over
+runs: arm a's mean reward in run r is <x_{r,a}, theta_r>, rewards are Bernoulli with that mean.
+
+Each run draws its own instance (theta and the K arms' feature vectors) with one of two generators:
+
+- ``"paper"`` (shuffle-lcb Sec. 5, "similar to Vaswani et al. 2020"): theta and every feature vector
+  are a (d - 1)-dimensional vector of norm 1/sqrt 2, uniform on that sphere, with 1/sqrt 2 appended;
+  all have unit norm and <x, theta> = 1/2 + <x', theta'> lies in [0, 1];
+- ``"released-code"`` (the authors' code, the spec's 6.2): x' ~ N(0, I_{d-1}) scaled to unit norm with a
+  1 appended (norm sqrt 2), the first d arms replaced by the basis rows e_i + e_d (i < d) and e_d,
+  theta' ~ N(0, I_{d-1}) scaled to norm 1/2 with 1/2 appended (norm 1/sqrt 2); needs K >= d.
+
+The features are fixed per instance (both papers' experiments: "a fixed set of K arm feature vectors")
+unless ``fresh_contexts=True``, where every round draws new feature vectors with the paper's
+generator (varying contexts, for the rate checks); theta stays fixed. Contexts come to a policy that
+says ``contextual = True`` as ``choose(t, contexts)``, shape (runs, K, d).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpaudit.validation import choice, integer
+
+GENERATORS = ("paper", "released-code")
+
+
+def _sphere(rng: np.random.Generator, shape: tuple[int, ...], radius: float) -> np.ndarray:
+    """Uniform on the sphere of ``radius`` in the last axis's dimension."""
+    x = rng.standard_normal(shape)
+    return radius * x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def paper_vectors(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Vectors of dimension shape[-1] + 1: uniform of norm 1/sqrt 2, then 1/sqrt 2 appended (unit norm)."""
+    head = _sphere(rng, shape, 1 / np.sqrt(2))
+    return np.concatenate([head, np.full(shape[:-1] + (1,), 1 / np.sqrt(2))], axis=-1)
+
+
+class _LinearInstances:
+    binary = True
+
+    def __init__(self, theta: np.ndarray, features: np.ndarray, fresh: bool):
+        self.theta, self.features, self.fresh = theta, features, fresh
+        self.arms = features.shape[1]
+        self.means = None if fresh else self.expected(features)
+
+    def contexts(self, rng: np.random.Generator) -> np.ndarray:
+        if not self.fresh:
+            return self.features
+        runs, arms, d = self.features.shape
+        return paper_vectors(rng, (runs, arms, d - 1))
+
+    def expected(self, contexts: np.ndarray) -> np.ndarray:
+        """Mean rewards <x_a, theta>, shape (runs, K), clipped to [0, 1] against rounding."""
+        return np.clip(np.einsum("rkd,rd->rk", contexts, self.theta), 0.0, 1.0)
+
+    def rewards(self, rng: np.random.Generator, contexts: np.ndarray) -> np.ndarray:
+        mu = self.expected(contexts)
+        return (rng.random(mu.shape) < mu).astype(float)
+
+
+class LinearBandit:
+    """A K-armed linear contextual bandit in dimension d with Bernoulli rewards (module docstring)."""
+
+    owner = "LinearBandit"
+    feedback = "bandit"
+
+    def __init__(self, arms: int, dimension: int, generator: str = "paper", fresh_contexts: bool = False):
+        self.arms = integer(self.owner, "arms", arms, 2)
+        self.dimension = integer(self.owner, "dimension", dimension, 2)
+        self.generator = choice(self.owner, "generator", generator, GENERATORS)
+        if not isinstance(fresh_contexts, (bool, np.bool_)):
+            raise ValueError(f"{self.owner}: fresh_contexts must be True or False, got {fresh_contexts!r}")
+        self.fresh = bool(fresh_contexts)
+        if self.generator == "released-code":
+            if self.arms < self.dimension:
+                raise ValueError(f"{self.owner}: the released code's generator puts d = {self.dimension} basis rows "
+                                 f"among the arms, so it needs arms >= dimension, got arms = {self.arms}")
+            if self.fresh:
+                raise ValueError(f"{self.owner}: fresh contexts are drawn with the paper's generator; the released "
+                                 "code's fixes its arms (basis rows included)")
+        self.name = (f"{self.owner}(K={self.arms}, d={self.dimension}, {self.generator} generator"
+                     + (", fresh contexts)" if self.fresh else ")"))
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def instances(self, runs: int, rng: np.random.Generator) -> _LinearInstances:
+        runs, K, d = integer(self.owner, "runs", runs, 0), self.arms, self.dimension
+        if self.generator == "paper":
+            theta = paper_vectors(rng, (runs, d - 1))
+            features = paper_vectors(rng, (runs, K, d - 1))
+        else:
+            head = rng.standard_normal((runs, K, d - 1))
+            head /= np.linalg.norm(head, axis=-1, keepdims=True)
+            features = np.concatenate([head, np.ones((runs, K, 1))], axis=-1)
+            basis = np.eye(d)
+            basis[:, -1] = 1.0  # rows e_i + e_d (i < d) and e_d
+            features[:, :d] = basis
+            theta_head = rng.standard_normal((runs, d - 1))
+            theta_head *= 0.5 / np.linalg.norm(theta_head, axis=-1, keepdims=True)
+            theta = np.concatenate([theta_head, np.full((runs, 1), 0.5)], axis=-1)
+        return _LinearInstances(theta, features, self.fresh)
+
+
+__all__ = ["GENERATORS", "LinearBandit", "paper_vectors"]
