@@ -15,10 +15,11 @@ releases they rest on are in ``dpaudit.mechanisms``.
 """
 
 from .environments import BernoulliBandit, BernoulliExperts, BetaBandit, GaussianBandit, LinearBandit, UniformMeans
+from .linear import LinUCB
 from .mab import BatchSuccessiveElimination, DPSEEpoch, DPSuccessiveElimination
 from .online import FollowTheNoisyLeader
 from .registry import ALGORITHMS
 
 __all__ = ["ALGORITHMS", "BatchSuccessiveElimination",
            "BernoulliBandit", "BernoulliExperts", "BetaBandit", "DPSEEpoch", "DPSuccessiveElimination",
-           "FollowTheNoisyLeader", "GaussianBandit", "LinearBandit", "UniformMeans"]
+           "FollowTheNoisyLeader", "GaussianBandit", "LinUCB", "LinearBandit", "UniformMeans"]

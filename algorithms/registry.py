@@ -2,17 +2,18 @@
 constructor taking keyword arguments named as in the paper (``eps``, ``delta``, ``s``, ...) with the
 paper's defaults for the rest, so ``ALGORITHMS["ftnl"](eps=0.1)`` is FTNL exactly as printed.
 Each constructor's docstring names its paper key and algorithm number (``dpaudit list --algorithms``
-prints them). The entries live with their family (``mab``, ``online``)."""
+prints them). The entries live with their family (``mab``, ``online``, ``linear``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from .linear.registry import ALGORITHMS as _LINEAR
 from .mab.registry import ALGORITHMS as _MAB
 from .online.registry import ALGORITHMS as _ONLINE
 
-ALGORITHMS: dict[str, Callable[..., Any]] = {**_MAB, **_ONLINE}
+ALGORITHMS: dict[str, Callable[..., Any]] = {**_MAB, **_ONLINE, **_LINEAR}
 
 
 def describe(name: str) -> str:
