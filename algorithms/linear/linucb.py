@@ -5,10 +5,11 @@ Round t, user t with the K arms' feature vectors x_{t,a} (the contexts, shape (r
 
     a_t in argmax_a  <x_{t,a}, theta_hat_{m-1}> + beta_{m-1} ||x_{t,a}||_{V_{m-1}^{-1}}       (line 5)
 
-(ties to the lowest arm) and, at the end of batch m (t = m B), adds the batch's statistics:
-V_m = V_{m-1} + sum x x^T, u_m = u_{m-1} + sum x y, theta_hat_m = V_m^{-1} u_m, with V_0 = lambda I
-(lines 14-16; no noise here). B = 1 is LinUCB updating every round. The confidence radius is the
-spec's reconstruction of Lemma A.2's with no private noise (lambda_min = lambda_max = lambda, nu = 0):
+(ties, up to rounding, to the lowest arm: :func:`first_best`) and, at the end of batch m (t = m B),
+adds the batch's statistics: V_m = V_{m-1} + sum x x^T, u_m = u_{m-1} + sum x y,
+theta_hat_m = V_m^{-1} u_m, with V_0 = lambda I (lines 14-16; no noise here). B = 1 is LinUCB
+updating every round. The confidence radius is the spec's reconstruction of Lemma A.2's with no
+private noise (lambda_min = lambda_max = lambda, nu = 0):
 
     beta_m = sqrt(2 log(1/alpha) + d log(1 + t_m / (d lambda))) + sqrt(lambda).
 
@@ -82,7 +83,7 @@ class LinUCB:
         elif x.shape[2] != self._d:
             raise ValueError(f"{self.owner}: contexts changed dimension from {self._d} to {x.shape[2]} at round {t}")
         width = np.sqrt(np.maximum(np.einsum("rkd,rkd->rk", x @ self.V_inv, x), 0.0))  # ||x||_{V^-1}
-        played = np.argmax(np.einsum("rkd,rd->rk", x, self.theta) + self.beta * width, axis=1)
+        played = first_best(np.einsum("rkd,rd->rk", x, self.theta) + self.beta * width)
         self._x = x[np.arange(self.runs), played]
         return played
 
@@ -105,6 +106,14 @@ class LinUCB:
         self._batch_u[:] = 0.0
 
 
+def first_best(scores: np.ndarray) -> np.ndarray:
+    """The lowest arm whose score is within rounding (1e-9 relative) of the best, per row: ties in
+    exact arithmetic (at round 1 every unit-norm arm scores the same) must not be broken by the last
+    bits of how the scores were summed."""
+    best = scores.max(axis=-1, keepdims=True)
+    return np.argmax(scores >= best - 1e-9 * (1.0 + np.abs(best)), axis=-1)
+
+
 def linucb_one_run(policy: LinUCB, features: np.ndarray, rewards: np.ndarray, horizon: int) -> np.ndarray:
     """The plain per-run reference: one run's arms over ``horizon`` rounds with fixed ``features`` (K, d)
     and the reward table ``rewards`` (horizon, K), solving V theta = u afresh at every batch end."""
@@ -118,7 +127,7 @@ def linucb_one_run(policy: LinUCB, features: np.ndarray, rewards: np.ndarray, ho
         V_inv = np.linalg.inv(V)
         scores = [features[a] @ theta + beta * math.sqrt(max(features[a] @ V_inv @ features[a], 0.0))
                   for a in range(K)]
-        a_t = int(np.argmax(scores))
+        a_t = int(first_best(np.array(scores)[None])[0])
         played[t - 1] = a_t
         x = features[a_t]
         batch_V += np.outer(x, x)
@@ -131,4 +140,4 @@ def linucb_one_run(policy: LinUCB, features: np.ndarray, rewards: np.ndarray, ho
     return played
 
 
-__all__ = ["LinUCB", "linucb_one_run"]
+__all__ = ["LinUCB", "first_best", "linucb_one_run"]
