@@ -330,9 +330,7 @@ class BatchSuccessiveElimination:
         alive = self._alive[rows]
         mu = np.full(alive.shape, np.nan)
         mu[alive] = sums / self.batch_size(b)
-        beta = self.radius(b, self._count[rows], self._T)[:, None]
-        best_lcb = np.where(alive, mu - beta, -np.inf).max(axis=1, keepdims=True)
-        keep = alive & (mu + beta >= best_lcb)
+        keep = surviving(mu, self.radius(b, self._count[rows], self._T)[:, None], alive)
         self._alive[rows] = keep
         self._count[rows] = keep.sum(axis=1)
         self._batch[rows] = b + 1
@@ -409,7 +407,10 @@ class BatchSuccessiveElimination:
         ``release.secure_sum``, then the analyzer and the elimination rule (a DecisionTranscript's fast path).
         Other numbers of arms run the per-round path."""
         if np.ndim(table) == 2 and np.shape(table)[1] != 2:
-            return self._per_round_decisions(np.asarray(table, dtype=float), rounds, size, rng)
+            from dpaudit.transcripts import DecisionTranscript
+
+            x = np.asarray(table, dtype=float)
+            return DecisionTranscript(self, x.shape[1], len(x), rounds).sample_per_round(x, size, rng)
         x, horizon, rounds, batches = self._two_arm_setup(table, rounds)
         T = self.horizon_T(horizon)
         path = np.full(size, len(batches) * 2, dtype=np.int64)  # index of the run's path; last = none
@@ -425,25 +426,12 @@ class BatchSuccessiveElimination:
                 totals = RandomizedRounding(rel.g).sum_law(rewards).sample(rows.size, rng)
                 sums.append(rel.analyze(rel.secure_sum(totals, rng)))
             mu = np.column_stack(sums) / length
-            beta = self.radius(b, 2, T).item()
-            gone = mu + beta < (mu - beta).max(axis=1, keepdims=True)  # at most one arm per run
+            gone = ~surviving(mu, self.radius(b, 2, T).item(), np.ones(mu.shape, dtype=bool))  # one arm at most
             for arm in (0, 1):
                 path[rows[gone[:, arm]]] = 2 * i + arm
         decisions = np.array([self._path_decisions((b, arm), rounds, horizon) for b, *_ in batches for arm in (0, 1)]
                              + [self._path_decisions(None, rounds, horizon)])
         return decisions[path]
-
-    def _per_round_decisions(self, x: np.ndarray, rounds: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        rounds = [int(t) for t in rounds]
-        self.start(size, x.shape[1], len(x), rng)
-        out = np.empty((size, len(rounds)), dtype=np.int64)
-        column = {t: j for j, t in enumerate(rounds)}
-        for t in range(1, rounds[-1] + 1):
-            played = self.choose(t)
-            if t in column:
-                out[:, column[t]] = played
-            self.observe(t, played, x[t - 1][played])
-        return out
 
     def _two_arm_setup(self, table: Any, rounds: Any) -> tuple[np.ndarray, int, np.ndarray, list[tuple[int, int, int]]]:
         x = np.asarray(table, dtype=float)
@@ -494,6 +482,13 @@ class BatchSuccessiveElimination:
                     out[i] = 0 if t < start + length else 1
                     break
         return out
+
+
+def surviving(mu: np.ndarray, beta: Any, alive: np.ndarray) -> np.ndarray:
+    """Line 16: the active arms a with UCB_a = mu_a + beta >= max over active a' of LCB_a' = mu_a' - beta
+    (per run, rows of ``mu``)."""
+    best_lcb = np.where(alive, mu - beta, -np.inf).max(axis=1, keepdims=True)
+    return alive & (mu + beta >= best_lcb)
 
 
 __all__ = ["EPS_BELOW_ONE", "LABELS", "PROTOCOLS", "BatchSuccessiveElimination", "batch_size"]
