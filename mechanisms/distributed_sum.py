@@ -300,14 +300,9 @@ class LocalModularRandomizer(ExactRelease):
         half = Polya(float(self.n), math.exp(-self.epsilon / self.g))
         return np.mod(totals + half.sample(totals.shape, rng) - half.sample(totals.shape, rng), self.m)
 
-    def analyze(self, y_hat: Any) -> np.ndarray:
-        """Algorithm 5 (Algorithm 1's analyzer with this protocol's n, g, tau, m): the estimate of the
-        batch's reward sum."""
-        return ModularReduction(self.m).correct(np.asarray(y_hat), self.n * self.g + self.tau) / self.g
-
-    def analyzer(self, y_hat: Any, rng: np.random.Generator) -> np.ndarray:
-        """Algorithm 5 on SecAgg's output (no randomness of its own)."""
-        return self.analyze(y_hat)
+    # Algorithm 5 is Algorithm 1's analyzer with this protocol's n, g, tau and m (no randomness of its own)
+    analyze = DistributedSum.analyze
+    analyzer = DistributedSum.analyzer
 
     def _distribution(self, x: float):
         """The exact law of the message on {0, ..., m - 1} (closed form mod m, in log space)."""
