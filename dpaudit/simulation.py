@@ -183,7 +183,10 @@ def simulate(policy: Any, environment: Any, horizon: int, runs: int, seed: Any =
     parts = _map(_simulate_block, tasks, workers, progress, f"{_name(policy)} on {_name(environment)}")
     seconds = time.perf_counter() - start
     pseudo, real, pulls, means = (np.concatenate([p[i] for p in parts]) for i in range(4))
-    notes = [str(note) for note in getattr(policy, "notes", ())]  # e.g. a parameter its theorem does not cover
+    # the policy's notes (e.g. a parameter its theorem does not cover), then what its copies noted while
+    # they ran (e.g. a released matrix a private algorithm could not invert), each once
+    notes = list(dict.fromkeys([str(note) for note in getattr(policy, "notes", ())]
+                               + [note for part in parts for note in part[4]]))
     return SimulationResult(_name(policy), _name(environment), horizon, rounds, pseudo, real, pulls, means,
                             SeedRecord.of(root), "fast" if use_fast else "reference", seconds, notes)
 
@@ -245,7 +248,7 @@ def _simulate_block(policy: Any, environment: Any, horizon: int, runs: int, roun
     else:
         run = _run_fast if fast else _run_reference
         pseudo, real, pulls = run(policy, instances, means, horizon, rounds, reward_rng)
-    return pseudo, real, pulls, means
+    return pseudo, real, pulls, means, [str(note) for note in getattr(policy, "notes", ())]
 
 
 def _checked_arms(played: Any, runs: int, arms: int, where: str, policy: Any, active: np.ndarray | None = None

@@ -8,7 +8,7 @@ import pytest
 
 import dpaudit
 from dpaudit.algorithms import ALGORITHMS, LinearBandit
-from dpaudit.algorithms.linear.linucb import LinUCB, linucb_one_run
+from dpaudit.algorithms.linear.linucb import ExactStatistics, LinUCB, linucb_one_run
 from dpaudit.algorithms.registry import describe
 
 
@@ -54,3 +54,33 @@ def test_registry_and_bad_input():
         policy.choose(2, np.zeros((2, 3, 5)))
     with pytest.raises(ValueError, match=r"contexts must have shape \(runs, K, d\)"):
         policy.choose(2, np.zeros((3, 4)))
+
+
+class _NegativeStatistics:
+    """A release whose V~ is -10 I for run 0 at the first batch (so V = lambda I - 10 I is indefinite)
+    and the exact sums otherwise."""
+
+    noiseless = False
+    name = "test release"
+
+    def start(self, runs, d, horizon, rng):
+        self.exact = ExactStatistics()
+        self.exact.start(runs, d, horizon, rng)
+        self.calls = 0
+
+    def release(self, t, X, y):
+        gram, u = self.exact.release(t, X, y)
+        self.calls += 1
+        if self.calls == 1:
+            gram = gram.copy()
+            gram[0] = -10 * np.eye(gram.shape[1])
+        return gram, u
+
+
+def test_an_indefinite_release_keeps_the_previous_model_and_is_noted():
+    res = dpaudit.simulate(LinUCB(B=2, statistics=_NegativeStatistics()), LinearBandit(5, 3), horizon=10, runs=3,
+                           seed=1)
+    assert res.notes == ["a released V was not positive definite: 1 (run, batch) pairs in a block of 3 runs kept "
+                         "their previous model"]
+    clean = dpaudit.simulate(LinUCB(B=2), LinearBandit(5, 3), horizon=10, runs=3, seed=1)
+    assert clean.notes == []

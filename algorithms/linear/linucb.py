@@ -31,10 +31,42 @@ import numpy as np
 
 from dpaudit.validation import integer, positive, probability
 
+INDEFINITE = "a released V was not positive definite"
+
+
+class ExactStatistics:
+    """Algorithm 1's statistics with the identity randomizer: the batch's exact sums, no noise (LinUCB).
+
+    The interface every private release of the algorithm's statistics follows (the private variants
+    wrap an audited mechanism of :mod:`dpaudit.mechanisms` in it):
+
+    - ``start(runs, d, horizon, rng)`` before the first round (``rng``: the policy's stream);
+    - ``release(t, X, y)`` at the end of a batch (t = t_m), with the batch's played features ``X``
+      (runs, n, d) and rewards ``y`` (runs, n): returns the cumulative released statistics
+      (V~ (runs, d, d) without the regularizer, u (runs, d)), i.e. sum_{m' <= m} of the batch releases;
+    - ``noiseless``: True when V~ is the exact Gram matrix (LinUCB may then update V^{-1} by
+      Sherman-Morrison and needs no positive-definiteness guard).
+    """
+
+    noiseless: ClassVar[bool] = True
+    name = "exact sums"
+
+    def start(self, runs: int, d: int, horizon: int, rng: np.random.Generator) -> None:
+        self.gram = np.zeros((runs, d, d))
+        self.u = np.zeros((runs, d))
+
+    def release(self, t: int, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        self.gram += np.einsum("rnd,rne->rde", X, X)
+        self.u += np.einsum("rnd,rn->rd", X, y)
+        return self.gram, self.u
+
 
 class LinUCB:
-    """LinUCB with batch size ``B`` (1: every round), regularizer ``lam`` and confidence ``alpha``
-    (module docstring); a contextual policy (``choose(t, contexts)``)."""
+    """Algorithm 1 with batch size ``B`` (1: every round), regularizer ``lam`` and confidence ``alpha``
+    (module docstring); a contextual policy (``choose(t, contexts)``). ``statistics`` releases the
+    batches' sums (:class:`ExactStatistics`, no noise, by default; the private variants pass a release
+    of an audited mechanism), and ``lam_min``, ``lam_max``, ``nu`` are the radius's regularity
+    constants (Assumption A.1; lam, lam and 0 without noise)."""
 
     owner: ClassVar[str] = "LinUCB"
     feedback: ClassVar[str] = "bandit"
@@ -42,35 +74,44 @@ class LinUCB:
     paper: ClassVar[str] = "shuffle-lcb"
     source: ClassVar[str] = "Algorithm 1 with the identity randomizer (LinUCB, Sec. 5 baseline)"
 
-    def __init__(self, B: int = 1, lam: float = 1.0, alpha: float | None = None):
+    def __init__(self, B: int = 1, lam: float = 1.0, alpha: float | None = None, statistics: Any = None,
+                 lam_min: float | None = None, lam_max: float | None = None, nu: float = 0.0):
         self.B = integer(self.owner, "B", B, 1)
         self.lam = positive(self.owner, "lam", lam)
         self.alpha = None if alpha is None else probability(self.owner, "alpha", alpha, open_high=False)
+        self.statistics = ExactStatistics() if statistics is None else statistics
+        self.lam_min = self.lam if lam_min is None else positive(self.owner, "lam_min", lam_min)
+        self.lam_max = self.lam if lam_max is None else positive(self.owner, "lam_max", lam_max)
+        self.nu = float(nu) if nu == 0 else positive(self.owner, "nu", nu)
         self.name = f"LinUCB(B={self.B}, lambda={self.lam:g}" + (")" if alpha is None else f", alpha={self.alpha:g})")
+        self.notes: list[str] = []
 
     def __repr__(self) -> str:
         return self.name
 
     def radius(self, t_m: Any, d: int) -> np.ndarray:
-        """beta_m for the batch ending at t_m (0 before the first update)."""
+        """beta_m for the batch ending at t_m (0 before the first update): the spec's Lemma A.2,
+        sqrt(2 log(1/alpha) + d log(1 + t_m / (d lam_min))) + sqrt(lam_max) + nu."""
         t_m = np.asarray(t_m, dtype=float)
-        return np.sqrt(2 * math.log(1 / self._alpha) + d * np.log1p(t_m / (d * self.lam))) + math.sqrt(self.lam)
+        return (np.sqrt(2 * math.log(1 / self._alpha) + d * np.log1p(t_m / (d * self.lam_min)))
+                + math.sqrt(self.lam_max) + self.nu)
 
     def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:
         self.runs = integer(self.owner, "runs", runs, 0)
-        horizon = integer(self.owner, "horizon", horizon, 1)
+        self.horizon = integer(self.owner, "horizon", horizon, 1)
         self._alpha = self.alpha if self.alpha is not None else 1 / max(horizon, 2)
+        self._rng = rng
         self._d: int | None = None  # the dimension, from the first contexts
+        self.indefinite = 0  # (run, batch) pairs whose released V was not positive definite
 
     def _begin(self, d: int) -> None:
         self._d = d
-        self.V = np.broadcast_to(self.lam * np.eye(d), (self.runs, d, d)).copy()
+        self.statistics.start(self.runs, d, self.horizon, self._rng)
         self.V_inv = np.broadcast_to(np.eye(d) / self.lam, (self.runs, d, d)).copy()
-        self.u = np.zeros((self.runs, d))
         self.theta = np.zeros((self.runs, d))
         self.beta = float(self.radius(0, d))
-        self._batch_V = np.zeros((self.runs, d, d))
-        self._batch_u = np.zeros((self.runs, d))
+        self._X = np.zeros((self.runs, self.B, d))  # the batch's played features and rewards
+        self._y = np.zeros((self.runs, self.B))
         self._x: np.ndarray | None = None
 
     def choose(self, t: int, contexts: np.ndarray) -> np.ndarray:
@@ -88,22 +129,38 @@ class LinUCB:
         return played
 
     def observe(self, t: int, arms: np.ndarray, rewards: np.ndarray) -> None:
-        x = self._x
-        self._batch_V += x[:, :, None] * x[:, None, :]
-        self._batch_u += np.asarray(rewards, dtype=float)[:, None] * x
-        if t % self.B:
+        slot = (t - 1) % self.B
+        self._X[:, slot] = self._x
+        self._y[:, slot] = rewards
+        if slot != self.B - 1:
             return
-        self.V += self._batch_V
-        self.u += self._batch_u
-        if self.B == 1:  # Sherman-Morrison: (V + x x^T)^{-1}
+        gram, u = self.statistics.release(t, self._X, self._y)
+        d = self._d
+        if self.B == 1 and self.statistics.noiseless:  # Sherman-Morrison: (V + x x^T)^{-1}
+            x = self._x
             vx = np.einsum("rde,re->rd", self.V_inv, x)
             self.V_inv -= vx[:, :, None] * vx[:, None, :] / (1 + np.einsum("rd,rd->r", x, vx))[:, None, None]
         else:
-            self.V_inv = np.linalg.inv(self.V)
-        self.theta = np.einsum("rde,re->rd", self.V_inv, self.u)
-        self.beta = float(self.radius(t, self._d))
-        self._batch_V[:] = 0.0
-        self._batch_u[:] = 0.0
+            V = gram + self.lam * np.eye(d)
+            if self.statistics.noiseless:
+                self.V_inv = np.linalg.inv(V)
+            else:
+                self._guarded_update(V)
+        self.theta = np.einsum("rde,re->rd", self.V_inv, u)
+        self.beta = float(self.radius(t, d))
+
+    def _guarded_update(self, V: np.ndarray) -> None:
+        """V^{-1} from a released (noisy) V, which can be indefinite (the spec's 7.2, item 17): a run
+        whose V is not positive definite keeps its previous V^{-1} (a post-processing of the release,
+        so privacy is untouched), and the count goes into the notes."""
+        lowest = np.linalg.eigvalsh(V)[:, 0]
+        ok = lowest > 0
+        if not ok.all():
+            self.indefinite += int((~ok).sum())
+            self.notes = [note for note in self.notes if not note.startswith(INDEFINITE)] + [
+                f"{INDEFINITE}: {self.indefinite} (run, batch) pairs in a block of {self.runs} runs kept their "
+                "previous model"]
+        self.V_inv[ok] = np.linalg.inv(V[ok])
 
 
 def first_best(scores: np.ndarray) -> np.ndarray:
@@ -140,4 +197,4 @@ def linucb_one_run(policy: LinUCB, features: np.ndarray, rewards: np.ndarray, ho
     return played
 
 
-__all__ = ["LinUCB", "first_best", "linucb_one_run"]
+__all__ = ["ExactStatistics", "LinUCB", "first_best", "linucb_one_run"]
