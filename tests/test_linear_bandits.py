@@ -102,3 +102,23 @@ def test_mismatches_and_bad_parameters():
         LinearBandit(10, 1)
     with pytest.raises(ValueError, match="generator must be one of"):
         LinearBandit(10, 3, "vaswani")
+    with pytest.raises(ValueError, match="Gaussian rewards need their standard deviation"):
+        LinearBandit(10, 3, rewards="gaussian")
+    with pytest.raises(ValueError, match="Bernoulli rewards have none"):
+        LinearBandit(10, 3, sigma=0.1)
+    with pytest.raises(ValueError, match="rewards must be one of"):
+        LinearBandit(10, 3, rewards="poisson")
+
+
+def test_gaussian_rewards_are_clipped_normals_with_the_clipped_means():
+    env = LinearBandit(4, 3, rewards="gaussian", sigma=0.5)
+    inst = env.instances(2, np.random.default_rng(0))
+    assert not inst.binary and "Gaussian rewards sigma=0.5" in env.name
+    rng = np.random.default_rng(1)
+    draws = np.stack([inst.rewards(rng, inst.features) for _ in range(20000)])  # (n, runs, K)
+    assert draws.min() >= 0 and draws.max() <= 1 and 0 < np.mean(draws == 0) and 0 < np.mean(draws == 1)
+    # 20000 draws of a [0, 1] variable: standard error <= 0.5/sqrt(20000) = 0.0035; 0.02 is 5.6 of them
+    # (false failure < 1e-7 per coordinate)
+    np.testing.assert_allclose(draws.mean(axis=0), inst.means, atol=0.02)
+    loc = np.einsum("rkd,rd->rk", inst.features, inst.theta)
+    assert (np.argsort(inst.means, axis=1) == np.argsort(loc, axis=1)).all()  # same arm order

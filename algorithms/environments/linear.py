@@ -1,5 +1,9 @@
 """Linear contextual bandits (shuffle-lcb Section 5 and App. G; the spec's 6.1-6.2), vectorised over
-runs: arm a's mean reward in run r is <x_{r,a}, theta_r>, rewards are Bernoulli with that mean.
+runs: arm a's mean location in run r is <x_{r,a}, theta_r>; rewards are Bernoulli with that mean
+(the papers' experiments), or Gaussian N(<x, theta>, sigma^2) clipped to [0, 1] (``rewards="gaussian"``,
+the sub-Gaussian noise of the theorems' model kept inside Assumption 3.1's |y| <= 1; the mean reward is
+then the clipped Gaussian's mean, in closed form, which is increasing in <x, theta>, so the best arm
+and the ordering of the arms are those of <x, theta>).
 
 Each run draws its own instance (theta and the K arms' feature vectors) with one of two generators:
 
@@ -20,9 +24,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit.validation import choice, integer
+from dpaudit.validation import choice, integer, positive
+
+from .bandits import clipped_normal_mean
 
 GENERATORS = ("paper", "released-code")
+REWARDS = ("bernoulli", "gaussian")
 
 
 def _sphere(rng: np.random.Generator, shape: tuple[int, ...], radius: float) -> np.ndarray:
@@ -38,10 +45,10 @@ def paper_vectors(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarra
 
 
 class _LinearInstances:
-    binary = True
-
-    def __init__(self, theta: np.ndarray, features: np.ndarray, fresh: bool):
+    def __init__(self, theta: np.ndarray, features: np.ndarray, fresh: bool, sigma: float | None = None):
         self.theta, self.features, self.fresh = theta, features, fresh
+        self.sigma = sigma  # None: Bernoulli rewards
+        self.binary = sigma is None
         self.arms = features.shape[1]
         self.means = None if fresh else self.expected(features)
 
@@ -52,22 +59,41 @@ class _LinearInstances:
         return paper_vectors(rng, (runs, arms, d - 1))
 
     def expected(self, contexts: np.ndarray) -> np.ndarray:
-        """Mean rewards <x_a, theta>, shape (runs, K), clipped to [0, 1] against rounding."""
-        return np.clip(np.einsum("rkd,rd->rk", contexts, self.theta), 0.0, 1.0)
+        """Mean rewards, shape (runs, K): <x_a, theta> (clipped to [0, 1] against rounding) for Bernoulli
+        rewards, the mean of clip(N(<x_a, theta>, sigma^2), 0, 1) for Gaussian ones."""
+        loc = np.einsum("rkd,rd->rk", contexts, self.theta)
+        if self.sigma is None:
+            return np.clip(loc, 0.0, 1.0)
+        return clipped_normal_mean(loc, self.sigma, 0.0, 1.0)
 
     def rewards(self, rng: np.random.Generator, contexts: np.ndarray) -> np.ndarray:
-        mu = self.expected(contexts)
-        return (rng.random(mu.shape) < mu).astype(float)
+        if self.sigma is None:
+            mu = self.expected(contexts)
+            return (rng.random(mu.shape) < mu).astype(float)
+        loc = np.einsum("rkd,rd->rk", contexts, self.theta)
+        return np.clip(loc + self.sigma * rng.standard_normal(loc.shape), 0.0, 1.0)
 
 
 class LinearBandit:
-    """A K-armed linear contextual bandit in dimension d with Bernoulli rewards (module docstring)."""
+    """A K-armed linear contextual bandit in dimension d with Bernoulli rewards, or Gaussian rewards of
+    standard deviation ``sigma`` clipped to [0, 1] (module docstring)."""
 
     owner = "LinearBandit"
     feedback = "bandit"
 
-    def __init__(self, arms: int, dimension: int, generator: str = "paper", fresh_contexts: bool = False):
+    def __init__(self, arms: int, dimension: int, generator: str = "paper", fresh_contexts: bool = False,
+                 rewards: str = "bernoulli", sigma: float | None = None):
         self.arms = integer(self.owner, "arms", arms, 2)
+        self.reward_law = choice(self.owner, "rewards", rewards, REWARDS)
+        if self.reward_law == "gaussian":
+            if sigma is None:
+                raise ValueError(f"{self.owner}: Gaussian rewards need their standard deviation sigma")
+            self.sigma: float | None = positive(self.owner, "sigma", sigma)
+        elif sigma is not None:
+            raise ValueError(f"{self.owner}: sigma is the Gaussian rewards' standard deviation; Bernoulli rewards "
+                             "have none (pass rewards='gaussian')")
+        else:
+            self.sigma = None
         self.dimension = integer(self.owner, "dimension", dimension, 2)
         self.generator = choice(self.owner, "generator", generator, GENERATORS)
         if not isinstance(fresh_contexts, (bool, np.bool_)):
@@ -81,7 +107,8 @@ class LinearBandit:
                 raise ValueError(f"{self.owner}: fresh contexts are drawn with the paper's generator; the released "
                                  "code's fixes its arms (basis rows included)")
         self.name = (f"{self.owner}(K={self.arms}, d={self.dimension}, {self.generator} generator"
-                     + (", fresh contexts)" if self.fresh else ")"))
+                     + (", fresh contexts" if self.fresh else "")
+                     + ("" if self.sigma is None else f", Gaussian rewards sigma={self.sigma:g}") + ")")
 
     def __repr__(self) -> str:
         return self.name
@@ -101,7 +128,7 @@ class LinearBandit:
             theta_head = rng.standard_normal((runs, d - 1))
             theta_head *= 0.5 / np.linalg.norm(theta_head, axis=-1, keepdims=True)
             theta = np.concatenate([theta_head, np.full((runs, 1), 0.5)], axis=-1)
-        return _LinearInstances(theta, features, self.fresh)
+        return _LinearInstances(theta, features, self.fresh, self.sigma)
 
 
-__all__ = ["GENERATORS", "LinearBandit", "paper_vectors"]
+__all__ = ["GENERATORS", "REWARDS", "LinearBandit", "paper_vectors"]
