@@ -61,16 +61,22 @@ class _LinearInstances:
     def expected(self, contexts: np.ndarray) -> np.ndarray:
         """Mean rewards, shape (runs, K): <x_a, theta> (clipped to [0, 1] against rounding) for Bernoulli
         rewards, the mean of clip(N(<x_a, theta>, sigma^2), 0, 1) for Gaussian ones."""
-        loc = np.einsum("rkd,rd->rk", contexts, self.theta)
+        if contexts is self.features and getattr(self, "means", None) is not None:
+            return self.means  # fixed arms: computed once
+        loc = self._locations(contexts)
         if self.sigma is None:
             return np.clip(loc, 0.0, 1.0)
         return clipped_normal_mean(loc, self.sigma, 0.0, 1.0)
+
+    def _locations(self, contexts: np.ndarray) -> np.ndarray:
+        """<x_a, theta> per run and arm, as a batched matrix product (far faster than an einsum here)."""
+        return np.matmul(contexts, self.theta[:, :, None])[..., 0]
 
     def rewards(self, rng: np.random.Generator, contexts: np.ndarray) -> np.ndarray:
         if self.sigma is None:
             mu = self.expected(contexts)
             return (rng.random(mu.shape) < mu).astype(float)
-        loc = np.einsum("rkd,rd->rk", contexts, self.theta)
+        loc = self._locations(contexts)
         return np.clip(loc + self.sigma * rng.standard_normal(loc.shape), 0.0, 1.0)
 
 
