@@ -4,6 +4,7 @@ vectorised policy makes the per-run reference's decisions, and the registry entr
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 
@@ -200,3 +201,21 @@ def test_notes_reach_the_result_and_the_central_baseline_learns():
     late = (res.pseudo_regret[:, -1] - res.pseudo_regret[:, -10]).mean() / (res.grid[-1] - res.grid[-10])
     assert late < 0.5 * uniform
     assert any("eps = 200" in note for note in res.notes)
+
+
+def test_the_presets_run_small(tmp_path):
+    from dpaudit.audits.experiments import concurrent_shuffle
+    from dpaudit.cli import main
+
+    assert concurrent_shuffle.summation_grid(256) == [64, 128, 256] and concurrent_shuffle.summation_grid(32) == [32]
+    assert main(["simulate", "concurrent-shuffle/summation", "--runs", "3", "--horizon", "128", "--out",
+                 str(tmp_path)]) == 0
+    summary = json.loads((tmp_path / "concurrent-shuffle" / "summation" / "summary.json").read_text())
+    assert [(r["k"], r["n"], r["shufflers"]) for r in summary["rows"]] == [
+        ("1", 64, 1), ("1", 128, 1), ("2", 64, 2), ("2", 128, 2), ("log n", 64, 6), ("log n", 128, 7)]
+    assert all(r["median"] >= 0 for r in summary["rows"])
+    done = dpaudit.run_preset("concurrent-shuffle/linucb", runs=2, horizon=64, out=tmp_path, workers=1,
+                              progress=False)
+    assert {label for (_, _, label) in done.results} == {"cs-linucb k=1", "cs-linucb k=log n", "central tree",
+                                                        "LinUCB (non-private)"}
+    assert all(res.pulls.sum() == 2 * 64 for res in done.results.values())
