@@ -227,7 +227,7 @@ def _first_line(obj: Any) -> str:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from .experiments import default_workers, load_presets, power_text, run_preset, select_presets
+    from .experiments import default_workers, load_presets, load_studies, power_text, run_preset, select_presets
 
     if args.list:
         if args.preset:
@@ -239,6 +239,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             print(f"    algorithms: {', '.join(preset.labels())}")
             if preset.stand_in:
                 print("    uses a synthetic stand-in for data that is not fetched")
+        for name, runner in load_studies().items():
+            print(f"{name}  {_first_line(runner)} (a study, not a bandit simulation)")
         return 0
     if not args.preset:
         raise UsageError("name a PRESET (e.g. dist-mab/fig1@gap0.1,eps0.5), or --list them")
@@ -248,6 +250,11 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             raise UsageError(f"--{option} must be at least 1, got {value}")
     if args.seed is not None and args.seed < 0:
         raise UsageError(f"--seed must be a non-negative integer, got {args.seed}")
+    study = load_studies().get(args.preset.strip().casefold())
+    if study is not None:  # not a bandit simulation: its own runner, plot and table
+        for path in study(args.out, runs=args.runs, horizon=args.horizon, seed=args.seed):
+            print(f"  {path}")
+        return 0
     select_presets(args.preset)  # an unknown name fails here, before anything is built
     done = run_preset(args.preset, runs=args.runs, horizon=args.horizon, out=args.out,
                       workers=args.workers or default_workers(), progress=not args.no_progress, seed=args.seed)

@@ -244,6 +244,13 @@ def load_presets() -> dict[str, Preset]:
     return presets
 
 
+def load_studies() -> dict[str, Callable[..., list[Path]]]:
+    """The built-in experiments that are not bandit simulations (e.g. a mechanism's error against n), by
+    name: ``runner(out, runs=, horizon=, seed=)`` writes its files under ``out`` and returns their paths;
+    ``dpaudit simulate NAME`` runs them (``--runs``, ``--horizon`` and ``--seed`` passed on, None when unset)."""
+    return dict(getattr(importlib.import_module(PRESETS_MODULE), "STUDIES", {}))
+
+
 Selection = tuple[Preset, tuple[Configuration, ...]]
 
 
@@ -473,5 +480,5 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-__all__ = ["Configuration", "Curve", "PerHorizon", "Preset", "PresetRun", "load_presets", "power_text", "run_preset",
-           "select_presets"]
+__all__ = ["Configuration", "Curve", "PerHorizon", "Preset", "PresetRun", "load_presets", "load_studies", "power_text",
+           "run_preset", "select_presets"]

@@ -65,7 +65,7 @@ from dpaudit.distributions import ProductDistribution
 from dpaudit.validation import integer, probability, sample_size
 
 from .base import ExactRelease
-from .concurrent_tree import BinarySummation, coins_for, user_bits
+from .concurrent_tree import BinarySummation, coins_for, cover_counts, tree_cover, user_bits
 from .noise import Binomial
 
 
@@ -339,6 +339,7 @@ class VectorConcurrentTree(ExactRelease):
         self.protocols = [ShuffledVectorProtocol.unique_users(self.epsilon, self.delta, self.dim, s)
                           for s in self.sizes]
         self.blocks = [(level, j * s, s) for level, s in enumerate(self.sizes) for j in range(n // s)]
+        self.offsets = np.cumsum([0] + [n // s for s in self.sizes])[:-1].tolist()  # each level's first block
         self.name = (f"CSTA with P_Vec blocks (n={n}, k={k}, d={d}, d_low={d_low}, dim={self.dim}, "
                      f"blocks at ({self.epsilon:.4g}, {self.delta:.3g}))")
 
@@ -354,6 +355,30 @@ class VectorConcurrentTree(ExactRelease):
         view.blocks = [(level, start, s) for level, start, s in self.blocks if start <= user < start + s]
         view.name = f"{self.name}, the blocks of user {user}"
         return view
+
+    def cover(self, t: int) -> list[int]:
+        """V^t (Definition 3.1) as indices into :attr:`blocks`: the highest complete blocks covering
+        [1, t - (t mod d_low)]; the root is never a block, so V^n is the d level-k blocks."""
+        t = integer(self.owner, "t", t, 0)
+        if t > self.n:
+            raise ValueError(f"{self.owner}: t must be in 0..n = {self.n}, got {t}")
+        return [self.offsets[level - 1] + j for level, j in tree_cover(t, self.sizes)]
+
+    def entry_proxies(self) -> np.ndarray:
+        """Per level, the sub-Gaussian variance proxy of one block's error in one entry after A_Vec:
+        (Delta / g)^2 s (b + 1) / 4 for a block of s users -- Hoeffding's proxy 1/4 for each of the
+        s b noise bits Bin(s b, 1/4) and for each user's rounding error x_hat - 2 g f (a centred
+        Bernoulli), times the analyzer's scale Delta / g."""
+        return np.array([(1.0 / p.g) ** 2 * s * (p.b + 1) / 4 for p, s in zip(self.protocols, self.sizes, strict=True)])
+
+    def noise_proxy(self, t: Any) -> np.ndarray:
+        """The proxy of one entry's noise in the estimate at each time in ``t`` (the sum over V^t's
+        independent blocks): cover_counts(t) @ :meth:`entry_proxies`."""
+        return cover_counts(np.atleast_1d(t), self.sizes) @ self.entry_proxies()
+
+    def stream(self, runs: int, rng: np.random.Generator) -> VectorTreeStream:
+        """``runs`` independent runs of this release fed one user per round (:class:`VectorTreeStream`)."""
+        return VectorTreeStream(self, runs, rng)
 
     def _input(self, data: Any) -> np.ndarray:
         """The n users' rows (phi, y), checked."""
@@ -376,6 +401,45 @@ class VectorConcurrentTree(ExactRelease):
         x = self._input(data)
         return np.concatenate([self.protocols[level].sample_per_user(x[start: start + s], size, rng)
                                for level, start, s in self.blocks], axis=1)
+
+
+class VectorTreeStream:
+    """The vectorised entry point of :class:`VectorConcurrentTree` for an online algorithm: ``runs``
+    independent runs, each fed its own user's row (phi, y) per round (:meth:`add`), each block released
+    when its last user has sent (Algorithm 3, step 4).
+
+    Law: a block's release is, per label, its users' rounded values x_hat (each user rounds its entry
+    for this block independently, at the block's precision 2g: P_Vec's R~) plus one Bin(s b, 1/4)
+    for the whole block's noise bits -- the law of :meth:`VectorConcurrentTree.sample` on the same
+    rows (the rounding sum is the sum of independent roundings; the s users' Bin(b, 1/4) add to
+    Bin(s b, 1/4)). Memory: one running sum of x_hat per level and run, whatever the block sizes."""
+
+    def __init__(self, tree: VectorConcurrentTree, runs: int, rng: np.random.Generator):
+        self.tree, self.rng = tree, rng
+        self.runs = integer(tree.owner, "runs", runs, 1)
+        self.t = 0
+        labels = tree.protocols[0].labels
+        self._rounded = np.zeros((tree.k, self.runs, labels), dtype=np.int64)
+
+    def add(self, rows: Any) -> list[tuple[int, np.ndarray]]:
+        """User t's rows (runs, dim + 1), one per run; returns the blocks completed at t as (index into
+        ``tree.blocks``, label counts (runs, labels)), lowest level first."""
+        tree = self.tree
+        rows = np.asarray(rows, dtype=float)
+        if rows.shape != (self.runs, tree.dim + 1):
+            raise ValueError(f"{tree.owner}: a round's rows must have shape ({self.runs}, {tree.dim + 1}), "
+                             f"got {rows.shape}")
+        if self.t >= tree.n:
+            raise ValueError(f"{tree.owner}: the tree holds n = {tree.n} users; no room for user {self.t + 1}")
+        self.t += 1
+        released = []
+        for level, (protocol, size) in enumerate(zip(tree.protocols, tree.sizes, strict=True)):
+            self._rounded[level] += protocol.round_users(rows, self.rng)
+            if self.t % size == 0:
+                counts = self._rounded[level] + protocol.batch_noise((self.runs,), self.rng)
+                released.append((tree.offsets[level] + self.t // size - 1, counts))
+                self._rounded[level] = 0
+        return released
 
 
 def _log2(owner: str, n: Any) -> int:

@@ -68,6 +68,29 @@ def coins_for(epsilon: float, delta: float) -> int:
     return hi
 
 
+def tree_cover(t: int, sizes: list[int]) -> list[tuple[int, int]]:
+    """V^t of the tree whose level i = 1..k has blocks of ``sizes[i - 1]`` users (Definition 3.1's closed
+    form): (level, block index) pairs, the complete blocks of the highest level first, then the next
+    level's from where they end, ..., covering [1, t - (t mod sizes[0])]."""
+    out, start = [], 0
+    for level in range(len(sizes), 0, -1):
+        size = sizes[level - 1]
+        q = (t - start) // size
+        out += [(level, start // size + j) for j in range(q)]
+        start += q * size
+    return out
+
+
+def cover_counts(t: np.ndarray, sizes: list[int]) -> np.ndarray:
+    """How many blocks of each level V^t holds, for every t in ``t`` at once: shape (len(t), k)."""
+    rest = np.asarray(t, dtype=np.int64).copy()
+    out = np.zeros((rest.size, len(sizes)), dtype=np.int64)
+    for level in range(len(sizes), 0, -1):
+        out[:, level - 1] = rest // sizes[level - 1]
+        rest -= out[:, level - 1] * sizes[level - 1]
+    return out
+
+
 class BinarySummation(ExactRelease):
     """M^sum_bin on a batch of ``m`` users' bits at budget (eps, delta), eps < 1 and delta < 1/2 (the
     range Corollaries 3.3 and 3.5 use; module docstring). Data: the m bits. Output: the shuffled
@@ -177,13 +200,7 @@ class ConcurrentShuffleTree(ExactRelease):
         t = integer(self.owner, "t", t, 0)
         if t > self.n:
             raise ValueError(f"{self.owner}: t must be in 0..n = {self.n}, got {t}")
-        out, start = [], 0
-        for level in range(self.k, 0, -1):
-            size = self.sizes[level - 1]
-            q = (t - start) // size
-            out += [(level, start // size + j) for j in range(q)]
-            start += q * size
-        return out
+        return tree_cover(t, self.sizes)
 
     def estimates(self, counts: Any) -> np.ndarray:
         """S_t for t = 1..n from released counts (shape (..., blocks)): the debiased blocks of V^t summed."""

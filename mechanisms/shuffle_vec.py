@@ -129,20 +129,21 @@ def returning_user_parameters(epsilon: float, delta: float, d: int, B: int, T: i
 
 
 def user_entries(owner: str, data: Any, B: int, d: int) -> np.ndarray:
-    """The B users' randomizer inputs as label entries, shape (B, d + d(d + 1)/2): phi y, then the
-    upper triangle (row-major, diagonal included) of phi phi^T. ``data``: (B, d + 1) rows (phi, y)."""
+    """The B users' randomizer inputs as label entries, shape (..., B, d + d(d + 1)/2): phi y, then the
+    upper triangle (row-major, diagonal included) of phi phi^T. ``data``: (..., B, d + 1) rows (phi, y);
+    leading axes (independent batches, e.g. runs) are carried through."""
     x = np.asarray(data, dtype=float)
-    if x.shape != (B, d + 1) or not np.isfinite(x).all():
+    if x.ndim < 2 or x.shape[-2:] != (B, d + 1) or not np.isfinite(x).all():
         raise ValueError(f"{owner}: data must be the {B} users' rows (phi, y), shape ({B}, {d + 1}), got {x.shape}")
-    phi, y = x[:, :d], x[:, d]
-    norms = np.linalg.norm(phi, axis=1)
+    phi, y = x[..., :d], x[..., d]
+    norms = np.linalg.norm(phi, axis=-1)
     if (norms > 1 + NORM_SLACK).any():
         raise ValueError(f"{owner}: every feature needs ||phi||_2 <= 1 (Assumption 3.1), got {norms.max():.6g}")
     if (np.abs(y) > 1 + NORM_SLACK).any():
         raise ValueError(f"{owner}: every reward needs |y| <= 1 (Assumption 3.1), got {np.abs(y).max():.6g}")
     iu = np.triu_indices(d)
-    outer = np.einsum("bi,bj->bij", phi, phi)[:, iu[0], iu[1]]
-    return np.clip(np.concatenate([phi * y[:, None], outer], axis=1), -1.0, 1.0)
+    outer = np.einsum("...i,...j->...ij", phi, phi)[..., iu[0], iu[1]]
+    return np.clip(np.concatenate([phi * y[..., None], outer], axis=-1), -1.0, 1.0)
 
 
 class ShuffledVectorProtocol(BitSummation):
@@ -199,6 +200,20 @@ class ShuffledVectorProtocol(BitSummation):
     def fractions(self, data: Any) -> np.ndarray:
         """w / (2 Delta) in [0, 1], which precision-2g rounding takes to x_hat = R~'s rounded value."""
         return (self.entries(data) + DELTA_SHIFT) / (2 * DELTA_SHIFT)
+
+    def round_users(self, rows: Any, rng: np.random.Generator) -> np.ndarray:
+        """R~'s rounded values x_hat of single users' entries (the first half of R_Vec; gamma2 is drawn
+        for the whole batch by :meth:`batch_noise`): ``rows`` (..., d + 1), one user's (phi, y) per
+        leading index, each rounded independently at this protocol's precision 2g; shape (..., labels).
+        A batch's count of ones is the sum of its users' x_hat plus :meth:`batch_noise`: the law of
+        :meth:`sample_per_user` (Bin(b, p) summed over the B users is Bin(B b, p))."""
+        x = np.asarray(rows, dtype=float)
+        fractions = (user_entries(self.owner, x[..., None, :], 1, self.d)[..., 0, :] + DELTA_SHIFT) / (2 * DELTA_SHIFT)
+        return self.rounding.round(fractions, rng)
+
+    def batch_noise(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        """sum_i gamma2_i of a whole batch, Bin(B b, p) per label: shape (*shape, labels)."""
+        return rng.binomial(self.B * self.b, self.p, (*shape, self.labels))
 
     # -- R_Vec, S_Vec and the exact law of the view --------------------------------------------
 

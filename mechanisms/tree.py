@@ -148,6 +148,10 @@ class BinaryTreeMechanism(ExactRelease):
         of ``sample``'s output flattened (each the noise shifted by its exact p-sum)."""
         return ProductDistribution(tuple(self.noise.shifted(float(v)) for v in exact.ravel()))
 
+    def stream(self, runs: int, rng: np.random.Generator) -> TreeStream:
+        """``runs`` independent runs of the noisy prefix sums fed one element per round (:class:`TreeStream`)."""
+        return TreeStream(self, runs, rng)
+
     def error_law(self, t: int) -> Any:
         """The law of the noise in one coordinate of the prefix sum at t: popcount(t) i.i.d. draws."""
         k = len(self.prefix_nodes(t))
@@ -159,3 +163,41 @@ class BinaryTreeMechanism(ExactRelease):
         if isinstance(noise, IntegerLaw):
             return noise if k == 1 else iid_sum(noise, k)
         raise ValueError(f"{self.owner}: no exact law of a sum of {noise!r} draws")
+
+
+class TreeStream:
+    """The vectorised online entry point of :class:`BinaryTreeMechanism`: ``runs`` independent runs,
+    each fed its own element per round (:meth:`add`), releasing at round t the noisy p-sum of block t
+    (its exact sum plus one draw of ``noise`` per coordinate, as :meth:`BinaryTreeMechanism.sample`)
+    and returning the noisy prefix sum through t (as :meth:`BinaryTreeMechanism.prefix`).
+
+    Chan et al.'s online form: the exact sum of the block ending at t is element t plus the exact
+    blocks of the levels below lsb(t), which block t absorbs; the prefix through t is the sum of the
+    noisy blocks of t's set bits, one kept per level. :attr:`node_noise` is the last block's noise."""
+
+    def __init__(self, tree: BinaryTreeMechanism, runs: int, rng: np.random.Generator):
+        self.tree, self.rng = tree, rng
+        self.runs = integer(tree.owner, "runs", runs, 1)
+        self.t = 0
+        shape = (tree.levels, self.runs, *tree.element_shape)
+        self._exact = np.zeros(shape)  # per level, the exact sum of its latest block
+        self._noisy = np.zeros(shape)  # per level, that block's release
+        self.node_noise = np.zeros((self.runs, *tree.element_shape))
+
+    def add(self, x: Any) -> np.ndarray:
+        """Element t of every run, shape (runs, *element shape); returns the noisy prefix sums through t."""
+        tree = self.tree
+        x = np.asarray(x, dtype=float)
+        if x.shape != (self.runs, *tree.element_shape) or not np.isfinite(x).all():
+            raise ValueError(f"{tree.owner}: a round's elements must be a finite array of shape "
+                             f"{(self.runs, *tree.element_shape)}, got shape {x.shape}")
+        if self.t >= tree.T:
+            raise ValueError(f"{tree.owner}: the stream holds T = {tree.T} elements; no room for element {self.t + 1}")
+        self.t += 1
+        level = int(lowest_set_bit(self.t))
+        exact = x + self._exact[:level].sum(axis=0)
+        self.node_noise = np.asarray(tree.noise.sample(exact.shape, self.rng), dtype=float)
+        self._exact[level], self._noisy[level] = exact, exact + self.node_noise
+        self._exact[:level] = 0.0
+        self._noisy[:level] = 0.0
+        return self._noisy.sum(axis=0)

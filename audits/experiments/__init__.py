@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from dpaudit.experiments import Preset
 
-from . import dist_mab, private_online
+from . import concurrent_shuffle, dist_mab, private_online
 
-PRESETS: dict[str, Preset] = {p.name: p for module in (dist_mab, private_online) for p in module.PRESETS}
+PRESETS: dict[str, Preset] = {p.name: p for module in (dist_mab, private_online, concurrent_shuffle)
+                              for p in module.PRESETS}
+#: experiments that are not bandit simulations: name -> runner(out, runs, horizon, seed) -> written paths
+STUDIES = dict(concurrent_shuffle.STUDIES)
 
-__all__ = ["PRESETS"]
+__all__ = ["PRESETS", "STUDIES"]
