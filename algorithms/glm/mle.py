@@ -66,9 +66,10 @@ def fit_mle(link: Link, contexts: np.ndarray, rewards: np.ndarray, weights: np.n
     while active.size and iterations < max_iter:
         iterations += 1
         X, r, w, th = contexts[active], rewards[active], weights[active], theta[active]
-        z = np.einsum("rnd,rd->rn", X, th)
-        gradient = np.einsum("rn,rnd->rd", w * link.loss_slope(z, r), X) + reg * th
-        hessian = np.einsum("rnd,rne->rde", X * (w * link.loss_curvature(z, r))[..., None], X) + reg * eye
+        z = (X @ th[..., None])[..., 0]
+        slope, curvature = link.loss_derivatives(z, r)
+        gradient = ((w * slope)[:, None, :] @ X)[:, 0] + reg * th
+        hessian = (X * (w * curvature)[..., None]).transpose(0, 2, 1) @ X + reg * eye  # batched BLAS
         step = np.linalg.solve(hessian, gradient[..., None])[..., 0]
         decrement = np.einsum("rd,rd->r", gradient, step)
         # damped step: halve where the objective does not decrease; only where the Newton decrement is not
@@ -81,7 +82,7 @@ def fit_mle(link: Link, contexts: np.ndarray, rewards: np.ndarray, weights: np.n
             current = _objective(link, z[far], rf, wf, th[far], reg)
             for _ in range(_HALVINGS):
                 trial = candidate[far]
-                value = _objective(link, np.einsum("rnd,rd->rn", Xf, trial), rf, wf, trial, reg)
+                value = _objective(link, (Xf @ trial[..., None])[..., 0], rf, wf, trial, reg)
                 worse = far[value > current + 1e-12 * np.abs(current)]
                 if worse.size == 0:
                     break
