@@ -55,7 +55,7 @@ from dpaudit.validation import choice, integer, positive, probability
 from .base import Adapter
 from .gaussian import analytic_gaussian_sigma
 from .noise import Gaussian
-from .tree import BinaryTreeMechanism
+from .tree import BinaryTreeMechanism, lowest_set_bit
 
 LEAF_SENSITIVITY = 2 * math.sqrt(2)
 """l2 bound on the change of upper(z z^T) when one row (phi, y), ||phi|| <= 1, |y| <= 1, is replaced."""
@@ -161,6 +161,67 @@ class CentralTreeMechanism(Adapter):
         """Law of one entry's noise in the prefix sum through ``leaf`` (popcount(leaf) node draws)."""
         return self.tree.error_law(leaf)
 
+    def leaf_entries(self, rows: Any) -> np.ndarray:
+        """Leaves of R runs at once: rows (R, n, d + 1), each run's n rows (phi, y) of one leaf (n = 1
+        for LinUCB-JDP, the batch for Batched-Central-LinUCB) -> upper(sum z z^T), shape (R, entries);
+        rows are checked as :meth:`leaf_stream` checks them."""
+        x = np.asarray(rows, dtype=float)
+        if x.ndim != 3 or x.shape[2] != self.d + 1 or not np.isfinite(x).all():
+            raise ValueError(f"{self.owner}: rows must be a finite (R, n, {self.d + 1}) array of rows (phi, y), "
+                             f"got shape {x.shape}")
+        slack = 1e-9
+        if (np.linalg.norm(x[..., : self.d], axis=-1) > 1 + slack).any() or (np.abs(x[..., self.d]) > 1 + slack).any():
+            raise ValueError(f"{self.owner}: rows must have ||phi|| <= 1 and |y| <= 1 (Assumption 3.1)")
+        return np.einsum("rni,rnj->rij", x, x)[:, self.upper[0], self.upper[1]]
+
+    def runs(self, runs: int, rng: np.random.Generator) -> TreeRuns:
+        """The tree's release built leaf by leaf for ``runs`` independent runs (:class:`TreeRuns`)."""
+        return TreeRuns(self, runs, rng)
+
+
+class TreeRuns:
+    """R runs of a :class:`CentralTreeMechanism` released online, leaf by leaf, as LinUCB-JDP uses it:
+    :meth:`add` takes each run's next leaf and returns each run's noisy prefix sum of z z^T through
+    it. The node ending at leaf t (the dyadic block [t - 2^lsb(t) + 1, t]) gets its noise when leaf t
+    arrives, drawn once per run from the tree's noise law and reused by every later prefix that
+    contains the node; the prefix's noise is the sum over the nodes of t's binary expansion, kept as
+    one node per level (the binary mechanism). Given the same node noise (``noise=`` of :meth:`add`)
+    its prefixes are the mechanism's own (:meth:`CentralTreeMechanism.prefix_matrices` of the p-sums
+    plus that noise)."""
+
+    def __init__(self, mechanism: CentralTreeMechanism, runs: int, rng: np.random.Generator):
+        self.mechanism = mechanism
+        self.runs = integer(mechanism.owner, "runs", runs, 0)
+        self.rng = rng
+        entries = len(mechanism.upper[0])
+        self.exact = np.zeros((self.runs, entries))  # exact prefix of upper(z z^T)
+        self.levels = np.zeros((mechanism.tree.levels + 1, self.runs, entries))  # node noise in t's expansion
+        self.leaf = 0
+
+    def node_noise(self) -> np.ndarray:
+        """One node's noise for every run, shape (R, entries): the tree's noise law."""
+        shape = (self.runs, self.levels.shape[2])
+        return np.asarray(self.mechanism.tree.noise.sample(shape, self.rng), dtype=float)
+
+    def add(self, rows: Any, noise: np.ndarray | None = None) -> np.ndarray:
+        """The next leaf of every run (rows (R, n, d + 1)): the noisy prefix sums through it as
+        symmetric matrices (R, d + 1, d + 1) (V~ the top-left d x d block, u the last column's first
+        d entries). ``noise``: the new node's noise (R, entries), drawn from the tree's law if None."""
+        m = self.mechanism
+        if self.leaf >= m.leaves:
+            raise ValueError(f"{m.owner}: all {m.leaves} leaves were added")
+        self.leaf += 1
+        level = int(lowest_set_bit(np.array([self.leaf]))[0])
+        self.exact += m.leaf_entries(rows)
+        self.levels[:level] = 0.0  # the new node covers the lower nodes of leaf - 1's expansion
+        self.levels[level] = self.node_noise() if noise is None else noise
+        flat = self.exact + self.levels.sum(axis=0)
+        out = np.empty((self.runs, m.d + 1, m.d + 1))
+        i, j = m.upper
+        out[:, i, j] = flat
+        out[:, j, i] = flat
+        return out
+
 
 class ReturningUserStream(Adapter):
     """A tree mechanism on the rounds of U = T / M0 returning users, M0 rounds each (Prop 4.3's
@@ -208,5 +269,5 @@ def group_privacy(epsilon: float, delta: float, k: int) -> tuple[float, float]:
     return k * epsilon, k * math.exp((k - 1) * epsilon) * delta
 
 
-__all__ = ["LEAF_SENSITIVITY", "WORST_ROW_PAIR", "CentralTreeMechanism", "ReturningUserStream", "group_privacy",
-           "node_sigma", "tree_levels"]
+__all__ = ["LEAF_SENSITIVITY", "WORST_ROW_PAIR", "CentralTreeMechanism", "ReturningUserStream", "TreeRuns",
+           "group_privacy", "node_sigma", "tree_levels"]

@@ -145,6 +145,11 @@ def user_entries(owner: str, data: Any, B: int, d: int) -> np.ndarray:
     return np.clip(np.concatenate([phi * y[:, None], outer], axis=1), -1.0, 1.0)
 
 
+def _fractions(entries: np.ndarray) -> np.ndarray:
+    """Entries in [-1, 1] shifted by Delta and divided by 2 Delta: w / (2 Delta) in [0, 1]."""
+    return (entries + DELTA_SHIFT) / (2 * DELTA_SHIFT)
+
+
 class ShuffledVectorProtocol(BitSummation):
     """P_Vec = (R_Vec, S_Vec, A_Vec) on one batch of ``B`` users in dimension ``d`` with accuracy
     ``g``, ``b`` noise bits per entry and p = 1/4 (module docstring). With B = 1 the view is one
@@ -198,7 +203,7 @@ class ShuffledVectorProtocol(BitSummation):
 
     def fractions(self, data: Any) -> np.ndarray:
         """w / (2 Delta) in [0, 1], which precision-2g rounding takes to x_hat = R~'s rounded value."""
-        return (self.entries(data) + DELTA_SHIFT) / (2 * DELTA_SHIFT)
+        return _fractions(self.entries(data))
 
     # -- R_Vec, S_Vec and the exact law of the view --------------------------------------------
 
@@ -222,6 +227,23 @@ class ShuffledVectorProtocol(BitSummation):
         order = rng.permutation(bits.size)  # S_Vec: one permutation of every bit of the batch
         shuffled_bits, shuffled_labels = bits.ravel()[order], labels.ravel()[order]
         return np.bincount(shuffled_labels, weights=shuffled_bits, minlength=self.labels).astype(np.int64)
+
+    def release_batches(self, rows: Any, rng: np.random.Generator) -> np.ndarray:
+        """The shuffled views of R batches at once (R runs' batches, each its own data): rows
+        (R, B, d + 1) -> counts (R, labels), each label's count drawn from its exact law -- every
+        user's rounding x_hat (:class:`~dpaudit.mechanisms.noise.RandomizedRounding`), summed over the
+        batch, plus one Bin(B b, p) for the batch's noise bits (the sum of its users' Bin(b, p)). The
+        same law as :meth:`sample` and :meth:`distribution` on each batch; no bit is materialised, so
+        b of the order of 10^9 costs nothing more."""
+        x = np.asarray(rows, dtype=float)
+        if x.ndim != 3 or x.shape[1:] != (self.B, self.d + 1):
+            raise ValueError(f"{self.owner}: rows must be R batches of the {self.B} users' rows (phi, y), shape "
+                             f"(R, {self.B}, {self.d + 1}), got {x.shape}")
+        runs = x.shape[0]
+        entries = user_entries(self.owner, x.reshape(-1, self.d + 1), runs * self.B, self.d)
+        fractions = _fractions(entries).reshape(runs, self.B, self.labels)
+        rounded = self.rounding.round(fractions, rng).sum(axis=1)
+        return rounded + rng.binomial(self.B * self.b, self.p, (runs, self.labels))
 
     # -- A_Vec ---------------------------------------------------------------------------------
 

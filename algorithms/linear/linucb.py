@@ -103,6 +103,7 @@ class LinUCB:
         self._rng = rng
         self._d: int | None = None  # the dimension, from the first contexts
         self.indefinite = 0  # (run, batch) pairs whose released V was not positive definite
+        self._last: tuple[Any, np.ndarray] | None = None  # (contexts, arms) of the model's last choice
 
     def _begin(self, d: int) -> None:
         self._d = d
@@ -115,6 +116,11 @@ class LinUCB:
         self._x: np.ndarray | None = None
 
     def choose(self, t: int, contexts: np.ndarray) -> np.ndarray:
+        if self._last is not None and contexts is self._last[0]:
+            # the model changes only at a batch end: the same contexts array (a fixed arm set, which
+            # the environment hands over as one array every round) gives the same indices, so the
+            # batch's argmax is exact to reuse
+            return self._last[1]
         x = np.asarray(contexts, dtype=float)
         if x.ndim != 3 or x.shape[0] != self.runs:
             raise ValueError(f"{self.owner}: contexts must have shape (runs, K, d) with runs = {self.runs}, "
@@ -126,6 +132,7 @@ class LinUCB:
         width = np.sqrt(np.maximum(np.einsum("rkd,rkd->rk", x @ self.V_inv, x), 0.0))  # ||x||_{V^-1}
         played = first_best(np.einsum("rkd,rd->rk", x, self.theta) + self.beta * width)
         self._x = x[np.arange(self.runs), played]
+        self._last = (contexts, played) if self.B > 1 else None
         return played
 
     def observe(self, t: int, arms: np.ndarray, rewards: np.ndarray) -> None:
@@ -134,6 +141,7 @@ class LinUCB:
         self._y[:, slot] = rewards
         if slot != self.B - 1:
             return
+        self._last = None  # the model changes
         gram, u = self.statistics.release(t, self._X, self._y)
         d = self._d
         if self.B == 1 and self.statistics.noiseless:  # Sherman-Morrison: (V + x x^T)^{-1}
