@@ -3,7 +3,8 @@ K-armed bandits with Bernoulli, clipped Gaussian and Beta rewards, and Bernoulli
 information, the DTOL setting of private-online Section 5). Means are fixed, or drawn per run by an
 instance sampler such as :class:`UniformMeans` (dist-mab's U[0.5 - gap/2, 0.5 + gap/2] per arm). And
 linear contextual bandits (:class:`LinearBandit`, shuffle-lcb's instance generators), whose contexts
-reach a contextual policy as ``choose(t, contexts)``."""
+reach a contextual policy as ``choose(t, contexts)``; and returning users (:class:`ReturningUsers`,
+shuffle-lcb Sec. 4), each with her own arm set."""
 
 from .bandits import (
     BernoulliBandit,
@@ -13,7 +14,7 @@ from .bandits import (
     GaussianBandit,
     UniformMeans,
 )
-from .linear import LinearBandit
+from .linear import LinearBandit, ReturningUsers
 
 __all__ = ["BernoulliBandit", "BernoulliExperts", "BetaBandit", "FixedMeans", "GaussianBandit", "LinearBandit",
-           "UniformMeans"]
+           "ReturningUsers", "UniformMeans"]
