@@ -21,6 +21,7 @@ from .environments import (
     GaussianBandit,
     GLMBandit,
     LinearBandit,
+    ReturningUsers,
     UniformMeans,
 )
 from .linear import LinUCB
@@ -30,4 +31,5 @@ from .registry import ALGORITHMS
 
 __all__ = ["ALGORITHMS", "BatchSuccessiveElimination",
            "BernoulliBandit", "BernoulliExperts", "BetaBandit", "DPSEEpoch", "DPSuccessiveElimination",
-           "FollowTheNoisyLeader", "GLMBandit", "GaussianBandit", "LinUCB", "LinearBandit", "UniformMeans"]
+           "FollowTheNoisyLeader", "GLMBandit", "GaussianBandit", "LinUCB", "LinearBandit", "ReturningUsers",
+           "UniformMeans"]

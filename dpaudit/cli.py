@@ -227,6 +227,7 @@ def _first_line(obj: Any) -> str:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
+    from .experiment_reports import ordering_observation
     from .experiments import default_workers, load_presets, load_studies, power_text, run_preset, select_presets
 
     if args.list:
@@ -264,6 +265,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             for curve in config.curves:
                 res = done.results[(preset.name, config.key, curve.label)]
                 print(f"  {curve.label:<24} final pseudo-regret {res.mean()[-1]:10.4g} ± {res.stderr()[-1]:.2g}")
+            observed = ordering_observation(preset, config, {c.label: done.results[(preset.name, config.key, c.label)]
+                                                             for c in config.curves})
+            if observed:
+                print(f"  observed: {observed['text']}")
     for notice in done.stand_ins:
         print(f"note: {notice}")
     tables = [p for p in done.paths if p.name == "table.md"]

@@ -40,6 +40,40 @@ def _config_title(preset: Preset, config: Configuration) -> str:
     return f"{preset.paper} {preset.title}: {params}"
 
 
+def ordering_observation(preset: Preset, config: Configuration, results: dict[str, SimulationResult]
+                         ) -> dict[str, Any] | None:
+    """The paper's stated ordering of final regrets (``preset.ordering``) checked on one configuration's
+    mean final pseudo-regrets: every curve of a group below every curve of the later groups. Each pair
+    records whether it holds and whether the gap exceeds two standard errors of the difference (an
+    observation, not a test: no confidence level is claimed). None when the preset states no ordering."""
+    present = {c.label for c in config.curves}
+    groups = [[label for label in group if label in present] for group in preset.ordering]
+    groups = [g for g in groups if g]
+    if len(groups) < 2:
+        return None
+    final = {label: (float(results[label].mean()[-1]), float(results[label].stderr()[-1]))
+             for group in groups for label in group}
+    pairs = []
+    for i, lower in enumerate(groups):
+        for higher in groups[i + 1:]:
+            for a in lower:
+                for b in higher:
+                    (ma, sa), (mb, sb) = final[a], final[b]
+                    pairs.append({"lower": a, "higher": b, "holds": ma < mb,
+                                  "separated": mb - ma > 2 * (sa * sa + sb * sb) ** 0.5})
+    expected = " < ".join(g[0] if len(g) == 1 else "{" + ", ".join(g) + "}" for g in groups)
+    failed = [p for p in pairs if not p["holds"]]
+    if failed:
+        text = f"{expected} at T: does not hold (" + "; ".join(
+            f"{p['lower']} {final[p['lower']][0]:.4g} >= {p['higher']} {final[p['higher']][0]:.4g}"
+            for p in failed) + ")"
+    else:
+        close = [p for p in pairs if not p["separated"]]
+        text = f"{expected} at T: holds" + (
+            "" if not close else " (within 2 s.e.: " + "; ".join(f"{p['lower']} vs {p['higher']}" for p in close) + ")")
+    return {"expected": expected, "holds": not failed, "pairs": pairs, "text": text}
+
+
 def configuration_summary(preset: Preset, config: Configuration, results: dict[str, SimulationResult]
                           ) -> dict[str, Any]:
     """The JSON summary of one configuration: what was run and the final regret of every curve."""
@@ -66,6 +100,7 @@ def configuration_summary(preset: Preset, config: Configuration, results: dict[s
         "same_instances": all(np.array_equal(m, means[0]) for m in means[1:]),
         "observation": preset.observation, "observation_source": preset.source, "paper_numbers": NO_NUMBERS,
         "stand_in": preset.stand_in, "notes": list(preset.notes), "curves": curves,
+        "ordering": ordering_observation(preset, config, results),
     }
 
 
@@ -82,6 +117,8 @@ def _table(summary: dict[str, Any], heading: str) -> str:
         lines.append(f"| {c['label']} | `{c['call']}` | {c['final_pseudo_regret']:.4g} ± "
                      f"{c['final_pseudo_regret_se']:.2g} | {c['final_time_average_pseudo_regret']:.3g} | "
                      f"{c['final_regret']:.4g} ± {c['final_regret_se']:.2g} | {c['path']} | {c['seconds']:.1f} |")
+    if summary.get("ordering"):
+        lines += ["", f"Observed ordering of the final pseudo-regrets (the paper's): {summary['ordering']['text']}."]
     return "\n".join(lines)
 
 

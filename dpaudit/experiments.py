@@ -145,7 +145,10 @@ class Preset:
     observations, and ``source`` where it is from; ``metric`` is what the per-configuration plots show
     ("time-average": Reg(t)/t, "cumulative": Reg(t)); ``final_vs`` names a grid parameter for figures
     that plot the final regret against it (log axis); ``notes`` state the choices made where the paper
-    is silent; ``stand_in`` says what replaces data the paper used and we cannot fetch.
+    is silent; ``stand_in`` says what replaces data the paper used and we cannot fetch; ``ordering``
+    is the paper's stated ordering of the final regrets, groups of curve labels from lowest to highest
+    (labels within a group are not ordered among themselves), which every configuration's summary
+    checks as an observation (:func:`~dpaudit.experiment_reports.ordering_observation`).
     """
 
     paper: str
@@ -159,9 +162,13 @@ class Preset:
     final_vs: str | None = None
     notes: tuple[str, ...] = ()
     stand_in: str | None = None
+    ordering: tuple[tuple[str, ...], ...] = ()
 
     def __post_init__(self) -> None:
         owner = f"Preset {self.paper}/{self.figure}"
+        unknown = sorted({label for group in self.ordering for label in group} - set(self.labels()))
+        if unknown:
+            raise ValueError(f"{owner}: the ordering names labels no configuration has: {unknown}")
         if self.paper not in PAPERS:
             raise ValueError(f"{owner}: unknown paper key {self.paper!r} (known: {', '.join(PAPERS)})")
         if not re.fullmatch(r"[a-z0-9][a-z0-9.-]*", self.figure):

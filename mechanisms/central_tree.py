@@ -161,6 +161,52 @@ class CentralTreeMechanism(Adapter):
         """Law of one entry's noise in the prefix sum through ``leaf`` (popcount(leaf) node draws)."""
         return self.tree.error_law(leaf)
 
+    def leaf_entries(self, rows: Any) -> np.ndarray:
+        """Leaves of R runs at once: rows (R, n, d + 1), each run's n rows (phi, y) of one leaf (n = 1
+        for LinUCB-JDP, the batch for Batched-Central-LinUCB) -> upper(sum z z^T), shape (R, entries);
+        rows are checked as :meth:`leaf_stream` checks them."""
+        x = np.asarray(rows, dtype=float)
+        if x.ndim != 3 or x.shape[2] != self.d + 1 or not np.isfinite(x).all():
+            raise ValueError(f"{self.owner}: rows must be a finite (R, n, {self.d + 1}) array of rows (phi, y), "
+                             f"got shape {x.shape}")
+        slack = 1e-9
+        if (np.linalg.norm(x[..., : self.d], axis=-1) > 1 + slack).any() or (np.abs(x[..., self.d]) > 1 + slack).any():
+            raise ValueError(f"{self.owner}: rows must have ||phi|| <= 1 and |y| <= 1 (Assumption 3.1)")
+        return np.einsum("rni,rnj->rij", x, x)[:, self.upper[0], self.upper[1]]
+
+    def runs(self, runs: int, rng: np.random.Generator) -> TreeRuns:
+        """The tree's release built leaf by leaf for ``runs`` independent runs (:class:`TreeRuns`)."""
+        return TreeRuns(self, runs, rng)
+
+
+class TreeRuns:
+    """R runs of a :class:`CentralTreeMechanism` released online, leaf by leaf, as LinUCB-JDP uses it:
+    :meth:`add` takes each run's next leaf and returns each run's noisy prefix sum of z z^T through it,
+    as symmetric matrices. The binary mechanism's online form is the tree's own
+    (:class:`~dpaudit.mechanisms.tree.TreeStream`): the node ending at leaf t gets its noise when leaf t
+    arrives, drawn once per run and reused by every later prefix that contains it. Given the same node
+    noise (``noise=`` of :meth:`add`) its prefixes are the mechanism's own
+    (:meth:`CentralTreeMechanism.prefix_matrices` of the p-sums plus that noise)."""
+
+    def __init__(self, mechanism: CentralTreeMechanism, runs: int, rng: np.random.Generator):
+        self.mechanism = mechanism
+        self.runs = integer(mechanism.owner, "runs", runs, 1)
+        self.stream = mechanism.tree.stream(self.runs, rng)
+
+    def add(self, rows: Any, noise: np.ndarray | None = None) -> np.ndarray:
+        """The next leaf of every run (rows (R, n, d + 1)): the noisy prefix sums through it as
+        symmetric matrices (R, d + 1, d + 1) (V~ the top-left d x d block, u the last column's first
+        d entries). ``noise``: the new node's noise (R, entries), drawn from the tree's law if None."""
+        m = self.mechanism
+        if self.stream.t >= m.leaves:
+            raise ValueError(f"{m.owner}: all {m.leaves} leaves were added")
+        flat = self.stream.add(m.leaf_entries(rows), noise)
+        out = np.empty((self.runs, m.d + 1, m.d + 1))
+        i, j = m.upper
+        out[:, i, j] = flat
+        out[:, j, i] = flat
+        return out
+
 
 class ReturningUserStream(Adapter):
     """A tree mechanism on the rounds of U = T / M0 returning users, M0 rounds each (Prop 4.3's
@@ -208,5 +254,5 @@ def group_privacy(epsilon: float, delta: float, k: int) -> tuple[float, float]:
     return k * epsilon, k * math.exp((k - 1) * epsilon) * delta
 
 
-__all__ = ["LEAF_SENSITIVITY", "WORST_ROW_PAIR", "CentralTreeMechanism", "ReturningUserStream", "group_privacy",
-           "node_sigma", "tree_levels"]
+__all__ = ["LEAF_SENSITIVITY", "WORST_ROW_PAIR", "CentralTreeMechanism", "ReturningUserStream", "TreeRuns",
+           "group_privacy", "node_sigma", "tree_levels"]

@@ -62,11 +62,13 @@ def _unit_interval(owner: str, name: str, value: Any, closed_high: bool = True) 
     return value
 
 
-def ldp_sigma(epsilon0: float, delta0: float) -> float:
+def ldp_sigma(epsilon0: float, delta0: float, strict: bool = True) -> float:
     """sigma1 = sigma2 = 4 sqrt(2 log(2.5 / delta0)) / eps0 (Corollary B.3, Proposition F.1),
-    for eps0 in (0, 1] and delta0 in (0, 1]."""
+    for eps0 in (0, 1] and delta0 in (0, 1]. ``strict=False`` evaluates the formula at any eps0 > 0
+    (the paper's experiments run LinUCB-LDP at eps = 10, outside the corollary's range; the caller
+    says so)."""
     owner = "ldp_sigma"
-    epsilon0 = _unit_interval(owner, "epsilon0", epsilon0)
+    epsilon0 = _unit_interval(owner, "epsilon0", epsilon0) if strict else positive(owner, "epsilon0", epsilon0)
     delta0 = _unit_interval(owner, "delta0", delta0)
     return 4 * math.sqrt(2 * math.log(2.5 / delta0)) / epsilon0
 
@@ -85,16 +87,24 @@ def unique_user_ldp_budget(epsilon: float, delta: float, B: int) -> tuple[float,
     return min(epsilon * math.sqrt(B / math.log(2 / delta)), 1.0), delta / B
 
 
-def unique_user_sigma(epsilon: float, delta: float, B: int) -> float:
+def unique_user_sigma(epsilon: float, delta: float, B: int, strict: bool = True) -> float:
     """Theorem 3.2 / B.1: sigma = 4 sqrt(2 log(2.5 B / delta) log(2 / delta)) / (eps sqrt B), in the
-    theorem's range (:func:`unique_user_ldp_budget` checks it)."""
-    unique_user_ldp_budget(epsilon, delta, B)
+    theorem's range (:func:`unique_user_ldp_budget` checks it). ``strict=False`` evaluates the formula
+    at any eps > 0 (the paper's experiments run eps = 1 and 10 at B = 20, outside the range; the
+    caller says so)."""
+    if strict:
+        unique_user_ldp_budget(epsilon, delta, B)
+    else:
+        epsilon = positive("unique_user_sigma", "epsilon", epsilon)
+        delta = _unit_interval("unique_user_sigma", "delta", delta)
+        B = integer("unique_user_sigma", "B", B, 1)
     return 4 * math.sqrt(2 * math.log(2.5 * B / delta) * math.log(2 / delta)) / (epsilon * math.sqrt(B))
 
 
-def returning_user_sigma(epsilon: float, delta: float, B: int, T: int) -> float:
+def returning_user_sigma(epsilon: float, delta: float, B: int, T: int, strict: bool = True) -> float:
     """Theorem 4.2(i) / E.3: sigma = 16 log(2/delta) sqrt(T log(5T/delta)) / (eps B), for
-    delta in (0, 1], B in [T] and eps <= (2/B) log(2/delta) sqrt(2T)."""
+    delta in (0, 1], B in [T] and eps <= (2/B) log(2/delta) sqrt(2T) (``strict=False``: the formula at
+    any eps > 0, for a caller that notes the theorem does not cover it)."""
     owner = "returning_user_sigma"
     epsilon = positive(owner, "epsilon", epsilon)
     delta = _unit_interval(owner, "delta", delta)
@@ -102,7 +112,7 @@ def returning_user_sigma(epsilon: float, delta: float, B: int, T: int) -> float:
     if B > T:
         raise ValueError(f"{owner}: B must be in [T] = [1, {T}], got {B}")
     top = 2 / B * math.log(2 / delta) * math.sqrt(2 * T)
-    if epsilon > top * (1 + 1e-12):
+    if strict and epsilon > top * (1 + 1e-12):
         raise ValueError(f"{owner}: Theorem 4.2(i) / E.3 needs epsilon <= (2/B) log(2/delta) sqrt(2T) = {top:.6g}, "
                          f"got epsilon = {epsilon!r}")
     return 16 * math.log(2 / delta) * math.sqrt(T * math.log(5 * T / delta)) / (epsilon * B)
@@ -154,19 +164,24 @@ class GaussianRandomizer(ExactRelease):
         self.name = f"R_Amp({setting}; d={self.d}, sigma={self.sigma:.6g})"
 
     @classmethod
-    def ldp(cls, epsilon0: float, delta0: float, d: int) -> GaussianRandomizer:
-        """Corollary B.3 / Proposition F.1 / LinUCB-LDP: claimed (eps0, delta0)-LDP."""
-        return cls(ldp_sigma(epsilon0, delta0), d, f"Cor B.3, eps0={epsilon0:g}, delta0={delta0:g}")
+    def ldp(cls, epsilon0: float, delta0: float, d: int, strict: bool = True) -> GaussianRandomizer:
+        """Corollary B.3 / Proposition F.1 / LinUCB-LDP: claimed (eps0, delta0)-LDP (``strict=False``:
+        :func:`ldp_sigma`'s formula also at eps0 > 1)."""
+        return cls(ldp_sigma(epsilon0, delta0, strict), d, f"Cor B.3, eps0={epsilon0:g}, delta0={delta0:g}")
 
     @classmethod
-    def unique_users(cls, epsilon: float, delta: float, B: int, d: int) -> GaussianRandomizer:
-        """Theorem 3.2 / B.1's randomizer for batches of B unique users."""
-        return cls(unique_user_sigma(epsilon, delta, B), d, f"Thm 3.2, eps={epsilon:g}, delta={delta:g}, B={B}")
+    def unique_users(cls, epsilon: float, delta: float, B: int, d: int, strict: bool = True) -> GaussianRandomizer:
+        """Theorem 3.2 / B.1's randomizer for batches of B unique users (``strict=False``: the formula
+        also outside the theorem's eps range)."""
+        return cls(unique_user_sigma(epsilon, delta, B, strict), d,
+                   f"Thm 3.2, eps={epsilon:g}, delta={delta:g}, B={B}")
 
     @classmethod
-    def returning_users(cls, epsilon: float, delta: float, B: int, T: int, d: int) -> GaussianRandomizer:
-        """Theorem 4.2(i) / E.3's randomizer for returning users."""
-        return cls(returning_user_sigma(epsilon, delta, B, T), d,
+    def returning_users(cls, epsilon: float, delta: float, B: int, T: int, d: int,
+                        strict: bool = True) -> GaussianRandomizer:
+        """Theorem 4.2(i) / E.3's randomizer for returning users (``strict=False``: the formula also
+        outside the theorem's eps range)."""
+        return cls(returning_user_sigma(epsilon, delta, B, T, strict), d,
                    f"Thm E.3, eps={epsilon:g}, delta={delta:g}, B={B}, T={T}")
 
     def means(self, data: Any, users: int | None = None) -> np.ndarray:
@@ -195,6 +210,18 @@ class GaussianRandomizer(ExactRelease):
 
     def _sample(self, means: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         return means + self.noise((size,), rng)
+
+    def release_rows(self, rows: Any, rng: np.random.Generator) -> np.ndarray:
+        """Every row's release at once: rows (..., d + 1), each one user's (phi, y) (e.g. (runs, n,
+        d + 1): n users of each of R runs) -> (..., coordinates), the noiseless release plus
+        :meth:`noise` of the rows' shape (the law of :meth:`sample` on each row, rows independent)."""
+        x = np.asarray(rows, dtype=float)
+        if x.ndim < 1 or x.shape[-1] != self.d + 1:
+            raise ValueError(f"{self.owner}: rows must have a last axis (phi, y) of length {self.d + 1}, "
+                             f"got shape {x.shape}")
+        flat = x.reshape(-1, self.d + 1)
+        means = user_entries(self.owner, flat, flat.shape[0], self.d).reshape(*x.shape[:-1], self.coordinates)
+        return means + self.noise(x.shape[:-1], rng)
 
     def messages(self, released: Any) -> tuple[np.ndarray, np.ndarray]:
         """(M1, M2) from released coordinates (..., coordinates): M2 symmetric, shape (..., d, d)."""
@@ -268,6 +295,19 @@ class ShuffledGaussianProtocol(Release):
         size = sample_size(self.owner, size)
         total = self.means(data).sum(axis=0)
         return total + rng.normal(0.0, self.randomizer.sigma * math.sqrt(self.B), (size, total.size))
+
+    def release_batches(self, rows: Any, rng: np.random.Generator) -> np.ndarray:
+        """The analyzer's output for R batches at once (R runs' batches, each its own data), from the
+        exact law of :meth:`sample_sums`: rows (R, B, d + 1) -> (R, coordinates), each batch's sum of
+        the noiseless releases plus N(0, B sigma^2) per coordinate. With every batch equal and the
+        same generator state it returns exactly :meth:`sample_sums` (data, R, rng)."""
+        x = np.asarray(rows, dtype=float)
+        if x.ndim != 3 or x.shape[1:] != (self.B, self.d + 1):
+            raise ValueError(f"{self.owner}: rows must be R batches of the {self.B} users' rows (phi, y), shape "
+                             f"(R, {self.B}, {self.d + 1}), got {x.shape}")
+        total = self.randomizer.means(x.reshape(-1, self.d + 1), users=x.shape[0] * self.B)
+        total = total.reshape(x.shape[0], self.B, -1).sum(axis=1)
+        return total + rng.normal(0.0, self.randomizer.sigma * math.sqrt(self.B), total.shape)
 
     def sample_sums_per_user(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """The analyzer's output as printed: every user randomizes, S_Amp shuffles, A_Amp sums."""

@@ -146,6 +146,11 @@ def user_entries(owner: str, data: Any, B: int, d: int) -> np.ndarray:
     return np.clip(np.concatenate([phi * y[..., None], outer], axis=-1), -1.0, 1.0)
 
 
+def _fractions(entries: np.ndarray) -> np.ndarray:
+    """Entries in [-1, 1] shifted by Delta and divided by 2 Delta: w / (2 Delta) in [0, 1]."""
+    return (entries + DELTA_SHIFT) / (2 * DELTA_SHIFT)
+
+
 class ShuffledVectorProtocol(BitSummation):
     """P_Vec = (R_Vec, S_Vec, A_Vec) on one batch of ``B`` users in dimension ``d`` with accuracy
     ``g``, ``b`` noise bits per entry and p = 1/4 (module docstring). With B = 1 the view is one
@@ -199,7 +204,7 @@ class ShuffledVectorProtocol(BitSummation):
 
     def fractions(self, data: Any) -> np.ndarray:
         """w / (2 Delta) in [0, 1], which precision-2g rounding takes to x_hat = R~'s rounded value."""
-        return (self.entries(data) + DELTA_SHIFT) / (2 * DELTA_SHIFT)
+        return _fractions(self.entries(data))
 
     def round_users(self, rows: Any, rng: np.random.Generator) -> np.ndarray:
         """R~'s rounded values x_hat of single users' entries (the first half of R_Vec; gamma2 is drawn
@@ -208,7 +213,7 @@ class ShuffledVectorProtocol(BitSummation):
         A batch's count of ones is the sum of its users' x_hat plus :meth:`batch_noise`: the law of
         :meth:`sample_per_user` (Bin(b, p) summed over the B users is Bin(B b, p))."""
         x = np.asarray(rows, dtype=float)
-        fractions = (user_entries(self.owner, x[..., None, :], 1, self.d)[..., 0, :] + DELTA_SHIFT) / (2 * DELTA_SHIFT)
+        fractions = _fractions(user_entries(self.owner, x[..., None, :], 1, self.d)[..., 0, :])
         return self.rounding.round(fractions, rng)
 
     def batch_noise(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
@@ -237,6 +242,19 @@ class ShuffledVectorProtocol(BitSummation):
         order = rng.permutation(bits.size)  # S_Vec: one permutation of every bit of the batch
         shuffled_bits, shuffled_labels = bits.ravel()[order], labels.ravel()[order]
         return np.bincount(shuffled_labels, weights=shuffled_bits, minlength=self.labels).astype(np.int64)
+
+    def release_batches(self, rows: Any, rng: np.random.Generator) -> np.ndarray:
+        """The shuffled views of R batches at once (R runs' batches, each its own data): rows
+        (R, B, d + 1) -> counts (R, labels), each label's count drawn from its exact law -- every
+        user's rounding x_hat (:class:`~dpaudit.mechanisms.noise.RandomizedRounding`), summed over the
+        batch, plus one Bin(B b, p) for the batch's noise bits (the sum of its users' Bin(b, p)). The
+        same law as :meth:`sample` and :meth:`distribution` on each batch; no bit is materialised, so
+        b of the order of 10^9 costs nothing more."""
+        x = np.asarray(rows, dtype=float)
+        if x.ndim != 3 or x.shape[1:] != (self.B, self.d + 1):
+            raise ValueError(f"{self.owner}: rows must be R batches of the {self.B} users' rows (phi, y), shape "
+                             f"(R, {self.B}, {self.d + 1}), got {x.shape}")
+        return self.round_users(x, rng).sum(axis=1) + self.batch_noise((x.shape[0],), rng)
 
     # -- A_Vec ---------------------------------------------------------------------------------
 

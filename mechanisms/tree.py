@@ -184,8 +184,10 @@ class TreeStream:
         self._noisy = np.zeros(shape)  # per level, that block's release
         self.node_noise = np.zeros((self.runs, *tree.element_shape))
 
-    def add(self, x: Any) -> np.ndarray:
-        """Element t of every run, shape (runs, *element shape); returns the noisy prefix sums through t."""
+    def add(self, x: Any, noise: np.ndarray | None = None) -> np.ndarray:
+        """Element t of every run, shape (runs, *element shape); returns the noisy prefix sums through t.
+        ``noise``: block t's noise (same shape), drawn from the tree's noise law if None (given, to
+        replay a run's draws)."""
         tree = self.tree
         x = np.asarray(x, dtype=float)
         if x.shape != (self.runs, *tree.element_shape) or not np.isfinite(x).all():
@@ -196,7 +198,7 @@ class TreeStream:
         self.t += 1
         level = int(lowest_set_bit(self.t))
         exact = x + self._exact[:level].sum(axis=0)
-        self.node_noise = np.asarray(tree.noise.sample(exact.shape, self.rng), dtype=float)
+        self.node_noise = np.asarray(tree.noise.sample(exact.shape, self.rng) if noise is None else noise, dtype=float)
         self._exact[level], self._noisy[level] = exact, exact + self.node_noise
         self._exact[:level] = 0.0
         self._noisy[:level] = 0.0

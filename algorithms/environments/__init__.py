@@ -2,9 +2,10 @@
 K-armed bandits with Bernoulli, clipped Gaussian and Beta rewards, and Bernoulli experts (full
 information, the DTOL setting of private-online Section 5). Means are fixed, or drawn per run by an
 instance sampler such as :class:`UniformMeans` (dist-mab's U[0.5 - gap/2, 0.5 + gap/2] per arm). And
-linear contextual bandits (:class:`LinearBandit`, shuffle-lcb's instance generators) and generalised
-linear ones (:class:`GLMBandit`, shuffle-glm's logistic and probit bandits), whose contexts reach a
-contextual policy as ``choose(t, contexts)``."""
+linear contextual bandits (:class:`LinearBandit`, shuffle-lcb's instance generators), returning users
+(:class:`ReturningUsers`, shuffle-lcb Sec. 4, each with her own arm set) and generalised linear bandits
+(:class:`GLMBandit`, shuffle-glm's logistic and probit bandits), whose contexts reach a contextual
+policy as ``choose(t, contexts)``."""
 
 from .bandits import (
     BernoulliBandit,
@@ -15,7 +16,7 @@ from .bandits import (
     UniformMeans,
 )
 from .glm import GLMBandit, kappa_bounds
-from .linear import LinearBandit
+from .linear import LinearBandit, ReturningUsers
 
 __all__ = ["BernoulliBandit", "BernoulliExperts", "BetaBandit", "FixedMeans", "GLMBandit", "GaussianBandit",
-           "LinearBandit", "UniformMeans", "kappa_bounds"]
+           "LinearBandit", "ReturningUsers", "UniformMeans", "kappa_bounds"]

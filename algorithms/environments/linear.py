@@ -61,7 +61,7 @@ class _LinearInstances:
     def expected(self, contexts: np.ndarray) -> np.ndarray:
         """Mean rewards, shape (runs, K): <x_a, theta> (clipped to [0, 1] against rounding) for Bernoulli
         rewards, the mean of clip(N(<x_a, theta>, sigma^2), 0, 1) for Gaussian ones."""
-        if contexts is self.features and getattr(self, "means", None) is not None:
+        if not self.fresh and contexts is self.features and getattr(self, "means", None) is not None:
             return self.means  # fixed arms: computed once
         loc = self._locations(contexts)
         if self.sigma is None:
@@ -137,4 +137,93 @@ class LinearBandit:
         return _LinearInstances(theta, features, self.fresh, self.sigma)
 
 
-__all__ = ["GENERATORS", "REWARDS", "LinearBandit", "paper_vectors"]
+SCHEDULES = ("cyclic", "random")
+
+
+class _ReturningInstances(_LinearInstances):
+    """U users per run with their own fixed arm sets; :meth:`contexts` is the arriving user's."""
+
+    def __init__(self, theta: np.ndarray, user_features: np.ndarray, schedule: str, batch: int | None):
+        self.theta, self.user_features = theta, user_features
+        self.runs, self.users, self.arms = user_features.shape[:3]
+        self.schedule, self.batch = schedule, batch
+        self.fresh = True
+        self.sigma, self.binary = None, True  # Bernoulli rewards
+        self.means = None  # the round's means depend on who arrives
+        self.round = 0
+        self.user = np.zeros(self.runs, dtype=np.int64)  # each run's user of the last round
+        self._order: np.ndarray | None = None
+
+    def arrivals(self, rng: np.random.Generator) -> np.ndarray:
+        """The next round's users, one per run (module docstring)."""
+        t = self.round
+        self.round += 1
+        if self.schedule == "cyclic":
+            return np.full(self.runs, t % self.users, dtype=np.int64)
+        slot = t % self.batch
+        if slot == 0:  # a new batch: B distinct users per run, in random order
+            self._order = rng.permuted(np.tile(np.arange(self.users), (self.runs, 1)), axis=1)[:, : self.batch]
+        return self._order[:, slot]
+
+    def contexts(self, rng: np.random.Generator) -> np.ndarray:
+        self.user = self.arrivals(rng)
+        if self.schedule == "cyclic":
+            return self.user_features[:, int(self.user[0])]
+        return self.user_features[np.arange(self.runs), self.user]
+
+
+class ReturningUsers:
+    """Returning users (shuffle-lcb Sec. 4 and App. E, Assumption 4.1 = E.1): a linear contextual bandit
+    with ``users`` = U users per run, each with her own fixed set of K arm features (the paper's
+    generator, unit norm) and one theta per run; at each round one user arrives and the round's
+    contexts are her arms. Rewards are Bernoulli(<x, theta>), as in :class:`LinearBandit`.
+
+    Schedules (each user takes part at most once per batch of B rounds, Assumption E.1):
+
+    - ``"cyclic"``: user (t - 1) mod U at round t, the same in every run: any U consecutive rounds
+      hold U distinct users, so E.1 holds for every B <= U, and each user takes part in at most
+      ceil(T/U) rounds (M0 of the user-level central variant);
+    - ``"random"`` (needs ``batch`` = B <= U): each batch of B rounds (1..B, B+1..2B, ...) is B distinct
+      users drawn uniformly without replacement, in random order, per run (from the context stream).
+
+    Memory: the arm sets take runs x U x K x d floats.
+    """
+
+    owner = "ReturningUsers"
+    feedback = "bandit"
+
+    def __init__(self, arms: int, dimension: int, users: int, schedule: str = "cyclic", batch: int | None = None):
+        self.arms = integer(self.owner, "arms", arms, 2)
+        self.dimension = integer(self.owner, "dimension", dimension, 2)
+        self.users = integer(self.owner, "users", users, 1)
+        self.schedule = choice(self.owner, "schedule", schedule, SCHEDULES)
+        self.batch = None if batch is None else integer(self.owner, "batch", batch, 1)
+        if self.schedule == "random":
+            if self.batch is None:
+                raise ValueError(f"{self.owner}: the 'random' schedule draws B distinct users per batch: give batch=B")
+            if self.batch > self.users:
+                raise ValueError(f"{self.owner}: batch = {self.batch} needs at least as many users (Assumption E.1: "
+                                 f"a user at most once per batch), got users = {self.users}")
+        self.generator = "paper"
+        self.name = (f"{self.owner}(K={self.arms}, d={self.dimension}, U={self.users}, {self.schedule} schedule"
+                     + (f", B={self.batch})" if self.batch else ")"))
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def rounds_per_user(self, horizon: int) -> int:
+        """The most rounds any user takes part in over ``horizon`` rounds (M0): ceil(T/U) for the cyclic
+        schedule, the number of batches for the random one (a user can be drawn in every batch)."""
+        horizon = integer(self.owner, "horizon", horizon, 1)
+        if self.schedule == "cyclic":
+            return -(-horizon // self.users)
+        return -(-horizon // self.batch)
+
+    def instances(self, runs: int, rng: np.random.Generator) -> _ReturningInstances:
+        runs, d = integer(self.owner, "runs", runs, 0), self.dimension
+        theta = paper_vectors(rng, (runs, d - 1))
+        features = paper_vectors(rng, (runs, self.users, self.arms, d - 1))
+        return _ReturningInstances(theta, features, self.schedule, self.batch)
+
+
+__all__ = ["GENERATORS", "REWARDS", "SCHEDULES", "LinearBandit", "ReturningUsers", "paper_vectors"]

@@ -1,0 +1,211 @@
+"""Private releases of Algorithm 1's batch statistics (shuffle-lcb, Secs. 3-4 and Apps. B, C, E, F),
+each a thin adapter around a release of :mod:`dpaudit.mechanisms` that the shuffle-lcb suite audits.
+
+Every class follows :class:`~dpaudit.algorithms.linear.linucb.ExactStatistics`' interface
+(``start(runs, d, horizon, rng)``, ``release(t, X, y)`` -> cumulative (V~, u), ``noiseless``) and adds:
+
+- ``prepare(d, T)``: build the mechanism for dimension d and horizon T (no randomness), so the
+  policy can read the noise scale before the first round;
+- ``sigma_total``: the standard deviation of one entry of the cumulative noise after T rounds (its
+  largest value over the run), Lemma A.4's sigma from which the policy sets its regularizer;
+- ``mechanism``: the audited release it calls; ``notes``: what the theorems do not cover.
+
+A batch's rows are the users' (phi, y) (runs, n, d + 1); the releases:
+
+- :class:`ShuffledGaussianSums`: P_Amp (Algorithms 2-4), the analyzer's sums drawn from their exact law
+  (:meth:`~dpaudit.mechanisms.shuffle_amp.ShuffledGaussianProtocol.release_batches`), with Theorem 3.2's
+  sigma (unique users) or Theorem 4.2(i)'s (returning users);
+- :class:`LocalGaussianSums`: R_Amp with the identity shuffler (LinUCB-LDP, Batched-Local-LinUCB):
+  every user's message (:meth:`~dpaudit.mechanisms.shuffle_amp.GaussianRandomizer.release_rows`), summed
+  by the server;
+- :class:`ShuffledVectorSums`: P_Vec (Algorithms 5-7): each label's count of ones from its exact law
+  (:meth:`~dpaudit.mechanisms.shuffle_vec.ShuffledVectorProtocol.release_batches`), then the analyzer;
+- :class:`TreeSums`: the central tree of LinUCB-JDP / Batched-Central-LinUCB / the user-level variant
+  (:class:`~dpaudit.mechanisms.central_tree.TreeRuns`): one leaf per release, noise drawn once per
+  node and run and reused, V~ and u read from the blocks of the noisy prefix of z z^T.
+
+Outside a theorem's range the sigma formulas are still evaluated (the paper's experiments run
+eps = 1 and 10 at B = 20, outside Theorem 3.2's range): the release says so in ``notes`` and the
+policy warns.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+
+from dpaudit.mechanisms.central_tree import CentralTreeMechanism, tree_levels
+from dpaudit.mechanisms.shuffle_amp import GaussianRandomizer, ShuffledGaussianProtocol
+from dpaudit.mechanisms.shuffle_vec import ShuffledVectorProtocol
+from dpaudit.validation import integer, positive
+
+
+def rows_of(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The users' randomizer inputs (phi, y): X (runs, n, d) and y (runs, n) -> (runs, n, d + 1)."""
+    return np.concatenate([X, np.asarray(y, dtype=float)[..., None]], axis=-1)
+
+
+class PrivateStatistics:
+    """What the private releases share (module docstring): preparation for (d, T), the cumulative
+    sums, and the range notes."""
+
+    noiseless: ClassVar[bool] = False
+    name = "private sums"
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+        self.prepared: tuple[int, int] | None = None
+        self.mechanism: Any = None
+        self.sigma_total = 0.0
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def prepare(self, d: int, T: int) -> None:
+        """Build the mechanism for dimension ``d`` and horizon ``T`` (once per (d, T))."""
+        d, T = integer(type(self).__name__, "d", d, 1), integer(type(self).__name__, "T", T, 1)
+        if self.prepared != (d, T):
+            self.d, self.T = d, T
+            self._build(d, T)
+            self.prepared = (d, T)
+
+    def _build(self, d: int, T: int) -> None:
+        raise NotImplementedError
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def start(self, runs: int, d: int, horizon: int, rng: np.random.Generator) -> None:
+        """Before the first round; a release not yet prepared is prepared for T = ``horizon``."""
+        if self.prepared is None or self.prepared[0] != d:
+            self.prepare(d, horizon)
+        self.runs = runs
+        self.rng = rng
+        self.gram = np.zeros((runs, d, d))
+        self.u = np.zeros((runs, d))
+
+    def release(self, t: int, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        u_batch, V_batch = self._batch(rows_of(X, y))
+        self.gram += V_batch
+        self.u += u_batch
+        return self.gram, self.u
+
+    def _batch(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One batch's released (u~ (runs, d), V~ (runs, d, d))."""
+        raise NotImplementedError
+
+
+class ShuffledGaussianSums(PrivateStatistics):
+    """P_Amp on batches of ``B`` users: sigma of Theorem 3.2 (``returning=False``) or of Theorem
+    4.2(i) / E.3 (``returning=True``, which needs T)."""
+
+    def __init__(self, eps: float, delta: float, B: int, returning: bool = False):
+        super().__init__()
+        self.eps, self.delta = eps, delta
+        self.B = integer(type(self).__name__, "B", B, 1)
+        self.returning = bool(returning)
+        self.name = f"P_Amp ({'Thm 4.2(i)' if returning else 'Thm 3.2'}; eps={eps:g}, delta={delta:g}, B={B})"
+
+    def _build(self, d: int, T: int) -> None:
+        if self.returning:
+            top = 2 / self.B * math.log(2 / self.delta) * math.sqrt(2 * T)
+            if self.eps > top:
+                self.note(f"eps = {self.eps:g} is outside Theorem 4.2(i) / E.3's range eps <= (2/B) log(2/delta) "
+                          f"sqrt(2T) = {top:.4g} (B = {self.B}, T = {T}): its sigma formula is used, the theorem does "
+                          "not cover it")
+            randomizer = GaussianRandomizer.returning_users(self.eps, self.delta, self.B, T, d, strict=False)
+        else:
+            randomizer = GaussianRandomizer.unique_users(self.eps, self.delta, self.B, d, strict=False)
+        self.randomizer = randomizer
+        self.mechanism = ShuffledGaussianProtocol(randomizer, self.B)
+        self.sigma_total = randomizer.sigma * math.sqrt(T)  # T users' noise at most (Sec. 3.4)
+
+    def _batch(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.randomizer.messages(self.mechanism.release_batches(rows, self.rng))
+
+
+class LocalGaussianSums(PrivateStatistics):
+    """R_Amp at Corollary B.3's sigma for (eps0, delta0), the identity shuffler, and the server's sums
+    (LinUCB-LDP with batches of one; Batched-Local-LinUCB, Proposition F.1)."""
+
+    def __init__(self, eps0: float, delta0: float):
+        super().__init__()
+        self.eps0, self.delta0 = eps0, delta0
+        self.name = f"R_Amp, identity shuffler (Cor B.3; eps0={eps0:g}, delta0={delta0:g})"
+
+    def _build(self, d: int, T: int) -> None:
+        self.randomizer = self.mechanism = GaussianRandomizer.ldp(self.eps0, self.delta0, d, strict=False)
+        self.sigma_total = self.randomizer.sigma * math.sqrt(T)
+
+    def _batch(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.randomizer.messages(self.randomizer.release_rows(rows, self.rng).sum(axis=1))
+
+
+class ShuffledVectorSums(PrivateStatistics):
+    """P_Vec on batches of ``B`` users: (g, b) of Theorem 3.5 (``returning=False``) or Theorem 4.2(ii)
+    / E.5 (``returning=True``); outside eps in (0, 15], delta in (0, 1/2) the mechanism refuses (the
+    paper never runs there)."""
+
+    def __init__(self, eps: float, delta: float, B: int, returning: bool = False):
+        super().__init__()
+        self.eps, self.delta = eps, delta
+        self.B = integer(type(self).__name__, "B", B, 1)
+        self.returning = bool(returning)
+        self.name = f"P_Vec ({'Thm 4.2(ii)' if returning else 'Thm 3.5'}; eps={eps:g}, delta={delta:g}, B={B})"
+
+    def _build(self, d: int, T: int) -> None:
+        if self.returning:
+            protocol = ShuffledVectorProtocol.returning_users(self.eps, self.delta, d, self.B, T)
+        else:
+            protocol = ShuffledVectorProtocol.unique_users(self.eps, self.delta, d, self.B)
+        self.mechanism = protocol
+        # one entry's error per batch: (Delta/g)(sum_i iota_1,i + sum_i iota_2,i), variance at most
+        # (1/g^2)(B/4 + B b p (1 - p)) (a rounding variance is at most 1/4); T // B batches release
+        per_batch = math.sqrt(self.B / 4 + self.B * protocol.b * protocol.p * (1 - protocol.p)) / protocol.g
+        self.sigma_total = per_batch * math.sqrt(max(1, T // self.B))
+
+    def _batch(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.mechanism.analyze(self.mechanism.release_batches(rows, self.rng))
+
+
+class TreeSums(PrivateStatistics):
+    """The central tree on z z^T: event level with one leaf per ``B`` rounds (B = 1: LinUCB-JDP; B > 1:
+    Batched-Central-LinUCB, Proposition F.3) or user level (``rounds_per_user`` = M0, Proposition 4.3,
+    one leaf per round)."""
+
+    def __init__(self, eps: float, delta: float, B: int = 1, rounds_per_user: int | None = None):
+        super().__init__()
+        self.eps = positive(type(self).__name__, "eps", eps)
+        self.delta = delta
+        self.B = integer(type(self).__name__, "B", B, 1)
+        self.rounds_per_user = None if rounds_per_user is None else integer(type(self).__name__, "M0",
+                                                                            rounds_per_user, 1)
+        if self.rounds_per_user is not None and self.B != 1:
+            raise ValueError("TreeSums: the user-level tree has one leaf per round (B = 1)")
+        level = "event level" if rounds_per_user is None else f"user level, M0={rounds_per_user}"
+        self.name = f"central tree ({level}; eps={eps:g}, delta={delta:g}, B={B})"
+
+    def _build(self, d: int, T: int) -> None:
+        if self.rounds_per_user is None:
+            self.mechanism = CentralTreeMechanism.event_level(T, d, self.eps, self.delta, batch=self.B)
+        else:
+            self.mechanism = CentralTreeMechanism.user_level(T, d, self.eps, self.delta, self.rounds_per_user)
+        # a prefix sums at most L = ceil(log2 N) + 1 nodes' noise
+        self.sigma_total = self.mechanism.sigma * math.sqrt(tree_levels(self.mechanism.leaves))
+
+    def start(self, runs: int, d: int, horizon: int, rng: np.random.Generator) -> None:
+        super().start(runs, d, horizon, rng)
+        self.stream = self.mechanism.runs(runs, rng)
+
+    def release(self, t: int, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        d = self.d
+        prefix = self.stream.add(rows_of(X, y))
+        self.gram, self.u = prefix[:, :d, :d], prefix[:, :d, d]
+        return self.gram, self.u
+
+
+__all__ = ["LocalGaussianSums", "PrivateStatistics", "ShuffledGaussianSums", "ShuffledVectorSums", "TreeSums",
+           "rows_of"]
