@@ -99,9 +99,12 @@ def hoeffding_bound(proxy: float, n: int, d: int) -> float:
 class ConcurrentShuffleStatistics:
     """Algorithm 4's released sums from Corollary 3.5's vector counter (module docstring), with the
     interface of :class:`~dpaudit.algorithms.linear.linucb.ExactStatistics` (B = 1: one user a round).
-    ``record``: keep every block's noise per run (:attr:`block_noise`, for the per-run reference)."""
+    ``record``: keep every block's noise per run (:attr:`block_noise`, for the per-run reference).
+    ``record_views``: append every completed block's label counts (runs, labels), the shufflers' views
+    in the order the blocks complete, to :attr:`views` (for algorithm-level audits of the messages)."""
 
     noiseless: ClassVar[bool] = False
+    record_views = False
 
     def __init__(self, eps: float, delta: float, k: Any = "log n", record: bool = False):
         self.eps, self.delta, self.k_arg, self.record = eps, delta, k, record
@@ -125,6 +128,7 @@ class ConcurrentShuffleStatistics:
         k = self.mechanism.k
         self._gram = np.zeros((k, runs, d, d))  # per level, its blocks' debiased sums in the current V^t
         self._u = np.zeros((k, runs, d))
+        self.views: list[np.ndarray] = []
         if self.record:
             self._exact_gram, self._exact_u = np.zeros((k, runs, d, d)), np.zeros((k, runs, d))
             self.block_noise: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -136,6 +140,8 @@ class ConcurrentShuffleStatistics:
             self._exact_gram += np.einsum("rd,re->rde", phi, phi)
             self._exact_u += phi * reward[:, None]
         for index, counts in released:  # lowest level first
+            if self.record_views:
+                self.views.append(counts)
             level = self.mechanism.blocks[index][0]
             u, gram = self.mechanism.protocols[level].analyze(counts)
             # a completed level-l block replaces the lower-level blocks it contains (Definition 3.1)

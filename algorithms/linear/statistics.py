@@ -8,7 +8,10 @@ Every class follows :class:`~dpaudit.algorithms.linear.linucb.ExactStatistics`' 
   policy can read the noise scale before the first round;
 - ``sigma_total``: the standard deviation of one entry of the cumulative noise after T rounds (its
   largest value over the run), Lemma A.4's sigma from which the policy sets its regularizer;
-- ``mechanism``: the audited release it calls; ``notes``: what the theorems do not cover.
+- ``mechanism``: the audited release it calls; ``notes``: what the theorems do not cover;
+- ``record_views``: when set (False by default), every batch's view -- the release's raw output
+  before the analyzer's debiasing, P_Amp's summed coordinates or P_Vec's label counts, shape (runs,
+  ...) -- is appended to ``views`` (emptied at ``start``), for algorithm-level audits of the messages.
 
 A batch's rows are the users' (phi, y) (runs, n, d + 1); the releases:
 
@@ -53,6 +56,7 @@ class PrivateStatistics:
 
     noiseless: ClassVar[bool] = False
     name = "private sums"
+    record_views = False
 
     def __init__(self) -> None:
         self.notes: list[str] = []
@@ -86,6 +90,13 @@ class PrivateStatistics:
         self.rng = rng
         self.gram = np.zeros((runs, d, d))
         self.u = np.zeros((runs, d))
+        self.views: list[np.ndarray] = []
+
+    def viewed(self, view: np.ndarray) -> np.ndarray:
+        """A batch's view, kept in ``views`` when ``record_views`` is set (module docstring)."""
+        if self.record_views:
+            self.views.append(view)
+        return view
 
     def release(self, t: int, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         u_batch, V_batch = self._batch(rows_of(X, y))
@@ -124,7 +135,7 @@ class ShuffledGaussianSums(PrivateStatistics):
         self.sigma_total = randomizer.sigma * math.sqrt(T)  # T users' noise at most (Sec. 3.4)
 
     def _batch(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return self.randomizer.messages(self.mechanism.release_batches(rows, self.rng))
+        return self.randomizer.messages(self.viewed(self.mechanism.release_batches(rows, self.rng)))
 
 
 class LocalGaussianSums(PrivateStatistics):
@@ -141,7 +152,7 @@ class LocalGaussianSums(PrivateStatistics):
         self.sigma_total = self.randomizer.sigma * math.sqrt(T)
 
     def _batch(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return self.randomizer.messages(self.randomizer.release_rows(rows, self.rng).sum(axis=1))
+        return self.randomizer.messages(self.viewed(self.randomizer.release_rows(rows, self.rng)).sum(axis=1))
 
 
 class ShuffledVectorSums(PrivateStatistics):
@@ -168,7 +179,7 @@ class ShuffledVectorSums(PrivateStatistics):
         self.sigma_total = per_batch * math.sqrt(max(1, T // self.B))
 
     def _batch(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return self.mechanism.analyze(self.mechanism.release_batches(rows, self.rng))
+        return self.mechanism.analyze(self.viewed(self.mechanism.release_batches(rows, self.rng)))
 
 
 class TreeSums(PrivateStatistics):

@@ -1,0 +1,189 @@
+"""A contextual policy's published output on a fixed small set of users, as an auditable subject:
+:class:`ContextualTranscript` (the contextual counterpart of :class:`dpaudit.transcripts.DecisionTranscript`).
+
+**Data.** One user per round: round t's user brings the K arms' contexts (K, d) and her reward vector
+(K,), rewards in [0, 1]. The data is one array holding both, the rewards as the last column of the
+arms' rows: shape (T, K, d + 1), row t - 1 the user of round t (``data[t - 1, a, :d]`` arm a's feature
+vector, ``data[t - 1, a, d]`` its reward). Neighbouring data replace one user's (one round's) contexts
+and rewards: :class:`dpaudit.neighbours.ReplaceUser` with ``batch_size=T`` (the rounds are the users).
+
+With ``users_per_batch=U`` (returning users, Assumption E.1 of shuffle-lcb: each of U users once in
+every batch of U rounds) the data is user-major instead, shape (U, M, K, d + 1): user u's rows in
+batches 1..M, user u the (u + 1)-th round of every batch (round m U + u + 1 in batch m + 1). Then
+``ReplaceUser(batch_size=U)`` replaces one returning user in every batch she joins.
+
+**Outputs** (``output``):
+
+- ``"actions"``: the actions at ``rounds`` (1-based; all rounds by default), shape (size, len(rounds));
+- ``"jdp"``: joint DP (shuffle-lcb Def. D.3, Kearns et al. 2014): every action except the protected
+  user's own, i.e. the actions of all rounds but ``protected``, shape (size, T - 1). The output depends
+  on which user changes, so a JDP transcript is built for one protected round and must be audited on
+  pairs that differ in that round only (:meth:`ContextualTranscript.jdp_pair` builds one);
+- ``"messages"``: the analyzer's view of every batch, in batch order and concatenated, shape
+  (size, total): what the policy's ``statistics`` release recorded per batch (their ``record_views``
+  flag; P_Vec's label counts are integers, P_Amp's released sums continuous). Runs to the horizon.
+
+``sample(data, size, rng)`` runs ``size`` independent runs of the policy at once, one Python loop over
+rounds: ``choose(t, contexts)`` with the round's contexts broadcast to (size, K, d), then ``observe(t,
+arms, rewards)`` with the played arms' rewards (bandit feedback). The policy is started afresh at every
+call, so the transcript can be sampled repeatedly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from .policies import check_policy
+from .subjects import subject_name
+from .validation import integer, sample_size
+
+OUTPUTS = ("actions", "jdp", "messages")
+
+
+class ContextualTranscript:
+    """The published output of the contextual ``policy`` on T users with K arms in dimension d
+    (module docstring)."""
+
+    owner = "ContextualTranscript"
+
+    def __init__(self, policy: Any, arms: int, dimension: int, horizon: int, output: str = "actions",
+                 protected: int | None = None, rounds: Iterable[int] | None = None,
+                 users_per_batch: int | None = None, name: str | None = None):
+        self.policy = check_policy(policy)
+        if not getattr(policy, "contextual", False):
+            raise TypeError(f"{self.owner}: {type(policy).__name__} is not a contextual policy (contextual = True)")
+        if policy.feedback != "bandit":
+            raise ValueError(f"{self.owner}: only bandit feedback is supported, {type(policy).__name__} takes "
+                             f"{policy.feedback!r}")
+        self.arms = integer(self.owner, "arms", arms, 1)
+        self.dimension = integer(self.owner, "dimension", dimension, 1)
+        self.horizon = integer(self.owner, "horizon", horizon, 1)
+        if output not in OUTPUTS:
+            raise ValueError(f"{self.owner}: output must be one of {', '.join(OUTPUTS)}, got {output!r}")
+        self.output = output
+        self.users_per_batch = None if users_per_batch is None else integer(self.owner, "users_per_batch",
+                                                                            users_per_batch, 1)
+        if self.users_per_batch is not None and self.horizon % self.users_per_batch:
+            raise ValueError(f"{self.owner}: with returning users the horizon {self.horizon} must be a multiple of "
+                             f"users_per_batch = {self.users_per_batch}")
+        if output == "jdp":
+            if protected is None or rounds is not None:
+                raise ValueError(f"{self.owner}: a JDP transcript takes the protected round (and no rounds)")
+            self.protected = self._round(protected)
+            self.rounds = tuple(t for t in range(1, self.horizon + 1) if t != self.protected)
+        else:
+            if protected is not None:
+                raise ValueError(f"{self.owner}: protected is for output='jdp' only")
+            self.protected = None
+            self.rounds = tuple(range(1, self.horizon + 1)) if rounds is None else self._rounds(rounds)
+            if output == "messages" and rounds is not None:
+                raise ValueError(f"{self.owner}: the messages output covers every batch; it takes no rounds")
+            if output == "messages" and not hasattr(getattr(policy, "statistics", None), "record_views"):
+                raise TypeError(f"{self.owner}: {type(policy).__name__} has no statistics release recording its "
+                                "views (statistics.record_views)")
+        self.name = name or self._default_name()
+
+    def _round(self, t: Any) -> int:
+        t = integer(self.owner, "a round", t, 1)
+        if t > self.horizon:
+            raise ValueError(f"{self.owner}: rounds must lie in 1..{self.horizon}, got {t}")
+        return t
+
+    def _rounds(self, rounds: Iterable[int]) -> tuple[int, ...]:
+        values = tuple(self._round(t) for t in rounds)
+        if not values or any(a >= b for a, b in zip(values, values[1:], strict=False)):
+            raise ValueError(f"{self.owner}: rounds must name at least one round, increasing, got {values!r}")
+        return values
+
+    def _default_name(self) -> str:
+        users = "" if self.users_per_batch is None else f", {self.users_per_batch} returning users"
+        what = {"actions": "actions", "messages": "analyzer's view of every batch",
+                "jdp": f"actions of every round but {self.protected} (JDP)"}[self.output]
+        return f"{subject_name(self.policy)}'s {what}, T={self.horizon}, K={self.arms}, d={self.dimension}{users}"
+
+    def __repr__(self) -> str:
+        return self.name
+
+    # -- data ------------------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The data's shape (module docstring)."""
+        row = (self.arms, self.dimension + 1)
+        if self.users_per_batch is None:
+            return (self.horizon, *row)
+        return (self.users_per_batch, self.horizon // self.users_per_batch, *row)
+
+    def table(self, data: Any) -> np.ndarray:
+        """The users' rows in round order, checked: shape (T, K, d + 1), finite, rewards in [0, 1]."""
+        try:
+            x = np.asarray(data, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{self.owner}: data must be an array of contexts and rewards, got {data!r}") from None
+        if x.shape != self.shape or not np.isfinite(x).all():
+            raise ValueError(f"{self.owner}: data must be finite of shape {self.shape} (contexts and rewards), "
+                             f"got shape {x.shape}")
+        if self.users_per_batch is not None:  # user-major -> round order: round m U + u + 1 is user u
+            x = np.swapaxes(x, 0, 1).reshape(self.horizon, self.arms, self.dimension + 1)
+        rewards = x[..., self.dimension]
+        if (rewards < 0).any() or (rewards > 1).any():
+            raise ValueError(f"{self.owner}: rewards (the last column) must lie in [0, 1]")
+        return x
+
+    def jdp_pair(self, base: Any, row: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``base`` and the same data with the protected round's user replaced by ``row`` (K, d + 1):
+        a pair this JDP transcript may be audited on."""
+        if self.output != "jdp" or self.users_per_batch is not None:
+            raise ValueError(f"{self.owner}: jdp_pair is for a JDP transcript of unique users")
+        a = np.array(base, dtype=float)
+        b = a.copy()
+        b[self.protected - 1] = row
+        return a, b
+
+    # -- sampling --------------------------------------------------------------------------------
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` independent runs' outputs (module docstring)."""
+        table = self.table(data)
+        size = sample_size(self.owner, size)
+        policy = self.policy
+        statistics = getattr(policy, "statistics", None)
+        messages = self.output == "messages"
+        if messages:
+            statistics.record_views = True
+        try:
+            actions = self._run(policy, table, size, rng, self.horizon if messages else self.rounds[-1])
+        finally:
+            if messages:
+                statistics.record_views = False
+        if messages:
+            views = statistics.views
+            if not views:
+                raise ValueError(f"{self.owner}: no batch ended within the horizon {self.horizon}, so there is no "
+                                 "message to publish")
+            return np.concatenate([np.asarray(v).reshape(size, -1) for v in views], axis=1)
+        return actions[:, np.asarray(self.rounds) - 1]
+
+    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, size, rng)
+
+    def _run(self, policy: Any, table: np.ndarray, size: int, rng: np.random.Generator, last: int) -> np.ndarray:
+        policy.start(size, self.arms, self.horizon, rng)
+        d = self.dimension
+        played = np.zeros((size, self.horizon), dtype=np.int64)
+        for t in range(1, last + 1):
+            row = table[t - 1]
+            arms = np.asarray(policy.choose(t, np.broadcast_to(row[:, :d], (size, self.arms, d))))
+            if arms.shape != (size,) or arms.dtype.kind not in "iu" or (arms < 0).any() or (arms >= self.arms).any():
+                raise ValueError(f"{self.owner}: the policy's choice at round {t} must be arms in [0, {self.arms}) "
+                                 f"of shape ({size},), got dtype {arms.dtype} and shape {arms.shape}")
+            played[:, t - 1] = arms
+            if t < last or self.output == "messages":
+                policy.observe(t, arms, row[arms, d])
+        return played
+
+
+__all__ = ["OUTPUTS", "ContextualTranscript"]
