@@ -73,6 +73,37 @@ experiment's), T = 16 (a full five-level tree).
     consecutive rounds of one user changed, claimed (k eps, k e^{(k-1) eps} delta) = (0.4, 0.244) and
     (0.8, 0.729) (eps = 1 makes the bound vacuous at k = 4).
 
+Algorithm-level privacy (the private LinUCB variants' own outputs, through
+:class:`~dpaudit.contextual_transcripts.ContextualTranscript`): the registry's policies run on a fixed
+table of T = 16 users, K = 2 arms (e_1 paying 1, e_2 paying 0, the same for every user), d = 2, B = 4
+(M = 4 batches). Small because the audit is black-box: each sample is a whole run of the policy (the
+runs are vectorised, but every output costs T rounds of batched linear algebra), and the views have no
+exact law once the later batches depend on the earlier ones through the actions. Pairs (the rule):
+the first user (round 1, where the initial model ties every unit arm, so she plays arm 0 whatever the
+noise and her randomizer input is exactly arm 0's row) moved along the mechanism-level entries' two
+extreme moves, arm 0 from (e_1, 1) to (-e_1, 1) (one vector label by 2g) and to (e_2, 0) (three labels
+by g). The statistical auditor selects the event on one part of the samples and confirms it on fresh
+ones (40,000 runs per side at the quick budget). Relation: one user's (round's) contexts and rewards
+replaced (ReplaceUser over the T rounds; for returning users, over the U users, each in every batch).
+  - thm3.2-sdp@algorithm,...: LinUCB-SDP-Amp (eps = 0.5, inside Theorem 3.2's range eps <= sqrt(log(2/delta)/B)
+    = 0.865 at B = 4, delta = 0.1) is O(eps, delta)-SDP, audited with the O(.)'s constant 1 as (0.5, 0.1); the
+    output is every batch's released sums (A_Amp's output drawn from its exact law, the algorithm's
+    release), a post-processing of the shuffled messages, so it can refute the claim about the view but a
+    "not refuted" says nothing about the multiset itself (thm3.2-privacy audits that at B = 200).
+  - thm3.5-sdp@algorithm,...: LinUCB-SDP-Vec (eps = 1, delta = 0.1) is (eps, delta)-SDP: every batch's label
+    counts, which are P_Vec's shuffled view (its sufficient statistic).
+  - thm4.2-sdp@algorithm,vec,...: LinUCB-SDP-Vec-returning (Theorem 4.2(ii)'s b, eps = 1, delta = 0.1) with
+    U = B = 4 users each once in every batch: (eps, delta)-SDP when user 0 changes in all M = 4 batches (the
+    same two moves in every batch; her later plays depend on the model, so her later inputs are those rows).
+  - propF.3-jdp@algorithm,...: LinUCB-JDP (Batched-Central-LinUCB at B = 1, eps = 1, the range's largest,
+    delta = 0.1) is (eps, delta)-JDP: the actions of users 2..16 when user 1 changes (Def. D.3). The paper's
+    intro cites the JDP of Shariff & Sheffet's algorithm without an id of its own; Proposition F.3 is the
+    paper's statement about this algorithm.
+Not encoded at the algorithm level: Theorem 4.2(i) (P_Amp with returning users: O(eps, delta) through
+Theorem E.2's composition; its view is the same kind of released sums as thm3.2-sdp's), the corollaries'
+JDP and LDP statements at tuned B (the same algorithms at other B), and an exact audit of one batch given
+its prefix (the other batches would still be sampled).
+
 Left out (with why):
   - remark3.10 (noise variance orders T/eps^2 and log T/eps^2), lemA.4-tail (constants c1, c2 of
     Vershynin's bounds unspecified), lemA.2-tail (a confidence ellipsoid of the algorithm: audited
@@ -102,6 +133,8 @@ import math
 import numpy as np
 
 from dpaudit import ApproxDP, SubGaussian
+from dpaudit.algorithms.linear.registry import ALGORITHMS
+from dpaudit.contextual_transcripts import ContextualTranscript, fixed_arms
 from dpaudit.domains import Box, Datasets
 from dpaudit.mechanisms import noise
 from dpaudit.mechanisms.central_tree import (
@@ -400,3 +433,73 @@ for k in (2, 4):
                   relation=ReplaceUser(batch_size=_T_TREE // k),
                   title=f"the event-level (0.2, {DELTA:g}) tree is user-level (k eps, k e^((k-1) eps) delta) = "
                         f"({eps_k:g}, {delta_k:.4g}) for k = {k} consecutive rounds (group privacy)")
+
+
+# == Algorithm level: the private LinUCB variants' own outputs on small instances =====================
+#
+# (module docstring, "Algorithm-level privacy"). Every user sees the same two arms, e_1 paying 1 and e_2
+# paying 0; the protected user is the first (round 1: the initial model ties every unit arm, so she
+# plays arm 0 whatever the noise, and her randomizer input is exactly her arm 0's row), moved along the
+# mechanism-level entries' two extreme moves: arm 0 from (e_1, 1) to (-e_1, 1) (one vector label by 2g)
+# and to (e_2, 0) (three labels by g). Returning users: the same moves for user 0 in every batch.
+_ALG_T, _ALG_K, _ALG_D, _ALG_B = 16, 2, 2, 4
+_ALG_ARMS = np.eye(_ALG_D)[:_ALG_K]
+_ALG_BASE = fixed_arms(_ALG_ARMS, [1.0, 0.0], _ALG_T)
+_ALG_MOVES = ([-1.0, 0.0, 1.0], [0.0, 1.0, 0.0])  # arm 0's row (phi, reward) after the move
+_ALG_POINT = f"T{_ALG_T},K{_ALG_K},d{_ALG_D}"
+
+
+def _first_user_pairs(base: np.ndarray) -> list:
+    """The protected first user's arm 0 moved from (e_1, 1) along each of the two moves."""
+    pairs = []
+    for move in _ALG_MOVES:
+        other = base.copy()
+        other[0, 0] = move
+        pairs.append((base.copy(), other))
+    return pairs
+
+
+def _returning_pairs(users: int) -> list:
+    """User 0 (the first round of every batch) moved in every batch; data user-major (users, M, K, d + 1)."""
+    base = np.swapaxes(_ALG_BASE.reshape(_ALG_T // users, users, _ALG_K, _ALG_D + 1), 0, 1).copy()
+    pairs = []
+    for move in _ALG_MOVES:
+        other = base.copy()
+        other[0, :, 0] = move
+        pairs.append((base, other))
+    return pairs
+
+
+_ALG_SAMPLES = {"quick": 40_000, "standard": 400_000, "thorough": 4_000_000}
+_ALG_DELTA = 0.1  # the experiments' delta
+for _id, _name, _eps, _title in [
+        ("thm3.2-sdp", "linucb-sdp-amp", 0.5, "LinUCB-SDP-Amp's released batch sums (P_Amp, Thm 3.2's sigma)"),
+        ("thm3.5-sdp", "linucb-sdp-vec", 1.0, "LinUCB-SDP-Vec's label counts (P_Vec, Thm 3.5's g, b)")]:
+    _policy = ALGORITHMS[_name](eps=_eps, delta=_ALG_DELTA, B=_ALG_B)
+    suite.privacy(f"shuffle-lcb/{_id}@algorithm,eps{_eps:g},delta{_ALG_DELTA:g},B{_ALG_B},{_ALG_POINT}",
+                  auditor="statistical", samples=_ALG_SAMPLES,
+                  subject=ContextualTranscript(_policy, _ALG_K, _ALG_D, _ALG_T, output="messages"),
+                  claim=ApproxDP(_eps, _ALG_DELTA), pairs=_first_user_pairs(_ALG_BASE),
+                  relation=ReplaceUser(batch_size=_ALG_T),
+                  title=f"{_title} over the M = {_ALG_T // _ALG_B} batches of T = {_ALG_T} users are "
+                        f"({_eps:g}, {_ALG_DELTA:g})-SDP (K = {_ALG_K}, d = {_ALG_D}, B = {_ALG_B}; the first user's "
+                        "arm moved to -e_1 and to (e_2, 0); black-box)")
+
+_policy = ALGORITHMS["linucb-sdp-vec-returning"](eps=1.0, delta=_ALG_DELTA, B=_ALG_B)
+suite.privacy(f"shuffle-lcb/thm4.2-sdp@algorithm,vec,eps1,delta{_ALG_DELTA:g},B{_ALG_B},{_ALG_POINT}",
+              auditor="statistical", samples=_ALG_SAMPLES,
+              subject=ContextualTranscript(_policy, _ALG_K, _ALG_D, _ALG_T, output="messages",
+                                           users_per_batch=_ALG_B),
+              claim=ApproxDP(1.0, _ALG_DELTA), pairs=_returning_pairs(_ALG_B), relation=ReplaceUser(batch_size=_ALG_B),
+              title=f"LinUCB-SDP-Vec-returning's label counts (P_Vec, Thm 4.2(ii)'s b) over M = {_ALG_T // _ALG_B} "
+                    f"batches are (1, {_ALG_DELTA:g})-SDP when one of the B = {_ALG_B} returning users changes in "
+                    "every batch (K = 2, d = 2; black-box)")
+
+# LinUCB-JDP (Proposition F.3 at B = 1): the other users' actions; eps = 1, the range's largest.
+_JDP = ContextualTranscript(ALGORITHMS["linucb-jdp"](eps=1.0, delta=_ALG_DELTA), _ALG_K, _ALG_D, _ALG_T,
+                            output="jdp", protected=1)
+suite.privacy(f"shuffle-lcb/propF.3-jdp@algorithm,eps1,delta{_ALG_DELTA:g},B1,{_ALG_POINT}",
+              auditor="statistical", samples=_ALG_SAMPLES, subject=_JDP, claim=ApproxDP(1.0, _ALG_DELTA),
+              pairs=_first_user_pairs(_ALG_BASE), relation=ReplaceUser(batch_size=_ALG_T),
+              title=f"LinUCB-JDP's actions of users 2..{_ALG_T} (B = 1, K = 2, d = 2) are (1, {_ALG_DELTA:g})-JDP "
+                    "when user 1 changes (her arm moved to -e_1 and to (e_2, 0); black-box)")

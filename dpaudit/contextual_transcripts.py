@@ -186,4 +186,12 @@ class ContextualTranscript:
         return played
 
 
-__all__ = ["OUTPUTS", "ContextualTranscript"]
+def fixed_arms(features: Any, rewards: Any, horizon: int) -> np.ndarray:
+    """The (horizon, K, d + 1) table of ``horizon`` users who all see the arms ``features`` (K, d) with
+    the rewards ``rewards`` (K,): the base table of a small audit instance."""
+    x = np.asarray(features, dtype=float)
+    y = np.asarray(rewards, dtype=float).reshape(-1, 1)
+    return np.broadcast_to(np.concatenate([x, y], axis=1), (horizon, x.shape[0], x.shape[1] + 1)).copy()
+
+
+__all__ = ["OUTPUTS", "ContextualTranscript", "fixed_arms"]
