@@ -47,6 +47,19 @@ binomials, so they run at larger n.
     delta/log n)) with shuffle-lcb's P_Vec (Theorem C.1's g and b at each block's size) on rows (phi, y)
     in dimension 2; exact on the two blocks of the user that changes, one pair (cost: ~35 s).
 
+Algorithm 4's own privacy (cs-linucb, through :class:`~dpaudit.contextual_transcripts.ContextualTranscript`):
+the CSDP transcript (Sec 3: the concatenation of every shuffler's outputs) is every completed block's label
+counts (P_Vec's shuffled view at the block's (eps/k, delta/k)), in the order the blocks complete, of a run on
+a fixed table of n = 8 users, K = 2 arms (e_1 paying 1, e_2 paying 0, for every user), d = 2. Small because
+the audit is black-box (each sample is a whole run, and a block's users depend on the earlier blocks through
+the actions, so the transcript has no exact law here) and a user sits in k blocks whose P_Vec noise is of
+order 1e9 bits. Pairs (the rule): the first user, whose play is fixed by the initial model, moved along P_Vec's
+two extreme moves, arm 0 from (e_1, 1) to (-e_1, 1) and to (e_2, 0) (as shuffle-lcb's algorithm-level
+entries). Statistical, 40,000 runs per side at the quick budget.
+  - thm5.1-privacy@algorithm,k1,...: Algorithm 4 with k = 1 shuffler (d = 4, d_low = 2) is (eps, delta)-CSDP at
+    eps = 0.5, delta = 0.1 (the registry's defaults, inside eps < 1, delta < 1/2);
+  - thm5.1-privacy@algorithm,k3,...: the same with k = log2 n = 3 shufflers (Corollary 5.2's k; d = 2, d_low = 1).
+
 Considered and left out (with why):
   - thm3.2-accuracy and thm3.4-accuracy as stated (alpha = O(.)), cor3.3-accuracy, cor3.5-accuracy: printed
     as O(.) only (Theorem 3.4's proof prints no explicit constant either); the structure they rest on
@@ -80,6 +93,8 @@ import math
 import numpy as np
 
 from dpaudit import ApproxDP, SubGaussian, TailBound
+from dpaudit.algorithms.linear.registry import ALGORITHMS
+from dpaudit.contextual_transcripts import ContextualTranscript, fixed_arms
 from dpaudit.domains import Datasets
 from dpaudit.mechanisms.accounting import advanced_composition_budget
 from dpaudit.mechanisms.concurrent_shuffle import (
@@ -90,7 +105,7 @@ from dpaudit.mechanisms.concurrent_shuffle import (
     variance_bound,
 )
 from dpaudit.mechanisms.concurrent_tree import BinarySummation, ConcurrentShuffleTree
-from dpaudit.neighbours import ReplaceOne, one_changed
+from dpaudit.neighbours import ReplaceOne, ReplaceUser, one_changed
 from dpaudit.suite import Suite
 
 suite = Suite("concurrent-shuffle",
@@ -216,3 +231,19 @@ suite.privacy("concurrent-shuffle/cor3.3-privacy@vector,n8,dim2,eps0.9,delta1e-3
               title=f"Algorithm 2 with M^sum_vec = P_Vec blocks (n = 8, d = 2, blocks at (0.3, 3.33e-4): b = "
                     f"{_VEC.protocols[0].b:,} and {_VEC.protocols[1].b:,}) is (0.9, 1e-3)-CSDP; user 1's two blocks, "
                     "(e_1, 1) against (e_2, -1)")
+
+
+# -- Algorithm 4's own transcript (cs-linucb; module docstring) -------------------------------------
+_ALG_N, _ALG_K, _ALG_D = 8, 2, 2
+_ALG_BASE = fixed_arms(np.eye(_ALG_D)[:_ALG_K], [1.0, 0.0], _ALG_N)
+_ALG_PAIRS = [one_changed(_ALG_BASE, _ALG_BASE[0], np.array([move, _ALG_BASE[0, 1]]))
+              for move in ([-1.0, 0.0, 1.0], [0.0, 1.0, 0.0])]
+for _k in (1, 3):
+    suite.privacy(f"concurrent-shuffle/thm5.1-privacy@algorithm,k{_k},eps0.5,delta0.1,n{_ALG_N},K{_ALG_K},d{_ALG_D}",
+                  auditor="statistical", samples={"quick": 40_000, "standard": 400_000, "thorough": 4_000_000},
+                  subject=ContextualTranscript(ALGORITHMS["cs-linucb"](eps=0.5, delta=0.1, k=_k), _ALG_K, _ALG_D,
+                                               _ALG_N, output="messages"),
+                  claim=ApproxDP(0.5, 0.1), pairs=_ALG_PAIRS, relation=ReplaceUser(batch_size=_ALG_N),
+                  title=f"cs-linucb (Algorithm 4, k = {_k}) on n = {_ALG_N} users (K = 2, d = 2): every shuffler's "
+                        "label counts are (0.5, 0.1)-CSDP (the first user's arm moved to -e_1 and to (e_2, 0); "
+                        "black-box)")
