@@ -108,6 +108,7 @@ class LinUCB:
         self._last: tuple[Any, np.ndarray] | None = None  # (contexts, arms) of the model's last choice
         self._widths: tuple[Any, np.ndarray] | None = None  # (contexts, ||x_a||^2_{V^-1}) kept by Sherman-Morrison
         self._updates = 0  # Sherman-Morrison updates of those widths since they were last computed afresh
+        self._outer: tuple[Any, np.ndarray] | None = None  # (contexts, the weighted products x_i x_j, i <= j)
 
     def _begin(self, d: int) -> None:
         self._d = d
@@ -137,9 +138,18 @@ class LinUCB:
         # reductions over a short last axis are several times slower)
         if self._widths is not None and contexts is self._widths[0]:
             squared = self._widths[1]
+        elif self._outer is not None and contexts is self._outer[0]:
+            # a fixed arm set under a model refreshed every round (the private per-round variants):
+            # ||x||^2_{V^-1} = sum_{i <= j} w_ij x_i x_j (V^-1)_ij with the products x_i x_j made once
+            i, j = np.triu_indices(self._d)
+            squared = (self._outer[1] @ self.V_inv[:, i, j][:, :, None])[..., 0]
         else:
             squared = ((x @ self.V_inv) * x) @ np.ones(x.shape[2])
-            self._widths, self._updates = (contexts, squared), 0
+            if self.B == 1 and self.statistics.noiseless:
+                self._widths, self._updates = (contexts, squared), 0
+            elif self.B == 1:
+                i, j = np.triu_indices(self._d)
+                self._outer = (contexts, x[..., i] * x[..., j] * np.where(i == j, 1.0, 2.0))
         width = np.sqrt(np.maximum(squared, 0.0))
         played = first_best((x @ self.theta[:, :, None])[..., 0] + self.beta * width)
         self._x = x[np.arange(self.runs), played]
