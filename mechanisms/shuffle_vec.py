@@ -142,7 +142,7 @@ def user_entries(owner: str, data: Any, B: int, d: int) -> np.ndarray:
     if (np.abs(y) > 1 + NORM_SLACK).any():
         raise ValueError(f"{owner}: every reward needs |y| <= 1 (Assumption 3.1), got {np.abs(y).max():.6g}")
     iu = np.triu_indices(d)
-    outer = np.einsum("...i,...j->...ij", phi, phi)[..., iu[0], iu[1]]
+    outer = phi[..., iu[0]] * phi[..., iu[1]]  # upper(phi phi^T), without the full outer product
     return np.clip(np.concatenate([phi * y[..., None], outer], axis=-1), -1.0, 1.0)
 
 

@@ -12,8 +12,10 @@ from dpaudit.algorithms.linear.linucb import ExactStatistics, LinUCB, linucb_one
 from dpaudit.algorithms.registry import describe
 
 
-@pytest.mark.parametrize("B", [1, 5])
-def test_vectorised_decisions_are_the_per_run_references(B):
+@pytest.mark.parametrize("B, refresh", [(1, 512), (1, 7), (5, 512)])
+def test_vectorised_decisions_are_the_per_run_references(B, refresh, monkeypatch):
+    # refresh = 7: the incremental widths of a fixed arm set are recomputed afresh every 7 updates
+    monkeypatch.setattr("dpaudit.algorithms.linear.linucb.REFRESH", refresh)
     rng = np.random.default_rng(4)
     inst = LinearBandit(12, 4).instances(6, rng)
     horizon = 120

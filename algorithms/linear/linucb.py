@@ -32,6 +32,7 @@ import numpy as np
 from dpaudit.validation import integer, positive, probability
 
 INDEFINITE = "a released V was not positive definite"
+REFRESH = 512  # incremental width updates between two exact computations (fixed arm sets, B = 1)
 
 
 class ExactStatistics:
@@ -56,8 +57,9 @@ class ExactStatistics:
         self.u = np.zeros((runs, d))
 
     def release(self, t: int, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        self.gram += np.einsum("rnd,rne->rde", X, X)
-        self.u += np.einsum("rnd,rn->rd", X, y)
+        Xt = X.transpose(0, 2, 1)
+        self.gram += Xt @ X  # batched matmuls: several times faster than the einsums at d = 5
+        self.u += (Xt @ y[..., None])[..., 0]
         return self.gram, self.u
 
 
@@ -104,6 +106,9 @@ class LinUCB:
         self._d: int | None = None  # the dimension, from the first contexts
         self.indefinite = 0  # (run, batch) pairs whose released V was not positive definite
         self._last: tuple[Any, np.ndarray] | None = None  # (contexts, arms) of the model's last choice
+        self._widths: tuple[Any, np.ndarray] | None = None  # (contexts, ||x_a||^2_{V^-1}) kept by Sherman-Morrison
+        self._updates = 0  # Sherman-Morrison updates of those widths since they were last computed afresh
+        self._outer: tuple[Any, np.ndarray] | None = None  # (contexts, the weighted products x_i x_j, i <= j)
 
     def _begin(self, d: int) -> None:
         self._d = d
@@ -131,7 +136,21 @@ class LinUCB:
             raise ValueError(f"{self.owner}: contexts changed dimension from {self._d} to {x.shape[2]} at round {t}")
         # ||x||_{V^-1} and <x, theta> by batched matmuls (a sum over d as a product with ones: numpy's
         # reductions over a short last axis are several times slower)
-        width = np.sqrt(np.maximum(((x @ self.V_inv) * x) @ np.ones(x.shape[2]), 0.0))
+        if self._widths is not None and contexts is self._widths[0]:
+            squared = self._widths[1]
+        elif self._outer is not None and contexts is self._outer[0]:
+            # a fixed arm set under a model refreshed every round (the private per-round variants):
+            # ||x||^2_{V^-1} = sum_{i <= j} w_ij x_i x_j (V^-1)_ij with the products x_i x_j made once
+            i, j = np.triu_indices(self._d)
+            squared = (self._outer[1] @ self.V_inv[:, i, j][:, :, None])[..., 0]
+        else:
+            squared = ((x @ self.V_inv) * x) @ np.ones(x.shape[2])
+            if self.B == 1 and self.statistics.noiseless:
+                self._widths, self._updates = (contexts, squared), 0
+            elif self.B == 1:
+                i, j = np.triu_indices(self._d)
+                self._outer = (contexts, x[..., i] * x[..., j] * np.where(i == j, 1.0, 2.0))
+        width = np.sqrt(np.maximum(squared, 0.0))
         played = first_best((x @ self.theta[:, :, None])[..., 0] + self.beta * width)
         self._x = x[np.arange(self.runs), played]
         self._last = (contexts, played) if self.B > 1 else None
@@ -148,15 +167,25 @@ class LinUCB:
         d = self._d
         if self.B == 1 and self.statistics.noiseless:  # Sherman-Morrison: (V + x x^T)^{-1}
             x = self._x
-            vx = np.einsum("rde,re->rd", self.V_inv, x)
-            self.V_inv -= vx[:, :, None] * vx[:, None, :] / (1 + np.einsum("rd,rd->r", x, vx))[:, None, None]
+            vx = (self.V_inv @ x[:, :, None])[..., 0]
+            scale = 1 / (1 + (x[:, None, :] @ vx[:, :, None])[:, 0, 0])
+            self.V_inv -= vx[:, :, None] * vx[:, None, :] * scale[:, None, None]
+            self._updates += 1
+            if self._widths is not None and self._updates < REFRESH:
+                # a fixed arm set's widths follow the same rank-one update: ||x_a||^2 falls by
+                # <x_a, V^-1 x_t>^2 / (1 + ||x_t||^2_{V^-1}), one (runs, K) product instead of (runs, K, d, d)
+                along = (np.asarray(self._widths[0], dtype=float) @ vx[:, :, None])[..., 0]
+                self._widths[1][...] -= along**2 * scale[:, None]
+            else:  # afresh now and then, so rounding cannot build up over a long run
+                self._widths = None
         else:
+            self._widths = None
             V = gram + self.lam * np.eye(d)
             if self.statistics.noiseless:
                 self.V_inv = np.linalg.inv(V)
             else:
                 self._guarded_update(V)
-        self.theta = np.einsum("rde,re->rd", self.V_inv, u)
+        self.theta = (self.V_inv @ u[:, :, None])[..., 0]
         self.beta = float(self.radius(t, d))
 
     def _guarded_update(self, V: np.ndarray) -> None:
