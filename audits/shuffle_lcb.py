@@ -92,6 +92,10 @@ replaced (ReplaceUser over the T rounds; for returning users, over the U users, 
     "not refuted" says nothing about the multiset itself (thm3.2-privacy audits that at B = 200).
   - thm3.5-sdp@algorithm,...: LinUCB-SDP-Vec (eps = 1, delta = 0.1) is (eps, delta)-SDP: every batch's label
     counts, which are P_Vec's shuffled view (its sufficient statistic).
+  - thm3.5-sdp@algorithm,batch1,exact,...: the same claim, exactly: the protected first user is in batch 1,
+    whose plays the initial model fixes, so batch 1's view has P_Vec's exact law on those rows, and the
+    later views are a kernel of it and of the other users' data, the same on both sides: the whole
+    transcript's (eps, delta) profile is batch 1's (FirstBatchView).
   - thm4.2-sdp@algorithm,vec,...: LinUCB-SDP-Vec-returning (Theorem 4.2(ii)'s b, eps = 1, delta = 0.1) with
     U = B = 4 users each once in every batch: (eps, delta)-SDP when user 0 changes in all M = 4 batches (the
     same two moves in every batch; her later plays depend on the model, so her later inputs are those rows).
@@ -101,8 +105,8 @@ replaced (ReplaceUser over the T rounds; for returning users, over the U users, 
     paper's statement about this algorithm.
 Not encoded at the algorithm level: Theorem 4.2(i) (P_Amp with returning users: O(eps, delta) through
 Theorem E.2's composition; its view is the same kind of released sums as thm3.2-sdp's), the corollaries'
-JDP and LDP statements at tuned B (the same algorithms at other B), and an exact audit of one batch given
-its prefix (the other batches would still be sampled).
+JDP and LDP statements at tuned B (the same algorithms at other B), and exact audits of users of later
+batches (their batch's inputs depend on the earlier views: a mixture over prefixes).
 
 Left out (with why):
   - remark3.10 (noise variance orders T/eps^2 and log T/eps^2), lemA.4-tail (constants c1, c2 of
@@ -134,7 +138,7 @@ import numpy as np
 
 from dpaudit import ApproxDP, SubGaussian
 from dpaudit.algorithms.linear.registry import ALGORITHMS
-from dpaudit.contextual_transcripts import ContextualTranscript, fixed_arms
+from dpaudit.contextual_transcripts import ContextualTranscript, FirstBatchView, fixed_arms
 from dpaudit.domains import Box, Datasets
 from dpaudit.mechanisms import noise
 from dpaudit.mechanisms.central_tree import (
@@ -484,6 +488,16 @@ for _id, _name, _eps, _title in [
                   title=f"{_title} over the M = {_ALG_T // _ALG_B} batches of T = {_ALG_T} users are "
                         f"({_eps:g}, {_ALG_DELTA:g})-SDP (K = {_ALG_K}, d = {_ALG_D}, B = {_ALG_B}; the first user's "
                         "arm moved to -e_1 and to (e_2, 0); black-box)")
+
+suite.privacy(f"shuffle-lcb/thm3.5-sdp@algorithm,batch1,exact,eps1,delta{_ALG_DELTA:g},B{_ALG_B},{_ALG_POINT}",
+              auditor="exact",
+              subject=FirstBatchView(ALGORITHMS["linucb-sdp-vec"](eps=1.0, delta=_ALG_DELTA, B=_ALG_B), _ALG_K, _ALG_D,
+                                     _ALG_T, batch=_ALG_B),
+              claim=ApproxDP(1.0, _ALG_DELTA), pairs=_first_user_pairs(_ALG_BASE),
+              relation=ReplaceUser(batch_size=_ALG_T),
+              title=f"LinUCB-SDP-Vec (eps = 1, delta = {_ALG_DELTA:g}, B = {_ALG_B}, T = {_ALG_T}) is (1, "
+                    f"{_ALG_DELTA:g})-SDP for a user of batch 1, exactly: batch 1's label counts given its fixed plays "
+                    "(the first user's arm moved to -e_1 and to (e_2, 0))")
 
 _policy = ALGORITHMS["linucb-sdp-vec-returning"](eps=1.0, delta=_ALG_DELTA, B=_ALG_B)
 suite.privacy(f"shuffle-lcb/thm4.2-sdp@algorithm,vec,eps1,delta{_ALG_DELTA:g},B{_ALG_B},{_ALG_POINT}",

@@ -24,7 +24,9 @@ batches 1..M, user u the (u + 1)-th round of every batch (round m U + u + 1 in b
   flag; P_Vec's label counts are integers, P_Amp's released sums continuous). Runs to the horizon.
 
 ``sample(data, size, rng)`` runs ``size`` independent runs of the policy at once, one Python loop over
-rounds: ``choose(t, contexts)`` with the round's contexts broadcast to (size, K, d), then ``observe(t,
+rounds: ``choose(t, contexts)`` with the round's contexts broadcast to (size, K, d) (the same array
+object as the previous round's when the arms are the same, as the simulation engine hands over a
+fixed arm set), then ``observe(t,
 arms, rewards)`` with the played arms' rewards (bandit feedback). The policy is started afresh at every
 call, so the transcript can be sampled repeatedly.
 """
@@ -155,7 +157,7 @@ class ContextualTranscript:
         if messages:
             statistics.record_views = True
         try:
-            actions = self._run(policy, table, size, rng, self.horizon if messages else self.rounds[-1])
+            actions = self._run(policy, table, size, rng, self._through())
         finally:
             if messages:
                 statistics.record_views = False
@@ -167,6 +169,10 @@ class ContextualTranscript:
             return np.concatenate([np.asarray(v).reshape(size, -1) for v in views], axis=1)
         return actions[:, np.asarray(self.rounds) - 1]
 
+    def _through(self) -> int:
+        """The last round a run needs: the horizon for the messages, else the last recorded round."""
+        return self.horizon if self.output == "messages" else self.rounds[-1]
+
     def __call__(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         return self.sample(data, size, rng)
 
@@ -174,9 +180,14 @@ class ContextualTranscript:
         policy.start(size, self.arms, self.horizon, rng)
         d = self.dimension
         played = np.zeros((size, self.horizon), dtype=np.int64)
+        contexts = None
         for t in range(1, last + 1):
             row = table[t - 1]
-            arms = np.asarray(policy.choose(t, np.broadcast_to(row[:, :d], (size, self.arms, d))))
+            if contexts is None or not np.array_equal(row[:, :d], contexts[0]):
+                # a round with the previous round's arms hands over the same array, as the engine does
+                # for a fixed arm set (policies may reuse what they computed from it)
+                contexts = np.broadcast_to(row[:, :d], (size, self.arms, d))
+            arms = np.asarray(policy.choose(t, contexts))
             if arms.shape != (size,) or arms.dtype.kind not in "iu" or (arms < 0).any() or (arms >= self.arms).any():
                 raise ValueError(f"{self.owner}: the policy's choice at round {t} must be arms in [0, {self.arms}) "
                                  f"of shape ({size},), got dtype {arms.dtype} and shape {arms.shape}")
@@ -194,4 +205,47 @@ def fixed_arms(features: Any, rewards: Any, horizon: int) -> np.ndarray:
     return np.broadcast_to(np.concatenate([x, y], axis=1), (horizon, x.shape[0], x.shape[1] + 1)).copy()
 
 
-__all__ = ["OUTPUTS", "ContextualTranscript", "fixed_arms"]
+
+class FirstBatchView(ContextualTranscript):
+    """The analyzer's view of the first batch alone, with its exact law when the policy's plays in
+    the first batch are fixed (a deterministic initial model, as Algorithm 1's: the model changes only
+    at a batch end) and its statistics release has an exact law (``statistics.mechanism.distribution``
+    on the batch's rows (phi, y), e.g. P_Vec's label counts).
+
+    For a user of the first batch this is the whole transcript's privacy, exactly: the later batches'
+    views are drawn from a kernel of the first view and of the other users' data, the same on both
+    sides of a pair, so every hockey-stick divergence of the whole sequence equals the first view's."""
+
+    owner = "FirstBatchView"
+
+    def __init__(self, policy: Any, arms: int, dimension: int, horizon: int, batch: int, name: str | None = None):
+        super().__init__(policy, arms, dimension, horizon, output="messages", name=name)
+        self.batch = integer(self.owner, "batch", batch, 1)
+        if self.batch > self.horizon:
+            raise ValueError(f"{self.owner}: the batch size {self.batch} exceeds the horizon {self.horizon}")
+        self.name = name or f"{subject_name(self.policy)}'s first batch view, B={self.batch}, K={self.arms}, " \
+                            f"d={self.dimension}"
+
+    def _through(self) -> int:
+        return self.batch  # the first batch's view is complete at its end
+
+    def rows(self, data: Any) -> np.ndarray:
+        """The first batch's randomizer inputs (B, d + 1): the played arms' features and rewards, from
+        two runs on different streams, refused if they differ (the plays would not be fixed)."""
+        table = self.table(data)
+        runs = [self._run(self.policy, table, 2, np.random.default_rng(seed), self.batch) for seed in (1, 2)]
+        played = np.concatenate(runs)[:, : self.batch]
+        if (played != played[0]).any():
+            raise ValueError(f"{self.owner}: the policy's plays in the first batch are random, so the batch's "
+                             "inputs (and its view's law) are not fixed")
+        chosen = table[np.arange(self.batch), played[0]]
+        return chosen  # (B, d + 1): the played arm's features, then its reward
+
+    def distribution(self, data: Any) -> Any:
+        """The exact law of :meth:`sample`'s output: the release's law on the first batch's rows."""
+        rows = self.rows(data)
+        self.policy.statistics.prepare(self.dimension, self.horizon)
+        return self.policy.statistics.mechanism.distribution(rows)
+
+
+__all__ = ["OUTPUTS", "ContextualTranscript", "FirstBatchView", "fixed_arms"]

@@ -156,3 +156,37 @@ def test_a_non_contextual_policy_is_refused():
 
     with pytest.raises(TypeError, match="not a contextual policy"):
         ContextualTranscript(Plain(), K, D, T)
+
+
+def test_the_first_batch_view_and_its_exact_law():
+    from dpaudit.contextual_transcripts import FirstBatchView
+
+    rewards = np.random.default_rng(7).random((T, K))
+    policy = ALGORITHMS["linucb-sdp-vec"](eps=15.0, delta=0.4, B=4)
+    view = FirstBatchView(policy, K, D, T, batch=4)
+    data = users(rewards)
+    out = view.sample(data, 6, np.random.default_rng(0))
+    assert out.shape == (6, D + D * (D + 1) // 2) and (out == policy.statistics.views[0]).all()
+    # the initial model scores both arms (equal norms) alike: LinUCB plays arm 0, the lowest, until the
+    # first update, so the first batch's rows are arm 0's features and rewards
+    assert (view.rows(data) == data[:4, 0]).all()
+    law = view.distribution(data)
+    direct = policy.statistics.mechanism.distribution(data[:4, 0])
+    assert len(law.coordinates) == len(direct.coordinates) == out.shape[1]
+    for ours, theirs in zip(law.coordinates, direct.coordinates, strict=True):
+        assert (ours.outcomes == theirs.outcomes).all() and np.allclose(ours.log_probs, theirs.log_probs)
+    # the sampled counts lie where the law puts its mass: within 12 standard deviations of Bin(B b, 1/4)
+    for j, coordinate in enumerate(law.coordinates):
+        assert coordinate.outcomes.min() <= out[:, j].min() and out[:, j].max() <= coordinate.outcomes.max()
+    with pytest.raises(ValueError, match="plays in the first batch are random"):
+        FirstBatchView(RandomFirst(), K, D, T, batch=2).rows(data)
+
+
+class RandomFirst(Constant):
+    """A fair coin every round: its first batch's plays are not fixed (a release that records nothing)."""
+
+    class statistics:
+        record_views = False
+
+    def choose(self, t, contexts):
+        return self.rng.integers(0, 2, contexts.shape[0])
