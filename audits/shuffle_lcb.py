@@ -85,18 +85,18 @@ extreme moves, arm 0 from (e_1, 1) to (-e_1, 1) (one vector label by 2g) and to 
 by g). The statistical auditor selects the event on one part of the samples and confirms it on fresh
 ones (40,000 runs per side at the quick budget). Relation: one user's (round's) contexts and rewards
 replaced (ReplaceUser over the T rounds; for returning users, over the U users, each in every batch).
-  - thm3.2-sdp@algorithm,...: LinUCB-SDP-Amp (eps = 0.5, inside Theorem 3.2's range eps <= sqrt(log(2/delta)/B)
+  - thm3.2-privacy@algorithm,...: LinUCB-SDP-Amp (eps = 0.5, inside Theorem 3.2's range eps <= sqrt(log(2/delta)/B)
     = 0.865 at B = 4, delta = 0.1) is O(eps, delta)-SDP, audited with the O(.)'s constant 1 as (0.5, 0.1); the
     output is every batch's released sums (A_Amp's output drawn from its exact law, the algorithm's
     release), a post-processing of the shuffled messages, so it can refute the claim about the view but a
     "not refuted" says nothing about the multiset itself (thm3.2-privacy audits that at B = 200).
-  - thm3.5-sdp@algorithm,...: LinUCB-SDP-Vec (eps = 1, delta = 0.1) is (eps, delta)-SDP: every batch's label
+  - thm3.5-privacy@algorithm,...: LinUCB-SDP-Vec (eps = 1, delta = 0.1) is (eps, delta)-SDP: every batch's label
     counts, which are P_Vec's shuffled view (its sufficient statistic).
-  - thm3.5-sdp@algorithm,batch1,exact,...: the same claim, exactly: the protected first user is in batch 1,
+  - thm3.5-privacy@algorithm,batch1,exact,...: the same claim, exactly: the protected first user is in batch 1,
     whose plays the initial model fixes, so batch 1's view has P_Vec's exact law on those rows, and the
     later views are a kernel of it and of the other users' data, the same on both sides: the whole
     transcript's (eps, delta) profile is batch 1's (FirstBatchView).
-  - thm4.2-sdp@algorithm,vec,...: LinUCB-SDP-Vec-returning (Theorem 4.2(ii)'s b, eps = 1, delta = 0.1) with
+  - thmE.5-privacy@algorithm,...: LinUCB-SDP-Vec-returning (Theorem 4.2(ii)'s b, eps = 1, delta = 0.1) with
     U = B = 4 users each once in every batch: (eps, delta)-SDP when user 0 changes in all M = 4 batches (the
     same two moves in every batch; her later plays depend on the model, so her later inputs are those rows).
   - propF.3-jdp@algorithm,...: LinUCB-JDP (Batched-Central-LinUCB at B = 1, eps = 1, the range's largest,
@@ -104,7 +104,7 @@ replaced (ReplaceUser over the T rounds; for returning users, over the U users, 
     intro cites the JDP of Shariff & Sheffet's algorithm without an id of its own; Proposition F.3 is the
     paper's statement about this algorithm.
 Not encoded at the algorithm level: Theorem 4.2(i) (P_Amp with returning users: O(eps, delta) through
-Theorem E.2's composition; its view is the same kind of released sums as thm3.2-sdp's), the corollaries'
+Theorem E.2's composition; its view is the same kind of released sums as thm3.2-privacy's), the corollaries'
 JDP and LDP statements at tuned B (the same algorithms at other B), and exact audits of users of later
 batches (their batch's inputs depend on the earlier views: a mixture over prefixes).
 
@@ -477,8 +477,8 @@ def _returning_pairs(users: int) -> list:
 _ALG_SAMPLES = {"quick": 40_000, "standard": 400_000, "thorough": 4_000_000}
 _ALG_DELTA = 0.1  # the experiments' delta
 for _id, _name, _eps, _title in [
-        ("thm3.2-sdp", "linucb-sdp-amp", 0.5, "LinUCB-SDP-Amp's released batch sums (P_Amp, Thm 3.2's sigma)"),
-        ("thm3.5-sdp", "linucb-sdp-vec", 1.0, "LinUCB-SDP-Vec's label counts (P_Vec, Thm 3.5's g, b)")]:
+        ("thm3.2-privacy", "linucb-sdp-amp", 0.5, "LinUCB-SDP-Amp's released batch sums (P_Amp, Thm 3.2's sigma)"),
+        ("thm3.5-privacy", "linucb-sdp-vec", 1.0, "LinUCB-SDP-Vec's label counts (P_Vec, Thm 3.5's g, b)")]:
     _policy = ALGORITHMS[_name](eps=_eps, delta=_ALG_DELTA, B=_ALG_B)
     suite.privacy(f"shuffle-lcb/{_id}@algorithm,eps{_eps:g},delta{_ALG_DELTA:g},B{_ALG_B},{_ALG_POINT}",
                   auditor="statistical", samples=_ALG_SAMPLES,
@@ -489,7 +489,7 @@ for _id, _name, _eps, _title in [
                         f"({_eps:g}, {_ALG_DELTA:g})-SDP (K = {_ALG_K}, d = {_ALG_D}, B = {_ALG_B}; the first user's "
                         "arm moved to -e_1 and to (e_2, 0); black-box)")
 
-suite.privacy(f"shuffle-lcb/thm3.5-sdp@algorithm,batch1,exact,eps1,delta{_ALG_DELTA:g},B{_ALG_B},{_ALG_POINT}",
+suite.privacy(f"shuffle-lcb/thm3.5-privacy@algorithm,batch1,exact,eps1,delta{_ALG_DELTA:g},B{_ALG_B},{_ALG_POINT}",
               auditor="exact",
               subject=FirstBatchView(ALGORITHMS["linucb-sdp-vec"](eps=1.0, delta=_ALG_DELTA, B=_ALG_B), _ALG_K, _ALG_D,
                                      _ALG_T, batch=_ALG_B),
@@ -500,7 +500,7 @@ suite.privacy(f"shuffle-lcb/thm3.5-sdp@algorithm,batch1,exact,eps1,delta{_ALG_DE
                     "(the first user's arm moved to -e_1 and to (e_2, 0))")
 
 _policy = ALGORITHMS["linucb-sdp-vec-returning"](eps=1.0, delta=_ALG_DELTA, B=_ALG_B)
-suite.privacy(f"shuffle-lcb/thm4.2-sdp@algorithm,vec,eps1,delta{_ALG_DELTA:g},B{_ALG_B},{_ALG_POINT}",
+suite.privacy(f"shuffle-lcb/thmE.5-privacy@algorithm,eps1,delta{_ALG_DELTA:g},B{_ALG_B},{_ALG_POINT}",
               auditor="statistical", samples=_ALG_SAMPLES,
               subject=ContextualTranscript(_policy, _ALG_K, _ALG_D, _ALG_T, output="messages",
                                            users_per_batch=_ALG_B),
