@@ -14,7 +14,15 @@ releases they rest on are in ``dpaudit.mechanisms``.
 - :mod:`.registry`: :data:`ALGORITHMS`, every built-in algorithm by its stable name.
 """
 
-from .environments import BernoulliBandit, BernoulliExperts, BetaBandit, GaussianBandit, LinearBandit, UniformMeans
+from .environments import (
+    BernoulliBandit,
+    BernoulliExperts,
+    BetaBandit,
+    GaussianBandit,
+    GLMBandit,
+    LinearBandit,
+    UniformMeans,
+)
 from .linear import LinUCB
 from .mab import BatchSuccessiveElimination, DPSEEpoch, DPSuccessiveElimination
 from .online import FollowTheNoisyLeader
@@ -22,4 +30,4 @@ from .registry import ALGORITHMS
 
 __all__ = ["ALGORITHMS", "BatchSuccessiveElimination",
            "BernoulliBandit", "BernoulliExperts", "BetaBandit", "DPSEEpoch", "DPSuccessiveElimination",
-           "FollowTheNoisyLeader", "GaussianBandit", "LinUCB", "LinearBandit", "UniformMeans"]
+           "FollowTheNoisyLeader", "GLMBandit", "GaussianBandit", "LinUCB", "LinearBandit", "UniformMeans"]

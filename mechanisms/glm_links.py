@@ -1,13 +1,33 @@
-"""The logistic link of shuffle-glm's generalised linear model: the mean mu, its slope mu' (Algorithm 2's
-B_H leaves and Algorithm 1's weights) and the per-point gradients of the logistic log-loss that P_GD
-(Algorithm 7) minimises in Algorithms 1 and 2. One definition of mu serves all three."""
+"""The links of shuffle-glm's generalised linear models: the mean mu, its slope mu' (Algorithm 2's B_H leaves
+and Algorithm 1's weights), the per-point gradients of the logistic log-loss that P_GD (Algorithm 7) minimises
+in Algorithms 1 and 2, and the probit link of the paper's experiments (Table 2, Figure 1(b)). One definition
+of each mu serves the environments, the algorithms and the releases.
+
+:class:`Link` bundles what a GLM bandit algorithm needs of a link (:data:`LINKS` by name): ``mean`` (mu),
+``slope`` (mu'), and the per-observation negative log-likelihood of a reward r in [0, 1] as a function of
+z = <x, theta>, with its first and second derivatives in z, so that the MLE's gradient is
+sum_s loss_slope(z_s, r_s) x_s and its Hessian sum_s loss_curvature(z_s, r_s) x_s x_s^T.
+
+- logistic (canonical): loss(z, r) = -r z + b(z), b(z) = log(1 + e^z), the GLM loss
+  l(theta, r, x) = -r <x, theta> + b(<x, theta>) of shuffle-glm Sec. 4-5; slope mu(z) - r, curvature mu'(z).
+- probit: P(r = 1 | x) = Phi(<x, theta>), not a canonical exponential family, so it has no b with
+  b' = mu and a likelihood of the printed form. The algorithms' loss is the binary cross-entropy of Phi,
+  loss(z, r) = -r log Phi(z) - (1 - r) log Phi(-z), the probit negative log-likelihood (its regularised
+  minimiser is the probit MLE); it is convex in z. ``cumulant`` gives the other loss the paper prints,
+  -r z + int_0^z mu (for probit z Phi(z) + phi(z) - phi(0)), whose gradient is (mu(z) - r) x, for an
+  algorithm that states it uses that one.
+
+R = 1 for both (rewards in {0, 1}); ``reward_bound`` records it."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy import special
 
 
 def logistic_mean(z: Any) -> np.ndarray:
@@ -34,4 +54,115 @@ def logistic_slope(z: np.ndarray) -> np.ndarray:
     return mu * (1 - mu)
 
 
-__all__ = ["logistic_gradient", "logistic_mean", "logistic_slope"]
+_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+
+
+def probit_mean(z: Any) -> np.ndarray:
+    """The probit link mu(z) = Phi(z), the standard normal cdf."""
+    return special.ndtr(np.asarray(z, dtype=float))
+
+
+def probit_slope(z: Any) -> np.ndarray:
+    """mu'(z) = phi(z), the standard normal density."""
+    z = np.asarray(z, dtype=float)
+    return np.exp(-0.5 * z * z - _LOG_SQRT_2PI)
+
+
+def _mills(u: np.ndarray) -> np.ndarray:
+    """phi(u) / Phi(u), through logs: Phi(u) underflows (and the ratio would be 0/0) for u below about -38."""
+    return np.exp(-0.5 * u * u - _LOG_SQRT_2PI - special.log_ndtr(u))
+
+
+def _softplus(z: np.ndarray) -> np.ndarray:
+    """log(1 + e^z) without overflow."""
+    return np.logaddexp(0.0, z)
+
+
+def _logistic_loss(z: Any, r: Any) -> np.ndarray:
+    z, r = np.asarray(z, dtype=float), np.asarray(r, dtype=float)
+    return _softplus(z) - r * z
+
+
+def _logistic_loss_slope(z: Any, r: Any) -> np.ndarray:
+    return logistic_mean(z) - np.asarray(r, dtype=float)
+
+
+def _logistic_loss_curvature(z: Any, r: Any) -> np.ndarray:
+    return logistic_slope(np.asarray(z, dtype=float)) + 0.0 * np.asarray(r, dtype=float)
+
+
+def _logistic_cumulant(z: Any) -> np.ndarray:
+    """int_0^z mu = log(1 + e^z) - log 2."""
+    return _softplus(np.asarray(z, dtype=float)) - math.log(2)
+
+
+def _probit_loss(z: Any, r: Any) -> np.ndarray:
+    z, r = np.asarray(z, dtype=float), np.asarray(r, dtype=float)
+    return -r * special.log_ndtr(z) - (1 - r) * special.log_ndtr(-z)
+
+
+def _probit_loss_slope(z: Any, r: Any) -> np.ndarray:
+    z, r = np.asarray(z, dtype=float), np.asarray(r, dtype=float)
+    return -r * _mills(z) + (1 - r) * _mills(-z)
+
+
+def _probit_loss_curvature(z: Any, r: Any) -> np.ndarray:
+    # d/du [-log Phi(u)] = -h(u), d2/du2 = h(u) (u + h(u)) with h = phi/Phi; positive (log-concavity of Phi)
+    z, r = np.asarray(z, dtype=float), np.asarray(r, dtype=float)
+    up, down = _mills(z), _mills(-z)
+    return r * up * (z + up) + (1 - r) * down * (down - z)
+
+
+def _probit_cumulant(z: Any) -> np.ndarray:
+    """int_0^z Phi = z Phi(z) + phi(z) - phi(0)."""
+    z = np.asarray(z, dtype=float)
+    return z * special.ndtr(z) + probit_slope(z) - probit_slope(0.0)
+
+
+@dataclass(frozen=True)
+class Link:
+    """A GLM link and the loss the algorithms minimise for it (module docstring). Every function is
+    elementwise in z = <x, theta> (and r), vectorised over any shape."""
+
+    name: str
+    mean: Callable[[Any], np.ndarray]
+    slope: Callable[[Any], np.ndarray]
+    loss: Callable[[Any, Any], np.ndarray]
+    loss_slope: Callable[[Any, Any], np.ndarray]
+    loss_curvature: Callable[[Any, Any], np.ndarray]
+    cumulant: Callable[[Any], np.ndarray]
+    reward_bound: float = 1.0
+
+    def __repr__(self) -> str:
+        return f"Link({self.name!r})"
+
+    def gradient(self, regularisation: float = 0.0) -> Callable[[np.ndarray, Any], np.ndarray]:
+        """Per-point gradients of loss(<x, theta>, r) + (regularisation / 2) ||theta||^2, in the layout of
+        :func:`logistic_gradient` (theta (runs, d); data (rewards (n,), contexts (n, d)) -> (runs, n, d))."""
+
+        def gradient(theta: np.ndarray, data: Any) -> np.ndarray:
+            rewards, contexts = (np.asarray(a, dtype=float) for a in data)
+            slope = self.loss_slope(theta @ contexts.T, rewards)  # (runs, n)
+            return slope[..., None] * contexts[None] + regularisation * theta[:, None, :]
+
+        return gradient
+
+
+LOGISTIC = Link("logistic", logistic_mean, logistic_slope, _logistic_loss, _logistic_loss_slope,
+                _logistic_loss_curvature, _logistic_cumulant)
+PROBIT = Link("probit", probit_mean, probit_slope, _probit_loss, _probit_loss_slope, _probit_loss_curvature,
+              _probit_cumulant)
+LINKS: dict[str, Link] = {"logistic": LOGISTIC, "probit": PROBIT}
+
+
+def link(name: Any) -> Link:
+    """The :class:`Link` called ``name`` (a Link is returned as is); a ValueError names the options."""
+    if isinstance(name, Link):
+        return name
+    if name not in LINKS:
+        raise ValueError(f"link must be one of {', '.join(map(repr, LINKS))}, got {name!r}")
+    return LINKS[name]
+
+
+__all__ = ["LINKS", "LOGISTIC", "PROBIT", "Link", "link", "logistic_gradient", "logistic_mean", "logistic_slope",
+           "probit_mean", "probit_slope"]

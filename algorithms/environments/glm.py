@@ -1,0 +1,239 @@
+"""Generalised linear contextual bandits (shuffle-glm Sec. 8 and App. A; the spec's 1.1 and 5.1-5.5),
+vectorised over runs: every round each run sees a fresh set of K arms x in the unit ball of R^d, and the
+reward of arm x is Bernoulli with mean mu(<x, theta*>), mu the logistic or the probit link
+(:data:`dpaudit.mechanisms.glm_links.LINKS`). For probit the repository draws 1{N(<x, theta*>, 1) > 0},
+which has this law; here both links draw 1{U < mu} with U uniform, one code path for both.
+
+Two instance generators:
+
+- ``"paper"`` (Sec. 8: "theta* sampled uniformly from a sphere of radius S", arms "drawn from the unit
+  ball"): each run draws its own theta* (instance stream), and each round's arm sets, uniform in the unit
+  ball, come from the engine's context stream, independently per run;
+- ``"repository"`` (the authors' environment, the spec's 5.5): theta* = S u/||u||, u ~ U([-1, 1]^d), arms a
+  Gaussian direction times a U^{1/d} radius (also uniform in the ball), all arm sets fixed once and the
+  same in every run. They are the authors' draws exactly: numpy's ``default_rng(instance_seed)`` (default
+  the repository's seed 109832) drawn in the repository's order (theta*'s u, then per round and arm a
+  normal direction and a uniform radius), which reproduces the repository's kappa values (S = 2, 2.5, 3 at
+  d = 3, K = 20, T = 5000: 18.39, 56.44, 222.15). Arm sets are generated lazily, in chunks of rounds, from
+  the generator state saved at each chunk's start, so memory does not grow with the horizon or the runs;
+  the draws go arm by arm in Python because that is the order the repository's stream has (a vectorised
+  draw would give other arms).
+
+The non-linearity parameters (shuffle-glm eq. (4)): kappa = 1/min mu'(<x, theta*>) and
+kappa* = 1/max mu'(<x, theta*>) over the arms the instance uses. ``GLMBandit.kappa(horizon)`` gives them
+over all T K arms of the repository's instance; the ``"paper"`` instances are random, so it gives the
+bounds every instance satisfies, :func:`kappa_bounds` (kappa <= 1/mu'(S), kappa* >= 1/mu'(0)), which is
+also what the GLM algorithms use by default. The realised values of the rounds drawn so far are kept per
+run in ``instances.kappa`` and ``instances.kappa_star`` (updated as the engine draws contexts).
+
+The engine's pseudo-regret is then max_x mu(<x, theta*>) - mu(<x_t, theta*>) per round, the repository's
+metric.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpaudit.mechanisms.glm_links import LINKS, Link
+from dpaudit.validation import choice, integer, positive
+
+GLM_GENERATORS = ("paper", "repository")
+REPOSITORY_SEED = 109832
+CHUNK_ROUNDS = 256
+
+
+def kappa_bounds(link: str | Link, S: float) -> tuple[float, float]:
+    """(an upper bound on kappa, a lower bound on kappa*) for any arms in the unit ball and ||theta*|| <= S:
+    |<x, theta*>| <= S and mu' of both links is even and decreasing in |z|, so kappa <= 1/mu'(S) and
+    kappa* >= 1/mu'(0) (logistic: 4; probit: sqrt(2 pi))."""
+    owner = "kappa_bounds"
+    link = _link(owner, link)
+    S = positive(owner, "S", S)
+    return float(1 / link.slope(S)), float(1 / link.slope(0.0))
+
+
+def _link(owner: str, link: str | Link) -> Link:
+    if isinstance(link, Link):
+        return link
+    return LINKS[choice(owner, "link", link, tuple(LINKS))]
+
+
+def unit_ball(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Uniform in the unit ball of dimension shape[-1]: a Gaussian direction times a U^{1/d} radius."""
+    direction = rng.standard_normal(shape)
+    direction /= np.linalg.norm(direction, axis=-1, keepdims=True)
+    radius = rng.random(shape[:-1] + (1,)) ** (1.0 / shape[-1])
+    return direction * radius
+
+
+class RepositoryArms:
+    """The repository's T arm sets of one instance, generated chunk by chunk (module docstring):
+    ``theta`` (d,) and ``chunk(i)`` = the arm sets of rounds i C + 1 .. (i + 1) C, shape (C, K, d)."""
+
+    def __init__(self, arms: int, dimension: int, S: float, seed: int, chunk_rounds: int = CHUNK_ROUNDS):
+        self.arms, self.dimension, self.chunk_rounds = arms, dimension, chunk_rounds
+        rng = np.random.default_rng(seed)
+        u = rng.uniform(-1, 1, size=dimension)
+        self.theta = S * u / np.linalg.norm(u)
+        self._starts = [rng.bit_generator.state]  # the generator state at the start of each chunk made so far
+        self._cached: tuple[int, np.ndarray] | None = None
+
+    def chunk(self, index: int) -> np.ndarray:
+        if self._cached is not None and self._cached[0] == index:
+            return self._cached[1]
+        while len(self._starts) <= index:  # chunks are requested in order; an earlier one is replayed
+            self._generate(len(self._starts) - 1)
+        block = self._generate(index)
+        self._cached = (index, block)
+        return block
+
+    def _generate(self, index: int) -> np.ndarray:
+        rng = np.random.default_rng()
+        rng.bit_generator.state = self._starts[index]
+        d = self.dimension
+        block = np.empty((self.chunk_rounds, self.arms, d))
+        for row in block:
+            for arm in row:  # the repository's order: one arm's direction, then its radius
+                direction = rng.normal(0.0, 1.0, size=(d,))
+                radius = rng.uniform(0.0, 1.0) ** (1.0 / d)
+                arm[:] = direction * radius / np.linalg.norm(direction)
+        if len(self._starts) == index + 1:
+            self._starts.append(rng.bit_generator.state)
+        return block
+
+    def rounds(self, horizon: int):
+        """The arm sets of rounds 1..horizon, chunk by chunk (the last one cut to the horizon)."""
+        for index in range(math.ceil(horizon / self.chunk_rounds)):
+            yield self.chunk(index)[: horizon - index * self.chunk_rounds]
+
+
+class GLMInstances:
+    """The instances of a block of runs: ``theta`` (runs, d), the link, the running realised
+    ``kappa`` / ``kappa_star`` (runs,) over the arm sets drawn so far, and the engine's contextual
+    protocol (``contexts``, ``expected``, ``rewards``; ``means`` is None, the arms change every round)."""
+
+    binary = True
+    means = None
+
+    def __init__(self, theta: np.ndarray, link: Link, arms: int, repository: RepositoryArms | None = None):
+        self.theta, self.link, self.arms = theta, link, arms
+        self.runs, self.dimension = theta.shape
+        self._repository = repository
+        self.round = 0
+        self.kappa = np.full(self.runs, np.nan)
+        self.kappa_star = np.full(self.runs, np.nan)
+        self._min_slope = np.full(self.runs, np.inf)
+        self._max_slope = np.full(self.runs, -np.inf)
+
+    def contexts(self, rng: np.random.Generator) -> np.ndarray:
+        """The next round's arm sets, (runs, K, d): fresh per run from ``rng`` (paper), or the repository's
+        arm set of this round, the same for every run (a read-only view)."""
+        if self._repository is None:
+            contexts = unit_ball(rng, (self.runs, self.arms, self.dimension))
+        else:
+            size = self._repository.chunk_rounds
+            arm_set = self._repository.chunk(self.round // size)[self.round % size]
+            contexts = np.broadcast_to(arm_set, (self.runs, self.arms, self.dimension))
+        self.round += 1
+        slopes = self.link.slope(np.einsum("rkd,rd->rk", contexts, self.theta))
+        self._min_slope = np.minimum(self._min_slope, slopes.min(axis=1))
+        self._max_slope = np.maximum(self._max_slope, slopes.max(axis=1))
+        self.kappa, self.kappa_star = 1 / self._min_slope, 1 / self._max_slope
+        return contexts
+
+    def expected(self, contexts: np.ndarray) -> np.ndarray:
+        """Mean rewards mu(<x_a, theta*>), shape (runs, K)."""
+        if contexts.shape[-1] != self.dimension:
+            raise ValueError(f"GLMInstances: contexts have dimension {contexts.shape[-1]}, theta* has {self.dimension}")
+        return self.link.mean(np.einsum("rkd,rd->rk", contexts, self.theta))
+
+    def rewards(self, rng: np.random.Generator, contexts: np.ndarray) -> np.ndarray:
+        """Every arm's reward this round, 1{U < mu(<x, theta*>)}, shape (runs, K)."""
+        mu = self.expected(contexts)
+        return (rng.random(mu.shape) < mu).astype(float)
+
+
+class GLMBandit:
+    """A K-armed generalised linear contextual bandit in dimension d, ||theta*|| = S, a fresh arm set every
+    round, Bernoulli rewards with mean mu(<x, theta*>) (module docstring)."""
+
+    owner = "GLMBandit"
+    feedback = "bandit"
+
+    def __init__(self, arms: int, dimension: int, S: float, link: str = "logistic", generator: str = "paper",
+                 instance_seed: int | None = None):
+        self.arms = integer(self.owner, "arms", arms, 2)
+        self.dimension = integer(self.owner, "dimension", dimension, 2)
+        self.S = positive(self.owner, "S", S)
+        self.link = _link(self.owner, link)
+        self.generator = choice(self.owner, "generator", generator, GLM_GENERATORS)
+        if self.generator == "paper":
+            if instance_seed is not None:
+                raise ValueError(f"{self.owner}: instance_seed fixes the repository's single instance; the paper's "
+                                 "generator draws each run's instance from the simulation's seed")
+            self.instance_seed = None
+        else:
+            self.instance_seed = integer(self.owner, "instance_seed",
+                                         REPOSITORY_SEED if instance_seed is None else instance_seed, 0)
+        self._repository: RepositoryArms | None = None
+        seed = "" if self.generator == "paper" else f", seed {self.instance_seed}"
+        self.name = f"{self.owner}(K={self.arms}, d={self.dimension}, S={self.S:g}, {self.link.name}, " \
+                    f"{self.generator} generator{seed})"
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_repository"] = None  # rebuilt on demand; workers need not receive generated arms
+        return state
+
+    def _repository_arms(self) -> RepositoryArms:
+        if self._repository is None:
+            self._repository = RepositoryArms(self.arms, self.dimension, self.S, self.instance_seed)
+        return self._repository
+
+    @property
+    def theta(self) -> np.ndarray | None:
+        """The repository's theta* (d,), or None for the paper's generator (one per run)."""
+        return None if self.generator == "paper" else self._repository_arms().theta.copy()
+
+    def arm_sets(self, horizon: int) -> np.ndarray:
+        """The repository's arm sets of rounds 1..horizon, (horizon, K, d) (materialised: for checks)."""
+        self._need_repository("arm_sets")
+        horizon = integer(self.owner, "horizon", horizon, 1)
+        return np.concatenate(list(self._repository_arms().rounds(horizon)))
+
+    def kappa(self, horizon: int) -> tuple[float, float]:
+        """(kappa, kappa*) over all horizon K arms of the repository's instance; for the paper's generator
+        (a random instance per run) the bounds of :func:`kappa_bounds`, which hold for every run."""
+        horizon = integer(self.owner, "horizon", horizon, 1)
+        if self.generator == "paper":
+            return kappa_bounds(self.link, self.S)
+        arms = self._repository_arms()
+        low, high = np.inf, -np.inf
+        for block in arms.rounds(horizon):
+            slopes = self.link.slope(block @ arms.theta)
+            low, high = min(low, float(slopes.min())), max(high, float(slopes.max()))
+        return 1 / low, 1 / high
+
+    def _need_repository(self, what: str) -> None:
+        if self.generator != "repository":
+            raise ValueError(f"{self.owner}.{what}: the paper's generator draws fresh arm sets per run; only the "
+                             "repository's are fixed")
+
+    def instances(self, runs: int, rng: np.random.Generator) -> GLMInstances:
+        runs = integer(self.owner, "runs", runs, 0)
+        if self.generator == "paper":
+            direction = rng.standard_normal((runs, self.dimension))
+            theta = self.S * direction / np.linalg.norm(direction, axis=-1, keepdims=True)
+            return GLMInstances(theta, self.link, self.arms)
+        # each block of runs replays the arm sets from their seed: its own stream object, the same draws
+        arms = RepositoryArms(self.arms, self.dimension, self.S, self.instance_seed)
+        return GLMInstances(np.broadcast_to(arms.theta, (runs, self.dimension)).copy(), self.link, self.arms, arms)
+
+
+__all__ = ["GLMBandit", "GLMInstances", "GLM_GENERATORS", "REPOSITORY_SEED", "RepositoryArms", "kappa_bounds",
+           "unit_ball"]
