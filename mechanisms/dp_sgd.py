@@ -119,8 +119,9 @@ class DPSGD(ExactRelease):
         self.q = self.batch / self.n
         self.noise_multiplier = noise_multiplier(self.epsilon, self.delta, self.steps, self.q)
         self.sigma = self.noise_multiplier * self.clip  # noise std of one step's gradient sum, per coordinate
-        self.name = (f"DPSGD(eps={self.epsilon:.6g}, delta={self.delta:.6g}, n={self.n}, d={self.d}, clip={self.clip:g}, "
-                     f"batch={self.batch}, q={self.q:.4g}, steps={self.steps}; z={self.noise_multiplier:.6g})")
+        self.name = (f"DPSGD(eps={self.epsilon:.6g}, delta={self.delta:.6g}, n={self.n}, d={self.d}, "
+                     f"clip={self.clip:g}, batch={self.batch}, q={self.q:.4g}, steps={self.steps}; "
+                     f"z={self.noise_multiplier:.6g})")
 
     def __repr__(self) -> str:
         return self.name

@@ -66,6 +66,21 @@ def node_noise_sigma(T: int, epsilon: float, delta: float, kappa_star: float) ->
     return math.sqrt(36 * tree_depth(T) * math.log(32 / delta) ** 2 / (kappa_star**2 * epsilon**2))
 
 
+def zcdp_node_sigma(T: int, epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
+    """Node noise of the tree in the code the paper cites (its experiments): (eps, delta) converted to a zCDP
+    budget rho with eps = rho + 2 sqrt(rho log(1/delta)), split evenly over m = ceil(log2 T) + 1 nodes, and
+    the Gaussian mechanism's sigma = Delta / sqrt(2 rho / m) for l2 sensitivity Delta (Bun & Steinke 2016:
+    rho-zCDP implies (rho + 2 sqrt(rho log(1/delta)), delta)-DP)."""
+    owner = "zcdp_node_sigma"
+    epsilon = positive(owner, "epsilon", epsilon)
+    delta = probability(owner, "delta", delta)
+    sensitivity = positive(owner, "sensitivity", sensitivity)
+    a = math.sqrt(math.log(1 / delta))
+    rho = (math.sqrt(a * a + epsilon) - a) ** 2
+    m = math.ceil(math.log2(integer(owner, "T", T, 1))) + 1
+    return sensitivity / math.sqrt(2 * rho / m)
+
+
 class SymmetricGaussianTree(ExactRelease):
     """B_V / B_H: the binary mechanism on a stream of T symmetric d x d leaves with node noise
     (Z' + Z'^T)/2, Z'_ij ~ N(0, sigma^2) (module docstring). Data: the leaves, shape (T, d, d).
@@ -237,4 +252,5 @@ def classical_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 
 
 
 __all__ = ["RankOneLeaves", "SymmetricGaussianTree", "TreeStream", "classical_gaussian_sigma", "generic_node_budget",
-           "max_prefix_noise_norm", "node_noise_sigma", "symmetric_gaussian_norms", "tree_depth"]
+           "max_prefix_noise_norm", "node_noise_sigma", "symmetric_gaussian_norms", "tree_depth",
+           "zcdp_node_sigma"]

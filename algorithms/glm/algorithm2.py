@@ -26,7 +26,8 @@ Choices where the paper is silent (the spec's 3.2 and 6.2):
     inserts one leaf in each tree, the zero leaf in the tree not updated;
   - the noisy V, H may be indefinite; ||x||^2 in their inverses is floored at 0 before a square root;
   - a switch when no criterion-II round has been seen yet (n = 0 points) moves tau but calls no optimizer;
-  - ties (criterion I's argmax and eq. 18's) go to the lowest arm (:func:`~dpaudit.algorithms.linear.linucb.first_best`);
+  - ties (criterion I's argmax and eq. 18's) go to the lowest arm
+    (:func:`~dpaudit.algorithms.linear.linucb.first_best`);
   - optimizer calls are made together for the runs that call at the same round on the same number of
     points (one call on (runs, n, d) data); runs calling with different n are separate calls. A run calls at
     most count1_cutoff + count2_cutoff times, so the loop is over calls, not over rounds or runs.
@@ -45,6 +46,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from dpaudit.algorithms.environments.glm import kappa_bounds
 from dpaudit.algorithms.linear.linucb import first_best
 from dpaudit.mechanisms.exploration_set import SymmetricGaussianTree
 from dpaudit.mechanisms.glm_links import link as glm_link
@@ -55,7 +57,7 @@ from dpaudit.validation import integer, positive, probability
 class Algorithm2Settings:
     """The numbers one run of Algorithm 2 needs: lambda (V = H = lambda I at the start), the criterion-I
     threshold, the elimination width gamma sqrt(kappa), the UCB width beta, the cutoffs and the trees' node
-    noise sigma."""
+    noise sigma (B_V's and B_H's)."""
 
     lam: float
     threshold: float
@@ -63,13 +65,8 @@ class Algorithm2Settings:
     beta: float
     count1_cutoff: int
     count2_cutoff: int
-    tree_sigma: float
-
-
-def link_bounds(link: Any, S: float) -> tuple[float, float]:
-    """(kappa, kappa*) bounds for arms in the unit ball and ||theta*|| <= S: mu' of the logistic and probit
-    links is even and decreasing in |z|, so kappa = 1/mu'(S) (the worst arm) and kappa* = 1/mu'(0)."""
-    return 1.0 / float(link.slope(S)), 1.0 / float(link.slope(0.0))
+    sigma_V: float
+    sigma_H: float
 
 
 def cumulant_gradient(link: Any, regularisation: float):
@@ -104,12 +101,12 @@ class Algorithm2:
         self.S = positive(owner, "S", S)
         self.R = positive(owner, "R", R)
         self.link = glm_link(link)
-        bound, bound_star = link_bounds(self.link, self.S)
+        bound, bound_star = kappa_bounds(self.link, self.S)
         self.kappa = bound if kappa is None else positive(owner, "kappa", kappa)
         self.kappa_star = bound_star if kappa_star is None else positive(owner, "kappa_star", kappa_star)
         if self.kappa < self.kappa_star:
-            raise ValueError(f"{owner}: kappa must be >= kappa_star (1/min mu' >= 1/max mu'), got kappa={self.kappa!r}, "
-                             f"kappa_star={self.kappa_star!r}")
+            raise ValueError(f"{owner}: kappa must be >= kappa_star (1/min mu' >= 1/max mu'), got "
+                             f"kappa={self.kappa!r}, kappa_star={self.kappa_star!r}")
         self.T = None if T is None else integer(owner, "T", T, 2)
         self.record = bool(record)
         self.notes: list[str] = []
@@ -148,9 +145,9 @@ class Algorithm2:
     def _begin(self, d: int) -> None:
         self._d = d
         R, T = self.runs, self._T
-        self.set = s = self.settings(d, T)
-        tree = SymmetricGaussianTree(T, d, s.tree_sigma)
-        self.tree_V, self.tree_H = tree.stream(R), tree.stream(R)
+        self.config = s = self.settings(d, T)
+        self.tree_V = SymmetricGaussianTree(T, d, s.sigma_V).stream(R)
+        self.tree_H = SymmetricGaussianTree(T, d, s.sigma_H).stream(R)
         eye = np.eye(d)
         self.V = np.broadcast_to(s.lam * eye, (R, d, d)).copy()
         self.H = self.V.copy()
@@ -187,7 +184,7 @@ class Algorithm2:
         for size in np.unique(n):
             group = np.flatnonzero(n == size)
             idx = runs[group]
-            order = np.argsort(~mask[idx], axis=1, kind="stable")[:, :size]  # each run's points, in round order
+            order = np.argsort(~mask[group], axis=1, kind="stable")[:, :size]  # each run's points, in round order
             rewards = np.take_along_axis(self.Y[idx], order, axis=1)
             contexts = np.take_along_axis(self.X[idx], order[..., None], axis=1)
             out[group] = self.fit(kind, int(size), rewards, contexts, start[group], self.theta_o[idx], self.V[idx],
@@ -200,7 +197,7 @@ class Algorithm2:
         x = self._check(t, contexts)
         R = self.runs
         rows = np.arange(R)
-        s = self.set
+        s = self.config
         self.det_max = np.maximum(self.det_max, np.linalg.det(self.H))
         norms2 = np.maximum(np.einsum("rkd,rkd->rk", x @ self.V_inv, x), 0.0)  # ||x||^2_{V^-1}
         explore = norms2.max(axis=1) >= s.threshold
@@ -231,7 +228,7 @@ class Algorithm2:
         return played
 
     def observe(self, t: int, arms: np.ndarray, rewards: np.ndarray) -> None:
-        x, explore, s = self._x, self._explore, self.set
+        x, explore, s = self._x, self._explore, self.config
         self.X[:, t - 1] = x
         self.Y[:, t - 1] = np.asarray(rewards, dtype=float)
         self.in_T_o[:, t - 1] = explore
@@ -259,4 +256,4 @@ class Algorithm2:
                 "count2": self.count2.copy(), "switches": self.switches.copy()}
 
 
-__all__ = ["Algorithm2", "Algorithm2Settings", "cumulant_gradient", "link_bounds"]
+__all__ = ["Algorithm2", "Algorithm2Settings", "cumulant_gradient"]

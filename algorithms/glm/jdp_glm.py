@@ -75,8 +75,9 @@ class JDPGLM(Algorithm2):
         beta = (self.C * self.R * self.S * math.sqrt(d) * math.log(T / self.zeta) * math.log(1 / self.delta)
                 / math.sqrt(self.eps * self.kappa_star))
         threshold = 1 / (p.gamma**2 * self.kappa * self.R**2)
+        sigma = node_noise_sigma(T, self.eps, self.delta, self.kappa_star)  # Lemma I.4: both trees
         return Algorithm2Settings(p.lam, threshold, p.gamma * math.sqrt(self.kappa), beta, p.count1_cutoff,
-                                  p.count2_cutoff, node_noise_sigma(T, self.eps, self.delta, self.kappa_star))
+                                  p.count2_cutoff, sigma, sigma)
 
     def fit(self, kind, n, rewards, contexts, start, theta_o, V, rng):
         p = self.params
