@@ -2,18 +2,19 @@
 constructor taking keyword arguments named as in the paper (``eps``, ``delta``, ``s``, ...) with the
 paper's defaults for the rest, so ``ALGORITHMS["ftnl"](eps=0.1)`` is FTNL exactly as printed.
 Each constructor's docstring names its paper key and algorithm number (``dpaudit list --algorithms``
-prints them). The entries live with their family (``mab``, ``online``, ``linear``)."""
+prints them). The entries live with their family (``mab``, ``online``, ``linear``, ``glm``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from .glm.registry import ALGORITHMS as _GLM
 from .linear.registry import ALGORITHMS as _LINEAR
 from .mab.registry import ALGORITHMS as _MAB
 from .online.registry import ALGORITHMS as _ONLINE
 
-ALGORITHMS: dict[str, Callable[..., Any]] = {**_MAB, **_ONLINE, **_LINEAR}
+ALGORITHMS: dict[str, Callable[..., Any]] = {**_MAB, **_ONLINE, **_LINEAR, **_GLM}
 
 
 def describe(name: str) -> str:

@@ -56,7 +56,7 @@ def _accountant():
         from dp_accounting.rdp import rdp_privacy_accountant
     except ImportError as err:  # pragma: no cover - the dependency is declared
         raise ImportError("DP-SGD's noise calibration needs the dp-accounting package "
-                          "(pip install 'dp-accounting>=0.4')") from err
+                          "(pip install 'dpaudit[glm]' or 'dp-accounting>=0.4')") from err
     return dp_event, rdp_privacy_accountant
 
 

@@ -190,7 +190,7 @@ class Algorithm2:
             out[group] = self.fit(kind, int(size), rewards, contexts, start[group], self.theta_o[idx], self.V[idx],
                                   self.rng)
         if self.record:
-            self.trace["fits"].append((kind, t, runs.copy(), out.copy()))
+            self.trace["fits"].append((kind, t, runs.copy(), np.asarray(n).copy(), out.copy()))
         return out
 
     def choose(self, t: int, contexts: Any) -> np.ndarray:

@@ -76,8 +76,6 @@ class PrivateGLM(Algorithm2):
         count1 = int(d * R**2 * kappa * gamma**2 * math.log(T) / 20000)
         count2 = int(math.log2(lam_max / lam_min + T / (kappa_star**2 * lam_min * d)))
         self.lam_bounds = (lam_min, lam_max)
-        self.budgets = {"explore": per_call_budget(eps / 3, delta / 3, count1) if count1 else None,
-                        "switch": per_call_budget(eps / 3, delta / 3, count2) if count2 else None}
         if self.tree == "repository":
             sigma_V = zcdp_node_sigma(T, eps / 3, delta / 3, 1.0)
             sigma_H = zcdp_node_sigma(T, eps / 3, delta / 3, 1 / kappa_star)
@@ -87,7 +85,9 @@ class PrivateGLM(Algorithm2):
                                   count1, count2, sigma_V, sigma_H)
 
     def fit(self, kind, n, rewards, contexts, start, theta_o, V, rng):
-        eps0, delta0 = self.budgets[kind]
+        # a call is made only below its cutoff, so the cutoff is >= 1 here
+        cutoff = self.config.count1_cutoff if kind == "explore" else self.config.count2_cutoff
+        eps0, delta0 = per_call_budget(self.eps / 3, self.delta / 3, cutoff)
         optimizer = DPSGD(eps0, delta0, n, self._d)
         return optimizer.run(cumulant_gradient(self.link, 0.0), (rewards, contexts), start, rng)
 
