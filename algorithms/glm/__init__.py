@@ -1,6 +1,9 @@
 """Generalised linear bandits in the shuffle model (shuffle-glm): the parameters of Algorithms 1 and 2
-and the private gradient-descent calls they make."""
+and the private gradient-descent calls they make; the non-private baselines of its experiments (GLM-UCB,
+GLOC, RS-GLinUCB) and the batched regularised MLE they share (:mod:`.mle`)."""
 
+from .glm_ucb import GLMUCB
+from .gloc import GLOC
 from .parameters import (
     Algorithm2Parameters,
     algorithm1_lambdas,
@@ -9,6 +12,7 @@ from .parameters import (
     criterion_two_optimizer,
     criterion_two_user_view,
 )
+from .rs_glinucb import RSGLinUCB
 
-__all__ = ["Algorithm2Parameters", "algorithm1_lambdas", "algorithm1_optimizer", "algorithm2_parameters",
-           "criterion_two_optimizer", "criterion_two_user_view"]
+__all__ = ["GLMUCB", "GLOC", "Algorithm2Parameters", "RSGLinUCB", "algorithm1_lambdas", "algorithm1_optimizer",
+           "algorithm2_parameters", "criterion_two_optimizer", "criterion_two_user_view"]

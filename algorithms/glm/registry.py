@@ -1,12 +1,45 @@
-"""Registry entries of the generalised linear contextual bandit algorithms (shuffle-glm)."""
+"""Registry entries of the GLM bandit algorithms (shuffle-glm: Algorithm 2's JDP-GLM and Private-GLM, and the
+non-private baselines)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from .glm_ucb import GLMUCB
+from .gloc import GLOC
 from .jdp_glm import JDPGLM
 from .private_glm import PrivateGLM
+from .rs_glinucb import RSGLinUCB
+
+
+def glm_ucb(*, link: str = "logistic", S: float = 1.0, kappa: float | None = None, delta: float = 0.02,
+            lam: float | None = None, reg: float | None = None, T: int | None = None) -> GLMUCB:
+    """shuffle-glm Sec. 8 baseline: GLM-UCB (Filippi et al. 2010), MLE + rho(t) ||x||_{V^-1} bonus.
+
+    kappa defaults to the bound 1/mu'(S); lam = d, reg = 2 d and no projection as the experiments' code base;
+    delta = 0.02 (the experiments')."""
+    return GLMUCB(link, S, kappa, delta, lam, reg, T)
+
+
+def gloc(*, link: str = "logistic", S: float = 1.0, kappa: float | None = None, delta: float = 0.02,
+         lam: float | None = None, R: float = 0.5, T: int | None = None) -> GLOC:
+    """shuffle-glm Sec. 8 baseline: GLOC (Jun et al. 2017), online Newton step + online-to-confidence-set UCB.
+
+    kappa defaults to the bound 1/mu'(S); lam = d (the experiments' code bases); R = 1/2 the sub-Gaussian
+    constant of Bernoulli noise; delta = 0.02."""
+    return GLOC(link, S, kappa, delta, lam, R, T)
+
+
+def rs_glinucb(*, link: str = "logistic", S: float = 1.0, kappa: float | None = None, delta: float = 0.02,
+               lam: float = 0.5, R: float = 1.0, gamma: float | None = None, beta: float | None = None,
+               threshold: float | None = None, switch: float = 2.0, T: int | None = None) -> RSGLinUCB:
+    """shuffle-glm Sec. 8 baseline: RS-GLinUCB (Sawarni et al. 2024, Algorithm 2), rarely switching GLM UCB.
+
+    Warm-up rounds by ||x||_{V^-1}, determinant-doubling switches of the MLE, arm elimination by the warm-up
+    estimate; lam, gamma, beta and the warm-up threshold from the experiments' code base, switch = 2 (the
+    paper's); kappa defaults to the bound 1/mu'(S); delta = 0.02."""
+    return RSGLinUCB(link, S, kappa, delta, lam, R, gamma, beta, threshold, switch, T)
 
 
 def jdp_glm(*, eps: float, delta: float = 0.02, zeta: float = 0.01, S: float = 1.0, kappa: float | None = None,
@@ -30,4 +63,5 @@ def private_glm(*, eps: float, delta: float = 0.02, zeta: float = 0.02, S: float
     return PrivateGLM(eps, delta, zeta, S, kappa, kappa_star, link, R, T, tree)
 
 
-ALGORITHMS: dict[str, Callable[..., Any]] = {"jdp-glm": jdp_glm, "private-glm": private_glm}
+ALGORITHMS: dict[str, Callable[..., Any]] = {"glm-ucb": glm_ucb, "gloc": gloc, "rs-glinucb": rs_glinucb,
+                                             "jdp-glm": jdp_glm, "private-glm": private_glm}

@@ -1,0 +1,73 @@
+"""What the GLM bandit policies share: the link, S, kappa (by default the bound every instance with
+||theta*|| <= S and arms in the unit ball satisfies, :func:`dpaudit.algorithms.environments.glm.kappa_bounds`;
+a kappa below 1/max mu' fits no instance: ValueError; one below the bound is the instance's own, e.g. the
+repository's realised kappa, and is used as given), the failure probability delta, the horizon T (the
+simulated one unless given), and the contextual protocol's bookkeeping (checked contexts, the dimension
+fixed by the first round's contexts)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from dpaudit.algorithms.environments.glm import kappa_bounds
+from dpaudit.mechanisms.glm_links import LINKS, Link
+from dpaudit.validation import choice, integer, positive, probability
+
+from .mle import checked_contexts
+
+
+class GLMPolicy:
+    """Base of the GLM bandit policies (module docstring); subclasses implement ``_begin(d)``,
+    ``_choose(t, x)`` and ``observe``."""
+
+    owner: ClassVar[str] = "GLMPolicy"
+    feedback: ClassVar[str] = "bandit"
+    contextual: ClassVar[bool] = True
+    paper: ClassVar[str] = "shuffle-glm"
+
+    def __init__(self, link: str | Link = "logistic", S: float = 1.0, kappa: float | None = None,
+                 delta: float = 0.02, T: int | None = None):
+        self.link = link if isinstance(link, Link) else LINKS[choice(self.owner, "link", link, tuple(LINKS))]
+        self.S = positive(self.owner, "S", S)
+        bound, floor = kappa_bounds(self.link, self.S)
+        self.notes: list[str] = []
+        if kappa is None:
+            self.kappa = bound
+        else:
+            self.kappa = positive(self.owner, "kappa", kappa)
+            if self.kappa < floor * (1 - 1e-12):
+                raise ValueError(f"{self.owner}: kappa must be >= 1/max mu' = {floor:.6g} for the {self.link.name} "
+                                 f"link (no instance has a smaller one), got kappa={kappa!r}")
+        self.delta = probability(self.owner, "delta", delta)
+        self.T = None if T is None else integer(self.owner, "T", T, 1)
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:
+        self.runs = integer(self.owner, "runs", runs, 0)
+        self.arms = integer(self.owner, "arms", arms, 1)
+        horizon = integer(self.owner, "horizon", horizon, 1)
+        self._T = self.T if self.T is not None else horizon
+        self._d: int | None = None
+        self._rows = np.arange(self.runs)
+
+    def choose(self, t: int, contexts: Any) -> np.ndarray:
+        x = checked_contexts(self.owner, contexts, self.runs, self._d, t)
+        if self._d is None:
+            self._d = x.shape[2]
+            self._begin(self._d)
+        played = self._choose(t, x)
+        self._x = x[self._rows, played]
+        return played
+
+    def _begin(self, d: int) -> None:
+        raise NotImplementedError
+
+    def _choose(self, t: int, x: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+
+__all__ = ["GLMPolicy"]
