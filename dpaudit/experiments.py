@@ -68,13 +68,15 @@ class PerHorizon:
 @dataclass(frozen=True)
 class Curve:
     """One algorithm of a configuration: its legend ``label``, its registry name ``algorithm`` and
-    keyword arguments (values may be :class:`PerHorizon`), and a ``colour`` where the paper's plot
-    script fixes one."""
+    keyword arguments (values may be :class:`PerHorizon`), a ``colour`` where the paper's plot
+    script fixes one, and ``paper_value``, the final regret the paper prints for it, where it prints one
+    (a table of numbers; reports then show it beside ours with the ratio)."""
 
     label: str
     algorithm: str
     kwargs: Mapping[str, Any] = field(default_factory=dict)
     colour: str | None = None
+    paper_value: float | None = None
 
     def arguments(self, horizon: int) -> dict[str, Any]:
         """The keyword arguments at this horizon."""
@@ -145,7 +147,8 @@ class Preset:
     observations, and ``source`` where it is from; ``metric`` is what the per-configuration plots show
     ("time-average": Reg(t)/t, "cumulative": Reg(t)); ``final_vs`` names a grid parameter for figures
     that plot the final regret against it (log axis); ``notes`` state the choices made where the paper
-    is silent; ``stand_in`` says what replaces data the paper used and we cannot fetch.
+    is silent; ``stand_in`` says what replaces data the paper used and we cannot fetch;
+    ``paper_numbers`` says where the curves' ``paper_value`` numbers are printed (None: only plots).
     """
 
     paper: str
@@ -159,6 +162,7 @@ class Preset:
     final_vs: str | None = None
     notes: tuple[str, ...] = ()
     stand_in: str | None = None
+    paper_numbers: str | None = None
 
     def __post_init__(self) -> None:
         owner = f"Preset {self.paper}/{self.figure}"

@@ -41,6 +41,7 @@ so that :func:`~.algorithm2_reference.algorithm2_one_run` replays a run and must
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -124,11 +125,12 @@ class Algorithm2:
     def settings(self, d: int, T: int) -> Algorithm2Settings:
         raise NotImplementedError
 
-    def fit(self, kind: str, n: int, rewards: np.ndarray, contexts: np.ndarray, start: np.ndarray,
+    def fit(self, kind: str, n: int, data: Callable[[], tuple[np.ndarray, np.ndarray]], start: np.ndarray,
             theta_o: np.ndarray, V: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """The optimizer's output for a group of runs calling on n points each: ``kind`` is "explore"
-        (theta_o, line 8) or "switch" (theta_tau, line 12); rewards (G, n), contexts (G, n, d); ``start`` the
-        estimate being replaced, theta_o and V the runs' current ones (criterion II's domain). Returns (G, d)."""
+        """The optimizer's output for a group of G runs calling on n points each: ``kind`` is "explore"
+        (theta_o, line 8) or "switch" (theta_tau, line 12); ``data()`` gives the points, rewards (G, n) and
+        contexts (G, n, d); ``start`` the estimate being replaced, theta_o and V the runs' current ones
+        (criterion II's domain). Returns (G, d)."""
         raise NotImplementedError
 
     # -- the policy protocol ------------------------------------------------------------------------------------
@@ -184,11 +186,14 @@ class Algorithm2:
         for size in np.unique(n):
             group = np.flatnonzero(n == size)
             idx = runs[group]
-            order = np.argsort(~mask[group], axis=1, kind="stable")[:, :size]  # each run's points, in round order
-            rewards = np.take_along_axis(self.Y[idx], order, axis=1)
-            contexts = np.take_along_axis(self.X[idx], order[..., None], axis=1)
-            out[group] = self.fit(kind, int(size), rewards, contexts, start[group], self.theta_o[idx], self.V[idx],
-                                  self.rng)
+            # each run's points in round order: nonzero lists the rows' True columns row by row, size per row;
+            # gathered only if the optimizer reads them (P_GD with one iteration does not)
+            def data(idx=idx, rows=group, size=size):
+                order = np.nonzero(mask[rows, :t])[1].reshape(len(rows), size)
+                return (np.take_along_axis(self.Y[idx], order, axis=1),
+                        np.take_along_axis(self.X[idx], order[..., None], axis=1))
+
+            out[group] = self.fit(kind, int(size), data, start[group], self.theta_o[idx], self.V[idx], self.rng)
         if self.record:
             self.trace["fits"].append((kind, t, runs.copy(), np.asarray(n).copy(), out.copy()))
         return out

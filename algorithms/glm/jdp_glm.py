@@ -27,6 +27,7 @@ theta_0 from it (:meth:`PrivateGD.start`) without drawing the noisy gradient tha
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -46,12 +47,12 @@ def criterion_one_optimizer(params: Algorithm2Parameters, n: int) -> PrivateGD:
                      step="alg7")
 
 
-def descend(pgd: PrivateGD, gradient, data: Any, runs: int, rng: np.random.Generator) -> np.ndarray:
-    """P_GD's output for ``runs`` runs with their own data; with T_it = 1 the output is theta_0 (the noisy
-    gradient of the only iteration enters no output, so it is not drawn)."""
+def descend(pgd: PrivateGD, gradient, data: Callable[[], Any], runs: int, rng: np.random.Generator) -> np.ndarray:
+    """P_GD's output for ``runs`` runs with their own data (``data()``); with T_it = 1 the output is theta_0
+    (the noisy gradient of the only iteration enters no output, so it is neither drawn nor computed)."""
     if pgd.T_it == 1:
         return pgd.start(runs)
-    return pgd.run(gradient, data, runs, rng)
+    return pgd.run(gradient, data(), runs, rng)
 
 
 class JDPGLM(Algorithm2):
@@ -79,17 +80,22 @@ class JDPGLM(Algorithm2):
         return Algorithm2Settings(p.lam, threshold, p.gamma * math.sqrt(self.kappa), beta, p.count1_cutoff,
                                   p.count2_cutoff, sigma, sigma)
 
-    def fit(self, kind, n, rewards, contexts, start, theta_o, V, rng):
+    def fit(self, kind, n, data, start, theta_o, V, rng):
         p = self.params
         gradient = cumulant_gradient(self.link, p.lam_max / n)
         if kind == "explore":
-            return descend(criterion_one_optimizer(p, n), gradient, (rewards, contexts), len(rewards), rng)
+            return descend(criterion_one_optimizer(p, n), gradient, data, len(start), rng)
         # line 12's domain is each run's own ellipsoid around its theta_o in its V: one P_GD per run (at most
         # count2_cutoff of them per run over the whole horizon)
         out = np.empty_like(start)
-        for i in range(len(rewards)):
+        for i in range(len(start)):
             pgd, _ = criterion_two_optimizer(p, n, theta_o[i], V[i])
-            out[i] = descend(pgd, gradient, (rewards[i: i + 1], contexts[i: i + 1]), 1, rng)[0]
+
+            def one(i=i):
+                rewards, contexts = data()
+                return rewards[i: i + 1], contexts[i: i + 1]
+
+            out[i] = descend(pgd, gradient, one, 1, rng)[0]
         return out
 
 

@@ -84,12 +84,12 @@ class PrivateGLM(Algorithm2):
         return Algorithm2Settings(lam, 1 / (0.01 * kappa * R**4 * S**2 * d), gamma * math.sqrt(kappa), beta,
                                   count1, count2, sigma_V, sigma_H)
 
-    def fit(self, kind, n, rewards, contexts, start, theta_o, V, rng):
+    def fit(self, kind, n, data, start, theta_o, V, rng):
         # a call is made only below its cutoff, so the cutoff is >= 1 here
         cutoff = self.config.count1_cutoff if kind == "explore" else self.config.count2_cutoff
         eps0, delta0 = per_call_budget(self.eps / 3, self.delta / 3, cutoff)
         optimizer = DPSGD(eps0, delta0, n, self._d)
-        return optimizer.run(cumulant_gradient(self.link, 0.0), (rewards, contexts), start, rng)
+        return optimizer.run(cumulant_gradient(self.link, 0.0), data(), start, rng)
 
 
 __all__ = ["TREES", "PrivateGLM", "per_call_budget"]
