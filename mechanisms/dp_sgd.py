@@ -27,9 +27,10 @@ Choices where the code differs from its accounting, and what is done here:
     expected batch size q n. With q = 1 (n <= batch, the full batch) the two coincide and no amplification
     is claimed;
   - the code's reduction of epochs when the noise is large (its later version) is not done;
-  - RDP orders: the integers 2..64 and 80, 96, 128 (integer orders have the accountant's exact formula
+  - RDP orders: the integers 2..32 and 40, 48, 56, 64, 80, 96, 128 (integer orders have the accountant's exact formula
     for the subsampled Gaussian; the best order is about 1 + log(1/delta)/eps, below 64 at the per-call
-    budgets used); the multiplier is found by bisection on log z to a relative 1e-4 and rounded up (the
+    budgets used); the multiplier is found by regula falsi (Illinois) on log z against log eps, to a
+    relative 1e-4, and rounded up (the
     composed epsilon is never above the target), starting from the unsubsampled multiplier (subsampling
     only lowers it).
 """
@@ -49,7 +50,7 @@ from dpaudit.validation import integer, positive, probability, sample_size
 from .base import ExactRelease
 from .noise import Gaussian
 
-RDP_ORDERS = (*range(2, 65), 80, 96, 128)
+RDP_ORDERS = (*range(2, 33), 40, 48, 56, 64, 80, 96, 128)
 
 
 def _accountant():
@@ -98,13 +99,28 @@ def noise_multiplier(epsilon: float, delta: float, steps: int, q: float) -> floa
 
 def _bisect(epsilon: float, delta: float, steps: int, q: float, low: float, high: float) -> float:
     """The smallest z in [low, high] with rdp_epsilon(z) <= epsilon, to a relative 1e-4, rounded up (high
-    meets the target)."""
-    if rdp_epsilon(low, steps, q, delta) <= epsilon:
+    meets the target): Illinois regula falsi on f(log z) = log rdp_epsilon(z) - log epsilon, decreasing."""
+
+    def f(z: float) -> float:
+        return math.log(rdp_epsilon(z, steps, q, delta)) - math.log(epsilon)
+
+    f_low, f_high = f(low), f(high)
+    if f_low <= 0:
         return low
-    while high / low > 1 + 1e-4:
-        mid = math.sqrt(low * high)
-        low, high = (low, mid) if rdp_epsilon(mid, steps, q, delta) <= epsilon else (mid, high)
-    return high
+    a, b, fa, fb, side = math.log(low), math.log(high), f_low, f_high, 0
+    while b - a > 1e-4:
+        c = (a * fb - b * fa) / (fb - fa)
+        c = min(max(c, a + 1e-6 * (b - a)), b - 1e-6 * (b - a))
+        if b - a > 1e-3 and side and abs(side) > 2:  # the false position stalls on one side: bisect once
+            c, side = (a + b) / 2, 0
+        fc = f(math.exp(c))
+        if fc > 0:
+            a, fa = c, fc
+            fb, side = (fb / 2, side - 1) if side < 0 else (fb, -1)
+        else:
+            b, fb = c, fc
+            fa, side = (fa / 2, side + 1) if side > 0 else (fa, 1)
+    return math.exp(b)
 
 
 class DPSGD(ExactRelease):
