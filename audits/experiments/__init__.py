@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dpaudit.experiments import Preset
 
-from . import dist_mab, private_online
+from . import dist_mab, private_online, shuffle_glm
 
-PRESETS: dict[str, Preset] = {p.name: p for module in (dist_mab, private_online) for p in module.PRESETS}
+PRESETS: dict[str, Preset] = {p.name: p for module in (dist_mab, private_online, shuffle_glm) for p in module.PRESETS}
 
 __all__ = ["PRESETS"]
