@@ -18,7 +18,8 @@ def test_presets_follow_the_paper():
     assert [c.value("S") for c in table2.configurations] == [2.0, 2.5, 3.0]
     for column, config in enumerate(table2.configurations):
         env = config.environment
-        assert isinstance(env, GLMBandit) and (config.horizon, config.runs, env.arms, env.dimension) == (5000, 10, 20, 3)
+        assert isinstance(env, GLMBandit)
+        assert (config.horizon, config.runs, env.arms, env.dimension) == (5000, 10, 20, 3)
         assert env.link.name == "probit" and env.S == config.value("S")
         papers = {c.label: c.paper_value for c in config.curves if c.paper_value is not None}
         assert papers == {label: values[column] for label, values in TABLE2.items()}
