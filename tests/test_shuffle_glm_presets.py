@@ -25,7 +25,8 @@ def test_presets_follow_the_paper():
         assert papers == {label: values[column] for label, values in TABLE2.items()}
         private = [c for c in config.curves if c.algorithm == "private-glm"]
         assert [c.kwargs["eps"] for c in private] == [4.0, 6.0, 8.0]
-        assert {c.algorithm for c in config.curves} == {"glm-ucb", "gloc", "rs-glinucb", "private-glm", "jdp-glm"}
+        assert {c.algorithm for c in config.curves} == {"glm-ucb", "gloc", "rs-glinucb", "private-glm", "jdp-glm",
+                                                      "shuffle-glm"}
     for figure, (link, d, S, T, algorithms) in {
             "fig1a": ("logistic", 5, 3.5, 15000, {"private-glm", "rs-glinucb", "gloc"}),
             "fig1b": ("probit", 5, 3.0, 5000, {"private-glm", "rs-glinucb", "glm-ucb", "gloc"})}.items():
@@ -48,4 +49,4 @@ def test_reports_show_the_papers_numbers_and_the_ratio(tmp_path):
     assert "paper_final_regret" not in rows["JDP-GLM eps=4"]
     table = (folder / "table.md").read_text()
     assert "| paper | ours / paper |" in table and "| 1399.07 |" in table and "prints Table 2's numbers" in table
-    assert len(done.results) == 9
+    assert len(done.results) == 10

@@ -11,6 +11,7 @@ from .gloc import GLOC
 from .jdp_glm import JDPGLM
 from .private_glm import PrivateGLM
 from .rs_glinucb import RSGLinUCB
+from .shuffle_glm import ShuffleGLM
 
 
 def glm_ucb(*, link: str = "logistic", S: float = 1.0, kappa: float | None = None, delta: float = 0.02,
@@ -63,5 +64,17 @@ def private_glm(*, eps: float, delta: float = 0.02, zeta: float = 0.02, S: float
     return PrivateGLM(eps, delta, zeta, S, kappa, kappa_star, link, R, T, tree)
 
 
+def shuffle_glm(*, eps: float, delta: float = 0.02, S: float = 1.0, kappa: float | None = None,
+                kappa_star: float | None = None, link: str = "logistic", R: float = 1.0, T: int | None = None
+                ) -> ShuffleGLM:
+    """shuffle-glm Algorithm 1: ShuffleGLM, batched G-optimal design with shuffled P_2 matrices and P_GD.
+
+    The printed parameters (8)-(10), (15) with the spec's choices for the O() constants; Theorem 5.1's range
+    eps < 5, delta < 1/2 (refused outside); kappa, kappa* default to the link's bounds; T defaults to the
+    simulated horizon."""
+    return ShuffleGLM(eps, delta, S, kappa, kappa_star, link, R, T)
+
+
 ALGORITHMS: dict[str, Callable[..., Any]] = {"glm-ucb": glm_ucb, "gloc": gloc, "rs-glinucb": rs_glinucb,
-                                             "jdp-glm": jdp_glm, "private-glm": private_glm}
+                                             "jdp-glm": jdp_glm, "private-glm": private_glm,
+                                             "shuffle-glm": shuffle_glm}
