@@ -102,7 +102,8 @@ def _bisect(epsilon: float, delta: float, steps: int, q: float, low: float, high
     meets the target): Illinois regula falsi on f(log z) = log rdp_epsilon(z) - log epsilon, decreasing."""
 
     def f(z: float) -> float:
-        return math.log(rdp_epsilon(z, steps, q, delta)) - math.log(epsilon)
+        # the accountant reports 0 for noise so large that every order's bound is negative
+        return math.log(max(rdp_epsilon(z, steps, q, delta), 1e-300)) - math.log(epsilon)
 
     f_low, f_high = f(low), f(high)
     if f_low <= 0:
