@@ -23,6 +23,9 @@ from dpaudit.mechanisms.accounting import advanced_composition
 from dpaudit.mechanisms.dp_sgd import DPSGD, rdp_epsilon
 from dpaudit.mechanisms.exploration_set import SymmetricGaussianTree, node_noise_sigma
 
+# the experiments' delta = zeta is outside Theorem 6.2 (delta > zeta): Private-GLM warns, tested below
+pytestmark = pytest.mark.filterwarnings("ignore:.*needs delta > zeta:UserWarning")
+
 
 def _play(policy, env, runs, horizon, seed):
     """Drive the policy by hand on pre-drawn contexts (horizon, runs, K, d) and reward tables (runs, horizon, K)."""
@@ -188,8 +191,10 @@ def test_it_learns_on_the_papers_instances():
 def test_registry_and_bad_input():
     assert describe("jdp-glm").startswith("shuffle-glm Algorithm 2: JDP-GLM")
     assert describe("private-glm").startswith("shuffle-glm Algorithm 2: Private-GLM")
-    policy = ALGORITHMS["private-glm"](eps=6, S=2.5, link="probit")
+    with pytest.warns(UserWarning, match="needs delta > zeta"):
+        policy = ALGORITHMS["private-glm"](eps=6, S=2.5, link="probit")
     assert (policy.eps, policy.delta, policy.zeta, policy.S) == (6, 0.02, 0.02, 2.5)
+    assert any("needs delta > zeta" in note for note in policy.notes)
     with pytest.raises(ValueError, match="zeta must be < delta"):
         JDPGLM(eps=1, delta=0.01, zeta=0.02, S=1.0)
     with pytest.raises(ValueError, match="kappa must be >= kappa_star"):

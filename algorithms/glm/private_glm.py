@@ -34,6 +34,7 @@ rarely-switching UCB on theta_tau.
 from __future__ import annotations
 
 import math
+import warnings
 
 from dpaudit.mechanisms.accounting import advanced_composition_budget
 from dpaudit.mechanisms.dp_sgd import DPSGD
@@ -64,6 +65,11 @@ class PrivateGLM(Algorithm2):
                  R: float = 1.0, T: int | None = None, tree: str = "repository", record: bool = False):
         super().__init__(eps, delta, zeta, S, kappa, kappa_star, link, R, T, record)
         self.tree = choice(self.owner, "tree", tree, TREES)
+        if not self.delta > self.zeta:  # the experiments' delta = zeta = 0.02
+            note = (f"{self.owner}: zeta = {self.zeta:g} is not below delta = {self.delta:g}; Theorem 6.2 (Lemma I.7) "
+                    "needs delta > zeta (the experiments run delta = zeta)")
+            warnings.warn(note, stacklevel=2)
+            self.notes.append(note)
 
     def settings(self, d: int, T: int) -> Algorithm2Settings:
         eps, delta, zeta, R, S = self.eps, self.delta, self.zeta, self.R, self.S
