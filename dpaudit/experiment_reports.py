@@ -65,7 +65,8 @@ def configuration_summary(preset: Preset, config: Configuration, results: dict[s
         "arms": int(config.environment.arms), "horizon": config.horizon, "runs": config.runs, "seed": config.seed,
         "metric": preset.metric,
         # every curve drew its instances from the same seed: the engine's instance stream is the policy's
-        "same_instances": all(np.array_equal(m, means[0]) for m in means[1:]),
+        # (contextual environments record NaN means: their arms change every round, nothing to compare)
+        "same_instances": all(np.array_equal(m, means[0], equal_nan=True) for m in means[1:]),
         "observation": preset.observation, "observation_source": preset.source,
         "paper_numbers": preset.paper_numbers or NO_NUMBERS,
         "stand_in": preset.stand_in, "notes": list(preset.notes), "curves": curves,
