@@ -93,6 +93,23 @@ def test_jdp_glm_decisions_are_the_per_run_references():
     assert _replay(policy, contexts, table, played, runs) == runs * horizon
 
 
+class ShortScaleJDP(JDPGLM):
+    """JDP-GLM with lambda, the threshold and the trees' noise scaled down, so that criterion II switches and
+    line 12's P_GD call on the ellipsoid around theta_o is made within a short test."""
+
+    def settings(self, d, T):
+        return dataclasses.replace(super().settings(d, T), lam=2.0, threshold=0.08, sigma_V=0.2, sigma_H=0.05,
+                                   elimination_width=3.0, beta=1.0)
+
+
+def test_jdp_glm_criterion_two_decisions_are_the_per_run_references():
+    runs, horizon = 3, 300
+    policy = ShortScaleJDP(eps=2, delta=0.05, zeta=0.01, S=1.0, record=True)
+    contexts, table, played = _play(policy, GLMBandit(6, 2, 1.0), runs, horizon, seed=4)
+    assert (policy.summary()["count2"] > 0).all()
+    assert _replay(policy, contexts, table, played, runs) > 0
+
+
 def test_the_policys_tree_noise_has_the_mechanisms_law():
     # the node noises the policy drew (whitened: diagonal, off-diagonal times sqrt 2) are i.i.d. N(0, sigma^2)
     # with Lemma I.4's sigma_noise; KS test at level 1e-3 (false-failure rate 1e-3 at this fixed seed)
