@@ -191,10 +191,11 @@ class DPSGD(ExactRelease):
     # -- the optimizer -----------------------------------------------------------------------------
 
     def run(self, gradient: Callable[[np.ndarray, Any], np.ndarray], data: Any, theta_init: np.ndarray,
-            rng: np.random.Generator) -> np.ndarray:
+            rng: np.random.Generator, project: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
         """DP-SGD from ``theta_init`` (runs, d) for every run at once. ``gradient(theta (runs, d), data)``
-        returns the per-point loss gradients (runs, n, d) (without the regulariser). Returns the average of
-        the epoch-end iterates after the burn-in, shape (runs, d)."""
+        returns the per-point loss gradients (runs, n, d) (without the regulariser); ``project`` (optional)
+        maps every iterate back into a domain (post-processing of the noisy steps: the privacy is the same).
+        Returns the average of the epoch-end iterates after the burn-in, shape (runs, d)."""
         theta = np.array(theta_init, dtype=float)
         runs = sample_size(self.owner, theta.shape[0])
         if theta.shape != (runs, self.d):
@@ -213,6 +214,8 @@ class DPSGD(ExactRelease):
                     clipped = clipped * (rng.random((runs, self.n)) < self.q)[..., None]
                 noisy = self.noisy_sums(clipped, rng) / expected_batch
                 theta = theta - self.lr0 / math.sqrt(step) * (noisy + 2 * self.regulariser * theta)
+                if project is not None:
+                    theta = project(theta)
             if epoch >= self.burn_in:
                 total += theta
                 kept += 1

@@ -84,6 +84,12 @@ def test_private_glm_decisions_are_the_per_run_references():
     assert _replay(policy, contexts, table, played, runs) > 0
 
 
+def test_projection_keeps_the_criterion_one_estimates_in_the_ball():
+    policy = ShortScale(eps=4, S=2.0, project=True)
+    _play(policy, GLMBandit(6, 2, 2.0), 3, 120, seed=8)
+    assert (policy.count1 > 0).all() and (np.linalg.norm(policy.theta_o, axis=1) <= 2.0 + 1e-9).all()
+
+
 def test_jdp_glm_decisions_are_the_per_run_references():
     # the printed parameters: every round is a criterion-I round (the module's finding)
     runs, horizon = 3, 60
