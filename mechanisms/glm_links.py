@@ -69,8 +69,14 @@ def probit_slope(z: Any) -> np.ndarray:
 
 
 def _mills(u: np.ndarray) -> np.ndarray:
-    """phi(u) / Phi(u), through logs: Phi(u) underflows (and the ratio would be 0/0) for u below about -38."""
-    return np.exp(-0.5 * u * u - _LOG_SQRT_2PI - special.log_ndtr(u))
+    """phi(u) / Phi(u); through logs below u = -30, where Phi(u) nears underflow (0/0 below about -38)."""
+    u = np.asarray(u, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 below -38, replaced just below
+        ratio = probit_slope(u) / special.ndtr(u)
+    deep = u < -30
+    if deep.any():
+        ratio[deep] = np.exp(-0.5 * u[deep] ** 2 - _LOG_SQRT_2PI - special.log_ndtr(u[deep]))
+    return ratio
 
 
 def _softplus(z: np.ndarray) -> np.ndarray:
@@ -113,6 +119,22 @@ def _probit_loss_curvature(z: Any, r: Any) -> np.ndarray:
     return r * up * (z + up) + (1 - r) * down * (down - z)
 
 
+def _probit_loss_derivatives(z: Any, r: Any) -> tuple[np.ndarray, np.ndarray]:
+    # binary rewards (the bandits'): one Mills ratio at u = +-z instead of one at each sign
+    z, r = np.asarray(z, dtype=float), np.asarray(r, dtype=float)
+    if not np.all((r == 0) | (r == 1)):
+        return _probit_loss_slope(z, r), _probit_loss_curvature(z, r)
+    sign = 2 * r - 1
+    u = sign * z
+    h = _mills(u)
+    return -sign * h, h * (u + h)
+
+
+def _logistic_loss_derivatives(z: Any, r: Any) -> tuple[np.ndarray, np.ndarray]:
+    mu = logistic_mean(z)
+    return mu - np.asarray(r, dtype=float), mu * (1 - mu)
+
+
 def _probit_cumulant(z: Any) -> np.ndarray:
     """int_0^z Phi = z Phi(z) + phi(z) - phi(0)."""
     z = np.asarray(z, dtype=float)
@@ -122,7 +144,8 @@ def _probit_cumulant(z: Any) -> np.ndarray:
 @dataclass(frozen=True)
 class Link:
     """A GLM link and the loss the algorithms minimise for it (module docstring). Every function is
-    elementwise in z = <x, theta> (and r), vectorised over any shape."""
+    elementwise in z = <x, theta> (and r), vectorised over any shape; ``loss_derivatives(z, r)`` gives
+    (loss_slope, loss_curvature) in one pass (what a Newton step needs)."""
 
     name: str
     mean: Callable[[Any], np.ndarray]
@@ -131,6 +154,7 @@ class Link:
     loss_slope: Callable[[Any, Any], np.ndarray]
     loss_curvature: Callable[[Any, Any], np.ndarray]
     cumulant: Callable[[Any], np.ndarray]
+    loss_derivatives: Callable[[Any, Any], tuple[np.ndarray, np.ndarray]]
     reward_bound: float = 1.0
 
     def __repr__(self) -> str:
@@ -149,9 +173,9 @@ class Link:
 
 
 LOGISTIC = Link("logistic", logistic_mean, logistic_slope, _logistic_loss, _logistic_loss_slope,
-                _logistic_loss_curvature, _logistic_cumulant)
+                _logistic_loss_curvature, _logistic_cumulant, _logistic_loss_derivatives)
 PROBIT = Link("probit", probit_mean, probit_slope, _probit_loss, _probit_loss_slope, _probit_loss_curvature,
-              _probit_cumulant)
+              _probit_cumulant, _probit_loss_derivatives)
 LINKS: dict[str, Link] = {"logistic": LOGISTIC, "probit": PROBIT}
 
 
