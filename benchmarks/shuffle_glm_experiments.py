@@ -6,9 +6,10 @@ over ``--workers`` processes and prints, per algorithm and configuration, the si
 microseconds per round and run, then the wall-clock total (the budget: all three in under 10 minutes on 2
 cores).
 
-``--part speed``: JDP-GLM and Private-GLM at Table 2's K = 20, d = 3 (S = 2, probit) with R = 10 runs:
+``--part speed``: JDP-GLM, Private-GLM and ShuffleGLM at Table 2's K = 20, d = 3 (S = 2, probit) with R = 10 runs:
 microseconds per round and run of the vectorised policy (all runs at once) and of the per-run reference
-(:func:`~dpaudit.algorithms.glm.algorithm2_reference.algorithm2_one_run`, replaying the policy's recorded
+(:func:`~dpaudit.algorithms.glm.algorithm2_reference.algorithm2_one_run`,
+:func:`~dpaudit.algorithms.glm.shuffle_glm_reference.shuffle_glm_one_run`, replaying the policy's recorded
 draws, one run at a time; its optimizer outputs are replayed, so its time leaves the optimizer out), side by
 side with their ratio. Run:
 
@@ -28,6 +29,8 @@ from dpaudit.algorithms.environments.glm import GLMBandit
 from dpaudit.algorithms.glm.algorithm2_reference import algorithm2_one_run
 from dpaudit.algorithms.glm.jdp_glm import JDPGLM
 from dpaudit.algorithms.glm.private_glm import PrivateGLM
+from dpaudit.algorithms.glm.shuffle_glm import ShuffleGLM
+from dpaudit.algorithms.glm.shuffle_glm_reference import shuffle_glm_one_run
 
 
 def presets(args: argparse.Namespace) -> None:
@@ -65,6 +68,13 @@ def _drive(policy, env, runs: int, horizon: int, seed: int):
 
 def _reference_seconds(policy, contexts, table, runs: int) -> float:
     trace = policy.trace
+    if isinstance(policy, ShuffleGLM):
+        uniforms = np.stack(trace["uniforms"], axis=1)
+        start = time.perf_counter()
+        for r in range(runs):
+            releases = [(W[r], None if theta is None else theta[r]) for W, theta in trace["releases"]]
+            shuffle_glm_one_run(policy.config, policy, contexts[:, r], uniforms[r], releases)
+        return time.perf_counter() - start
     noise_V, noise_H = np.stack(trace["noise_V"], axis=1), np.stack(trace["noise_H"], axis=1)
     start = time.perf_counter()
     for r in range(runs):
@@ -81,7 +91,8 @@ def speed(args: argparse.Namespace) -> None:
     print("| algorithm | vectorised µs / (round run) | reference µs / (round run) | reference / vectorised |")
     print("|---|---:|---:|---:|")
     for label, policy in (("JDP-GLM eps=4", JDPGLM(4, 0.02, 0.01, 2.0, link="probit", record=True)),
-                          ("Private-GLM eps=4", PrivateGLM(4, S=2.0, link="probit", record=True))):
+                          ("Private-GLM eps=4", PrivateGLM(4, S=2.0, link="probit", record=True)),
+                          ("ShuffleGLM eps=4", ShuffleGLM(4, S=2.0, link="probit", record=True))):
         vec_s, contexts, table = _drive(policy, env, runs, horizon, seed=0)
         ref_s = _reference_seconds(policy, contexts, table, runs)
         unit = 1e6 / (horizon * runs)
