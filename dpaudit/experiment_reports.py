@@ -89,6 +89,8 @@ def configuration_summary(preset: Preset, config: Configuration, results: dict[s
             "final_pseudo_regret": pseudo, "final_pseudo_regret_se": pseudo_se,
             "final_time_average_pseudo_regret": pseudo / res.horizon,
             "final_regret": float(res.mean("realised")[-1]), "final_regret_se": float(res.stderr("realised")[-1]),
+            **({} if curve.paper_value is None else {"paper_final_regret": curve.paper_value,
+                                                     "ratio_to_paper": pseudo / curve.paper_value}),
         })
     return {
         "preset": preset.name, "paper": preset.paper, "figure": preset.figure, "title": preset.title,
@@ -97,33 +99,41 @@ def configuration_summary(preset: Preset, config: Configuration, results: dict[s
         "arms": int(config.environment.arms), "horizon": config.horizon, "runs": config.runs, "seed": config.seed,
         "metric": preset.metric,
         # every curve drew its instances from the same seed: the engine's instance stream is the policy's
-        "same_instances": all(np.array_equal(m, means[0]) for m in means[1:]),
-        "observation": preset.observation, "observation_source": preset.source, "paper_numbers": NO_NUMBERS,
+        # (contextual environments record NaN means: their arms change every round, nothing to compare)
+        "same_instances": all(np.array_equal(m, means[0], equal_nan=True) for m in means[1:]),
+        "observation": preset.observation, "observation_source": preset.source,
+        "paper_numbers": preset.paper_numbers or NO_NUMBERS,
         "stand_in": preset.stand_in, "notes": list(preset.notes), "curves": curves,
         "ordering": ordering_observation(preset, config, results),
     }
 
 
 def _table(summary: dict[str, Any], heading: str) -> str:
+    papers = any("paper_final_regret" in c for c in summary["curves"])  # the paper prints numbers: show them
     params = ", ".join(f"{n} = {v:g}" for n, v in summary["parameters"].items())
     lines = [f"{heading} {params}", "",
              f"{summary['environment']}; T = {power_text(summary['horizon'])}; {summary['runs']} runs; seed "
              f"{summary['seed']} (every algorithm on the same seed: the same instances"
              f"{', checked' if summary['same_instances'] else ', NOT the same: check the environment'}).", "",
              "| algorithm | call | final pseudo-regret (mean ± s.e.) | Reg(T)/T | final realised regret | engine path "
-             "| s |",
-             "|---|---|---:|---:|---:|---|---:|"]
+             "| s |" + (" paper | ours / paper |" if papers else ""),
+             "|---|---|---:|---:|---:|---|---:|" + ("---:|---:|" if papers else "")]
     for c in summary["curves"]:
-        lines.append(f"| {c['label']} | `{c['call']}` | {c['final_pseudo_regret']:.4g} ± "
-                     f"{c['final_pseudo_regret_se']:.2g} | {c['final_time_average_pseudo_regret']:.3g} | "
-                     f"{c['final_regret']:.4g} ± {c['final_regret_se']:.2g} | {c['path']} | {c['seconds']:.1f} |")
+        row = (f"| {c['label']} | `{c['call']}` | {c['final_pseudo_regret']:.4g} ± "
+               f"{c['final_pseudo_regret_se']:.2g} | {c['final_time_average_pseudo_regret']:.3g} | "
+               f"{c['final_regret']:.4g} ± {c['final_regret_se']:.2g} | {c['path']} | {c['seconds']:.1f} |")
+        if papers:
+            row += (f" {c['paper_final_regret']:.6g} | {c['ratio_to_paper']:.3g} |" if "paper_final_regret" in c
+                    else " – | – |")
+        lines.append(row)
     if summary.get("ordering"):
         lines += ["", f"Observed ordering of the final pseudo-regrets (the paper's): {summary['ordering']['text']}."]
     return "\n".join(lines)
 
 
 def _preamble(preset: Preset) -> list[str]:
-    lines = [f"Paper's reported observation ({preset.source}): \"{preset.observation}\"", "", NO_NUMBERS]
+    lines = [f"Paper's reported observation ({preset.source}): \"{preset.observation}\"", "",
+             preset.paper_numbers or NO_NUMBERS]
     if preset.stand_in:
         lines += ["", f"**Stand-in data.** {preset.stand_in}"]
     if preset.notes:

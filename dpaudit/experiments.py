@@ -68,13 +68,15 @@ class PerHorizon:
 @dataclass(frozen=True)
 class Curve:
     """One algorithm of a configuration: its legend ``label``, its registry name ``algorithm`` and
-    keyword arguments (values may be :class:`PerHorizon`), and a ``colour`` where the paper's plot
-    script fixes one."""
+    keyword arguments (values may be :class:`PerHorizon`), a ``colour`` where the paper's plot
+    script fixes one, and ``paper_value``, the final regret the paper prints for it, where it prints one
+    (a table of numbers; reports then show it beside ours with the ratio)."""
 
     label: str
     algorithm: str
     kwargs: Mapping[str, Any] = field(default_factory=dict)
     colour: str | None = None
+    paper_value: float | None = None
 
     def arguments(self, horizon: int) -> dict[str, Any]:
         """The keyword arguments at this horizon."""
@@ -148,7 +150,8 @@ class Preset:
     is silent; ``stand_in`` says what replaces data the paper used and we cannot fetch; ``ordering``
     is the paper's stated ordering of the final regrets, groups of curve labels from lowest to highest
     (labels within a group are not ordered among themselves), which every configuration's summary
-    checks as an observation (:func:`~dpaudit.experiment_reports.ordering_observation`).
+    checks as an observation (:func:`~dpaudit.experiment_reports.ordering_observation`);
+    ``paper_numbers`` says where the curves' ``paper_value`` numbers are printed (None: only plots).
     """
 
     paper: str
@@ -163,6 +166,7 @@ class Preset:
     notes: tuple[str, ...] = ()
     stand_in: str | None = None
     ordering: tuple[tuple[str, ...], ...] = ()
+    paper_numbers: str | None = None
 
     def __post_init__(self) -> None:
         owner = f"Preset {self.paper}/{self.figure}"

@@ -66,6 +66,21 @@ def node_noise_sigma(T: int, epsilon: float, delta: float, kappa_star: float) ->
     return math.sqrt(36 * tree_depth(T) * math.log(32 / delta) ** 2 / (kappa_star**2 * epsilon**2))
 
 
+def zcdp_node_sigma(T: int, epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
+    """Node noise of the tree in the code the paper cites (its experiments): (eps, delta) converted to a zCDP
+    budget rho with eps = rho + 2 sqrt(rho log(1/delta)), split evenly over m = ceil(log2 T) + 1 nodes, and
+    the Gaussian mechanism's sigma = Delta / sqrt(2 rho / m) for l2 sensitivity Delta (Bun & Steinke 2016:
+    rho-zCDP implies (rho + 2 sqrt(rho log(1/delta)), delta)-DP)."""
+    owner = "zcdp_node_sigma"
+    epsilon = positive(owner, "epsilon", epsilon)
+    delta = probability(owner, "delta", delta)
+    sensitivity = positive(owner, "sensitivity", sensitivity)
+    a = math.sqrt(math.log(1 / delta))
+    rho = (math.sqrt(a * a + epsilon) - a) ** 2
+    m = math.ceil(math.log2(integer(owner, "T", T, 1))) + 1
+    return sensitivity / math.sqrt(2 * rho / m)
+
+
 class SymmetricGaussianTree(ExactRelease):
     """B_V / B_H: the binary mechanism on a stream of T symmetric d x d leaves with node noise
     (Z' + Z'^T)/2, Z'_ij ~ N(0, sigma^2) (module docstring). Data: the leaves, shape (T, d, d).
@@ -118,6 +133,56 @@ class SymmetricGaussianTree(ExactRelease):
     def prefix_matrices(self, released: Any) -> np.ndarray:
         """The noisy prefix sums as matrices (what Algorithm 2 adds to lambda I), shape (..., T, d, d)."""
         return self.matrices(self.tree.prefix(released))
+
+    def node_noise(self, runs: int, rng: np.random.Generator) -> np.ndarray:
+        """One node's noise for each of ``runs`` runs, (Z' + Z'^T)/2 with Z'_ij ~ N(0, sigma^2), shape
+        (runs, d, d): the draw of :meth:`_sample` for one node (the same law, one node at a time)."""
+        z = rng.normal(0.0, self.sigma, (runs, self.d, self.d))
+        return (z + np.swapaxes(z, 1, 2)) / 2
+
+    def stream(self, runs: int) -> TreeStream:
+        """The tree run online for ``runs`` independent runs (:class:`TreeStream`): the entry point of an
+        algorithm that inserts one leaf per round and queries the noisy prefix sum."""
+        return TreeStream(self, runs)
+
+
+class TreeStream:
+    """A :class:`SymmetricGaussianTree` run online over ``runs`` runs at once: :meth:`insert` adds round t's
+    leaves (runs, d, d) and returns the noisy prefix sums of leaves 1..t, (runs, d, d).
+
+    The p-sum of the block ending at t (length 2^lsb(t), as in :class:`~.tree.BinaryTreeMechanism`) is
+    complete at t: its exact sum is leaf t plus the blocks below level lsb(t) still open, and its noise,
+    :meth:`SymmetricGaussianTree.node_noise`, is drawn then, once, and reused by every later prefix sum
+    (the binary mechanism of Chan, Shi & Song). The released p-sums are :attr:`released` (matrices, block
+    axis second), so the stream's output is the tree's release; a test holds it to the tree's law."""
+
+    def __init__(self, tree: SymmetricGaussianTree, runs: int):
+        self.tree = tree
+        self.runs = integer("TreeStream", "runs", runs, 0)
+        levels = tree.tree.levels
+        self.exact = np.zeros((levels, self.runs, tree.d, tree.d))
+        self.noisy = np.zeros_like(self.exact)
+        self.t = 0
+        self.last_noise: np.ndarray | None = None
+
+    def insert(self, leaves: Any, rng: np.random.Generator, noise: np.ndarray | None = None) -> np.ndarray:
+        """Add leaf t (one per run), return the noisy prefix sums through t. ``noise`` replaces the node's
+        draw (a per-run reference replaying the draws); it is kept in :attr:`last_noise` either way."""
+        x = np.asarray(leaves, dtype=float)
+        if x.shape != (self.runs, self.tree.d, self.tree.d):
+            raise ValueError(f"TreeStream: leaves must have shape ({self.runs}, {self.tree.d}, {self.tree.d}), "
+                             f"got {x.shape}")
+        if self.t >= self.tree.T:
+            raise ValueError(f"TreeStream: the tree has T = {self.tree.T} leaves, all inserted")
+        self.t += 1
+        level = (self.t & -self.t).bit_length() - 1
+        block = x + self.exact[:level].sum(axis=0)
+        self.exact[:level] = 0.0
+        self.noisy[:level] = 0.0
+        self.last_noise = self.tree.node_noise(self.runs, rng) if noise is None else np.asarray(noise, dtype=float)
+        self.exact[level] = block
+        self.noisy[level] = block + self.last_noise
+        return self.noisy.sum(axis=0)  # the open levels are exactly the set bits of t
 
 
 class RankOneLeaves(Adapter):
@@ -186,5 +251,6 @@ def classical_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 
     return sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
 
 
-__all__ = ["RankOneLeaves", "SymmetricGaussianTree", "classical_gaussian_sigma", "generic_node_budget",
-           "max_prefix_noise_norm", "node_noise_sigma", "symmetric_gaussian_norms", "tree_depth"]
+__all__ = ["RankOneLeaves", "SymmetricGaussianTree", "TreeStream", "classical_gaussian_sigma", "generic_node_budget",
+           "max_prefix_noise_norm", "node_noise_sigma", "symmetric_gaussian_norms", "tree_depth",
+           "zcdp_node_sigma"]

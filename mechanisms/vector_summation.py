@@ -229,6 +229,25 @@ class OuterProductSummation(Adapter):
     def _input(self, data: Any) -> np.ndarray:
         return self.matrices(data)
 
+    def counts_runs(self, vectors: Any, rng: np.random.Generator) -> np.ndarray:
+        """The shuffled views of ``runs`` independent protocols, each on its own users: vectors (runs, n, d)
+        -> the d(d+1)/2 counts per run, (runs, d(d+1)/2), each run's with the law of :meth:`sample` on its
+        vectors (:meth:`ShuffledSummation.sample_inputs`). The entry point of an algorithm that releases
+        many runs' batch sums at once."""
+        p = self.protocol
+        y = np.asarray(vectors, dtype=float)
+        if y.ndim != 3 or y.shape[1:] != (p.n, p.d) or not np.isfinite(y).all():
+            raise ValueError(f"{self.owner}: vectors must have shape (runs, {p.n}, {p.d}), got {y.shape}")
+        if (np.einsum("rni,rni->rn", y, y) > p.Delta * (1 + NORM_SLACK)).any():
+            raise ValueError(f"{self.owner}: every input needs ||y y^T||_2 = ||y||^2 <= Delta = {p.Delta:g} "
+                             "(Lemma S.2)")
+        entries = y[:, :, p.upper[0]] * y[:, :, p.upper[1]]  # the upper triangle of each y y^T
+        return p.sample_inputs(entries, rng)
+
+    def release_runs(self, vectors: Any, rng: np.random.Generator) -> np.ndarray:
+        """The analyzer's estimates of sum_i y_i y_i^T for each run: (runs, n, d) -> (runs, d, d)."""
+        return self.protocol.analyze(self.counts_runs(vectors, rng))
+
 
 def chernoff_gap(size, rng, d: int, n: int, eps: float):
     """lambda_min(3 eps n I + sum x x^T - (n/8) E x x^T) for x uniform on the unit sphere (E x x^T = I/d),

@@ -1,4 +1,5 @@
-"""Registry entries of the GLM bandit algorithms (shuffle-glm's non-private baselines)."""
+"""Registry entries of the GLM bandit algorithms (shuffle-glm: Algorithm 2's JDP-GLM and Private-GLM, and the
+non-private baselines)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from typing import Any
 
 from .glm_ucb import GLMUCB
 from .gloc import GLOC
+from .jdp_glm import JDPGLM
+from .private_glm import PrivateGLM
 from .rs_glinucb import RSGLinUCB
+from .shuffle_glm import ShuffleGLM
 
 
 def glm_ucb(*, link: str = "logistic", S: float = 1.0, kappa: float | None = None, delta: float = 0.02,
@@ -39,4 +43,39 @@ def rs_glinucb(*, link: str = "logistic", S: float = 1.0, kappa: float | None = 
     return RSGLinUCB(link, S, kappa, delta, lam, R, gamma, beta, threshold, switch, T)
 
 
-ALGORITHMS: dict[str, Callable[..., Any]] = {"glm-ucb": glm_ucb, "gloc": gloc, "rs-glinucb": rs_glinucb}
+def jdp_glm(*, eps: float, delta: float = 0.02, zeta: float = 0.01, S: float = 1.0, kappa: float | None = None,
+            kappa_star: float | None = None, link: str = "logistic", R: float = 1.0, c: float = 1.0, C: float = 1.0,
+            T: int | None = None) -> JDPGLM:
+    """shuffle-glm Algorithm 2: JDP-GLM, joint-DP GLM bandit with the printed parameters (19)-(21) and P_GD.
+
+    c = C = 1 (the paper's unspecified constants); kappa, kappa* default to the link's bounds for ||theta*|| <= S;
+    T defaults to the simulated horizon; Theorem 6.2 needs zeta < delta (delta = 0.02 as in the experiments,
+    zeta = 0.01 to satisfy it)."""
+    return JDPGLM(eps, delta, zeta, S, kappa, kappa_star, link, R, c, C, T)
+
+
+def private_glm(*, eps: float, delta: float = 0.02, zeta: float = 0.02, S: float = 1.0, kappa: float | None = None,
+                kappa_star: float | None = None, link: str = "logistic", R: float = 1.0, T: int | None = None,
+                tree: str = "repository", project: bool = False) -> PrivateGLM:
+    """shuffle-glm Algorithm 2: Private-GLM, Algorithm 2 as run in the experiments (Remark A.1, DP-SGD).
+
+    The cited code's hyperparameters (lambda, gamma, beta, threshold, cutoffs of commit ab8fd160) and tree
+    calibration (tree="printed": Lemma I.4's); delta = zeta = 0.02 as in Sec. 8; project=True keeps the
+    criterion-I estimates in Algorithm 2's ball {||theta|| <= S} (the code does not)."""
+    return PrivateGLM(eps, delta, zeta, S, kappa, kappa_star, link, R, T, tree, project)
+
+
+def shuffle_glm(*, eps: float, delta: float = 0.02, S: float = 1.0, kappa: float | None = None,
+                kappa_star: float | None = None, link: str = "logistic", R: float = 1.0, T: int | None = None
+                ) -> ShuffleGLM:
+    """shuffle-glm Algorithm 1: ShuffleGLM, batched G-optimal design with shuffled P_2 matrices and P_GD.
+
+    The printed parameters (8)-(10), (15) with the spec's choices for the O() constants; Theorem 5.1's range
+    eps < 5, delta < 1/2 (refused outside); kappa, kappa* default to the link's bounds; T defaults to the
+    simulated horizon."""
+    return ShuffleGLM(eps, delta, S, kappa, kappa_star, link, R, T)
+
+
+ALGORITHMS: dict[str, Callable[..., Any]] = {"glm-ucb": glm_ucb, "gloc": gloc, "rs-glinucb": rs_glinucb,
+                                             "jdp-glm": jdp_glm, "private-glm": private_glm,
+                                             "shuffle-glm": shuffle_glm}

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from dpaudit.experiments import Preset
 
-from . import concurrent_shuffle, dist_mab, private_online, shuffle_lcb
+from . import concurrent_shuffle, dist_mab, private_online, shuffle_glm, shuffle_lcb
 
-PRESETS: dict[str, Preset] = {p.name: p for module in (dist_mab, private_online, shuffle_lcb, concurrent_shuffle)
+PRESETS: dict[str, Preset] = {p.name: p for module in (dist_mab, private_online, shuffle_lcb, shuffle_glm,
+                                                       concurrent_shuffle)
                               for p in module.PRESETS}
 #: experiments that are not bandit simulations: name -> runner(out, runs, horizon, seed) -> written paths
 STUDIES = dict(concurrent_shuffle.STUDIES)

@@ -1,0 +1,264 @@
+"""shuffle-glm Algorithm 2 (joint-DP GLM bandits with adversarial contexts), vectorised over runs: the round
+structure shared by JDP-GLM (the theory parameters of Sec. 6) and Private-GLM (the experiments' Remark A.1
+version). What differs between the two, the parameters and the optimizer, is supplied by a subclass.
+
+Round t (the paper's lines; V, H_t are the noisy prefix sums of the trees B_V, B_H plus lambda I):
+
+    criterion I  (line 4): max_x ||x||^2_{V^-1} >= threshold        (Algorithm 2: 1 / (gamma^2 kappa R^2))
+        play argmax_x ||x||_{V^-1}; T_o <- T_o + {t}; leaf x x^T into B_V, 0 into B_H;
+        theta_o <- optimizer on {(r_s, x_s)}_{s in T_o}                              (line 8)
+    criterion II (lines 10-16): running max of det(H_s), s <= t; if it exceeds 2 x its value at the last
+        switch tau: tau <- t, H_tau <- H_t, theta_tau <- optimizer on {(r_s, x_s)}_{s in [t-1] minus T_o};
+        keep the arms with UCB_o(x) >= max_z LCB_o(z) (eqs. 16-17, width gamma sqrt(kappa) ||x||_{V^-1}
+        around <x, theta_o>); play argmax <x, theta_tau> + beta ||x||_{H_tau^-1} (eq. 18);
+        leaf (mu'(<x, theta_o>)/e) x x^T into B_H, 0 into B_V                          (line 24)
+
+Stop rule (Remark A.1, Lemma I.5; the pseudo-code has no counters): count1 / count2 count the optimizer calls
+for theta_o / theta_tau; at count1_cutoff (count2_cutoff) theta_o (theta_tau) is frozen. A criterion-II switch
+still moves tau and H_tau after count2_cutoff (they are post-processing of the released H), only theta_tau
+stays.
+
+Choices where the paper is silent (the spec's 3.2 and 6.2):
+  - theta_o = theta_tau = 0, H_tau = lambda I and the running maximum of det(H_s), s <= 0, is det(lambda I) =
+    lambda^d before the first switch; the switch test is strict (line 11's ">"); the running maximum is
+    updated on every round (exploration rounds too: max_{s <= t} ranges over all s);
+  - V and H at round t are lambda I plus the noisy sums of leaves 1..t-1 (round 1: lambda I); each round
+    inserts one leaf in each tree, the zero leaf in the tree not updated;
+  - the noisy V, H may be indefinite; ||x||^2 in their inverses is floored at 0 before a square root;
+  - a switch when no criterion-II round has been seen yet (n = 0 points) moves tau but calls no optimizer;
+  - ties (criterion I's argmax and eq. 18's) go to the lowest arm
+    (:func:`~dpaudit.algorithms.linear.linucb.first_best`);
+  - optimizer calls are made together for the runs that call at the same round on the same number of
+    points (one call on (runs, n, d) data); runs calling with different n are separate calls. A run calls at
+    most count1_cutoff + count2_cutoff times, so the loop is over calls, not over rounds or runs.
+
+The noise comes from the audited releases only: the trees are
+:class:`~dpaudit.mechanisms.exploration_set.SymmetricGaussianTree` streams (:meth:`stream`), the optimizers
+the subclass's release objects. With ``record=True`` the policy keeps every node noise and optimizer output,
+so that :func:`~.algorithm2_reference.algorithm2_one_run` replays a run and must make the same decisions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from dpaudit.algorithms.environments.glm import kappa_bounds
+from dpaudit.algorithms.linear.linucb import first_best
+from dpaudit.mechanisms.exploration_set import SymmetricGaussianTree
+from dpaudit.mechanisms.glm_links import link as glm_link
+from dpaudit.validation import integer, positive, probability
+
+
+@dataclass(frozen=True)
+class Algorithm2Settings:
+    """The numbers one run of Algorithm 2 needs: lambda (V = H = lambda I at the start), the criterion-I
+    threshold, the elimination width gamma sqrt(kappa), the UCB width beta, the cutoffs and the trees' node
+    noise sigma (B_V's and B_H's)."""
+
+    lam: float
+    threshold: float
+    elimination_width: float
+    beta: float
+    count1_cutoff: int
+    count2_cutoff: int
+    sigma_V: float
+    sigma_H: float
+
+
+def cumulant_gradient(link: Any, regularisation: float):
+    """Per-point gradients of the paper's loss l(theta, r, x) = -r <x, theta> + int_0^<x, theta> mu plus
+    (regularisation / 2) ||theta||^2, for each run's own data: (mu(<x, theta>) - r) x + regularisation theta.
+    Data: (rewards (runs, n), contexts (runs, n, d)); theta (runs, d) -> (runs, n, d). |mu - r| <= R keeps
+    it Lipschitz (the probit log-likelihood's gradient is not bounded)."""
+
+    def gradient(theta: np.ndarray, data: Any) -> np.ndarray:
+        rewards, contexts = data
+        z = np.einsum("rnd,rd->rn", contexts, theta)
+        return (link.mean(z) - rewards)[..., None] * contexts + regularisation * theta[:, None, :]
+
+    return gradient
+
+
+class Algorithm2:
+    """Algorithm 2's rounds (module docstring); subclasses give :meth:`settings` and :meth:`fit`."""
+
+    owner: ClassVar[str] = "Algorithm2"
+    feedback: ClassVar[str] = "bandit"
+    contextual: ClassVar[bool] = True
+    paper: ClassVar[str] = "shuffle-glm"
+
+    def __init__(self, eps: float, delta: float, zeta: float, S: float, kappa: float | None = None,
+                 kappa_star: float | None = None, link: str = "logistic", R: float = 1.0, T: int | None = None,
+                 record: bool = False):
+        owner = self.owner
+        self.eps = positive(owner, "eps", eps)
+        self.delta = probability(owner, "delta", delta)
+        self.zeta = probability(owner, "zeta", zeta)
+        self.S = positive(owner, "S", S)
+        self.R = positive(owner, "R", R)
+        self.link = glm_link(link)
+        bound, bound_star = kappa_bounds(self.link, self.S)
+        self.kappa = bound if kappa is None else positive(owner, "kappa", kappa)
+        self.kappa_star = bound_star if kappa_star is None else positive(owner, "kappa_star", kappa_star)
+        if self.kappa < self.kappa_star:
+            raise ValueError(f"{owner}: kappa must be >= kappa_star (1/min mu' >= 1/max mu'), got "
+                             f"kappa={self.kappa!r}, kappa_star={self.kappa_star!r}")
+        self.T = None if T is None else integer(owner, "T", T, 2)
+        self.record = bool(record)
+        self.notes: list[str] = []
+
+    def __repr__(self) -> str:
+        return self.name
+
+    @property
+    def name(self) -> str:
+        return (f"{self.owner}(eps={self.eps:g}, delta={self.delta:g}, zeta={self.zeta:g}, S={self.S:g}, "
+                f"kappa={self.kappa:.4g}, kappa*={self.kappa_star:.4g}, link={self.link.name})")
+
+    # -- what a subclass supplies ---------------------------------------------------------------------------
+
+    def settings(self, d: int, T: int) -> Algorithm2Settings:
+        raise NotImplementedError
+
+    def fit(self, kind: str, n: int, data: Callable[[], tuple[np.ndarray, np.ndarray]], start: np.ndarray,
+            theta_o: np.ndarray, V: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The optimizer's output for a group of G runs calling on n points each: ``kind`` is "explore"
+        (theta_o, line 8) or "switch" (theta_tau, line 12); ``data()`` gives the points, rewards (G, n) and
+        contexts (G, n, d); ``start`` the estimate being replaced, theta_o and V the runs' current ones
+        (criterion II's domain). Returns (G, d)."""
+        raise NotImplementedError
+
+    # -- the policy protocol ------------------------------------------------------------------------------------
+
+    def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:
+        self.runs = integer(self.owner, "runs", runs, 0)
+        self.horizon = integer(self.owner, "horizon", horizon, 1)
+        self._T = self.T if self.T is not None else max(self.horizon, 2)
+        if self._T < self.horizon:
+            raise ValueError(f"{self.owner}: T = {self._T} is below the simulated horizon {self.horizon}")
+        self.rng = rng
+        self._d: int | None = None
+
+    def _begin(self, d: int) -> None:
+        self._d = d
+        R, T = self.runs, self._T
+        self.config = s = self.settings(d, T)
+        self.tree_V = SymmetricGaussianTree(T, d, s.sigma_V).stream(R)
+        self.tree_H = SymmetricGaussianTree(T, d, s.sigma_H).stream(R)
+        eye = np.eye(d)
+        self.V = np.broadcast_to(s.lam * eye, (R, d, d)).copy()
+        self.H = self.V.copy()
+        self.V_inv = np.broadcast_to(eye / s.lam, (R, d, d)).copy()
+        self.H_tau_inv = self.V_inv.copy()
+        self.det_max = np.full(R, s.lam**d)      # max_{s <= t} det(H_s)
+        self.det_switch = self.det_max.copy()    # max_{s <= tau} det(H_s)
+        self.theta_o = np.zeros((R, d))
+        self.theta_tau = np.zeros((R, d))
+        self.count1 = np.zeros(R, dtype=np.int64)
+        self.count2 = np.zeros(R, dtype=np.int64)
+        self.X = np.zeros((R, self.horizon, d))
+        self.Y = np.zeros((R, self.horizon))
+        self.in_T_o = np.zeros((R, self.horizon), dtype=bool)
+        self.switches = np.zeros(R, dtype=np.int64)
+        self.trace: dict[str, Any] = {"noise_V": [], "noise_H": [], "fits": []} if self.record else {}
+
+    def _check(self, t: int, contexts: Any) -> np.ndarray:
+        x = np.asarray(contexts, dtype=float)
+        if x.ndim != 3 or x.shape[0] != self.runs:
+            raise ValueError(f"{self.owner}: contexts must have shape (runs, K, d) with runs = {self.runs}, "
+                             f"got {x.shape}")
+        if self._d is None:
+            self._begin(x.shape[2])
+        elif x.shape[2] != self._d:
+            raise ValueError(f"{self.owner}: contexts changed dimension from {self._d} to {x.shape[2]} at round {t}")
+        return x
+
+    def _call(self, kind: str, t: int, runs: np.ndarray, n: np.ndarray, mask: np.ndarray, start: np.ndarray
+              ) -> np.ndarray:
+        """Optimizer calls for ``runs`` (indices) with n[i] points selected by mask[i] over rounds 1..t;
+        grouped by n (module docstring). Returns the new estimates (len(runs), d)."""
+        out = np.empty((len(runs), self._d))
+        for size in np.unique(n):
+            group = np.flatnonzero(n == size)
+            idx = runs[group]
+            # each run's points in round order: nonzero lists the rows' True columns row by row, size per row;
+            # gathered only if the optimizer reads them (P_GD with one iteration does not)
+            def data(idx=idx, rows=group, size=size):
+                order = np.nonzero(mask[rows, :t])[1].reshape(len(rows), size)
+                return (np.take_along_axis(self.Y[idx], order, axis=1),
+                        np.take_along_axis(self.X[idx], order[..., None], axis=1))
+
+            out[group] = self.fit(kind, int(size), data, start[group], self.theta_o[idx], self.V[idx], self.rng)
+        if self.record:
+            self.trace["fits"].append((kind, t, runs.copy(), np.asarray(n).copy(), out.copy()))
+        return out
+
+    def choose(self, t: int, contexts: Any) -> np.ndarray:
+        x = self._check(t, contexts)
+        R = self.runs
+        rows = np.arange(R)
+        s = self.config
+        self.det_max = np.maximum(self.det_max, np.linalg.det(self.H))
+        norms2 = np.maximum(np.einsum("rkd,rkd->rk", x @ self.V_inv, x), 0.0)  # ||x||^2_{V^-1}
+        explore = norms2.max(axis=1) >= s.threshold
+        switch = ~explore & (self.det_max > 2 * self.det_switch)
+        if switch.any():
+            idx = np.flatnonzero(switch)
+            self.det_switch[idx] = self.det_max[idx]
+            self.H_tau_inv[idx] = np.linalg.inv(self.H[idx])
+            self.switches[idx] += 1
+            past = self.in_T_o[idx, : t - 1]
+            n = (t - 1) - past.sum(axis=1)
+            calls = (self.count2[idx] < s.count2_cutoff) & (n > 0)
+            if calls.any():
+                cidx = idx[calls]
+                mask = np.zeros((len(cidx), self.horizon), dtype=bool)
+                mask[:, : t - 1] = ~self.in_T_o[cidx, : t - 1]
+                self.theta_tau[cidx] = self._call("switch", t, cidx, n[calls], mask, self.theta_tau[cidx])
+                self.count2[cidx] += 1
+        width = np.sqrt(norms2)
+        centre = np.einsum("rkd,rd->rk", x, self.theta_o)
+        ucb_o, lcb_o = centre + s.elimination_width * width, centre - s.elimination_width * width
+        keep = ucb_o >= lcb_o.max(axis=1, keepdims=True)
+        h_width = np.sqrt(np.maximum(np.einsum("rkd,rkd->rk", x @ self.H_tau_inv, x), 0.0))
+        score = np.where(keep, np.einsum("rkd,rd->rk", x, self.theta_tau) + s.beta * h_width, -np.inf)
+        played = np.where(explore, first_best(norms2), first_best(score))
+        self._x = x[rows, played]
+        self._explore = explore
+        return played
+
+    def observe(self, t: int, arms: np.ndarray, rewards: np.ndarray) -> None:
+        x, explore, s = self._x, self._explore, self.config
+        self.X[:, t - 1] = x
+        self.Y[:, t - 1] = np.asarray(rewards, dtype=float)
+        self.in_T_o[:, t - 1] = explore
+        calls = explore & (self.count1 < s.count1_cutoff)
+        if calls.any():
+            idx = np.flatnonzero(calls)
+            mask = self.in_T_o[idx]
+            self.theta_o[idx] = self._call("explore", t, idx, mask.sum(axis=1), mask, self.theta_o[idx])
+            self.count1[idx] += 1
+        outer = x[:, :, None] * x[:, None, :]
+        weight = self.link.slope(np.einsum("rd,rd->r", x, self.theta_o)) / math.e
+        leaf_V = np.where(explore[:, None, None], outer, 0.0)
+        leaf_H = np.where(explore[:, None, None], 0.0, weight[:, None, None] * outer)
+        ridge = s.lam * np.eye(self._d)
+        self.V = ridge + self.tree_V.insert(leaf_V, self.rng)
+        self.H = ridge + self.tree_H.insert(leaf_H, self.rng)
+        self.V_inv = np.linalg.inv(self.V)
+        if self.record:
+            self.trace["noise_V"].append(self.tree_V.last_noise.copy())
+            self.trace["noise_H"].append(self.tree_H.last_noise.copy())
+
+    def summary(self) -> dict[str, Any]:
+        """Per-run counts: criterion-I rounds, optimizer calls, switches."""
+        return {"explore_rounds": self.in_T_o.sum(axis=1), "count1": self.count1.copy(),
+                "count2": self.count2.copy(), "switches": self.switches.copy()}
+
+
+__all__ = ["Algorithm2", "Algorithm2Settings", "cumulant_gradient"]

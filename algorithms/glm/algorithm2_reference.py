@@ -1,0 +1,101 @@
+"""The plain per-run reference of shuffle-glm's Algorithm 2 (JDP-GLM, Private-GLM): one run, plain numpy,
+solving afresh every round (the tree's prefix sums from the leaves and the node noises by the block
+definition, V^-1 and det(H) by numpy, the arms one by one), to hold the vectorised
+:class:`~.algorithm2.Algorithm2` to.
+
+The private draws are given, not drawn: ``noise_V``, ``noise_H`` (T, d, d) are the trees' node noises in
+the order the nodes complete (node t completes at round t), and ``fitted(kind, t, n)`` returns the optimizer's
+output for a call of ``kind`` ("explore" / "switch") at round t on n points. With a policy's recorded draws
+(``record=True``) the reference must make the same decisions and the same optimizer calls."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from dpaudit.algorithms.linear.linucb import first_best
+
+from .algorithm2 import Algorithm2Settings
+
+
+def _block(t: int) -> range:
+    """The leaves (1-based) of the binary mechanism's p-sum ending at t: length 2^lsb(t)."""
+    return range(t - (t & -t) + 1, t + 1)
+
+
+def _prefix_blocks(t: int) -> list[int]:
+    """The p-sums (their end points) whose sum is the prefix sum through t: one per set bit of t."""
+    ends = []
+    while t:
+        ends.append(t)
+        t -= t & -t
+    return ends
+
+
+def algorithm2_one_run(config: Algorithm2Settings, link: Any, contexts: np.ndarray, rewards: np.ndarray,
+                       noise_V: np.ndarray, noise_H: np.ndarray,
+                       fitted: Callable[[str, int, int], np.ndarray]) -> tuple[np.ndarray, list[tuple[str, int, int]]]:
+    """One run of Algorithm 2 over the rounds of ``contexts`` (T, K, d) with reward table ``rewards`` (T, K).
+    Returns the arms played (T,) and the optimizer calls [(kind, t, n)]."""
+    T, K, d = contexts.shape
+    lam_I = config.lam * np.eye(d)
+    V, H, H_tau = lam_I.copy(), lam_I.copy(), lam_I.copy()
+    theta_o, theta_tau = np.zeros(d), np.zeros(d)
+    det_max = det_switch = config.lam**d
+    count1 = count2 = 0
+    explored: list[int] = []
+    exploited: list[int] = []
+    leaves_V, leaves_H, psum_V, psum_H = {}, {}, {}, {}
+    played = np.empty(T, dtype=np.int64)
+    calls: list[tuple[str, int, int]] = []
+    for t in range(1, T + 1):
+        arms = contexts[t - 1]
+        det_max = max(det_max, float(np.linalg.det(H)))
+        V_inv = np.linalg.inv(V)
+        norms2 = np.array([max(float(x @ V_inv @ x), 0.0) for x in arms])
+        explore = norms2.max() >= config.threshold
+        if explore:
+            a = int(first_best(norms2[None])[0])
+        else:
+            if det_max > 2 * det_switch:
+                det_switch, H_tau = det_max, H.copy()
+                n = len(exploited)
+                if count2 < config.count2_cutoff and n > 0:
+                    theta_tau = fitted("switch", t, n)
+                    calls.append(("switch", t, n))
+                    count2 += 1
+            H_tau_inv = np.linalg.inv(H_tau)
+            widths = [math.sqrt(norms2[k]) for k in range(K)]
+            ucb_o = [arms[k] @ theta_o + config.elimination_width * widths[k] for k in range(K)]
+            lcb_o = [arms[k] @ theta_o - config.elimination_width * widths[k] for k in range(K)]
+            best_lcb = max(lcb_o)
+            scores = np.full(K, -np.inf)
+            for k in range(K):
+                if ucb_o[k] >= best_lcb:
+                    h_width = math.sqrt(max(float(arms[k] @ H_tau_inv @ arms[k]), 0.0))
+                    scores[k] = arms[k] @ theta_tau + config.beta * h_width
+            a = int(first_best(scores[None])[0])
+        played[t - 1] = a
+        x = arms[a]
+        zero = np.zeros((d, d))
+        if explore:
+            explored.append(t)
+            if count1 < config.count1_cutoff:
+                theta_o = fitted("explore", t, len(explored))
+                calls.append(("explore", t, len(explored)))
+                count1 += 1
+            leaves_V[t], leaves_H[t] = np.outer(x, x), zero
+        else:
+            exploited.append(t)
+            leaves_V[t], leaves_H[t] = zero, float(link.slope(x @ theta_o)) / math.e * np.outer(x, x)
+        psum_V[t] = sum(leaves_V[s] for s in _block(t)) + noise_V[t - 1]
+        psum_H[t] = sum(leaves_H[s] for s in _block(t)) + noise_H[t - 1]
+        V = lam_I + sum(psum_V[e] for e in _prefix_blocks(t))
+        H = lam_I + sum(psum_H[e] for e in _prefix_blocks(t))
+    return played, calls
+
+
+__all__ = ["algorithm2_one_run"]
