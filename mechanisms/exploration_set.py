@@ -150,20 +150,24 @@ class TreeStream:
     """A :class:`SymmetricGaussianTree` run online over ``runs`` runs at once: :meth:`insert` adds round t's
     leaves (runs, d, d) and returns the noisy prefix sums of leaves 1..t, (runs, d, d).
 
-    The p-sum of the block ending at t (length 2^lsb(t), as in :class:`~.tree.BinaryTreeMechanism`) is
-    complete at t: its exact sum is leaf t plus the blocks below level lsb(t) still open, and its noise,
-    :meth:`SymmetricGaussianTree.node_noise`, is drawn then, once, and reused by every later prefix sum
-    (the binary mechanism of Chan, Shi & Song). The released p-sums are :attr:`released` (matrices, block
-    axis second), so the stream's output is the tree's release; a test holds it to the tree's law."""
+    The binary mechanism's bookkeeping is the tree's own online form
+    (:class:`~.tree.TreeStream`, in whitened coordinates); what is added here is the node noise drawn as
+    printed, :meth:`SymmetricGaussianTree.node_noise` ((Z' + Z'^T)/2, once per node, reused by every
+    later prefix sum), and the map between matrices and whitened coordinates. A test holds the stream's
+    output to the tree's law."""
 
     def __init__(self, tree: SymmetricGaussianTree, runs: int):
         self.tree = tree
-        self.runs = integer("TreeStream", "runs", runs, 0)
-        levels = tree.tree.levels
-        self.exact = np.zeros((levels, self.runs, tree.d, tree.d))
-        self.noisy = np.zeros_like(self.exact)
-        self.t = 0
+        self.runs = integer("TreeStream", "runs", runs, 1)
+        self.inner = tree.tree.stream(self.runs, None)  # every node's noise is handed to it
         self.last_noise: np.ndarray | None = None
+
+    @property
+    def t(self) -> int:
+        return self.inner.t
+
+    def _whiten(self, matrices: np.ndarray) -> np.ndarray:
+        return matrices[:, self.tree.upper[0], self.tree.upper[1]] * self.tree.scale
 
     def insert(self, leaves: Any, rng: np.random.Generator, noise: np.ndarray | None = None) -> np.ndarray:
         """Add leaf t (one per run), return the noisy prefix sums through t. ``noise`` replaces the node's
@@ -174,15 +178,8 @@ class TreeStream:
                              f"got {x.shape}")
         if self.t >= self.tree.T:
             raise ValueError(f"TreeStream: the tree has T = {self.tree.T} leaves, all inserted")
-        self.t += 1
-        level = (self.t & -self.t).bit_length() - 1
-        block = x + self.exact[:level].sum(axis=0)
-        self.exact[:level] = 0.0
-        self.noisy[:level] = 0.0
         self.last_noise = self.tree.node_noise(self.runs, rng) if noise is None else np.asarray(noise, dtype=float)
-        self.exact[level] = block
-        self.noisy[level] = block + self.last_noise
-        return self.noisy.sum(axis=0)  # the open levels are exactly the set bits of t
+        return self.tree.matrices(self.inner.add(self._whiten(x), self._whiten(self.last_noise)))
 
 
 class RankOneLeaves(Adapter):
