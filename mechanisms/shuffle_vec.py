@@ -49,6 +49,7 @@ search over the cube covers exactly the unit ball of features.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -128,6 +129,15 @@ def returning_user_parameters(epsilon: float, delta: float, d: int, B: int, T: i
     return g, b
 
 
+@functools.cache
+def upper_indices(d: int) -> tuple[np.ndarray, np.ndarray]:
+    """np.triu_indices(d), made once per d (it costs tens of microseconds, and the algorithms ask every round);
+    read-only, since every caller shares them."""
+    rows, columns = np.triu_indices(d)
+    rows.flags.writeable = columns.flags.writeable = False
+    return rows, columns
+
+
 def user_entries(owner: str, data: Any, B: int, d: int) -> np.ndarray:
     """The B users' randomizer inputs as label entries, shape (..., B, d + d(d + 1)/2): phi y, then the
     upper triangle (row-major, diagonal included) of phi phi^T. ``data``: (..., B, d + 1) rows (phi, y);
@@ -141,7 +151,7 @@ def user_entries(owner: str, data: Any, B: int, d: int) -> np.ndarray:
         raise ValueError(f"{owner}: every feature needs ||phi||_2 <= 1 (Assumption 3.1), got {norms.max():.6g}")
     if (np.abs(y) > 1 + NORM_SLACK).any():
         raise ValueError(f"{owner}: every reward needs |y| <= 1 (Assumption 3.1), got {np.abs(y).max():.6g}")
-    iu = np.triu_indices(d)
+    iu = upper_indices(d)
     outer = phi[..., iu[0]] * phi[..., iu[1]]  # upper(phi phi^T), without the full outer product
     return np.clip(np.concatenate([phi * y[..., None], outer], axis=-1), -1.0, 1.0)
 

@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from dpaudit.mechanisms.shuffle_vec import upper_indices
 from dpaudit.validation import integer, positive, probability
 
 INDEFINITE = "a released V was not positive definite"
@@ -141,14 +142,14 @@ class LinUCB:
         elif self._outer is not None and contexts is self._outer[0]:
             # a fixed arm set under a model refreshed every round (the private per-round variants):
             # ||x||^2_{V^-1} = sum_{i <= j} w_ij x_i x_j (V^-1)_ij with the products x_i x_j made once
-            i, j = np.triu_indices(self._d)
+            i, j = upper_indices(self._d)
             squared = (self._outer[1] @ self.V_inv[:, i, j][:, :, None])[..., 0]
         else:
             squared = ((x @ self.V_inv) * x) @ np.ones(x.shape[2])
             if self.B == 1 and self.statistics.noiseless:
                 self._widths, self._updates = (contexts, squared), 0
             elif self.B == 1:
-                i, j = np.triu_indices(self._d)
+                i, j = upper_indices(self._d)
                 self._outer = (contexts, x[..., i] * x[..., j] * np.where(i == j, 1.0, 2.0))
         width = np.sqrt(np.maximum(squared, 0.0))
         played = first_best((x @ self.theta[:, :, None])[..., 0] + self.beta * width)
