@@ -391,6 +391,7 @@ def test_suite_discovery_skips_the_presets():
 
 @pytest.mark.filterwarnings("ignore:.*outside the \\(0, 1\\):UserWarning")
 @pytest.mark.filterwarnings("ignore:.*is outside .*range:UserWarning")
+@pytest.mark.filterwarnings("ignore:.*needs delta > zeta:UserWarning")
 def test_every_preset_builds_its_algorithms_from_the_registry():
     # the real registry: every curve's name and keyword arguments make a policy (Fig. 4's eps = 1 for
     # CDP-SE, LDP-SE and Dist-CDP-SE warns: their theorems cover eps < 1; so do shuffle-lcb's eps = 1
