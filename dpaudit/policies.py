@@ -88,4 +88,16 @@ def check_policy(obj: Any) -> Any:
     return obj
 
 
-__all__ = ["FEEDBACKS", "Policy", "check_policy"]
+def checked_contexts(owner: str, contexts: Any, runs: int, dimension: int | None, t: int) -> np.ndarray:
+    """A contextual policy's check of ``choose(t, contexts)``: the contexts as a float array (runs, K, d),
+    or a ValueError naming ``owner`` if the shape is wrong or d changed from ``dimension`` (None: the
+    first round, any d)."""
+    x = np.asarray(contexts, dtype=float)
+    if x.ndim != 3 or x.shape[0] != runs:
+        raise ValueError(f"{owner}: contexts must have shape (runs, K, d) with runs = {runs}, got {x.shape}")
+    if dimension is not None and x.shape[2] != dimension:
+        raise ValueError(f"{owner}: contexts changed dimension from {dimension} to {x.shape[2]} at round {t}")
+    return x
+
+
+__all__ = ["FEEDBACKS", "Policy", "check_policy", "checked_contexts"]

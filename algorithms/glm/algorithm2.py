@@ -51,6 +51,7 @@ from dpaudit.algorithms.environments.glm import kappa_bounds
 from dpaudit.algorithms.linear.linucb import first_best
 from dpaudit.mechanisms.exploration_set import SymmetricGaussianTree
 from dpaudit.mechanisms.glm_links import link as glm_link
+from dpaudit.policies import checked_contexts
 from dpaudit.validation import integer, positive, probability
 
 
@@ -168,14 +169,9 @@ class Algorithm2:
         self.trace: dict[str, Any] = {"noise_V": [], "noise_H": [], "fits": []} if self.record else {}
 
     def _check(self, t: int, contexts: Any) -> np.ndarray:
-        x = np.asarray(contexts, dtype=float)
-        if x.ndim != 3 or x.shape[0] != self.runs:
-            raise ValueError(f"{self.owner}: contexts must have shape (runs, K, d) with runs = {self.runs}, "
-                             f"got {x.shape}")
+        x = checked_contexts(self.owner, contexts, self.runs, self._d, t)
         if self._d is None:
             self._begin(x.shape[2])
-        elif x.shape[2] != self._d:
-            raise ValueError(f"{self.owner}: contexts changed dimension from {self._d} to {x.shape[2]} at round {t}")
         return x
 
     def _call(self, kind: str, t: int, runs: np.ndarray, n: np.ndarray, mask: np.ndarray, start: np.ndarray

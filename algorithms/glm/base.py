@@ -13,9 +13,8 @@ import numpy as np
 
 from dpaudit.algorithms.environments.glm import kappa_bounds
 from dpaudit.mechanisms.glm_links import LINKS, Link
+from dpaudit.policies import checked_contexts
 from dpaudit.validation import choice, integer, positive, probability
-
-from .mle import checked_contexts
 
 
 class GLMPolicy:

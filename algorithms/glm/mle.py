@@ -26,7 +26,6 @@ Hessian) from zero, then scipy.optimize.root on the gradient from there, solving
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from scipy import optimize
@@ -147,16 +146,6 @@ class History:
         return self._r[:, : self.n]
 
 
-def checked_contexts(owner: str, contexts: Any, runs: int, dimension: int | None, t: int) -> np.ndarray:
-    """The contexts as a float array (runs, K, d); a ValueError if the shape is wrong or d changed."""
-    x = np.asarray(contexts, dtype=float)
-    if x.ndim != 3 or x.shape[0] != runs:
-        raise ValueError(f"{owner}: contexts must have shape (runs, K, d) with runs = {runs}, got {x.shape}")
-    if dimension is not None and x.shape[2] != dimension:
-        raise ValueError(f"{owner}: contexts changed dimension from {dimension} to {x.shape[2]} at round {t}")
-    return x
-
-
 def weighted_norms(x: np.ndarray, inverse: np.ndarray) -> np.ndarray:
     """||x_{r,k}||_{M_r} for contexts (runs, K, d) and matrices (runs, d, d), shape (runs, K)."""
     return np.sqrt(np.maximum(np.einsum("rkd,rkd->rk", x @ inverse, x), 0.0))
@@ -168,5 +157,5 @@ def sherman_morrison(inverse: np.ndarray, x: np.ndarray) -> np.ndarray:
     return inverse - mx[:, :, None] * mx[:, None, :] / (1 + np.einsum("rd,rd->r", x, mx))[:, None, None]
 
 
-__all__ = ["History", "MLEResult", "MLE_MAX_ITERATIONS", "MLE_TOLERANCE", "checked_contexts", "fit_mle",
+__all__ = ["History", "MLEResult", "MLE_MAX_ITERATIONS", "MLE_TOLERANCE", "fit_mle",
            "fit_mle_one_run", "sherman_morrison", "weighted_norms"]

@@ -44,6 +44,7 @@ from dpaudit.algorithms.environments.glm import kappa_bounds
 from dpaudit.mechanisms.glm_links import link as glm_link
 from dpaudit.mechanisms.private_gd import iterations
 from dpaudit.mechanisms.vector_summation import OuterProductSummation, ShuffledMatrixSummation
+from dpaudit.policies import checked_contexts
 from dpaudit.validation import integer, positive
 
 from .algorithm2 import cumulant_gradient
@@ -162,14 +163,9 @@ class ShuffleGLM:
         self.rewards = np.zeros((self.runs, n))
 
     def choose(self, t: int, contexts: Any) -> np.ndarray:
-        x = np.asarray(contexts, dtype=float)
-        if x.ndim != 3 or x.shape[0] != self.runs:
-            raise ValueError(f"{self.owner}: contexts must have shape (runs, K, d) with runs = {self.runs}, "
-                             f"got {x.shape}")
+        x = checked_contexts(self.owner, contexts, self.runs, self._d, t)
         if self._d is None:
             self._begin(x.shape[2])
-        elif x.shape[2] != self._d:
-            raise ValueError(f"{self.owner}: contexts changed dimension from {self._d} to {x.shape[2]} at round {t}")
         rows = np.arange(self.runs)
         allowed = np.ones(x.shape[:2], dtype=bool)
         if self.batch == 0:

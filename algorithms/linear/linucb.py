@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dpaudit.mechanisms.shuffle_vec import upper_indices
+from dpaudit.policies import checked_contexts
 from dpaudit.validation import integer, positive, probability
 
 INDEFINITE = "a released V was not positive definite"
@@ -127,14 +128,9 @@ class LinUCB:
             # the environment hands over as one array every round) gives the same indices, so the
             # batch's argmax is exact to reuse
             return self._last[1]
-        x = np.asarray(contexts, dtype=float)
-        if x.ndim != 3 or x.shape[0] != self.runs:
-            raise ValueError(f"{self.owner}: contexts must have shape (runs, K, d) with runs = {self.runs}, "
-                             f"got {x.shape}")
+        x = checked_contexts(self.owner, contexts, self.runs, self._d, t)
         if self._d is None:
             self._begin(x.shape[2])
-        elif x.shape[2] != self._d:
-            raise ValueError(f"{self.owner}: contexts changed dimension from {self._d} to {x.shape[2]} at round {t}")
         # ||x||_{V^-1} and <x, theta> by batched matmuls (a sum over d as a product with ones: numpy's
         # reductions over a short last axis are several times slower)
         if self._widths is not None and contexts is self._widths[0]:
