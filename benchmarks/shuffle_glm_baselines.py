@@ -1,7 +1,8 @@
 """shuffle-glm's non-private baselines (GLM-UCB, GLOC, RS-GLinUCB): microseconds per round and run of the
 vectorised policy (all runs at once) against its per-run reference (one run, matrices and MLEs solved
 afresh), side by side with the ratio, on Table 2's setting (probit, d = 3, K = 20, the repository's
-instance at S = 2). Both play the same contexts and reward tables; the policy's time alone is counted.
+instance at S = 2); and ECOLog (logistic only) on Figure 1(a)'s (logistic, d = 5, K = 20, S = 3.5). Both play
+the same contexts and reward tables; the policy's time alone is counted.
 
 With --table, also the whole Table 2 experiment (T = 5000, 10 runs, S = 2, 2.5, 3) through
 dpaudit.simulate, its mean cumulative pseudo-regret at T next to the paper's printed values. Run:
@@ -18,6 +19,7 @@ import numpy as np
 
 import dpaudit
 from dpaudit.algorithms import ALGORITHMS, GLMBandit
+from dpaudit.algorithms.glm.ecolog import ecolog_one_run
 from dpaudit.algorithms.glm.glm_ucb import glm_ucb_one_run
 from dpaudit.algorithms.glm.gloc import gloc_one_run
 from dpaudit.algorithms.glm.rs_glinucb import rs_glinucb_one_run
@@ -64,6 +66,15 @@ def main() -> None:
         reference(policy, arms, rewards[0])
         per_run = (time.perf_counter() - start) / args.rounds * 1e6
         print(f"{name:12} {vectorised:24.0f} {per_run:20.0f} {per_run / vectorised:7.1f}x")
+    env = GLMBandit(20, 5, 3.5, link="logistic", generator="repository")
+    arms, rewards = reward_tables(env, args.rounds, args.runs, seed=0)
+    policy = ALGORITHMS["ecolog"](S=3.5)
+    vectorised = time_vectorised(policy, arms, rewards) / (args.rounds * args.runs) * 1e6
+    start = time.perf_counter()
+    ecolog_one_run(policy, arms, rewards[0])
+    per_run = (time.perf_counter() - start) / args.rounds * 1e6
+    print(f"{'ecolog':12} {vectorised:24.0f} {per_run:20.0f} {per_run / vectorised:7.1f}x"
+          "   (logistic, d = 5, K = 20, S = 3.5)")
     if not args.table:
         return
     print("\nTable 2 (probit, d = 3, K = 20, T = 5000, 10 runs; the repository's instances): mean cumulative "

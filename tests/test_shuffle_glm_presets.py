@@ -33,7 +33,7 @@ def test_presets_follow_the_paper():
         assert {c.algorithm for c in config.curves} == {"glm-ucb", "gloc", "rs-glinucb", "private-glm", "jdp-glm",
                                                       "shuffle-glm"}
     for figure, (link, d, S, T, algorithms) in {
-            "fig1a": ("logistic", 5, 3.5, 15000, {"private-glm", "rs-glinucb", "gloc"}),
+            "fig1a": ("logistic", 5, 3.5, 15000, {"private-glm", "rs-glinucb", "ecolog", "gloc"}),
             "fig1b": ("probit", 5, 3.0, 5000, {"private-glm", "rs-glinucb", "glm-ucb", "gloc"})}.items():
         config, = presets[figure].configurations
         env = config.environment
