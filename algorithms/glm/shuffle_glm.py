@@ -28,6 +28,11 @@ What the printed parameters do (a finding, kept as printed): e^(3S) and gamma^2 
 make B_1 far above T at the experiments' sizes, so the whole horizon is the warm-up: ShuffleGLM plays the
 G-optimal design of each round's arms throughout (regret linear in T).
 
+The design is G-optimal in every batch, as the paper prints it (Sec. 5: Ruan et al. and Sawarni et al. use
+a distributional optimal design, "we use G-optimal design because we could not compute the former under
+differential privacy constraints", at an extra d^(1/2) in the leading term, Remark 4.4). The distributional
+optimal design belongs to the non-private ablation that Remark 4.4 describes, not to Algorithm 1.
+
 Theorem 5.1 covers eps < 5 and delta < 1/2 (Lemmas S.1-S.2: eps <= 15); :func:`algorithm1_lambdas` refuses
 other values (ValueError), as the printed lambda is not defined for them.
 """
