@@ -53,4 +53,4 @@ from dpaudit.suite import Suite
 suite = Suite("shuffle-glm", "Sarmasarkar, Shuffle and Joint DP for Generalized Linear Contextual Bandits")
 
 # the parts add their entries to ``suite`` when imported, in this order
-from . import tails, summation, trees, algorithms  # noqa: E402, F401, I001
+from . import tails, summation, trees, algorithms, transcripts  # noqa: E402, F401, I001
