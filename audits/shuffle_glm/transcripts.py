@@ -20,13 +20,14 @@ Encoded (id -> statement, point):
       threshold 1/(gamma^2 kappa R^2) = 1.1e-7 lies below every ||x||^2_{V^-1} (about 1/lambda = 4e-5):
       every round explores. The actions are then argmax_x ||x||_{V^-1} on the noisy V-tree (B_V), a
       function of the tree's noise and of the contexts only: every criterion-I call of P_GD (budget
-      (eps_o, delta_o) ~ (6e-5, 4e-9)) has T_it = 1 and returns theta_0 = 0 whatever the rewards, and B_H
-      and the switching rule enter no criterion-I decision.
+      (eps_o, delta_o) = (2.6e-6, 8.5e-12), count1_cutoff = 3.9e8) has T_it = 1 and returns theta_0 = 0
+      whatever the rewards, and B_H and the switching rule enter no criterion-I decision.
       S = 3, kappa* = 20 (kappa = 1/mu'(3) = 22.1): the point of lemI.7@billboard, where B_V's nodes alone
       have delta(eps) = 0.0256 > delta for round 1's leaf e_1 e_1^T -> e_2 e_2^T (mu = 0.639; the same
       mu at T = 16: sigma_noise scales with sqrt(log2 T + 1)). Every round explores there too. This entry
       asks whether the actions, a post-processing of B_V, leak that much; the black-box audit cannot
-      resolve a delta excess of 0.006 at these sample sizes, so "not refuted" leaves it open.
+      resolve a delta excess of 0.006 at these sample sizes, so "not refuted" leaves it open. (gamma = 195,
+      threshold 1.2e-6 against 1/lambda = 2e-4, sigma_noise = 4.95.)
     At S = 1 (the registry's default) no round explores (1/lambda = 4e-5 is below the threshold 5.4e-5) and
     the determinant never doubles (the noise is of order 10^2, lambda 2.5e4): every action is the argmax of
     beta ||x|| / sqrt(lambda), a function of the round's own arms, JDP with delta = 0; not encoded.
