@@ -35,10 +35,11 @@ Encoded (id -> statement, point):
     noise, and her V-leaf is arm 0's x x^T) with her rewards flipped ((1, 0) -> (0, 1); no action can
     depend on them at these points, a control) and with arm 0 moved from e_1 to e_2 (her leaf e_1 e_1^T ->
     e_2 e_2^T, the billboard entry's pair).
-    Private-GLM (Remark A.1's configuration) is not encoded: the paper's JDP statement (Theorem 6.2) is
-    about Algorithm 2 with P_GD and the parameters (19)-(21); Remark A.1 only reports that the experiments'
-    DP-SGD calls were given per-call budgets that compose to (eps, delta) (remarkA.1, an accounting claim),
-    with delta = zeta, outside Theorem 6.2's delta > zeta.
+    Private-GLM (Remark A.1's configuration) is not under Theorem 6.2: the theorem is about Algorithm 2
+    with P_GD and the parameters (19)-(21), and the experiments run delta = zeta, outside its delta > zeta.
+    What the paper claims for it is Remark A.1's "the overall privacy budget is never exceeded" (remarkA.1:
+    DP-SGD per-call budgets from advanced composition over the cutoffs, Lemma I.4's trees unchanged), which
+    would be audited as remarkA.1@algorithm on PrivateGLM(tree="printed"); not encoded yet.
   - thm5.1-sdp@algorithm,...: ShuffleGLM is (eps, delta)-SDP, eps < 5, delta < 1/2: the analyzer's view of
     every batch (output "messages": P_2's d(d+1)/2 = 3 label counts per batch, ShuffleGLM's ``record_views``)
     when one user's data change, at eps = 4, delta = 0.1 (the batch-level thm5.1-sdp entries' point), S = 1,
