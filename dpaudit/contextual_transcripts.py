@@ -20,8 +20,9 @@ batches 1..M, user u the (u + 1)-th round of every batch (round m U + u + 1 in b
   on which user changes, so a JDP transcript is built for one protected round and must be audited on
   pairs that differ in that round only (:meth:`ContextualTranscript.jdp_pair` builds one);
 - ``"messages"``: the analyzer's view of every batch, in batch order and concatenated, shape
-  (size, total): what the policy's ``statistics`` release recorded per batch (their ``record_views``
-  flag; P_Vec's label counts are integers, P_Amp's released sums continuous). Runs to the horizon.
+  (size, total): what the policy's view recorder recorded per batch (:func:`view_recorder`: the
+  policy's ``statistics`` release, or the policy itself, with a ``record_views`` flag and a ``views``
+  list; P_Vec's label counts are integers, P_Amp's released sums continuous). Runs to the horizon.
 
 ``sample(data, size, rng)`` runs ``size`` independent runs of the policy at once, one Python loop over
 rounds: ``choose(t, contexts)`` with the round's contexts broadcast to (size, K, d) (the same array
@@ -43,6 +44,18 @@ from .subjects import subject_name
 from .validation import integer, sample_size
 
 OUTPUTS = ("actions", "jdp", "messages")
+
+
+def view_recorder(policy: Any) -> Any:
+    """What records ``policy``'s per-batch views for the messages output: its ``statistics`` release when
+    that has a ``record_views`` flag (the private LinUCB variants), else the policy itself when it has one
+    (a policy that calls its releases directly, e.g. ShuffleGLM); None if neither does."""
+    statistics = getattr(policy, "statistics", None)
+    if hasattr(statistics, "record_views"):
+        return statistics
+    if hasattr(policy, "record_views"):
+        return policy
+    return None
 
 
 class ContextualTranscript:
@@ -83,9 +96,9 @@ class ContextualTranscript:
             self.rounds = tuple(range(1, self.horizon + 1)) if rounds is None else self._rounds(rounds)
             if output == "messages" and rounds is not None:
                 raise ValueError(f"{self.owner}: the messages output covers every batch; it takes no rounds")
-            if output == "messages" and not hasattr(getattr(policy, "statistics", None), "record_views"):
-                raise TypeError(f"{self.owner}: {type(policy).__name__} has no statistics release recording its "
-                                "views (statistics.record_views)")
+            if output == "messages" and view_recorder(policy) is None:
+                raise TypeError(f"{self.owner}: {type(policy).__name__} records no views (neither "
+                                "statistics.record_views nor record_views)")
         self.name = name or self._default_name()
 
     def _round(self, t: Any) -> int:
@@ -152,17 +165,17 @@ class ContextualTranscript:
         table = self.table(data)
         size = sample_size(self.owner, size)
         policy = self.policy
-        statistics = getattr(policy, "statistics", None)
         messages = self.output == "messages"
+        recorder = view_recorder(policy) if messages else None
         if messages:
-            statistics.record_views = True
+            recorder.record_views = True
         try:
             actions = self._run(policy, table, size, rng, self._through())
         finally:
             if messages:
-                statistics.record_views = False
+                recorder.record_views = False
         if messages:
-            views = statistics.views
+            views = recorder.views
             if not views:
                 raise ValueError(f"{self.owner}: no batch ended within the horizon {self.horizon}, so there is no "
                                  "message to publish")
@@ -248,4 +261,4 @@ class FirstBatchView(ContextualTranscript):
         return self.policy.statistics.mechanism.distribution(rows)
 
 
-__all__ = ["OUTPUTS", "ContextualTranscript", "FirstBatchView", "fixed_arms"]
+__all__ = ["OUTPUTS", "ContextualTranscript", "FirstBatchView", "fixed_arms", "view_recorder"]

@@ -33,6 +33,13 @@ a distributional optimal design, "we use G-optimal design because we could not c
 differential privacy constraints", at an extra d^(1/2) in the leading term, Remark 4.4). The distributional
 optimal design belongs to the non-private ablation that Remark 4.4 describes, not to Algorithm 1.
 
+Views for algorithm-level audits: with ``record_views`` set (False by default), every batch's shuffled
+P_2 view -- the d(d+1)/2 label counts of :meth:`~dpaudit.mechanisms.vector_summation.OuterProductSummation.counts_runs`,
+before the analyzer, shape (runs, d(d+1)/2) -- is appended to ``views`` (emptied at ``start``); the draws are
+the same whether or not it is set. P_GD's shuffled views are not recorded: the release does not expose them,
+and at T_it = 1 (every batch at the parameters' sizes) its output theta_0 does not depend on them, so they are
+not drawn; when the whole horizon is the warm-up batch no P_GD call is made at all.
+
 Theorem 5.1 covers eps < 5 and delta < 1/2 (Lemmas S.1-S.2: eps <= 15); :func:`algorithm1_lambdas` refuses
 other values (ValueError), as the printed lambda is not defined for them.
 """
@@ -110,6 +117,7 @@ class ShuffleGLM:
     contextual: ClassVar[bool] = True
     paper: ClassVar[str] = "shuffle-glm"
     source: ClassVar[str] = "Algorithm 1 (Sec. 5): batched G-optimal design, P_2 design matrices, P_GD estimates"
+    record_views: bool = False  # keep every batch's P_2 label counts in ``views`` (module docstring)
 
     def __init__(self, eps: float, delta: float = 0.02, S: float = 1.0, kappa: float | None = None,
                  kappa_star: float | None = None, link: str = "logistic", R: float = 1.0, T: int | None = None,
@@ -148,6 +156,7 @@ class ShuffleGLM:
             raise ValueError(f"{self.owner}: T = {self._T} is below the simulated horizon {self.horizon}")
         self.rng = rng
         self._d: int | None = None
+        self.views: list[np.ndarray] = []
 
     def _begin(self, d: int) -> None:
         self._d = d
@@ -206,7 +215,10 @@ class ShuffleGLM:
         d, n = self._d, int(self.config.batches[self.batch])
         Delta = 1.0 if self.batch == 0 else 1 / self.kappa_star
         protocol = OuterProductSummation(ShuffledMatrixSummation(self.eps / 2, self.delta / 2, d, n, Delta))
-        W = protocol.release_runs(self.messages, self.rng) + self.config.lam * np.eye(d)  # lines 7, 20
+        counts = protocol.counts_runs(self.messages, self.rng)  # the analyzer's shuffled view
+        if self.record_views:
+            self.views.append(counts)
+        W = protocol.protocol.analyze(counts) + self.config.lam * np.eye(d)  # lines 7, 20
         W_inv = np.linalg.inv(W)
         last = self.batch + 1 == len(self.config.batches)
         theta = None

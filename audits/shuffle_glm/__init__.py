@@ -12,7 +12,9 @@ The suite is in four parts, added in this order (each module lists the claims it
   - :mod:`.trees`: the binary trees of Appendix I.1 and Algorithm 2 (B_V, B_H; Lemmas I.4, 6.1, I.5),
     their privacy and the spectral norm of their noise;
   - :mod:`.algorithms`: Algorithm 2's criterion-II optimizer call, the compositions of Lemma I.7,
-    Theorem 6.2 and Theorem 5.1, and Assumption I.1 at Algorithm 2's lambda.
+    Theorem 6.2 and Theorem 5.1, and Assumption I.1 at Algorithm 2's lambda;
+  - :mod:`.transcripts`: Theorems 6.2 and 5.1 at the algorithm level: the registry's JDP-GLM (the other
+    users' actions) and ShuffleGLM (the analyzer's view of every batch) run on T = 16 users, black-box.
 
 Mechanism-level privacy (mechanisms/vector_summation.py, private_gd.py, pgd_views.py, exploration_set.py,
 tree.py; the algorithms' parameters from algorithms/glm/parameters.py) is all audited exactly (the
@@ -37,7 +39,8 @@ Left out (with why):
     reason. Other points for the criterion-II user: at eps = 40, delta = 0.1 each pair's delta(eps) of the
     mixed product takes ~1.7 s (3.7e5-entry tables), at the paper's eps = 4, delta = 0.02 over 15 s and
     1.4 GB (6e6 entries): beyond the quick budget. JDP of the actions themselves (rather than of the
-    Billboard the proof composes) is not audited: their law needs the whole adaptive run.
+    Billboard the proof composes) has no tractable law (it needs the whole adaptive run): it is audited
+    black-box in :mod:`.transcripts`, at small T only.
   - claimsec5-jdp, remarkA.1: algorithm-level (Billboard lemma; the experiments' DP-SGD), audited with the
     algorithms; thm5.1-sdp is audited above at the batch level.
   - lemJ.2, lemE.4, lemE.5, corE.6, lemE.7, lemE.9, lemH.1, lemK.1, lemK.2, lemL.1, corL.2,
@@ -53,4 +56,4 @@ from dpaudit.suite import Suite
 suite = Suite("shuffle-glm", "Sarmasarkar, Shuffle and Joint DP for Generalized Linear Contextual Bandits")
 
 # the parts add their entries to ``suite`` when imported, in this order
-from . import tails, summation, trees, algorithms  # noqa: E402, F401, I001
+from . import tails, summation, trees, algorithms, transcripts  # noqa: E402, F401, I001

@@ -55,7 +55,9 @@ Encoded (id -> statement, parameter points):
     delta = 0.02, zeta = 0.01, kappa* = 20) B_V's nodes alone, round 1's leaf e_1 e_1^T -> e_2 e_2^T,
     have delta(eps) = 0.0256 > delta (mu = 0.639). Expected refuted: the composition the proof does
     fails there at the full (eps, delta), because of lemI.4's V-tree calibration; whether the actions
-    themselves leak that much is not decided. At kappa* = 4 the same part has mu = 0.128.
+    themselves leak that much is not decided (the black-box entry thm6.2-jdp@algorithm,...,kappa20,... of
+    :mod:`.transcripts` audits them at T = 16 and cannot resolve an excess of that size). At kappa* = 4
+    the same part has mu = 0.128.
 """
 
 from __future__ import annotations
