@@ -30,7 +30,7 @@ G-optimal design of each round's arms throughout (regret linear in T).
 
 The design is G-optimal in every batch, as the paper prints it (Sec. 5: Ruan et al. and Sawarni et al. use
 a distributional optimal design, "we use G-optimal design because we could not compute the former under
-differential privacy constraints", at an extra d^(1/2) in the leading term, Remark 4.4). The distributional
+differential privacy constraints"; Remark 4.4: d^(3/2) against d in the leading term). The distributional
 optimal design belongs to the non-private ablation that Remark 4.4 describes, not to Algorithm 1.
 
 Views for algorithm-level audits: with ``record_views`` set (False by default), every batch's shuffled
