@@ -8,7 +8,7 @@
 """
 
 from ._version import __version__
-from .api import audit_privacy, audit_sampler, audit_tail
+from .api import audit_lower_bound, audit_privacy, audit_sampler, audit_tail
 from .claims import (
     ZCDP,
     Accuracy,
@@ -16,6 +16,7 @@ from .claims import (
     Claim,
     Conforms,
     LowerBound,
+    ProofStep,
     PureDP,
     Regret,
     RenyiDP,
@@ -43,9 +44,9 @@ from .simulation import SimulationResult, simulate
 __all__ = [
     "ERROR", "NOT_REFUTED", "REFUTED", "VERDICTS", "VERIFIED", "ZCDP", "Accuracy", "AddRemoveOne", "ApproxDP",
     "AuditResult", "AuditTimeout", "Claim", "Conforms", "DpauditError", "InvalidClaim", "InvalidClaimId", "LowerBound",
-    "MechanismError", "NeighbourRelation", "NotNeighbours", "PureDP", "QueryDistance", "Regret", "RenyiDP",
+    "MechanismError", "ProofStep", "NeighbourRelation", "NotNeighbours", "PureDP", "QueryDistance", "Regret", "RenyiDP",
     "ReplaceOne", "ReplaceRewardVector", "ReplaceUser", "SelectionError", "SimulationResult", "Statistic",
     "SubExponential", "SubGaussian", "TailBound", "UnsupportedAudit", "UsageError", "__version__", "audit_privacy",
-    "audit_sampler",
+    "audit_lower_bound", "audit_sampler",
     "audit_tail", "parse_claim", "run_preset", "simulate",
 ]

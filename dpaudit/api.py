@@ -10,6 +10,7 @@ entry calls them and the runner assembles the record with the entry's fields.
 from __future__ import annotations
 
 import numbers
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -307,5 +308,60 @@ def audit_sampler(
     return assemble_record(sampler_audit(sampler, reference, samples=samples, seed=seed, alpha=alpha))
 
 
-__all__ = ["AUDITORS", "CONFORMANCE", "PRIVACY", "TAIL", "ExactUndecided", "audit_privacy", "audit_sampler",
-           "audit_tail", "privacy_audit", "privacy_plan", "sampler_audit", "tail_audit"]
+def lower_bound_audit(
+    claim: Claim,
+    algorithms: Any = None,
+    *,
+    runs: int = 1000,
+    seed: int | np.random.SeedSequence | None = None,
+    confidence: float | None = 0.99,
+    tolerance: float = 1e-12,
+    workers: int = 1,
+) -> Audit:
+    """:func:`audit_lower_bound` up to the record (``confidence`` None: proof steps only)."""
+    from .auditors.lower_bound import LowerBoundAuditor, as_subject
+    from .claims import LowerBound
+
+    if not isinstance(claim, LowerBound):
+        raise InvalidClaim(f"audit_lower_bound audits LowerBound claims, got {claim!r}")
+    subject = as_subject(algorithms)
+    if subject.contenders:
+        check_numbers(confidence, runs, "auto")
+        if confidence is None:
+            raise ValueError("simulating algorithms needs a confidence level in (0, 1)")
+    seq = as_seed_sequence(seed)
+    start = time.perf_counter()
+    finding = LowerBoundAuditor().audit(subject, claim, confidence=confidence if subject.contenders else None,
+                                        seed=seq, runs=runs, tolerance=tolerance, workers=workers)
+    return Audit(claim, subject.name, finding, seq, time.perf_counter() - start)
+
+
+def audit_lower_bound(
+    claim: Claim,
+    algorithms: Any = None,
+    *,
+    runs: int = 1000,
+    seed: int | np.random.SeedSequence | None = None,
+    confidence: float = 0.99,
+    tolerance: float = 1e-12,
+    workers: int = 1,
+) -> AuditResult:
+    """Audit a lower-bound theorem (:class:`~dpaudit.LowerBound`): its proof steps, computed exactly at
+    the claim's parameters, and its bound against ``algorithms`` on the hard instance.
+
+    ``algorithms`` is a mapping label -> policy, a sequence of policies, or
+    :class:`dpaudit.auditors.lower_bound.Contender` objects (which say what was checked about each
+    algorithm's privacy, and at which parameters it is held to the bound); None checks the proof
+    steps only. Each algorithm runs ``runs`` times on every member of the instance. A refutation
+    holds with probability at least ``confidence`` (exactly, for a failed proof step). See
+    :mod:`dpaudit.auditors.lower_bound`.
+    """
+    if confidence is None:
+        raise ValueError("confidence must be in (0, 1), got None")
+    return assemble_record(lower_bound_audit(claim, algorithms, runs=runs, seed=seed, confidence=confidence,
+                                             tolerance=tolerance, workers=workers))
+
+
+__all__ = ["AUDITORS", "CONFORMANCE", "PRIVACY", "TAIL", "ExactUndecided", "audit_lower_bound", "audit_privacy",
+           "audit_sampler", "audit_tail", "lower_bound_audit", "privacy_audit", "privacy_plan", "sampler_audit",
+           "tail_audit"]

@@ -285,6 +285,53 @@ class ConformanceEntry(Entry):
                              alpha=min(ctx.alpha or 1e-6, 1e-6), claim=self.claim)
 
 
+#: runs per member of a lower bound's hard instance, per algorithm
+DEFAULT_RUNS = {"quick": 2_000, "standard": 20_000, "thorough": 200_000}
+
+
+class LowerBoundEntry(Entry):
+    """A lower-bound theorem (:class:`~dpaudit.LowerBound`): its proof steps at the claim's point,
+    computed exactly, and its bound held against ``algorithms`` on the hard instance
+    (:func:`dpaudit.audit_lower_bound`). ``algorithms`` is a mapping label -> policy, a sequence of
+    :class:`~dpaudit.auditors.lower_bound.Contender` objects, or a callable returning either (built
+    when first needed, so listing a suite builds no policy); none: the proof steps only. ``runs``
+    overrides the runs per member for some budgets. The entry takes a share of the run's alpha when it
+    simulates algorithms."""
+
+    def __init__(self, id: str, *, claim: Claim, algorithms: Any = None, runs: dict[str, int] | None = None,
+                 **kwargs: Any):
+        from .claims import LowerBound
+
+        super().__init__(id, claim=claim, **kwargs)
+        if not isinstance(claim, LowerBound):
+            raise TypeError(f"{id}: a lower-bound entry needs a LowerBound claim, got {claim!r}")
+        _check_auditor_and_samples(id, "auto", runs)
+        self._algorithms = algorithms
+        self.runs = {**DEFAULT_RUNS, **(runs or {})}
+
+    @cached_property
+    def subject(self) -> Any:
+        from .auditors.lower_bound import as_subject
+
+        algorithms = self._algorithms() if callable(self._algorithms) else self._algorithms
+        return as_subject(algorithms)
+
+    @property
+    def subject_name(self) -> str:
+        return self.subject.name
+
+    def _plan(self) -> AuditPlan:
+        from .auditors.lower_bound import LowerBoundAuditor
+
+        return AuditPlan(LowerBoundAuditor(), statistical=bool(self.subject.contenders))
+
+    def audit(self, ctx: RunContext) -> Audit:
+        from .api import lower_bound_audit
+
+        return lower_bound_audit(self.claim, self.subject, runs=self.runs[ctx.budget], seed=ctx.seed_sequence,
+                                 confidence=self.confidence(ctx))
+
+
 class Suite:
     """A named collection of entries; ``key`` is the first part of every claim id in it."""
 
@@ -315,6 +362,10 @@ class Suite:
     def tail(self, id: str, **kwargs: Any) -> TailEntry:
         """Add a :class:`TailEntry` (same arguments) and return it."""
         return self.add(TailEntry(id, **kwargs))
+
+    def lower_bound(self, id: str, **kwargs: Any) -> LowerBoundEntry:
+        """Add a :class:`LowerBoundEntry` (same arguments) and return it."""
+        return self.add(LowerBoundEntry(id, **kwargs))
 
     def privacy(self, id: str, **kwargs: Any) -> PrivacyEntry:
         """Add a :class:`PrivacyEntry` (same arguments) and return it."""
@@ -398,6 +449,7 @@ def find_entry(claim_id: str, extra: Iterable[str] = ()) -> Entry:
 
 
 __all__ = [
-    "BUDGETS", "CLASSIC", "DEFAULT_SAMPLES", "DEFAULT_TIMEOUTS", "Entry", "PrivacyEntry", "RunContext", "Suite",
+    "BUDGETS", "CLASSIC", "DEFAULT_RUNS", "DEFAULT_SAMPLES", "DEFAULT_TIMEOUTS", "Entry", "LowerBoundEntry",
+    "PrivacyEntry", "RunContext", "Suite",
     "find_entry", "load_suites", "select",
 ]

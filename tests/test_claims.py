@@ -45,7 +45,7 @@ from dpaudit import (
         (lambda: Accuracy(1, 1.5), "beta"),
         (lambda: Regret({"T": math.inf}), "rate"),
         (lambda: Regret({"T": 0.5}, constant=-1), "constant"),
-        (lambda: LowerBound({}), "rate"),
+        (lambda: LowerBound("", {}), "statement"),
     ],
 )
 def test_invalid_parameters_name_the_parameter(make, parameter):
