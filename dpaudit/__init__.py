@@ -8,7 +8,7 @@
 """
 
 from ._version import __version__
-from .api import audit_privacy, audit_sampler, audit_tail
+from .api import audit_privacy, audit_regret, audit_sampler, audit_tail
 from .claims import (
     ZCDP,
     Accuracy,
@@ -17,7 +17,8 @@ from .claims import (
     Conforms,
     LowerBound,
     PureDP,
-    Regret,
+    RegretBound,
+    RegretRate,
     RenyiDP,
     SubExponential,
     SubGaussian,
@@ -43,9 +44,10 @@ from .simulation import SimulationResult, simulate
 __all__ = [
     "ERROR", "NOT_REFUTED", "REFUTED", "VERDICTS", "VERIFIED", "ZCDP", "Accuracy", "AddRemoveOne", "ApproxDP",
     "AuditResult", "AuditTimeout", "Claim", "Conforms", "DpauditError", "InvalidClaim", "InvalidClaimId", "LowerBound",
-    "MechanismError", "NeighbourRelation", "NotNeighbours", "PureDP", "QueryDistance", "Regret", "RenyiDP",
+    "MechanismError", "NeighbourRelation", "NotNeighbours", "PureDP", "QueryDistance", "RegretBound",
+    "RegretRate", "RenyiDP",
     "ReplaceOne", "ReplaceRewardVector", "ReplaceUser", "SelectionError", "SimulationResult", "Statistic",
     "SubExponential", "SubGaussian", "TailBound", "UnsupportedAudit", "UsageError", "__version__", "audit_privacy",
-    "audit_sampler",
+    "audit_regret", "audit_sampler",
     "audit_tail", "parse_claim", "run_preset", "simulate",
 ]
