@@ -28,6 +28,7 @@ from .auditors import (
 from .auditors.base import RegretSubject
 from .auditors.exact_privacy import DEFAULT_TOLERANCE
 from .auditors.regret_bound import REGRET_KINDS, RegretBoundAuditor
+from .auditors.regret_rate import RegretRateAuditor
 from .claims import REGRET_BOUND_PARAMETERS, Claim, Conforms, PrivacyClaim, RegretBound, RegretClaim, TailClaim
 from .driver import MODES, AuditPlan, Family, conduct, plan_audit
 from .errors import InvalidClaim
@@ -43,6 +44,7 @@ PRIVACY = Family("privacy", ExactPrivacyAuditor(), StatisticalPrivacyAuditor())
 TAIL = Family("tail", ExactTailAuditor(), StatisticalTailAuditor())
 CONFORMANCE = Family("conformance", None, ConformanceAuditor())
 REGRET_BOUND = Family("regret-bound", None, RegretBoundAuditor())
+REGRET_RATE = Family("regret-rate", None, RegretRateAuditor())
 
 
 def _check_pairs(pairs: Any, relation: NeighbourRelation | None) -> list[tuple[Any, Any]]:
@@ -400,17 +402,11 @@ def regret_audit(
     subject = regret_subject(policy, environment, claim, params)
     grid = _horizons(horizons)
     seq = as_seed_sequence(seed)
-    family = REGRET_BOUND if isinstance(claim, RegretBound) else _rate_family()
+    family = REGRET_BOUND if isinstance(claim, RegretBound) else REGRET_RATE
     plan = plan or plan_audit(family, subject, claim, "statistical")
     finding, seconds = conduct(plan, subject, claim, confidence=confidence, seed=seq, horizons=grid, runs=int(runs),
                                **settings)
     return Audit(claim, subject.name, finding, seq, seconds)
-
-
-def _rate_family() -> Family:
-    from .auditors.regret_rate import RegretRateAuditor
-
-    return Family("regret-rate", None, RegretRateAuditor())
 
 
 def audit_regret(
@@ -511,6 +507,7 @@ def audit_sampler(
     return assemble_record(sampler_audit(sampler, reference, samples=samples, seed=seed, alpha=alpha))
 
 
-__all__ = ["AUDITORS", "CONFORMANCE", "PRIVACY", "REGRET_BOUND", "TAIL", "ExactUndecided", "audit_privacy",
+__all__ = ["AUDITORS", "CONFORMANCE", "PRIVACY", "REGRET_BOUND", "REGRET_RATE", "TAIL", "ExactUndecided",
+           "audit_privacy",
            "audit_regret", "audit_sampler", "audit_tail", "privacy_audit", "privacy_plan", "regret_audit",
            "regret_subject", "sampler_audit", "tail_audit"]
