@@ -8,7 +8,7 @@
 """
 
 from ._version import __version__
-from .api import audit_lower_bound, audit_privacy, audit_sampler, audit_tail
+from .api import audit_lower_bound, audit_privacy, audit_regret, audit_sampler, audit_tail
 from .claims import (
     ZCDP,
     Accuracy,
@@ -18,7 +18,8 @@ from .claims import (
     LowerBound,
     ProofStep,
     PureDP,
-    Regret,
+    RegretBound,
+    RegretRate,
     RenyiDP,
     SubExponential,
     SubGaussian,
@@ -44,9 +45,10 @@ from .simulation import SimulationResult, simulate
 __all__ = [
     "ERROR", "NOT_REFUTED", "REFUTED", "VERDICTS", "VERIFIED", "ZCDP", "Accuracy", "AddRemoveOne", "ApproxDP",
     "AuditResult", "AuditTimeout", "Claim", "Conforms", "DpauditError", "InvalidClaim", "InvalidClaimId", "LowerBound",
-    "MechanismError", "ProofStep", "NeighbourRelation", "NotNeighbours", "PureDP", "QueryDistance", "Regret", "RenyiDP",
+    "MechanismError", "NeighbourRelation", "NotNeighbours", "ProofStep", "PureDP", "QueryDistance", "RegretBound",
+    "RegretRate", "RenyiDP",
     "ReplaceOne", "ReplaceRewardVector", "ReplaceUser", "SelectionError", "SimulationResult", "Statistic",
     "SubExponential", "SubGaussian", "TailBound", "UnsupportedAudit", "UsageError", "__version__", "audit_privacy",
-    "audit_lower_bound", "audit_sampler",
+    "audit_lower_bound", "audit_regret", "audit_sampler",
     "audit_tail", "parse_claim", "run_preset", "simulate",
 ]

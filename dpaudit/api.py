@@ -1,4 +1,5 @@
-"""The Python entry points: :func:`audit_privacy`, :func:`audit_tail` and :func:`audit_sampler`.
+"""The Python entry points: :func:`audit_privacy`, :func:`audit_tail`, :func:`audit_sampler` and
+:func:`audit_regret`.
 
 Each one checks its arguments and prepares its family's subject (a checked mechanism and its pairs;
 a law and a sampler), then runs the one driver (:mod:`dpaudit.driver`: plan with the auditors' own
@@ -25,8 +26,11 @@ from .auditors import (
     StatisticalTailAuditor,
     TailSubject,
 )
+from .auditors.base import RegretSubject
 from .auditors.exact_privacy import DEFAULT_TOLERANCE
-from .claims import Claim, Conforms, PrivacyClaim, TailClaim
+from .auditors.regret_bound import REGRET_KINDS, RegretBoundAuditor
+from .auditors.regret_rate import RegretRateAuditor
+from .claims import REGRET_BOUND_PARAMETERS, Claim, Conforms, PrivacyClaim, RegretBound, RegretClaim, TailClaim
 from .driver import MODES, AuditPlan, Family, conduct, plan_audit
 from .errors import InvalidClaim
 from .laws import as_law
@@ -40,6 +44,8 @@ AUDITORS = MODES
 PRIVACY = Family("privacy", ExactPrivacyAuditor(), StatisticalPrivacyAuditor())
 TAIL = Family("tail", ExactTailAuditor(), StatisticalTailAuditor())
 CONFORMANCE = Family("conformance", None, ConformanceAuditor())
+REGRET_BOUND = Family("regret-bound", None, RegretBoundAuditor())
+REGRET_RATE = Family("regret-rate", None, RegretRateAuditor())
 
 
 def _check_pairs(pairs: Any, relation: NeighbourRelation | None) -> list[tuple[Any, Any]]:
@@ -263,6 +269,200 @@ def audit_tail(
                                       auditor=auditor, tolerance=tolerance))
 
 
+#: rounds of the default grid: log-spaced up to this horizon (dpaudit.simulation.regret_grid)
+DEFAULT_HORIZON = 10_000
+DEFAULT_RUNS = 200
+
+
+def _registry_policy(name: str, params: dict[str, Any], value: tuple[str, float] | None = None) -> Any:
+    """A built-in algorithm by registry name, constructed with the parameters its constructor takes."""
+    import difflib
+    import inspect
+
+    from .algorithms.registry import ALGORITHMS
+
+    if name not in ALGORITHMS:
+        close = difflib.get_close_matches(name, list(ALGORITHMS), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else " (dpaudit list --algorithms lists them)"
+        raise ValueError(f"unknown algorithm {name!r}: not in dpaudit.algorithms.ALGORITHMS{hint}")
+    make = ALGORITHMS[name]
+    kwargs = dict(params)
+    if value is not None:
+        kwargs[value[0]] = value[1]
+    signature = inspect.signature(make)
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()):
+        unknown = [k for k in kwargs if k not in signature.parameters and k not in REGRET_BOUND_PARAMETERS]
+        if unknown:
+            raise ValueError(f"algorithm {name!r} takes {', '.join(signature.parameters) or 'no parameters'}; got "
+                             f"{', '.join(unknown)}")
+        kwargs = {k: v for k, v in kwargs.items() if k in signature.parameters}
+    return make(**kwargs)
+
+
+def _policy(policy: Any, params: dict[str, Any]) -> Any:
+    from .policies import check_policy
+
+    if isinstance(policy, str):
+        return _registry_policy(policy, params)
+    return check_policy(policy)
+
+
+def regret_subject(policy: Any, environment: Any, claim: Claim, params: Any = None) -> RegretSubject:
+    """The subject of a regret audit (:class:`~dpaudit.auditors.base.RegretSubject`), its arguments checked.
+
+    For a rate in T and for bounds, ``policy`` is a registry name (constructed with ``params``), a
+    built-in algorithm or a user object of the policy protocol, and ``environment`` an environment. For
+    a rate in another variable (eps, d, K, n), each is either fixed or made per value: ``policy`` a
+    registry name (the value passed as the keyword named by the variable), or a callable value ->
+    policy or value -> (policy, environment); ``environment`` an environment or a callable value ->
+    environment.
+    """
+    from .environments import check_environment
+
+    if params is not None and not isinstance(params, dict):
+        raise TypeError(f"params must be a dict of named parameters, got {params!r}")
+    params = dict(params or {})
+    variable = getattr(claim, "variable", "T")
+    if variable == "T":
+        checked = _policy(policy, params)
+        if environment is None:
+            raise ValueError("give the environment the policy is simulated on, e.g. BernoulliBandit([0.6, 0.5])")
+        check_environment(environment)
+        return RegretSubject(checked, environment, f"{subject_name(checked)} on {subject_name(environment)}", params)
+    if isinstance(policy, str):
+        def policy_at(value: float) -> Any:
+            return _registry_policy(policy, params, (variable, value))
+        _registry_policy(policy, params, (variable, 1.0))  # an unknown name fails now, not per value
+        label = policy
+    elif callable(policy) and not callable(getattr(policy, "start", None)):
+        policy_at, label = policy, subject_name(policy)
+    else:
+        raise TypeError(f"a rate in {variable} needs a policy per value: a registry name or a callable value -> "
+                        f"policy (or -> (policy, environment)); got {policy!r}")
+    if environment is not None and not callable(getattr(environment, "instances", None)) and not callable(environment):
+        raise TypeError(f"environment must be an environment or a callable value -> environment, got {environment!r}")
+
+    def make(value: float) -> tuple[Any, Any]:
+        made = policy_at(value)
+        pol, env = made if isinstance(made, tuple) else (made, environment)
+        if env is not None and not callable(getattr(env, "instances", None)):
+            env = env(value)
+        if env is None:
+            raise ValueError(f"no environment for {variable} = {value:g}: give environment= or return (policy, "
+                             "environment) from the constructor")
+        from .policies import check_policy
+
+        return check_policy(pol), check_environment(env)
+
+    name = f"{label} over {variable}" + (f" on {subject_name(environment)}" if environment is not None and
+                                         not callable(environment) else "")
+    return RegretSubject(None, environment, name, params, make)
+
+
+def _horizons(horizons: Any) -> np.ndarray:
+    from .simulation import regret_grid
+
+    if horizons is None:
+        return regret_grid(DEFAULT_HORIZON)
+    if isinstance(horizons, numbers.Integral) and not isinstance(horizons, bool):
+        return regret_grid(int(horizons))
+    values = np.asarray(horizons)
+    if values.ndim != 1 or values.size == 0 or values.dtype.kind not in "iuf":
+        raise ValueError(f"horizons must be an increasing list of rounds (or one horizon), got {horizons!r}")
+    if values.dtype.kind == "f" and not np.all(values == np.round(values)):
+        raise ValueError(f"horizons must be whole rounds, got {horizons!r}")
+    values = values.astype(np.int64)
+    if values[0] < 1 or (np.diff(values) <= 0).any():
+        raise ValueError(f"horizons must be increasing rounds >= 1, got {horizons!r}")
+    return values
+
+
+def regret_audit(
+    policy: Any,
+    environment: Any,
+    claim: Claim,
+    *,
+    horizons: Any = None,
+    runs: int | None = None,
+    confidence: float | None = 0.99,
+    seed: int | np.random.SeedSequence | None = None,
+    params: dict[str, Any] | None = None,
+    plan: AuditPlan | None = None,
+    **settings: Any,
+) -> Audit:
+    """:func:`audit_regret` up to the record (``confidence`` and ``plan`` as for :func:`privacy_audit`)."""
+    if not isinstance(claim, RegretClaim):
+        raise InvalidClaim(f"audit_regret audits RegretBound and RegretRate claims, got {claim!r}")
+    runs = DEFAULT_RUNS if runs is None else runs
+    if isinstance(runs, bool) or not isinstance(runs, numbers.Integral) or runs < 2:
+        raise ValueError(f"runs must be an integer >= 2 (confidence bounds need a spread), got {runs!r}")
+    check_numbers(confidence, int(runs), "statistical")
+    confidence = None if confidence is None else float(confidence)
+    if settings.get("regret", "pseudo") not in REGRET_KINDS:
+        raise ValueError(f"regret must be one of {', '.join(REGRET_KINDS)}, got {settings['regret']!r}")
+    subject = regret_subject(policy, environment, claim, params)
+    grid = _horizons(horizons)
+    seq = as_seed_sequence(seed)
+    family = REGRET_BOUND if isinstance(claim, RegretBound) else REGRET_RATE
+    plan = plan or plan_audit(family, subject, claim, "statistical")
+    finding, seconds = conduct(plan, subject, claim, confidence=confidence, seed=seq, horizons=grid, runs=int(runs),
+                               **settings)
+    return Audit(claim, subject.name, finding, seq, seconds)
+
+
+def audit_regret(
+    policy: Any,
+    environment: Any,
+    claim: Claim,
+    horizons: Any = None,
+    runs: int | None = None,
+    confidence: float = 0.99,
+    seed: int | np.random.SeedSequence | None = None,
+    *,
+    params: dict[str, Any] | None = None,
+    **settings: Any,
+) -> AuditResult:
+    """Audit a regret claim (:class:`~dpaudit.RegretBound` or :class:`~dpaudit.RegretRate`) about an
+    algorithm by simulating it (:func:`dpaudit.simulate`).
+
+    Parameters
+    ----------
+    policy
+        A registry name (``dpaudit.algorithms.ALGORITHMS``, constructed with ``params``), a built-in
+        algorithm, or a user object of the policy protocol (:mod:`dpaudit.policies`). For a rate in
+        eps, d, K or n: a registry name (the value is passed as that keyword) or a callable value ->
+        policy, or value -> (policy, environment).
+    environment
+        The environment (:mod:`dpaudit.environments`); for a rate in a parameter it may be a callable
+        value -> environment.
+    claim
+        ``RegretBound(f)`` (E[R_T] <= f(T) at every T of ``horizons``), ``RegretBound(f, probability=p)``
+        or ``RegretRate(exponent, variable, log_power)``.
+    horizons
+        The rounds at which regret is recorded and the claim tested: an increasing list (the last is
+        the simulated horizon), or one horizon (log-spaced rounds up to it); default log-spaced rounds
+        up to 10,000. For a rate in a parameter only the last is used (the horizon).
+    runs
+        Independent runs (default 200); at least 2.
+    confidence
+        Confidence of a refutation.
+    seed
+        Seed of the simulation (and of the bootstrap of a rate fit); ``None`` draws fresh entropy.
+    params
+        Named parameters: given to a registry algorithm's constructor, and to a bound's function
+        (eps, delta, d, K, n, gaps; K and a fixed instance's gaps are supplied from the environment).
+    settings
+        ``regret="pseudo"`` (default) or ``"realised"``; ``workers`` (processes of the simulation);
+        rates: ``values`` (the grid of the variable, for eps, d, K, n), ``margin`` (default 0.1),
+        ``asymptotic`` (the share of the log-range of T fitted, default 0.5), ``bootstrap`` (resamples,
+        default 1000). See :mod:`dpaudit.auditors.regret_bound` and :mod:`dpaudit.auditors.regret_rate`.
+    """
+    if confidence is None:
+        raise ValueError("confidence must be in (0, 1), got None")
+    return assemble_record(regret_audit(policy, environment, claim, horizons=horizons, runs=runs,
+                                        confidence=confidence, seed=seed, params=params, **settings))
+
+
 def sampler_audit(
     sampler: Any,
     reference: Any,
@@ -362,6 +562,6 @@ def audit_lower_bound(
                                              tolerance=tolerance, workers=workers))
 
 
-__all__ = ["AUDITORS", "CONFORMANCE", "PRIVACY", "TAIL", "ExactUndecided", "audit_lower_bound", "audit_privacy",
-           "audit_sampler", "audit_tail", "lower_bound_audit", "privacy_audit", "privacy_plan", "sampler_audit",
-           "tail_audit"]
+__all__ = ["AUDITORS", "CONFORMANCE", "PRIVACY", "REGRET_BOUND", "REGRET_RATE", "TAIL", "ExactUndecided",
+           "audit_lower_bound", "audit_privacy", "audit_regret", "audit_sampler", "audit_tail", "lower_bound_audit",
+           "privacy_audit", "privacy_plan", "regret_audit", "regret_subject", "sampler_audit", "tail_audit"]

@@ -3,8 +3,9 @@
 Privacy claims (:class:`PureDP`, :class:`ApproxDP`, :class:`RenyiDP`, :class:`ZCDP`) are about a
 mechanism under a neighbouring relation; tail claims (:class:`SubGaussian`,
 :class:`SubExponential`, :class:`TailBound`) about a random variable; :class:`Accuracy`,
-:class:`Regret` and :class:`LowerBound` about an estimator or an algorithm. A suite entry adds the
-claim id, the relation and the parameter point; the claim itself is only the mathematics.
+:class:`RegretBound`, :class:`RegretRate` and :class:`LowerBound` about an estimator or an algorithm.
+A suite entry adds the claim id, the relation and the parameter point; the claim itself is only the
+mathematics.
 
 Every constructor rejects parameters outside the claim's domain with an :class:`InvalidClaim`
 that names the parameter, e.g. ``PureDP(-1)`` -> "PureDP: epsilon must be >= 0, got -1".
@@ -296,36 +297,98 @@ class Accuracy(Claim):
         object.__setattr__(self, "beta", _check("Accuracy", "beta", self.beta, lambda v: 0 <= v <= 1, "in [0, 1]"))
 
 
-_RATE_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+class RegretClaim(Claim):
+    family: ClassVar[str] = "regret"
 
 
-def _rate(owner: str, rate: Any) -> dict[str, float]:
-    if not isinstance(rate, Mapping) or not rate:
-        raise InvalidClaim(f"{owner}: rate must be a non-empty mapping of variable -> exponent, e.g. {{'T': 0.5}}")
-    out = {}
-    for var, exponent in rate.items():
-        if not isinstance(var, str) or not _RATE_VARIABLE.fullmatch(var):
-            raise InvalidClaim(f"{owner}: rate variable {var!r} must be an identifier such as 'T', 'K' or 'eps'")
-        out[var] = _check(owner, f"rate[{var!r}]", exponent, math.isfinite, "finite")
-    return out
+#: the named parameters a :class:`RegretBound`'s function may take besides T (the audit supplies them)
+REGRET_BOUND_PARAMETERS = ("eps", "delta", "d", "K", "n", "gaps")
+#: the variables a :class:`RegretRate` may be about
+RATE_VARIABLES = ("T", "eps", "d", "K", "n")
 
 
 @dataclass(frozen=True)
-class Regret(Claim):
-    """Regret <= constant * prod(var ** exponent) * log(T) ** log_power (constant None: rate only)."""
+class RegretBound(RegretClaim):
+    """An explicit regret bound: E[R_T] <= f(T) for every T on the audited grid; with
+    ``probability=p``, the high-probability form P(R_T <= f(T)) >= 1 - p at every T of the grid.
 
-    rate: Mapping[str, float]
-    constant: float | None = None
-    log_power: float = 0.0
-    description: str = ""
-    kind: ClassVar[str] = "regret"
-    family: ClassVar[str] = "regret"
+    ``f`` is a vectorised callable of T (an array of rounds) and, optionally, of named parameters
+    among :data:`REGRET_BOUND_PARAMETERS` (``eps``, ``delta``, ``d``, ``K``, ``n``, ``gaps``) that the
+    audit supplies (``dpaudit.audit_regret(..., params={"eps": 0.5})``; ``K`` and ``gaps`` come from
+    the environment when not given). ``description`` is how records show it (by default the
+    function's name). A function cannot be written in a claim string: RegretBound is Python-only.
+    """
+
+    f: Callable[..., Any]
+    description: str | None = None
+    probability: float | None = None
+    kind: ClassVar[str] = "regret-bound"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "rate", _rate("Regret", self.rate))
-        if self.constant is not None:
-            object.__setattr__(self, "constant", _positive_finite("Regret", "constant", self.constant))
-        object.__setattr__(self, "log_power", _check("Regret", "log_power", self.log_power, math.isfinite, "finite"))
+        if not callable(self.f):
+            raise InvalidClaim(f"RegretBound: f must be callable T -> bound (vectorised over T), got {self.f!r}")
+        if self.description is None:
+            object.__setattr__(self, "description", getattr(self.f, "__name__", None) or repr(self.f))
+        if not isinstance(self.description, str) or not self.description:
+            raise InvalidClaim("RegretBound: description must be a non-empty string, e.g. '4 sqrt(K T log T)'")
+        if self.probability is not None:
+            object.__setattr__(self, "probability", _check("RegretBound", "probability", self.probability,
+                                                           lambda v: 0 < v < 1, "in (0, 1)"))
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The named parameters ``f`` takes besides T (those of :data:`REGRET_BOUND_PARAMETERS`)."""
+        import inspect
+
+        try:
+            signature = inspect.signature(self.f)
+        except (TypeError, ValueError):
+            return ()
+        names = list(signature.parameters)[1:]
+        return tuple(name for name in names if name in REGRET_BOUND_PARAMETERS)
+
+    def evaluate(self, T: Any, params: Mapping[str, Any] | None = None) -> Any:
+        """f at an array of rounds, given the named parameters it takes (a ValueError names a missing
+        one); checked to be an array of T's shape without NaN."""
+        import numpy as np
+
+        params = dict(params or {})
+        missing = [name for name in self.parameters if name not in params]
+        if missing:
+            raise ValueError(f"RegretBound {self.description!r}: f takes {', '.join(missing)}; give "
+                             f"params={{{', '.join(repr(m) + ': ...' for m in missing)}}}")
+        T = np.asarray(T, dtype=float)
+        values = np.asarray(self.f(T, **{name: params[name] for name in self.parameters}), dtype=float)
+        if values.shape != T.shape:
+            values = np.broadcast_to(values, T.shape).astype(float)
+        if np.isnan(values).any():
+            raise ValueError(f"RegretBound {self.description!r}: f returned NaN")
+        return values
+
+
+@dataclass(frozen=True)
+class RegretRate(RegretClaim):
+    """A regret rate: R = O(variable^exponent log^log_power variable), an upper-bound claim (a
+    regret that grows more slowly is consistent with it). ``variable`` is one of
+    :data:`RATE_VARIABLES` (T, eps, d, K, n), the others held fixed; ``exponent`` may be negative
+    (eps). Claim string: ``"regret-rate T^0.5 log^1"``."""
+
+    exponent: float
+    variable: str = "T"
+    log_power: float = 0.0
+    kind: ClassVar[str] = "regret-rate"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "exponent", _check("RegretRate", "exponent", self.exponent, math.isfinite, "finite"))
+        if self.variable not in RATE_VARIABLES:
+            raise InvalidClaim(f"RegretRate: variable must be one of {', '.join(RATE_VARIABLES)}, got "
+                               f"{self.variable!r}")
+        object.__setattr__(self, "log_power", _check("RegretRate", "log_power", self.log_power,
+                                                     lambda v: math.isfinite(v) and v >= 0, ">= 0 and finite"))
+
+    def describe(self) -> str:
+        log = f" log^{_fmt(self.log_power)}" if self.log_power else ""
+        return f"{self.kind} {self.variable}^{_fmt(self.exponent)}{log}"
 
 
 _RELATIONS = (">=", ">", "<=", "<", "==")
@@ -462,14 +525,23 @@ def parse_claim(text: str) -> Claim:
 
     Kinds: pure-dp (epsilon), approx-dp (epsilon, delta), renyi-dp (alpha, epsilon), zcdp (rho),
     sub-gaussian (sigma), sub-exponential (nu, b), accuracy (alpha, beta). ``eps`` abbreviates
-    ``epsilon``; a Renyi curve is written ``renyi-dp alpha=2,4 eps=0.5,1``.
+    ``epsilon``; a Renyi curve is written ``renyi-dp alpha=2,4 eps=0.5,1``. A regret rate is written
+    ``regret-rate T^0.5 log^1`` (variable^exponent, then an optional log^power; also
+    ``regret-rate eps^-1``); a :class:`RegretBound` is Python-only (its function cannot be parsed).
     """
     if not isinstance(text, str) or not text.strip():
         raise InvalidClaim("claim string is empty; try e.g. 'pure-dp eps=0.1'")
     head, *assignments = text.replace(",", " , ").split()
     kind = _KIND_ALIASES.get(head.lower(), head.lower())
+    if kind == RegretRate.kind:
+        return _parse_rate(text, assignments)
+    if kind == RegretBound.kind:
+        raise InvalidClaim(f"{text!r}: a regret-bound claim is a function of T, which a claim string cannot carry "
+                           "safely; RegretBound is Python-only (dpaudit.RegretBound(lambda T: ..., 'description')). "
+                           "Rates parse: 'regret-rate T^0.5 log^1'")
     if kind not in _PARSABLE:
-        raise InvalidClaim(f"unknown claim kind {head!r} in {text!r}; known kinds: {', '.join(_PARSABLE)}")
+        known = ", ".join([*_PARSABLE, RegretRate.kind])
+        raise InvalidClaim(f"unknown claim kind {head!r} in {text!r}; known kinds: {known}")
     cls, required = _PARSABLE[kind]
     values: dict[str, list[str]] = {}
     last: str | None = None
@@ -502,3 +574,32 @@ def parse_claim(text: str) -> Claim:
             raise InvalidClaim(f"{key} must be a number in claim {text!r}, got {' '.join(raws)!r}") from None
         kwargs[key] = tuple(numbers_) if len(numbers_) > 1 else numbers_[0]
     return cls(**kwargs)
+
+
+_POWER = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\^\(?([-+0-9.eE]+)\)?")
+
+
+def _parse_rate(text: str, tokens: list[str]) -> RegretRate:
+    """``regret-rate <variable>^<exponent> [log^<power>]``."""
+    example = "e.g. 'regret-rate T^0.5 log^1' or 'regret-rate eps^-1'"
+    tokens = [t for t in tokens if t != ","]
+    if not 1 <= len(tokens) <= 2:
+        raise InvalidClaim(f"regret-rate takes <variable>^<exponent> and an optional log^<power>, {example}; got "
+                           f"{text!r}")
+    parsed = []
+    for token in tokens:
+        match = _POWER.fullmatch(token)
+        if match is None:
+            raise InvalidClaim(f"expected <name>^<number> in claim {text!r}, got {token!r} ({example})")
+        try:
+            parsed.append((match.group(1), float(match.group(2))))
+        except ValueError:
+            raise InvalidClaim(f"{token!r} must end in a number in claim {text!r} ({example})") from None
+    (variable, exponent), log_power = parsed[0], 0.0
+    if variable == "log":
+        raise InvalidClaim(f"the rate's variable comes first, then log^<power>, in claim {text!r} ({example})")
+    if len(parsed) == 2:
+        name, log_power = parsed[1]
+        if name != "log":
+            raise InvalidClaim(f"the second factor of a rate must be log^<power>, got {tokens[1]!r} in {text!r}")
+    return RegretRate(exponent, variable, log_power)

@@ -14,7 +14,8 @@ from dpaudit import (
     InvalidClaim,
     LowerBound,
     PureDP,
-    Regret,
+    RegretBound,
+    RegretRate,
     RenyiDP,
     SubExponential,
     SubGaussian,
@@ -43,8 +44,11 @@ from dpaudit import (
         (lambda: SubExponential(0.0, 1.0), "nu"),
         (lambda: Accuracy(-1, 0.1), "alpha"),
         (lambda: Accuracy(1, 1.5), "beta"),
-        (lambda: Regret({"T": math.inf}), "rate"),
-        (lambda: Regret({"T": 0.5}, constant=-1), "constant"),
+        (lambda: RegretRate(math.inf), "exponent"),
+        (lambda: RegretRate(0.5, variable="x"), "variable"),
+        (lambda: RegretRate(0.5, log_power=-1), "log_power"),
+        (lambda: RegretBound(3.0), "f"),
+        (lambda: RegretBound(lambda T: T, probability=1.5), "probability"),
         (lambda: LowerBound("", {}), "statement"),
     ],
 )
@@ -124,7 +128,7 @@ def test_parse_round_trip(eps, delta):
 
 def test_public_names():
     for name in ("PureDP", "ApproxDP", "RenyiDP", "ZCDP", "SubGaussian", "SubExponential", "TailBound",
-                 "Accuracy", "Regret", "LowerBound", "audit_privacy", "AuditResult"):
+                 "Accuracy", "RegretBound", "RegretRate", "LowerBound", "audit_privacy", "AuditResult"):
         assert hasattr(dpaudit, name)
 
 
@@ -160,3 +164,29 @@ def test_accuracy_claims_become_their_tail_bound_and_are_decided_exactly():
     assert refuted.verdict == "refuted" and refuted.witness["tail"] == pytest.approx(0.00178993, rel=1e-5)
     with pytest.raises(InvalidClaim, match="beta"):
         TailBound.accuracy(1.0, 2.0)
+
+
+def test_regret_rates_parse_and_round_trip():
+    assert parse_claim("regret-rate T^0.5 log^1") == RegretRate(0.5, "T", 1.0)
+    assert parse_claim("regret-rate eps^-1") == RegretRate(-1.0, "eps")
+    for claim in (RegretRate(0.5), RegretRate(2 / 3, "T", 1.5), RegretRate(-1.0, "eps"), RegretRate(0.5, "d")):
+        assert parse_claim(claim.describe()) == claim
+    assert RegretRate(0.5, log_power=1).to_dict() == {"kind": "regret-rate", "exponent": 0.5, "variable": "T",
+                                                       "log_power": 1.0}
+    for text, message in [("regret-rate", "variable"), ("regret-rate T", "name"), ("regret-rate log^1 T^0.5", "first"),
+                          ("regret-rate T^0.5 K^1", "log"), ("regret-rate x^0.5", "variable"),
+                          ("regret-bound 4 sqrt(T)", "Python-only")]:
+        with pytest.raises(InvalidClaim, match=message):
+            parse_claim(text)
+
+
+def test_regret_bound_takes_the_named_parameters_it_asks_for():
+    import numpy as np
+
+    claim = RegretBound(lambda T, eps, K: K * np.log(T) / eps, "K log T / eps")
+    assert claim.parameters == ("eps", "K")
+    assert np.allclose(claim.evaluate([1, np.e], {"eps": 0.5, "K": 2, "d": 3}), [0, 4])
+    with pytest.raises(ValueError, match="eps"):
+        claim.evaluate([10], {"K": 2})
+    assert claim.to_dict() == {"kind": "regret-bound", "description": "K log T / eps", "probability": None}
+    assert RegretBound(lambda T: T, probability=0.05).probability == 0.05

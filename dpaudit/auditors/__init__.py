@@ -6,15 +6,20 @@
   rho from samples (events proposed by :mod:`.events`, bounds from :mod:`.bounds`);
 - tails: :class:`ExactTailAuditor` from a law's cdf/sf and cumulant generating function,
   :class:`StatisticalTailAuditor` from samples;
-- conformance: :class:`ConformanceAuditor` tests a sampler against its exact law.
+- conformance: :class:`ConformanceAuditor` tests a sampler against its exact law;
+- regret: :class:`RegretBoundAuditor` tests explicit bounds (rigorous lower confidence bounds on
+  E[R_T], or Clopper-Pearson on exceedances), :class:`RegretRateAuditor` fits rates.
 """
 
-from .base import Auditor, Finding, Support, TailSubject, Undecided
+from .base import Auditor, Finding, RegretSubject, Support, TailSubject, Undecided
 from .conformance import ConformanceAuditor
 from .exact_privacy import ExactPrivacyAuditor, ExactUndecided
 from .exact_tail import ExactTailAuditor
+from .regret_bound import RegretBoundAuditor
+from .regret_rate import RegretRateAuditor
 from .statistical_privacy import StatisticalPrivacyAuditor
 from .statistical_tail import StatisticalTailAuditor
 
 __all__ = ["Auditor", "ConformanceAuditor", "ExactPrivacyAuditor", "ExactTailAuditor", "ExactUndecided", "Finding",
-           "StatisticalPrivacyAuditor", "StatisticalTailAuditor", "Support", "TailSubject", "Undecided"]
+           "RegretBoundAuditor", "RegretRateAuditor", "RegretSubject", "StatisticalPrivacyAuditor",
+           "StatisticalTailAuditor", "Support", "TailSubject", "Undecided"]

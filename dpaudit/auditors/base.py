@@ -15,7 +15,7 @@ An auditor is asked two things, in this order, by :mod:`dpaudit.driver`:
 
 The subject an auditor sees is already checked by its family's entry point: a
 :class:`~dpaudit.subjects.Mechanism` for privacy auditors, a :class:`TailSubject` for tail and
-conformance auditors.
+conformance auditors, a :class:`RegretSubject` for regret auditors.
 """
 
 from __future__ import annotations
@@ -109,4 +109,32 @@ class TailSubject:
     name: str
 
 
-__all__ = ["ATTEMPTS", "DECIDES", "NO", "Auditor", "Finding", "Support", "TailSubject", "Undecided"]
+@dataclass(frozen=True)
+class RegretSubject:
+    """An algorithm as the regret auditors see it: a policy (:mod:`dpaudit.policies`) and an
+    environment (:mod:`dpaudit.environments`), or, for a rate in a parameter (eps, d, K, n), ``make``:
+    value -> (policy, environment), one pair per value of the parameter. ``params`` are the named
+    parameters a :class:`~dpaudit.claims.RegretBound`'s function may take (eps, d, K, n, gaps)."""
+
+    policy: Any
+    environment: Any
+    name: str
+    params: dict[str, Any]
+    make: Any = None
+
+    def at(self, value: float) -> tuple[Any, Any]:
+        """The (policy, environment) at one value of the rate's variable."""
+        if self.make is None:
+            raise UnsupportedAudit(f"{self.name} is one algorithm; a rate in a parameter needs a constructor per value")
+        return self.make(value)
+
+    def simulate(self, horizon: int, runs: int, seed: Any, grid: Any = None, value: float | None = None,
+                 workers: int = 1) -> Any:
+        """:func:`dpaudit.simulate` of the subject (at ``value`` of the rate's variable if given)."""
+        from ..simulation import simulate
+
+        policy, environment = (self.policy, self.environment) if value is None else self.at(value)
+        return simulate(policy, environment, horizon, runs, seed, grid=grid, workers=workers)
+
+
+__all__ = ["ATTEMPTS", "DECIDES", "NO", "Auditor", "Finding", "RegretSubject", "Support", "TailSubject", "Undecided"]
