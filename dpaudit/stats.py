@@ -15,6 +15,24 @@ from scipy.optimize import brentq
 from scipy.special import betainccinv, betaincinv, betaln, xlog1py, xlogy
 
 
+def bounded_mean_lower(z: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Lower confidence bounds on the means of the columns of ``z`` (i.i.d. rows, values in [0, 1]), each
+    valid with probability >= 1 - ``level``: the larger of Maurer & Pontil's empirical Bernstein bound
+    (2009, Thm 4; n >= 2 rows) and Hoeffding's, each taken at ``level / 2``. Returns the bounds and
+    where the empirical Bernstein bound is the larger (the one used). An upper bound is
+    1 - bounded_mean_lower(1 - z, level)."""
+    z = np.asarray(z, dtype=float)
+    n = z.shape[0]
+    half = level / 2
+    mean = z.mean(axis=0)
+    hoeffding = mean - math.sqrt(math.log(1 / half) / (2 * n))
+    if n < 2:
+        return hoeffding, np.zeros(np.shape(hoeffding), dtype=bool)
+    log_term = math.log(2 / half)
+    bernstein = mean - np.sqrt(2 * z.var(axis=0, ddof=1) * log_term / n) - 7 * log_term / (3 * (n - 1))
+    return np.maximum(bernstein, hoeffding), bernstein > hoeffding
+
+
 def binomial_lower(k, n, alpha: float):
     """One-sided Clopper-Pearson lower bound on a binomial proportion, valid with probability
     >= 1 - alpha. Vectorised over ``k`` and ``n``; 0 where ``k == 0``."""

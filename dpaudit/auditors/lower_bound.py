@@ -49,7 +49,7 @@ import numpy as np
 from ..claims import LowerBound, ProofStep
 from ..errors import UnsupportedAudit
 from ..results import NOT_REFUTED, REFUTED, VERIFIED, Finding, Statistic
-from ..stats import binomial_upper
+from ..stats import binomial_upper, bounded_mean_lower
 from .base import Auditor, Support
 
 #: relative rounding tolerance of a proof step's two sides
@@ -148,18 +148,13 @@ def evaluate_step(step: ProofStep, params: Mapping[str, Any], tolerance: float =
 
 def mean_upper(values: np.ndarray, width: float, level: float) -> tuple[float, str]:
     """An upper confidence bound on the mean of i.i.d. values in [0, width], valid with probability
-    >= 1 - level: the smaller of Hoeffding's and the empirical Bernstein bound (each at level / 2)."""
-    n = values.size
-    mean = float(values.mean())
+    >= 1 - level: the smaller of Hoeffding's and the empirical Bernstein bound (each at level / 2),
+    :func:`dpaudit.stats.bounded_mean_lower` on the complements."""
+    mean = float(np.mean(values))
     if width <= 0:
         return mean, "constant"
-    log_term = math.log(2 / level)  # each bound at level / 2
-    hoeffding = mean + width * math.sqrt(log_term / (2 * n))
-    if n < 2:
-        return hoeffding, "hoeffding"
-    var = float(values.var(ddof=1)) / width**2
-    bernstein = mean + width * (math.sqrt(2 * var * log_term / n) + 7 * log_term / (3 * (n - 1)))
-    return (hoeffding, "hoeffding") if hoeffding <= bernstein else (bernstein, "empirical-bernstein")
+    lower, bernstein = bounded_mean_lower(1 - np.asarray(values, dtype=float)[:, None] / width, level)
+    return width * (1 - float(lower[0])), "empirical-bernstein" if bernstein[0] else "hoeffding"
 
 
 # --- the auditor ---------------------------------------------------------------------------------

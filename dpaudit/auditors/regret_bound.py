@@ -33,23 +33,10 @@ import numpy as np
 
 from ..claims import Claim, RegretBound
 from ..results import NOT_REFUTED, REFUTED, Statistic
-from ..stats import binomial_lower, bonferroni
+from ..stats import binomial_lower, bonferroni, bounded_mean_lower
 from .base import Auditor, Finding, RegretSubject, Support
 
 REGRET_KINDS = ("pseudo", "realised")
-
-
-def empirical_bernstein_lower(z: np.ndarray, level: float) -> np.ndarray:
-    """Lower confidence bounds on the means of the columns of ``z`` (values in [0, 1], n >= 2 rows),
-    each valid with probability >= 1 - ``level``: the larger of Maurer & Pontil's empirical
-    Bernstein bound (2009, Thm 4) and Hoeffding's, each taken at ``level / 2``."""
-    n = z.shape[0]
-    half = level / 2
-    log_term = math.log(2 / half)
-    mean = z.mean(axis=0)
-    bernstein = mean - np.sqrt(2 * z.var(axis=0, ddof=1) * log_term / n) - 7 * log_term / (3 * (n - 1))
-    hoeffding = mean - math.sqrt(math.log(1 / half) / (2 * n))
-    return np.maximum(bernstein, hoeffding)
 
 
 def regret_range(means: np.ndarray, grid: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray, str]:
@@ -121,7 +108,7 @@ class RegretBoundAuditor(Auditor):
         n = values.shape[0]
         safe = np.where(width > 0, width, 1.0)
         z = np.clip((values - low) / safe, 0.0, 1.0)
-        lcb = np.where(width > 0, low + width * empirical_bernstein_lower(z, level), low)
+        lcb = np.where(width > 0, low + width * bounded_mean_lower(z, level)[0], low)
         ratio = _ratio(lcb, f)
         j = int(np.argmax(ratio))
         refuted = bool((lcb > f).any())
@@ -173,4 +160,4 @@ def _ratio(lower: np.ndarray, f: np.ndarray) -> np.ndarray:
         return np.where(f > 0, lower / np.where(f > 0, f, 1.0), np.where(lower > f, math.inf, -math.inf))
 
 
-__all__ = ["REGRET_KINDS", "RegretBoundAuditor", "empirical_bernstein_lower", "regret_range"]
+__all__ = ["REGRET_KINDS", "RegretBoundAuditor", "regret_range"]
