@@ -47,12 +47,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpaudit.algorithms.environments.glm import kappa_bounds
 from dpaudit.algorithms.linear.linucb import first_best
 from dpaudit.mechanisms.exploration_set import SymmetricGaussianTree
-from dpaudit.mechanisms.glm_links import link as glm_link
 from dpaudit.policies import checked_contexts
 from dpaudit.validation import integer, positive, probability
+
+from .base import curvature, planned_horizon
 
 
 @dataclass(frozen=True)
@@ -102,13 +102,7 @@ class Algorithm2:
         self.zeta = probability(owner, "zeta", zeta)
         self.S = positive(owner, "S", S)
         self.R = positive(owner, "R", R)
-        self.link = glm_link(link)
-        bound, bound_star = kappa_bounds(self.link, self.S)
-        self.kappa = bound if kappa is None else positive(owner, "kappa", kappa)
-        self.kappa_star = bound_star if kappa_star is None else positive(owner, "kappa_star", kappa_star)
-        if self.kappa < self.kappa_star:
-            raise ValueError(f"{owner}: kappa must be >= kappa_star (1/min mu' >= 1/max mu'), got "
-                             f"kappa={self.kappa!r}, kappa_star={self.kappa_star!r}")
+        self.link, self.kappa, self.kappa_star = curvature(owner, link, self.S, kappa, kappa_star)
         self.T = None if T is None else integer(owner, "T", T, 2)
         self.record = bool(record)
         self.notes: list[str] = []
@@ -139,9 +133,7 @@ class Algorithm2:
     def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:
         self.runs = integer(self.owner, "runs", runs, 0)
         self.horizon = integer(self.owner, "horizon", horizon, 1)
-        self._T = self.T if self.T is not None else max(self.horizon, 2)
-        if self._T < self.horizon:
-            raise ValueError(f"{self.owner}: T = {self._T} is below the simulated horizon {self.horizon}")
+        self._T = planned_horizon(self.owner, self.T, self.horizon, 2)
         self.rng = rng
         self._d: int | None = None
 

@@ -13,8 +13,32 @@ import numpy as np
 
 from dpaudit.algorithms.environments.glm import kappa_bounds
 from dpaudit.mechanisms.glm_links import LINKS, Link
+from dpaudit.mechanisms.glm_links import link as glm_link
 from dpaudit.policies import checked_contexts
 from dpaudit.validation import choice, integer, positive, probability
+
+
+def curvature(owner: str, link: Any, S: float, kappa: float | None, kappa_star: float | None
+              ) -> tuple[Link, float, float]:
+    """The link and (kappa, kappa*) of the private GLM algorithms: as given, or the bounds of
+    :func:`~dpaudit.algorithms.environments.glm.kappa_bounds` at S; kappa >= kappa* is checked."""
+    link = glm_link(link)
+    bound, bound_star = kappa_bounds(link, S)
+    kappa = bound if kappa is None else positive(owner, "kappa", kappa)
+    kappa_star = bound_star if kappa_star is None else positive(owner, "kappa_star", kappa_star)
+    if kappa < kappa_star:
+        raise ValueError(f"{owner}: kappa must be >= kappa_star (1/min mu' >= 1/max mu'), got kappa={kappa!r}, "
+                         f"kappa_star={kappa_star!r}")
+    return link, kappa, kappa_star
+
+
+def planned_horizon(owner: str, T: int | None, horizon: int, floor: int) -> int:
+    """The T an algorithm plans for: the given one (which must cover the simulated ``horizon``), or the
+    horizon itself, at least ``floor``."""
+    planned = T if T is not None else max(horizon, floor)
+    if planned < horizon:
+        raise ValueError(f"{owner}: T = {planned} is below the simulated horizon {horizon}")
+    return planned
 
 
 class GLMPolicy:

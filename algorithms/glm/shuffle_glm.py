@@ -52,14 +52,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpaudit.algorithms.environments.glm import kappa_bounds
-from dpaudit.mechanisms.glm_links import link as glm_link
 from dpaudit.mechanisms.private_gd import iterations
 from dpaudit.mechanisms.vector_summation import OuterProductSummation, ShuffledMatrixSummation
 from dpaudit.policies import checked_contexts
 from dpaudit.validation import integer, positive
 
 from .algorithm2 import cumulant_gradient
+from .base import curvature, planned_horizon
 from .design import g_optimal_design, sample_design
 from .jdp_glm import descend
 from .parameters import algorithm1_lambdas, algorithm1_optimizer
@@ -129,13 +128,7 @@ class ShuffleGLM:
             raise ValueError(f"{owner}: Theorem 5.1 covers eps in (0, 5) and delta in (0, 1/2) (the printed lambda "
                              f"of eq. (8) is not defined outside), got eps={eps!r}, delta={delta!r}")
         self.S, self.R = positive(owner, "S", S), positive(owner, "R", R)
-        self.link = glm_link(link)
-        bound, bound_star = kappa_bounds(self.link, self.S)
-        self.kappa = bound if kappa is None else positive(owner, "kappa", kappa)
-        self.kappa_star = bound_star if kappa_star is None else positive(owner, "kappa_star", kappa_star)
-        if self.kappa < self.kappa_star:
-            raise ValueError(f"{owner}: kappa must be >= kappa_star, got kappa={self.kappa!r}, "
-                             f"kappa_star={self.kappa_star!r}")
+        self.link, self.kappa, self.kappa_star = curvature(owner, link, self.S, kappa, kappa_star)
         self.T = None if T is None else integer(owner, "T", T, 5)
         self.record = bool(record)
         self.notes: list[str] = []
@@ -151,9 +144,7 @@ class ShuffleGLM:
     def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:
         self.runs = integer(self.owner, "runs", runs, 0)
         self.horizon = integer(self.owner, "horizon", horizon, 1)
-        self._T = self.T if self.T is not None else max(self.horizon, 5)
-        if self._T < self.horizon:
-            raise ValueError(f"{self.owner}: T = {self._T} is below the simulated horizon {self.horizon}")
+        self._T = planned_horizon(self.owner, self.T, self.horizon, 5)
         self.rng = rng
         self._d: int | None = None
         self.views: list[np.ndarray] = []
