@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import settings
 
@@ -52,3 +53,21 @@ def _strip_timing(document: dict) -> dict:
         for key in TIMING:
             record.pop(key, None)
     return document
+
+
+@pytest.fixture
+def refuses_bad_contexts():
+    """Checks a started contextual policy against contexts of the wrong shape or a changed dimension
+    (after one round at d = 4 with 2 runs and 3 arms)."""
+
+    def check(policy) -> None:
+        policy.start(2, 3, 10, np.random.default_rng(0))
+        policy.choose(1, np.zeros((2, 3, 4)))
+        policy.observe(1, np.zeros(2, dtype=int), np.zeros(2))
+        with pytest.raises(ValueError, match="changed dimension from 4 to 5"):
+            policy.choose(2, np.zeros((2, 3, 5)))
+        with pytest.raises(ValueError, match=r"contexts must have shape \(runs, K, d\)"):
+            policy.choose(2, np.zeros((3, 4)))
+
+    return check
+

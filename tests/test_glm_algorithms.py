@@ -118,7 +118,7 @@ def test_it_learns_on_the_repository_instance(name, margin):
     assert late < margin * uniform
 
 
-def test_registry_and_bad_input():
+def test_registry_and_bad_input(refuses_bad_contexts):
     for name, algorithm in (("glm-ucb", "GLM-UCB"), ("gloc", "GLOC"), ("rs-glinucb", "RS-GLinUCB")):
         assert describe(name).startswith(f"shuffle-glm Sec. 8 baseline: {algorithm}")
     policy = ALGORITHMS["rs-glinucb"](link="probit", S=2.5, kappa=40.0, switch=1.5)
@@ -135,10 +135,4 @@ def test_registry_and_bad_input():
     with pytest.raises(ValueError, match="delta"):
         GLMUCB("probit", S=1.0, delta=1.5)
     policy = GLOC("probit", S=1.0)
-    policy.start(2, 3, 10, np.random.default_rng(0))
-    policy.choose(1, np.zeros((2, 3, 4)))
-    policy.observe(1, np.zeros(2, dtype=int), np.zeros(2))
-    with pytest.raises(ValueError, match="changed dimension from 4 to 5"):
-        policy.choose(2, np.zeros((2, 3, 5)))
-    with pytest.raises(ValueError, match=r"contexts must have shape \(runs, K, d\)"):
-        policy.choose(2, np.zeros((3, 4)))
+    refuses_bad_contexts(policy)

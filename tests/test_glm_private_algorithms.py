@@ -211,7 +211,7 @@ def test_it_learns_on_the_papers_instances():
     assert late < 0.5 * uniform
 
 
-def test_registry_and_bad_input():
+def test_registry_and_bad_input(refuses_bad_contexts):
     assert describe("jdp-glm").startswith("shuffle-glm Algorithm 2: JDP-GLM")
     assert describe("private-glm").startswith("shuffle-glm Algorithm 2: Private-GLM")
     with pytest.warns(UserWarning, match="needs delta > zeta"):
@@ -226,12 +226,6 @@ def test_registry_and_bad_input():
         PrivateGLM(eps=1, S=1.0, link="cauchit")
     with pytest.raises(ValueError, match="S must be > 0"):
         JDPGLM(eps=1, delta=0.05, zeta=0.01, S=0.0)
-    policy.start(2, 3, 10, np.random.default_rng(0))
-    policy.choose(1, np.zeros((2, 3, 4)))
-    policy.observe(1, np.zeros(2, dtype=int), np.zeros(2))
-    with pytest.raises(ValueError, match="changed dimension from 4 to 5"):
-        policy.choose(2, np.zeros((2, 3, 5)))
-    with pytest.raises(ValueError, match=r"contexts must have shape \(runs, K, d\)"):
-        policy.choose(2, np.zeros((3, 4)))
+    refuses_bad_contexts(policy)
     with pytest.raises(ValueError, match="below the simulated horizon"):
         JDPGLM(eps=1, delta=0.05, zeta=0.01, S=1.0, T=5).start(1, 3, 10, np.random.default_rng(0))

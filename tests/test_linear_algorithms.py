@@ -41,7 +41,7 @@ def test_it_learns_on_the_papers_instances():
     assert res.pulls.sum() == 8 * 3000
 
 
-def test_registry_and_bad_input():
+def test_registry_and_bad_input(refuses_bad_contexts):
     assert describe("linucb").startswith("shuffle-lcb Sec. 5 baseline: LinUCB")
     assert ALGORITHMS["linucb"](B=20).B == 20
     with pytest.raises(ValueError, match="B must be an integer >= 1"):
@@ -49,13 +49,7 @@ def test_registry_and_bad_input():
     with pytest.raises(ValueError, match="lam must be > 0"):
         LinUCB(lam=0)
     policy = LinUCB()
-    policy.start(2, 3, 10, np.random.default_rng(0))
-    policy.choose(1, np.zeros((2, 3, 4)))
-    policy.observe(1, np.zeros(2, dtype=int), np.zeros(2))
-    with pytest.raises(ValueError, match="changed dimension from 4 to 5"):
-        policy.choose(2, np.zeros((2, 3, 5)))
-    with pytest.raises(ValueError, match=r"contexts must have shape \(runs, K, d\)"):
-        policy.choose(2, np.zeros((3, 4)))
+    refuses_bad_contexts(policy)
 
 
 class _NegativeStatistics:
