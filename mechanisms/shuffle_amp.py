@@ -73,6 +73,16 @@ def ldp_sigma(epsilon0: float, delta0: float, strict: bool = True) -> float:
     return 4 * math.sqrt(2 * math.log(2.5 / delta0)) / epsilon0
 
 
+def unique_user_epsilon_max(delta: float, B: int) -> float:
+    """Theorem 3.2 / B.1's largest eps: sqrt(log(2/delta) / B) (where the proof's eps0 reaches 1)."""
+    return math.sqrt(math.log(2 / delta) / B)
+
+
+def returning_user_epsilon_max(delta: float, B: int, T: int) -> float:
+    """Theorem 4.2(i) / E.3's largest eps: (2/B) log(2/delta) sqrt(2T)."""
+    return 2 / B * math.log(2 / delta) * math.sqrt(2 * T)
+
+
 def unique_user_ldp_budget(epsilon: float, delta: float, B: int) -> tuple[float, float]:
     """The proof of Theorem B.1's per-user budget: eps0 = eps sqrt(B / log(2/delta)), delta0 = delta/B.
     Refuses eps outside (0, sqrt(log(2/delta) / B)], the theorem's range (where eps0 <= 1)."""
@@ -80,7 +90,7 @@ def unique_user_ldp_budget(epsilon: float, delta: float, B: int) -> tuple[float,
     epsilon = positive(owner, "epsilon", epsilon)
     delta = _unit_interval(owner, "delta", delta)
     B = integer(owner, "B", B, 1)
-    top = math.sqrt(math.log(2 / delta) / B)
+    top = unique_user_epsilon_max(delta, B)
     if epsilon > top * (1 + 1e-12):
         raise ValueError(f"{owner}: Theorem 3.2 / B.1 needs epsilon in (0, sqrt(log(2/delta)/B)] = (0, {top:.6g}] "
                          f"(delta = {delta:g}, B = {B}), got epsilon = {epsilon!r}")
@@ -111,7 +121,7 @@ def returning_user_sigma(epsilon: float, delta: float, B: int, T: int, strict: b
     B, T = integer(owner, "B", B, 1), integer(owner, "T", T, 1)
     if B > T:
         raise ValueError(f"{owner}: B must be in [T] = [1, {T}], got {B}")
-    top = 2 / B * math.log(2 / delta) * math.sqrt(2 * T)
+    top = returning_user_epsilon_max(delta, B, T)
     if strict and epsilon > top * (1 + 1e-12):
         raise ValueError(f"{owner}: Theorem 4.2(i) / E.3 needs epsilon <= (2/B) log(2/delta) sqrt(2T) = {top:.6g}, "
                          f"got epsilon = {epsilon!r}")
@@ -371,5 +381,5 @@ class CloneLikelihoodRatio(Release):
 
 
 __all__ = ["CloneLikelihoodRatio", "GaussianRandomizer", "ShuffledGaussianProtocol", "ldp_sigma",
-           "returning_user_batch_budget", "returning_user_sigma", "shuffle_amplification", "unique_user_ldp_budget",
-           "unique_user_sigma"]
+           "returning_user_batch_budget", "returning_user_epsilon_max", "returning_user_sigma", "shuffle_amplification",
+           "unique_user_epsilon_max", "unique_user_ldp_budget", "unique_user_sigma"]

@@ -12,10 +12,10 @@ formula.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
+from dpaudit.mechanisms.shuffle_amp import unique_user_epsilon_max
 from dpaudit.validation import integer, positive
 
 from .cs_linucb import CentralTreeStatistics, ConcurrentShuffleStatistics, TreeLinUCB
@@ -81,7 +81,7 @@ def linucb_sdp_amp(*, eps: float, delta: float = DELTA, B: int = BATCH, lam: flo
     formula, as the paper's experiments do at eps = 1 and 10."""
     owner = "linucb-sdp-amp"
     eps, delta, B = positive(owner, "eps", eps), positive(owner, "delta", delta), integer(owner, "B", B, 1)
-    top = math.sqrt(math.log(2 / delta) / B)
+    top = unique_user_epsilon_max(delta, B)
     notes = () if eps <= top else (
         f"eps = {eps:g} is outside Theorem 3.2's range eps <= sqrt(log(2/delta)/B) = {top:.4g} (delta = {delta:g}, "
         f"B = {B}): its sigma formula is used (as in the paper's experiments), the O(eps, delta)-SDP guarantee is "

@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dpaudit.mechanisms.central_tree import CentralTreeMechanism, tree_levels
-from dpaudit.mechanisms.shuffle_amp import GaussianRandomizer, ShuffledGaussianProtocol
+from dpaudit.mechanisms.shuffle_amp import GaussianRandomizer, ShuffledGaussianProtocol, returning_user_epsilon_max
 from dpaudit.mechanisms.shuffle_vec import ShuffledVectorProtocol
 from dpaudit.validation import integer, positive
 
@@ -122,7 +122,7 @@ class ShuffledGaussianSums(PrivateStatistics):
 
     def _build(self, d: int, T: int) -> None:
         if self.returning:
-            top = 2 / self.B * math.log(2 / self.delta) * math.sqrt(2 * T)
+            top = returning_user_epsilon_max(self.delta, self.B, T)
             if self.eps > top:
                 self.note(f"eps = {self.eps:g} is outside Theorem 4.2(i) / E.3's range eps <= (2/B) log(2/delta) "
                           f"sqrt(2T) = {top:.4g} (B = {self.B}, T = {T}): its sigma formula is used, the theorem does "
