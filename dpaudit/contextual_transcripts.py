@@ -41,6 +41,7 @@ import numpy as np
 
 from .policies import check_policy
 from .subjects import subject_name
+from .transcripts import checked_rounds
 from .validation import integer, sample_size
 
 OUTPUTS = ("actions", "jdp", "messages")
@@ -93,7 +94,8 @@ class ContextualTranscript:
             if protected is not None:
                 raise ValueError(f"{self.owner}: protected is for output='jdp' only")
             self.protected = None
-            self.rounds = tuple(range(1, self.horizon + 1)) if rounds is None else self._rounds(rounds)
+            every = tuple(range(1, self.horizon + 1))
+            self.rounds = every if rounds is None else checked_rounds(self.owner, rounds, self.horizon)
             if output == "messages" and rounds is not None:
                 raise ValueError(f"{self.owner}: the messages output covers every batch; it takes no rounds")
             if output == "messages" and view_recorder(policy) is None:
@@ -106,12 +108,6 @@ class ContextualTranscript:
         if t > self.horizon:
             raise ValueError(f"{self.owner}: rounds must lie in 1..{self.horizon}, got {t}")
         return t
-
-    def _rounds(self, rounds: Iterable[int]) -> tuple[int, ...]:
-        values = tuple(self._round(t) for t in rounds)
-        if not values or any(a >= b for a, b in zip(values, values[1:], strict=False)):
-            raise ValueError(f"{self.owner}: rounds must name at least one round, increasing, got {values!r}")
-        return values
 
     def _default_name(self) -> str:
         users = "" if self.users_per_batch is None else f", {self.users_per_batch} returning users"

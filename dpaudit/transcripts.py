@@ -37,6 +37,17 @@ from .subjects import subject_name
 from .validation import integer, sample_size
 
 
+def checked_rounds(owner: str, rounds: Iterable[int], horizon: int) -> tuple[int, ...]:
+    """Rounds to record (1-based), checked: at least one, integers, strictly increasing within 1..horizon."""
+    values = list(rounds)
+    if not values:
+        raise ValueError(f"{owner}: rounds must name at least one round in 1..{horizon}")
+    checked = tuple(integer(owner, "a round", t, 1) for t in values)
+    if any(t > horizon for t in checked) or any(a >= b for a, b in zip(checked, checked[1:], strict=False)):
+        raise ValueError(f"{owner}: rounds must increase strictly within 1..{horizon}, got {values!r}")
+    return checked
+
+
 class DecisionTranscript:
     """The decisions of ``policy`` at ``rounds`` over a reward table of ``horizon`` rounds and ``arms``
     arms (module docstring). ``DecisionTranscript(...)`` returns an :class:`ExactDecisionTranscript`
@@ -63,13 +74,7 @@ class DecisionTranscript:
         self.name = name or self._default_name(default)
 
     def _rounds(self, rounds: Iterable[int]) -> tuple[int, ...]:
-        values = list(rounds)
-        if not values:
-            raise ValueError(f"{self.owner}: rounds must name at least one round in 1..{self.horizon}")
-        checked = tuple(integer(self.owner, "a round", t, 1) for t in values)
-        if any(t > self.horizon for t in checked) or any(a >= b for a, b in zip(checked, checked[1:], strict=False)):
-            raise ValueError(f"{self.owner}: rounds must increase strictly within 1..{self.horizon}, got {values!r}")
-        return checked
+        return checked_rounds(self.owner, rounds, self.horizon)
 
     def _default_name(self, default_rounds: bool) -> str:
         name_at = getattr(self.policy, "name_at", None)
