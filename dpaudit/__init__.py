@@ -19,6 +19,7 @@ from .claims import (
     ProofStep,
     PureDP,
     RegretBound,
+    RegretOrder,
     RegretRate,
     RenyiDP,
     SubExponential,
@@ -37,6 +38,7 @@ from .errors import (
     UnsupportedAudit,
     UsageError,
 )
+from .auditors.regret_order import Difference
 from .experiments import run_preset
 from .neighbours import AddRemoveOne, NeighbourRelation, QueryDistance, ReplaceOne, ReplaceRewardVector, ReplaceUser
 from .results import ERROR, NOT_REFUTED, REFUTED, VERDICTS, VERIFIED, AuditResult, Statistic
@@ -44,9 +46,9 @@ from .simulation import SimulationResult, simulate
 
 __all__ = [
     "ERROR", "NOT_REFUTED", "REFUTED", "VERDICTS", "VERIFIED", "ZCDP", "Accuracy", "AddRemoveOne", "ApproxDP",
-    "AuditResult", "AuditTimeout", "Claim", "Conforms", "DpauditError", "InvalidClaim", "InvalidClaimId", "LowerBound",
+    "AuditResult", "AuditTimeout", "Claim", "Conforms", "Difference", "DpauditError", "InvalidClaim", "InvalidClaimId", "LowerBound",
     "MechanismError", "NeighbourRelation", "NotNeighbours", "ProofStep", "PureDP", "QueryDistance", "RegretBound",
-    "RegretRate", "RenyiDP",
+    "RegretOrder", "RegretRate", "RenyiDP",
     "ReplaceOne", "ReplaceRewardVector", "ReplaceUser", "SelectionError", "SimulationResult", "Statistic",
     "SubExponential", "SubGaussian", "TailBound", "UnsupportedAudit", "UsageError", "__version__", "audit_privacy",
     "audit_lower_bound", "audit_regret", "audit_sampler",

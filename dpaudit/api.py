@@ -29,8 +29,18 @@ from .auditors import (
 from .auditors.base import RegretSubject
 from .auditors.exact_privacy import DEFAULT_TOLERANCE
 from .auditors.regret_bound import REGRET_KINDS, RegretBoundAuditor
+from .auditors.regret_order import Difference, OrderSubject, RegretOrderAuditor
 from .auditors.regret_rate import RegretRateAuditor
-from .claims import REGRET_BOUND_PARAMETERS, Claim, Conforms, PrivacyClaim, RegretBound, RegretClaim, TailClaim
+from .claims import (
+    REGRET_BOUND_PARAMETERS,
+    Claim,
+    Conforms,
+    PrivacyClaim,
+    RegretBound,
+    RegretClaim,
+    RegretOrder,
+    TailClaim,
+)
 from .driver import MODES, AuditPlan, Family, conduct, plan_audit
 from .errors import InvalidClaim
 from .laws import as_law
@@ -46,6 +56,7 @@ TAIL = Family("tail", ExactTailAuditor(), StatisticalTailAuditor())
 CONFORMANCE = Family("conformance", None, ConformanceAuditor())
 REGRET_BOUND = Family("regret-bound", None, RegretBoundAuditor())
 REGRET_RATE = Family("regret-rate", None, RegretRateAuditor())
+REGRET_ORDER = Family("regret-order", None, RegretOrderAuditor())
 
 
 def _check_pairs(pairs: Any, relation: NeighbourRelation | None) -> list[tuple[Any, Any]]:
@@ -307,7 +318,8 @@ def _policy(policy: Any, params: dict[str, Any]) -> Any:
     return check_policy(policy)
 
 
-def regret_subject(policy: Any, environment: Any, claim: Claim, params: Any = None) -> RegretSubject:
+def regret_subject(policy: Any, environment: Any, claim: Claim, params: Any = None,
+                   cache_dir: Any = None) -> RegretSubject:
     """The subject of a regret audit (:class:`~dpaudit.auditors.base.RegretSubject`), its arguments checked.
 
     For a rate in T and for bounds, ``policy`` is a registry name (constructed with ``params``), a
@@ -328,7 +340,8 @@ def regret_subject(policy: Any, environment: Any, claim: Claim, params: Any = No
         if environment is None:
             raise ValueError("give the environment the policy is simulated on, e.g. BernoulliBandit([0.6, 0.5])")
         check_environment(environment)
-        return RegretSubject(checked, environment, f"{subject_name(checked)} on {subject_name(environment)}", params)
+        return RegretSubject(checked, environment, f"{subject_name(checked)} on {subject_name(environment)}", params,
+                             cache_dir=cache_dir)
     if isinstance(policy, str):
         def policy_at(value: float) -> Any:
             return _registry_policy(policy, params, (variable, value))
@@ -356,7 +369,44 @@ def regret_subject(policy: Any, environment: Any, claim: Claim, params: Any = No
 
     name = f"{label} over {variable}" + (f" on {subject_name(environment)}" if environment is not None and
                                          not callable(environment) else "")
-    return RegretSubject(None, environment, name, params, make)
+    return RegretSubject(None, environment, name, params, make, cache_dir)
+
+
+def order_subject(algorithms: Any, environment: Any, params: Any = None, cache_dir: Any = None) -> OrderSubject:
+    """The subject of an ordering audit: ``algorithms`` maps each label to a series, which is a policy,
+    a registry name (constructed with ``params``), a (name, params) pair, or a
+    :class:`~dpaudit.auditors.regret_order.Difference` of two of these; the same name and parameters
+    make one policy, simulated once."""
+    from .environments import check_environment
+    from .policies import check_policy
+
+    if not isinstance(algorithms, dict) or not algorithms:
+        raise TypeError("an ordering is audited on labelled algorithms: give a dict label -> policy, registry name, "
+                        f"(name, params) or Difference(a, b); got {algorithms!r}")
+    if params is not None and not isinstance(params, dict):
+        raise TypeError(f"params must be a dict of named parameters, got {params!r}")
+    if environment is None:
+        raise ValueError("give the environment the algorithms are simulated on, e.g. BernoulliBandit([0.6, 0.5])")
+    check_environment(environment)
+    built: dict[Any, Any] = {}
+
+    def policy(spec: Any) -> Any:
+        if isinstance(spec, str):
+            spec = (spec, {})
+        if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) and isinstance(spec[1], dict):
+            key = (spec[0], tuple(sorted((k, repr(v)) for k, v in spec[1].items())))
+            if key not in built:
+                built[key] = _registry_policy(spec[0], {**(params or {}), **spec[1]})
+            return built[key]
+        return check_policy(spec)
+
+    series = {}
+    for label, spec in algorithms.items():
+        if not isinstance(label, str) or not label:
+            raise TypeError(f"series labels must be non-empty strings, got {label!r}")
+        series[label] = (Difference(policy(spec.minuend), policy(spec.subtrahend)) if isinstance(spec, Difference)
+                         else policy(spec))
+    return OrderSubject(series, environment, f"{len(series)} series on {subject_name(environment)}", cache_dir)
 
 
 def _horizons(horizons: Any) -> np.ndarray:
@@ -388,11 +438,13 @@ def regret_audit(
     seed: int | np.random.SeedSequence | None = None,
     params: dict[str, Any] | None = None,
     plan: AuditPlan | None = None,
+    cache_dir: Any = None,
     **settings: Any,
 ) -> Audit:
-    """:func:`audit_regret` up to the record (``confidence`` and ``plan`` as for :func:`privacy_audit`)."""
+    """:func:`audit_regret` up to the record (``confidence`` and ``plan`` as for :func:`privacy_audit`;
+    ``cache_dir`` keeps the simulations on disk there, :mod:`dpaudit.simulation_cache`)."""
     if not isinstance(claim, RegretClaim):
-        raise InvalidClaim(f"audit_regret audits RegretBound and RegretRate claims, got {claim!r}")
+        raise InvalidClaim(f"audit_regret audits RegretBound, RegretRate and RegretOrder claims, got {claim!r}")
     runs = DEFAULT_RUNS if runs is None else runs
     if isinstance(runs, bool) or not isinstance(runs, numbers.Integral) or runs < 2:
         raise ValueError(f"runs must be an integer >= 2 (confidence bounds need a spread), got {runs!r}")
@@ -400,10 +452,14 @@ def regret_audit(
     confidence = None if confidence is None else float(confidence)
     if settings.get("regret", "pseudo") not in REGRET_KINDS:
         raise ValueError(f"regret must be one of {', '.join(REGRET_KINDS)}, got {settings['regret']!r}")
-    subject = regret_subject(policy, environment, claim, params)
+    if isinstance(claim, RegretOrder):
+        subject: Any = order_subject(policy, environment, params, cache_dir)
+        family = REGRET_ORDER
+    else:
+        subject = regret_subject(policy, environment, claim, params, cache_dir)
+        family = REGRET_BOUND if isinstance(claim, RegretBound) else REGRET_RATE
     grid = _horizons(horizons)
     seq = as_seed_sequence(seed)
-    family = REGRET_BOUND if isinstance(claim, RegretBound) else REGRET_RATE
     plan = plan or plan_audit(family, subject, claim, "statistical")
     finding, seconds = conduct(plan, subject, claim, confidence=confidence, seed=seq, horizons=grid, runs=int(runs),
                                **settings)
@@ -422,8 +478,9 @@ def audit_regret(
     params: dict[str, Any] | None = None,
     **settings: Any,
 ) -> AuditResult:
-    """Audit a regret claim (:class:`~dpaudit.RegretBound` or :class:`~dpaudit.RegretRate`) about an
-    algorithm by simulating it (:func:`dpaudit.simulate`).
+    """Audit a regret claim (:class:`~dpaudit.RegretBound`, :class:`~dpaudit.RegretRate` or
+    :class:`~dpaudit.RegretOrder`) about an algorithm, or several, by simulating them
+    (:func:`dpaudit.simulate`).
 
     Parameters
     ----------
@@ -431,13 +488,15 @@ def audit_regret(
         A registry name (``dpaudit.algorithms.ALGORITHMS``, constructed with ``params``), a built-in
         algorithm, or a user object of the policy protocol (:mod:`dpaudit.policies`). For a rate in
         eps, d, K or n: a registry name (the value is passed as that keyword) or a callable value ->
-        policy, or value -> (policy, environment).
+        policy, or value -> (policy, environment). For an ordering: a dict label -> series, each a
+        policy, a registry name, a (name, params) pair or a
+        :class:`~dpaudit.auditors.regret_order.Difference` of two (all simulated with the same seed).
     environment
         The environment (:mod:`dpaudit.environments`); for a rate in a parameter it may be a callable
         value -> environment.
     claim
-        ``RegretBound(f)`` (E[R_T] <= f(T) at every T of ``horizons``), ``RegretBound(f, probability=p)``
-        or ``RegretRate(exponent, variable, log_power)``.
+        ``RegretBound(f)`` (E[R_T] <= f(T) at every T of ``horizons``), ``RegretBound(f, probability=p)``,
+        ``RegretRate(exponent, variable, log_power)`` or ``RegretOrder([[lowest], ..., [highest]])``.
     horizons
         The rounds at which regret is recorded and the claim tested: an increasing list (the last is
         the simulated horizon), or one horizon (log-spaced rounds up to it); default log-spaced rounds
@@ -455,7 +514,8 @@ def audit_regret(
         ``regret="pseudo"`` (default) or ``"realised"``; ``workers`` (processes of the simulation);
         rates: ``values`` (the grid of the variable, for eps, d, K, n), ``margin`` (default 0.1),
         ``asymptotic`` (the share of the log-range of T fitted, default 0.5), ``bootstrap`` (resamples,
-        default 1000). See :mod:`dpaudit.auditors.regret_bound` and :mod:`dpaudit.auditors.regret_rate`.
+        default 1000). See :mod:`dpaudit.auditors.regret_bound`, :mod:`dpaudit.auditors.regret_rate` and
+        :mod:`dpaudit.auditors.regret_order`.
     """
     if confidence is None:
         raise ValueError("confidence must be in (0, 1), got None")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
@@ -391,6 +391,61 @@ class RegretRate(RegretClaim):
         return f"{self.kind} {self.variable}^{_fmt(self.exponent)}{log}"
 
 
+#: where an ordering is tested: at the last recorded round, or at every recorded round
+ORDER_POINTS = ("final", "grid")
+
+
+@dataclass(frozen=True)
+class RegretOrder(RegretClaim):
+    """A figure's ordering of algorithms by expected regret: ``groups`` lists groups of labels from
+    lowest regret to highest, and the claim is E[R_T(a)] <= E[R_T(b)] for every a in an earlier group
+    and b in a later one (labels within a group are not ordered among themselves). ``at="final"`` tests
+    the last recorded round, ``"grid"`` every recorded round.
+
+    The labels name the series of the audit (``dpaudit.audit_order``'s ``algorithms``): an algorithm,
+    or a difference of two (:class:`dpaudit.auditors.regret_order.Difference`), which states trends
+    such as "the private/non-private gap shrinks as eps grows" as an ordering of gaps. Claim string:
+    ``"regret-order linucb < linucb-jdp < linucb-sdp-amp,linucb-sdp-vec < linucb-ldp"`` (optionally
+    ``at=grid`` at the end)."""
+
+    groups: tuple[tuple[str, ...], ...]
+    at: str = "final"
+    description: str | None = None
+    kind: ClassVar[str] = "regret-order"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.groups, (str, bytes)) or not isinstance(self.groups, Sequence):
+            raise InvalidClaim(f"RegretOrder: groups must be a sequence of label groups, got {self.groups!r}")
+        groups = tuple((g,) if isinstance(g, str) else tuple(g) for g in self.groups)
+        if len(groups) < 2:
+            raise InvalidClaim(f"RegretOrder: an ordering needs at least two groups, got {groups!r}")
+        labels = [label for g in groups for label in g]
+        if not all(isinstance(label, str) and label.strip() for label in labels) or any(not g for g in groups):
+            raise InvalidClaim(f"RegretOrder: every group holds non-empty string labels, got {groups!r}")
+        repeated = sorted({label for label in labels if labels.count(label) > 1})
+        if repeated:
+            raise InvalidClaim(f"RegretOrder: labels appear twice: {', '.join(repeated)}")
+        object.__setattr__(self, "groups", groups)
+        if self.at not in ORDER_POINTS:
+            raise InvalidClaim(f"RegretOrder: at must be one of {', '.join(ORDER_POINTS)}, got {self.at!r}")
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(label for g in self.groups for label in g)
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """Every (a, b) the claim orders, E[R(a)] <= E[R(b)]."""
+        return [(a, b) for i, g in enumerate(self.groups) for h in self.groups[i + 1:] for a in g for b in h]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "groups": [list(g) for g in self.groups], "at": self.at,
+                "description": self.description}
+
+    def describe(self) -> str:
+        order = " < ".join(",".join(g) for g in self.groups)
+        return f"{self.kind} {order}" + (" at=grid" if self.at == "grid" else "")
+
+
 _RELATIONS = (">=", ">", "<=", "<", "==")
 
 
@@ -527,7 +582,8 @@ def parse_claim(text: str) -> Claim:
     sub-gaussian (sigma), sub-exponential (nu, b), accuracy (alpha, beta). ``eps`` abbreviates
     ``epsilon``; a Renyi curve is written ``renyi-dp alpha=2,4 eps=0.5,1``. A regret rate is written
     ``regret-rate T^0.5 log^1`` (variable^exponent, then an optional log^power; also
-    ``regret-rate eps^-1``); a :class:`RegretBound` is Python-only (its function cannot be parsed).
+    ``regret-rate eps^-1``); an ordering ``regret-order a < b,c < d [at=grid]``; a
+    :class:`RegretBound` is Python-only (its function cannot be parsed).
     """
     if not isinstance(text, str) or not text.strip():
         raise InvalidClaim("claim string is empty; try e.g. 'pure-dp eps=0.1'")
@@ -535,12 +591,14 @@ def parse_claim(text: str) -> Claim:
     kind = _KIND_ALIASES.get(head.lower(), head.lower())
     if kind == RegretRate.kind:
         return _parse_rate(text, assignments)
+    if kind == RegretOrder.kind:
+        return _parse_order(text)
     if kind == RegretBound.kind:
         raise InvalidClaim(f"{text!r}: a regret-bound claim is a function of T, which a claim string cannot carry "
                            "safely; RegretBound is Python-only (dpaudit.RegretBound(lambda T: ..., 'description')). "
                            "Rates parse: 'regret-rate T^0.5 log^1'")
     if kind not in _PARSABLE:
-        known = ", ".join([*_PARSABLE, RegretRate.kind])
+        known = ", ".join([*_PARSABLE, RegretRate.kind, RegretOrder.kind])
         raise InvalidClaim(f"unknown claim kind {head!r} in {text!r}; known kinds: {known}")
     cls, required = _PARSABLE[kind]
     values: dict[str, list[str]] = {}
@@ -603,3 +661,17 @@ def _parse_rate(text: str, tokens: list[str]) -> RegretRate:
         if name != "log":
             raise InvalidClaim(f"the second factor of a rate must be log^<power>, got {tokens[1]!r} in {text!r}")
     return RegretRate(exponent, variable, log_power)
+
+
+def _parse_order(text: str) -> RegretOrder:
+    """``regret-order a < b,c < d [at=grid]``: groups separated by '<', labels in a group by ','."""
+    body = text.strip().split(None, 1)[1] if len(text.split()) > 1 else ""
+    at = "final"
+    match = re.search(r"\s+at=(\S+)\s*$", body)
+    if match:
+        at, body = match.group(1), body[:match.start()]
+    groups = [tuple(label.strip() for label in part.split(",")) for part in body.split("<")]
+    if len(groups) < 2 or any(not label for g in groups for label in g):
+        raise InvalidClaim(f"regret-order takes labels from lowest regret to highest, e.g. 'regret-order ucb < "
+                           f"dp-se,lazy-ucb < hybrid-ucb'; got {text!r}")
+    return RegretOrder(tuple(groups), at)

@@ -71,8 +71,9 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     rn.add_argument("selectors", nargs="*", metavar="SELECTOR", help=sel_help)
-    rn.add_argument("--budget", default="quick", choices=("quick", "standard", "thorough"),
-                    help="how many samples statistical audits draw (default: quick, sized for CI)")
+    rn.add_argument("--budget", default="quick", choices=("quick", "standard", "thorough", "paper"),
+                    help="how many samples and runs audits draw (default: quick, sized for CI); paper runs the "
+                         "regret entries at the papers' horizons and run counts")
     rn.add_argument("--seed", type=int, default=0,
                     help="run seed; each claim's seed derives from it and its id (default 0)")
     rn.add_argument("--workers", type=int, default=None,

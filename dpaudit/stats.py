@@ -9,6 +9,7 @@ over a second to every command-line start.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from scipy.optimize import brentq
@@ -31,6 +32,44 @@ def bounded_mean_lower(z: np.ndarray, level: float) -> tuple[np.ndarray, np.ndar
     log_term = math.log(2 / half)
     bernstein = mean - np.sqrt(2 * z.var(axis=0, ddof=1) * log_term / n) - 7 * log_term / (3 * (n - 1))
     return np.maximum(bernstein, hoeffding), bernstein > hoeffding
+
+
+def bounded_mean_pvalue(z: np.ndarray, threshold: Any) -> np.ndarray:
+    """p-values of the one-sided tests of "mean <= threshold" against "mean > threshold", for the
+    columns of ``z`` (i.i.d. rows, values in [0, 1]): the smallest level at which
+    :func:`bounded_mean_lower` exceeds ``threshold`` (1 where the sample mean does not), so that
+    rejecting at p <= alpha is exactly the bound's refutation at level alpha, valid for every law on
+    [0, 1]."""
+    z = np.asarray(z, dtype=float)
+    n = z.shape[0]
+    excess = z.mean(axis=0) - np.asarray(threshold, dtype=float)
+    positive = excess > 0
+    e = np.where(positive, excess, 0.0)
+    # Hoeffding at level/2: mean - sqrt(log(2/level) / (2n)) > threshold  <=>  level > 2 exp(-2 n e^2)
+    p = 2 * np.exp(-2 * n * e**2)
+    if n >= 2:
+        # Bernstein at level/2 with u = sqrt(log(4/level)): a u^2 + b u < e, a = 7/(3(n-1)), b = sqrt(2 V/n)
+        a = 7 / (3 * (n - 1))
+        b = np.sqrt(2 * z.var(axis=0, ddof=1) / n)
+        u = (-b + np.sqrt(b**2 + 4 * a * e)) / (2 * a)
+        p = np.minimum(p, 4 * np.exp(-u**2))
+    return np.where(positive, np.minimum(p, 1.0), 1.0)
+
+
+def holm(pvalues: Any, alpha: float) -> np.ndarray:
+    """Holm's step-down procedure: which hypotheses are rejected at family-wise error ``alpha`` (the
+    same decisions as statsmodels' ``multipletests(method="holm")``, which the tests check; written out
+    because that function runs a full garbage collection on every call)."""
+    p = np.asarray(pvalues, dtype=float)
+    flat = p.ravel()
+    m = flat.size
+    order = np.argsort(flat, kind="stable")
+    passes = flat[order] <= alpha / (m - np.arange(m))
+    # reject the smallest p-values up to the first that fails its threshold
+    stop = int(np.argmin(passes)) if not passes.all() else m
+    rejected = np.zeros(m, dtype=bool)
+    rejected[order[:stop]] = True
+    return rejected.reshape(p.shape)
 
 
 def binomial_lower(k, n, alpha: float):

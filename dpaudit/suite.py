@@ -39,11 +39,25 @@ from .records import Audit
 from .results import NOT_REFUTED, REFUTED
 from .subjects import subject_name
 
-BUDGETS = ("quick", "standard", "thorough")
+#: ``paper`` runs the regret entries at the papers' horizons and run counts (and the others as ``standard``)
+BUDGETS = ("quick", "standard", "thorough", "paper")
+#: a budget an entry gives no value for takes the value of this one (``thorough`` and ``paper`` grow
+#: ``standard``'s numbers only where an entry says how)
+BUDGET_FALLBACK = {"standard": "quick", "thorough": "standard", "paper": "standard"}
 # Samples per side of a pair for statistical privacy audits.
 DEFAULT_SAMPLES = {"quick": 200_000, "standard": 2_000_000, "thorough": 20_000_000}
 # Seconds an entry may run before it becomes an error record.
-DEFAULT_TIMEOUTS = {"quick": 600.0, "standard": 3600.0, "thorough": 6 * 3600.0}
+DEFAULT_TIMEOUTS = {"quick": 600.0, "standard": 3600.0, "thorough": 6 * 3600.0, "paper": 6 * 3600.0}
+
+
+def at_budget(table: dict[str, Any], budget: str) -> Any:
+    """``table[budget]``, or the value of the budget it falls back to (:data:`BUDGET_FALLBACK`)."""
+    key: str | None = budget
+    while key is not None and key not in table:
+        key = BUDGET_FALLBACK.get(key)
+    if key is None:
+        raise KeyError(f"no value for budget {budget!r} (nor any it falls back to) in {sorted(table)}")
+    return table[key]
 EXPECTATIONS = (NOT_REFUTED, REFUTED)
 #: the package of ``dpaudit.audits`` that holds the experiment presets, skipped by suite discovery
 PRESETS_PACKAGE = "experiments"
@@ -51,12 +65,14 @@ PRESETS_PACKAGE = "experiments"
 
 @dataclass(frozen=True)
 class RunContext:
-    """What an entry needs from the run: its seed, the budget, and its share of alpha."""
+    """What an entry needs from the run: its seed, the budget, its share of alpha, and where the run
+    keeps its simulations (None: in memory only)."""
 
     run_seed: int
     budget: str
     alpha: float
     seed_sequence: np.random.SeedSequence
+    cache_dir: str | None = None
 
 
 class Entry(ABC):
@@ -208,7 +224,7 @@ class PrivacyEntry(Entry):
 
         return privacy_audit(
             self.subject, self.claim, pairs=self.pairs, neighbours=self.relation, confidence=self.confidence(ctx),
-            samples=self.samples[ctx.budget], seed=ctx.seed_sequence, auditor=self.mode, plan=self.plan,
+            samples=at_budget(self.samples, ctx.budget), seed=ctx.seed_sequence, auditor=self.mode, plan=self.plan,
             **self.options,
         )
 
@@ -254,7 +270,7 @@ class TailEntry(Entry):
     def audit(self, ctx: RunContext) -> Audit:
         from .api import tail_audit
 
-        return tail_audit(self.prepared, self.claim, confidence=self.confidence(ctx), samples=self.samples[ctx.budget],
+        return tail_audit(self.prepared, self.claim, confidence=self.confidence(ctx), samples=at_budget(self.samples, ctx.budget),
                           seed=ctx.seed_sequence, auditor=self.mode, plan=self.plan)
 
 
@@ -281,7 +297,7 @@ class ConformanceEntry(Entry):
     def audit(self, ctx: RunContext) -> Audit:
         from .api import sampler_audit
 
-        return sampler_audit(self.subject, self.reference, samples=self.samples[ctx.budget], seed=ctx.seed_sequence,
+        return sampler_audit(self.subject, self.reference, samples=at_budget(self.samples, ctx.budget), seed=ctx.seed_sequence,
                              alpha=min(ctx.alpha or 1e-6, 1e-6), claim=self.claim)
 
 
@@ -328,7 +344,7 @@ class LowerBoundEntry(Entry):
     def audit(self, ctx: RunContext) -> Audit:
         from .api import lower_bound_audit
 
-        return lower_bound_audit(self.claim, self.subject, runs=self.runs[ctx.budget], seed=ctx.seed_sequence,
+        return lower_bound_audit(self.claim, self.subject, runs=at_budget(self.runs, ctx.budget), seed=ctx.seed_sequence,
                                  confidence=self.confidence(ctx))
 
 
@@ -366,6 +382,18 @@ class Suite:
     def lower_bound(self, id: str, **kwargs: Any) -> LowerBoundEntry:
         """Add a :class:`LowerBoundEntry` (same arguments) and return it."""
         return self.add(LowerBoundEntry(id, **kwargs))
+
+    def regret(self, id: str, **kwargs: Any) -> Entry:
+        """Add a :class:`~dpaudit.regret_entries.RegretEntry` (a regret bound or rate; same arguments)."""
+        from .regret_entries import RegretEntry
+
+        return self.add(RegretEntry(id, **kwargs))
+
+    def order(self, id: str, **kwargs: Any) -> Entry:
+        """Add a :class:`~dpaudit.regret_entries.OrderEntry` (an ordering by regret; same arguments)."""
+        from .regret_entries import OrderEntry
+
+        return self.add(OrderEntry(id, **kwargs))
 
     def privacy(self, id: str, **kwargs: Any) -> PrivacyEntry:
         """Add a :class:`PrivacyEntry` (same arguments) and return it."""
@@ -449,7 +477,7 @@ def find_entry(claim_id: str, extra: Iterable[str] = ()) -> Entry:
 
 
 __all__ = [
-    "BUDGETS", "CLASSIC", "DEFAULT_RUNS", "DEFAULT_SAMPLES", "DEFAULT_TIMEOUTS", "Entry", "LowerBoundEntry",
+    "BUDGETS", "BUDGET_FALLBACK", "CLASSIC", "DEFAULT_RUNS", "DEFAULT_SAMPLES", "DEFAULT_TIMEOUTS", "Entry", "LowerBoundEntry",
     "PrivacyEntry", "RunContext", "Suite",
-    "find_entry", "load_suites", "select",
+    "at_budget", "find_entry", "load_suites", "select",
 ]

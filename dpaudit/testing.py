@@ -50,15 +50,23 @@ class ExploreThenCommit:
     validating the regret auditors): pull arm 0 for rounds 1..m, arm 1 for m+1..2m, ..., then play the
     arm with the largest reward sum to the end (ties broken uniformly at random). It has the block
     fast path (its arm is fixed in advance for each phase); :func:`explore_then_commit_regret` gives
-    its expected pseudo-regret on Bernoulli arms."""
+    its expected pseudo-regret on Bernoulli arms. ``reverse=True`` explores the arms in the reverse
+    order (the last arm first): from round K m on its expected regret is exactly the same, while on
+    common random numbers its runs differ, which makes it the null case of an ordering test."""
 
     feedback = "bandit"
 
-    def __init__(self, m: int):
+    def __init__(self, m: int, reverse: bool = False):
         from .validation import integer
 
         self.m = integer("ExploreThenCommit", "m", m, 1)
-        self.name = f"ExploreThenCommit(m={self.m})"
+        self.reverse = bool(reverse)
+        self.name = f"ExploreThenCommit(m={self.m}{', reverse' if self.reverse else ''})"
+
+    def _explored(self, t: Any) -> Any:
+        """The arm explored at round(s) t <= K m."""
+        arm = (t - 1) // self.m
+        return self.arms - 1 - arm if self.reverse else arm
 
     def start(self, runs: int, arms: int, horizon: int, rng: Any) -> None:
         import numpy as np
@@ -78,7 +86,7 @@ class ExploreThenCommit:
         import numpy as np
 
         if t <= self.arms * self.m:
-            return np.full(len(self.sums), (t - 1) // self.m, dtype=np.int64)
+            return np.full(len(self.sums), self._explored(t), dtype=np.int64)
         return self.leader
 
     def observe(self, t: int, arms: Any, rewards: Any) -> None:
@@ -93,7 +101,7 @@ class ExploreThenCommit:
         import numpy as np
 
         exploring = t <= self.arms * self.m
-        arms = np.where(exploring, (t - 1) // self.m, np.maximum(self.leader, 0))
+        arms = np.where(exploring, self._explored(t), np.maximum(self.leader, 0))
         lengths = np.where(exploring, self.m - (t - 1) % self.m, np.maximum(self.horizon - t + 1, 1))
         return arms.astype(np.int64), lengths.astype(np.int64)
 

@@ -36,7 +36,7 @@ class Slice(RegretSubject):
 def _groups(m, runs, grid, seed):
     big = dpaudit.simulate(ExploreThenCommit(m), BernoulliBandit(MEANS), int(grid[-1]), REPETITIONS * runs, seed=seed,
                            grid=grid)
-    return big, [Slice(ExploreThenCommit(m), None, "etc", {}, None, big, slice(i * runs, (i + 1) * runs))
+    return big, [Slice(ExploreThenCommit(m), None, "etc", {}, result=big, rows=slice(i * runs, (i + 1) * runs))
                  for i in range(REPETITIONS)]
 
 

@@ -8,7 +8,8 @@
   :class:`StatisticalTailAuditor` from samples;
 - conformance: :class:`ConformanceAuditor` tests a sampler against its exact law;
 - regret: :class:`RegretBoundAuditor` tests explicit bounds (rigorous lower confidence bounds on
-  E[R_T], or Clopper-Pearson on exceedances), :class:`RegretRateAuditor` fits rates.
+  E[R_T], or Clopper-Pearson on exceedances), :class:`RegretRateAuditor` fits rates,
+  :class:`RegretOrderAuditor` tests orderings of algorithms (pairwise at matched seeds, Holm).
 """
 
 from .base import Auditor, Finding, RegretSubject, Support, TailSubject, Undecided
@@ -16,10 +17,11 @@ from .conformance import ConformanceAuditor
 from .exact_privacy import ExactPrivacyAuditor, ExactUndecided
 from .exact_tail import ExactTailAuditor
 from .regret_bound import RegretBoundAuditor
+from .regret_order import RegretOrderAuditor
 from .regret_rate import RegretRateAuditor
 from .statistical_privacy import StatisticalPrivacyAuditor
 from .statistical_tail import StatisticalTailAuditor
 
 __all__ = ["Auditor", "ConformanceAuditor", "ExactPrivacyAuditor", "ExactTailAuditor", "ExactUndecided", "Finding",
-           "RegretBoundAuditor", "RegretRateAuditor", "RegretSubject", "StatisticalPrivacyAuditor",
+           "RegretBoundAuditor", "RegretOrderAuditor", "RegretRateAuditor", "RegretSubject", "StatisticalPrivacyAuditor",
            "StatisticalTailAuditor", "Support", "TailSubject", "Undecided"]

@@ -114,13 +114,15 @@ class RegretSubject:
     """An algorithm as the regret auditors see it: a policy (:mod:`dpaudit.policies`) and an
     environment (:mod:`dpaudit.environments`), or, for a rate in a parameter (eps, d, K, n), ``make``:
     value -> (policy, environment), one pair per value of the parameter. ``params`` are the named
-    parameters a :class:`~dpaudit.claims.RegretBound`'s function may take (eps, d, K, n, gaps)."""
+    parameters a :class:`~dpaudit.claims.RegretBound`'s function may take (eps, d, K, n, gaps);
+    ``cache_dir`` where simulations are cached on disk (None: in memory only)."""
 
     policy: Any
     environment: Any
     name: str
     params: dict[str, Any]
     make: Any = None
+    cache_dir: Any = None
 
     def at(self, value: float) -> tuple[Any, Any]:
         """The (policy, environment) at one value of the rate's variable."""
@@ -130,11 +132,13 @@ class RegretSubject:
 
     def simulate(self, horizon: int, runs: int, seed: Any, grid: Any = None, value: float | None = None,
                  workers: int = 1) -> Any:
-        """:func:`dpaudit.simulate` of the subject (at ``value`` of the rate's variable if given)."""
-        from ..simulation import simulate
+        """:func:`dpaudit.simulate` of the subject (at ``value`` of the rate's variable if given), through
+        the simulation cache (:mod:`dpaudit.simulation_cache`; on disk in ``cache_dir`` if set)."""
+        from ..simulation_cache import cached_simulate
 
         policy, environment = (self.policy, self.environment) if value is None else self.at(value)
-        return simulate(policy, environment, horizon, runs, seed, grid=grid, workers=workers)
+        return cached_simulate(policy, environment, horizon, runs, seed, grid=grid, workers=workers,
+                               directory=self.cache_dir)
 
 
 __all__ = ["ATTEMPTS", "DECIDES", "NO", "Auditor", "Finding", "RegretSubject", "Support", "TailSubject", "Undecided"]

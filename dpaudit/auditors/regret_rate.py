@@ -41,6 +41,10 @@ DEFAULT_BOOTSTRAP = 1000
 SHRINKING = ("eps",)
 
 
+#: the spawn-key entry of the bootstrap's stream (simulation blocks use 0, 1, 2, ...)
+BOOTSTRAP_STREAM = 2**31 - 1
+
+
 def wls_slopes(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Weighted least-squares slopes of each row of ``y`` on ``x`` (weights ``w``), vectorised."""
     xm = np.sum(w * x) / np.sum(w)
@@ -78,7 +82,10 @@ class RegretRateAuditor(Auditor):
             raise ValueError(f"asymptotic must be in (0, 1], got {asymptotic!r}")
         if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 100:
             raise ValueError(f"bootstrap must be an integer >= 100, got {bootstrap!r}")
-        sim_seed, boot_seed = seed.spawn(2)
+        # the simulation takes the audit's seed itself, so that a bound and a rate about the same simulation
+        # share it (dpaudit.simulation_cache); the bootstrap draws from a child no simulation block uses
+        sim_seed = seed
+        boot_seed = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, BOOTSTRAP_STREAM))
         notes: list[str] = []
         if claim.variable == "T":
             if values is not None:

@@ -26,6 +26,10 @@ from .worker import ClaimOutcome, ClaimTask, error_record, run_claim
 REPORT_INTERVAL = 2.0  # seconds between re-renders of the reports while claims finish
 
 
+#: where a run keeps its simulations (:mod:`dpaudit.simulation_cache`), inside its output folder
+SIMULATION_CACHE = Path(".cache") / "simulations"
+
+
 @dataclass
 class RunOptions:
     selectors: list[str] = field(default_factory=list)
@@ -164,6 +168,7 @@ def run(options: RunOptions) -> RunSummary:
             alpha=selected.alpha_share,
             timeout=options.timeout if options.timeout is not None else e.timeout_for(options.budget),
             suite_paths=tuple(options.suite_paths),
+            cache_dir=str(out / SIMULATION_CACHE),
         )
         for key, e in by_key.items()
         if key not in reused

@@ -31,6 +31,7 @@ class ClaimTask:
     alpha: float
     timeout: float
     suite_paths: tuple[str, ...] = ()
+    cache_dir: str | None = None
 
 
 @dataclass
@@ -72,7 +73,8 @@ def error_record(entry: Entry | None, claim_id: str, exc: BaseException, ctx: Ru
 def run_claim(task: ClaimTask) -> ClaimOutcome:
     start = time.perf_counter()
     entry: Entry | None = None
-    ctx = RunContext(task.run_seed, task.budget, task.alpha, claim_seed_sequence(task.run_seed, task.claim_id))
+    ctx = RunContext(task.run_seed, task.budget, task.alpha, claim_seed_sequence(task.run_seed, task.claim_id),
+                     task.cache_dir)
     plots: dict[str, bytes] = {}
     try:
         entry = find_entry(task.claim_id, task.suite_paths)
