@@ -86,8 +86,8 @@ class Statistic:
     """The quantity an auditor measured.
 
     ``kind`` says how to read ``interval``: ``exact`` (a rigorous enclosure of the true value),
-    ``lower-bound`` (a one-sided bound at the record's confidence: [lower, inf]) or
-    ``two-sided`` (a confidence interval).
+    ``lower-bound`` (a one-sided bound at the record's confidence: [lower, inf]), ``upper-bound``
+    (the same from above: [-inf, upper]) or ``two-sided`` (a confidence interval).
     """
 
     name: str
@@ -103,6 +103,8 @@ class Statistic:
         lo, hi = self.interval
         if self.kind == "lower-bound":
             return f"{self.name} >= {_fmt(lo)} (estimate {value})"
+        if self.kind == "upper-bound":
+            return f"{self.name} <= {_fmt(hi)} (estimate {value})"
         return f"{self.name} in [{_fmt(lo)}, {_fmt(hi)}] ({self.kind})"
 
     @classmethod

@@ -227,10 +227,14 @@ class LowerBoundAuditor(Auditor):
                        "horizon": r["horizon"], "members": r["members"], "privacy": r["privacy"],
                        "in_class": r["in_class"], "level": level}
         verdict = REFUTED if failed or beaten else NOT_REFUTED
-        ratio = min(r["ratio"] for r in records if r["in_class"] is not False) if any(
-            r["in_class"] is not False for r in records) else None
-        stat = Statistic(f"least over algorithms of max over members of the {claim.quantity}'s upper confidence "
-                         "bound / the bound (< 1: beaten)", ratio)
+        held = [r for r in records if r["in_class"] is not False]
+        if held:
+            worst = min(held, key=lambda r: r["ratio"])
+            estimate = worst["max_mean"] / worst["bound"] if worst["bound"] > 0 else math.inf
+            stat = Statistic(f"least over algorithms of max over members of the {claim.quantity} / the bound (< 1: "
+                             "beaten)", estimate, (-math.inf, worst["ratio"]), "upper-bound")
+        else:
+            stat = Statistic(f"max over members of the {claim.quantity} / the bound", None)
         return Finding(verdict, self.name, stat, confidence=confidence, samples=runs * len(environments) * len(records),
                        witness=witness, notes=notes, parameters=parameters, plot_data=_plot_data(claim, records))
 
