@@ -23,7 +23,8 @@ Encoded (id -> statement):
 Left out (with why):
   - lem11 (22)/(23) and lem12 (40)/(41): printed as O(t^-3) and O(t^-4), no constant to audit (the
     proofs' noise steps are fact1 and fact2, encoded above).
-  - regret claims: another issue.
+  - regret claims and the experiments' claims: in :mod:`.regret` (its docstring lists them, and what is
+    left out).
 
 Lower bound (Theorem 10, Appendix H), audited by :mod:`dpaudit.auditors.lower_bound` (suite.lower_bound):
   - thm10@K4,eps0.1,m14 and @K8,eps0.5,m8: Step 1's packing (P_j: coordinate j Bernoulli(1/2 + Delta),
@@ -572,3 +573,6 @@ suite.lower_bound("private-online/claimsecH.b@fix", claim=LowerBound(
     steps=(ProofStep("x/(x+y) >= min{1, x/y}/2", "x/(x+y) >= 1/2 min{1, x/y}, x = M-1, y = e^{10 eps D}, on M = 2..16, "
                      "eps D in [0, 1]", _ratio_fix),)),
     title="App. H's replacement inequality on the same grid")
+
+# the regret and experiment claims add their entries to ``suite`` when imported
+from . import regret  # noqa: E402, F401
