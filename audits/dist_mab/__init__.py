@@ -128,7 +128,8 @@ entries to the same suite; its docstring lists what it encodes and leaves out).
 Left out (with why):
   - thm2-tail, thm4-tail (Assumption 1 itself): the constants are printed only as O(1/eps).
   - lem2-tail: a union-bound count (3p), not a statement about a law; note that the stated
-    allocation sums to about 4.1 p.
+    allocation sums to about 4.1 p. Its consequence for the regret, P(Reg(T) > f_E(T)) <= 3p, is
+    lem2-regret@bound-hp in :mod:`.regret`.
   - the mean and variance facts (E x_hat = x g; Var Lap_Z = 2 e^{-1/b} / (1 - e^{-1/b})^2;
     Var N_Z < sigma^2; the Polya moments): dpaudit has no moment claim; they are exact identities
     checked in tests/test_noise.py.

@@ -38,9 +38,10 @@ arm has left within about 10^5 rounds (Theorem 6: 3 10^5), the lower end of the 
 **Lemma 2's explicit chain** (``lem2-regret@bound-*``): on the good event E (every confidence interval of
 every active arm and batch covers its mean), the best arm is never eliminated and an arm a with
 Delta_a > 4 beta(b) is eliminated at the end of batch b; beta(b) grows with |Phi(b)|, so with
-b_a = min{b : Delta_a > 4 beta_K(b)} (the algorithm's own radius, :meth:`~dpaudit.algorithms.BatchSuccessiveElimination.radius`,
-at |Phi| = K), N_a(T) <= S_a = l(1) + ... + l(b_a), and Reg(T) <= f_E(T) = min{sum_a Delta_a min(S_a, T),
-Delta_max T}. The proof says P(E) >= 1 - 3p. Encoded as printed in the high-probability form
+b_a = min{b : Delta_a > 4 beta_K(b)} (the algorithm's own radius at |Phi| = K,
+:meth:`~dpaudit.algorithms.BatchSuccessiveElimination.radius`), N_a(T) <= S_a = l(1) + ... + l(b_a), and
+Reg(T) <= f_E(T) = min{sum_a Delta_a min(S_a, T), Delta_max T}. The proof says P(E) >= 1 - 3p (eq. (2)'s
+allocation sums to about 4.1p, package docstring; encoded as printed). Audited in the high-probability form
 (P(Reg(T) > f_E(T)) <= 3p: with p = 1/T = 10^-7 a single run above f_E refutes it) and in expectation
 (E[Reg(T)] <= f_E(T) + 3p Delta_max T), for Dist-DP-SE (Theorem 1's sigma = sqrt 2/eps, h = 1/eps) and
 Dist-RDP-SE (s = 10, the released code's sigma, h) at eps = 0.1, T = 10^7: the simulations of the rates in T.
