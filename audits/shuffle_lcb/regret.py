@@ -53,9 +53,10 @@ with lambda proportional to the noise scale: the same plays at every eps on comm
 Fig. 1 at the paper budget (T = 20,000, 50 runs, seed 0) refutes fig1@eps10: LinUCB-SDP-Vec 9015 against
 LinUCB-LDP 5340 (the README's reproduction also has SDP-Vec above LDP); fig1@eps0.2 and @eps1 and every
 gap ordering are not refuted there (claimsec5@sdp-vec's gaps 8273, 8321, 7867 at eps 10, 1, 0.2 are not
-resolved). At the quick T = 2000 the same pair is not resolved (820 against 746), so the entries expect
-"not-refuted"; the ordering fails with the theorems' constants, which the paper's simulations need not
-have used (it states none).
+resolved). At the quick T = 2000 the same pair is not resolved (820 against 746), so fig1@eps10 expects
+"not-refuted" at the quick and standard budgets and "refuted" at the paper budget (a finding); the
+ordering fails with the theorems' constants, which the paper's simulations need not have used (it
+states none).
 
 Encoded (id -> claim; point; quick: horizons x runs; paper: runs 50 unless said):
   - thm3.2-regret (alias thmB.1-regret), LinUCB-SDP-Amp, delta = 0.1:
@@ -395,9 +396,13 @@ def series(eps: float) -> dict:
 
 PRIVATE = {"jdp": "LinUCB-JDP", "sdp-amp": "LinUCB-SDP-Amp", "sdp-vec": "LinUCB-SDP-Vec", "ldp": "LinUCB-LDP"}
 _FIG = {"horizons": FIG_HORIZONS, "runs": FIG_RUNS}
+#: Fig. 1 at eps = 10 fails at the paper's scale (module docstring), which the quick horizon cannot resolve
+FIG1_FINDING = ("at the paper's T = 20,000 and 50 runs LinUCB-SDP-Vec's final regret (9015) exceeds LinUCB-LDP's "
+                "(5340), with the theorems' noise constants (the paper states none for its simulations)")
 for _eps in figures.EPSILONS:
+    _finding = {"expected": {"quick": "not-refuted", "paper": "refuted"}, "reason": FIG1_FINDING} if _eps == 10 else {}
     suite.order(f"shuffle-lcb/fig1@eps{_eps:g}", algorithms=series(_eps), environment=figures.environment(5),
-                claim=RegretOrder(figures.ORDERING), **_FIG,
+                claim=RegretOrder(figures.ORDERING), **_FIG, **_finding,
                 title=f"Fig. 1 (d = 5, eps = {_eps:g}): LinUCB < JDP < SDP-Amp, SDP-Vec < LDP (final regret)")
 for _d in figures.DIMENSIONS:
     suite.order(f"shuffle-lcb/fig2@d{_d}", algorithms=series(1.0), environment=figures.environment(_d),
