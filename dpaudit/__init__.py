@@ -9,6 +9,7 @@
 
 from ._version import __version__
 from .api import audit_lower_bound, audit_privacy, audit_regret, audit_sampler, audit_tail
+from .auditors.regret_order import Difference
 from .claims import (
     ZCDP,
     Accuracy,
@@ -38,7 +39,6 @@ from .errors import (
     UnsupportedAudit,
     UsageError,
 )
-from .auditors.regret_order import Difference
 from .experiments import run_preset
 from .neighbours import AddRemoveOne, NeighbourRelation, QueryDistance, ReplaceOne, ReplaceRewardVector, ReplaceUser
 from .results import ERROR, NOT_REFUTED, REFUTED, VERDICTS, VERIFIED, AuditResult, Statistic
@@ -46,7 +46,8 @@ from .simulation import SimulationResult, simulate
 
 __all__ = [
     "ERROR", "NOT_REFUTED", "REFUTED", "VERDICTS", "VERIFIED", "ZCDP", "Accuracy", "AddRemoveOne", "ApproxDP",
-    "AuditResult", "AuditTimeout", "Claim", "Conforms", "Difference", "DpauditError", "InvalidClaim", "InvalidClaimId", "LowerBound",
+    "AuditResult", "AuditTimeout", "Claim", "Conforms", "Difference", "DpauditError", "InvalidClaim", "InvalidClaimId",
+    "LowerBound",
     "MechanismError", "NeighbourRelation", "NotNeighbours", "ProofStep", "PureDP", "QueryDistance", "RegretBound",
     "RegretOrder", "RegretRate", "RenyiDP",
     "ReplaceOne", "ReplaceRewardVector", "ReplaceUser", "SelectionError", "SimulationResult", "Statistic",

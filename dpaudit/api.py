@@ -28,6 +28,7 @@ from .auditors import (
 )
 from .auditors.base import RegretSubject
 from .auditors.exact_privacy import DEFAULT_TOLERANCE
+from .auditors.exact_regret import ExactRegretAuditor
 from .auditors.regret_bound import REGRET_KINDS, RegretBoundAuditor
 from .auditors.regret_order import Difference, OrderSubject, RegretOrderAuditor
 from .auditors.regret_rate import RegretRateAuditor
@@ -54,7 +55,7 @@ AUDITORS = MODES
 PRIVACY = Family("privacy", ExactPrivacyAuditor(), StatisticalPrivacyAuditor())
 TAIL = Family("tail", ExactTailAuditor(), StatisticalTailAuditor())
 CONFORMANCE = Family("conformance", None, ConformanceAuditor())
-REGRET_BOUND = Family("regret-bound", None, RegretBoundAuditor())
+REGRET_BOUND = Family("regret-bound", ExactRegretAuditor(), RegretBoundAuditor())
 REGRET_RATE = Family("regret-rate", None, RegretRateAuditor())
 REGRET_ORDER = Family("regret-order", None, RegretOrderAuditor())
 
@@ -439,6 +440,7 @@ def regret_audit(
     params: dict[str, Any] | None = None,
     plan: AuditPlan | None = None,
     cache_dir: Any = None,
+    auditor: str = "auto",
     **settings: Any,
 ) -> Audit:
     """:func:`audit_regret` up to the record (``confidence`` and ``plan`` as for :func:`privacy_audit`;
@@ -460,7 +462,7 @@ def regret_audit(
         family = REGRET_BOUND if isinstance(claim, RegretBound) else REGRET_RATE
     grid = _horizons(horizons)
     seq = as_seed_sequence(seed)
-    plan = plan or plan_audit(family, subject, claim, "statistical")
+    plan = plan or plan_audit(family, subject, claim, auditor)
     finding, seconds = conduct(plan, subject, claim, confidence=confidence, seed=seq, horizons=grid, runs=int(runs),
                                **settings)
     return Audit(claim, subject.name, finding, seq, seconds)
@@ -512,6 +514,9 @@ def audit_regret(
         (eps, delta, d, K, n, gaps; K and a fixed instance's gaps are supplied from the environment).
     settings
         ``regret="pseudo"`` (default) or ``"realised"``; ``workers`` (processes of the simulation);
+        ``auditor``: ``"auto"`` (default: a bound is decided exactly where the policy computes its
+        expected regret, ``exact_regret``, :mod:`dpaudit.auditors.exact_regret`; else by simulation),
+        ``"exact"`` or ``"statistical"``;
         rates: ``values`` (the grid of the variable, for eps, d, K, n), ``margin`` (default 0.1),
         ``asymptotic`` (the share of the log-range of T fitted, default 0.5), ``bootstrap`` (resamples,
         default 1000). See :mod:`dpaudit.auditors.regret_bound`, :mod:`dpaudit.auditors.regret_rate` and

@@ -118,6 +118,32 @@ def _parser() -> argparse.ArgumentParser:
     au.add_argument("--sequential", action="store_true",
                     help="confirm with anytime-valid confidence sequences and stop as soon as the claim is refuted")
     au.add_argument("--json", action="store_true", help="print the result record as JSON")
+    rg = sub.add_parser(
+        "regret", help="audit a regret claim about an algorithm (a bound's function is Python-only)",
+        description="Audit a regret rate or an ordering by regret by simulating the algorithm(s) "
+        "(dpaudit.audit_regret). POLICY is a registry name (dpaudit list --algorithms) or MODULE:ATTR naming "
+        "your own policy object; an ordering's labels are registry names and takes no POLICY.",
+        epilog='examples:\n  dpaudit regret ucb --env "BernoulliBandit([0.6, 0.5])" --claim "regret-rate T^0.5" '
+        '--horizons 20000\n  dpaudit regret --env "BernoulliBandit([0.6, 0.5, 0.4])" --claim "regret-order ucb < '
+        'dp-se" --param eps=1',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    rg.add_argument("policy", nargs="?", metavar="POLICY")
+    rg.add_argument("--env", required=True, metavar="ENV",
+                    help='an environment of dpaudit.algorithms with literal arguments, e.g. "BernoulliBandit([0.6, '
+                         '0.5])", or MODULE:ATTR')
+    rg.add_argument("--claim", required=True, help='e.g. "regret-rate T^0.5 log^1" or "regret-order ucb < dp-se"')
+    rg.add_argument("--horizons", default="10000",
+                    help="the horizon (log-spaced rounds up to it) or a comma-separated list of rounds (default 10000)")
+    rg.add_argument("--runs", type=int, default=200, help="independent runs (default 200)")
+    rg.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                    help="a constructor parameter of the registry algorithm(s), e.g. eps=0.5 (repeatable)")
+    rg.add_argument("--values", default=None, help="for a rate in eps, d, K or n: comma-separated values")
+    rg.add_argument("--confidence", type=float, default=0.99, help="confidence of a refutation (default 0.99)")
+    rg.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    rg.add_argument("--workers", type=int, default=1, help="processes of each simulation (default 1)")
+    rg.add_argument("--plot", type=Path, default=None, metavar="PNG", help="write the evidence plot to this file")
+    rg.add_argument("--json", action="store_true", help="print the result record as JSON")
     sm = sub.add_parser(
         "simulate", help="simulate a paper's experiment (a figure, or one configuration of it)",
         description="Simulate a paper's experiment as a preset: every algorithm of a configuration on the same "
@@ -342,7 +368,98 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return 1 if result.verdict == "refuted" else 0
 
 
-COMMANDS = {"list": _cmd_list, "run": _cmd_run, "report": _cmd_report, "audit": _cmd_audit,
+def _literal(text: str, what: str) -> Any:
+    import ast
+
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        if text.replace("-", "").replace("_", "").isalnum():
+            return text  # a bare word is a string
+        raise UsageError(f"{what}: {text!r} is not a literal (number, string, list, ...)") from None
+
+
+def parse_environment(text: str) -> Any:
+    """``ClassName(literal arguments)`` of :mod:`dpaudit.algorithms.environments`, or ``MODULE:ATTR``."""
+    import ast
+
+    from .algorithms import environments
+
+    if ":" in text and "(" not in text:
+        return load_target(text)
+    public = sorted(n for n in dir(environments) if n[:1].isupper())
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        node = None
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or node.func.id not in public:
+        raise UsageError(f"--env {text!r}: expected an environment call such as 'BernoulliBandit([0.6, 0.5])' "
+                         f"(one of {', '.join(public)}) or MODULE:ATTR")
+    try:
+        args = [ast.literal_eval(a) for a in node.args]
+        kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+    except ValueError:
+        raise UsageError(f"--env {text!r}: the arguments must be literals (numbers, strings, lists)") from None
+    try:
+        return getattr(environments, node.func.id)(*args, **kwargs)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"--env {text!r}: {exc}") from None
+
+
+def _cmd_regret(args: argparse.Namespace) -> int:
+    from .api import audit_regret
+    from .claims import RegretBound, RegretOrder, parse_claim
+
+    claim = parse_claim(args.claim)
+    if isinstance(claim, RegretBound):  # parse_claim refuses bounds; kept for a clear message if that changes
+        raise UsageError("a regret bound's function is Python-only: use dpaudit.audit_regret")
+    params = {}
+    for item in args.param:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise UsageError(f"--param {item!r}: expected NAME=VALUE, e.g. eps=0.5")
+        params[name.strip()] = _literal(value.strip(), f"--param {name}")
+    environment = parse_environment(args.env)
+    if isinstance(claim, RegretOrder):
+        if args.policy:
+            raise UsageError("an ordering names its algorithms in the claim (registry names); give no POLICY")
+        policy: Any = {label: label for label in claim.labels}
+    elif not args.policy:
+        raise UsageError("name the POLICY: a registry name (dpaudit list --algorithms) or MODULE:ATTR")
+    else:
+        policy = load_target(args.policy) if ":" in args.policy else args.policy
+    horizons: Any = [_literal(h, "--horizons") for h in args.horizons.split(",")]
+    horizons = horizons[0] if len(horizons) == 1 else horizons
+    settings: dict[str, Any] = {"workers": args.workers}
+    if args.values is not None:
+        settings["values"] = [_literal(v, "--values") for v in args.values.split(",")]
+    try:
+        result = audit_regret(policy, environment, claim, horizons=horizons, runs=args.runs,
+                              confidence=args.confidence, seed=args.seed, params=params, **settings)
+    except (ValueError, TypeError) as exc:
+        if isinstance(exc, DpauditError):
+            raise
+        raise UsageError(str(exc)) from None
+    if args.plot is not None:
+        from .plots import render
+
+        png = render(result)
+        if png is None:
+            print("note: this result has nothing to plot", file=sys.stderr)
+        else:
+            args.plot.write_bytes(png)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=1))
+    else:
+        print(f"{result.subject}: {claim.describe()}")
+        print(f"  {result.summary()}")
+        print(f"  auditor {result.auditor}, {result.samples} runs, {result.seconds:.2f} s")
+        for note in result.notes:
+            print(f"  note: {note}")
+    return 1 if result.verdict == "refuted" else 0
+
+
+COMMANDS = {"list": _cmd_list, "run": _cmd_run, "report": _cmd_report, "audit": _cmd_audit, "regret": _cmd_regret,
             "simulate": _cmd_simulate}
 
 

@@ -117,10 +117,13 @@ class RegretEntry(_SimulatedEntry):
         return f"{name} on {subject_name(env)}" if env is not None and not callable(env) else str(name)
 
     def _plan(self) -> AuditPlan:
-        from .api import REGRET_BOUND, REGRET_RATE
+        from .api import REGRET_BOUND, REGRET_RATE, regret_subject
 
-        return plan_audit(REGRET_BOUND if isinstance(self.claim, RegretBound) else REGRET_RATE, None, self.claim,
-                          "statistical")
+        if not isinstance(self.claim, RegretBound):
+            return plan_audit(REGRET_RATE, None, self.claim, "statistical")
+        # a bound is decided exactly where the policy computes its expected regret
+        subject = regret_subject(self._policy, self.environment, self.claim, self.params)
+        return plan_audit(REGRET_BOUND, subject, self.claim, self.options.get("auditor", "auto"))
 
     def audit(self, ctx: RunContext) -> Audit:
         from .api import regret_audit

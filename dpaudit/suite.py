@@ -270,7 +270,8 @@ class TailEntry(Entry):
     def audit(self, ctx: RunContext) -> Audit:
         from .api import tail_audit
 
-        return tail_audit(self.prepared, self.claim, confidence=self.confidence(ctx), samples=at_budget(self.samples, ctx.budget),
+        return tail_audit(self.prepared, self.claim, confidence=self.confidence(ctx),
+                          samples=at_budget(self.samples, ctx.budget),
                           seed=ctx.seed_sequence, auditor=self.mode, plan=self.plan)
 
 
@@ -297,7 +298,8 @@ class ConformanceEntry(Entry):
     def audit(self, ctx: RunContext) -> Audit:
         from .api import sampler_audit
 
-        return sampler_audit(self.subject, self.reference, samples=at_budget(self.samples, ctx.budget), seed=ctx.seed_sequence,
+        return sampler_audit(self.subject, self.reference, samples=at_budget(self.samples, ctx.budget),
+                             seed=ctx.seed_sequence,
                              alpha=min(ctx.alpha or 1e-6, 1e-6), claim=self.claim)
 
 
@@ -344,7 +346,8 @@ class LowerBoundEntry(Entry):
     def audit(self, ctx: RunContext) -> Audit:
         from .api import lower_bound_audit
 
-        return lower_bound_audit(self.claim, self.subject, runs=at_budget(self.runs, ctx.budget), seed=ctx.seed_sequence,
+        return lower_bound_audit(self.claim, self.subject, runs=at_budget(self.runs, ctx.budget),
+                                 seed=ctx.seed_sequence,
                                  confidence=self.confidence(ctx))
 
 
@@ -477,7 +480,8 @@ def find_entry(claim_id: str, extra: Iterable[str] = ()) -> Entry:
 
 
 __all__ = [
-    "BUDGETS", "BUDGET_FALLBACK", "CLASSIC", "DEFAULT_RUNS", "DEFAULT_SAMPLES", "DEFAULT_TIMEOUTS", "Entry", "LowerBoundEntry",
+    "BUDGETS", "BUDGET_FALLBACK", "CLASSIC", "DEFAULT_RUNS", "DEFAULT_SAMPLES", "DEFAULT_TIMEOUTS", "Entry",
+    "LowerBoundEntry",
     "PrivacyEntry", "RunContext", "Suite",
     "at_budget", "find_entry", "load_suites", "select",
 ]

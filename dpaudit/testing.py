@@ -63,6 +63,24 @@ class ExploreThenCommit:
         self.reverse = bool(reverse)
         self.name = f"ExploreThenCommit(m={self.m}{', reverse' if self.reverse else ''})"
 
+    def exact_regret(self, environment: Any, rounds: Any, horizon: int) -> Any:
+        """The exact expected pseudo-regret on a two-armed Bernoulli bandit with fixed means
+        (:func:`explore_then_commit_regret`; the order of exploration does not change it after round 2m,
+        and before it the explored arm's gap is charged round by round)."""
+        import numpy as np
+
+        from .auditors.exact_regret import bernoulli_means
+
+        means = bernoulli_means(environment, arms=2)
+        t = np.asarray(rounds, dtype=float)
+        regret = explore_then_commit_regret(means, self.m, t)
+        if self.reverse:  # the exploration phase charges the arms' gaps in the other order
+            gaps = means.max() - means
+            forward = np.minimum(t, self.m) * gaps[0] + np.clip(t - self.m, 0, self.m) * gaps[1]
+            backward = np.minimum(t, self.m) * gaps[1] + np.clip(t - self.m, 0, self.m) * gaps[0]
+            regret = regret - forward + backward
+        return regret
+
     def _explored(self, t: Any) -> Any:
         """The arm explored at round(s) t <= K m."""
         arm = (t - 1) // self.m

@@ -46,9 +46,9 @@ def mechs(tmp_path):
 def test_help_explains_commands(cli):
     out = cli("--help")
     assert out.returncode == 0
-    for word in ("list", "run", "report", "audit", "exit codes"):
+    for word in ("list", "run", "report", "audit", "regret", "exit codes"):
         assert word in out.stdout
-    for command in ("list", "run", "report", "audit"):
+    for command in ("list", "run", "report", "audit", "regret"):
         assert cli(command, "--help").returncode == 0
 
 
@@ -187,3 +187,51 @@ def test_audit_sequential_and_event_families(cli, mechs):
     assert record["parameters"]["bounds"] == "confidence-sequence"
     assert record["witness"]["family"] == "threshold"
     assert record["parameters"]["confirmation_samples"] < 100_000  # stopped early
+
+
+POLICY = textwrap.dedent(
+    """
+    from dpaudit.testing import ExploreThenCommit
+
+    etc = ExploreThenCommit(20)
+    """
+)
+
+
+def test_regret_command(cli, tmp_path):
+    """A rate claim about a registry algorithm and the user's own policy, and an ordering: seeded.
+    ETC(20) has linear regret after its exploration (it commits to the wrong arm with probability
+    about 0.08), so T^0.2 is refuted; the ordering UCB < DP-SE at eps = 1 holds by far (10x)."""
+    (tmp_path / "mypolicy.py").write_text(POLICY)
+    env = "BernoulliBandit([0.6, 0.4])"
+    plot = tmp_path / "rate.png"
+    ok = cli("regret", "ucb", "--env", env, "--claim", "regret-rate T^1", "--horizons", "4000", "--runs", "40",
+             "--plot", str(plot))
+    assert ok.returncode == 0, ok.stderr
+    assert "not-refuted, fitted exponent of T" in ok.stdout and plot.read_bytes()[:4] == b"\x89PNG"
+    own = cli("regret", f"{tmp_path / 'mypolicy.py'}:etc", "--env", env, "--claim", "regret-rate T^0.2",
+              "--horizons", "20000", "--runs", "200", "--json")
+    assert own.returncode == 1, own.stderr
+    assert json.loads(own.stdout)["verdict"] == "refuted"
+    order = cli("regret", "--env", "BernoulliBandit([0.6, 0.5, 0.4])", "--claim", "regret-order ucb < dp-se",
+                "--param", "eps=1", "--runs", "30", "--horizons", "3000")
+    assert order.returncode == 0 and "1 of 1 claimed pairs confirmed" in order.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["ucb", "--env", "Bogus(1)", "--claim", "regret-rate T^0.5"], "expected an environment call"),
+    (["ucb", "--env", "BernoulliBandit(x)", "--claim", "regret-rate T^0.5"], "must be literals"),
+    (["ucb", "--env", "BernoulliBandit([1.5])", "--claim", "regret-rate T^0.5"], "--env"),
+    (["nope", "--env", "BernoulliBandit([0.6, 0.5])", "--claim", "regret-rate T^0.5"], "unknown algorithm"),
+    (["ucb", "--env", "BernoulliBandit([0.6, 0.5])", "--claim", "regret-rate T^0.5", "--param", "eps"],
+     "NAME=VALUE"),
+    (["--env", "BernoulliBandit([0.6, 0.5])", "--claim", "regret-rate T^0.5"], "name the POLICY"),
+    (["ucb", "--env", "BernoulliBandit([0.6, 0.5])", "--claim", "regret-order ucb < dp-se"], "give no POLICY"),
+    (["ucb", "--env", "BernoulliBandit([0.6, 0.5])", "--claim", "regret-bound T"], "Python-only"),
+    (["ucb", "--env", "BernoulliBandit([0.6, 0.5])", "--claim", "regret-rate T^0.5", "--horizons", "0"],
+     "horizon must be"),
+])
+def test_regret_bad_input_is_exit_2_with_one_message(cli, args, message):
+    res = cli("regret", *args)
+    assert res.returncode == 2, res.stderr
+    assert message in res.stderr and "Traceback" not in res.stderr

@@ -176,7 +176,7 @@ def test_cache_answers_the_same_simulation_once_and_tells_contents_apart(tmp_pat
 
     local = Local(5)
     local.hook = lambda: None
-    with pytest.raises(Exception):
+    with pytest.raises((AttributeError, pickle.PicklingError)):
         pickle.dumps(local)
     assert simulation_key(local, env, 200, 20, seq, [50, 200]) is None
     assert cached_simulate(local, env, 200, 20, seq, grid=[50, 200]) is not cached_simulate(
@@ -219,10 +219,10 @@ def test_regret_entries_share_one_simulation_and_common_rewards(tmp_path):
     assert bound.statistical and order.statistical
     ctx = RunContext(0, "quick", 0.005, np.random.SeedSequence(1), str(tmp_path))
     audits = {e.id: e.audit(ctx) for e in (bound, rate, order)}
-    assert audits["mine/bound"].finding.verdict == "not-refuted"
+    assert audits["mine/bound"].finding.verdict == "verified"  # ETC's expected regret is exact: no simulation
     assert audits["mine/rate"].finding.verdict == "not-refuted"
     assert audits["mine/order"].finding.verdict == "not-refuted"
-    # one simulation of ETC(10) serves all three claims, and the order's ETC(50) saw the same rewards
+    # one simulation of ETC(10) serves the rate and the order, and the order's ETC(50) saw the same rewards
     assert len(list(tmp_path.glob("*.pickle"))) == 2
     seeds = {e: a.seed.entropy for e, a in audits.items()}
     assert len(set(map(str, seeds.values()))) == 1

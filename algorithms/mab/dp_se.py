@@ -198,6 +198,53 @@ class DPSuccessiveElimination:
         if ended.size:
             self._end_epoch(ended)
 
+    def exact_regret(self, environment: Any, rounds: Any, horizon: int) -> np.ndarray:
+        """The exact expected pseudo-regret at ``rounds`` of a run of ``horizon`` rounds on two Bernoulli
+        arms with fixed means (per-arm noise; :mod:`dpaudit.auditors.exact_regret`).
+
+        Epoch e uses fresh rewards, so whether it eliminates an arm is independent of the earlier
+        epochs: with both arms alive, arm 1 goes when (S_0 + L_0) - (S_1 + L_1) > 2 (h_e + c_e) R_e and
+        arm 0 when it is < -2 (h_e + c_e) R_e, for S_i ~ Binomial(R_e, mu_i) and L_0 - L_1 distributed
+        as the sum of two Lap(1/eps) draws (the epoch release's noise, symmetric), so each probability
+        is an exact sum over the law of S_0 - S_1. The worse arm's expected pulls by round T add its
+        pulls in each epoch reached with both arms alive, and, after an epoch that eliminates the better
+        arm, every remaining round; an epoch cut off by the horizon releases nothing.
+        """
+        from dpaudit.auditors.exact_regret import bernoulli_means, difference_pmf
+        from dpaudit.errors import UnsupportedAudit
+        from dpaudit.mechanisms.noise import LaplaceSum
+
+        means = bernoulli_means(environment, arms=2)
+        if self.noise != "per-arm":
+            raise UnsupportedAudit("the exact regret of DP-SE is computed for per-arm noise")
+        horizon = integer(self.owner, "horizon", horizon, 1)
+        rounds = np.asarray(rounds, dtype=np.int64)
+        beta = self.beta if self.beta is not None else 1 / (self.T if self.T is not None else horizon)
+        gap = float(means.max() - means.min())
+        if gap == 0:
+            return np.zeros(rounds.shape)
+        worse = int(np.argmin(means))
+        worse_pulls = np.zeros(rounds.shape)  # E[pulls of the worse arm by round T]
+        alive, start, epoch = 1.0, 0, 1  # P(both arms alive at the epoch's start), rounds played
+        while start < horizon and alive > 0:
+            stage = DPSEEpoch(self.epsilon, beta, 2, epoch)
+            pulls, end = stage.pulls, start + 2 * stage.pulls
+            first = start + (pulls if worse == 1 else 0)  # the arms are pulled in index order
+            worse_pulls += alive * np.clip(np.minimum(rounds, end) - first, 0, pulls)
+            if end > horizon:
+                break
+            noise = LaplaceSum(2, float(stage.release.noise.scale))
+            pmf = difference_pmf(pulls, means[0], means[1])
+            k = np.arange(-pulls, pulls + 1)
+            threshold = 2 * (stage.h + stage.c) * pulls
+            drop_second = float(pmf @ noise.sf(threshold - k))
+            drop_first = float(pmf @ noise.cdf(-threshold - k))
+            wrong = drop_first if worse == 1 else drop_second
+            worse_pulls += alive * wrong * np.clip(rounds - end, 0, None)
+            alive *= 1.0 - drop_first - drop_second
+            start, epoch = end, epoch + 1
+        return gap * worse_pulls
+
     def _end_epoch(self, ended: np.ndarray) -> None:
         """Release the ended epochs' noisy sums and eliminate, one group per (|S|, e)."""
         groups = sorted({(int(n), int(e)) for n, e in zip(self._count[ended], self._epoch[ended], strict=True)})

@@ -23,5 +23,5 @@ from .statistical_privacy import StatisticalPrivacyAuditor
 from .statistical_tail import StatisticalTailAuditor
 
 __all__ = ["Auditor", "ConformanceAuditor", "ExactPrivacyAuditor", "ExactTailAuditor", "ExactUndecided", "Finding",
-           "RegretBoundAuditor", "RegretOrderAuditor", "RegretRateAuditor", "RegretSubject", "StatisticalPrivacyAuditor",
-           "StatisticalTailAuditor", "Support", "TailSubject", "Undecided"]
+           "RegretBoundAuditor", "RegretOrderAuditor", "RegretRateAuditor", "RegretSubject",
+           "StatisticalPrivacyAuditor", "StatisticalTailAuditor", "Support", "TailSubject", "Undecided"]

@@ -37,11 +37,11 @@ import numpy as np
 from ..claims import Claim, RegretOrder
 from ..results import NOT_REFUTED, REFUTED, Statistic
 from ..stats import bounded_mean_lower, bounded_mean_pvalue, holm
+from .base import Auditor, Finding, Support
+from .regret_bound import REGRET_KINDS, regret_range
 
 #: the pairwise tests an ordering audit may use (module docstring)
 ORDER_TESTS = ("t", "bounded")
-from .base import Auditor, Finding, Support
-from .regret_bound import REGRET_KINDS, regret_range
 
 
 @dataclass(frozen=True)
@@ -149,8 +149,8 @@ class RegretOrderAuditor(Auditor):
         notes = list(dict.fromkeys(n for sim in sims.values() for n in sim.notes))
         where = "the last recorded round" if claim.at == "final" else f"each of {points.size} recorded rounds"
         notes.append(f"{len(pairs)} ordered pairs tested at {where} (T = {int(grid[-1])}), {runs} runs per series on "
-                     f"common random numbers; one-sided bounded-range tests (empirical Bernstein / Hoeffding), Holm "
-                     f"over {tests} tests at family-wise level {alpha:.3g}")
+                     f"common random numbers; one-sided {TEST_NAMES[test]}, Holm over {tests} tests at family-wise "
+                     f"level {alpha:.3g}")
         if violations:
             shown = "; ".join(f"{va} > {vb} at T = {vt}" for va, vb, vt in violations[:6])
             notes.append(f"the claimed order fails for {len({(va, vb) for va, vb, _ in violations})} pair(s): {shown}")
@@ -166,7 +166,8 @@ class RegretOrderAuditor(Auditor):
                      "p_value": float(against[i, j]), "violations": violations,
                      "method": f"one-sided {TEST_NAMES[test]} at matched seeds, Holm"},
             notes=notes,
-            parameters={"grid": grid, "runs": runs, "regret": regret, "at": claim.at, "test": test, "pairs": [list(p) for p in pairs],
+            parameters={"grid": grid, "runs": runs, "regret": regret, "at": claim.at, "test": test,
+                        "pairs": [list(p) for p in pairs],
                         "p_values": against, "p_values_confirming": toward, "final_mean": finals,
                         "confirmed": [list(p) for p in confirmed_pairs],
                         "simulations": [sim.summary() for sim in sims.values()]},

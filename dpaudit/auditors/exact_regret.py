@@ -1,0 +1,110 @@
+"""Explicit regret bounds decided exactly, for algorithms whose expected regret can be computed.
+
+A policy may offer ``exact_regret(environment, rounds, horizon)``: its expected pseudo-regret at each
+of ``rounds`` when it runs for ``horizon`` rounds on ``environment`` (an array of the rounds' shape),
+computed from the laws of its decisions rather than simulated, raising
+:class:`~dpaudit.errors.UnsupportedAudit` for an environment it cannot treat exactly. That is the
+case of lazy and elimination algorithms whose decisions depend on a few noisy releases on a small
+instance: explore-then-commit (:class:`dpaudit.testing.ExploreThenCommit`) and DP-SE on two Bernoulli
+arms (:class:`dpaudit.algorithms.mab.dp_se.DPSuccessiveElimination`: its epochs use fresh rewards,
+so each epoch's elimination is an independent event whose probability is an exact sum over the
+binomial law of the reward sums and the Laplace law of the noise).
+
+A bound E[R_T] <= f(T) is then decided with no sampling: verified when it holds at every round of the
+grid, refuted at the first round where it fails (the witness), up to floating-point rounding (a
+relative tolerance of 1e-9 on the comparison; the tests check each exact regret against simulation).
+The high-probability form needs the law of R_T, not its mean, and is left to the statistical auditor.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..claims import Claim, RegretBound
+from ..errors import UnsupportedAudit
+from ..results import REFUTED, VERIFIED, Statistic
+from .base import Auditor, Finding, RegretSubject, Support
+
+#: relative tolerance of the comparison of the exact regret with the bound (floating-point rounding)
+TOLERANCE = 1e-9
+
+
+def bernoulli_means(environment: Any, arms: int | None = None) -> np.ndarray:
+    """The fixed means of a Bernoulli bandit (the same instance in every run), for an ``exact_regret``;
+    :class:`~dpaudit.errors.UnsupportedAudit` for any other environment (or another number of arms)."""
+    from ..algorithms.environments.bandits import BernoulliBandit, FixedMeans
+
+    if type(environment) is not BernoulliBandit or not isinstance(environment.sampler, FixedMeans):
+        raise UnsupportedAudit(f"the exact regret is computed on a Bernoulli bandit with fixed means, not on "
+                               f"{getattr(environment, 'name', environment)!r}")
+    means = np.asarray(environment.sampler.values, dtype=float)
+    if arms is not None and means.size != arms:
+        raise UnsupportedAudit(f"the exact regret is computed for {arms} arms, not {means.size}")
+    return means
+
+
+def difference_pmf(pulls: int, first: float, second: float) -> np.ndarray:
+    """The law of S_1 - S_2 for independent S_i ~ Binomial(pulls, mean_i), on -pulls..pulls (by FFT
+    convolution; negative rounding residue clipped to 0)."""
+    from scipy import signal, stats
+
+    k = np.arange(pulls + 1)
+    pmf = signal.fftconvolve(stats.binom.pmf(k, pulls, first), stats.binom.pmf(k, pulls, second)[::-1])
+    return np.clip(pmf, 0.0, None)
+
+
+class ExactRegretAuditor(Auditor):
+    """Decides a regret bound from the policy's exact expected regret (module docstring)."""
+
+    name = "exact-regret"
+    statistical = False
+
+    def supports(self, subject: Any, claim: Claim) -> Support:
+        if not isinstance(claim, RegretBound):
+            return Support.no(f"the exact regret auditor tests RegretBound claims; got {claim.kind}", noted=False)
+        if claim.probability is not None:
+            return Support.no("a high-probability bound needs the law of the regret, not its mean")
+        if not isinstance(subject, RegretSubject) or subject.policy is None:
+            return Support.no("a regret bound is audited on one policy and environment", noted=False)
+        if not callable(getattr(subject.policy, "exact_regret", None)):
+            return Support.no("the policy has no exact regret (exact_regret)", noted=False)
+        return Support.attempts()
+
+    def audit(self, subject: RegretSubject, claim: RegretBound, *, horizons: np.ndarray, regret: str = "pseudo",
+              **_: Any) -> Finding:
+        self.require(subject, claim)
+        if regret != "pseudo":
+            raise UnsupportedAudit("the exact regret is the expected pseudo-regret")
+        grid = np.asarray(horizons, dtype=np.int64)
+        exact = np.asarray(subject.policy.exact_regret(subject.environment, grid, int(grid[-1])), dtype=float)
+        if exact.shape != grid.shape or not np.isfinite(exact).all():
+            raise ValueError(f"{subject.name}: exact_regret must return one finite value per round, got shape "
+                             f"{exact.shape}")
+        from .regret_bound import bound_parameters
+
+        means = np.asarray(subject.environment.instances(1, np.random.default_rng(0)).means, dtype=float)
+        f = claim.evaluate(grid, bound_parameters(subject, means[None, :] if means.ndim == 1 else means))
+        fails = exact > f + TOLERANCE * np.maximum(np.abs(f), 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(f > 0, exact / np.where(f > 0, f, 1.0), np.where(exact > f, np.inf, 0.0))
+        j = int(np.argmax(fails)) if fails.any() else int(np.argmax(ratio))
+        verdict = REFUTED if fails.any() else VERIFIED
+        note = (f"E[R_T] computed exactly at {grid.size} rounds (up to floating-point rounding); "
+                + (f"the bound fails first at T = {grid[j]}: {exact[j]:.6g} > {f[j]:.6g}" if fails.any()
+                   else f"it is at most {float(ratio[j]):.4g} of the bound (T = {grid[j]})"))
+        return Finding(
+            verdict, self.name,
+            Statistic(f"E[R_T] / f(T) at T={int(grid[j])}", float(ratio[j]), (float(ratio[j]), float(ratio[j])),
+                      "exact"),
+            confidence=1.0,
+            witness={"T": int(grid[j]), "expected_regret": float(exact[j]), "bound": float(f[j]),
+                     "margin": float(ratio[j]), "method": "exact expected regret"},
+            notes=[note], parameters={"grid": grid, "exact_regret": exact, "bound": f},
+            plot_data={"kind": "regret-bound", "grid": grid, "mean": exact, "lower": None, "bound": f,
+                       "description": f"{claim.description} (the mean is exact)"},
+        )
+
+
+__all__ = ["TOLERANCE", "ExactRegretAuditor", "bernoulli_means", "difference_pmf"]
