@@ -15,8 +15,8 @@ from .bandits import (
     GaussianBandit,
     UniformMeans,
 )
-from .glm import GLMBandit, kappa_bounds
+from .glm import FixedArmsGLMBandit, GLMBandit, assouad_family, kappa_bounds
 from .linear import LinearBandit, ReturningUsers
 
-__all__ = ["BernoulliBandit", "BernoulliExperts", "BetaBandit", "FixedMeans", "GLMBandit", "GaussianBandit",
-           "LinearBandit", "ReturningUsers", "UniformMeans", "kappa_bounds"]
+__all__ = ["BernoulliBandit", "BernoulliExperts", "BetaBandit", "FixedArmsGLMBandit", "FixedMeans", "GLMBandit",
+           "GaussianBandit", "LinearBandit", "ReturningUsers", "UniformMeans", "assouad_family", "kappa_bounds"]
