@@ -126,11 +126,11 @@ for _id, _k, _label in _POINTS:
 EPS_VALUES = [0.9 / 2**i for i in range(5, -1, -1)]
 
 
-def _cs_linucb_k1(eps: float):
+def cs_linucb_k1(eps: float):
     return ALGORITHMS["cs-linucb"](eps=eps, delta=DELTA, k=1)
 
 
-suite.regret("concurrent-shuffle/thm5.1-regret@k1,eps", policy=_cs_linucb_k1, environment=ENVIRONMENT,
+suite.regret("concurrent-shuffle/thm5.1-regret@k1,eps", policy=cs_linucb_k1, environment=ENVIRONMENT,
              claim=RegretRate(-0.5, "eps"), horizons={"quick": 1024, "paper": HORIZON}, runs=REGRET_RUNS,
              options={"values": EPS_VALUES},
              title="cs-linucb (k = 1): regret O~(1/sqrt(eps)) as a rate in eps on eps = 0.028 .. 0.9, K = 10, d = 5, "
