@@ -10,6 +10,9 @@ releases they rest on are in ``dpaudit.mechanisms``.
 - :mod:`.glm` (shuffle-glm): the parameters of Algorithms 1 and 2 and the private gradient-descent
   calls they make.
 
+- :mod:`.counting` (concurrent-shuffle): private counters under continual observation run as
+  policies on bit streams, with their error events read out, for Theorem 4.1's lower bound;
+
 - :mod:`.environments`: the stochastic environments :func:`dpaudit.simulate` runs them against;
 - :mod:`.registry`: :data:`ALGORITHMS`, every built-in algorithm by its stable name.
 """

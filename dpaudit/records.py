@@ -96,7 +96,8 @@ def assemble_record(
         title=entry.title if entry is not None else "",
         paper=entry.claim_id.suite if entry is not None else None,
         budget=run.budget if in_run else None,
-        expected={"verdict": entry.expected if entry is not None else NOT_REFUTED,
+        expected={"verdict": (entry.expected_at(run.budget) if in_run else entry.expected) if entry is not None
+                  else NOT_REFUTED,
                   "reason": entry.reason if entry is not None else None},
         plots=list(plots),
         error=error_info(error) if error is not None else None,

@@ -91,7 +91,7 @@ class Entry(ABC):
         claim: Claim,
         title: str = "",
         relation: NeighbourRelation | NeighbourSearch | None = None,
-        expected: str = NOT_REFUTED,
+        expected: str | dict[str, str] = NOT_REFUTED,
         reason: str | None = None,
         timeout: float | None = None,
         truth: float | None = None,
@@ -99,9 +99,14 @@ class Entry(ABC):
         self.claim_id = parse_claim_id(id)
         if not isinstance(claim, Claim):
             raise TypeError(f"{id}: claim must be a dpaudit claim, got {claim!r}")
-        if expected not in EXPECTATIONS:
-            raise ValueError(f"{id}: expected must be one of {EXPECTATIONS}, got {expected!r}")
-        if expected == REFUTED and not (isinstance(reason, str) and reason.strip()):
+        by_budget = expected if isinstance(expected, dict) else {"quick": expected}
+        if not by_budget or "quick" not in by_budget or set(by_budget) - set(BUDGETS):
+            raise ValueError(f"{id}: expected per budget needs the quick budget's and only budgets of {BUDGETS}, got "
+                             f"{expected!r}")
+        for value in by_budget.values():
+            if value not in EXPECTATIONS:
+                raise ValueError(f"{id}: expected must be one of {EXPECTATIONS}, got {value!r}")
+        if REFUTED in by_budget.values() and not (isinstance(reason, str) and reason.strip()):
             raise ValueError(f"{id}: expected='refuted' needs a one-line reason saying why the refutation is accepted")
         if timeout is not None and not timeout > 0:
             raise ValueError(f"{id}: timeout must be > 0 seconds, got {timeout!r}")
@@ -109,12 +114,19 @@ class Entry(ABC):
         self.claim = claim
         self.title = title
         self.relation = relation
-        self.expected = expected
+        #: the expected verdict at the quick budget; :meth:`expected_at` gives any budget's
+        self.expected = by_budget["quick"]
+        self._expected = by_budget
         self.reason = reason
         self.timeout = timeout
         self.truth = truth
 
     subject: Any
+
+    def expected_at(self, budget: str) -> str:
+        """The expected verdict at ``budget``: an entry may expect a refutation only where its budget
+        resolves it (``expected={"quick": "not-refuted", "paper": "refuted"}``; others fall back)."""
+        return at_budget(self._expected, budget)
 
     @property
     def subject_name(self) -> str:
@@ -158,7 +170,8 @@ class Entry(ABC):
             "claim": self.claim.describe(),
             "auditor": self.auditor,
             "relation": self.relation.describe() if self.relation else "",
-            "expected": self.expected,
+            "expected": self.expected if len(set(self._expected.values())) == 1 else
+            ", ".join(f"{budget}: {value}" for budget, value in self._expected.items()),
             "reason": self.reason or "",
             "truth": self.truth,
         }

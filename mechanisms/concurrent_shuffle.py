@@ -44,6 +44,11 @@ variance proxy N'/4 of its error Bin(N', 1/2) - N'/2 over batch sizes m <= n (Se
 as a bound over all batch sizes <= n). :func:`theorem_3_2_step` and :func:`theorem_3_2_alpha` are the
 proof of Theorem 3.2's printed Hoeffding step and the alpha it gives with the union bound.
 
+:meth:`ConcurrentShuffleCounter.stream` runs the counter online, one user per round and one bit per run
+(:class:`CounterStream`, the lower bound's simulations: each run its own random input), and
+:meth:`ConcurrentShuffleCounter.bit_loss_tails` is the exact mass of one user's bit's log-likelihood
+ratio outside [-r, r] (Lemma B.2's sets, which the proof of Theorem 4.1 bounds through Lemma B.3).
+
 **Vector instantiation** (:class:`VectorConcurrentTree`, Corollaries 3.3 and 3.5 with M^sum_vec): the
 same tree with every block shuffle-lcb's P_Vec on rows (phi, y), at Theorem C.1's parameters for the
 block's budget and size.
@@ -60,6 +65,7 @@ from functools import cache
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
 from dpaudit.distributions import ProductDistribution
 from dpaudit.validation import integer, probability, sample_size
@@ -146,7 +152,7 @@ class ConcurrentShuffleCounter(ExactRelease):
         self.members = np.zeros((len(self.batches), self.n), dtype=bool)
         for i, b in enumerate(self.batches):
             self.members[i, b.start: b.end] = True
-        self._covers = [self._cover(t) for t in range(self.n + 1)]
+        self._covers = self._all_covers()
         self.cover_matrix = np.zeros((self.n, len(self.batches)))
         for t in range(1, self.n + 1):
             self.cover_matrix[t - 1, self._covers[t]] = 1.0
@@ -265,6 +271,31 @@ class ConcurrentShuffleCounter(ExactRelease):
             out.append(best)
             start = self.batches[best].end
 
+    def _all_covers(self) -> list[list[int]]:
+        """:meth:`_cover` for t = 0..n in one pass: V^t changes only when a batch completes, and then
+        it is the walk from user 1 through the largest completed batch starting where the walk is (ties
+        to the lowest index, as :meth:`_cover`)."""
+        ending: dict[int, list[int]] = {}
+        for i, b in enumerate(self.batches):
+            ending.setdefault(b.end, []).append(i)
+        largest: dict[int, int] = {}  # start -> the largest batch completed so far that starts there
+        covers: list[list[int]] = [[]]
+        for t in range(1, self.n + 1):
+            done = ending.get(t)
+            if done:
+                for i in done:
+                    start = self.batches[i].start
+                    if start not in largest or self.batches[i].size > self.batches[largest[start]].size:
+                        largest[start] = i
+                walk, start = [], 0
+                while start in largest:
+                    walk.append(largest[start])
+                    start = self.batches[largest[start]].end
+                covers.append(walk)
+            else:
+                covers.append(covers[-1])
+        return covers
+
     def cover(self, t: int) -> list[Batch]:
         """V^t: the batches whose analyzed outputs make the estimate at time t (module docstring)."""
         t = integer(self.owner, "t", t, 0)
@@ -307,6 +338,90 @@ class ConcurrentShuffleCounter(ExactRelease):
     def noisiest_time(self) -> int:
         """The earliest t with the most noise coins."""
         return int(np.argmax([self.noise_coins(t) for t in range(self.n + 1)]))
+
+    def bit_loss_tails(self, user: int, bound: float) -> tuple[float, float]:
+        """P(|L| > bound | b = 0) and P(|L| > bound | b = 1), L the log-likelihood ratio of the whole
+        release for ``user``'s bit (0-based) b = 1 against b = 0, the other bits fixed (exact).
+
+        Only the batches holding the user depend on b: a batch's count is s + b + Bin(N', 1/2), so its
+        ratio at count offset j = count - s is pmf(j - 1) / pmf(j) = j / (N' - j + 1), independent of the
+        other bits; L is the sum over the user's batches (independent draws). These are the masses
+        outside Lemma B.2's set E = {ratio in [e^-bound, e^bound]} (at bound = 2 eps) under the two
+        inputs, which Lemma B.3 bounds by 2 delta / min(eps, 1) for an (eps, delta)-DP release."""
+        user = integer(self.owner, "user", user, 0)
+        if user >= self.n:
+            raise ValueError(f"{self.owner}: user must be < n = {self.n}, got {user}")
+        held = np.flatnonzero(self.members[:, user])
+        size = math.prod(int(self.coins[i]) + 2 for i in held)
+        if size > 20_000_000:
+            raise ValueError(f"{self.owner}: the joint law of user {user}'s {len(held)} batches has {size:,} cells; "
+                             "too many for an exact sum")
+        loss, p0, p1 = np.zeros(1), np.ones(1), np.ones(1)
+        for i in held:
+            coins = int(self.coins[i])
+            j = np.arange(coins + 2)  # count offsets: 0..N' under b = 0, 1..N' + 1 under b = 1
+            with np.errstate(divide="ignore"):
+                ratio = np.log(j) - np.log(coins - j + 1.0)  # -inf at j = 0, +inf at j = N' + 1
+            ratio[-1] = np.inf
+            pmf0 = stats.binom.pmf(j, coins, 0.5)
+            pmf1 = stats.binom.pmf(j - 1, coins, 0.5)
+            with np.errstate(invalid="ignore"):  # -inf + inf only in cells of probability 0 under both inputs
+                loss = (loss[:, None] + ratio[None, :]).ravel()
+            p0, p1 = (p0[:, None] * pmf0[None, :]).ravel(), (p1[:, None] * pmf1[None, :]).ravel()
+        outside = np.abs(loss) > bound
+        return float(p0[outside].sum()), float(p1[outside].sum())
+
+    def stream(self, runs: int, rng: np.random.Generator) -> CounterStream:
+        """``runs`` independent runs of the counter fed one user's bit per round (:class:`CounterStream`),
+        each run with its own bits (the lower bound's inputs are random)."""
+        return CounterStream(self, runs, rng)
+
+
+class CounterStream:
+    """The vectorised online entry point of :class:`ConcurrentShuffleCounter`: ``runs`` independent
+    runs, each fed its own user's bit per round (:meth:`add`); a batch is released when its last user
+    has sent (Algorithm 1, step 3) and the server's estimate S_t, the analyzed counts of V^t summed, is
+    returned (step 4).
+
+    Law: a batch's count is its users' bits plus one Bin(N', 1/2) draw, the law of
+    :meth:`ConcurrentShuffleCounter.sample` (its fast path) on the same bits; the draws are made when
+    the batch completes, so runs may carry different bits. :attr:`counts` holds every released count
+    (NaN until its batch completes), and the estimates are :meth:`ConcurrentShuffleCounter.estimates`
+    of them. V^t changes only when a batch completes, so the estimate is recomputed only then."""
+
+    def __init__(self, counter: ConcurrentShuffleCounter, runs: int, rng: np.random.Generator):
+        self.counter, self.rng = counter, rng
+        self.runs = integer(counter.owner, "runs", runs, 1)
+        self.t = 0
+        self._prefix = np.zeros((counter.n + 1, self.runs), dtype=np.int64)  # a batch's sum is a difference
+        self.counts = np.full((self.runs, len(counter.batches)), np.nan)
+        self._analyzed = np.zeros((self.runs, len(counter.batches)))
+        self._estimate = np.zeros(self.runs)
+        self._ending: dict[int, list[int]] = {}
+        for i, b in enumerate(counter.batches):
+            self._ending.setdefault(b.end, []).append(i)
+
+    def add(self, bits: Any) -> np.ndarray:
+        """User t's bit in every run (shape (runs,), values 0 or 1); returns the estimates S_t (runs,)."""
+        counter = self.counter
+        x = np.asarray(bits)
+        if x.shape != (self.runs,) or not ((x == 0) | (x == 1)).all():
+            raise ValueError(f"{counter.owner}: a round's bits must be 0 or 1, shape ({self.runs},), got {x!r}")
+        if self.t >= counter.n:
+            raise ValueError(f"{counter.owner}: the schedule holds n = {counter.n} users; no room for user "
+                             f"{self.t + 1}")
+        self.t += 1
+        self._prefix[self.t] = self._prefix[self.t - 1] + x.astype(np.int64)
+        done = self._ending.get(self.t)
+        if done:
+            for i in done:
+                b = counter.batches[i]
+                bits_in = self._prefix[b.end] - self._prefix[b.start]
+                count = bits_in + self.rng.binomial(counter.coins[i], 0.5, self.runs)
+                self.counts[:, i] = count
+                self._analyzed[:, i] = counter.protocols[i].analyze(count)
+            self._estimate = self._analyzed[:, counter._covers[self.t]].sum(axis=1)
+        return self._estimate.copy()
 
 
 class VectorConcurrentTree(ExactRelease):

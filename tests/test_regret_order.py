@@ -228,3 +228,24 @@ def test_regret_entries_share_one_simulation_and_common_rewards(tmp_path):
     assert len(set(map(str, seeds.values()))) == 1
     assert bound.settings(ctx)["runs"] == 50 and bound.settings(RunContext(0, "paper", 0.005, None))[
         "horizons"] == [1000, 100_000]
+
+
+def test_an_entry_may_expect_a_refutation_only_at_the_budget_that_resolves_it():
+    suite = Suite("mine", "my suite")
+    env = BernoulliBandit(MEANS)
+    claim = dpaudit.RegretOrder(["a", "b"])
+    algorithms = {"a": "ucb", "b": ExploreThenCommit(5)}
+    entry = suite.order("mine/o", algorithms=algorithms, environment=env, claim=claim,
+                        expected={"quick": "not-refuted", "paper": "refuted"}, reason="resolved at T = 10^5 only")
+    assert entry.expected == "not-refuted" and entry.expected_at("standard") == "not-refuted"
+    assert entry.expected_at("paper") == "refuted"
+    assert entry.describe()["expected"] == "quick: not-refuted, paper: refuted"
+    with pytest.raises(ValueError, match="reason"):
+        suite.order("mine/p", algorithms=algorithms, environment=env, claim=claim,
+                    expected={"quick": "not-refuted", "paper": "refuted"})
+    with pytest.raises(ValueError, match="quick budget"):
+        suite.order("mine/q", algorithms=algorithms, environment=env, claim=claim, expected={"paper": "refuted"},
+                    reason="x")
+    with pytest.raises(ValueError, match="expected must be"):
+        suite.order("mine/r", algorithms=algorithms, environment=env, claim=claim,
+                    expected={"quick": "maybe"})

@@ -5,7 +5,8 @@ instance sampler such as :class:`UniformMeans` (dist-mab's U[0.5 - gap/2, 0.5 + 
 linear contextual bandits (:class:`LinearBandit`, shuffle-lcb's instance generators), returning users
 (:class:`ReturningUsers`, shuffle-lcb Sec. 4, each with her own arm set) and generalised linear bandits
 (:class:`GLMBandit`, shuffle-glm's logistic and probit bandits), whose contexts reach a contextual
-policy as ``choose(t, contexts)``."""
+policy as ``choose(t, contexts)``. And :class:`RepeatedBitStream`, a member of concurrent-shuffle
+Theorem 4.1's hard family of bit streams, for counters run as policies (:mod:`dpaudit.algorithms.counting`)."""
 
 from .bandits import (
     BernoulliBandit,
@@ -15,8 +16,10 @@ from .bandits import (
     GaussianBandit,
     UniformMeans,
 )
-from .glm import GLMBandit, kappa_bounds
+from .glm import FixedArmsGLMBandit, GLMBandit, assouad_family, kappa_bounds
 from .linear import LinearBandit, ReturningUsers
+from .streams import RepeatedBitStream
 
-__all__ = ["BernoulliBandit", "BernoulliExperts", "BetaBandit", "FixedMeans", "GLMBandit", "GaussianBandit",
-           "LinearBandit", "ReturningUsers", "UniformMeans", "kappa_bounds"]
+__all__ = ["BernoulliBandit", "BernoulliExperts", "BetaBandit", "FixedArmsGLMBandit", "FixedMeans", "GLMBandit",
+           "GaussianBandit", "LinearBandit", "RepeatedBitStream", "ReturningUsers", "UniformMeans", "assouad_family",
+           "kappa_bounds"]

@@ -32,6 +32,7 @@ metric.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -235,5 +236,76 @@ class GLMBandit:
         return GLMInstances(np.broadcast_to(arms.theta, (runs, self.dimension)).copy(), self.link, self.arms, arms)
 
 
-__all__ = ["GLMBandit", "GLMInstances", "GLM_GENERATORS", "REPOSITORY_SEED", "RepositoryArms", "kappa_bounds",
-           "unit_ball"]
+class FixedArmInstances(GLMInstances):
+    """The instances of a block of runs of a :class:`FixedArmsGLMBandit`: the same public arm set every round
+    (a read-only view), so each run's ``means`` (runs, K) are fixed and the regret's range is known."""
+
+    def __init__(self, theta: np.ndarray, link: Link, arm_set: np.ndarray):
+        super().__init__(theta, link, len(arm_set))
+        self._arm_set = arm_set
+        self.means = link.mean(np.einsum("kd,rd->rk", arm_set, theta))
+
+    def contexts(self, rng: np.random.Generator) -> np.ndarray:
+        contexts = np.broadcast_to(self._arm_set, (self.runs, self.arms, self.dimension))
+        self.round += 1
+        if self.round == 1:  # the arms never change: kappa and kappa* are those of the first round
+            slopes = self.link.slope(np.einsum("kd,rd->rk", self._arm_set, self.theta))
+            self.kappa, self.kappa_star = 1 / slopes.min(axis=1), 1 / slopes.max(axis=1)
+        return contexts
+
+
+class FixedArmsGLMBandit:
+    """A generalised linear bandit with a fixed, public arm set (the same K arms every round) and one theta*
+    for every run, Bernoulli rewards with mean mu(<x, theta*>): the model of shuffle-glm's lower bound
+    (Sec. 7, Lemma 7.1: "a fixed context set"). :func:`assouad_family` builds Appendix Q's hard instance."""
+
+    owner = "FixedArmsGLMBandit"
+    feedback = "bandit"
+
+    def __init__(self, arm_set: np.ndarray, theta: np.ndarray, link: str = "logistic", label: str | None = None):
+        arm_set = np.array(arm_set, dtype=float)
+        theta = np.array(theta, dtype=float)
+        if arm_set.ndim != 2 or arm_set.shape[0] < 2 or arm_set.shape[1] < 1:
+            raise ValueError(f"{self.owner}: arm_set must have shape (K, d) with K >= 2, got {arm_set.shape}")
+        if theta.shape != (arm_set.shape[1],) or not np.all(np.isfinite(theta)):
+            raise ValueError(f"{self.owner}: theta must be a finite vector of dimension {arm_set.shape[1]}")
+        if not np.all(np.isfinite(arm_set)) or np.linalg.norm(arm_set, axis=1).max() > 1 + 1e-12:
+            raise ValueError(f"{self.owner}: arms must be finite and lie in the unit ball (Assumption 4.2)")
+        arm_set.flags.writeable = theta.flags.writeable = False
+        self.arm_set, self.theta = arm_set, theta
+        self.arms, self.dimension = arm_set.shape
+        self.link = _link(self.owner, link)
+        self.name = label or (f"{self.owner}(K={self.arms}, d={self.dimension}, theta*={np.round(theta, 6).tolist()}, "
+                              f"{self.link.name})")
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def instances(self, runs: int, rng: np.random.Generator) -> FixedArmInstances:
+        runs = integer(self.owner, "runs", runs, 0)
+        return FixedArmInstances(np.broadcast_to(self.theta, (runs, self.dimension)).copy(), self.link, self.arm_set)
+
+
+def assouad_family(d: int, a: float, r: float, link: str = "logistic", theta0: np.ndarray | None = None
+                   ) -> list[FixedArmsGLMBandit]:
+    """shuffle-glm Appendix Q's hard instance: the public arm set {+r e_j, -r e_j : j in [d]} (arms ordered
+    +r e_1, -r e_1, +r e_2, ...) and theta_V = theta_0 + a sum_j V_j e_j, one environment per V in {+1, -1}^d
+    (V in lexicographic order with +1 first); theta_0 = 0 unless given (the spec's choice)."""
+    owner = "assouad_family"
+    d = integer(owner, "d", d, 1)
+    a, r = positive(owner, "a", a), positive(owner, "r", r)
+    if r > 1:
+        raise ValueError(f"{owner}: the arms +-r e_j must lie in the unit ball, got r={r!r}")
+    theta0 = np.zeros(d) if theta0 is None else np.asarray(theta0, dtype=float)
+    arm_set = np.repeat(r * np.eye(d), 2, axis=0) * np.tile([1.0, -1.0], d)[:, None]
+    out = []
+    for signs in itertools.product((1, -1), repeat=d):
+        V = np.array(signs, dtype=float)
+        tag = "".join("+" if v > 0 else "-" for v in signs)
+        out.append(FixedArmsGLMBandit(arm_set, theta0 + a * V, link,
+                                      label=f"Assouad(d={d}, a={a:g}, r={r:g}, V={tag}, {_link(owner, link).name})"))
+    return out
+
+
+__all__ = ["FixedArmInstances", "FixedArmsGLMBandit", "GLMBandit", "GLMInstances", "GLM_GENERATORS", "REPOSITORY_SEED",
+           "RepositoryArms", "assouad_family", "kappa_bounds", "unit_ball"]

@@ -5,7 +5,7 @@ variables with explicit constants. Laws with closed forms are audited exactly (b
 chi-square, Gaussian sums); the random-matrix norm claims are audited from samples of the matrices
 (their laws have no closed form), with the confidence of the run.
 
-The suite is in four parts, added in this order (each module lists the claims it encodes):
+The suite is in six parts, added in this order (each module lists the claims it encodes):
   - :mod:`.tails`: tail and concentration claims about a noise or a sum of independent variables;
   - :mod:`.summation`: the shuffled summation protocols P_1, P_2 (Appendix S), Algorithm 1's uses of
     P_2, and P_GD (Appendix T);
@@ -14,7 +14,10 @@ The suite is in four parts, added in this order (each module lists the claims it
   - :mod:`.algorithms`: Algorithm 2's criterion-II optimizer call, the compositions of Lemma I.7,
     Theorem 6.2 and Theorem 5.1, and Assumption I.1 at Algorithm 2's lambda;
   - :mod:`.transcripts`: Theorems 6.2 and 5.1 at the algorithm level: the registry's JDP-GLM (the other
-    users' actions) and ShuffleGLM (the analyzer's view of every batch) run on T = 16 users, black-box.
+    users' actions) and ShuffleGLM (the analyzer's view of every batch) run on T = 16 users, black-box;
+  - :mod:`.regret`: the regret, lower-bound and experiment claims (Table 2's and Figure 1's orderings from the
+    presets, Theorem 6.2's rate on the experiments' configuration, Theorem J.1's bound, Lemma 7.1 and
+    Appendix Q's lemmas and proof steps), with their own list of what is left out.
 
 Mechanism-level privacy (mechanisms/vector_summation.py, private_gd.py, pgd_views.py, exploration_set.py,
 tree.py; the algorithms' parameters from algorithms/glm/parameters.py) is all audited exactly (the
@@ -46,7 +49,7 @@ Left out (with why):
   - lemJ.2, lemE.4, lemE.5, corE.6, lemE.7, lemE.9, lemH.1, lemK.1, lemK.2, lemL.1, corL.2,
     lemL.3, lemL.4, lemL.5, corM.1, lemM.2: confidence statements about the GLM estimators and the
     elimination, audited with the algorithms.
-  - regret and lower-bound claims: other issues.
+  - regret, lower-bound and experiment claims: in :mod:`.regret`, whose docstring lists them.
 """
 
 from __future__ import annotations
@@ -56,4 +59,4 @@ from dpaudit.suite import Suite
 suite = Suite("shuffle-glm", "Sarmasarkar, Shuffle and Joint DP for Generalized Linear Contextual Bandits")
 
 # the parts add their entries to ``suite`` when imported, in this order
-from . import tails, summation, trees, algorithms, transcripts  # noqa: E402, F401, I001
+from . import tails, summation, trees, algorithms, transcripts, regret  # noqa: E402, F401, I001

@@ -127,7 +127,10 @@ Left out (with why):
     claim; the exact error law of a prefix sum is CentralTreeMechanism.error_law (tested).
   - corB.2-jdp, corB.3-jdp, corC.2-jdp, corC.3-jdp, remark3.4-jdp (Billboard lemma), thmE.2:
     algorithm-level or composition statements, audited with the algorithms.
-  - regret, lower-bound and communication claims: other issues.
+  - communication claims: another issue.
+
+Regret, lower-bound and experiment claims: :mod:`.regret` (its docstring lists what is encoded and
+what is left out).
 """
 
 from __future__ import annotations
@@ -517,3 +520,6 @@ suite.privacy(f"shuffle-lcb/propF.3-jdp@algorithm,eps1,delta{_ALG_DELTA:g},B1,{_
               pairs=_first_user_pairs(_ALG_BASE), relation=ReplaceUser(batch_size=_ALG_T),
               title=f"LinUCB-JDP's actions of users 2..{_ALG_T} (B = 1, K = 2, d = 2) are (1, {_ALG_DELTA:g})-JDP "
                     "when user 1 changes (her arm moved to -e_1 and to (e_2, 0); black-box)")
+
+# the regret claims and the experiments' orderings add their entries to ``suite`` when imported
+from . import regret  # noqa: E402, F401

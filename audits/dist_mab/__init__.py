@@ -122,10 +122,14 @@ batch 3's gap sits at its elimination threshold, one reward of arm 1 in batch 3 
   - thm6-ldp@algorithm: LDP-SE's decisions are eps-DP (post-processing of eps-LDP messages); black-box (the sum of
     a batch's messages has no exact law here), from the transcript's fast path, eps = 0.9.
 
+Regret claims and the experiments' orderings are in :mod:`.regret` (imported at the end, adding its
+entries to the same suite; its docstring lists what it encodes and leaves out).
+
 Left out (with why):
   - thm2-tail, thm4-tail (Assumption 1 itself): the constants are printed only as O(1/eps).
   - lem2-tail: a union-bound count (3p), not a statement about a law; note that the stated
-    allocation sums to about 4.1 p.
+    allocation sums to about 4.1 p. Its consequence for the regret, P(Reg(T) > f_E(T)) <= 3p, is
+    lem2-regret@bound-hp in :mod:`.regret`.
   - the mean and variance facts (E x_hat = x g; Var Lap_Z = 2 e^{-1/b} / (1 - e^{-1/b})^2;
     Var N_Z < sigma^2; the Polya moments): dpaudit has no moment claim; they are exact identities
     checked in tests/test_noise.py.
@@ -133,7 +137,7 @@ Left out (with why):
     not implemented (only the proof's mod-sum step is audited, above).
   - thm4-privacy at the paper's n = 1024: the exact law is a 1024-fold discrete Gaussian convolution,
     refused beyond 64 users; lem4 at large sigma: xi vanishes and the claim is Fact 2's.
-  - thm3-accuracy and thm6-accuracy are printed only as O(.); regret and communication: later work.
+  - thm3-accuracy and thm6-accuracy are printed only as O(.); communication: later work.
   - remark1 (a relaxed SecAgg suffices for pure DP): Theorem 3's informal statement, audited as thm3-privacy.
   - remark6 (xi -> 0 as s grows, at the cost of a larger m): a trend, not a claim at a point; xi as printed
     is computed by distributed_sum_analysis.xi_theorem4 and enters thm4-privacy.
@@ -507,3 +511,7 @@ suite.privacy("dist-mab/thm6-ldp@algorithm,eps0.9,K2,T425", auditor="statistical
               pairs=_pairs, relation=ReplaceRewardVector(),
               title="LDP-SE's decisions (local model, K = 2, batches 4^b, T = 425) are 0.9-DP (post-processing of the "
                     "users' 0.9-LDP messages; black-box)")
+
+
+# the regret claims add their entries to ``suite`` when imported
+from . import regret  # noqa: E402, F401

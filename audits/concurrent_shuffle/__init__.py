@@ -79,11 +79,21 @@ Considered and left out (with why):
     P_Vec's b is of order 1e9 per node (b ~ 24e4 g^2 log^2(.)/(eps^2 B)) and one exact pair takes ~35 s;
     P_Vec's own privacy is searched in the shuffle-lcb suite.
   - lemB.4 (anti-concentration, Matousek): its constants a, b, c are existential.
-  - lemB.6 / thm4.1's c_eps: a variance lower bound for Bernoulli variables (a moment fact).
   - the regularity step in the proof of thm5.1 (entrywise error bound => ||H_t - lambda I|| <= sigma sqrt d):
     not implied deterministically (the all-sigma matrix has norm d sigma); a random-matrix statement,
     to be audited with the algorithm.
-  - regret and lower-bound claims (thm4.1 and lemB.*): other issues.
+
+Regret and lower bounds (the suite's parts, which add their entries to ``suite`` when imported):
+  - :mod:`.lower_bounds`: thm4.1 (the lower bound for k-shuffler binary PSCO: its proof's identities
+    exactly, and the implemented counters held to it on Delta_{n,k}) and lemB.6 (its small-batch case;
+    the proof's variance step is refuted as printed, by c_eps^2, and holds in the form the proof supports).
+  - :mod:`.regret`: thm5.1-regret (alias thmC.3-regret) and cor5.2-regret: cs-linucb under Theorem C.2's
+    explicit bound with Theorem C.3's constants, and the rates in T and eps; pre-asymptotic at every
+    simulable n (the rates in T are expected refuted for that reason, not as findings).
+  Left out there, with the reasons in each module: thmC.2 (Shariff & Sheffet, cited: its inequality is the
+  explicit bound of the thm5.1-regret@...,bound entries), claimfn8 (a garbled remark on the O~ rate), and
+  Section 5's table of other models' rates (cited, not claims-table rows). The paper has no experiments,
+  so there is no figure or table row to order.
 """
 
 from __future__ import annotations
@@ -247,3 +257,7 @@ for _k in (1, 3):
                   title=f"cs-linucb (Algorithm 4, k = {_k}) on n = {_ALG_N} users (K = 2, d = 2): every shuffler's "
                         "label counts are (0.5, 0.1)-CSDP (the first user's arm moved to -e_1 and to (e_2, 0); "
                         "black-box)")
+
+
+# the parts add their entries to ``suite`` when imported, in this order
+from . import lower_bounds, regret  # noqa: E402, F401, I001
