@@ -82,6 +82,10 @@ class Entry(ABC):
     name in listings and records. :attr:`plan` is how it will be audited, asked of the auditors once
     (:func:`dpaudit.driver.plan_audit`); :attr:`statistical`, whether its verdict may be statistical,
     comes from that plan, and decides whether the entry takes a share of the run's alpha.
+    ``budgets`` are the budgets it runs at (default all): a claim that only the papers' horizons can
+    test says ``budgets=("paper",)``, and a run at another budget leaves it out (and says so).
+    ``expected`` may differ by budget (``{"quick": "not-refuted", "paper": "refuted"}``) where only
+    the paper's scale resolves a finding.
     """
 
     def __init__(
@@ -95,8 +99,13 @@ class Entry(ABC):
         reason: str | None = None,
         timeout: float | None = None,
         truth: float | None = None,
+        budgets: Sequence[str] | None = None,
     ):
         self.claim_id = parse_claim_id(id)
+        if budgets is not None and (isinstance(budgets, str) or not budgets or set(budgets) - set(BUDGETS)):
+            raise ValueError(f"{id}: budgets must be a non-empty list of {BUDGETS}, got {budgets!r}")
+        #: the budgets this entry runs at (a claim that only the papers' horizons can test runs at "paper")
+        self.budgets = tuple(budgets) if budgets is not None else BUDGETS
         if not isinstance(claim, Claim):
             raise TypeError(f"{id}: claim must be a dpaudit claim, got {claim!r}")
         by_budget = expected if isinstance(expected, dict) else {"quick": expected}
@@ -170,8 +179,9 @@ class Entry(ABC):
             "claim": self.claim.describe(),
             "auditor": self.auditor,
             "relation": self.relation.describe() if self.relation else "",
-            "expected": self.expected if len(set(self._expected.values())) == 1 else
-            ", ".join(f"{budget}: {value}" for budget, value in self._expected.items()),
+            "expected": (self.expected if len(set(self._expected.values())) == 1 else
+                         ", ".join(f"{budget}: {value}" for budget, value in self._expected.items()))
+            + ("" if self.budgets == BUDGETS else f" ({', '.join(self.budgets)} only)"),
             "reason": self.reason or "",
             "truth": self.truth,
         }

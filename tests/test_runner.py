@@ -155,3 +155,19 @@ def _workers_of(out) -> list[str]:
         if str(out) in text:
             found.append(text)
     return found
+
+
+def test_entries_run_at_their_budgets_and_expect_per_budget(tmp_path, suites_dir, capsys):
+    """Exact regret (explore-then-commit): no statistics involved."""
+    suite = [str(suites_dir / "budgets.py")]
+    quick = run(options(tmp_path, "testing-budgets", suite_paths=suite, workers=0, name="quick"))
+    assert {r.claim_id for r in quick.records} == {"testing-budgets/everywhere", "testing-budgets/fails-at-paper"}
+    assert "run only at other budgets, left out at quick: testing-budgets/paper-only" in capsys.readouterr().err
+    assert quick.exit_code == 0 and {r.verdict for r in quick.records} == {"verified"}
+    paper = run(options(tmp_path, "testing-budgets", suite_paths=suite, workers=0, budget="paper", name="paper"))
+    outcomes = {r.claim_id: (r.verdict, r.outcome) for r in paper.records}
+    assert outcomes["testing-budgets/paper-only"] == ("verified", "pass")
+    assert outcomes["testing-budgets/fails-at-paper"] == ("refuted", "expected-refutation")
+    assert paper.exit_code == 0
+    with pytest.raises(UsageError, match="only at other budgets"):
+        run(options(tmp_path, "testing-budgets/paper-only", suite_paths=suite, workers=0, name="none"))

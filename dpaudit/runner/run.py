@@ -64,11 +64,13 @@ class RunSummary:
 
 @dataclass
 class Plan:
-    """The selected entries and the share of alpha each statistical one gets (Bonferroni)."""
+    """The selected entries and the share of alpha each statistical one gets (Bonferroni); ``skipped``:
+    the ids of selected entries that run only at other budgets."""
 
     entries: list[Entry]
     statistical: int
     alpha_share: float
+    skipped: list[str] = field(default_factory=list)
 
     def alpha_of(self, entry: Entry) -> float | None:
         return self.alpha_share if entry.statistical else None
@@ -88,9 +90,15 @@ def _validate(options: RunOptions) -> None:
 
 
 def plan(options: RunOptions) -> Plan:
-    entries = select(load_suites(options.suite_paths), options.selectors)
+    selected = select(load_suites(options.suite_paths), options.selectors)
+    # an entry that runs only at other budgets (e.g. a figure at the paper's horizon) is left out
+    entries = [e for e in selected if options.budget in e.budgets]
+    if selected and not entries:
+        raise UsageError(f"the selected claims run only at other budgets than {options.budget} (e.g. "
+                         f"{selected[0].id}: {', '.join(selected[0].budgets)})")
     statistical = sum(e.statistical for e in entries)
-    return Plan(entries, statistical, bonferroni(options.alpha, statistical))
+    return Plan(entries, statistical, bonferroni(options.alpha, statistical),
+                [e.id for e in selected if options.budget not in e.budgets])
 
 
 def _dispatch(
@@ -174,6 +182,9 @@ def run(options: RunOptions) -> RunSummary:
         if key not in reused
     }
     progress = Progress(len(by_key), done=len(reused), bar=options.progress_bar)
+    if selected.skipped:
+        progress.message(f"{len(selected.skipped)} claim(s) run only at other budgets, left out at {options.budget}: "
+                         + ", ".join(selected.skipped[:5]) + (" ..." if len(selected.skipped) > 5 else ""))
     if reused:
         progress.message(f"resuming: {len(reused)} claim(s) already finished in {store.path}, {len(tasks)} to run")
 
