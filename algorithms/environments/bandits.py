@@ -162,12 +162,20 @@ class BernoulliBandit(_Environment):
     def instances(self, runs: int, rng: np.random.Generator) -> _BernoulliInstances:
         return _BernoulliInstances(self._draw_means(runs, rng))
 
+    def bernoulli_means(self) -> np.ndarray | None:
+        """The arms' means when every run faces the same Bernoulli bandit (what an exact regret computation
+        needs, :mod:`dpaudit.auditors.exact_regret`), else None."""
+        return self.sampler.values.copy() if isinstance(self.sampler, FixedMeans) else None
+
 
 class BernoulliExperts(BernoulliBandit):
     """Bernoulli(mu_j) rewards for every expert every round, full information (private-online's DTOL)."""
 
     owner = "BernoulliExperts"
     feedback = "full"
+
+    def bernoulli_means(self) -> None:
+        return None  # full information: a bandit's exact regret does not describe it
 
 
 class _GaussianInstances(_Independent):

@@ -32,14 +32,15 @@ TOLERANCE = 1e-9
 
 
 def bernoulli_means(environment: Any, arms: int | None = None) -> np.ndarray:
-    """The fixed means of a Bernoulli bandit (the same instance in every run), for an ``exact_regret``;
-    :class:`~dpaudit.errors.UnsupportedAudit` for any other environment (or another number of arms)."""
-    from ..algorithms.environments.bandits import BernoulliBandit, FixedMeans
-
-    if type(environment) is not BernoulliBandit or not isinstance(environment.sampler, FixedMeans):
+    """The fixed means of a Bernoulli bandit (the same instance in every run: the environment's
+    ``bernoulli_means()``), for an ``exact_regret``; :class:`~dpaudit.errors.UnsupportedAudit` for any
+    other environment (or another number of arms)."""
+    means = getattr(environment, "bernoulli_means", None)
+    means = means() if callable(means) else None
+    if means is None:
         raise UnsupportedAudit(f"the exact regret is computed on a Bernoulli bandit with fixed means, not on "
                                f"{getattr(environment, 'name', environment)!r}")
-    means = np.asarray(environment.sampler.values, dtype=float)
+    means = np.asarray(means, dtype=float)
     if arms is not None and means.size != arms:
         raise UnsupportedAudit(f"the exact regret is computed for {arms} arms, not {means.size}")
     return means
