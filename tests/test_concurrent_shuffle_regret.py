@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
+from regret_suites import PAPER, QUICK, as_expected, audit_in_a_run
 
 import dpaudit.audits.concurrent_shuffle as package
 from dpaudit.auditors.lower_bound import Contender
@@ -20,8 +21,6 @@ from dpaudit.audits.concurrent_shuffle import regret, suite
 from dpaudit.audits.experiments.concurrent_shuffle import DELTA, EPS, HORIZON, LINUCB
 from dpaudit.claim_ids import parse_claim_id
 from dpaudit.claims import LowerBound, RegretBound, RegretClaim
-from dpaudit.seeding import claim_seed_sequence
-from dpaudit.suite import RunContext
 
 # The spec's claims table, its id and type columns (the paper's claims as the specification lists them).
 SPEC_TABLE = """
@@ -55,8 +54,6 @@ SPEC_TABLE = """
 #: the kinds of row these modules encode: regret claims, lower bounds and empirical ones
 KINDS = re.compile(r"regret|lower bound|empirical|\bfig\b|\btable\b")
 
-QUICK = RunContext(0, "quick", 0.01, np.random.SeedSequence(0))
-PAPER = RunContext(0, "paper", 0.01, np.random.SeedSequence(0))
 
 
 def row_ids(cell: str) -> list[str]:
@@ -222,12 +219,7 @@ CHEAP = ["concurrent-shuffle/thm4.1@k2,n3125,eps0.5,delta1e-6", "concurrent-shuf
 @pytest.mark.parametrize("claim_id", CHEAP)
 def test_cheap_entries_give_their_expected_verdict(claim_id, tmp_path_factory):
     entry = by_id()[claim_id]
-    alpha = 0.01 / sum(e.statistical for e in suite.entries)  # the share a whole concurrent-shuffle run gives it
-    cache = str(tmp_path_factory.getbasetemp() / "simulations")  # the bound and the rate share a simulation
-    ctx = RunContext(0, "quick", alpha, claim_seed_sequence(0, entry.id), cache)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        audit = entry.audit(ctx)
-    assert audit.finding.verdict in ((entry.expected,) if entry.expected == "refuted" else ("not-refuted", "verified"))
+    finding = audit_in_a_run(entry, suite, tmp_path_factory.getbasetemp() / "simulations")
+    assert as_expected(entry, finding.verdict), finding.notes
     if "lemB.6@as-printed" in claim_id:
-        assert audit.finding.witness["step"] == "variance > 200^2 (printed)"
+        assert finding.witness["step"] == "variance > 200^2 (printed)"

@@ -5,18 +5,16 @@ entries' quick verdicts are the expected ones."""
 
 from __future__ import annotations
 
-import re
 import warnings
 
 import numpy as np
 import pytest
+from regret_suites import KINDS, PAPER, QUICK, as_expected, audit_in_a_run, regret_entries, table_rows
 
 from dpaudit.audits.dist_mab import regret, suite
 from dpaudit.audits.experiments.dist_mab import PRESETS, SE_ORDERING, TRUST_ORDERING
 from dpaudit.claim_ids import parse_claim_id
-from dpaudit.claims import RegretBound, RegretClaim, RegretOrder, RegretRate
-from dpaudit.seeding import claim_seed_sequence
-from dpaudit.suite import RunContext
+from dpaudit.claims import RegretBound, RegretOrder, RegretRate
 
 # The spec's claims table, its id and type columns (the paper's claims as the specification lists them).
 SPEC_TABLE = """
@@ -80,22 +78,14 @@ SPEC_TABLE = """
 | dist-mab/fig4 | empirical |
 """
 #: the kinds of row this module encodes: regret claims (R, REG, UB), lower bounds (L, LB) and empirical ones
-KINDS = re.compile(r"regret|lower bound|empirical|\bfig\b|\btable\b")
-
-QUICK = RunContext(0, "quick", 0.01, np.random.SeedSequence(0))
-PAPER = RunContext(0, "paper", 0.01, np.random.SeedSequence(0))
 
 
 def spec_rows() -> list[tuple[str, str]]:
-    rows = []
-    for line in SPEC_TABLE.strip().splitlines():
-        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
-        rows.append((cells[0].split()[0], cells[1]))
-    return rows
+    return table_rows(SPEC_TABLE)
 
 
 def entries() -> list:
-    return [e for e in suite.entries if isinstance(e.claim, RegretClaim)]
+    return regret_entries(suite)
 
 
 def by_id() -> dict:
@@ -251,7 +241,5 @@ CHEAP = ["dist-mab/thm1-regret@rate-eps", "dist-mab/thm1-regret@rate-T", "dist-m
 @pytest.mark.parametrize("claim_id", CHEAP)
 def test_cheap_entries_give_their_expected_verdict(claim_id, tmp_path):
     entry = by_id()[claim_id]
-    alpha = 0.01 / sum(e.statistical for e in suite.entries)  # the share a whole dist-mab run gives it
-    ctx = RunContext(0, "quick", alpha, claim_seed_sequence(0, entry.id), str(tmp_path))
-    audit = entry.audit(ctx)
-    assert audit.finding.verdict == entry.expected, audit.finding.notes
+    finding = audit_in_a_run(entry, suite, tmp_path)
+    assert as_expected(entry, finding.verdict), finding.notes

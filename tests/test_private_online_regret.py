@@ -11,16 +11,15 @@ import re
 
 import numpy as np
 import pytest
+from regret_suites import PAPER, QUICK, as_expected, audit_in_a_run, regret_entries, table_rows
 
 from dpaudit.algorithms import ALGORITHMS
 from dpaudit.audits import private_online
 from dpaudit.audits.experiments import private_online as experiments
 from dpaudit.audits.private_online import regret
 from dpaudit.claim_ids import parse_claim_id
-from dpaudit.claims import LowerBound, RegretBound, RegretClaim, RegretOrder, RegretRate
+from dpaudit.claims import LowerBound, RegretBound, RegretOrder, RegretRate
 from dpaudit.experiments import PerHorizon
-from dpaudit.seeding import claim_seed_sequence
-from dpaudit.suite import RunContext
 
 suite = private_online.suite
 
@@ -69,20 +68,14 @@ KINDS = re.compile(r"regret|lower bound|empirical|retraction|external")
 #: a proof component of a regret theorem, named with the regret rows
 EXTRA = ("private-online/lem11",)
 
-QUICK = RunContext(0, "quick", 0.01, np.random.SeedSequence(0))
-PAPER = RunContext(0, "paper", 0.01, np.random.SeedSequence(0))
 
 
 def spec_rows() -> list[tuple[str, str]]:
-    rows = []
-    for line in SPEC_TABLE.strip().splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        rows.append((cells[0].split()[0], cells[1]))
-    return rows
+    return table_rows(SPEC_TABLE)
 
 
 def entries() -> list:
-    return [e for e in suite.entries if isinstance(e.claim, RegretClaim)]
+    return regret_entries(suite)
 
 
 def by_id() -> dict:
@@ -295,7 +288,5 @@ CHEAP = ["private-online/thm3@eps,setting3", "private-online/thm3@bound,setting2
 @pytest.mark.parametrize("claim_id", CHEAP)
 def test_cheap_entries_give_their_expected_verdict(claim_id, tmp_path):
     entry = by_id()[claim_id]
-    alpha = 0.01 / sum(e.statistical for e in suite.entries)  # the share a whole private-online run gives it
-    ctx = RunContext(0, "quick", alpha, claim_seed_sequence(0, entry.id), str(tmp_path))
-    audit = entry.audit(ctx)
-    assert audit.finding.verdict == entry.expected, audit.finding.notes
+    finding = audit_in_a_run(entry, suite, tmp_path)
+    assert as_expected(entry, finding.verdict), finding.notes

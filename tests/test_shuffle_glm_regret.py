@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
+from regret_suites import PAPER, QUICK, as_expected, audit_in_a_run, table_rows
 
 from dpaudit import Difference, LowerBound
 from dpaudit.algorithms.environments import FixedArmsGLMBandit, assouad_family
@@ -22,7 +23,6 @@ from dpaudit.claim_ids import parse_claim_id
 from dpaudit.claims import RegretBound, RegretClaim, RegretOrder, RegretRate
 from dpaudit.mechanisms.glm_links import logistic_mean
 from dpaudit.mechanisms.glm_lower_bound import SignFollowingRR, proof_constants
-from dpaudit.seeding import claim_seed_sequence
 from dpaudit.suite import RunContext
 
 # The spec's claims table, its id and type columns (the paper's claims as the specification lists them).
@@ -116,17 +116,11 @@ SPEC_TABLE = """
 #: the kinds of row this module encodes: regret claims, lower bounds (and their components) and empirical ones
 KINDS = re.compile(r"regret|lower bound|empirical")
 
-QUICK = RunContext(0, "quick", 0.01, np.random.SeedSequence(0))
-PAPER = RunContext(0, "paper", 0.01, np.random.SeedSequence(0))
 STANDARD = RunContext(0, "standard", 0.01, np.random.SeedSequence(0))
 
 
 def spec_rows() -> list[tuple[str, str]]:
-    rows = []
-    for line in SPEC_TABLE.strip().splitlines():
-        cells = [c.strip() for c in line.strip().split("|")[1:-1]]
-        rows.append((cells[0].split()[0], cells[1]))
-    return rows
+    return table_rows(SPEC_TABLE)
 
 
 def entries() -> list:
@@ -369,10 +363,5 @@ CHEAP = sorted(e.id for e in entries() if isinstance(e.claim, LowerBound))
 @pytest.mark.parametrize("claim_id", CHEAP)
 def test_cheap_entries_give_their_expected_verdict(claim_id, tmp_path):
     entry = by_id()[claim_id]
-    alpha = 0.01 / sum(e.statistical for e in suite.entries)  # the share a whole shuffle-glm run gives it
-    ctx = RunContext(0, "quick", alpha, claim_seed_sequence(0, entry.id), str(tmp_path))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        audit = entry.audit(ctx)
-    expected = {"refuted"} if entry.expected == "refuted" else {"not-refuted", "verified"}
-    assert audit.finding.verdict in expected, audit.finding.notes
+    finding = audit_in_a_run(entry, suite, tmp_path)
+    assert as_expected(entry, finding.verdict), finding.notes
