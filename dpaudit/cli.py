@@ -355,13 +355,18 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         if isinstance(exc, DpauditError):
             raise
         raise UsageError(str(exc)) from None
-    if args.json:
+    return _report_result(result, claim, args.json, "samples per side", witness=True)
+
+
+def _report_result(result: Any, claim: Any, as_json: bool, unit: str, witness: bool = False) -> int:
+    """Print a direct audit's record (or its JSON) and return the exit code: 1 when refuted."""
+    if as_json:
         print(json.dumps(result.to_dict(), indent=1))
     else:
         print(f"{result.subject}: {claim.describe()}")
         print(f"  {result.summary()}")
-        print(f"  auditor {result.auditor}, {result.samples} samples per side, {result.seconds:.2f} s")
-        if result.witness:
+        print(f"  auditor {result.auditor}, {result.samples} {unit}, {result.seconds:.2f} s")
+        if witness and result.witness:
             print("  witness: " + json.dumps(result.witness))
         for note in result.notes:
             print(f"  note: {note}")
@@ -448,15 +453,7 @@ def _cmd_regret(args: argparse.Namespace) -> int:
             print("note: this result has nothing to plot", file=sys.stderr)
         else:
             args.plot.write_bytes(png)
-    if args.json:
-        print(json.dumps(result.to_dict(), indent=1))
-    else:
-        print(f"{result.subject}: {claim.describe()}")
-        print(f"  {result.summary()}")
-        print(f"  auditor {result.auditor}, {result.samples} runs, {result.seconds:.2f} s")
-        for note in result.notes:
-            print(f"  note: {note}")
-    return 1 if result.verdict == "refuted" else 0
+    return _report_result(result, claim, args.json, "runs")
 
 
 COMMANDS = {"list": _cmd_list, "run": _cmd_run, "report": _cmd_report, "audit": _cmd_audit, "regret": _cmd_regret,

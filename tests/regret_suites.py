@@ -28,6 +28,12 @@ def table_rows(table: str) -> list[tuple[str, str]]:
     return rows
 
 
+def unaccounted(rows: list[str], encoded: set[str], doc: str, marker: str = "Left out (with why):") -> list[str]:
+    """The rows neither encoded nor named, with their reason, in the docstring's left-out list."""
+    left_out = doc.partition(marker)[2]
+    return [cid for cid in rows if cid not in encoded and cid.partition("/")[2] not in left_out]
+
+
 def regret_entries(suite) -> list:
     return [e for e in suite.entries if isinstance(e.claim, RegretClaim)]
 

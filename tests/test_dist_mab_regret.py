@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
-from regret_suites import KINDS, PAPER, QUICK, as_expected, audit_in_a_run, regret_entries, table_rows
+from regret_suites import KINDS, PAPER, QUICK, as_expected, audit_in_a_run, regret_entries, table_rows, unaccounted
 
 from dpaudit.audits.dist_mab import regret, suite
 from dpaudit.audits.experiments.dist_mab import PRESETS, SE_ORDERING, TRUST_ORDERING
@@ -112,13 +112,7 @@ def test_every_regret_row_is_encoded_or_left_out():
     encoded = {e.id.partition("@")[0] for e in entries()}
     rows = [cid for cid, kind in spec_rows() if KINDS.search(kind)]
     assert {"dist-mab/thm1-regret", "dist-mab/lem1", "dist-mab/remark4", "dist-mab/fig4"} <= set(rows)
-    missing = [cid for cid in rows if cid not in encoded and cid.partition("/")[2] not in doc]
-    assert not missing, f"rows neither encoded nor listed in the module docstring: {missing}"
-    # and every row the suite leaves out says why, in the docstring's "Left out" list
-    left_out = doc.partition("Left out (with why):")[2]
-    for cid in rows:
-        if cid not in encoded:
-            assert cid.partition("/")[2] in left_out, cid
+    assert not unaccounted(rows, encoded, doc), "rows neither encoded nor left out with a reason in the docstring"
 
 
 @pytest.mark.parametrize("thm", ["thm1", "thm2", "thm3", "thm4", "thm5", "thm6"])
