@@ -66,8 +66,8 @@ def test_classic_suite_gives_every_expected_verdict(quick_run):
 
 @pytest.mark.slow
 def test_paper_suites_give_every_expected_verdict(quick_run):
-    """Every claim encoded from the five papers (tail, distributional, and the mechanisms' privacy)
-    gets its expected verdict at the quick budget, with a witness or margin in the record."""
+    """Every claim encoded from the five papers (tail, distributional, the mechanisms' privacy, regret,
+    lower bounds and the experiments' orderings) gets its expected verdict at the quick budget, with a witness or margin in the record."""
     out, document, _ = quick_run
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
     records = _records(document, PAPER_SUITES)
@@ -81,7 +81,13 @@ def test_paper_suites_give_every_expected_verdict(quick_run):
         # Anytime-Lazy-UCB initialised as Algorithm 1's box prints it (first pull un-noised): not eps-DP
         "private-online/thm2",
         # Appendix H's quotation of Acharya, Sun & Zhang's inequality fails (the corrected form holds)
-        "private-online/claimsecH.b"}
+        "private-online/claimsecH.b",
+        # Theorem 7's first form omits one-expert brackets' privacy cost; Fig. 7's Hybrid-UCB at eps = 8
+        "private-online/thm7", "private-online/fig6",
+        # Lemma 7.1 as printed, Lemma Q.1 for any theta_0, Lemma Q.3's KL step, Step 4 of Appendix Q's proof
+        "shuffle-glm/lem7.1", "shuffle-glm/lemQ.1", "shuffle-glm/lemQ.3", "shuffle-glm/claimsecQ",
+        # Lemma B.6's variance step with the hypothesis as printed
+        "concurrent-shuffle/lemB.6"}
     assert all(r["witness"] for r in refuted)
     privacy = [r for r in records if r["claim"]["kind"] in ("pure-dp", "approx-dp", "renyi-dp", "zcdp")]
     assert {r["claim_id"].partition("/")[0] for r in privacy} == set(PAPER_SUITES)
