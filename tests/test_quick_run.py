@@ -5,7 +5,7 @@ so a false refutation happens with probability at most 0.01 over run seeds; the 
 run deterministic, and its records are compared with a stored snapshot.
 
 The snapshot (``snapshots/quick-records.json.gz``) holds every record of ``dpaudit run --budget quick``
-at seed 0 apart from its timing (``seconds``). It was taken before the audit path was unified and
+at seed 0 apart from its timings (every ``seconds``, the record's and its simulations'). It was taken before the audit path was unified and
 re-generated once for the changes that refactor made on purpose: the record's ``seed`` in the
 documented shape of :class:`dpaudit.seeding.SeedRecord` (schema version 2), the names of bound
 samplers without memory addresses, the noise laws' names with the location last, and, where a
@@ -114,9 +114,18 @@ def _differences(old: Any, new: Any, path: str = "") -> list[str]:
     return [] if old == new else [f"{path}: {json.dumps(old)[:120]} -> {json.dumps(new)[:120]}"]
 
 
+def _untimed(value: Any) -> Any:
+    """``value`` without its timings: every "seconds" field, the record's and its simulations'."""
+    if isinstance(value, dict):
+        return {k: _untimed(v) for k, v in value.items() if k != "seconds"}
+    if isinstance(value, list):
+        return [_untimed(v) for v in value]
+    return value
+
+
 def _comparable(document: dict[str, Any]) -> dict[str, Any]:
     run = {k: v for k, v in document["run"].items() if k not in ("started", "finished")}
-    records = {r["claim_id"]: {k: v for k, v in r.items() if k != "seconds"} for r in document["records"]}
+    records = {r["claim_id"]: _untimed(r) for r in document["records"]}
     return {"run": run, "records": records}
 
 
