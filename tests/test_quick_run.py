@@ -5,16 +5,15 @@ so a false refutation happens with probability at most 0.01 over run seeds; the 
 run deterministic, and its records are compared with a stored snapshot.
 
 The snapshot (``snapshots/quick-records.json.gz``) holds every record of ``dpaudit run --budget quick``
-at seed 0 apart from its timings (every ``seconds``, the record's and its simulations'). It was taken before the audit path was unified and
-re-generated once for the changes that refactor made on purpose: the record's ``seed`` in the
-documented shape of :class:`dpaudit.seeding.SeedRecord` (schema version 2), the names of bound
-samplers without memory addresses, the noise laws' names with the location last, and, where a
-private-online entry combines hand-picked pairs with a search, the search drawn inside the audit from
-the claim's seed (the hand-picked pairs follow the searched ones, so one witness's pair index moved
-from 0 to 153; every verdict, loss and witness pair is as before). Any other difference is a change
-of behaviour: the test names the claims and fields that differ. After a
-deliberate change, regenerate it with ``DPAUDIT_UPDATE_SNAPSHOT=1 pytest tests/test_quick_run.py``
-and say why in the commit.
+at seed 0 apart from its timings (every ``seconds``, the record's and its simulations'). It was taken
+before the audit path was unified and re-generated once for the changes that refactor made on purpose:
+the record's ``seed`` in the documented shape of :class:`dpaudit.seeding.SeedRecord` (schema version 2),
+the names of bound samplers without memory addresses, the noise laws' names with the location last, and,
+where a private-online entry combines hand-picked pairs with a search, the search drawn inside the audit
+from the claim's seed (the hand-picked pairs follow the searched ones, so one witness's pair index moved
+from 0 to 153; every verdict, loss and witness pair is as before). Any other difference is a change of
+behaviour: the test names the claims and fields that differ. After a deliberate change, regenerate it
+with ``DPAUDIT_UPDATE_SNAPSHOT=1 pytest tests/test_quick_run.py`` and say why in the commit.
 """
 
 from __future__ import annotations
@@ -67,7 +66,8 @@ def test_classic_suite_gives_every_expected_verdict(quick_run):
 @pytest.mark.slow
 def test_paper_suites_give_every_expected_verdict(quick_run):
     """Every claim encoded from the five papers (tail, distributional, the mechanisms' privacy, regret,
-    lower bounds and the experiments' orderings) gets its expected verdict at the quick budget, with a witness or margin in the record."""
+    lower bounds and the experiments' orderings) gets its expected verdict at the quick budget, with a
+    witness or margin in the record."""
     out, document, _ = quick_run
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
     records = _records(document, PAPER_SUITES)
