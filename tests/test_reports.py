@@ -63,7 +63,8 @@ def test_html_is_self_contained(mixed_run):
     # nothing is fetched: every src is a data URI, every href an in-page anchor
     assert all(src.startswith("data:image/png;base64,") for src in re.findall(r'src="([^"]*)"', html))
     assert all(href.startswith("#") for href in re.findall(r'href="([^"]*)"', html))
-    assert "<script" not in html and "<link" not in html
+    # the one script (filters and search) is inline; nothing is loaded
+    assert "<link" not in html and "<script src" not in html and html.count("<script") == 1
     assert html.count("<section") == 7
     for word in ("testing-broken", "refuted", "witness", "Traceback"):
         assert word.lower() in html.lower()
@@ -83,7 +84,9 @@ def test_every_string_is_escaped(tmp_path, suites_dir):
     run(RunOptions(selectors=["testing-xss"], out=out, workers=0, suite_paths=[str(tmp_path / "xss.py")],
                    progress_bar=False))
     html = (out / "report.html").read_text()
-    assert "<script>" not in html and "<img src=x" not in html and "<i>&amp;</i>" not in html
+    # the report's own filter script is the only one; the name's is escaped
+    assert html.count("<script>") == 1 and "<script>alert" not in html
+    assert "<img src=x" not in html and "<i>&amp;</i>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     ET.parse(out / "junit.xml")  # still well-formed XML
 
@@ -134,3 +137,35 @@ def test_black_box_event_plot_renders():
     assert res.plot_data is not None
     png = render(res)
     assert png is not None and png.startswith(b"\x89PNG")
+
+
+def test_the_report_leads_with_outcomes_and_findings(mixed_run):
+    html = (mixed_run / "report.html").read_text()
+    md = (mixed_run / "report.md").read_text()
+    # the headline sections come before the per-paper cards, and list what results.json says
+    doc = json.loads((mixed_run / "results.json").read_text())
+    found = [r["claim_id"] for r in doc["records"] if r["outcome"] == "expected-refutation"]
+    attention = [r["claim_id"] for r in doc["records"] if r["outcome"] in ("unexpected-refutation",
+                                                                            "not-reproduced", "error")]
+    assert found and attention
+    first_card = html.index("<section")
+    assert html.index('id="attention"') < html.index('id="findings"') < first_card
+    headline = html[html.index('id="findings"'):html.index('id="papers"')]
+    assert all(f'href="#c-{cid.casefold().replace("/", "_")}"' in headline for cid in found)
+    assert f"## Findings ({len(found)})" in md and f"## Needs attention ({len(attention)})" in md
+    # the badge says the outcome first, coloured by it, and the verdict second
+    assert '<span class="o o-expected-refutation">finding</span> <span class="v">refuted</span>' in html
+    assert '<span class="o o-unexpected-refutation">unexpected refutation</span>' in html
+    assert 'id="f-paper"' in html and 'id="f-outcome"' in html and 'id="f-search"' in html
+    assert 'name="viewport"' in html
+
+
+def test_long_witnesses_are_summarised():
+    from dpaudit.reports.summary import WITNESS_ITEMS, witness_text
+
+    record = {"witness": {"pair": [[0.0] * 50_000, [1.0] * 50_000], "event": "x" * 10_000, "counts": [3, 0]}}
+    text = witness_text(record)
+    assert len(text) < 2_000 and "49994 more" in text and "results.json" in text
+    assert json.loads(witness_text(record, full=True)) == record["witness"]
+    short = {"witness": {"counts": list(range(WITNESS_ITEMS))}}
+    assert json.loads(witness_text(short)) == short["witness"]  # nothing cut, nothing added

@@ -12,24 +12,48 @@ from .summary import (
     SUMMARY_COLUMNS,
     by_paper,
     claim_fields,
+    claim_statement,
+    findings,
+    needing_attention,
     outcome_counts,
+    outcome_label,
     paper_title,
+    statistic_text,
     summary_rows,
     witness_text,
 )
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:70rem;padding:0 1rem;
-color:#1d1d1f;line-height:1.45}
+color:#1d1d1f;line-height:1.45;overflow-wrap:anywhere}
 h1{margin-bottom:.2rem}.meta{color:#555;margin-top:0}
+.wide{overflow-x:auto}
 table{border-collapse:collapse;margin:1rem 0}th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:right}
 th:first-child,td:first-child{text-align:left}
 section.claim{border:1px solid #ddd;border-radius:6px;padding:.4rem 1rem 1rem;margin:1rem 0}
 dl{display:grid;grid-template-columns:12rem 1fr;gap:.15rem 1rem;margin:.5rem 0}dt{color:#555}dd{margin:0}
-pre{background:#f6f6f6;padding:.6rem;overflow-x:auto;font-size:.85rem}
-.v{font-weight:600;padding:.05rem .45rem;border-radius:4px}
-.verified{background:#d8f5dd}.not-refuted{background:#e6eefc}.refuted{background:#fbd9d9}.error{background:#ffe8b3}
-.bad{color:#b00020;font-weight:600}img{max-width:100%}
+pre{background:#f6f6f6;padding:.6rem;overflow-x:auto;font-size:.85rem;white-space:pre-wrap}
+.o{font-weight:600;padding:.05rem .45rem;border-radius:4px;white-space:nowrap}
+.o-pass{background:#d8f5dd}.o-expected-refutation{background:#e3dcfa}.o-unexpected-refutation{background:#fbd9d9}
+.o-not-reproduced{background:#fbd9d9}.o-error{background:#ffe8b3}
+.v{color:#555;white-space:nowrap}
+.finding{margin:.6rem 0}.finding .reason{color:#333}
+.tools{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:1rem 0}
+img{max-width:100%;height:auto}
+@media (max-width:40rem){body{margin:1rem auto}dl{grid-template-columns:1fr}dt{font-weight:600}}
+@media print{.tools{display:none}details{display:block}}
+"""
+
+# filters by paper and outcome and a search box; inline, so the file still opens offline
+SCRIPT = """
+function dpFilter(){
+ var p=document.getElementById('f-paper').value, o=document.getElementById('f-outcome').value,
+     q=document.getElementById('f-search').value.toLowerCase();
+ document.querySelectorAll('[data-paper]').forEach(function(el){
+  var show=(!p||el.dataset.paper===p)&&(!o||el.dataset.outcome===o||el.dataset.outcome===undefined)
+           &&(!q||el.textContent.toLowerCase().indexOf(q)>=0);
+  el.style.display=show?'':'none';});
+}
 """
 
 
@@ -45,24 +69,34 @@ def _anchor(claim_id: str) -> str:
     return "c-" + "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in claim_id.casefold())
 
 
+def _badge(r: dict[str, Any]) -> str:
+    """The outcome first, coloured by it; the verdict beside it as a second word."""
+    outcome = str(r.get("outcome"))
+    return (f'<span class="o o-{escape(outcome)}">{escape(outcome_label(r))}</span> '
+            f'<span class="v">{escape(str(r.get("verdict")))}</span>')
+
+
+def _paper(r: dict[str, Any]) -> str:
+    return str(r.get("paper") or str(r.get("claim_id", "")).partition("/")[0])
+
+
+def _data(r: dict[str, Any]) -> str:
+    return f'data-paper="{escape(_paper(r))}" data-outcome="{escape(str(r.get("outcome")))}"'
+
+
 def _section(r: dict[str, Any], out: Path) -> str:
     cid = str(r["claim_id"])
     title = f" — {escape(r['title'])}" if r.get("title") else ""
-    parts = [f'<section class="claim" id="{_anchor(cid)}"><h3>{escape(cid)}{title}</h3><dl>']
+    parts = [f'<section class="claim" id="{_anchor(cid)}" {_data(r)}><h3>{escape(cid)}{title}</h3><dl>']
     for label, text in claim_fields(r):
-        if label == "verdict":
-            cls = "" if r.get("outcome") in ("pass", "expected-refutation") else ' class="bad"'
-            text_html = (f'<span class="v {escape(r["verdict"])}">{escape(r["verdict"])}</span> '
-                         f'<span{cls}>{escape(str(r.get("outcome")))}</span>')
-        else:
-            text_html = escape(text)
-        parts.append(f"<dt>{escape(label)}</dt><dd>{text_html}</dd>")
+        text_html = _badge(r) if label == "verdict" else escape(text)
+        parts.append(f"<dt>{escape('outcome' if label == 'verdict' else label)}</dt><dd>{text_html}</dd>")
     parts.append("</dl>")
     for note in r.get("notes") or []:
         parts.append(f"<p>{escape(note)}</p>")
     witness = witness_text(r)
     if witness:
-        parts.append(f"<h4>Witness</h4><pre>{escape(witness)}</pre>")
+        parts.append(f"<details open><summary>Witness</summary><pre>{escape(witness)}</pre></details>")
     if r.get("error"):
         err = r["error"]
         parts.append(f"<h4>Error</h4><pre>{escape(err.get('traceback') or err.get('message', ''))}</pre>")
@@ -70,6 +104,48 @@ def _section(r: dict[str, Any], out: Path) -> str:
         parts.append(_plot(out, rel))
     parts.append("</section>")
     return "".join(parts)
+
+
+def _finding(r: dict[str, Any]) -> str:
+    expected = r.get("expected") or {}
+    reason = f'<div class="reason">{escape(expected["reason"])}</div>' if expected.get("reason") else ""
+    return (f'<li class="finding" {_data(r)}><a href="#{_anchor(str(r["claim_id"]))}">{escape(str(r["claim_id"]))}'
+            f'</a> {_badge(r)}: {escape(claim_statement(r))}{reason}'
+            f'<div class="meta">{escape(statistic_text(r))}</div></li>')
+
+
+def _headline(records: list[dict[str, Any]]) -> list[str]:
+    """What a reviewer reads first: what needs attention, then the papers' findings."""
+    body = []
+    attention = needing_attention(records)
+    if attention:
+        body.append(f'<h2 id="attention">Needs attention ({len(attention)})</h2><ul>')
+        body.extend(_finding(r) for r in attention)
+        body.append("</ul>")
+    found = findings(records)
+    total = sum(len(group) for group in found.values())
+    body.append(f'<h2 id="findings">Findings ({total})</h2>')
+    body.append('<p class="meta">Claims refuted as the suites expect: each is kept as printed, with the reason '
+                "the refutation is accepted.</p>" if total else "<p>No claim was refuted.</p>")
+    for paper, group in found.items():
+        title = paper_title(paper)
+        body.append(f'<h3 data-paper="{escape(paper)}">{escape(paper)}' + (f" — {escape(title)}" if title else "")
+                    + "</h3><ul>")
+        body.extend(_finding(r) for r in group)
+        body.append("</ul>")
+    return body
+
+
+def _tools(records: list[dict[str, Any]]) -> str:
+    papers = sorted({_paper(r) for r in records})
+    outcomes = sorted({str(r.get("outcome")) for r in records})
+    paper_opts = "".join(f'<option value="{escape(p)}">{escape(p)}</option>' for p in papers)
+    outcome_opts = "".join(f'<option value="{escape(o)}">{escape(outcome_label({"outcome": o}))}</option>'
+                           for o in outcomes)
+    return ('<div class="tools"><label>paper <select id="f-paper" onchange="dpFilter()"><option value="">all'
+            f'</option>{paper_opts}</select></label><label>outcome <select id="f-outcome" onchange="dpFilter()">'
+            f'<option value="">all</option>{outcome_opts}</select></label><label>search <input id="f-search" '
+            'type="search" oninput="dpFilter()"></label></div>')
 
 
 def render_html(document: dict[str, Any], out: Path) -> str:
@@ -84,25 +160,30 @@ def render_html(document: dict[str, Any], out: Path) -> str:
     rows = []
     for paper, row in summary_rows(records):
         cells = "".join(f"<td>{row[c]}</td>" for c in SUMMARY_COLUMNS)
-        rows.append(f'<tr><td><a href="#p-{escape(paper)}">{escape(paper)}</a></td>{cells}</tr>')
-    outcomes = ", ".join(f"{escape(k)} {v}" for k, v in outcome_counts(records).items())
+        title = paper_title(paper)
+        name = escape(paper) + (f'<div class="meta">{escape(title)}</div>' if title else "")
+        rows.append(f'<tr><td><a href="#p-{escape(paper)}">{name}</a></td>{cells}</tr>')
+    outcomes = ", ".join(f"{escape(outcome_label({'outcome': k}))} {v}" for k, v in outcome_counts(records).items())
     body = [
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
         "<title>dpaudit report</title>",
-        f"<style>{CSS}</style></head><body>",
+        f"<style>{CSS}</style><script>{SCRIPT}</script></head><body>",
         f'<h1>dpaudit report</h1><p class="meta">{head}</p>',
-        "<table><thead><tr><th>paper</th>" + "".join(f"<th>{escape(c)}</th>" for c in SUMMARY_COLUMNS),
-        "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>",
         f"<p>Outcomes: {outcomes}</p>",
+        *_headline(records),
+        '<h2 id="papers">Claims by paper</h2><div class="wide"><table><thead><tr><th>paper</th>'
+        + "".join(f"<th>{escape(c)}</th>" for c in SUMMARY_COLUMNS),
+        "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>",
+        _tools(records),
     ]
     for paper, group in by_paper(records).items():
         title = paper_title(paper)
-        body.append(f'<h2 id="p-{escape(paper)}">{escape(paper)}</h2>')
-        if title:
-            body.append(f'<p class="meta">{escape(title)}</p>')
+        body.append(f'<h2 id="p-{escape(paper)}" data-paper="{escape(paper)}">{escape(paper)}'
+                    + (f" — {escape(title)}" if title else "") + "</h2>")
         body.append("<ul>" + "".join(
-            f'<li><a href="#{_anchor(str(r["claim_id"]))}">{escape(str(r["claim_id"]))}</a>: '
-            f'<span class="v {escape(r["verdict"])}">{escape(r["verdict"])}</span></li>' for r in group) + "</ul>")
+            f'<li {_data(r)}><a href="#{_anchor(str(r["claim_id"]))}">{escape(str(r["claim_id"]))}</a>: '
+            f"{_badge(r)}</li>" for r in group) + "</ul>")
         body.extend(_section(r, out) for r in group)
     body.append("</body></html>")
     return "\n".join(body)

@@ -4,7 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from .summary import SUMMARY_COLUMNS, by_paper, claim_fields, outcome_counts, summary_rows, witness_text
+from .summary import (
+    SUMMARY_COLUMNS,
+    by_paper,
+    claim_fields,
+    claim_statement,
+    findings,
+    needing_attention,
+    outcome_counts,
+    outcome_label,
+    paper_title,
+    statistic_text,
+    summary_rows,
+    witness_text,
+)
+
+
+def _item(r: dict[str, Any]) -> list[str]:
+    reason = (r.get("expected") or {}).get("reason")
+    return [f"- **{r['claim_id']}** ({outcome_label(r)}, {r['verdict']}): {_cell(claim_statement(r))}"
+            + (f" — {_cell(reason)}" if reason else "") + f" [{_cell(statistic_text(r))}]"]
 
 
 def _cell(text: str) -> str:
@@ -26,9 +45,25 @@ def render_markdown(document: dict[str, Any]) -> str:
     ]
     for paper, row in summary_rows(records):
         lines.append(f"| {_cell(paper)} | " + " | ".join(str(row[c]) for c in SUMMARY_COLUMNS) + " |")
-    lines += ["", "Outcomes: " + ", ".join(f"{k} {v}" for k, v in outcome_counts(records).items()), ""]
+    lines += ["", "Outcomes: " + ", ".join(f"{outcome_label({'outcome': k})} {v}"
+                                          for k, v in outcome_counts(records).items()), ""]
+    attention = needing_attention(records)
+    if attention:
+        lines += [f"## Needs attention ({len(attention)})", ""]
+        for r in attention:
+            lines += _item(r)
+        lines.append("")
+    found = findings(records)
+    lines += [f"## Findings ({sum(len(g) for g in found.values())})", ""]
+    for paper, group in found.items():
+        title = paper_title(paper)
+        lines += [f"### {paper}" + (f" — {title}" if title else ""), ""]
+        for r in group:
+            lines += _item(r)
+        lines.append("")
     for paper, group in by_paper(records).items():
-        lines += [f"## {paper}", ""]
+        title = paper_title(paper)
+        lines += [f"## {paper}" + (f" — {title}" if title else ""), ""]
         for r in group:
             lines += [f"### {r['claim_id']}" + (f" — {r['title']}" if r.get("title") else ""), ""]
             lines += [f"- **{label}**: {_cell(text)}" for label, text in claim_fields(r)]

@@ -11,6 +11,12 @@ from ..results import OUTCOMES, VERDICTS, Statistic, number_from_json
 
 SUMMARY_COLUMNS = ("claims", *VERDICTS, "unexpected")
 UNEXPECTED = ("unexpected-refutation", "not-reproduced")
+#: what a reader sees first: the outcome (did the claim come out as the suite expects?), not the verdict
+OUTCOME_LABELS = {"pass": "pass", "expected-refutation": "finding", "unexpected-refutation": "unexpected refutation",
+                  "not-reproduced": "not reproduced", "error": "error"}
+#: a witness in a report shows at most this many items of a list (results.json keeps all of them)
+WITNESS_ITEMS = 6
+WITNESS_CHARS = 240
 
 
 def by_paper(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -79,6 +85,52 @@ def claim_fields(record: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
-def witness_text(record: dict[str, Any]) -> str:
+def outcome_label(record: dict[str, Any]) -> str:
+    return OUTCOME_LABELS.get(str(record.get("outcome")), str(record.get("outcome")))
+
+
+def findings(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The claims refuted as the suites expect (the papers' findings), by paper."""
+    return by_paper([r for r in records if r.get("outcome") == "expected-refutation"])
+
+
+def needing_attention(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Unexpected refutations, refutations not reproduced and errors."""
+    return [r for r in records if r.get("outcome") in (*UNEXPECTED, "error")]
+
+
+def claim_statement(record: dict[str, Any]) -> str:
+    """The claim in one line: its title if the entry has one, else its kind and parameters."""
+    if record.get("title"):
+        return str(record["title"])
+    claim = record.get("claim") or {}
+    return (claim.get("kind", "") + " " + " ".join(f"{k}={v}" for k, v in claim.items() if k != "kind")).strip()
+
+
+def _elided(value: Any) -> tuple[Any, bool]:
+    """``value`` with long lists cut to their first :data:`WITNESS_ITEMS` items and long strings to
+    :data:`WITNESS_CHARS` characters, and whether anything was cut."""
+    if isinstance(value, dict):
+        out, cut = {}, False
+        for k, v in value.items():
+            out[k], c = _elided(v)
+            cut |= c
+        return out, cut
+    if isinstance(value, list):
+        items = [_elided(v) for v in value[:WITNESS_ITEMS]]
+        more = len(value) - WITNESS_ITEMS
+        shown = [v for v, _ in items] + ([f"... {more} more"] if more > 0 else [])
+        return shown, more > 0 or any(c for _, c in items)
+    if isinstance(value, str) and len(value) > WITNESS_CHARS:
+        return value[:WITNESS_CHARS] + f"... ({len(value) - WITNESS_CHARS} more characters)", True
+    return value, False
+
+
+def witness_text(record: dict[str, Any], full: bool = False) -> str:
+    """The witness as JSON; long lists and strings elided unless ``full`` (results.json has it whole)."""
     witness = record.get("witness")
-    return json.dumps(witness, indent=1, ensure_ascii=False) if witness else ""
+    if not witness:
+        return ""
+    shown, cut = (witness, False) if full else _elided(witness)
+    text = json.dumps(shown, indent=1, ensure_ascii=False)
+    return text + ("\n(elided; the whole witness is in results.json)" if cut else "")
