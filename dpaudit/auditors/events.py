@@ -307,11 +307,11 @@ def _atom_counts(values: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def atom_candidates(x0: np.ndarray, x1: np.ndarray) -> list[Candidates]:
     """Single atoms counted on all selection samples, and top-k sets of atoms ranked on one half."""
-    if all(len(np.unique(column)) <= CATEGORICAL_LEVELS for column in np.concatenate([x0, x1]).T):
-        return []
-    values, pooled_counts = np.unique(np.concatenate([x0, x1]), axis=0, return_counts=True)
+    pooled = np.concatenate([x0, x1])
+    values, pooled_counts = np.unique(pooled, axis=0, return_counts=True)
     repeated = np.flatnonzero(pooled_counts >= MIN_ATOM_REPEATS)
-    if len(repeated) == 0:
+    # continuous outputs never repeat, and the column check stops at the first continuous column
+    if len(repeated) == 0 or all(len(np.unique(column)) <= CATEGORICAL_LEVELS for column in pooled.T):
         return []
     # the most frequent first; ties (equal counts) keep np.unique's sorted order, so this is deterministic
     atoms = values[repeated[np.argsort(-pooled_counts[repeated], kind="stable")[:MAX_ATOMS]]]
