@@ -77,7 +77,6 @@ SPEC_TABLE = """
 | dist-mab/fig1 | empirical |
 | dist-mab/fig4 | empirical |
 """
-#: the kinds of row this module encodes: regret claims (R, REG, UB), lower bounds (L, LB) and empirical ones
 
 
 def spec_rows() -> list[tuple[str, str]]:
