@@ -188,8 +188,9 @@ def audit_privacy(
         statistical auditor; by default the outputs themselves.
     events
         Event families of the statistical auditor: any of ``"threshold"``, ``"cells"``,
-        ``"classifier"`` (default: thresholds and cells for scalar outputs, cells and a classifier
-        for up to 3 coordinates, a classifier beyond).
+        ``"classifier"``, ``"atoms"`` (default: thresholds and cells for scalar outputs, cells and a
+        classifier for up to 3 coordinates, a classifier beyond; atoms, outputs that repeat exactly,
+        always).
     sequential
         Confirm with anytime-valid confidence sequences in doubling batches, stopping as soon as
         the claim is refuted (``samples`` is then a maximum).

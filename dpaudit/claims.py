@@ -24,6 +24,53 @@ from . import validation
 from .errors import InvalidClaim
 
 
+def describe_function(f: Callable[..., Any]) -> str:
+    """How a claim shows a function it was given without a description: a named function by its
+    name, a lambda by its source text when that can be found unambiguously (else ``<lambda>``: a
+    repr would carry a memory address into records), any other callable by its repr."""
+    name = getattr(f, "__name__", None)
+    if name and name != "<lambda>":
+        return name
+    if name == "<lambda>":
+        return _lambda_source(f) or name
+    return repr(f)
+
+
+def _lambda_source(f: Callable[..., Any]) -> str | None:
+    """The text ``lambda ...: ...`` of a lambda, from its source lines; None when the lines hold no
+    lambda keyword or several (which one is ``f`` is then not known) or the source is unavailable."""
+    import inspect
+    import io
+    import tokenize
+
+    try:
+        source = inspect.getsource(f)
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (OSError, TypeError, tokenize.TokenError, SyntaxError):
+        return None
+    starts = [i for i, tok in enumerate(tokens) if tok.type == tokenize.NAME and tok.string == "lambda"]
+    if len(starts) != 1:
+        return None
+    depth, last = 0, tokens[starts[0]]
+    for tok in tokens[starts[0]:]:
+        if tok.type == tokenize.OP and tok.string in "([{":
+            depth += 1
+        elif tok.type == tokenize.OP and tok.string in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and (tok.type in (tokenize.NEWLINE, tokenize.COMMENT, tokenize.ENDMARKER)
+                             or (tok.type == tokenize.OP and tok.string == ",")):
+            break
+        last = tok
+    lines = source.splitlines()
+    (row0, col0), (row1, col1) = tokens[starts[0]].start, last.end
+    text = "\n".join(lines[row0 - 1:row1])
+    # cut the last line at the lambda's end and the first at its start (same line: end first)
+    text = text[: len(text) - len(lines[row1 - 1]) + col1][col0:]
+    return " ".join(text.split())
+
+
 def _check(owner: str, name: str, value: Any, ok: Callable[[float], bool], domain: str) -> float:
     return validation.check(owner, name, value, ok, domain, error=InvalidClaim)
 
@@ -201,11 +248,12 @@ class SubExponential(TailClaim):
 class TailBound(TailClaim):
     """P(|X| >= t) <= bound(t) for every t > 0 (one-sided P(X >= t) with ``two_sided=False``).
 
-    ``bound`` is a vectorised callable; ``description`` is how records and reports show it.
+    ``bound`` is a vectorised callable; ``description`` is how records and reports show it (by
+    default the function's name, or a lambda's source text, e.g. ``lambda t: 2 * np.exp(-t**2 / 2)``).
     """
 
     bound: Callable[[Any], Any]
-    description: str
+    description: str | None = None
     two_sided: bool = True
     centred: bool = False
     kind: ClassVar[str] = "tail-bound"
@@ -213,6 +261,8 @@ class TailBound(TailClaim):
     def __post_init__(self) -> None:
         if not callable(self.bound):
             raise InvalidClaim(f"TailBound: bound must be callable t -> probability, got {self.bound!r}")
+        if self.description is None:
+            object.__setattr__(self, "description", describe_function(self.bound))
         if not isinstance(self.description, str) or not self.description:
             raise InvalidClaim("TailBound: description must be a non-empty string, e.g. '2 exp(-t^2/2)'")
 

@@ -2,7 +2,9 @@
 
 :func:`as_law` accepts one of ``dpaudit.mechanisms``' noise distributions (``sample``, ``cdf``,
 ``sf``, ``mean``, ``var``, ``lattice`` and, where it has one, ``cgf`` with ``cgf_domain``) or a
-scipy.stats frozen distribution, and returns a :class:`Law` with one interface. A plain sampler
+scipy.stats frozen distribution, and returns a :class:`Law` with one interface. A scipy law is
+exact: its own cdf and sf, and a cumulant generating function by summation for discrete laws on
+a finite support, in closed form for the normal, Laplace, uniform, exponential, gamma and Poisson laws. A plain sampler
 ``f(size, rng)`` is not a law: only statistical audits apply to it.
 """
 
@@ -53,13 +55,62 @@ def _value(x: Any) -> float:
     return float(x() if callable(x) else x)
 
 
+def _log_expm1_ratio(u: np.ndarray) -> np.ndarray:
+    """log((e^u - 1) / u), 0 at u = 0, without overflow for large |u|."""
+    u = np.asarray(u, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        positive = u + np.log(-np.expm1(-np.abs(u))) - np.log(np.abs(u))
+        out = np.where(u > 0, positive, positive - u)  # (e^u - 1)/u = e^u (1 - e^-u)/u; for u < 0, mirror
+    return np.where(u == 0, 0.0, out)
+
+
+def _scipy_cgf(dist: Any) -> tuple[Callable[[np.ndarray], np.ndarray], tuple[float, float]] | None:
+    """Closed-form cumulant generating functions (and where they are finite) of the scipy.stats
+    laws that have one in elementary terms (discrete ones on a finite support are summed instead);
+    None for the others."""
+    parsed = dist.dist._parse_args(*dist.args, **dist.kwds)
+    shapes, loc = parsed[0], float(parsed[1])
+    scale = float(parsed[2]) if len(parsed) > 2 else 1.0  # discrete laws have no scale
+    name = dist.dist.name
+
+    def bounded_log(term):
+        def cgf(lam):
+            lam = np.asarray(lam, dtype=float)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                inner = term(lam)
+            return np.where(np.isnan(inner), np.inf, lam * loc + inner)
+        return cgf
+
+    if name == "norm":
+        return bounded_log(lambda lam: scale**2 * lam**2 / 2), (-math.inf, math.inf)
+    if name == "laplace":
+        edge = 1 / scale
+        return bounded_log(lambda lam: np.where(np.abs(lam) < edge, -np.log1p(-(scale * lam) ** 2), np.nan)), \
+            (-edge, edge)
+    if name == "uniform":
+        return bounded_log(lambda lam: _log_expm1_ratio(lam * scale)), (-math.inf, math.inf)
+    if name == "poisson":
+        mu = float(shapes[0])
+        return bounded_log(lambda lam: mu * np.expm1(lam)), (-math.inf, math.inf)
+    if name in ("expon", "gamma"):
+        shape = 1.0 if name == "expon" else float(shapes[0])
+        edge = 1 / scale
+        return bounded_log(lambda lam: np.where(lam < edge, -shape * np.log1p(-scale * lam), np.nan)), \
+            (-math.inf, edge)
+    return None
+
+
 def _from_scipy(dist: Any) -> Law:
     from scipy import stats
 
     lattice = isinstance(dist.dist, stats.rv_discrete)
     lo, hi = (float(v) for v in dist.support())
     cgf = None
+    cgf_domain = (-math.inf, math.inf)
     logpmf = dist.logpmf if lattice else None
+    closed_form = _scipy_cgf(dist)
+    if closed_form is not None:
+        cgf, cgf_domain = closed_form
     if lattice and math.isfinite(lo) and math.isfinite(hi) and hi - lo < MAX_SUMMED_SUPPORT:
         k = np.arange(lo, hi + 1)
         lp = dist.logpmf(k)
@@ -73,7 +124,7 @@ def _from_scipy(dist: Any) -> Law:
 
     name = f"scipy.stats.{dist.dist.name}({', '.join(f'{v:g}' for v in dist.args)})"
     return Law(name, lattice, float(dist.mean()), float(dist.var()), (lo, hi), dist.cdf, dist.sf, sample, cgf,
-               logpmf=logpmf, logpdf=None if lattice else dist.logpdf)
+               cgf_domain, logpmf=logpmf, logpdf=None if lattice else dist.logpdf)
 
 
 def as_law(obj: Any) -> Law | None:

@@ -2,9 +2,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy import stats
 
 import dpaudit
 from dpaudit import (
@@ -74,12 +76,24 @@ def test_renyi_curve():
         RenyiDP((2, 4), 0.5)
 
 
-def test_tail_bound_needs_callable_and_description():
-    TailBound(lambda t: 2 * math.exp(-t * t / 2), "2 exp(-t^2/2)")
+def test_tail_bound_needs_a_callable_and_describes_it_when_not_told():
+    assert TailBound(lambda t: 2 * math.exp(-t * t / 2), "2 exp(-t^2/2)").description == "2 exp(-t^2/2)"
     with pytest.raises(InvalidClaim, match="callable"):
         TailBound(0.5, "x")  # type: ignore[arg-type]
     with pytest.raises(InvalidClaim, match="description"):
         TailBound(lambda t: t, "")
+    assert TailBound(lambda t: 2 * np.exp(-t**2 / 2)).description == "lambda t: 2 * np.exp(-t**2 / 2)"
+
+    def gaussian_tail(t):
+        return 2 * np.exp(-t**2 / 2)
+
+    assert TailBound(gaussian_tail, two_sided=False).description == "gaussian_tail"
+    # two lambdas on one line: which one is the bound is not known from the source, so no text is guessed
+    pair = (lambda t: t, lambda t: 2 * t)
+    assert TailBound(pair[1]).description == "<lambda>"
+    assert TailBound(np.exp).description == "exp"
+    result = dpaudit.audit_tail(stats.norm(), TailBound(gaussian_tail), auditor="exact")
+    assert result.verdict == "verified"
 
 
 @pytest.mark.parametrize(

@@ -168,3 +168,43 @@ def test_huge_binomial_is_decided_without_rounding_artefacts():
     tight = dpaudit.audit_tail(noise.Binomial(m, 0.25), SubGaussian(0.99 * math.sqrt(3 * m / 16), centred=True),
                                auditor="exact")
     assert tight.verdict == "refuted"  # below the standard deviation: refuted at small lambda
+
+
+def test_scipy_laws_are_exact_for_mgf_claims():
+    """scipy.stats frozen laws are exact: closed-form cumulant functions where one exists
+    (normal, Laplace, uniform, exponential, gamma, Poisson), summation for finite discrete laws,
+    and for the others the tail the claim implies (Chernoff) checked against the law's own sf."""
+    laplace_law = exact(stats.laplace(), SubGaussian(3))
+    assert laplace_law.verdict == "refuted" and laplace_law.auditor == "exact-tail"
+    assert "diverges" in laplace_law.notes[0]  # E exp(lam X) is infinite at |lam| >= 1
+    normal = exact(stats.norm(0, 1), SubGaussian(1))
+    assert normal.verdict == "not-refuted" and "equals s^2" in normal.notes[0]  # equality, exactly
+    wider = exact(stats.norm(0, 1), SubGaussian(1.01))  # holds, but an unbounded law is checked to 50 / sd only
+    assert wider.verdict == "not-refuted" and "unbounded" in wider.notes[0]
+    assert exact(stats.norm(0, 1), SubGaussian(0.99)).verdict == "refuted"
+    assert exact(stats.uniform(-1, 2), SubGaussian(1.0)).verdict == "verified"  # Hoeffding: sigma = 1
+    assert exact(stats.expon(), SubExponential(2, 2, centred=True)).verdict == "verified"
+    assert exact(stats.expon(), SubExponential(2, 0.5, centred=True)).verdict == "refuted"  # diverges at lam = 1
+    # discrete: a binomial's cgf by summation (Hoeffding's sigma^2 = n / 4 holds with equality at 0)
+    assert exact(stats.binom(10, 0.5), SubGaussian(math.sqrt(2.5) * 1.01, centred=True)).verdict == "verified"
+    assert exact(stats.binom(10, 0.5), SubGaussian(1.5, centred=True)).verdict == "refuted"
+    assert exact(stats.poisson(4), SubExponential(2.5, 1, centred=True)).verdict == "verified"
+    assert exact(stats.poisson(1), SubGaussian(2, centred=True)).verdict == "refuted"
+
+
+def test_mgf_claims_about_laws_without_a_cgf_are_refuted_by_their_implied_tail():
+    """Logistic and Student-t laws (no elementary cgf in scipy) and a geometric law: their exact
+    tails exceed 2 exp(-t^2 / 18) at large t, so SubGaussian(3) is refuted exactly, with witness t."""
+    for law in (stats.logistic(), stats.t(5), stats.geom(0.5)):
+        r = exact(law, SubGaussian(3, centred=True))
+        assert r.verdict == "refuted" and r.auditor == "exact-tail", law.dist.name
+        t, mean = r.witness["t"], law.mean()
+        assert r.witness["tail"] == pytest.approx(law.sf(mean + t - 1e-9) + law.cdf(mean - t))
+        assert r.witness["tail"] > 2 * math.exp(-t * t / 18)
+        assert r.witness["implied_bound"] == "2 exp(-t^2 / (2 * 3^2))"
+    # the logistic tail 2 e^-t / (1 + e^-t) stays below 2 exp(-t / 2): only samples can test the MGF
+    # claim (auto falls back; the exact auditor alone says why it cannot decide)
+    with pytest.raises(UnsupportedAudit, match="implies"):
+        exact(stats.logistic(), SubExponential(2, 1))
+    fallback = dpaudit.audit_tail(stats.logistic(), SubExponential(2, 1), samples=20_000, seed=0)
+    assert fallback.auditor == "statistical-tail" and "implies" in " ".join(fallback.notes)

@@ -14,7 +14,14 @@ candidates and confirms the best one on fresh samples. The families:
   is the optimal (Neyman-Pearson) event family, up to estimation error;
 - ``classifier``: for vector outputs, a logistic regression on standardised features and their
   squares learns to tell M(d0) from M(d1) on one half; the candidates are thresholds on its score,
-  counted on the other half. A user's ``statistic`` (features) can replace the raw outputs.
+  counted on the other half. A user's ``statistic`` (features) can replace the raw outputs;
+- ``atoms``: outputs that repeat exactly (point masses, such as a mechanism that sometimes releases
+  its input unchanged), which no bin or threshold isolates among continuous outputs. The atoms are
+  the most frequent repeated outputs of the pooled selection samples, chosen without looking at
+  which side drew them, so each single atom {x = v} is counted on all the selection samples (the
+  split of an atom's draws between the sides is untouched by the choice); small sets of atoms (the
+  top-k by likelihood ratio) are ranked on one half and counted on the other, as cells are. Outputs
+  whose every coordinate is categorical get no atoms: their cells already are one per value.
 
 Candidate counts are arrays (one entry per candidate); :meth:`Candidates.event` materialises one
 candidate as an :class:`Event`, which only then is applied to confirmation samples.
@@ -37,7 +44,9 @@ CATEGORICAL_LEVELS = 64  # a coordinate with at most this many values is treated
 BINS_PER_COORDINATE = {1: 64, 2: 16, 3: 8}
 MAX_CELL_DIMENSIONS = 3
 CLASSIFIER_TRAINING = 50_000
-FAMILIES = ("threshold", "cells", "classifier")
+MAX_ATOMS = 64  # most frequent repeated outputs proposed as atoms
+MIN_ATOM_REPEATS = 2  # an output seen this often in the pooled selection samples is an atom
+FAMILIES = ("threshold", "cells", "classifier", "atoms")
 
 
 def as_features(outputs: np.ndarray, statistic: Callable[[np.ndarray], Any] | None) -> np.ndarray:
@@ -168,6 +177,30 @@ class ScoreThreshold(Event):
         return f"logistic-regression score {self.op} {self.t:.6g} (quadratic features)"
 
 
+@dataclass(frozen=True)
+class AtomSet(Event):
+    """Outputs equal, in every coordinate, to one of a few values."""
+
+    values: np.ndarray  # shape (k, d)
+
+    def contains(self, x: np.ndarray) -> np.ndarray:
+        if x.shape[1] == 1:
+            return np.isin(x[:, 0], self.values[:, 0])
+        inside = np.zeros(len(x), dtype=bool)
+        for value in self.values:
+            inside |= np.all(x == value, axis=1)
+        return inside
+
+    def describe(self) -> str:
+        if len(self.values) == 0:
+            return "no output (no output repeated in the selection samples)"
+        shown = [repr(v[0].item()) if len(v) == 1 else repr(v.tolist()) for v in self.values[:5]]
+        if len(self.values) == 1:
+            return f"x = {shown[0]}"
+        more = f", ... (+{len(self.values) - 5} more)" if len(self.values) > 5 else ""
+        return f"x in {{{', '.join(shown)}{more}}}"
+
+
 @dataclass
 class Candidates:
     """Candidate events of one family: selection counts on each side out of ``n`` per side."""
@@ -264,18 +297,58 @@ def classifier_candidates(x0: np.ndarray, x1: np.ndarray) -> Candidates:
     )
 
 
+def _atom_counts(values: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """How often each row of ``values`` occurs exactly among the rows of ``x``."""
+    pooled, inverse = np.unique(np.concatenate([values, x]), axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    counts = np.bincount(inverse[len(values):], minlength=len(pooled))
+    return counts[inverse[: len(values)]]
+
+
+def atom_candidates(x0: np.ndarray, x1: np.ndarray) -> list[Candidates]:
+    """Single atoms counted on all selection samples, and top-k sets of atoms ranked on one half."""
+    pooled = np.concatenate([x0, x1])
+    values, pooled_counts = np.unique(pooled, axis=0, return_counts=True)
+    repeated = np.flatnonzero(pooled_counts >= MIN_ATOM_REPEATS)
+    # continuous outputs never repeat, and the column check stops at the first continuous column
+    if len(repeated) == 0 or all(len(np.unique(column)) <= CATEGORICAL_LEVELS for column in pooled.T):
+        return []
+    # the most frequent first; ties (equal counts) keep np.unique's sorted order, so this is deterministic
+    atoms = values[repeated[np.argsort(-pooled_counts[repeated], kind="stable")[:MAX_ATOMS]]]
+    singles = Candidates("atoms", _atom_counts(atoms, x0), _atom_counts(atoms, x1), len(x0),
+                         lambda i: AtomSet(atoms[i:i + 1]))
+    if len(atoms) == 1:
+        return [singles]
+    (a0, b0), (a1, b1) = _halves(x0), _halves(x1)
+    ratio = np.log(_atom_counts(atoms, a0) + 0.5) - np.log(_atom_counts(atoms, a1) + 0.5)
+    descending = np.argsort(-ratio, kind="stable")
+    cnt0, cnt1 = _atom_counts(atoms, b0), _atom_counts(atoms, b1)
+    # sets of two or more atoms: the single ones are already candidates, on more samples
+    orders = (descending, descending[::-1])
+    counts0 = np.concatenate([np.cumsum(cnt0[o])[1:] for o in orders])
+    counts1 = np.concatenate([np.cumsum(cnt1[o])[1:] for o in orders])
+    m = len(atoms) - 1
+
+    def atom_set(i: int) -> Event:
+        order, k = (orders[0], i + 2) if i < m else (orders[1], i - m + 2)
+        return AtomSet(atoms[np.sort(order[:k])])
+
+    return [singles, Candidates("atoms", counts0, counts1, len(b0), atom_set)]
+
+
 def default_families(dimension: int) -> tuple[str, ...]:
     if dimension == 1:
-        return ("threshold", "cells")
+        return ("threshold", "cells", "atoms")
     if dimension <= MAX_CELL_DIMENSIONS:
-        return ("cells", "classifier")
-    return ("classifier",)
+        return ("cells", "classifier", "atoms")
+    return ("classifier", "atoms")
 
 
-BUILDERS: dict[str, Callable[[np.ndarray, np.ndarray], Candidates]] = {
+BUILDERS: dict[str, Callable[[np.ndarray, np.ndarray], Candidates | list[Candidates]]] = {
     "threshold": threshold_candidates,
     "cells": cell_candidates,
     "classifier": classifier_candidates,
+    "atoms": atom_candidates,
 }
 
 
@@ -288,5 +361,10 @@ def candidates(x0: np.ndarray, x1: np.ndarray, families: tuple[str, ...]) -> lis
             continue
         if name == "cells" and d > MAX_CELL_DIMENSIONS:
             continue
-        out.append(BUILDERS[name](x0, x1))
+        built = BUILDERS[name](x0, x1)
+        out += built if isinstance(built, list) else [built]
+    if not out:
+        # only atoms were asked for and no output repeats: the empty event, which refutes nothing
+        out.append(Candidates("atoms", np.zeros(1, dtype=int), np.zeros(1, dtype=int), len(x0),
+                              lambda i: AtomSet(np.empty((0, d)))))
     return out

@@ -19,6 +19,13 @@
   For a sub-Gaussian claim the grid ends at 2 max|Y| / s^2 when Y is bounded (beyond it
   K(lam) <= lam max|Y| <= lam^2 s^2 / 2); for unbounded Y it ends at 50 / sd and the verdict says so.
 
+A sub-Gaussian or sub-exponential claim also implies a tail bound (Chernoff: 2 exp(-t^2 / (2 sigma^2)),
+or 2 exp(-min(t^2 / (2 nu^2), t / (2 b)))), which the exact tail is checked against as a tail bound
+is: when the law has no cumulant generating function (a scipy law without a closed form, say) a
+tail above it refutes the claim and otherwise the claim is left undecided (to samples); when the
+cgf check ends ``not-refuted`` (its grid stops at 50 / sd on unbounded laws) the tail may still
+refute it.
+
 K and the tails are evaluated in double precision, so a violation is called only when it exceeds
 ``tolerance`` (relative, default 1e-9): smaller excesses are ``not-refuted`` with a note.
 """
@@ -34,7 +41,7 @@ from ..claims import Claim, SubExponential, SubGaussian, TailBound, TailClaim
 from ..errors import UnsupportedAudit
 from ..laws import Law
 from ..results import NOT_REFUTED, REFUTED, VERIFIED, Statistic
-from .base import Auditor, Finding, Support, TailSubject
+from .base import Auditor, Finding, Support, TailSubject, Undecided
 
 DEFAULT_TOLERANCE = 1e-9
 TINY = 1e-300
@@ -169,9 +176,50 @@ def _tailbound_result(verdict, claim, law, t, tail, bound, t_max, checked, under
 # -- exact: MGF claims --------------------------------------------------------------------------
 
 
+def implied_tail(claim: SubGaussian | SubExponential) -> TailBound:
+    """The tail bound an MGF claim implies by Chernoff's argument (for the variable as claimed,
+    centred or not): 2 exp(-t^2 / (2 sigma^2)) for sub-Gaussian, 2 exp(-min(t^2 / (2 nu^2), t / (2 b)))
+    for sub-exponential (the optimal lambda, t / nu^2, capped at the claimed range 1 / b)."""
+    if isinstance(claim, SubGaussian):
+        sigma = claim.sigma
+        return TailBound(lambda t: 2 * np.exp(-np.asarray(t) ** 2 / (2 * sigma**2)),
+                         f"2 exp(-t^2 / (2 * {sigma:g}^2))", centred=claim.centred)
+    nu, b = claim.nu, claim.b
+    return TailBound(lambda t: 2 * np.exp(-np.minimum(np.asarray(t) ** 2 / (2 * nu**2), np.asarray(t) / (2 * b))),
+                     f"2 exp(-min(t^2 / (2 * {nu:g}^2), t / (2 * {b:g})))", centred=claim.centred)
+
+
+def _refuted_by_implied_tail(law: Law, claim: SubGaussian | SubExponential, tolerance: float) -> Finding | None:
+    """The exact tail of the law against the tail the claim implies: a tail above it refutes the
+    claim with a witness t, whether or not the law has a cumulant generating function."""
+    bound = implied_tail(claim)
+    try:
+        found = _audit_tailbound_exact(law, bound, tolerance)
+    except UnsupportedAudit:
+        return None
+    if found.verdict != REFUTED:
+        return None
+    found.notes.insert(0, f"the claim implies P(|Y| >= t) <= {bound.description} (Chernoff); the law's exact tail "
+                          f"exceeds it at t = {found.witness['t']:.6g}")
+    found.witness["implied_bound"] = bound.description
+    return found
+
+
 def _audit_mgf_exact(law: Law, claim: SubGaussian | SubExponential, tolerance: float) -> Finding:
     if law.cgf is None:
-        raise UnsupportedAudit(f"{law.name} has no cumulant generating function; audit the MGF claim from samples")
+        found = _refuted_by_implied_tail(law, claim, tolerance)
+        if found is not None:
+            return found
+        raise Undecided(f"{law.name} has no cumulant generating function and its exact tail stays below the one the "
+                        "claim implies; audit the MGF claim from samples")
+    finding = _audit_mgf_cgf(law, claim, tolerance)
+    if finding.verdict == NOT_REFUTED:
+        # the cgf grid stops short on unbounded laws; the tail is checked out to where the bound underflows
+        return _refuted_by_implied_tail(law, claim, tolerance) or finding
+    return finding
+
+
+def _audit_mgf_cgf(law: Law, claim: SubGaussian | SubExponential, tolerance: float) -> Finding:
     s, lam_max = claim.mgf_bound
     shift = _shift(law.mean, claim)
     mean = law.mean - shift
@@ -317,7 +365,8 @@ class ExactTailAuditor(Auditor):
         if isinstance(claim, TailBound):
             return _audit_tailbound_exact, Support.decides()
         if law.cgf is None:
-            return None, Support.no(f"{law.name} has no cumulant generating function; audit the MGF claim from samples")
+            # only the implied tail can be checked: it refutes, or leaves the claim to samples
+            return _audit_mgf_exact, Support.attempts()
         return _audit_mgf_exact, Support.decides()
 
     def supports(self, subject: TailSubject, claim: Claim) -> Support:
