@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
+from .subjects import subject_name
+
 #: scipy discrete laws with at most this many support points get a cumulant function by summation
 MAX_SUMMED_SUPPORT = 2_000_000
 
@@ -140,7 +142,7 @@ def as_law(obj: Any) -> Law | None:
     support = tuple(float(v) for v in getattr(obj, "support", (-math.inf, math.inf)))
     cgf = getattr(obj, "cgf", None)
     return Law(
-        name=repr(obj), lattice=lattice, mean=_value(obj.mean), var=_value(obj.var), support=support,
+        name=subject_name(obj), lattice=lattice, mean=_value(obj.mean), var=_value(obj.var), support=support,
         cdf=obj.cdf, sf=obj.sf, sample=obj.sample, cgf=cgf if callable(cgf) else None,
         cgf_domain=tuple(float(v) for v in getattr(obj, "cgf_domain", (-math.inf, math.inf))),
         logpmf=getattr(obj, "logpmf", None), logpdf=getattr(obj, "logpdf", None),

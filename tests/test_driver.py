@@ -87,18 +87,23 @@ def test_auto_plans_follow_the_exact_auditors_support():
         privacy_plan(laplace_sampler, PureDP(1.0), "oracle")
 
 
-def test_an_unsupported_exact_audit_takes_a_share_and_says_why():
+def test_an_mgf_claim_on_a_law_without_cgf_takes_a_share_and_says_why():
     """The acceptance case: an `auto` tail entry whose law has no cumulant generating function, with
-    an MGF claim. The exact tail auditor does not support it, so the entry takes a share of alpha,
-    is audited from samples, and its record says so."""
+    an MGF claim. The exact tail auditor can only check the tail the claim implies: the entry takes a
+    share of alpha, falls back to samples when that tail does not refute it, and its record says so."""
     entry = TailEntry("testing/no-cgf", subject=LawWithoutCgf(), claim=SubGaussian(1.0))
     assert entry.statistical and entry.auditor == "statistical"
-    assert entry.plan.auditor.name == "statistical-tail" and entry.plan.fallback is None
+    assert entry.plan.auditor.name == "exact-tail" and entry.plan.fallback.name == "statistical-tail"
     ctx = context(entry)
     record = run(entry, ctx)
     assert record.alpha == ctx.alpha and record.confidence == pytest.approx(1 - ctx.alpha)
     assert record.auditor == "statistical-tail" and record.verdict == "not-refuted"
-    assert "does not support" in record.notes[0] and "cumulant generating function" in record.notes[0]
+    assert "could not decide" in record.notes[0] and "no cumulant generating function" in record.notes[0]
+    assert "N(0, 1) without a cgf" in record.notes[0]  # named, never by a memory address
+    # a claim whose implied tail the exact tail exceeds (N(0, 1) is not 0.5-sub-Gaussian) is refuted exactly
+    tight = TailEntry("testing/tight", subject=LawWithoutCgf(), claim=SubGaussian(0.5))
+    record = run(tight, context(tight))
+    assert record.auditor == "exact-tail" and record.verdict == "refuted" and record.confidence == 1.0
     # the same law with a tail bound: supported and always decided, so no share and no note
     bound = TailEntry("testing/bound", subject=LawWithoutCgf(), claim=TailBound(lambda t: 2 * np.exp(-t**2 / 2),
                                                                                     "2 exp(-t^2/2)"))
@@ -140,7 +145,7 @@ def test_a_run_gives_the_unsupported_entry_its_share_and_note(tmp_path, suites_d
     exact, sampled = records["testing-plans/exact"], records["testing-plans/no-cgf"]
     assert exact["alpha"] is None and exact["auditor"] == "exact" and exact["verdict"] == "verified"
     assert sampled["alpha"] == document["run"]["alpha_per_statistical_claim"] == 0.01
-    assert sampled["auditor"] == "statistical-tail" and "does not support" in sampled["notes"][0]
+    assert sampled["auditor"] == "statistical-tail" and "could not decide" in sampled["notes"][0]
     assert summary.exit_code == 0
 
 
@@ -176,7 +181,6 @@ def test_conduct_falls_back_only_with_a_confidence_to_spend():
     (ExactPrivacyAuditor(), Mechanism(LaplaceMechanism(1.0)), SubGaussian(1.0)),
     (StatisticalPrivacyAuditor(), Mechanism(laplace_sampler), TailBound(lambda t: t, "t")),
     (ExactTailAuditor(), TailSubject(None, laplace_sampler, "sampler"), SubGaussian(1.0)),
-    (ExactTailAuditor(), tail_subject(LawWithoutCgf()), SubGaussian(1.0)),
     (ExactTailAuditor(), tail_subject(Laplace(1.0)), PureDP(1.0)),
     (StatisticalTailAuditor(), tail_subject(Laplace(1.0)), PureDP(1.0)),
     (ConformanceAuditor(), tail_subject(Laplace(1.0)), SubGaussian(1.0)),

@@ -1,5 +1,6 @@
 """A suite whose entries plan differently under `auto`: one the exact auditor always decides (no share
-of alpha), one it does not support (audited from samples, with a share and a note saying why)."""
+of alpha), one it may leave undecided (an MGF claim about a law without a cgf: audited from samples when the
+implied tail does not refute it, with a share and a note saying why)."""
 
 from scipy import stats
 
