@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import os
 import tempfile
@@ -18,10 +17,16 @@ RECORD_FIELDS = ("claim_id", "verdict", "outcome", "claim", "auditor", "subject"
                  "parameters", "relation", "title", "paper", "budget", "expected", "plots", "error")
 
 
-@functools.cache
 def _umask() -> int:
-    """The process's umask. Read once: ``os.umask`` can only be read by setting it, which would race
-    with threads creating files."""
+    """The process's umask: from /proc where there is one, since ``os.umask`` can only be read by
+    setting it, which races with other threads creating files."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
