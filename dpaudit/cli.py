@@ -308,6 +308,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from .records import describe_where
     from .runner import RunOptions, run
 
     summary = run(RunOptions(
@@ -319,7 +320,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     for r in summary.records:
         counts[r.outcome] = counts.get(r.outcome, 0) + 1
         if r.outcome not in ("pass", "expected-refutation"):
-            print(f"{r.outcome}: {r.claim_id}: {r.summary()}", file=sys.stderr)
+            where = describe_where(r.error) if r.error else ""
+            print(f"{r.outcome}: {r.claim_id}: {r.summary()}" + (f" (at {where})" if where else ""), file=sys.stderr)
     print(f"{len(summary.records)} claims: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
     print(f"Report: {summary.out / 'report.html'} (also report.md, junit.xml, results.json)")
     return summary.exit_code
@@ -334,6 +336,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
         document = rerender(args.dir)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    except (KeyError, TypeError, AttributeError) as exc:  # a field of the wrong shape in a hand-edited file
+        raise UsageError(f"{args.dir / 'results.json'}: a record cannot be rendered ({type(exc).__name__}: "
+                         f"{exc}); the file was edited or written by another program") from None
     print(f"{len(document['records'])} claims; report: {args.dir / 'report.html'}")
     return 0
 
@@ -463,17 +468,36 @@ COMMANDS = {"list": _cmd_list, "run": _cmd_run, "report": _cmd_report, "audit": 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        code = COMMANDS[args.command](args)
+        sys.stdout.flush()  # here, not at exit, so that a closed pipe is handled below
+        return code
     except DpauditError as exc:
-        kind = "mechanism error" if isinstance(exc, MechanismError) else "error"
-        print(f"dpaudit {args.command}: {kind}: {exc}", file=sys.stderr)
+        _print_error(args, exc)
         return 2
-    except KeyboardInterrupt:
+    except BrokenPipeError:
+        # the reader stopped reading (`dpaudit list | head`): not an error of ours, and nothing more to say
+        # to it; point stdout at /dev/null so that flushing it at exit does not raise again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt as exc:
         if args.command == "simulate":
             print("dpaudit: interrupted; finished simulations are in --out (one .npz each)", file=sys.stderr)
         else:
             print("dpaudit: interrupted; finished claims are in results.json (rerun with --resume)", file=sys.stderr)
-        return 130
+        return 128 + getattr(exc, "signum", 2)  # 130 for SIGINT, 143 for SIGTERM, as a shell reports them
+
+
+def _print_error(args: argparse.Namespace, exc: DpauditError) -> None:
+    """One line on stderr; a mechanism's error says where in the user's code it was raised, and
+    ``--json`` also prints the error (with the user's frames) as JSON on stdout."""
+    from .records import describe_where, error_info
+
+    kind = "mechanism error" if isinstance(exc, MechanismError) else "error"
+    info = error_info(exc)
+    where = describe_where(info) if isinstance(exc, MechanismError) else ""
+    print(f"dpaudit {args.command}: {kind}: {exc}" + (f" (at {where})" if where else ""), file=sys.stderr)
+    if getattr(args, "json", False) and args.command in ("audit", "regret"):
+        print(json.dumps({"error": info}, indent=1))
 
 
 if __name__ == "__main__":

@@ -9,9 +9,12 @@ themselves, and nothing edits a record afterwards.
 
 from __future__ import annotations
 
+import os
+import sysconfig
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,9 +37,56 @@ class Audit:
     relation: dict[str, Any] | None = None
 
 
-def error_info(exc: BaseException) -> dict[str, str]:
-    """An exception as a record's ``error`` field."""
-    return {"type": type(exc).__name__, "message": str(exc), "traceback": "".join(traceback.format_exception(exc))}
+def error_info(exc: BaseException) -> dict[str, Any]:
+    """An exception as a record's ``error`` field: its type, message and traceback, and ``where``: the
+    frames of the user's own code it passed through (innermost last), so a mechanism that raised is
+    found by its file and line, not only by its message."""
+    return {"type": type(exc).__name__, "message": str(exc), "traceback": "".join(traceback.format_exception(exc)),
+            "where": user_frames(exc)}
+
+
+#: folders whose frames are not the user's: dpaudit's harness and the standard library
+_HARNESS = str(Path(__file__).resolve().parent) + os.sep
+_STDLIB = tuple({str(Path(sysconfig.get_paths()[k]).resolve()) + os.sep for k in ("stdlib", "platstdlib")})
+_THIRD_PARTY = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
+
+
+def user_frames(exc: BaseException) -> list[dict[str, Any]]:
+    """The frames of user code in the traceback of ``exc``, or of the exception it wraps (a
+    :class:`~dpaudit.errors.MechanismError` is raised ``from`` the user's own exception).
+
+    User code is any file outside dpaudit's harness, the standard library and installed third-party
+    packages (numpy, say); if only installed packages are left, their frames are given instead."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in chain:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    frames = [f for e in reversed(chain) for f in traceback.extract_tb(e.__traceback__)]  # innermost error first
+    outside = [f for f in frames if _outside(f.filename)]
+    own = [f for f in outside if not any(part in f.filename for part in _THIRD_PARTY)]
+    return [{"file": f.filename, "line": f.lineno, "function": f.name, "code": f.line or ""}
+            for f in (own or outside)]
+
+
+def _outside(filename: str) -> bool:
+    """Whether ``filename`` is neither dpaudit's harness nor the standard library."""
+    if filename.startswith("<"):  # <frozen ...>, <string>
+        return False
+    path = str(Path(filename).resolve())
+    if path.startswith(_HARNESS):
+        return False
+    # site-packages may sit inside the standard library's folder
+    return any(part in path for part in _THIRD_PARTY) or not path.startswith(_STDLIB)
+
+
+def describe_where(error: dict[str, Any]) -> str:
+    """``file:line in function`` of the innermost user frame of an ``error`` field ('' if none)."""
+    where = error.get("where") or []
+    if not where:
+        return ""
+    frame = where[-1]
+    return f"{frame['file']}:{frame['line']} in {frame['function']}"
 
 
 def assemble_record(
@@ -105,4 +155,4 @@ def assemble_record(
     )
 
 
-__all__ = ["Audit", "assemble_record", "error_info"]
+__all__ = ["Audit", "assemble_record", "describe_where", "error_info", "user_frames"]

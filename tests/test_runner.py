@@ -137,11 +137,11 @@ def test_interrupted_run_resumes_only_unfinished_claims(tmp_path, suites_dir):
     for claim_id, record in finished.items():
         assert final[claim_id] == record  # kept as written, timing included: not recomputed
 
-    # a different seed reuses nothing
+    # a different seed could reuse nothing: refused, saying so, rather than replacing every record
     cmd[4] = "testing-slow/claim0"
     again = subprocess.run([*cmd, "--resume", "--seed", "5"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert again.returncode == 0 and "already finished" not in again.stderr
-    assert [r["seed"]["run_seed"] for r in load(out)["records"]] == [5]
+    assert again.returncode == 2 and "--seed 0 there, 5 now" in again.stderr
+    assert len(load(out)["records"]) == 6
 
 
 def _workers_of(out) -> list[str]:

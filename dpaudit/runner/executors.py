@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -25,9 +26,18 @@ class Executor(Protocol):
     def shutdown(self, cancel: bool = False) -> None: ...
 
 
+#: seconds a worker gets to exit after SIGTERM when a run is interrupted, before SIGKILL
+STOP_GRACE = 2.0
+
+
 def _exit_with_parent(parent: int) -> None:
     """Worker initializer: exit when the run that started this worker is gone (killed with
-    SIGKILL, say), instead of waiting forever for work that will never come."""
+    SIGKILL, say), instead of waiting forever for work that will never come.
+
+    A worker also ignores SIGINT: Ctrl-C reaches the whole process group, and the run, not each
+    worker, decides what an interruption does (it keeps the finished records and stops the workers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the run's handler, inherited by fork: SIGTERM stops it
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -60,7 +70,22 @@ class ProcessExecutor:
         self._pool = self._new_pool()
 
     def shutdown(self, cancel: bool = False) -> None:
-        self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
+        """Wait for the workers to finish, or (``cancel``) stop them now: the claims they are running
+        are dropped, and a claim that runs for minutes must not keep its worker busy after the run ended."""
+        if not cancel:
+            self._pool.shutdown(wait=True)
+            return
+        workers = list((getattr(self._pool, "_processes", None) or {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for process in workers:
+            if process.is_alive():
+                process.terminate()
+        deadline = time.monotonic() + STOP_GRACE
+        for process in workers:
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()
+                process.join(1.0)
 
 
 class InlineExecutor:

@@ -19,8 +19,10 @@ from ..seeding import check_seed, claim_seed_sequence
 from ..stats import bonferroni
 from ..suite import BUDGETS, Entry, RunContext, load_suites, select
 from .executors import Executor, ProcessExecutor, make_executor
+from .interrupts import signals_held, stop_on_signals
+from .lock import OutputLock, prepare_output_dir
 from .progress import Progress
-from .store import ResultsStore
+from .store import ResultsStore, Resumption
 from .worker import ClaimOutcome, ClaimTask, error_record, run_claim
 
 REPORT_INTERVAL = 2.0  # seconds between re-renders of the reports while claims finish
@@ -28,6 +30,9 @@ REPORT_INTERVAL = 2.0  # seconds between re-renders of the reports while claims 
 
 #: where a run keeps its simulations (:mod:`dpaudit.simulation_cache`), inside its output folder
 SIMULATION_CACHE = Path(".cache") / "simulations"
+
+#: where the claims' plots go; every file in it is listed by one record of results.json
+PLOTS_DIR = "plots"
 
 
 @dataclass
@@ -135,11 +140,23 @@ def _dispatch(
 
 
 def run(options: RunOptions) -> RunSummary:
+    """Audit the selected entries into ``options.out``, holding the folder's lock throughout.
+
+    SIGINT and SIGTERM stop the run (:class:`Interrupted`): the workers are stopped at once, and
+    ``results.json`` (every finished record) and the reports are written once more, consistently."""
     _validate(options)
     selected = plan(options)
     executor = make_executor(options.workers, options.scheduler)
     out = Path(options.out)
-    out.mkdir(parents=True, exist_ok=True)
+    prepare_output_dir(out)
+    try:
+        with OutputLock(out), stop_on_signals():
+            return _run_locked(options, selected, executor, out)
+    finally:
+        executor.shutdown(cancel=True)  # a no-op after a run that finished; stops the workers otherwise
+
+
+def _run_locked(options: RunOptions, selected: Plan, executor: Executor, out: Path) -> RunSummary:
     header: dict[str, Any] = {
         "seed": options.seed,
         "budget": options.budget,
@@ -153,19 +170,21 @@ def run(options: RunOptions) -> RunSummary:
         "finished": None,
     }
     store = ResultsStore(out / "results.json", header)
-    reused: dict[str, dict[str, Any]] = {}
+    resumption = Resumption()
     if options.resume:
         expected = {
             e.claim_id.key: {"run_seed": options.seed, "budget": options.budget, "alpha": selected.alpha_of(e)}
             for e in selected.entries
         }
         try:
-            reused = store.reusable(expected)
+            resumption = store.reusable(expected)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        for record in reused.values():
+        for record in resumption.kept.values():
             store.put(record)
-    store.write()
+    reused = resumption.kept
+    _remove_stale_plots(out, reused.values())
+    write_all(out, store)
 
     by_key = {e.claim_id.key: e for e in selected.entries}
     tasks = {
@@ -185,8 +204,8 @@ def run(options: RunOptions) -> RunSummary:
     if selected.skipped:
         progress.message(f"{len(selected.skipped)} claim(s) run only at other budgets, left out at {options.budget}: "
                          + ", ".join(selected.skipped[:5]) + (" ..." if len(selected.skipped) > 5 else ""))
-    if reused:
-        progress.message(f"resuming: {len(reused)} claim(s) already finished in {store.path}, {len(tasks)} to run")
+    if options.resume and (reused or resumption.rerun or resumption.dropped):
+        progress.message(resumption.describe(store.path, len(tasks)))
 
     def died(key: str, exc: BaseException) -> ClaimOutcome:
         entry = by_key[key]
@@ -198,27 +217,48 @@ def run(options: RunOptions) -> RunSummary:
     last_render = 0.0
     try:
         for outcome in _dispatch(executor, tasks, died, progress.message):
-            for name, png in outcome.plots.items():
-                atomic_write(out / name, png)
-            store.put(outcome.record)
-            store.write()
+            with signals_held():  # a plot and the record that lists it are written together
+                for name, png in outcome.plots.items():
+                    atomic_write(out / name, png)
+                store.put(outcome.record)
+                store.write()
             r = outcome.record
             progress.claim_done(r["claim_id"], r["verdict"], r["outcome"], r["seconds"])
             if time.monotonic() - last_render >= REPORT_INTERVAL:
-                write_reports(out, store.document())
+                with signals_held():
+                    write_reports(out, store.document())
                 last_render = time.monotonic()
     except KeyboardInterrupt:
-        executor.shutdown(cancel=True)
+        executor.shutdown(cancel=True)  # before the final writes: their claims' results would be dropped
         raise
     else:
         executor.shutdown()
         header["finished"] = datetime.now(UTC).isoformat(timespec="seconds")
-        store.write()
     finally:
         progress.close()
-        write_reports(out, store.document())
+        write_all(out, store)
     records = [AuditResult.from_dict(r) for r in store.document()["records"]]
     return RunSummary(records, out, len(reused))
+
+
+def write_all(out: Path, store: ResultsStore) -> None:
+    """Write ``results.json`` and the reports from the same records, with stop signals held, so that
+    a run stopped at any moment leaves them in agreement (junit.xml never lags results.json)."""
+    with signals_held():
+        document = store.document()
+        store.write()
+        write_reports(out, document)
+
+
+def _remove_stale_plots(out: Path, kept: Any) -> None:
+    """Delete the plots no kept record lists: a previous run's plots must not pass for this run's."""
+    plots = out / PLOTS_DIR
+    if not plots.is_dir():
+        return
+    listed = {(out / name).resolve() for record in kept for name in record.get("plots") or []}
+    for path in plots.iterdir():
+        if path.is_file() and path.resolve() not in listed:
+            path.unlink(missing_ok=True)
 
 
 __all__ = ["Plan", "RunOptions", "RunSummary", "plan", "run"]
