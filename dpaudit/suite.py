@@ -475,18 +475,25 @@ def load_suites(extra: Iterable[str] = ()) -> dict[str, Suite]:
     from dpaudit import audits
 
     # the experiments package holds presets (dpaudit.experiments), not a suite
-    modules = [importlib.import_module(f"{audits.__name__}.{m.name}") for m in pkgutil.iter_modules(audits.__path__)
-               if m.name != PRESETS_PACKAGE]
-    modules += [_import_suite_module(spec) for spec in extra]
+    # (what the user would call it, the module): a suite file is named by its path, not its internal module name
+    modules = [(f"suite module {name}", importlib.import_module(name))
+               for name in (f"{audits.__name__}.{m.name}" for m in pkgutil.iter_modules(audits.__path__)
+                            if m.name != PRESETS_PACKAGE)]
+    modules += [(_suite_label(spec), _import_suite_module(spec)) for spec in extra]
     suites: dict[str, Suite] = {}
-    for module in modules:
+    for label, module in modules:
         suite = getattr(module, "suite", None)
         if not isinstance(suite, Suite):
-            raise SelectionError(f"suite module {module.__name__} defines no `suite = Suite(...)`")
+            found = "" if suite is None else f" (its `suite` is a {type(suite).__name__})"
+            raise SelectionError(f"{label} defines no module-level `suite = Suite(key, title)`{found}")
         if suite.key in suites:
-            raise SelectionError(f"two suite modules define the suite key {suite.key!r}")
+            raise SelectionError(f"two suite modules define the suite key {suite.key!r} (the second: {label})")
         suites[suite.key] = suite
     return suites
+
+
+def _suite_label(spec: str) -> str:
+    return f"suite file {spec}" if spec.endswith(".py") or Path(spec).is_file() else f"suite module {spec}"
 
 
 def select(suites: dict[str, Suite], selectors: Sequence[str] = ()) -> list[Entry]:

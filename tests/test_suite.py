@@ -109,8 +109,14 @@ def test_bad_suite_paths(tmp_path):
     with pytest.raises(SelectionError, match="does not exist"):
         load_suites([str(tmp_path / "missing.py")])
     (tmp_path / "nosuite.py").write_text("x = 1\n")
-    with pytest.raises(SelectionError, match="defines no"):
+    with pytest.raises(SelectionError, match="defines no") as error:
         load_suites([str(tmp_path / "nosuite.py")])
+    # named by the file the user gave, not by the module name it is loaded under
+    assert str(error.value).startswith(f"suite file {tmp_path / 'nosuite.py'} defines no")
+    assert "_dpaudit_user_suite_" not in str(error.value)
+    (tmp_path / "wrongsuite.py").write_text("suite = 'my-suite'\n")
+    with pytest.raises(SelectionError, match=r"wrongsuite.py defines no .*\(its `suite` is a str\)"):
+        load_suites([str(tmp_path / "wrongsuite.py")])
     (tmp_path / "boom.py").write_text("raise RuntimeError('boom')\n")
     with pytest.raises(SelectionError, match="boom"):
         load_suites([str(tmp_path / "boom.py")])
