@@ -148,7 +148,8 @@ def assemble_record(
         budget=run.budget if in_run else None,
         expected={"verdict": (entry.expected_at(run.budget) if in_run else entry.expected) if entry is not None
                   else NOT_REFUTED,
-                  "reason": entry.reason if entry is not None else None},
+                  "reason": entry.reason if entry is not None else None,
+                  "footing": entry.footing if entry is not None else None},
         plots=list(plots),
         error=error_info(error) if error is not None else None,
         plot_data=finding.plot_data,

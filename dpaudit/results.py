@@ -177,7 +177,8 @@ class AuditResult:
     title: str = ""
     paper: str | None = None
     budget: str | None = None
-    expected: dict[str, Any] = field(default_factory=lambda: {"verdict": NOT_REFUTED, "reason": None})
+    expected: dict[str, Any] = field(default_factory=lambda: {"verdict": NOT_REFUTED, "reason": None,
+                                                               "footing": None})
     plots: list[str] = field(default_factory=list)
     error: dict[str, Any] | None = None
     plot_data: Any = field(default=None, repr=False, compare=False)

@@ -6,7 +6,8 @@ module or ``.py`` file and pass it with ``dpaudit run --suite PATH``.
 
 An entry pairs a subject with a claim, says how to audit it at each budget, and states what is
 expected: by default that the claim is not refuted; an entry whose refutation has been reviewed
-and accepted as a finding says ``expected="refuted"`` with the reason (like pytest's xfail).
+and accepted as a finding says ``expected="refuted"`` with the reason (like pytest's xfail) and its
+footing (:data:`FOOTINGS`): what text the refuted claim stands on.
 Where the true value of the claimed parameter is known (the ``classic`` suite), ``truth`` records
 it (epsilon for pure DP, delta at the claimed epsilon for approximate DP, D_alpha for Renyi DP,
 rho for zCDP) so that reports and benchmarks can show the audit next to it.
@@ -59,6 +60,11 @@ def at_budget(table: dict[str, Any], budget: str) -> Any:
         raise KeyError(f"no value for budget {budget!r} (nor any it falls back to) in {sorted(table)}")
     return table[key]
 EXPECTATIONS = (NOT_REFUTED, REFUTED)
+#: what an expected refutation stands on, strongest first: the claim exactly as the paper (or the suite)
+#: states it; a reading of text the source garbled (the reason says how the spec reads it, and an entry
+#: beside it encodes the other reading); an intermediate step of a proof, not the result; a statement
+#: whose slip the paper itself shows (its proof or another form has the intended expression)
+FOOTINGS = ("as printed", "as reconstructed from damaged text", "proof step", "typo evident")
 #: the package of ``dpaudit.audits`` that holds the experiment presets, skipped by suite discovery
 PRESETS_PACKAGE = "experiments"
 
@@ -85,7 +91,8 @@ class Entry(ABC):
     ``budgets`` are the budgets it runs at (default all): a claim that only the papers' horizons can
     test says ``budgets=("paper",)``, and a run at another budget leaves it out (and says so).
     ``expected`` may differ by budget (``{"quick": "not-refuted", "paper": "refuted"}``) where only
-    the paper's scale resolves a finding.
+    the paper's scale resolves a finding. An entry that expects a refutation gives its ``reason`` and
+    its ``footing`` (one of :data:`FOOTINGS`), which the record and the report's findings show.
     """
 
     def __init__(
@@ -97,6 +104,7 @@ class Entry(ABC):
         relation: NeighbourRelation | NeighbourSearch | None = None,
         expected: str | dict[str, str] = NOT_REFUTED,
         reason: str | None = None,
+        footing: str | None = None,
         timeout: float | None = None,
         truth: float | None = None,
         budgets: Sequence[str] | None = None,
@@ -117,6 +125,11 @@ class Entry(ABC):
                 raise ValueError(f"{id}: expected must be one of {EXPECTATIONS}, got {value!r}")
         if REFUTED in by_budget.values() and not (isinstance(reason, str) and reason.strip()):
             raise ValueError(f"{id}: expected='refuted' needs a one-line reason saying why the refutation is accepted")
+        if footing is not None and footing not in FOOTINGS:
+            raise ValueError(f"{id}: footing must be one of {FOOTINGS}, got {footing!r}")
+        if REFUTED in by_budget.values() and footing is None:
+            raise ValueError(f"{id}: expected='refuted' needs a footing saying what the refuted claim stands on, one "
+                             f"of {FOOTINGS}")
         if timeout is not None and not timeout > 0:
             raise ValueError(f"{id}: timeout must be > 0 seconds, got {timeout!r}")
         self.id = str(self.claim_id)
@@ -127,6 +140,8 @@ class Entry(ABC):
         self.expected = by_budget["quick"]
         self._expected = by_budget
         self.reason = reason
+        #: what the refuted claim stands on (:data:`FOOTINGS`); None for an entry that expects no refutation
+        self.footing = footing
         self.timeout = timeout
         self.truth = truth
 
@@ -183,6 +198,7 @@ class Entry(ABC):
                          ", ".join(f"{budget}: {value}" for budget, value in self._expected.items()))
             + ("" if self.budgets == BUDGETS else f" ({', '.join(self.budgets)} only)"),
             "reason": self.reason or "",
+            "footing": self.footing or "",
             "truth": self.truth,
         }
 
@@ -459,18 +475,25 @@ def load_suites(extra: Iterable[str] = ()) -> dict[str, Suite]:
     from dpaudit import audits
 
     # the experiments package holds presets (dpaudit.experiments), not a suite
-    modules = [importlib.import_module(f"{audits.__name__}.{m.name}") for m in pkgutil.iter_modules(audits.__path__)
-               if m.name != PRESETS_PACKAGE]
-    modules += [_import_suite_module(spec) for spec in extra]
+    # (what the user would call it, the module): a suite file is named by its path, not its internal module name
+    modules = [(f"suite module {name}", importlib.import_module(name))
+               for name in (f"{audits.__name__}.{m.name}" for m in pkgutil.iter_modules(audits.__path__)
+                            if m.name != PRESETS_PACKAGE)]
+    modules += [(_suite_label(spec), _import_suite_module(spec)) for spec in extra]
     suites: dict[str, Suite] = {}
-    for module in modules:
+    for label, module in modules:
         suite = getattr(module, "suite", None)
         if not isinstance(suite, Suite):
-            raise SelectionError(f"suite module {module.__name__} defines no `suite = Suite(...)`")
+            found = "" if suite is None else f" (its `suite` is a {type(suite).__name__})"
+            raise SelectionError(f"{label} defines no module-level `suite = Suite(key, title)`{found}")
         if suite.key in suites:
-            raise SelectionError(f"two suite modules define the suite key {suite.key!r}")
+            raise SelectionError(f"two suite modules define the suite key {suite.key!r} (the second: {label})")
         suites[suite.key] = suite
     return suites
+
+
+def _suite_label(spec: str) -> str:
+    return f"suite file {spec}" if spec.endswith(".py") or Path(spec).is_file() else f"suite module {spec}"
 
 
 def select(suites: dict[str, Suite], selectors: Sequence[str] = ()) -> list[Entry]:
@@ -504,6 +527,7 @@ def find_entry(claim_id: str, extra: Iterable[str] = ()) -> Entry:
 
 __all__ = [
     "BUDGETS", "BUDGET_FALLBACK", "CLASSIC", "DEFAULT_RUNS", "DEFAULT_SAMPLES", "DEFAULT_TIMEOUTS", "Entry",
+    "FOOTINGS",
     "LowerBoundEntry",
     "PrivacyEntry", "RunContext", "Suite",
     "at_budget", "find_entry", "load_suites", "select",

@@ -105,14 +105,20 @@ def variance_bound(n: int, epsilon: float, delta: float) -> float:
     return float(np.max(m * -(-coins // m))) / 4
 
 
-def theorem_3_2_step(n: int, epsilon: float, delta: float, beta: float, log=math.log) -> float:
+def theorem_3_2_step(n: int, epsilon: float, delta: float, beta: float, log=math.log,
+                     reconstructed: bool = False) -> float:
     """The proof of Theorem 3.2's printed Hoeffding step: with probability 1 - beta/n the sum of noises at
     a time t is at most sqrt(log(1/beta) + log n) sqrt(V log2 n), V = V_{n, eps/log n, delta/log n}
-    (``log`` is the reading of the first two logs: natural or base 2; the tree's depth is log2 n)."""
+    (``log`` is the reading of the first two logs: natural or base 2; the tree's depth is log2 n).
+
+    The dump garbles the step's constant; ``reconstructed=True`` reads it as the specification rebuilds
+    it, sqrt(2 (log(1/beta) + log n)) sqrt(V log2 n) (Hoeffding's factor 2 under the root)."""
     owner = "theorem_3_2_step"
     beta = probability(owner, "beta", beta)
     depth = _log2(owner, n)
-    return math.sqrt(log(1 / beta) + log(n)) * math.sqrt(variance_bound(n, epsilon / depth, delta / depth) * depth)
+    factor = 2.0 if reconstructed else 1.0
+    return math.sqrt(factor * (log(1 / beta) + log(n))) * math.sqrt(variance_bound(n, epsilon / depth, delta / depth)
+                                                                    * depth)
 
 
 def theorem_3_2_alpha(n: int, epsilon: float, delta: float, beta: float) -> float:

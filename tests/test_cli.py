@@ -60,7 +60,7 @@ def test_list(cli):
     assert rows == [{"id": "classic/laplace-eps1", "title": "Laplace mechanism, eps=1 (exact)",
                      "subject": "Laplace(eps=1, sensitivity=1)", "claim": "pure-dp epsilon=1.0", "auditor": "exact",
                      "relation": "query answers differing by at most 1 in each coordinate", "expected": "not-refuted",
-                     "reason": "", "truth": 1.0}]
+                     "reason": "", "footing": "", "truth": 1.0}]
 
 
 def test_unknown_selector_is_exit_2(cli):

@@ -212,6 +212,21 @@ def test_the_printed_hoeffding_step_fails_where_hoeffdings_own_bound_holds():
                               auditor="exact").verdict == "refuted"
 
 
+def test_the_step_as_the_spec_reconstructs_it_holds():
+    """The suite's thm3.2-accuracy@step,sqrt2 entries: the spec reads the garbled constant as
+    sqrt(2 (log(1/beta) + log n)) sqrt(V log n), sqrt 2 times the printed bound, and then the exact tail
+    at beta = 0.01 is 2.6e-6 against beta/n = 1.56e-4."""
+    counter = ConcurrentShuffleCounter.binary_tree(64, EPS, DELTA)
+    law = counter.noise_law(counter.noisiest_time())
+    printed = theorem_3_2_step(64, EPS, DELTA, 0.01)
+    reconstructed = theorem_3_2_step(64, EPS, DELTA, 0.01, reconstructed=True)
+    assert reconstructed == pytest.approx(math.sqrt(2) * printed)
+    tail = law.sf(law.mean + reconstructed) + law.cdf(law.mean - reconstructed - 1e-9)
+    assert tail == pytest.approx(2.616e-6, rel=1e-3) and tail < 0.01 / 64
+    result = dpaudit.audit_tail(law, TailBound.accuracy(reconstructed, 0.01 / 64, centred=True), auditor="exact")
+    assert result.verdict == "verified"
+
+
 def test_union_bound_alpha_holds_and_a_tight_alpha_is_caught():
     """Definition 2.1's event with the proof's alpha (suite's thm3.2-accuracy entry) and with alpha at
     the noise's sd (P(max_t |error| > sd) is near 1): statistical, 100,000 runs, confidence 1 - 1e-6 each."""

@@ -412,7 +412,21 @@ def test_an_enclosure_too_wide_to_decide_is_undecided_not_a_verdict():
 
 # -- dp-accounting as an independent oracle ---------------------------------------------------------
 
-pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+def dp_accounting_module(name: str):
+    """A module of dp-accounting, for the oracle tests only: they are skipped when it is not installed (it
+    comes with the test extra), and fail when it is installed but does not import."""
+    from importlib import import_module, metadata
+
+    try:
+        metadata.version("dp-accounting")
+    except metadata.PackageNotFoundError:
+        pytest.skip("dp-accounting is not installed: pip install -e '.[test]' runs the oracle comparisons")
+    return import_module(name)
+
+
+@pytest.fixture
+def pld():
+    return dp_accounting_module("dp_accounting.pld.privacy_loss_distribution")
 
 
 EPSILONS = (0.0, 0.3, 1.0)
@@ -431,13 +445,13 @@ def _agrees_with_oracle(make, profile) -> None:
 
 
 @pytest.mark.parametrize("b", [0.5, 1.0, 4.0])
-def test_oracle_laplace(b):
+def test_oracle_laplace(b, pld):
     _agrees_with_oracle(lambda **kw: pld.from_laplace_mechanism(b, 1.0, value_discretization_interval=1e-5, **kw),
                         lambda eps: exact.privacy_profile(Laplace(b), Laplace(b, loc=1), eps).delta)
 
 
 @pytest.mark.parametrize("sigma", [0.5, 1.0, 5.0])
-def test_oracle_gaussian(sigma):
+def test_oracle_gaussian(sigma, pld):
     _agrees_with_oracle(
         lambda **kw: pld.from_gaussian_mechanism(sigma, 1.0, value_discretization_interval=1e-4, **kw),
         lambda eps: exact.privacy_profile(GaussianDistribution(0, sigma), GaussianDistribution(1, sigma), eps).delta,
@@ -445,7 +459,7 @@ def test_oracle_gaussian(sigma):
 
 
 @pytest.mark.parametrize("a", [0.3, 1.0, 2.0])
-def test_oracle_discrete_laplace(a):
+def test_oracle_discrete_laplace(a, pld):
     """dp-accounting's discrete Laplace has pmf proportional to exp(-a |x|): scale 1/a."""
     scale = Fraction(1) / Fraction(a)
     _agrees_with_oracle(
@@ -462,7 +476,7 @@ def _discrete_gaussian(sigma: float, bound: int, shift: int) -> FiniteDistributi
 
 
 @pytest.mark.parametrize("sigma, bound", [(1.0, 10), (3.0, 30)])
-def test_oracle_discrete_gaussian(sigma, bound):
+def test_oracle_discrete_gaussian(sigma, bound, pld):
     _agrees_with_oracle(
         lambda **kw: pld.from_discrete_gaussian_mechanism(sigma, 1, truncation_bound=bound,
                                                           value_discretization_interval=1e-5, **kw),
@@ -472,7 +486,7 @@ def test_oracle_discrete_gaussian(sigma, bound):
 
 
 @pytest.mark.parametrize("noise, k", [(0.3, 2), (0.5, 4), (0.9, 10)])
-def test_oracle_randomized_response(noise, k):
+def test_oracle_randomized_response(noise, k, pld):
     """dp-accounting's RR keeps the value with probability 1 - noise, else reports a uniform bucket."""
     keep, other = 1 - noise + noise / k, noise / k
     P = FiniteDistribution.from_probs(np.arange(k), [keep] + [other] * (k - 1))
@@ -484,7 +498,7 @@ def test_oracle_randomized_response(noise, k):
 
 
 @pytest.mark.parametrize("noise, sigma", [(0.5, 1.0), (0.9, 3.0)])
-def test_oracle_randomized_response_composed_with_gaussian(noise, sigma):
+def test_oracle_randomized_response_composed_with_gaussian(noise, sigma, pld):
     """A binary RR coordinate and a Gaussian coordinate together: dp-accounting composes their PLDs."""
     keep, other = 1 - noise / 2, noise / 2
     rr0, rr1 = (FiniteDistribution.from_probs(np.arange(2), probs) for probs in ([keep, other], [other, keep]))
@@ -499,7 +513,7 @@ def test_oracle_randomized_response_composed_with_gaussian(noise, sigma):
 
 def test_oracle_renyi_of_gaussian_and_laplace():
     """dp-accounting's RDP accountant for one Gaussian (and Laplace) release."""
-    import dp_accounting
+    dp_accounting = dp_accounting_module("dp_accounting")
 
     orders = [1.5, 2.0, 8.0, 32.0]
     acc = dp_accounting.rdp.RdpAccountant(orders)
@@ -511,6 +525,24 @@ def test_oracle_renyi_of_gaussian_and_laplace():
     acc.compose(dp_accounting.LaplaceDpEvent(1.0))
     for alpha, value in zip(orders, acc._rdp):
         assert contains(exact.renyi_divergence(Laplace(1.0), Laplace(1.0, loc=1), alpha), value, slack=1e-10)
+
+
+def test_a_broken_dp_accounting_fails_the_oracle_tests_instead_of_skipping_them(monkeypatch):
+    """Installed but not importable (a broken dependency): an error, not a silent skip; not installed: a skip."""
+    import sys
+    from importlib import metadata
+
+    monkeypatch.setattr(metadata, "version", lambda name: "0.4.4")
+    monkeypatch.setitem(sys.modules, "dp_accounting", None)  # None in sys.modules makes the import fail
+    with pytest.raises(ImportError):
+        dp_accounting_module("dp_accounting")
+
+    def not_installed(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "version", not_installed)
+    with pytest.raises(pytest.skip.Exception, match="not installed"):
+        dp_accounting_module("dp_accounting")
 
 
 def test_a_law_that_does_not_sum_to_one_is_rejected():

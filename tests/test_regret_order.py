@@ -236,7 +236,8 @@ def test_an_entry_may_expect_a_refutation_only_at_the_budget_that_resolves_it():
     claim = dpaudit.RegretOrder(["a", "b"])
     algorithms = {"a": "ucb", "b": ExploreThenCommit(5)}
     entry = suite.order("mine/o", algorithms=algorithms, environment=env, claim=claim,
-                        expected={"quick": "not-refuted", "paper": "refuted"}, reason="resolved at T = 10^5 only")
+                        expected={"quick": "not-refuted", "paper": "refuted"}, reason="resolved at T = 10^5 only",
+                        footing="as printed")
     assert entry.expected == "not-refuted" and entry.expected_at("standard") == "not-refuted"
     assert entry.expected_at("paper") == "refuted"
     assert entry.describe()["expected"] == "quick: not-refuted, paper: refuted"
@@ -245,7 +246,7 @@ def test_an_entry_may_expect_a_refutation_only_at_the_budget_that_resolves_it():
                     expected={"quick": "not-refuted", "paper": "refuted"})
     with pytest.raises(ValueError, match="quick budget"):
         suite.order("mine/q", algorithms=algorithms, environment=env, claim=claim, expected={"paper": "refuted"},
-                    reason="x")
+                    reason="x", footing="as printed")
     with pytest.raises(ValueError, match="expected must be"):
         suite.order("mine/r", algorithms=algorithms, environment=env, claim=claim,
                     expected={"quick": "maybe"})

@@ -78,7 +78,7 @@ def test_every_string_is_escaped(tmp_path, suites_dir):
         "suite = Suite('testing-xss', '<b>t</b>')\n"
         "m = LaplaceMechanism(1.0); m.name = '<script>alert(1)</script>'\n"
         "suite.privacy('testing-xss/a', subject=m, claim=PureDP(0.5), pairs=[(0, 1)],"
-        " title='<img src=x onerror=alert(1)>', expected='refuted', reason='<i>&amp;</i>')\n"
+        " title='<img src=x onerror=alert(1)>', expected='refuted', reason='<i>&amp;</i>', footing='proof step')\n"
     )
     out = tmp_path / "out"
     run(RunOptions(selectors=["testing-xss"], out=out, workers=0, suite_paths=[str(tmp_path / "xss.py")],
@@ -158,6 +158,28 @@ def test_the_report_leads_with_outcomes_and_findings(mixed_run):
     assert '<span class="o o-unexpected-refutation">unexpected refutation</span>' in html
     assert 'id="f-paper"' in html and 'id="f-outcome"' in html and 'id="f-search"' in html
     assert 'name="viewport"' in html
+
+
+def test_findings_show_their_footing_and_the_other_reading(mixed_run):
+    html = (mixed_run / "report.html").read_text()
+    md = (mixed_run / "report.md").read_text()
+    assert '<span class="footing">[as printed]</span> scale 0.5 gives epsilon 2' in html
+    assert "[as printed] scale 0.5 gives epsilon 2" in md
+
+
+def test_a_finding_names_the_other_reading_of_its_text_with_its_verdict():
+    from dpaudit.reports.markdown import _item
+    from dpaudit.reports.summary import other_readings
+
+    finding = {"claim_id": "p/step@a,n1", "verdict": "refuted", "outcome": "expected-refutation", "claim": {},
+               "expected": {"verdict": "refuted", "footing": "as reconstructed from damaged text",
+                            "reason": "garbled; the spec's reading p/step@b,n1 holds"}}
+    other = {"claim_id": "p/step@b,n1", "verdict": "verified", "outcome": "pass", "claim": {}}
+    longer = {"claim_id": "p/step@b,n16", "verdict": "refuted", "outcome": "unexpected-refutation", "claim": {}}
+    unrelated = {"claim_id": "p/step@b,n", "verdict": "refuted", "outcome": "unexpected-refutation", "claim": {}}
+    records = [finding, other, longer, unrelated]
+    assert other_readings(finding, records) == [other]  # whole ids only
+    assert "  - other reading **p/step@b,n1**: pass, verified" in _item(finding, records)
 
 
 def test_long_witnesses_are_summarised():

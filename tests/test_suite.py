@@ -14,12 +14,52 @@ def entry(id="my-suite/a", **kw):
     return PrivacyEntry(id, **kw)
 
 
-def test_expected_refutation_needs_a_reason():
+def test_expected_refutation_needs_a_reason_and_a_footing():
     with pytest.raises(ValueError, match="reason"):
-        entry(expected="refuted")
+        entry(expected="refuted", footing="as printed")
     with pytest.raises(ValueError, match="expected"):
         entry(expected="verified")
-    assert entry(expected="refuted", reason="known bug").expected == "refuted"
+    with pytest.raises(ValueError, match="needs a footing"):
+        entry(expected="refuted", reason="known bug")
+    with pytest.raises(ValueError, match="needs a footing"):
+        entry(expected={"quick": "not-refuted", "paper": "refuted"}, reason="known bug")
+    with pytest.raises(ValueError, match="footing must be one of"):
+        entry(expected="refuted", reason="known bug", footing="as read")
+    refuted = entry(expected="refuted", reason="known bug", footing="proof step")
+    assert refuted.expected == "refuted" and refuted.describe()["footing"] == "proof step"
+    # another reading of the same text may say what it stands on without expecting a refutation
+    assert entry(footing="as reconstructed from damaged text").expected == "not-refuted"
+
+
+def test_the_record_carries_the_footing():
+    import numpy as np
+
+    from dpaudit.records import assemble_record
+    from dpaudit.suite import RunContext
+
+    refuted = entry(expected="refuted", reason="known bug", footing="typo evident")
+    ctx = RunContext(run_seed=0, budget="quick", alpha=0.01, seed_sequence=np.random.SeedSequence(0))
+    record = assemble_record(refuted.audit(ctx), entry=refuted, run=ctx)
+    assert record.expected == {"verdict": "refuted", "reason": "known bug", "footing": "typo evident"}
+    assert record.to_dict()["expected"]["footing"] == "typo evident"
+
+
+def test_every_expected_refutation_in_the_suites_states_its_footing():
+    """The built-in suites' findings each say what they stand on; the two that rest on a reading of
+    garbled text have the other reading as an entry beside them, named in the reason."""
+    from dpaudit.suite import FOOTINGS
+
+    entries = {e.id: e for s in load_suites().values() for e in s.entries}
+    findings = [e for e in entries.values() if "refuted" in e._expected.values()]
+    assert findings and all(e.footing in FOOTINGS for e in findings)
+    damaged = sorted(e.id for e in findings if e.footing == "as reconstructed from damaged text")
+    assert len(damaged) == 4
+    for claim_id in damaged:
+        suite_key, _, rest = claim_id.partition("/")
+        name, _, point = rest.partition("@step,")
+        other = next(i for i in entries if i.startswith(f"{suite_key}/{name}@step,") and i.endswith(point)
+                     and i != claim_id)
+        assert other in entries[claim_id].reason and entries[other].expected == "not-refuted"
 
 
 def test_entry_validation():
@@ -69,8 +109,14 @@ def test_bad_suite_paths(tmp_path):
     with pytest.raises(SelectionError, match="does not exist"):
         load_suites([str(tmp_path / "missing.py")])
     (tmp_path / "nosuite.py").write_text("x = 1\n")
-    with pytest.raises(SelectionError, match="defines no"):
+    with pytest.raises(SelectionError, match="defines no") as error:
         load_suites([str(tmp_path / "nosuite.py")])
+    # named by the file the user gave, not by the module name it is loaded under
+    assert str(error.value).startswith(f"suite file {tmp_path / 'nosuite.py'} defines no")
+    assert "_dpaudit_user_suite_" not in str(error.value)
+    (tmp_path / "wrongsuite.py").write_text("suite = 'my-suite'\n")
+    with pytest.raises(SelectionError, match=r"wrongsuite.py defines no .*\(its `suite` is a str\)"):
+        load_suites([str(tmp_path / "wrongsuite.py")])
     (tmp_path / "boom.py").write_text("raise RuntimeError('boom')\n")
     with pytest.raises(SelectionError, match="boom"):
         load_suites([str(tmp_path / "boom.py")])

@@ -357,6 +357,7 @@ for _k, _eps in [(1, 1.0), (2, 0.5)]:
     _n = smallest_n(_k, _eps)
     _p = {"n": _n, "k": _k, "eps": _eps, "delta": min(_eps, 1.0) / (40 * _n) / 2}
     suite.lower_bound(f"concurrent-shuffle/lemB.6@as-printed,k{_k},eps{_eps:g}", expected="refuted", reason=B6_REASON,
+                      footing="proof step",
                       claim=LowerBound(LEMMA_B6, _p, algorithm_class=CSDP_CLASS, steps=_B6_STEPS,
                                        conditions=(B6_DELTA, SIZE_CONDITION)),
                       title=f"Lemma B.6's proof steps at the smallest n with n c^2/Big > 200^2 (k = {_k}, "

@@ -99,6 +99,9 @@ Mechanism-level privacy (the batch protocol, :class:`dpaudit.mechanisms.Distribu
     shifts the rounded sum by g while the noise is Lap_Z(g/eps). With e^{-eps'/g} (a prime the dump may
     have lost) the loss is eps/2 and the step holds (tests). This refutes the proof's step as printed,
     not the protocol: the SecAgg simulated by secure shuffling (Cheu and Yan) is not implemented.
+    Footing: as reconstructed from damaged text (the dump loses primes and tildes).
+  - thm3-privacy@step,primed: the same step with e^{-eps'/g}, the reading with the lost prime restored, at
+    the same two points; its loss is exactly eps/2 (not refuted, at equality).
   - claimsecD.1b: App. D.1 (cases 1-2): |sum eta| <= tau makes the analyzer exact, so
     P[|A(y_hat) - (1/g) sum x_hat| > tau/g] <= p; an accuracy claim on the exact law of the analyzer's error
     at Theorem 1's parameters (n = 1024, eps = 1 and 0.1, p = 1/T), given a rounded sum at either end of
@@ -310,7 +313,7 @@ for eps in (1.0, 0.1):
                claim=TailBound.high_probability(
                    partial(lambda q, g, s, h: g * (s * np.sqrt(np.log(4 / q)) + h * np.log(4 / q)), g=g, s=sigma, h=h),
                    "g (sigma sqrt(log(2/p)) + h log(2/p)) at failure 2p"),
-               expected="refuted",
+               expected="refuted", footing="as printed",
                reason="tau is fixed by T: with probability ~4.8e-7 the noise passes tau and the sum wraps (error ~n), "
                       "more than the allowance 2p for p < ~2.4e-7; the claim is printed for any p in (0, 1]",
                title=f"Assumption 1 for the pure-DP protocol (Theorem 1, eps = {eps:g}, n = 1024, T = 10^6)")
@@ -441,14 +444,23 @@ suite.privacy("dist-mab/thm4-privacy@eps0.5,s10,n16", auditor="exact",
 # the total noise is Lap_Z(g/eps) while one user moving from 0 to 1 shifts the rounded sum by g: the
 # loss is exactly eps. Only this step is audited; the shuffle simulation of SecAgg is not implemented.
 for eps, n in [(1.0, 16), (0.5, 64)]:
+    _relation = ReplaceUser(batch_size=n).over(Datasets(n, Box(0.0, 1.0)))
     suite.privacy(f"dist-mab/thm3-privacy@step,eps{eps:g},n{n}", auditor="exact", subject=ShuffleModSum(eps, n, T),
-                  claim=PureDP(eps / 2), relation=ReplaceUser(batch_size=n).over(Datasets(n, Box(0.0, 1.0))),
-                  expected="refuted",
+                  claim=PureDP(eps / 2), relation=_relation,
+                  expected="refuted", footing="as reconstructed from damaged text",
                   reason="the proof's step needs the mod sum eps/2-DP, but with the printed noise e^{-eps/g} its loss "
                          "is exactly eps (one user 0 -> 1 shifts the sum by g against Lap_Z(g/eps)); e^{-eps'/g} "
-                         "would give eps/2",
+                         "would give eps/2. Damaged text: the spec transcribes e^{-eps/g} as printed, but the dump "
+                         "loses primes and tildes, and with e^{-eps'/g} the step holds "
+                         f"(dist-mab/thm3-privacy@step,primed,eps{eps:g},n{n}; e^{{-eps~/g}} would give eps/4)",
                   title=f"Theorem 3's proof step: the mod sum with Polya(1/n, e^(-eps/g)) shares is eps/2-DP "
                         f"(eps = {eps:g}, n = {n}, T = 10^6; pairs searched)")
+    # the other reading of the symbol the dump may have damaged, beside the refuted one: eps' (the step holds)
+    suite.privacy(f"dist-mab/thm3-privacy@step,primed,eps{eps:g},n{n}", auditor="exact",
+                  subject=ShuffleModSum(eps, n, T, noise_parameter="primed"), claim=PureDP(eps / 2),
+                  relation=_relation,
+                  title=f"Theorem 3's proof step with a lost prime restored: the mod sum with Polya(1/n, e^(-eps'/g)) "
+                        f"shares, eps' = eps/2, is eps/2-DP (eps = {eps:g}, n = {n}, T = 10^6; pairs searched)")
 
 
 # -- App. D.1 (cases 1-2): the analyzer is exact whenever |sum eta| <= tau ---------------------------

@@ -203,12 +203,12 @@ _S_FTNL = 5
 suite.privacy(f"private-online/thm6@eps1,K2,s{_S_FTNL}", auditor="exact", subject=EpochNoisyMax(1.0, 2, _S_FTNL),
               claim=PureDP(1.0), pairs=[one_changed(np.tile([0.0, 1.0], (2**_S_FTNL, 1)), [0.0, 1.0], [1.0, 0.0])],
               relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(2**_S_FTNL, 2))),
-              expected="refuted", reason=FTNL_REASON,
+              expected="refuted", reason=FTNL_REASON, footing="as printed",
               title="FTNL's report-noisy-max over an epoch of 32 reward vectors is 1-DP (K = 2; searched, and one "
                     "round's vector reversed between far-apart sums)")
 suite.privacy("private-online/thm6@eps0.5,K4,s3", auditor="exact", subject=EpochNoisyMax(0.5, 4, 3),
               claim=PureDP(0.5), relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(8, 4))),
-              expected="refuted", reason=FTNL_REASON,
+              expected="refuted", reason=FTNL_REASON, footing="as printed",
               title="FTNL's report-noisy-max over an epoch of 8 reward vectors is 0.5-DP (K = 4; pairs searched)")
 
 
@@ -261,7 +261,7 @@ for eps, pulls in [(1.0, 8), (0.5, 16)]:
     suite.privacy(f"private-online/thm5-privacy@eps{eps:g},pulls{pulls}", auditor="exact",
                   subject=HybridReleases(eps, pulls), claim=PureDP(eps), relation=_stream_search(pulls),
                   pairs=[one_changed(np.zeros(pulls), 0.0, 1.0, index) for index in _BLOCK_STARTS],
-                  expected="refuted", reason=HYBRID_REASON,
+                  expected="refuted", reason=HYBRID_REASON, footing="as printed",
                   title=f"Hybrid-UCB's releases on one arm's {pulls} pulls (array sums with Lap(2/eps), block r's "
                         f"p-sums with Lap(2r/eps)) are {eps:g}-DP (searched, and the first leaves of blocks 1 and 2 "
                         "changed)")
@@ -273,7 +273,7 @@ suite.privacy("private-online/thm5-privacy@array,eps1,pulls16", auditor="exact",
 suite.privacy("private-online/thm5-privacy@tree,eps1,pulls16", auditor="exact", subject=HybridReleases(1.0, 16, "tree"),
               claim=PureDP(0.5), relation=_stream_search(16),
               pairs=[one_changed(np.zeros(16), 0.0, 1.0, index) for index in _BLOCK_STARTS],
-              expected="refuted", reason=HYBRID_REASON,
+              expected="refuted", reason=HYBRID_REASON, footing="as printed",
               title="E.3.1: Hybrid-UCB's tree part (block r's p-sums with Lap(2r/eps)) is 0.5 eps-DP "
                     "(eps = 1, 16 pulls)")
 # The estimates themselves (what Hybrid-UCB's index reads), 4 pulls: (W1, W2, W3, 1{W4 > 10}) is a
@@ -281,7 +281,7 @@ suite.privacy("private-online/thm5-privacy@tree,eps1,pulls16", auditor="exact", 
 # larger scale 4/eps puts the indicator's loss near its limit eps/4 while the event keeps mass ~5%.
 suite.privacy("private-online/thm5-privacy@estimates,eps1,pulls4", auditor="exact",
               subject=HybridEstimateView(1.0, 10.0), claim=PureDP(1.0), relation=_stream_search(4),
-              pairs=[one_changed(np.zeros(4), 0.0, 1.0, 1)], expected="refuted",
+              pairs=[one_changed(np.zeros(4), 0.0, 1.0, 1)], expected="refuted", footing="as printed",
               reason=HYBRID_REASON + "; the released estimates mu~_1..mu~_4 already lose more than eps "
                                      "(a function of them loses eps + 0.244 when the second pull changes)",
               title="Hybrid-UCB's estimates mu~_1..mu~_4 of one arm are 1-DP (through (W1, W2, W3, 1{W4 > 10}), "
@@ -303,13 +303,13 @@ suite.privacy("private-online/thm6@eps1,K2,T31", auditor="exact",
               subject=DecisionTranscript(FollowTheNoisyLeader(1.0, 2), arms=2, horizon=31),
               claim=PureDP(1.0), relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(31, 2))),
               pairs=[one_changed(np.tile([0.0, 1.0], (31, 1)), [0.0, 1.0], [1.0, 0.0], 7)],
-              expected="refuted", reason=FTNL_REASON,
+              expected="refuted", reason=FTNL_REASON, footing="as printed",
               title="FTNL's decisions over T = 31 rounds (epochs 0..4, K = 2) are 1-DP (searched, and round 8's "
                     "vector reversed)")
 suite.privacy("private-online/thm6@eps0.5,K3,T15", auditor="exact",
               subject=DecisionTranscript(FollowTheNoisyLeader(0.5, 3), arms=3, horizon=15),
               claim=PureDP(0.5), relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(15, 3))),
-              expected="refuted", reason=FTNL_REASON,
+              expected="refuted", reason=FTNL_REASON, footing="as printed",
               title="FTNL's decisions over T = 15 rounds (epochs 0..3, K = 3) are 0.5-DP (pairs searched)")
 
 # The remedy FTNL_REASON points to: report-noisy-max's usual Lap(2/eps) (noise_scale="2/eps"), same pairs.
@@ -352,7 +352,7 @@ for _id, _policy, _T, _title, _expected in [
         ("thm2@algorithm,eps1,K2,T10", AnytimeLazyUCB(1.0), 10, "Anytime-Lazy-UCB's decisions", {}),
         ("thm2@algorithm,literal-init,eps1,K2,T10", AnytimeLazyUCB(1.0, literal_init=True), 10,
          "Anytime-Lazy-UCB's decisions with the initialisation box as printed (no noise)",
-         {"expected": "refuted", "reason": LITERAL_INIT_REASON}),
+         {"expected": "refuted", "reason": LITERAL_INIT_REASON, "footing": "as printed"}),
         ("thm5-privacy@algorithm,eps1,K2,T12", HybridUCB(1.0), 12, "Hybrid-UCB's decisions", {})]:
     suite.privacy(f"private-online/{_id}", auditor="statistical", **_expected,
                   subject=DecisionTranscript(_policy, arms=2, horizon=_T), claim=PureDP(1.0),
@@ -561,7 +561,7 @@ for _K, _eps, _m in [(4, 0.1, 14), (8, 0.5, 8)]:
 ASZ_REASON = ("the paper itself shows ASZ's inequality false (M = 2, eps = 0: 0.9 >= 1.6) and replaces it by "
               "x/(x+y) >= 1/2 min{1, x/y}; the audit reproduces the failure")
 _ASZ_GRID = {"M_max": 16, "epsD_max": 1.0}
-suite.lower_bound("private-online/claimsecH.b@asz", expected="refuted", reason=ASZ_REASON,
+suite.lower_bound("private-online/claimsecH.b@asz", expected="refuted", reason=ASZ_REASON, footing="as printed",
                   claim=LowerBound("ASZ's inequality as quoted in App. H: 0.9 M (M-1)/(M-1+e^{10 eps D}) >= 0.8 M "
                                    "min{1, M/e^{10 eps D}}", _ASZ_GRID,
                                    steps=(ProofStep("ASZ as printed",

@@ -295,6 +295,7 @@ _K2 = BernoulliExperts([0.75, 0.25])
 _K2_OPTIONS = {"values": tuple(0.005 * 2.0**k for k in range(6))}
 suite.regret("private-online/thm7@printed,K2,Delta0.5", policy="ftnl", environment=_K2, claim=RegretRate(0, "eps"),
              horizons={"quick": 2**20}, runs=_FTNL_RUNS, options=_K2_OPTIONS, expected="refuted", reason=THM7_REASON,
+             footing="typo evident",
              title="Thm 7's first form as printed: with one sub-optimal expert (|J_1| = 1, log|J_1| = 0) FTNL's regret "
                    "does not grow as eps -> 0 (means 0.75 / 0.25, eps = 0.005 .. 0.16, T = 2^20)")
 suite.regret("private-online/thm7@K2,Delta0.5", policy="ftnl", environment=_K2, claim=RegretRate(-1, "eps"),
@@ -387,7 +388,7 @@ HYBRID_EPS8_REASON = ("at eps = 8 in setting 2 Hybrid-UCB (Algorithm 4 as printe
 FIGURE_EXPECTED = {
     "fig3@setting1,eps8": {"budgets": ("paper",)},  # QUICK_DPSE_REASON
     "fig3@setting1,eps64": {"budgets": ("paper",)},
-    "fig6@setting2,eps8": {"expected": "refuted", "reason": HYBRID_EPS8_REASON},
+    "fig6@setting2,eps8": {"expected": "refuted", "reason": HYBRID_EPS8_REASON, "footing": "as printed"},
 }
 _DESCRIPTIONS = {experiments.SMALL_EPS_ORDERING: "Anytime-Lazy-UCB ~ DP-SE; Hybrid-UCB worse",
                  experiments.LARGE_EPS_ORDERING: "Hybrid-UCB performs well (no worse than the others)"}

@@ -159,7 +159,7 @@ _V20_TREE = SymmetricGaussianTree(64, 2, node_noise_sigma(64, 1.0, 0.02, 20.0))
 suite.privacy("shuffle-glm/lemI.7@billboard,criterion1-user,eps1,delta0.02,zeta0.01,T64,d2,kappa20", auditor="exact",
               subject=RankOneLeaves(_V20_TREE, 1.0), claim=ApproxDP(1.0, 0.02),
               pairs=[one_changed(np.zeros((64, 2)), E1, E1[::-1])], relation=ReplaceUser(batch_size=64),
-              expected="refuted",
+              expected="refuted", footing="proof step",
               reason="the Billboard the proof composes contains B_V's nodes, calibrated to leaves of norm 1/kappa* "
                      "while V's leaves x x^T have norm 1: at kappa* = 20 they alone exceed (eps, delta); JDP of the "
                      "actions is not decided",

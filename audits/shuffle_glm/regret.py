@@ -341,6 +341,7 @@ for _tag, _eps, _delta, _form, _expected in [("printed,eps0.01,delta0.02,d2", 0.
     suite.lower_bound(
         f"shuffle-glm/lem7.1@{_tag}", claim=lem71_claim(_p, _form), algorithms=partial(lb_contenders, _p),
         runs=LB_RUNS, timeout=_LB_TIMEOUT, expected=_expected,
+        footing="as printed" if _expected == "refuted" else None,
         reason=("with delta log(1/delta) >> eps the smallest covered horizon T_min = C d/(eps^2 + delta log(1/delta)) "
                 "cannot carry regret c d/eps: 4 rounds of the instance give at most 0.0100 < 0.397; for any c, C it "
                 "fails as eps -> 0 at fixed delta") if _expected == "refuted" else None,
@@ -353,7 +354,7 @@ suite.lower_bound("shuffle-glm/lem7.1@printed,any-instance,delta0.02,d2", claim=
     LB_STATEMENT, {"d": LB_D, "delta": 0.02},
     steps=(ProofStep("any instance's regret capacity", "T_min = ceil(C d/(eps^2 + delta log(1/delta))) >= c d/eps "
                      "(rewards in [0, 1], so R_T <= T) on eps in [1e-6, 1]", _capacity_any_instance),)),
-    expected="refuted",
+    expected="refuted", footing="as printed",
     reason="at fixed delta, T_min stays below C d/(delta log(1/delta)) + 1 while c d/eps grows as eps -> 0: with "
            "rewards in [0, 1] no instance carries regret c d/eps in T_min rounds once eps < about 1e-3 (delta = 0.02)",
     title="Lemma 7.1 as printed, on any instance (rewards in [0, 1]): the smallest covered horizon against c d/eps, "
@@ -400,6 +401,7 @@ def lemq1_claim(theta0_max: float) -> LowerBound:
 
 
 suite.lower_bound("shuffle-glm/lemQ.1@theta0-grid", claim=lemq1_claim(0.5), expected="refuted",
+                  footing="as printed",
                   reason="for theta_0 != 0 the two arms of a coordinate can have equal means (theta_0j = -a V_j gives "
                          "theta_Vj = 0, Delta_j = 0); the proof bounds the change of one arm's mean when V_j flips",
                   title="Lemma Q.1 as printed (any theta_0): theta_0 in [-1/2, 1/2]^2, a in [0.05, 1], every V and j "
@@ -473,6 +475,7 @@ suite.lower_bound(f"shuffle-glm/lemQ.2@{EXAMPLE_POINT}", claim=_example_claim(
 suite.lower_bound(f"shuffle-glm/lemQ.3@{EXAMPLE_POINT}", claim=_example_claim(
     "Lemma Q.3: V uniform on {+-1}^d: sum_j KL_j-bar <= 4 I(V; X_{1:T}); any decoder: E[Ham(V, V-hat)] >= (d/2)"
     "(1 - sqrt((1/(2d)) sum_j KL_j-bar))", EXAMPLE_Q3_KL, EXAMPLE_Q3_HAM), expected="refuted",
+    footing="as printed",
     reason="KL(P||Q) <= 2 KL(P||M) + 2 KL(Q||M) is false (it reverses JS <= (KL(P||Q) + KL(Q||P))/4): here sum "
            "KL_j-bar = KL(A_+||A_-) exceeds 4 I = 4 JS(A_+, A_-) at every point; the Hamming bound holds",
     title=f"Lemma Q.3 as printed {_EXAMPLE_TEXT}")
@@ -486,7 +489,7 @@ suite.lower_bound(f"shuffle-glm/lemQ.4@{EXAMPLE_POINT}", claim=_example_claim(
 suite.lower_bound(f"shuffle-glm/claimsecQ@step4,{EXAMPLE_POINT}", claim=_example_claim(
     "Proof of Lemma 7.1, Steps 3-4: E[n_j] = T_0/d (symmetrisation) and sum_j E[n_j 1{V-hat_j != V_j}] = (T_0/d) "
     "E[Ham(V, V-hat(X_{1:T_0}))]", EXAMPLE_STEP3, EXAMPLE_STEP4, EXAMPLE_STEP4_DECODER, EXAMPLE_STEP4_NEEDED),
-    expected="refuted",
+    expected="refuted", footing="proof step",
     reason="E[n_j 1{err_j}] is not E[n_j] P(err_j) (pulls inform the decoder), and Lemma Q.2's full-transcript "
            "decoder errs less than Q.3's actions-only one: the left side falls short (1.98 against 3.51 at T = 8, "
            "eps = 1)",
@@ -515,7 +518,7 @@ suite.lower_bound("shuffle-glm/claimsecQ@algebra,delta0.02,d2", claim=LowerBound
     steps=(ProofStep("Step 2's budget", "(1/(2d)) 4 C_DP T_0 (eps^2 + delta log(1/delta)) <= 1/8, eps in [1e-3, 1]",
                      _step2_budget, "<="),
            ProofStep("(116)", "c' eps T_0 = c' d/eps (c_0 kept on both sides), eps in [1e-3, 1]", _eq116, "=="))),
-    expected="refuted",
+    expected="refuted", footing="proof step",
     reason="eps T_0 = c_0 d eps/(eps^2 + delta log(1/delta)) is below c_0 d/eps whenever delta > 0 (0.11 of it at "
            "eps = 0.1, delta = 0.02): (116)'s last equality needs delta log(1/delta) <= O(eps^2)",
     title="The proof of Lemma 7.1's algebra at delta = 0.02, d = 2, eps in [1e-3, 1] (31 points), C_DP = 1/2")

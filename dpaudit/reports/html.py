@@ -15,6 +15,7 @@ from .summary import (
     claim_statement,
     findings,
     needing_attention,
+    other_readings,
     outcome_counts,
     outcome_label,
     paper_title,
@@ -37,7 +38,7 @@ pre{background:#f6f6f6;padding:.6rem;overflow-x:auto;font-size:.85rem;white-spac
 .o-pass{background:#d8f5dd}.o-expected-refutation{background:#e3dcfa}.o-unexpected-refutation{background:#fbd9d9}
 .o-not-reproduced{background:#fbd9d9}.o-error{background:#ffe8b3}
 .v{color:#555;white-space:nowrap}
-.finding{margin:.6rem 0}.finding .reason{color:#333}
+.finding{margin:.6rem 0}.finding .reason{color:#333}.footing{font-style:italic;white-space:nowrap}
 .tools{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:1rem 0}
 img{max-width:100%;height:auto}
 @media (max-width:40rem){body{margin:1rem auto}dl{grid-template-columns:1fr}dt{font-weight:600}}
@@ -106,11 +107,15 @@ def _section(r: dict[str, Any], out: Path) -> str:
     return "".join(parts)
 
 
-def _finding(r: dict[str, Any]) -> str:
+def _finding(r: dict[str, Any], records: list[dict[str, Any]] = ()) -> str:
     expected = r.get("expected") or {}
-    reason = f'<div class="reason">{escape(expected["reason"])}</div>' if expected.get("reason") else ""
+    # the footing leads the reason: how much text the refuted claim stands on
+    footing = f'<span class="footing">[{escape(expected["footing"])}]</span> ' if expected.get("footing") else ""
+    reason = (f'<div class="reason">{footing}{escape(expected["reason"])}</div>' if expected.get("reason") else "")
+    others = "".join(f'<div class="reading">other reading <a href="#{_anchor(str(o["claim_id"]))}">'
+                     f'{escape(str(o["claim_id"]))}</a> {_badge(o)}</div>' for o in other_readings(r, list(records)))
     return (f'<li class="finding" {_data(r)}><a href="#{_anchor(str(r["claim_id"]))}">{escape(str(r["claim_id"]))}'
-            f'</a> {_badge(r)}: {escape(claim_statement(r))}{reason}'
+            f'</a> {_badge(r)}: {escape(claim_statement(r))}{reason}{others}'
             f'<div class="meta">{escape(statistic_text(r))}</div></li>')
 
 
@@ -125,13 +130,14 @@ def _headline(records: list[dict[str, Any]]) -> list[str]:
     found = findings(records)
     total = sum(len(group) for group in found.values())
     body.append(f'<h2 id="findings">Findings ({total})</h2>')
-    body.append('<p class="meta">Claims refuted as the suites expect: each is kept as printed, with the reason '
-                "the refutation is accepted.</p>" if total else "<p>No claim was refuted.</p>")
+    body.append('<p class="meta">Claims refuted as the suites expect, each with its footing (as printed, as '
+                "reconstructed from damaged text, proof step, typo evident) and the reason the refutation is "
+                "accepted.</p>" if total else "<p>No claim was refuted.</p>")
     for paper, group in found.items():
         title = paper_title(paper)
         body.append(f'<h3 data-paper="{escape(paper)}">{escape(paper)}' + (f" — {escape(title)}" if title else "")
                     + "</h3><ul>")
-        body.extend(_finding(r) for r in group)
+        body.extend(_finding(r, records) for r in group)
         body.append("</ul>")
     return body
 

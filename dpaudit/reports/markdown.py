@@ -10,7 +10,9 @@ from .summary import (
     claim_fields,
     claim_statement,
     findings,
+    footed_reason,
     needing_attention,
+    other_readings,
     outcome_counts,
     outcome_label,
     paper_title,
@@ -20,10 +22,12 @@ from .summary import (
 )
 
 
-def _item(r: dict[str, Any]) -> list[str]:
-    reason = (r.get("expected") or {}).get("reason")
-    return [f"- **{r['claim_id']}** ({outcome_label(r)}, {r['verdict']}): {_cell(claim_statement(r))}"
-            + (f" — {_cell(reason)}" if reason else "") + f" [{_cell(statistic_text(r))}]"]
+def _item(r: dict[str, Any], records: list[dict[str, Any]] = ()) -> list[str]:
+    reason = footed_reason(r)
+    return ([f"- **{r['claim_id']}** ({outcome_label(r)}, {r['verdict']}): {_cell(claim_statement(r))}"
+             + (f" — {_cell(reason)}" if reason else "") + f" [{_cell(statistic_text(r))}]"]
+            + [f"  - other reading **{o['claim_id']}**: {outcome_label(o)}, {o['verdict']}"
+               for o in other_readings(r, list(records))])
 
 
 def _cell(text: str) -> str:
@@ -59,7 +63,7 @@ def render_markdown(document: dict[str, Any]) -> str:
         title = paper_title(paper)
         lines += [f"### {paper}" + (f" — {title}" if title else ""), ""]
         for r in group:
-            lines += _item(r)
+            lines += _item(r, records)
         lines.append("")
     for paper, group in by_paper(records).items():
         title = paper_title(paper)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 from typing import Any
 
@@ -61,6 +62,22 @@ def statistic_text(record: dict[str, Any]) -> str:
     return Statistic.from_dict(stat).describe() if stat else "—"
 
 
+def footed_reason(record: dict[str, Any]) -> str:
+    """The reason an expected refutation is accepted, led by its footing: "[proof step] the step ..."."""
+    expected = record.get("expected") or {}
+    footing, reason = expected.get("footing"), expected.get("reason") or ""
+    return f"[{footing}] {reason}".strip() if footing else reason
+
+
+def other_readings(record: dict[str, Any], records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records a finding's reason names by claim id: the entries encoding another reading of the same
+    text (the reconstruction of damaged text), whose verdicts a reader weighs the finding against."""
+    reason = (record.get("expected") or {}).get("reason") or ""
+    # a whole id only: "x@n1" must not match inside "x@n16"
+    return [r for r in records if r.get("claim_id") and r["claim_id"] != record.get("claim_id")
+            and re.search(re.escape(r["claim_id"]) + r"(?![\w.,@-])", reason)]
+
+
 def claim_fields(record: dict[str, Any]) -> list[tuple[str, str]]:
     """(label, text) rows of a claim section, in display order."""
     claim = record.get("claim") or {}
@@ -80,7 +97,7 @@ def claim_fields(record: dict[str, Any]) -> list[tuple[str, str]]:
         ("seed", json.dumps(seed) if seed is not None else "—"),
         ("budget", record.get("budget") or "—"),
         ("seconds", f"{record.get('seconds', 0):.2f}"),
-        ("expected", expected.get("verdict", "") + (f" — {expected['reason']}" if expected.get("reason") else "")),
+        ("expected", expected.get("verdict", "") + (f" — {footed_reason(record)}" if footed_reason(record) else "")),
     ]
     return rows
 

@@ -19,4 +19,5 @@ suite.regret("testing-budgets/fails-at-paper", policy=ExploreThenCommit(10), env
              claim=dpaudit.RegretBound(lambda T: 0.9 * explore_then_commit_regret([0.6, 0.4], 10, T) + 1e-9 * T,
                                        "0.9 x exact E[R_T]"),
              horizons={"quick": [5, 10], "paper": np.array([10, 100, 1000])},
-             expected={"quick": "not-refuted", "paper": "refuted"}, reason="0.9 x the regret fails after 2m rounds")
+             expected={"quick": "not-refuted", "paper": "refuted"}, reason="0.9 x the regret fails after 2m rounds",
+             footing="as printed")

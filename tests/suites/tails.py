@@ -25,6 +25,6 @@ suite.tail("testing-tails/binomial-subgaussian", subject=stats.binom(10, 0.5),
            claim=SubGaussian(1.01 * math.sqrt(10) / 2, centred=True))
 suite.tail("testing-tails/binomial-too-small", subject=stats.binom(10, 0.5),
            claim=SubGaussian(0.9 * math.sqrt(10) / 2, centred=True), expected="refuted",
-           reason="the variance proxy is below the variance 2.5")
+           reason="the variance proxy is below the variance 2.5", footing="as printed")
 suite.tail("testing-tails/gaussian-sampler", subject=gaussian_sampler,
            claim=TailBound(lambda t: 2 * np.exp(-(t**2) / 2), "2 exp(-t^2 / 2)"))
