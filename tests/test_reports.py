@@ -57,11 +57,19 @@ def test_junit_is_valid_and_maps_outcomes(mixed_run):
     assert (root.get("failures"), root.get("errors"), root.get("skipped")) == ("2", "1", "1")
 
 
-def test_html_is_self_contained(mixed_run):
+def test_html_opens_offline(mixed_run):
     html = (mixed_run / "report.html").read_text()
     assert html.startswith("<!DOCTYPE html>")
-    # nothing is fetched: every src is a data URI, every href an in-page anchor
-    assert all(src.startswith("data:image/png;base64,") for src in re.findall(r'src="([^"]*)"', html))
+    doc = json.loads((mixed_run / "results.json").read_text())
+    # nothing is fetched: the plots of claims that do not pass are data URIs, those of passing claims
+    # files beside the report; every href is an in-page anchor
+    embedded = [r for r in doc["records"] if r["outcome"] != "pass" and r.get("plots")]
+    linked = [p for r in doc["records"] if r["outcome"] == "pass" for p in r.get("plots") or []]
+    assert embedded and linked
+    sources = re.findall(r'src="([^"]*)"', html)
+    assert sum(src.startswith("data:image/png;base64,") for src in sources) == sum(len(r["plots"]) for r in embedded)
+    assert sorted(src for src in sources if not src.startswith("data:")) == sorted(linked)
+    assert all((mixed_run / p).is_file() for p in linked)
     assert all(href.startswith("#") for href in re.findall(r'href="([^"]*)"', html))
     # the one script (filters and search) is inline; nothing is loaded
     assert "<link" not in html and "<script src" not in html and html.count("<script") == 1
@@ -191,3 +199,23 @@ def test_long_witnesses_are_summarised():
     assert json.loads(witness_text(record, full=True)) == record["witness"]
     short = {"witness": {"counts": list(range(WITNESS_ITEMS))}}
     assert json.loads(witness_text(short)) == short["witness"]  # nothing cut, nothing added
+
+
+def test_a_user_suite_is_titled_by_its_own_title(mixed_run):
+    doc = json.loads((mixed_run / "results.json").read_text())
+    assert doc["run"]["suites"]["testing-broken"] == "runner failure paths"
+    html = (mixed_run / "report.html").read_text()
+    md = (mixed_run / "report.md").read_text()
+    assert "testing-broken — runner failure paths" in md and "runner failure paths" in html
+    assert "testing-refutations — expected refutations" in md
+
+
+def test_plots_are_palette_pngs_a_fraction_of_rgba(mixed_run):
+    """A five-paper report carries a few hundred plots: each is an 8-bit palette PNG."""
+    from PIL import Image
+
+    plots = sorted((mixed_run / "plots").glob("*.png"))
+    assert plots
+    for path in plots:
+        with Image.open(path) as image:
+            assert image.mode == "P" and len(image.getcolors()) <= 64

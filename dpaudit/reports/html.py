@@ -1,5 +1,6 @@
-"""``report.html``: one self-contained file (inline CSS, plots embedded as data URIs) that opens
-offline. Every string from a record is escaped."""
+"""``report.html``: one file with inline CSS and script that opens offline. The plots of findings and of
+claims needing attention are embedded as data URIs; those of passing claims are linked to their files
+in ``plots/`` beside the report (keep the folder together). Every string from a record is escaped."""
 
 from __future__ import annotations
 
@@ -58,10 +59,15 @@ function dpFilter(){
 """
 
 
-def _plot(out: Path, rel: str) -> str:
+def _plot(out: Path, rel: str, embed: bool) -> str:
+    """A plot embedded as a data URI, or (``embed`` false) linked to its file beside the report and
+    loaded when scrolled to: only the plots of findings and of claims needing attention are embedded,
+    which keeps a five-paper report small enough to mail and print."""
     path = out / rel
     if not path.is_file():
         return f"<p>plot {escape(rel)} is missing</p>"
+    if not embed:
+        return f'<img alt="plot {escape(rel)} (a file beside this report)" loading="lazy" src="{escape(rel)}">'
     data = base64.b64encode(path.read_bytes()).decode("ascii")
     return f'<img alt="{escape(rel)}" src="data:image/png;base64,{data}">'
 
@@ -101,8 +107,9 @@ def _section(r: dict[str, Any], out: Path) -> str:
     if r.get("error"):
         err = r["error"]
         parts.append(f"<h4>Error</h4><pre>{escape(err.get('traceback') or err.get('message', ''))}</pre>")
+    embed = r.get("outcome") != "pass"
     for rel in r.get("plots") or []:
-        parts.append(_plot(out, rel))
+        parts.append(_plot(out, rel, embed))
     parts.append("</section>")
     return "".join(parts)
 
@@ -119,7 +126,7 @@ def _finding(r: dict[str, Any], records: list[dict[str, Any]] = ()) -> str:
             f'<div class="meta">{escape(statistic_text(r))}</div></li>')
 
 
-def _headline(records: list[dict[str, Any]]) -> list[str]:
+def _headline(records: list[dict[str, Any]], run: dict[str, Any]) -> list[str]:
     """What a reviewer reads first: what needs attention, then the papers' findings."""
     body = []
     attention = needing_attention(records)
@@ -134,7 +141,7 @@ def _headline(records: list[dict[str, Any]]) -> list[str]:
                 "reconstructed from damaged text, proof step, typo evident) and the reason the refutation is "
                 "accepted.</p>" if total else "<p>No claim was refuted.</p>")
     for paper, group in found.items():
-        title = paper_title(paper)
+        title = paper_title(paper, run)
         body.append(f'<h3 data-paper="{escape(paper)}">{escape(paper)}' + (f" — {escape(title)}" if title else "")
                     + "</h3><ul>")
         body.extend(_finding(r, records) for r in group)
@@ -166,7 +173,7 @@ def render_html(document: dict[str, Any], out: Path) -> str:
     rows = []
     for paper, row in summary_rows(records):
         cells = "".join(f"<td>{row[c]}</td>" for c in SUMMARY_COLUMNS)
-        title = paper_title(paper)
+        title = paper_title(paper, run)
         name = escape(paper) + (f'<div class="meta">{escape(title)}</div>' if title else "")
         rows.append(f'<tr><td><a href="#p-{escape(paper)}">{name}</a></td>{cells}</tr>')
     outcomes = ", ".join(f"{escape(outcome_label({'outcome': k}))} {v}" for k, v in outcome_counts(records).items())
@@ -177,14 +184,14 @@ def render_html(document: dict[str, Any], out: Path) -> str:
         f"<style>{CSS}</style><script>{SCRIPT}</script></head><body>",
         f'<h1>dpaudit report</h1><p class="meta">{head}</p>',
         f"<p>Outcomes: {outcomes}</p>",
-        *_headline(records),
+        *_headline(records, run),
         '<h2 id="papers">Claims by paper</h2><div class="wide"><table><thead><tr><th>paper</th>'
         + "".join(f"<th>{escape(c)}</th>" for c in SUMMARY_COLUMNS),
         "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>",
         _tools(records),
     ]
     for paper, group in by_paper(records).items():
-        title = paper_title(paper)
+        title = paper_title(paper, run)
         body.append(f'<h2 id="p-{escape(paper)}" data-paper="{escape(paper)}">{escape(paper)}'
                     + (f" — {escape(title)}" if title else "") + "</h2>")
         body.append("<ul>" + "".join(

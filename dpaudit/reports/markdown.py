@@ -60,13 +60,13 @@ def render_markdown(document: dict[str, Any]) -> str:
     found = findings(records)
     lines += [f"## Findings ({sum(len(g) for g in found.values())})", ""]
     for paper, group in found.items():
-        title = paper_title(paper)
+        title = paper_title(paper, run)
         lines += [f"### {paper}" + (f" — {title}" if title else ""), ""]
         for r in group:
             lines += _item(r, records)
         lines.append("")
     for paper, group in by_paper(records).items():
-        title = paper_title(paper)
+        title = paper_title(paper, run)
         lines += [f"## {paper}" + (f" — {title}" if title else ""), ""]
         for r in group:
             lines += [f"### {r['claim_id']}" + (f" — {r['title']}" if r.get("title") else ""), ""]

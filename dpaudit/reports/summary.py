@@ -42,8 +42,10 @@ def outcome_counts(records: list[dict[str, Any]]) -> dict[str, int]:
     return {o: counts.get(o, 0) for o in OUTCOMES}
 
 
-def paper_title(key: str) -> str:
-    return PAPERS.get(key, "")
+def paper_title(key: str, run: dict[str, Any] | None = None) -> str:
+    """A paper's title; for a suite of the user's own, the title its ``Suite(key, title)`` gave it (the
+    run records the selected suites' titles)."""
+    return PAPERS.get(key) or str(((run or {}).get("suites") or {}).get(key) or "")
 
 
 def fmt_number(value: Any) -> str:

@@ -76,6 +76,8 @@ class Plan:
     statistical: int
     alpha_share: float
     skipped: list[str] = field(default_factory=list)
+    #: the selected suites' titles by key (a report titles a user's suite by them)
+    titles: dict[str, str] = field(default_factory=dict)
 
     def alpha_of(self, entry: Entry) -> float | None:
         return self.alpha_share if entry.statistical else None
@@ -95,15 +97,18 @@ def _validate(options: RunOptions) -> None:
 
 
 def plan(options: RunOptions) -> Plan:
-    selected = select(load_suites(options.suite_paths), options.selectors)
+    suites = load_suites(options.suite_paths)
+    selected = select(suites, options.selectors)
     # an entry that runs only at other budgets (e.g. a figure at the paper's horizon) is left out
     entries = [e for e in selected if options.budget in e.budgets]
     if selected and not entries:
         raise UsageError(f"the selected claims run only at other budgets than {options.budget} (e.g. "
                          f"{selected[0].id}: {', '.join(selected[0].budgets)})")
     statistical = sum(e.statistical for e in entries)
+    used = {e.claim_id.suite for e in entries}
+    titles = {s.key: s.title for s in suites.values() if s.key in used and s.title}
     return Plan(entries, statistical, bonferroni(options.alpha, statistical),
-                [e.id for e in selected if options.budget not in e.budgets])
+                [e.id for e in selected if options.budget not in e.budgets], titles)
 
 
 def _dispatch(
@@ -165,6 +170,7 @@ def _run_locked(options: RunOptions, selected: Plan, executor: Executor, out: Pa
         "statistical_claims": selected.statistical,
         "selectors": list(options.selectors),
         "suite_paths": list(options.suite_paths),
+        "suites": selected.titles,
         "claims": len(selected.entries),
         "started": datetime.now(UTC).isoformat(timespec="seconds"),
         "finished": None,
