@@ -42,19 +42,29 @@ pre{background:#f6f6f6;padding:.6rem;overflow-x:auto;font-size:.85rem;white-spac
 .finding{margin:.6rem 0}.finding .reason{color:#333}.footing{font-style:italic;white-space:nowrap}
 .tools{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:1rem 0}
 img{max-width:100%;height:auto}
-@media (max-width:40rem){body{margin:1rem auto}dl{grid-template-columns:1fr}dt{font-weight:600}}
+.off{display:none!important}
+@media (max-width:40rem){body{margin:1rem auto}dl{grid-template-columns:1fr}dt{font-weight:600}
+table.summary,table.summary tbody,table.summary tr{display:block}table.summary thead{display:none}
+table.summary tr{border:1px solid #ccc;border-radius:6px;margin:.5rem 0;padding:.3rem .6rem}
+table.summary td{display:flex;justify-content:space-between;border:0;padding:.05rem 0}
+table.summary td:first-child{display:block}table.summary td::before{content:attr(data-label);color:#555}}
 @media print{.tools{display:none}details{display:block}}
 """
 
-# filters by paper and outcome and a search box; inline, so the file still opens offline
+# filters by paper and outcome and a search box; inline, so the file still opens offline. Every claim's
+# entry carries data-outcome; a group (a heading and its entries) is hidden when none of its entries shows,
+# so no heading stands over an empty list. The search also matches the group's heading (the paper's title).
 SCRIPT = """
 function dpFilter(){
  var p=document.getElementById('f-paper').value, o=document.getElementById('f-outcome').value,
      q=document.getElementById('f-search').value.toLowerCase();
- document.querySelectorAll('[data-paper]').forEach(function(el){
-  var show=(!p||el.dataset.paper===p)&&(!o||el.dataset.outcome===o||el.dataset.outcome===undefined)
-           &&(!q||el.textContent.toLowerCase().indexOf(q)>=0);
-  el.style.display=show?'':'none';});
+ document.querySelectorAll('[data-outcome]').forEach(function(el){
+  var g=el.closest('.group'), heading=g&&g.firstElementChild?g.firstElementChild.textContent:'';
+  var show=(!p||el.dataset.paper===p)&&(!o||el.dataset.outcome===o)
+           &&(!q||(el.textContent+' '+heading).toLowerCase().indexOf(q)>=0);
+  el.classList.toggle('off',!show);});
+ document.querySelectorAll('.group').forEach(function(g){
+  g.classList.toggle('off',!g.querySelector('[data-outcome]:not(.off)'));});
 }
 """
 
@@ -131,9 +141,9 @@ def _headline(records: list[dict[str, Any]], run: dict[str, Any]) -> list[str]:
     body = []
     attention = needing_attention(records)
     if attention:
-        body.append(f'<h2 id="attention">Needs attention ({len(attention)})</h2><ul>')
+        body.append(f'<div class="group"><h2 id="attention">Needs attention ({len(attention)})</h2><ul>')
         body.extend(_finding(r) for r in attention)
-        body.append("</ul>")
+        body.append("</ul></div>")
     found = findings(records)
     total = sum(len(group) for group in found.values())
     body.append(f'<h2 id="findings">Findings ({total})</h2>')
@@ -142,10 +152,10 @@ def _headline(records: list[dict[str, Any]], run: dict[str, Any]) -> list[str]:
                 "accepted.</p>" if total else "<p>No claim was refuted.</p>")
     for paper, group in found.items():
         title = paper_title(paper, run)
-        body.append(f'<h3 data-paper="{escape(paper)}">{escape(paper)}' + (f" — {escape(title)}" if title else "")
-                    + "</h3><ul>")
+        body.append(f'<div class="group" data-paper="{escape(paper)}"><h3>{escape(paper)}'
+                    + (f" — {escape(title)}" if title else "") + "</h3><ul>")
         body.extend(_finding(r, records) for r in group)
-        body.append("</ul>")
+        body.append("</ul></div>")
     return body
 
 
@@ -172,7 +182,8 @@ def render_html(document: dict[str, Any], out: Path) -> str:
     )
     rows = []
     for paper, row in summary_rows(records):
-        cells = "".join(f"<td>{row[c]}</td>" for c in SUMMARY_COLUMNS)
+        # each cell names its column: a narrow window shows the row as a card of "label value" lines
+        cells = "".join(f'<td data-label="{escape(c)}">{row[c]}</td>' for c in SUMMARY_COLUMNS)
         title = paper_title(paper, run)
         name = escape(paper) + (f'<div class="meta">{escape(title)}</div>' if title else "")
         rows.append(f'<tr><td><a href="#p-{escape(paper)}">{name}</a></td>{cells}</tr>')
@@ -185,18 +196,19 @@ def render_html(document: dict[str, Any], out: Path) -> str:
         f'<h1>dpaudit report</h1><p class="meta">{head}</p>',
         f"<p>Outcomes: {outcomes}</p>",
         *_headline(records, run),
-        '<h2 id="papers">Claims by paper</h2><div class="wide"><table><thead><tr><th>paper</th>'
+        '<h2 id="papers">Claims by paper</h2><div class="wide"><table class="summary"><thead><tr><th>paper</th>'
         + "".join(f"<th>{escape(c)}</th>" for c in SUMMARY_COLUMNS),
         "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>",
         _tools(records),
     ]
     for paper, group in by_paper(records).items():
         title = paper_title(paper, run)
-        body.append(f'<h2 id="p-{escape(paper)}" data-paper="{escape(paper)}">{escape(paper)}'
+        body.append(f'<div class="group" data-paper="{escape(paper)}"><h2 id="p-{escape(paper)}">{escape(paper)}'
                     + (f" — {escape(title)}" if title else "") + "</h2>")
         body.append("<ul>" + "".join(
             f'<li {_data(r)}><a href="#{_anchor(str(r["claim_id"]))}">{escape(str(r["claim_id"]))}</a>: '
             f"{_badge(r)}</li>" for r in group) + "</ul>")
         body.extend(_section(r, out) for r in group)
+        body.append("</div>")
     body.append("</body></html>")
     return "\n".join(body)

@@ -1,0 +1,220 @@
+"""report.html in a real browser: the distribution's headless Chromium, driven by selenium through the
+packaged chromedriver. The page renders with no console error, its findings section lists what
+results.json says, the filters and the search hide and show what they should, a 400 px window shows the
+summary whole, and screenshots at 1400 px and 400 px are kept (under the run's output folder, and copied
+to ``$DPAUDIT_ARTIFACTS`` when it is set, for CI to keep).
+
+Skipped, with the reason, when selenium, Chromium or chromedriver is missing (``.ci/run`` installs the
+browser when it can). The run behind it has exact verdicts only: nothing here depends on a seed's luck.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dpaudit.runner import RunOptions, run
+
+SUITES = Path(__file__).parent / "suites"
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+# Debian's chromium-driver puts chromedriver on PATH; some distributions keep it beside the browser
+CHROMEDRIVER_PLACES = ("/usr/lib/chromium/chromedriver", "/usr/lib/chromium-browser/chromedriver")
+WIDE, NARROW = 1400, 400
+# a full-page screenshot taller than this is cut (a report of every paper is many screens long)
+SCREENSHOT_MAX_HEIGHT = 12_000
+
+
+def _browser_parts() -> tuple[str, str]:
+    """Chromium's and chromedriver's paths, or a skip saying which is missing."""
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        pytest.skip("no Chromium: selenium is not installed (pip install -e '.[test]')")
+    browser = next((path for name in CHROMIUM_NAMES if (path := shutil.which(name))), None)
+    if browser is None:
+        pytest.skip(f"no Chromium: none of {', '.join(CHROMIUM_NAMES)} is on PATH (apt-get install chromium)")
+    driver = shutil.which("chromedriver") or next((p for p in CHROMEDRIVER_PLACES if os.access(p, os.X_OK)), None)
+    if driver is None:
+        pytest.skip("no Chromium: chromedriver is not on PATH (apt-get install chromium-driver)")
+    return browser, driver
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    """A small run with a pass (classic's exact Laplace), a finding and an expected refutation that
+    did not reproduce, in two papers."""
+    _browser_parts()  # skip before the run when there is no browser
+    out = tmp_path_factory.mktemp("browser")
+    run(RunOptions(selectors=["testing-refutations", "classic/laplace-eps1"], out=out, workers=0,
+                   suite_paths=[str(SUITES / "refutations.py")], progress_bar=False))
+    return out
+
+
+@pytest.fixture(scope="module")
+def page(report):
+    """Chromium with report.html open from file://; the same page serves every test of this module."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    browser, driver_path = _browser_parts()
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    # --no-sandbox: CI containers run as root, where Chromium's sandbox refuses to start
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # an explicit driver path: selenium would otherwise try to download one
+    driver = webdriver.Chrome(options=options, service=Service(driver_path))
+    try:
+        driver.set_window_size(WIDE, 900)
+        driver.get((report / "report.html").resolve().as_uri())
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _records(report: Path) -> list[dict]:
+    return json.loads((report / "results.json").read_text())["records"]
+
+
+def _severe(driver) -> list[dict]:
+    return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def _visible_cards(driver) -> list[str]:
+    """The claim ids of the claim cards shown (not hidden by a filter)."""
+    return sorted(driver.execute_script(
+        "return [...document.querySelectorAll('section.claim')].filter(s => s.getClientRects().length)"
+        ".map(s => s.querySelector('h3').textContent.split(' — ')[0])"))
+
+
+def _visible_headings(driver) -> list[str]:
+    return driver.execute_script(
+        "return [...document.querySelectorAll('.group > :first-child')].filter(h => h.getClientRects().length)"
+        ".map(h => h.textContent)")
+
+
+def _filter(driver, paper: str = "", outcome: str = "", search: str = "") -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element(By.ID, "f-paper")).select_by_value(paper)
+    Select(driver.find_element(By.ID, "f-outcome")).select_by_value(outcome)
+    box = driver.find_element(By.ID, "f-search")
+    box.clear()
+    if search:
+        box.send_keys(search)
+    else:  # clear() fires no input event: type and erase one character so the filter runs
+        box.send_keys("x", "\b")
+
+
+def test_the_page_renders_without_console_errors(page):
+    assert page.title == "dpaudit report"
+    assert page.execute_script("return typeof dpFilter") == "function"
+    assert _severe(page) == []
+
+
+def test_the_findings_section_lists_what_results_json_says(page, report):
+    expected = sorted(r["claim_id"] for r in _records(report) if r["outcome"] == "expected-refutation")
+    assert expected  # the run has a finding to show
+    shown = page.execute_script(
+        "var start=document.getElementById('findings'), end=document.getElementById('papers');"
+        "return [...document.querySelectorAll('li.finding')].filter(li =>"
+        " start.compareDocumentPosition(li) & Node.DOCUMENT_POSITION_FOLLOWING &&"
+        " end.compareDocumentPosition(li) & Node.DOCUMENT_POSITION_PRECEDING)"
+        ".map(li => li.querySelector('a').textContent)")
+    assert sorted(shown) == expected
+
+
+def test_filters_and_search_hide_and_show_claims(page, report):
+    records = _records(report)
+    every = sorted(r["claim_id"] for r in records)
+    assert {r["outcome"] for r in records} == {"pass", "expected-refutation", "not-reproduced"}
+    try:
+        _filter(page, paper="classic")
+        assert _visible_cards(page) == sorted(r["claim_id"] for r in records if r["paper"] == "classic")
+        # no heading stands over an emptied list: the other paper's groups are gone
+        assert [h.partition(" ")[0] for h in _visible_headings(page)] == ["classic"]
+        _filter(page, outcome="not-reproduced")
+        assert _visible_cards(page) == sorted(r["claim_id"] for r in records if r["outcome"] == "not-reproduced")
+        # the findings group of testing-refutations empties and goes; its claims' group stays
+        assert _visible_headings(page) == ["Needs attention (1)", "testing-refutations — expected refutations"]
+        _filter(page, paper="testing-refutations", outcome="pass")
+        assert _visible_cards(page) == []
+        _filter(page, search="testing-refutations/reproduced")
+        assert _visible_cards(page) == ["testing-refutations/reproduced"]
+        # the search reads the paper's title too (the group's heading), case-insensitively
+        _filter(page, search="EXPECTED REFUTATIONS")
+        assert _visible_cards(page) == sorted(c for c in every if c.startswith("testing-refutations/"))
+        _filter(page)
+        assert _visible_cards(page) == every
+    finally:
+        _filter(page)
+    assert _severe(page) == []
+
+
+def _screenshot(driver, width: int, path: Path) -> None:
+    """The whole page at ``width`` px (the window grown to the page's height, up to a cap)."""
+    driver.set_window_size(width, 900)
+    height = min(driver.execute_script("return document.documentElement.scrollHeight"), SCREENSHOT_MAX_HEIGHT)
+    driver.set_window_size(width, height)
+    # from the top, with no focus ring: the filter tests leave the search box focused and the page scrolled
+    driver.execute_script("document.activeElement.blur(); window.scrollTo(0, 0)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    assert driver.save_screenshot(str(path))
+    artifacts = os.environ.get("DPAUDIT_ARTIFACTS")
+    if artifacts:
+        target = Path(artifacts) / "browser"
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target / path.name)
+
+
+def test_a_narrow_window_shows_the_summary_whole(page):
+    page.set_window_size(NARROW, 900)
+    try:
+        assert page.execute_script("return window.innerWidth") == NARROW
+        widths = page.execute_script(
+            "var t=document.querySelector('table.summary'), d=document.documentElement;"
+            "return [d.scrollWidth, d.clientWidth, Math.ceil(t.getBoundingClientRect().right), t.scrollWidth,"
+            " t.clientWidth]")
+        page_width, viewport, table_right, table_scroll, table_client = widths
+        assert page_width <= viewport and table_right <= viewport and table_scroll <= table_client
+        # no word of the summary or of a badge is broken across lines: each word's range is one box
+        broken = page.execute_script("""
+            var out=[];
+            var words=document.querySelectorAll('table.summary th, table.summary td, table.summary td *, .o, .v');
+            words.forEach(function(el){
+              el.childNodes.forEach(function(node){
+                if(node.nodeType!==Node.TEXT_NODE) return;
+                var re=/\\S+/g, m;
+                while((m=re.exec(node.textContent))){
+                  var r=document.createRange(); r.setStart(node,m.index); r.setEnd(node,m.index+m[0].length);
+                  var lines=new Set([...r.getClientRects()].map(function(b){return Math.round(b.top);}));
+                  if(lines.size>1) out.push(m[0]);
+                }});});
+            return out;""")
+        assert broken == []
+        # the summary's cells name their columns once the header row is gone
+        labels = page.execute_script(
+            "return [...document.querySelectorAll('table.summary tbody tr:first-child td')].slice(1)"
+            ".map(td => getComputedStyle(td, '::before').content)")
+        assert labels[0] == '"claims"' and '"unexpected"' in labels
+    finally:
+        page.set_window_size(WIDE, 900)
+
+
+@pytest.mark.parametrize("width", [WIDE, NARROW])
+def test_screenshots_are_kept_under_the_output_folder(page, report, width):
+    from PIL import Image
+
+    path = report / "screenshots" / f"report-{width}.png"
+    try:
+        _screenshot(page, width, path)
+    finally:
+        page.set_window_size(WIDE, 900)
+    with Image.open(path) as image:
+        assert image.width == width and image.height > 900
