@@ -165,6 +165,11 @@ class LazyLaw:
             self._law = self._build()
         return getattr(self._law, attribute)
 
+    @property
+    def name(self) -> str:
+        """The suite's name for the law (not the built law's own)."""
+        return self._name
+
     def __repr__(self) -> str:
         return self._name
 
