@@ -41,6 +41,17 @@ configuration plot.png, table.md and summary.json, and per figure table.md and s
 Exit codes: 0 done; 2 unknown preset or configuration, or bad options.
 """
 
+REPORT_EPILOG = """\
+exit codes: 0 reports written; 2 DIR has no readable results.json.
+with --compare: 0 nothing got worse; 1 a claim newly fails (refuted unexpectedly, an error, or a finding
+not reproduced) in NEW_DIR; 2 bad input (a missing folder or results.json, a damaged file, bad options).
+
+examples:
+  dpaudit report dpaudit-report                       re-render the reports
+  dpaudit report --compare main-run this-run          what changed, as text
+  dpaudit report --compare old new --format markdown --out changes.md
+"""
+
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -91,9 +102,17 @@ def _parser() -> argparse.ArgumentParser:
     rn.add_argument("--suite", action="append", default=[], metavar="PATH", help=suite_help)
     rn.add_argument("--no-progress", action="store_true", help="print one line per claim instead of a progress bar")
 
-    rp = sub.add_parser("report", help="re-render the reports of a run directory from its results.json",
-                        description="Re-render report.md, report.html and junit.xml from DIR/results.json.")
-    rp.add_argument("dir", type=Path, metavar="DIR")
+    rp = sub.add_parser("report", help="re-render the reports of a run directory, or compare two runs",
+                        description="Re-render report.md, report.html and junit.xml from DIR/results.json, or "
+                        "with --compare say what changed between two runs.",
+                        epilog=REPORT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    rp.add_argument("dir", type=Path, metavar="DIR", nargs="?", help="the run folder (the --out of dpaudit run)")
+    rp.add_argument("--compare", type=Path, nargs=2, metavar=("OLD_DIR", "NEW_DIR"),
+                    help="compare two run folders: new and lost findings, verdicts that moved, claims newly failing")
+    rp.add_argument("--format", choices=("text", "markdown", "json"), default=None,
+                    help="of --compare (default text)")
+    rp.add_argument("--out", type=Path, default=None, metavar="FILE",
+                    help="write the --compare output to FILE (default: standard output)")
 
     au = sub.add_parser(
         "audit", help="audit your own mechanism",
@@ -330,6 +349,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from .reports import rerender
 
+    if args.compare is not None:
+        if args.dir is not None:
+            raise UsageError("give either DIR (re-render its reports) or --compare OLD_DIR NEW_DIR, not both")
+        return _compare(args.compare[0], args.compare[1], args.format or "text", args.out)
+    if args.dir is None:
+        raise UsageError("name the run folder DIR, or compare two with --compare OLD_DIR NEW_DIR")
+    if args.format is not None or args.out is not None:
+        raise UsageError("--format and --out go with --compare; a re-render writes its reports into DIR")
     if not (args.dir / "results.json").is_file():
         raise UsageError(f"{args.dir / 'results.json'} does not exist; run `dpaudit run --out {args.dir}` first")
     try:
@@ -341,6 +368,34 @@ def _cmd_report(args: argparse.Namespace) -> int:
                          f"{exc}); the file was edited or written by another program") from None
     print(f"{len(document['records'])} claims; report: {args.dir / 'report.html'}")
     return 0
+
+
+def _compare(old_dir: Path, new_dir: Path, fmt: str, out: Path | None) -> int:
+    """Print (or write to ``out``) what changed from the run in ``old_dir`` to the one in ``new_dir``;
+    1 when a claim newly fails."""
+    from .files import atomic_write
+    from .reports.compare import compare_runs, load_run
+    from .reports.compare_render import render
+
+    try:
+        comparison = compare_runs(load_run(old_dir), load_run(new_dir))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    text = render(comparison, fmt)
+    if out is None:
+        sys.stdout.write(text)
+        return comparison.exit_code
+    if out.is_dir():
+        raise UsageError(f"--out {out} is a folder; name the file to write")
+    try:
+        atomic_write(out, text.encode("utf-8"))
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot be written ({exc.strerror or exc})") from None
+    print(comparison.headline())
+    for warning in comparison.warnings():
+        print(f"warning: {warning}")
+    print(f"Comparison: {out}")
+    return comparison.exit_code
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
