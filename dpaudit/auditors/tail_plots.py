@@ -112,6 +112,8 @@ def law_tail_plot(law: Law, claim: TailBound, closed: Callable[[np.ndarray], np.
     t, log_t = _grid(end, median, np.asarray(extra, dtype=float))
     with np.errstate(all="ignore"):
         tail = np.asarray(closed(t), dtype=float)
+    if claim.two_sided:  # P(Y >= 0) + P(Y <= 0) counts an atom at 0 twice; P(|Y| >= 0) is 1
+        tail = np.where(t == 0, 1.0, tail)
     bound = bound_values(claim, t)
     data: dict[str, Any] = {
         "kind": "tail", "t": t, "tail": tail, "tail_label": f"exact tail of {law.name}", "step": law.lattice,
