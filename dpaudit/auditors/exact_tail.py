@@ -42,6 +42,7 @@ from ..errors import UnsupportedAudit
 from ..laws import Law
 from ..results import NOT_REFUTED, REFUTED, VERIFIED, Statistic
 from .base import Auditor, Finding, Support, TailSubject, Undecided
+from .tail_plots import implied_label, law_cgf_plot, law_tail_plot
 
 DEFAULT_TOLERANCE = 1e-9
 TINY = 1e-300
@@ -165,11 +166,14 @@ def _tailbound_result(verdict, claim, law, t, tail, bound, t_max, checked, under
     if note:
         notes.append(note)
     ratio = tail / bound if tail is not None and bound else None
+    shift = _shift(law.mean, claim)
+    closed, _ = _tails(law, shift, claim.two_sided)
     return Finding(
         verdict, ExactTailAuditor.name, Statistic("tail / bound", ratio, None, "exact"),
         confidence=1.0, samples=0,
         witness={"t": t, "tail": tail, "bound": bound, "margin": None if tail is None else bound - tail},
         notes=notes, parameters={"t_max": t_max, "points_checked": checked},
+        plot_data=law_tail_plot(law, claim, closed, shift, witness_t=t, refuted=verdict == REFUTED, t_max=t_max),
     )
 
 
@@ -202,6 +206,7 @@ def _refuted_by_implied_tail(law: Law, claim: SubGaussian | SubExponential, tole
     found.notes.insert(0, f"the claim implies P(|Y| >= t) <= {bound.description} (Chernoff); the law's exact tail "
                           f"exceeds it at t = {found.witness['t']:.6g}")
     found.witness["implied_bound"] = bound.description
+    found.plot_data["bound_label"] = f"{implied_label(claim)}: {bound.description}"
     return found
 
 
@@ -341,6 +346,8 @@ def _mgf_result(verdict, claim, law, lam, values, s, note, top=None) -> Finding:
         confidence=1.0, samples=0,
         witness={"lambda": lam, "cgf": k, "claimed": lam**2 * s**2 / 2 if lam is not None else None, "margin": -value},
         notes=notes, parameters={"lambda_max_checked": top},
+        plot_data=law_cgf_plot(law, claim, _shift(law.mean, claim), witness_lam=lam, refuted=verdict == REFUTED,
+                               lam_checked=top),
     )
 
 

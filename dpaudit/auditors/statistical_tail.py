@@ -19,6 +19,7 @@ from ..claims import Claim, TailBound, TailClaim
 from ..results import NOT_REFUTED, REFUTED, Statistic
 from ..stats import binomial_lower, bonferroni
 from .base import Auditor, Finding, Support, TailSubject
+from .tail_plots import sample_cgf_plot, sample_tail_plot
 
 
 class StatisticalTailAuditor(Auditor):
@@ -89,8 +90,11 @@ def _tailbound_statistical(claim: TailBound, x_sel, x_conf, alpha, grid_points) 
     if verdict == NOT_REFUTED:
         notes.append(f"no tail probability exceeded the bound at {len(chosen)} values of t (Bonferroni level "
                      f"{level:.3g}); tails below about {-math.log(level) / n:.2g} are not resolvable with {n} samples")
-    return _tail_stat_result(verdict, claim, float(chosen[j]), int(counts[j]), n, float(lower[j]), float(f[j]), alpha,
-                             notes)
+    finding = _tail_stat_result(verdict, claim, float(chosen[j]), int(counts[j]), n, float(lower[j]), float(f[j]),
+                                alpha, notes)
+    finding.plot_data = sample_tail_plot(x_conf, claim, chosen=chosen, lower=lower, level=level, alpha=alpha,
+                                         witness_t=float(chosen[j]), refuted=verdict == REFUTED)
+    return finding
 
 
 def _tail_stat_result(verdict, claim, t, count, n, lower, bound, alpha, notes) -> Finding:
@@ -140,6 +144,8 @@ def _mgf_statistical(claim, x_sel, x_conf, alpha, grid_points) -> Finding:
         confidence=1 - alpha, samples=2 * n,
         witness={"lambda": float(lam[chosen][j]), "mgf_lower": float(lows[j]), "claimed": float(claimed[chosen][j])},
         notes=notes,
+        plot_data=sample_cgf_plot(x_conf, claim, lam=lam, chosen=lam[chosen], mgf_lower=lows, level=level,
+                                  witness_lam=float(lam[chosen][j]), refuted=verdict == REFUTED),
     )
 
 
