@@ -137,7 +137,7 @@ def _confirm_fixed(mechanism, claim, pair, event, order, n, alpha, seed, statist
     y1 = _sample_features(mechanism, pair[1], n, rng, statistic)
     k0, k1 = int(np.count_nonzero(event.contains(y0))), int(np.count_nonzero(event.contains(y1)))
     k_num, k_den = (k0, k1) if order == "d0/d1" else (k1, k0)
-    return certify(claim, k_num, k_den, n, alpha), k_num, k_den, n, (y0, y1)
+    return certify(claim, k_num, k_den, n, alpha), k_num, k_den, n, (y0, y1), (k0, k1)
 
 
 def _confirm_sequential(mechanism, claim, pair, event, order, n_max, alpha, seed, statistic):
@@ -150,12 +150,13 @@ def _confirm_sequential(mechanism, claim, pair, event, order, n_max, alpha, seed
         size = min(batch, n_max - n)
         y0 = _sample_features(mechanism, pair[0], size, rng, statistic)
         y1 = _sample_features(mechanism, pair[1], size, rng, statistic)
-        k0 += int(np.count_nonzero(event.contains(y0)))
-        k1 += int(np.count_nonzero(event.contains(y1)))
+        inside = int(np.count_nonzero(event.contains(y0))), int(np.count_nonzero(event.contains(y1)))
+        k0 += inside[0]
+        k1 += inside[1]
         n += size
         k_num, k_den = (k0, k1) if order == "d0/d1" else (k1, k0)
         bound = certify(claim, k_num, k_den, n, alpha, sequential=True)
-        last = (bound, k_num, k_den, n, (y0, y1))
+        last = (bound, k_num, k_den, n, (y0, y1), inside)
         if float(bound.excess) > 0:
             break
         batch *= 2
@@ -221,7 +222,7 @@ def _audit(
     pair = pairs[choice.pair_index]
     event = choice.event
     confirm = _confirm_sequential if sequential else _confirm_fixed
-    bound, k_num, k_den, n, (y0, y1) = confirm(
+    bound, k_num, k_den, n, (y0, y1), inside = confirm(
         mechanism, claim, pair, event, choice.order, n_conf, alpha, confirmation_seed, statistic
     )
     value, estimate, excess = float(bound.value), float(bound.estimate), float(bound.excess)
@@ -265,19 +266,19 @@ def _audit(
             "bounds": "confidence-sequence" if sequential else "clopper-pearson",
             "sequential": sequential,
         },
-        plot_data=_plot_data(event, y0, y1, pair),
+        plot_data=_plot_data(event, y0, y1, inside, pair),
     )
 
 
-def _plot_data(event: Any, y0: np.ndarray, y1: np.ndarray, pair) -> dict[str, Any] | None:
-    """Histograms of the last confirmation batch, in the space the event lives in."""
+def _plot_data(event: Any, y0: np.ndarray, y1: np.ndarray, inside: tuple[int, int], pair) -> dict[str, Any] | None:
+    """Histograms of the last confirmation batch, in the space the event lives in; ``inside``: how
+    many of its outputs on each side the event holds (counted already, not counted again)."""
     if y0.shape[1] == 1 and hasattr(event, "t") and not hasattr(event, "model"):
         s0, s1, label = y0[:, 0], y1[:, 0], "output"
     elif hasattr(event, "model"):
         s0, s1, label = event.model.decision_function(y0), event.model.decision_function(y1), "classifier score"
     else:
-        in0, in1 = event.contains(y0), event.contains(y1)
-        return {"kind": "event-bars", "inside": [int(in0.sum()), int(in1.sum())], "n": len(y0),
+        return {"kind": "event-bars", "inside": list(inside), "n": len(y0),
                 "labels": (f"M(d0), d0={pair[0]!r}", f"M(d1), d1={pair[1]!r}"), "event": event.describe()}
     return {"kind": "threshold", **_histograms(s0, s1), "threshold": event.t, "op": event.op, "xlabel": label,
             "labels": (f"M(d0), d0={pair[0]!r}", f"M(d1), d1={pair[1]!r}")}
