@@ -3,8 +3,9 @@
 1. **Selection.** For every candidate pair (both orders), the event families of
    :mod:`.events` propose candidate events from selection samples; each is scored by the bound
    confirmation would certify (``n_conf`` samples per side, the audit's level) if the event's
-   probabilities were its selection estimates moved one standard error against it, so a rare
-   event with lucky counts does not beat a frequent one whose advantage is real. Projecting to
+   probabilities were its selection estimates moved to their 1 / (number of candidates) confidence
+   limits against it, so a rare event with lucky counts does not beat a frequent one whose
+   advantage is real. Projecting to
    the confirmation size matters: a score at the selection size (Clopper-Pearson at level
    0.05 / candidates, used when no confirmation size is given) favours frequent events over rarer
    ones of larger loss that confirmation, on many more samples, certifies higher (on the sparse
@@ -44,7 +45,10 @@ SELECTION_LEVEL = 0.05  # family-wise level of the selection scores (a heuristic
 MIN_SAMPLES = 100
 FIRST_BATCH = 1000  # sequential confirmation: size of the first batch per side
 SELECTION_SAMPLES_FLOOR = 100_000
-PROJECTION_LEVEL = 0.16  # one standard error: selection estimates moved this far against each event
+# projected scores move each estimate to its 1/(number of candidates) confidence limit: about as far as the
+# largest of that many noises reaches, so the luckiest candidate is not taken for the best (one standard
+# error is not enough: among ~1000 Laplace thresholds a rare tail event then wins, certifying 0.045 of 0.1)
+PROJECTION_LEVEL = 1.0
 
 
 @dataclass
@@ -79,12 +83,13 @@ def _sample_features(mechanism: Mechanism, data: Any, n: int, rng: np.random.Gen
     return as_features(mechanism.sample(data, n, rng), statistic)
 
 
-def _projected_excess(claim: Claim, num: np.ndarray, den: np.ndarray, n: int, confirmation: tuple[int, float]):
+def _projected_excess(claim: Claim, num: np.ndarray, den: np.ndarray, n: int, confirmation: tuple[int, float],
+                      level: float):
     """The excess confirmation would certify if each event's probabilities were its selection estimates,
-    each moved one standard error against the event (a guard against the luckiest of many candidates)."""
+    each moved to its one-sided confidence limit at ``level`` against the event."""
     n_conf, alpha = confirmation
-    p = binomial_lower(num, n, PROJECTION_LEVEL)
-    q = binomial_upper(den, n, PROJECTION_LEVEL)
+    p = binomial_lower(num, n, level)
+    q = binomial_upper(den, n, level)
     return certify(claim, p * n_conf, q * n_conf, n_conf, alpha).excess
 
 
@@ -100,7 +105,7 @@ def _best_candidate(claim: Claim, found: list[tuple[int, Candidates]],
             if confirmation is None:
                 excess = certify(claim, num, den, cand.n, level).excess
             else:
-                excess = _projected_excess(claim, num, den, cand.n, confirmation)
+                excess = _projected_excess(claim, num, den, cand.n, confirmation, PROJECTION_LEVEL / max(total, 1))
             j = int(np.argmax(excess))
             if best is None or excess[j] > best.score:
                 best = _Choice(float(excess[j]), index, order, cand, j)
