@@ -187,10 +187,10 @@ def audit_privacy(
         Maps the array of outputs to features (one number or one row per output) for the
         statistical auditor; by default the outputs themselves.
     events
-        Event families of the statistical auditor: any of ``"threshold"``, ``"cells"``,
+        Event families of the statistical auditor: any of ``"threshold"``, ``"cells"``, ``"rows"``,
         ``"classifier"``, ``"atoms"`` (default: thresholds and cells for scalar outputs, cells and a
-        classifier for up to 3 coordinates, a classifier beyond; atoms, outputs that repeat exactly,
-        always).
+        classifier for up to 3 coordinates, rows (exact cells over few distinct output rows) and a
+        classifier beyond; atoms, outputs that repeat exactly, always).
     sequential
         Confirm with anytime-valid confidence sequences in doubling batches, stopping as soon as
         the claim is refuted (``samples`` is then a maximum).

@@ -132,7 +132,7 @@ def _parser() -> argparse.ArgumentParser:
     au.add_argument("--confidence", type=float, default=0.99, help="confidence of a statistical verdict (default 0.99)")
     au.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     au.add_argument("--auditor", default="auto", choices=("auto", "exact", "statistical"))
-    au.add_argument("--events", action="append", choices=("threshold", "cells", "classifier", "atoms"),
+    au.add_argument("--events", action="append", choices=("threshold", "cells", "rows", "classifier", "atoms"),
                     help="event family of the statistical auditor (repeatable; default chosen by output shape)")
     au.add_argument("--sequential", action="store_true",
                     help="confirm with anytime-valid confidence sequences and stop as soon as the claim is refuted")

@@ -170,9 +170,12 @@ class SparseVector(ExactRelease):
         above = noisy >= (self.threshold + rho)[:, None]
         codes = above.astype(np.int64)
         if self.cutoff is not None:
-            # answered while fewer than c "above" came before this query
-            before = np.cumsum(above, axis=1) - above
-            codes = np.where(before < self.cutoff, codes, UNANSWERED)
+            # answered while fewer than c "above" came before this query; the running count goes down
+            # the transposed array (numpy's cumsum along short rows is several times slower) in a
+            # small integer type (it never exceeds k)
+            count_type = np.int16 if k < 2**15 else np.int64
+            before = np.cumsum(above.T, axis=0, dtype=count_type).T - above
+            np.putmask(codes, before >= self.cutoff, UNANSWERED)
         if not self.releases_value:
             return codes
         values = np.where(codes == ABOVE, noisy, 0.0)

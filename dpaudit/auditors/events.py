@@ -12,6 +12,14 @@ candidates and confirms the best one on fresh samples. The families:
   are ranked by their estimated likelihood ratio on one half of the selection samples and the
   candidates are the top-k cells for every k, counted on the other half. For a discrete output this
   is the optimal (Neyman-Pearson) event family, up to estimation error;
+- ``rows``: for vector outputs on few distinct rows (every coordinate categorical and at most
+  ``MAX_ROWS`` distinct rows in the selection samples, such as the above/below/unanswered pattern of
+  the sparse vector technique, whose ten coordinates ``cells`` cannot look at together), exact cells
+  over whole output rows: rows are ranked by their estimated likelihood ratio on one half of the
+  selection samples and the candidates are the top-k rows for every k, counted on the other half.
+  This is the Neyman-Pearson family of a discrete output, up to estimation error. When every
+  distinct row is seen at least ``ROW_SAMPLES`` times on average the classifier is skipped: it can
+  only approximate the ranking the rows estimate directly, and it costs time and multiplicity;
 - ``classifier``: for vector outputs, a logistic regression on standardised features and their
   squares learns to tell M(d0) from M(d1) on one half; the candidates are thresholds on its score,
   counted on the other half. A user's ``statistic`` (features) can replace the raw outputs;
@@ -21,7 +29,7 @@ candidates and confirms the best one on fresh samples. The families:
   which side drew them, so each single atom {x = v} is counted on all the selection samples (the
   split of an atom's draws between the sides is untouched by the choice); small sets of atoms (the
   top-k by likelihood ratio) are ranked on one half and counted on the other, as cells are. Outputs
-  whose every coordinate is categorical get no atoms: their cells already are one per value.
+  whose every coordinate is categorical get no atoms: their cells (or rows) already are one per value.
 
 Candidate counts are arrays (one entry per candidate); :meth:`Candidates.event` materialises one
 candidate as an :class:`Event`, which only then is applied to confirmation samples.
@@ -29,6 +37,7 @@ candidate as an :class:`Event`, which only then is applied to confirmation sampl
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,7 +55,9 @@ MAX_CELL_DIMENSIONS = 3
 CLASSIFIER_TRAINING = 50_000
 MAX_ATOMS = 64  # most frequent repeated outputs proposed as atoms
 MIN_ATOM_REPEATS = 2  # an output seen this often in the pooled selection samples is an atom
-FAMILIES = ("threshold", "cells", "classifier", "atoms")
+MAX_ROWS = 4096  # rows family: at most this many distinct output rows
+ROW_SAMPLES = 20  # selection samples per distinct row (per side, on average) for the rows to replace the classifier
+FAMILIES = ("threshold", "cells", "rows", "classifier", "atoms")
 
 
 def as_features(outputs: np.ndarray, statistic: Callable[[np.ndarray], Any] | None) -> np.ndarray:
@@ -126,14 +137,26 @@ class Binning:
     def cell_of(self, x: np.ndarray) -> np.ndarray:
         index = np.zeros(len(x), dtype=np.int64)
         for j, (lv, e, size) in enumerate(zip(self.levels, self.edges, self.sizes)):
+            # a contiguous copy of the column: searching a strided column is about twice as slow
+            column = np.ascontiguousarray(x[:, j])
             if lv is not None:
-                pos = np.searchsorted(lv, x[:, j])
-                hit = (pos < len(lv)) & (lv[np.minimum(pos, len(lv) - 1)] == x[:, j])
-                coord = np.where(hit, pos, len(lv))
+                coord = np.searchsorted(lv, column)
+                np.minimum(coord, len(lv) - 1, out=coord)
+                coord[lv[coord] != column] = len(lv)  # a value unseen at fit time
             else:
-                coord = np.searchsorted(e, x[:, j], side="right")
-            index = index * size + coord
+                coord = np.searchsorted(e, column, side="right")
+            index *= size
+            index += coord
         return index
+
+    def row_of(self, cell: int) -> list:
+        """The output row of a cell of an all-categorical binning (None for a value unseen at fit time)."""
+        row = []
+        for j in reversed(range(len(self.sizes))):
+            cell, coord = divmod(cell, self.sizes[j])
+            lv = self.levels[j]
+            row.append(lv[coord].item() if coord < len(lv) else None)
+        return row[::-1]
 
     def describe_cell(self, cell: int) -> str:
         parts = []
@@ -161,6 +184,23 @@ class CellSet(Event):
         shown = [self.binning.describe_cell(int(c)) for c in self.members[:5]]
         more = f" (+{len(self.members) - 5} more cells)" if len(self.members) > 5 else ""
         return f"union of {len(self.members)} cell(s): " + "; ".join(shown) + more
+
+
+@dataclass(frozen=True)
+class RowSet(Event):
+    """Outputs equal to one of a few rows, the rows held as their keys under ``binning``."""
+
+    binning: Binning  # every coordinate categorical
+    members: np.ndarray  # sorted row keys
+
+    def contains(self, x: np.ndarray) -> np.ndarray:
+        return np.isin(self.binning.cell_of(x), self.members)
+
+    def describe(self) -> str:
+        rows = [self.binning.row_of(int(key)) for key in self.members[:5]]
+        shown = [repr(r) for r in rows]
+        more = f", ... (+{len(self.members) - 5} more)" if len(self.members) > 5 else ""
+        return f"x in {{{', '.join(shown)}{more}}}" if len(rows) != 1 else f"x = {shown[0]}"
 
 
 @dataclass(frozen=True)
@@ -274,6 +314,61 @@ def cell_candidates(x0: np.ndarray, x1: np.ndarray) -> Candidates:
     return Candidates("cells", counts0, counts1, len(b0), event)
 
 
+def _row_binning(pooled: np.ndarray) -> Binning | None:
+    """Exact cells over whole rows, if every coordinate is categorical and the keys fit in int64."""
+    levels = []
+    for column in pooled.T:
+        values = np.unique(column)
+        if len(values) > CATEGORICAL_LEVELS:
+            return None
+        levels.append(values)
+    binning = Binning(tuple(levels), (None,) * len(levels))
+    # a key is a mixed-radix number over the coordinates: it must not overflow int64
+    if math.prod(binning.sizes) >= 2**63:
+        return None
+    return binning
+
+
+def row_candidates(x0: np.ndarray, x1: np.ndarray) -> list[Candidates]:
+    """Top-k distinct output rows by estimated likelihood ratio (ranked on one half, counted on the other);
+    no candidates when the outputs are not on few distinct rows."""
+    (a0, b0), (a1, b1) = _halves(x0), _halves(x1)
+    binning = _row_binning(np.concatenate([a0, a1]))
+    if binning is None:
+        return []
+    key_a0, key_a1 = binning.cell_of(a0), binning.cell_of(a1)
+    rows, inverse = np.unique(np.concatenate([key_a0, key_a1]), return_inverse=True)
+    if len(rows) > MAX_ROWS:
+        return []
+    fit0 = np.bincount(inverse[: len(a0)], minlength=len(rows))
+    fit1 = np.bincount(inverse[len(a0):], minlength=len(rows))
+    ratio = np.log(fit0 + 0.5) - np.log(fit1 + 0.5)
+    descending = np.argsort(-ratio, kind="stable")
+
+    def counts(b: np.ndarray) -> np.ndarray:
+        keys = binning.cell_of(b)
+        pos = np.minimum(np.searchsorted(rows, keys), len(rows) - 1)
+        # rows unseen in the ranking half belong to no candidate
+        return np.bincount(pos[rows[pos] == keys], minlength=len(rows))
+
+    cnt0, cnt1 = counts(b0), counts(b1)
+    orders = (descending, descending[::-1])
+    counts0 = np.concatenate([np.cumsum(cnt0[o]) for o in orders])
+    counts1 = np.concatenate([np.cumsum(cnt1[o]) for o in orders])
+    m = len(rows)
+
+    def event(i: int) -> Event:
+        order, k = (orders[0], i + 1) if i < m else (orders[1], i - m + 1)
+        return RowSet(binning, np.sort(rows[order[:k]]))
+
+    return [Candidates("rows", counts0, counts1, len(b0), event)]
+
+
+def rows_are_exhaustive(found: list[Candidates], n: int) -> bool:
+    """Whether the rows family applied with enough samples per row to make the classifier redundant."""
+    return any(c.family == "rows" and len(c) // 2 * ROW_SAMPLES <= n for c in found)
+
+
 def classifier_candidates(x0: np.ndarray, x1: np.ndarray) -> Candidates:
     """Thresholds on a logistic-regression score trained on one half, counted on the other."""
     from sklearn.linear_model import LogisticRegression
@@ -308,10 +403,13 @@ def _atom_counts(values: np.ndarray, x: np.ndarray) -> np.ndarray:
 def atom_candidates(x0: np.ndarray, x1: np.ndarray) -> list[Candidates]:
     """Single atoms counted on all selection samples, and top-k sets of atoms ranked on one half."""
     pooled = np.concatenate([x0, x1])
+    # the column check stops at the first continuous column, and it goes first: finding the
+    # repeated rows sorts every row, which on long categorical rows costs more than all the rest
+    if all(len(np.unique(column)) <= CATEGORICAL_LEVELS for column in pooled.T):
+        return []
     values, pooled_counts = np.unique(pooled, axis=0, return_counts=True)
     repeated = np.flatnonzero(pooled_counts >= MIN_ATOM_REPEATS)
-    # continuous outputs never repeat, and the column check stops at the first continuous column
-    if len(repeated) == 0 or all(len(np.unique(column)) <= CATEGORICAL_LEVELS for column in pooled.T):
+    if len(repeated) == 0:  # continuous outputs never repeat
         return []
     # the most frequent first; ties (equal counts) keep np.unique's sorted order, so this is deterministic
     atoms = values[repeated[np.argsort(-pooled_counts[repeated], kind="stable")[:MAX_ATOMS]]]
@@ -341,12 +439,13 @@ def default_families(dimension: int) -> tuple[str, ...]:
         return ("threshold", "cells", "atoms")
     if dimension <= MAX_CELL_DIMENSIONS:
         return ("cells", "classifier", "atoms")
-    return ("classifier", "atoms")
+    return ("rows", "classifier", "atoms")
 
 
 BUILDERS: dict[str, Callable[[np.ndarray, np.ndarray], Candidates | list[Candidates]]] = {
     "threshold": threshold_candidates,
     "cells": cell_candidates,
+    "rows": row_candidates,
     "classifier": classifier_candidates,
     "atoms": atom_candidates,
 }
@@ -356,10 +455,13 @@ def candidates(x0: np.ndarray, x1: np.ndarray, families: tuple[str, ...]) -> lis
     """Every candidate event of ``families`` on one pair's selection features."""
     d = x0.shape[1]
     out = []
-    for name in families:
+    # rows go first, so that the classifier can be skipped where they already are the optimal family
+    for name in sorted(families, key=lambda f: f != "rows"):
         if name == "threshold" and d != 1:
             continue
         if name == "cells" and d > MAX_CELL_DIMENSIONS:
+            continue
+        if name == "classifier" and rows_are_exhaustive(out, len(x0)):
             continue
         built = BUILDERS[name](x0, x1)
         out += built if isinstance(built, list) else [built]
