@@ -10,7 +10,7 @@ For each, print the certified lower bound and the seconds taken, the true epsilo
 exact output distributions the best single-pair loss (the largest log-ratio of one output over
 the pairs) and the ceiling at this sample size: the bound Clopper-Pearson would certify for the
 best Neyman-Pearson event if its confirmation counts were exactly their expectations. StatDP's
-and DP-Sniper's numbers are quoted (the issue's side-by-side run on the same machine); StatDP is
+and DP-Sniper's numbers are quoted from a side-by-side run on a 2-core machine; StatDP is
 not on the package index, so it is not run here.
 
     python benchmarks/event_search_discrete.py [--samples 10000000] [--seed 0]
