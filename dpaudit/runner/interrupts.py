@@ -40,12 +40,19 @@ def stop_on_signals() -> Iterator[None]:
     def interrupt(signum: int, frame: Any) -> None:
         raise Interrupted(signum)
 
-    previous = {s: signal.signal(s, interrupt) for s in STOP_SIGNALS}
+    with _handled_by(interrupt):
+        yield
+
+
+@contextlib.contextmanager
+def _handled_by(handler: Any) -> Iterator[None]:
+    """STOP_SIGNALS go to ``handler`` inside the block; the previous handlers are restored after it."""
+    previous = {s: signal.signal(s, handler) for s in STOP_SIGNALS}
     try:
         yield
     finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+        for s, old in previous.items():
+            signal.signal(s, old)
 
 
 @contextlib.contextmanager
@@ -63,11 +70,7 @@ def signals_held() -> Iterator[None]:
     def note(signum: int, frame: Any) -> None:
         arrived.append(signum)
 
-    previous = {s: signal.signal(s, note) for s in STOP_SIGNALS}
-    try:
+    with _handled_by(note):
         yield
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
     if arrived:
         raise Interrupted(arrived[0])
