@@ -42,6 +42,7 @@ from .errors import (
 from .experiments import run_preset
 from .neighbours import AddRemoveOne, NeighbourRelation, QueryDistance, ReplaceOne, ReplaceRewardVector, ReplaceUser
 from .results import ERROR, NOT_REFUTED, REFUTED, VERDICTS, VERIFIED, AuditResult, Statistic
+from .samplers import scalar, unseeded
 from .simulation import SimulationResult, simulate
 
 __all__ = [
@@ -53,5 +54,5 @@ __all__ = [
     "ReplaceOne", "ReplaceRewardVector", "ReplaceUser", "SelectionError", "SimulationResult", "Statistic",
     "SubExponential", "SubGaussian", "TailBound", "UnsupportedAudit", "UsageError", "__version__", "audit_privacy",
     "audit_lower_bound", "audit_regret", "audit_sampler",
-    "audit_tail", "parse_claim", "run_preset", "simulate",
+    "audit_tail", "parse_claim", "run_preset", "scalar", "simulate", "unseeded",
 ]

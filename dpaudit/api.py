@@ -48,8 +48,9 @@ from .laws import as_law
 from .neighbours import NeighbourRelation, NeighbourSearch
 from .records import Audit, assemble_record
 from .results import AuditResult
+from .samplers import UNSEEDED_NOTE
 from .seeding import as_seed_sequence
-from .subjects import Mechanism, subject_name
+from .subjects import LISTED_CATEGORIES, Mechanism, subject_name
 
 AUDITORS = MODES
 PRIVACY = Family("privacy", ExactPrivacyAuditor(), StatisticalPrivacyAuditor())
@@ -136,6 +137,12 @@ def privacy_audit(
                                samples=samples, **settings)
     if isinstance(neighbours, NeighbourSearch):
         finding.parameters["pairs_searched"] = len(checked_pairs)
+    if not mechanism.reproducible:
+        finding.notes.append(UNSEEDED_NOTE)
+    if mechanism.categories:
+        # the codes the auditor saw stand for these outputs (code i is categories[i])
+        finding.parameters["categories"] = [str(c) if isinstance(c, str) else repr(c)
+                                            for c in mechanism.categories[:LISTED_CATEGORIES]]
     return Audit(claim, mechanism.name, finding, seq, seconds, neighbours.to_dict() if neighbours is not None else None)
 
 
@@ -161,10 +168,15 @@ def audit_privacy(
     ----------
     mech
         ``mech(data, size, rng) -> ndarray`` (first axis ``size``) or an object with
-        ``.sample(data, size, rng)``; with ``.distribution(data)`` it can be audited exactly.
+        ``.sample(data, size, rng)``; with ``.distribution(data)`` it can be audited exactly. It must
+        draw from ``rng`` only (checked), unless wrapped as :func:`dpaudit.unseeded` (it draws its own
+        randomness: the check is skipped and the record says so). A function returning one output per
+        call is wrapped by :func:`dpaudit.scalar`. Outputs are numbers, rows of numbers, or categories
+        (strings, other hashables), which are mapped to integer codes (``parameters["categories"]``).
     claim
-        :class:`~dpaudit.PureDP`, :class:`~dpaudit.ApproxDP`, :class:`~dpaudit.RenyiDP` or
-        :class:`~dpaudit.ZCDP`.
+        :class:`~dpaudit.PureDP` (epsilon), :class:`~dpaudit.ApproxDP` (epsilon, delta),
+        :class:`~dpaudit.RenyiDP` (order alpha, epsilon; one order or a curve) or :class:`~dpaudit.ZCDP`
+        (rho).
     pairs
         Pairs ``(d0, d1)`` of neighbouring inputs. Both orders of every pair are audited.
     neighbours

@@ -144,6 +144,11 @@ class Finding:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
 
+    @property
+    def estimate(self) -> float | None:
+        """The point estimate of the measured quantity (``statistic.value``), or None without a statistic."""
+        return None if self.statistic is None else self.statistic.value
+
 
 @dataclass
 class AuditResult:
@@ -186,6 +191,11 @@ class AuditResult:
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+
+    @property
+    def estimate(self) -> float | None:
+        """The point estimate of the measured quantity (``statistic.value``), or None without a statistic."""
+        return None if self.statistic is None else self.statistic.value
 
     @property
     def outcome(self) -> str:

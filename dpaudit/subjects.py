@@ -2,8 +2,10 @@
 ``.sample(data, size, rng)``, optionally exposing ``.distribution(data)``.
 
 :class:`Mechanism` wraps either form and checks every output, so that a mechanism returning the
-wrong shape, NaN/inf, or different outputs for the same generator state is reported as a
-:class:`MechanismError` naming the problem, never turned into a verdict.
+wrong shape, NaN/inf, or different outputs for the same generator state (unless it declares with
+:func:`dpaudit.unseeded` that it draws its own randomness) is reported as a :class:`MechanismError`
+naming the problem, never turned into a verdict. Categorical outputs (strings, other hashables) are
+mapped to integer codes, one table per mechanism, so both sides of a pair share it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,14 @@ import numpy as np
 from .errors import AuditTimeout, MechanismError
 
 PROBE_SIZE = 16
+#: categories of a categorical output listed in a record (the codes beyond are still audited)
+LISTED_CATEGORIES = 50
+
+
+def is_reproducible(mech: Any) -> bool:
+    """Whether ``mech`` draws all its randomness from the generator it is given (the default), rather
+    than declaring with :func:`dpaudit.unseeded` (or a ``reproducible = False`` attribute) that it does not."""
+    return getattr(mech, "reproducible", True) is not False
 
 
 def _short(value: Any) -> str:
@@ -59,6 +69,31 @@ class Mechanism:
             )
         self.obj = mech
         self.name = subject_name(mech)
+        self.reproducible = is_reproducible(mech)
+        self._codes: dict[Any, int] = {}
+
+    @property
+    def categories(self) -> list[Any]:
+        """The categorical outputs seen so far, in the order of their codes (empty for numeric outputs)."""
+        return list(self._codes)
+
+    def _encode(self, arr: np.ndarray) -> np.ndarray:
+        """Integer codes for categorical outputs: a new category gets the next code, new ones of one call
+        in sorted order (so categories all seen in the first call are coded in sorted order)."""
+        import pandas as pd
+
+        flat = arr.ravel()
+        try:
+            try:
+                local, uniques = pd.factorize(flat, sort=True, use_na_sentinel=False)
+            except TypeError:  # categories that do not sort (mixed types): in order of appearance
+                local, uniques = pd.factorize(flat, use_na_sentinel=False)
+        except TypeError as exc:  # unhashable outputs
+            raise MechanismError(f"{self.name} returned outputs of dtype {arr.dtype} that are neither numbers nor "
+                                 f"hashable categories: {exc}") from exc
+        table = np.fromiter((self._codes.setdefault(u, len(self._codes)) for u in uniques), dtype=np.int64,
+                            count=len(uniques))
+        return table[local].reshape(arr.shape)
 
     @property
     def has_distribution(self) -> bool:
@@ -89,19 +124,26 @@ class Mechanism:
                 f"{self.name} returned shape {arr.shape} for size={size}; the first axis must have "
                 f"length size (one output per row)"
             )
+        if arr.dtype.kind in "USO":
+            arr = self._encode(arr)
         if arr.dtype.kind not in "biuf":
-            raise MechanismError(f"{self.name} returned dtype {arr.dtype}; outputs must be numeric")
+            raise MechanismError(f"{self.name} returned dtype {arr.dtype}; outputs must be numbers or categories")
         if arr.dtype.kind == "f" and not np.isfinite(arr).all():
             bad = arr[~np.isfinite(arr)].ravel()[0]
             raise MechanismError(f"{self.name} returned a non-finite output ({bad}) on input {data!r}")
         return arr
 
     def probe(self, data: Any, seed: int = 0) -> None:
-        """Check shape, finiteness and determinism on a few outputs before an audit."""
+        """Check shape and finiteness on a few outputs before an audit, and determinism given the
+        generator unless the mechanism declares it draws its own randomness."""
         a = self.sample(data, PROBE_SIZE, np.random.default_rng(seed))
+        if not self.reproducible:
+            return
         b = self.sample(data, PROBE_SIZE, np.random.default_rng(seed))
         if a.shape != b.shape or not np.array_equal(a, b):
             raise MechanismError(
                 f"{self.name} is not deterministic given its rng: two calls with the same generator "
-                "state gave different outputs (does it use the global numpy RNG or another source?)"
+                "state gave different outputs (does it use the global numpy RNG or another source?). "
+                "A mechanism that draws its own randomness, as a library that cannot be seeded does, "
+                "is audited as dpaudit.unseeded(mech)"
             )
