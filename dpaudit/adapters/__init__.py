@@ -1,0 +1,17 @@
+"""Adapters: other libraries' mechanisms as dpaudit subjects, with the claims those libraries state.
+
+>>> subject = dpaudit.adapters.diffprivlib(diffprivlib.mechanisms.Laplace(epsilon=1, sensitivity=1))
+>>> dpaudit.adapters.audit(subject, seed=0).verdict                      # doctest: +SKIP
+'verified'
+
+- :func:`diffprivlib` (``pip install dpaudit[diffprivlib]``): a mechanism or a tool;
+- :func:`opendp` (``pip install dpaudit[opendp]``): a measurement and its ``d_in``;
+- :func:`audit`: the exact privacy of the law the parameters define, and a conformance audit that the
+  library's samples follow it, where the law is known; a black-box audit of the samples otherwise.
+"""
+
+from ._diffprivlib import diffprivlib
+from ._opendp import opendp
+from .base import Adapted, AdaptedAudit, audit
+
+__all__ = ["Adapted", "AdaptedAudit", "audit", "diffprivlib", "opendp"]

@@ -1,0 +1,139 @@
+"""dpaudit.adapters.diffprivlib: claims read from the parameters, exact laws with a conformance audit,
+black-box audits of the rest, reproducible from the audit's seed through the RandomState bridge.
+
+Conformance audits run at alpha = 1e-6 (a correct library fails one with at most that probability);
+black-box privacy audits at confidence 0.99; every seed is fixed, so each verdict below is fixed too."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import dpaudit
+from dpaudit.adapters import audit
+
+mechanisms = pytest.importorskip("diffprivlib.mechanisms")
+tools = pytest.importorskip("diffprivlib.tools")
+adapt = dpaudit.adapters.diffprivlib
+SMALL = {"samples": 20_000, "conformance_samples": 20_000, "seed": 0}
+
+
+def test_laplace_is_verified_exactly_and_its_samples_conform():
+    subject = adapt(mechanisms.Laplace(epsilon=1.0, sensitivity=1.0), n_jobs=1)
+    assert subject.claim == dpaudit.PureDP(1.0) and subject.white_box
+    assert subject.relation == dpaudit.QueryDistance(1.0) and subject.pairs == [(0, 1.0)]
+    res = audit(subject, **SMALL)
+    assert res.verdict == "verified" and res.privacy.auditor == "exact"
+    assert [r.verdict for r in res.conformance] == ["not-refuted", "not-refuted"] and res.inputs == [0, 1.0]
+    assert "verified" in str(res).splitlines()[0]
+
+
+def test_a_sensitivity_set_too_low_is_refuted_exactly_on_the_querys_real_neighbours():
+    # the mechanism was told sensitivity 0.5, the query moves by 1: its loss on (0, 1) is 2 > 1
+    subject = adapt(mechanisms.Laplace(epsilon=1.0, sensitivity=0.5), n_jobs=1)
+    res = audit(subject, pairs=[(0, 1)], neighbours=dpaudit.QueryDistance(1.0), **SMALL)
+    assert res.verdict == "refuted" and res.privacy.auditor == "exact"
+    assert res.privacy.epsilon_lower == pytest.approx(2.0)
+    with pytest.raises(dpaudit.NotNeighbours):  # the mechanism's own relation does not admit the pair
+        audit(subject, pairs=[(0, 1)], **SMALL)
+
+
+def test_samples_that_do_not_follow_the_stated_law_fail_conformance():
+    """Power: a Laplace whose draws are 20% too narrow (its privacy is then 1.25, not 1) while its
+    parameters state scale 1. The exact privacy of the stated law holds; the samples are refuted."""
+    mech = mechanisms.Laplace(epsilon=1.0, sensitivity=1.0)
+    narrow = mechanisms.Laplace._laplace_sampler
+    mech._laplace_sampler = lambda *u: 0.8 * narrow(*u)
+    res = audit(adapt(mech, n_jobs=1), **SMALL)
+    assert res.privacy.verdict == "verified"
+    assert res.verdict == "refuted" and {r.verdict for r in res.conformance} == {"refuted"}
+
+
+def test_approximate_dp_at_delta_1e_5_is_decided_exactly():
+    gauss = adapt(mechanisms.GaussianAnalytic(epsilon=1.0, delta=1e-5, sensitivity=1.0), n_jobs=1)
+    assert gauss.claim == dpaudit.ApproxDP(1.0, 1e-5)
+    res = audit(gauss, **SMALL)
+    assert res.privacy.auditor == "exact" and res.verdict in ("verified", "not-refuted")
+    assert res.privacy.statistic.interval[1] <= 1e-5 * (1 + 1e-6)  # the library's sigma gives its delta
+    # a claim at a tenth of the delta is refuted exactly
+    tighter = audit(gauss, claim=dpaudit.ApproxDP(1.0, 1e-6), **SMALL)
+    assert tighter.verdict == "refuted" and tighter.privacy.auditor == "exact"
+
+
+def test_laplace_with_delta_is_scaled_as_the_library_scales_it():
+    subject = adapt(mechanisms.Laplace(epsilon=1.0, delta=0.01, sensitivity=1.0), n_jobs=1)
+    assert subject.claim == dpaudit.ApproxDP(1.0, 0.01)
+    res = audit(subject, **SMALL)
+    assert res.verdict == "verified"  # scale 1 / (1 - log 0.99): pure DP at 1.01, delta(1) = 0.005 < 0.01
+
+
+def test_geometric_and_its_truncation_are_exact_laws():
+    geo = audit(adapt(mechanisms.Geometric(epsilon=0.5, sensitivity=1), n_jobs=1), **SMALL)
+    assert geo.verdict == "verified" and len(geo.conformance) == 2
+    clamp = adapt(mechanisms.GeometricTruncated(epsilon=1.0, sensitivity=1, lower=0, upper=5), n_jobs=1)
+    assert clamp.pairs == [(0, 1), (4, 5)]
+    law = clamp.distribution(0)
+    assert law.probs.sum() == pytest.approx(1.0) and law.probs[0] == pytest.approx(1 / (1 + math.exp(-1)))
+    res = audit(clamp, **SMALL)
+    assert res.privacy.auditor == "exact" and res.verdict != "refuted" and len(res.conformance) == 4
+
+
+def test_binary_labels_are_coded_and_audited_exactly():
+    subject = adapt(mechanisms.Binary(epsilon=1.0, value0="0", value1="1"), n_jobs=1)
+    assert subject.pairs == [("0", "1")] and subject.relation is None
+    codes = subject.sample("1", 1000, np.random.default_rng(0))
+    assert set(np.unique(codes)) == {0, 1} and codes.mean() == pytest.approx(math.e / (1 + math.e), abs=0.05)
+    res = audit(subject, **SMALL)
+    assert res.privacy.auditor == "exact" and res.verdict == "not-refuted"  # epsilon = 1 up to rounding
+    over = audit(subject, claim=dpaudit.PureDP(0.9), **SMALL)
+    assert over.verdict == "refuted"
+
+
+def test_the_exponential_mechanisms_strongest_pair_is_among_the_default_pairs():
+    subject = adapt(mechanisms.Exponential(epsilon=1.0, sensitivity=1.0, utility=[0, 6, 6]), n_jobs=1)
+    assert ([0.0, 6.0, 6.0], [1.0, 5.0, 5.0]) in subject.pairs
+    res = audit(subject, **SMALL)
+    assert res.verdict == "verified" and res.privacy.auditor == "exact"
+    # the exact loss on the pairs reaches most of epsilon (one utility up, the others down)
+    assert res.privacy.epsilon_lower > 0.95
+
+
+def test_mechanisms_without_a_known_law_are_audited_black_box_from_their_claimed_epsilon():
+    bounded = mechanisms.LaplaceBoundedDomain(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=2.0)
+    subject = adapt(bounded, n_jobs=1)
+    assert subject.claim == dpaudit.PureDP(1.0)  # not effective_epsilon(), which is the widened scale's
+    assert bounded.effective_epsilon() < 0.9 and not subject.white_box
+    res = audit(subject, **SMALL)
+    assert res.privacy.auditor == "black-box" and res.verdict == "not-refuted" and not res.conformance
+    # the RandomState bridge: the same seed draws the same samples, so the same bound
+    again = audit(adapt(bounded, n_jobs=1), **SMALL)
+    assert again.privacy.epsilon_lower == res.privacy.epsilon_lower
+    assert "not reproducible" not in " ".join(res.privacy.notes)
+
+
+def test_a_tool_is_audited_on_datasets_that_differ_in_one_record():
+    subject = adapt(tools.mean, epsilon=1.0, bounds=(0, 1), n_jobs=1)
+    assert subject.relation == dpaudit.ReplaceOne() and subject.claim == dpaudit.PureDP(1.0)
+    res = audit(subject, pairs=[([0, 0, 0, 0], [0, 0, 0, 1])], **SMALL)
+    assert res.verdict == "not-refuted" and res.privacy.auditor == "black-box"
+
+
+def test_process_parallel_draws_match_single_process_draws():
+    one = adapt(mechanisms.Laplace(epsilon=1.0, sensitivity=1.0), n_jobs=1)
+    two = adapt(mechanisms.Laplace(epsilon=1.0, sensitivity=1.0), n_jobs=2)
+    a = one.sample(0.0, 9_000, np.random.default_rng(3))
+    b = two.sample(0.0, 9_000, np.random.default_rng(3))
+    np.testing.assert_array_equal(a, b)
+
+
+def test_bad_arguments_are_clear():
+    with pytest.raises(TypeError, match="epsilon"):
+        adapt(tools.mean, bounds=(0, 1))
+    with pytest.raises(TypeError, match="carries its own parameters"):
+        adapt(mechanisms.Laplace(epsilon=1.0, sensitivity=1.0), epsilon=2.0)
+    with pytest.raises(TypeError, match="diffprivlib mechanism or tool"):
+        adapt(3)
+    with pytest.raises(TypeError, match="adapters"):
+        audit(mechanisms.Laplace(epsilon=1.0, sensitivity=1.0))
