@@ -102,7 +102,7 @@ def test_black_box_randomized_response_records_that_it_is_not_reproducible():
 def test_a_factory_runs_the_calls_over_processes():
     import sys
 
-    from joblib.externals import cloudpickle
+    import cloudpickle  # a dependency of joblib
 
     # this test module is not importable in the worker processes: send its functions by value
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
