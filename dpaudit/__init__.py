@@ -7,6 +7,7 @@
 'verified'
 """
 
+from . import adapters  # dpaudit.adapters.opendp, .diffprivlib (the libraries are imported when used)
 from ._version import __version__
 from .api import audit_lower_bound, audit_privacy, audit_regret, audit_sampler, audit_tail
 from .auditors.regret_order import Difference
@@ -53,6 +54,6 @@ __all__ = [
     "RegretOrder", "RegretRate", "RenyiDP",
     "ReplaceOne", "ReplaceRewardVector", "ReplaceUser", "SelectionError", "SimulationResult", "Statistic",
     "SubExponential", "SubGaussian", "TailBound", "UnsupportedAudit", "UsageError", "__version__", "audit_privacy",
-    "audit_lower_bound", "audit_regret", "audit_sampler",
+    "adapters", "audit_lower_bound", "audit_regret", "audit_sampler",
     "audit_tail", "parse_claim", "run_preset", "scalar", "simulate", "unseeded",
 ]
