@@ -56,6 +56,18 @@ class Box:
             points.append(alternating)
         return points
 
+    def unit_points(self) -> list[np.ndarray]:
+        """Orthogonal unit vectors e_0 and e_1, -e_0 and the zero vector, those of them inside the box (for
+        vectors of two or more entries): the records that differ most in direction rather than in size,
+        which moves of the entries' extremes do not produce (a user's feature vector turned orthogonal)."""
+        size = int(np.prod(self.shape)) if self.shape != () else 1
+        if size < 2 or not self.low <= 0 <= 1 <= self.high:
+            return []
+        zero = np.zeros(self.shape)
+        e0, e1 = zero.copy(), zero.copy()
+        e0.flat[0], e1.flat[1] = 1.0, 1.0
+        return [e0, e1] + ([-e0] if self.low <= -1 else []) + [zero]
+
     @classmethod
     def inside_ball(cls, radius: float, d: int) -> Box:
         """The largest cube inside the l2 ball of ``radius`` in d dimensions, [-radius/sqrt d,
@@ -105,6 +117,24 @@ class Datasets:
         out = [self._dataset([v] * self.size) for v in (lo, hi)]
         out.append(self._dataset([lo if i % 2 == 0 else hi for i in range(self.size)]))
         return out
+
+    def unit_replacements(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Pairs of datasets whose first record is e_0 in one and e_1, -e_0 or 0 in the other (the rest
+        zeros, or the box's lower corner when 0 is outside it): orthogonal unit records, for record boxes
+        of vectors (see :meth:`Box.unit_points`)."""
+        if not isinstance(self.record, Box):
+            return []
+        units = self.record.unit_points()
+        if not units:
+            return []
+        base = np.zeros((self.size, *self.record.shape))
+        first, others = units[0], units[1:]
+        pairs = []
+        for other in others:
+            a, b = base.copy(), base.copy()
+            a[0], b[0] = first, other
+            pairs.append((self.record.cast(a), self.record.cast(b)))
+        return pairs
 
     def random(self, rng: np.random.Generator, count: int) -> list[np.ndarray]:
         if isinstance(self.record, Box):

@@ -237,6 +237,29 @@ class QueryDistance(NeighbourRelation):
             out += [half, -half]
         return out
 
+    def one_against_the_rest(self, domain: Box, step: float) -> list[Pair]:
+        """One coordinate up by ``step`` and every other down (and the mirror), from the base where that
+        coordinate sits at the box's low end and the others at its high end (and the mirror base), and
+        from the middle: the change that moves a selection's normaliser most against one candidate (the
+        exponential mechanism's worst pair, e.g. [0, 6, 6] -> [1, 5, 5]). For the first four coordinates."""
+        size = int(np.prod(domain.shape))
+        mid = (domain.low + domain.high) / 2
+        if domain.integer:
+            mid = math.floor(mid)
+        pairs = []
+        for i in range(min(size, 4)):
+            up = np.full(size, -step)
+            up[i] = step
+            for sign, corner in ((1, domain.low), (-1, domain.high)):
+                base = np.full(size, domain.high if sign > 0 else domain.low, dtype=float)
+                base[i] = corner
+                for start in (base, np.full(size, mid, dtype=float)):
+                    move = sign * up
+                    start = np.clip(start, domain.low - np.minimum(move, 0), domain.high - np.maximum(move, 0))
+                    pairs.append((domain.cast(start.reshape(domain.shape)),
+                                  domain.cast((start + move).reshape(domain.shape))))
+        return pairs
+
     def candidates(self, domain: Any, rng: np.random.Generator, random: int = 16) -> list[Pair]:
         """Structured and random base points of a :class:`Box`, each moved by every pattern of
         :meth:`moves`, shifted so that both points stay in the box."""
@@ -253,6 +276,8 @@ class QueryDistance(NeighbourRelation):
                 # keep base and base + move inside [low, high]
                 start = np.clip(base, domain.low - np.minimum(move, 0), domain.high - np.maximum(move, 0))
                 pairs.append((domain.cast(start), domain.cast(start + move)))
+        if not self.one_coordinate and domain.shape != () and int(np.prod(domain.shape)) > 1:
+            pairs += self.one_against_the_rest(domain, step)
         return _unique(pairs)
 
 
@@ -288,8 +313,9 @@ def parse_relation(text: str) -> NeighbourRelation:
 
 
 def _replacements(domain: Datasets, rng: np.random.Generator, random: int) -> list[Pair]:
-    """Structured and random datasets with their first or last record replaced by each tried value."""
-    pairs = []
+    """Structured and random datasets with their first or last record replaced by each tried value, and
+    for vector records, one record turned between orthogonal unit vectors (or to -e_0, or to zero)."""
+    pairs = list(domain.unit_replacements())
     for base in domain.structured() + domain.random(rng, random):
         for i in (0, len(base) - 1):
             for value in domain.record_values():
