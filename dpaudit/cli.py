@@ -8,11 +8,13 @@ run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import json
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +98,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="report directory (default ./dpaudit-report)")
     rn.add_argument("--resume", action="store_true",
                     help="keep claims already finished in --out with the same seed, budget and alpha")
-    rn.add_argument("--scheduler", default=None, metavar="ADDRESS", help="distributed scheduler (not supported yet)")
+    rn.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                    help="run the claims on a Dask cluster: a scheduler's address (tcp://host:8786) or local:N for a "
+                         "local cluster of N worker processes (pip install 'dpaudit[dask]')")
     rn.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                     help="time limit per claim (default: the entry's, or 600 s at the quick budget)")
     rn.add_argument("--suite", action="append", default=[], metavar="PATH", help=suite_help)
@@ -176,6 +180,9 @@ def _parser() -> argparse.ArgumentParser:
     sm.add_argument("--out", type=Path, default=Path("dpaudit-simulations"),
                     help="output directory (default ./dpaudit-simulations)")
     sm.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    sm.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                    help="run the simulations on a Dask cluster (tcp://host:8786, or local:N), through joblib's "
+                         "dask backend (pip install 'dpaudit[dask]')")
     sm.add_argument("--seed", type=int, default=None, help="seed of every configuration (default: the preset's, 0)")
     sm.add_argument("--no-progress", action="store_true",
                     help="no progress (default: a bar on a terminal, one line per simulation otherwise)")
@@ -272,6 +279,28 @@ def _first_line(obj: Any) -> str:
     return doc.splitlines()[0].strip() if doc else "(no docstring)"
 
 
+@contextlib.contextmanager
+def _simulation_backend(scheduler: str | None, workers: int | None) -> Iterator[int | None]:
+    """joblib's dask backend on the cluster at ``scheduler`` (yielding its worker threads), or nothing."""
+    if scheduler is None:
+        yield None
+        return
+    if workers is not None:
+        raise UsageError("--workers is for local runs; on a Dask cluster the cluster's workers run the simulations")
+    import joblib
+
+    from .runner.dask import connect
+
+    client, cluster = connect(scheduler)
+    try:
+        with joblib.parallel_config(backend="dask"):
+            yield max(2, sum(client.nthreads().values()))
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from .experiment_reports import ordering_observation
     from .experiments import default_workers, load_presets, load_studies, power_text, run_preset, select_presets
@@ -303,8 +332,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             print(f"  {path}")
         return 0
     select_presets(args.preset)  # an unknown name fails here, before anything is built
-    done = run_preset(args.preset, runs=args.runs, horizon=args.horizon, out=args.out,
-                      workers=args.workers or default_workers(), progress=not args.no_progress, seed=args.seed)
+    with _simulation_backend(args.scheduler, args.workers) as cluster_workers:
+        done = run_preset(args.preset, runs=args.runs, horizon=args.horizon, out=args.out,
+                          workers=cluster_workers or args.workers or default_workers(), progress=not args.no_progress,
+                          seed=args.seed)
     for preset, configs in done.selections:
         for config in configs:
             print(f"{preset.name}@{config.key}: T = {power_text(config.horizon)}, {config.runs} runs")

@@ -119,9 +119,11 @@ def default_workers() -> int:
 
 def make_executor(workers: int | None, scheduler: str | None) -> Executor:
     if scheduler is not None:
-        raise UsageError(
-            f"--scheduler {scheduler}: distributed runs are not supported yet; run locally with --workers N"
-        )
+        if workers is not None:
+            raise UsageError("--workers is for local runs; on a Dask cluster the cluster's workers run the claims")
+        from .dask import DaskExecutor
+
+        return DaskExecutor(scheduler)
     if workers is None:
         workers = default_workers()
     if workers < 0:

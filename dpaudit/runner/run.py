@@ -130,6 +130,8 @@ def _dispatch(
             key = futures[future]
             try:
                 outcome = future.result()
+            except getattr(executor, "worker_lost", ()) as exc:  # a cluster reran it, and it killed every worker
+                outcome = died(key, exc)
             except BrokenProcessPool as exc:
                 broken = True
                 if not isolate:

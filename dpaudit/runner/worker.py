@@ -8,6 +8,7 @@ worker alike. Exceptions and timeouts become ``error`` records with their traceb
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import signal
 import threading
 import time
@@ -44,16 +45,27 @@ class ClaimOutcome:
 def time_limit(seconds: float) -> Iterator[None]:
     """Raise :class:`AuditTimeout` in this thread after ``seconds``.
 
-    Uses SIGALRM, so it works in the main thread of a process (local worker processes); a
-    thread-based worker (such as a Dask worker thread) runs without a limit.
+    In a process's main thread (local worker processes) SIGALRM interrupts the audit. Elsewhere (a Dask
+    worker thread) a watchdog thread raises the exception asynchronously in this thread
+    (``PyThreadState_SetAsyncExc``): it lands at the next Python bytecode, so a single long native
+    call (one numpy operation) finishes first; an audit loops in Python over batches, so the delay is
+    one batch. A watchdog that fires as the block ends withdraws its exception.
     """
-    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    if not usable or seconds <= 0:
+    if seconds <= 0:
         yield
         return
+    if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
+        with _alarm(seconds):
+            yield
+        return
+    with _watchdog(seconds):
+        yield
 
+
+@contextlib.contextmanager
+def _alarm(seconds: float) -> Iterator[None]:
     def expire(signum: int, frame: Any) -> None:
-        raise AuditTimeout(f"the audit ran longer than its time limit of {seconds:g} s")
+        raise AuditTimeout(_timeout_message(seconds))
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -62,6 +74,38 @@ def time_limit(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def _timeout_message(seconds: float) -> str:
+    return f"the audit ran longer than its time limit of {seconds:g} s"
+
+
+@contextlib.contextmanager
+def _watchdog(seconds: float) -> Iterator[None]:
+    # an asynchronous exception is raised from its class, without arguments: the class carries the message
+    expired = type("AuditTimeout", (AuditTimeout,), {"__init__": lambda self, *a: AuditTimeout.__init__(
+        self, _timeout_message(seconds))})
+    target = ctypes.c_ulong(threading.get_ident())
+    lock = threading.Lock()
+    state = {"done": False, "fired": False}
+
+    def fire() -> None:
+        with lock:
+            if not state["done"]:
+                state["fired"] = True
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(target, ctypes.py_object(expired))
+
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        with lock:
+            state["done"] = True
+            timer.cancel()
+            if state["fired"]:  # fired but not yet raised (the block ended first): withdraw it
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(target, None)
 
 
 def error_record(entry: Entry | None, claim_id: str, exc: BaseException, ctx: RunContext,
