@@ -62,6 +62,7 @@ class _Draw:
         self.mech, self.encode, self.rebuild = copy.copy(mech), encode, rebuild
         self.mech._rng = None  # the user's generator (often the system's, which cannot be pickled) is not used
         self._rng: Any = None
+        self._data: Any = None
         self._built: dict[str, Any] = {}
 
     def _mechanism(self, data: Any) -> Any:
@@ -73,16 +74,18 @@ class _Draw:
         return self._built[key]
 
     def __call__(self, data: Any, rng: np.random.Generator) -> Any:
-        mech = self._mechanism(data)
-        if rng is not self._rng:  # a new chunk: diffprivlib's RandomState now draws from its generator
-            self._rng = rng
-            self._state = np.random.RandomState(rng.bit_generator)
-        mech._rng = self._state  # diffprivlib's mechanisms draw from their _rng (set from random_state)
-        out = mech.randomise(None if self.rebuild is not None else _plain(data))
+        # a chunk's calls share data and rng: what depends on them is prepared once per chunk
+        if rng is not self._rng or data is not self._data:
+            self._rng, self._data = rng, data
+            self._current = self._mechanism(data)
+            # diffprivlib's mechanisms draw from their _rng (set from random_state): a view on the audit's generator
+            self._current._rng = np.random.RandomState(rng.bit_generator)
+            self._value = None if self.rebuild is not None else _plain(data)
+        out = self._current.randomise(self._value)
         return out if self.encode is None else self.encode(out)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_rng": None, "_state": None, "_built": {}}
+        return {**self.__dict__, "_rng": None, "_data": None, "_current": None, "_built": {}}
 
 
 def _plain(data: Any) -> Any:
