@@ -74,7 +74,7 @@ def good(data, size, rng):
         (lambda d, n, rng: 0.0, MechanismError, "shape"),
         (lambda d, n, rng: np.full(n, np.nan), MechanismError, "non-finite"),
         (lambda d, n, rng: np.full(n, np.inf), MechanismError, "non-finite"),
-        (lambda d, n, rng: np.array(["a"] * n), MechanismError, "numeric"),
+        (lambda d, n, rng: np.zeros(n, dtype=complex), MechanismError, "numbers or categories"),
         (lambda d, n, rng: np.random.random(n), MechanismError, "not deterministic"),
         (lambda d, n, rng: 1 / 0, MechanismError, "ZeroDivisionError"),
         (42, MechanismError, "not a mechanism"),

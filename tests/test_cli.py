@@ -95,8 +95,8 @@ def test_run_errors_and_refutations_exit_codes(cli, suites_dir):
 
 
 def test_run_usage_errors(cli):
-    out = cli("run", "classic", "--scheduler", "tcp://127.0.0.1:8786")
-    assert out.returncode == 2 and "not supported yet" in out.stderr and "Traceback" not in out.stderr
+    out = cli("run", "classic", "--scheduler", "local:none")
+    assert out.returncode == 2 and "local:N" in out.stderr and "Traceback" not in out.stderr
     assert cli("run", "--budget", "huge").returncode == 2
     assert cli("run", "classic", "--alpha", "2").returncode == 2
 

@@ -37,11 +37,11 @@ def _distributed() -> Any:
 def connect(scheduler: str) -> tuple[Any, Any]:
     """A client of the scheduler at ``scheduler`` (``tcp://host:8786``), or of a new local cluster of N
     single-threaded worker processes (``local:N``); and the cluster to close after the run (or None)."""
+    count = scheduler.partition(":")[2] if scheduler.startswith("local:") else None
+    if count is not None and (not count.isdigit() or int(count) < 1):
+        raise UsageError(f"--scheduler {scheduler}: give local:N with N >= 1 worker processes")
     distributed = _distributed()
-    if scheduler.startswith("local:"):
-        count = scheduler.partition(":")[2]
-        if not count.isdigit() or int(count) < 1:
-            raise UsageError(f"--scheduler {scheduler}: give local:N with N >= 1 worker processes")
+    if count is not None:
         import dask
 
         with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES}):
