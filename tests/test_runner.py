@@ -89,9 +89,10 @@ def test_dead_worker_becomes_an_error_record(tmp_path, suites_dir, capsys):
     assert s.exit_code == 2
 
 
-def test_scheduler_is_not_supported_yet(tmp_path):
-    with pytest.raises(UsageError, match="not supported yet"):
-        run(options(tmp_path, "classic", scheduler="tcp://127.0.0.1:8786"))
+def test_a_scheduler_takes_no_local_workers(tmp_path):
+    # the Dask runner itself: tests/test_dask_runner.py
+    with pytest.raises(UsageError, match="--workers is for local runs"):
+        run(options(tmp_path, "classic", scheduler="tcp://127.0.0.1:8786", workers=2))
 
 
 @pytest.mark.parametrize(
