@@ -289,16 +289,14 @@ def _simulation_backend(scheduler: str | None, workers: int | None) -> Iterator[
         raise UsageError("--workers is for local runs; on a Dask cluster the cluster's workers run the simulations")
     import joblib
 
-    from .runner.dask import connect
+    from .runner.dask import connect, disconnect
 
     client, cluster = connect(scheduler)
     try:
         with joblib.parallel_config(backend="dask"):
             yield max(2, sum(client.nthreads().values()))
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        disconnect(client, cluster)
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:

@@ -56,10 +56,7 @@ def _claim(measurement: Any, d_in: Any, delta: float | None) -> Any:
         return PureDP(float(value))
     if measure == "ZeroConcentratedDivergence":
         return ZCDP(float(value))
-    if measure.startswith("Approximate("):
-        if not measure.startswith("Approximate(MaxDivergence"):
-            raise ValueError(f"output measure {measure} is not supported (MaxDivergence, ZeroConcentratedDivergence, "
-                             "Approximate(MaxDivergence), SmoothedMaxDivergence are)")
+    if measure.startswith("Approximate(MaxDivergence"):
         eps, dlt = value
         return ApproxDP(float(eps), float(dlt))
     if measure == "SmoothedMaxDivergence":

@@ -72,6 +72,7 @@ class AdaptedAudit:
     about the law, or the samples' conformance to it), ``error`` if any errs, else the privacy verdict."""
 
     subject: str
+    claim: Claim
     privacy: AuditResult
     conformance: list[AuditResult] = field(default_factory=list)
     inputs: list[Any] = field(default_factory=list)
@@ -100,19 +101,13 @@ class AdaptedAudit:
     def summary(self) -> str:
         """The verdict, then one line per check."""
         lines = [f"{self.subject}: {self.verdict}",
-                 f"  privacy, {_claim_text(self.privacy)} ({self.privacy.auditor}): {self.privacy.summary()}"]
+                 f"  privacy, {self.claim} ({self.privacy.auditor}): {self.privacy.summary()}"]
         for data, r in zip(self.inputs, self.conformance):
             lines.append(f"  conformance of the samples at input {data!r}: {r.summary()}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.summary()
-
-
-def _claim_text(record: AuditResult) -> str:
-    claim = dict(record.claim)
-    kind = claim.pop("kind", "")
-    return " ".join([kind] + [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in claim.items()])
 
 
 def _distinct(values: list[Any]) -> list[Any]:
@@ -146,10 +141,11 @@ def audit(subject: Adapted, *, pairs: Sequence[tuple[Any, Any]] | None = None, c
     if not pairs:
         raise ValueError(f"{subject.name}: give pairs=[(d0, d1), ...] of neighbouring inputs to audit")
     privacy_seed, conformance_seed = as_seed_sequence(seed).spawn(2)
-    privacy = audit_privacy(subject, claim or subject.claim, pairs=pairs,
+    claim = claim or subject.claim
+    privacy = audit_privacy(subject, claim, pairs=pairs,
                             neighbours=neighbours if neighbours is not None else subject.relation,
                             confidence=confidence, samples=samples, seed=privacy_seed, auditor=auditor, **settings)
-    result = AdaptedAudit(subject.name, privacy)
+    result = AdaptedAudit(subject.name, claim, privacy)
     if subject.white_box and privacy.verdict != ERROR:
         inputs = _distinct([d for pair in pairs for d in pair])
         for data, child in zip(inputs, conformance_seed.spawn(len(inputs))):

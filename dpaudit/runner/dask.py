@@ -54,6 +54,15 @@ def connect(scheduler: str) -> tuple[Any, Any]:
         raise UsageError(f"--scheduler {scheduler}: cannot reach the scheduler ({exc})") from None
 
 
+def disconnect(client: Any, cluster: Any) -> None:
+    """Close a client and the local cluster :func:`connect` started for it (if any)."""
+    try:
+        client.close()
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
 class DaskExecutor:
     """The runner's executor interface on a ``distributed`` client."""
 
@@ -75,15 +84,12 @@ class DaskExecutor:
         """Close the client (cancelling the run's unfinished tasks when asked) and a local cluster; once."""
         if self.client is None:
             return
+        client, self.client = self.client, None
         try:
             if cancel:
-                self.client.cancel([f for f in self._submitted if not f.done()])
-            self.client.close()
+                client.cancel([f for f in self._submitted if not f.done()])
         finally:
-            self.client = None
-            if self._cluster is not None:
-                self._cluster.close()
-                self._cluster = None
+            disconnect(client, self._cluster)
 
 
-__all__ = ["ALLOWED_FAILURES", "DaskExecutor", "connect"]
+__all__ = ["ALLOWED_FAILURES", "DaskExecutor", "connect", "disconnect"]
