@@ -56,17 +56,37 @@ class Box:
             points.append(alternating)
         return points
 
-    def unit_points(self) -> list[np.ndarray]:
-        """Orthogonal unit vectors e_0 and e_1, -e_0 and the zero vector, those of them inside the box (for
-        vectors of two or more entries): the records that differ most in direction rather than in size,
-        which moves of the entries' extremes do not produce (a user's feature vector turned orthogonal)."""
+    def unit_pairs(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Pairs of records that differ in direction rather than in size (a user's feature vector turned
+        orthogonal), which moves of the entries' extremes do not produce; for boxes of vectors of two or
+        more entries that hold 0.
+
+        ``u e_0`` against ``u e_1``, ``-u e_0`` (where the box holds it), the zero vector and ``u e_last``
+        (the last axis, when it is not e_1), with ``u = min(1, high)``: unit vectors where the box holds
+        them, scaled into it otherwise (a cube inside the unit ball holds no unit axis vector). On a box
+        symmetric about 0, also the all-high corner against the alternating-sign corner: orthogonal for an
+        even number of entries (nearly so for an odd one) and the longest such pair in the box (the only
+        orthogonal pair of norm 1 in the cube inside the unit ball)."""
         size = int(np.prod(self.shape)) if self.shape != () else 1
-        if size < 2 or not self.low <= 0 <= 1 <= self.high:
+        if size < 2 or not self.low <= 0 < self.high:
             return []
+        u = min(1.0, self.high)
         zero = np.zeros(self.shape)
-        e0, e1 = zero.copy(), zero.copy()
-        e0.flat[0], e1.flat[1] = 1.0, 1.0
-        return [e0, e1] + ([-e0] if self.low <= -1 else []) + [zero]
+
+        def axis(i: int, length: float) -> np.ndarray:
+            e = zero.copy()
+            e.flat[i] = length
+            return e
+
+        first = axis(0, u)
+        others = [axis(1, u)] + ([axis(0, -u)] if self.low <= -u else []) + [zero]
+        if size > 2:
+            others.append(axis(size - 1, u))
+        pairs = [(first, other) for other in others]
+        if self.low == -self.high:
+            alternating = np.where(np.indices(self.shape).sum(axis=0) % 2 == 0, self.high, self.low)
+            pairs.append((np.full(self.shape, self.high), alternating))
+        return [(self.cast(a), self.cast(b)) for a, b in pairs]
 
     @classmethod
     def inside_ball(cls, radius: float, d: int) -> Box:
@@ -118,20 +138,17 @@ class Datasets:
         out.append(self._dataset([lo if i % 2 == 0 else hi for i in range(self.size)]))
         return out
 
+    def unit_records(self) -> list[tuple[Any, Any]]:
+        """The record box's :meth:`Box.unit_pairs` (none for categories or scalar records)."""
+        return self.record.unit_pairs() if isinstance(self.record, Box) else []
+
     def unit_replacements(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Pairs of datasets whose first record is e_0 in one and e_1, -e_0 or 0 in the other (the rest
-        zeros, or the box's lower corner when 0 is outside it): orthogonal unit records, for record boxes
-        of vectors (see :meth:`Box.unit_points`)."""
-        if not isinstance(self.record, Box):
-            return []
-        units = self.record.unit_points()
-        if not units:
-            return []
-        base = np.zeros((self.size, *self.record.shape))
-        first, others = units[0], units[1:]
+        """Pairs of datasets of zeros whose first record is one and the other of a :meth:`Box.unit_pairs`
+        pair: a record turned between orthogonal directions, for record boxes of vectors."""
         pairs = []
-        for other in others:
-            a, b = base.copy(), base.copy()
+        for first, other in self.unit_records():
+            a = np.zeros((self.size, *self.record.shape))
+            b = a.copy()
             a[0], b[0] = first, other
             pairs.append((self.record.cast(a), self.record.cast(b)))
         return pairs

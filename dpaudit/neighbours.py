@@ -119,13 +119,15 @@ class AddRemoveOne(NeighbourRelation):
 
     def candidates(self, domain: Any, rng: np.random.Generator, random: int = 16) -> list[Pair]:
         """A dataset of ``domain.size`` records against itself without its first or last record,
-        and with each tried record value added."""
+        and with each tried record value added (for vector records, also a unit axis vector, see
+        :meth:`Box.unit_pairs`: a direction none of the extremes has)."""
         if not isinstance(domain, Datasets):
             return super().candidates(domain, rng, random)
+        added = domain.record_values() + [first for first, _ in domain.unit_records()[:1]]
         pairs = []
         for base in domain.structured() + domain.random(rng, random):
             pairs += [(base, base[1:]), (base, base[:-1])]
-            pairs += [(base, np.concatenate([base, np.asarray([v])])) for v in domain.record_values()]
+            pairs += [(base, np.concatenate([base, np.asarray([v])])) for v in added]
         return _unique(pairs)
 
 
@@ -314,7 +316,7 @@ def parse_relation(text: str) -> NeighbourRelation:
 
 def _replacements(domain: Datasets, rng: np.random.Generator, random: int) -> list[Pair]:
     """Structured and random datasets with their first or last record replaced by each tried value, and
-    for vector records, one record turned between orthogonal unit vectors (or to -e_0, or to zero)."""
+    for vector records, one record turned between orthogonal directions (:meth:`Datasets.unit_replacements`)."""
     pairs = list(domain.unit_replacements())
     for base in domain.structured() + domain.random(rng, random):
         for i in (0, len(base) - 1):

@@ -50,7 +50,30 @@ def test_orthogonal_unit_records_are_among_the_replacements():
     assert ([[1.0, 0.0], *zero], [[-1.0, 0.0], *zero]) in pairs
     assert ([[1.0, 0.0], *zero], [[0.0, 0.0], *zero]) in pairs
     assert Datasets(3, Box(0.0, 1.0)).unit_replacements() == []  # scalar records: nothing to turn
-    assert Datasets(3, Box(0.5, 1.0, shape=(2,))).unit_replacements() == []  # e_0 is not a record
+    assert Datasets(3, Box(0.5, 1.0, shape=(2,))).unit_replacements() == []  # 0 is not a record
+    assert Datasets(3, ("a", "b")).unit_replacements() == []  # categories
+
+
+def test_unit_records_are_scaled_into_a_box_that_holds_no_unit_vector():
+    """The cube inside the unit ball, [-1/sqrt 2, 1/sqrt 2]^2: the axis vectors scaled into it, and its
+    orthogonal corners (1, 1)/sqrt 2 and (1, -1)/sqrt 2, the only orthogonal records of norm 1 in it."""
+    r = Box.inside_ball(1.0, 2).high  # 1/sqrt 2
+    pairs = as_lists(Box.inside_ball(1.0, 2).unit_pairs())
+    assert pairs == [([r, 0.0], [0.0, r]), ([r, 0.0], [-r, 0.0]), ([r, 0.0], [0.0, 0.0]), ([r, r], [r, -r])]
+    # more than two entries: also e_0 against the last axis; an asymmetric box has no corner pair
+    wide = as_lists(Box(0.0, 3.0, shape=(3,)).unit_pairs())
+    assert wide == [([1.0, 0.0, 0.0], [0.0, 1.0, 0.0]), ([1.0, 0.0, 0.0], [0.0, 0.0, 0.0]),
+                    ([1.0, 0.0, 0.0], [0.0, 0.0, 1.0])]
+    assert Box(-2, 2, shape=(2, 2), integer=True).unit_pairs()[-1][1].tolist() == [[2, -2], [-2, 2]]
+
+
+def test_add_remove_adds_a_unit_record():
+    domain = Datasets(2, Box(-1.0, 1.0, shape=(3,)))
+    pairs = as_lists(dpaudit.AddRemoveOne().candidates(domain, np.random.default_rng(0), random=0))
+    low = [[-1.0] * 3] * 2
+    assert (low, [*low, [1.0, 0.0, 0.0]]) in pairs
+    for d0, d1 in pairs:
+        dpaudit.AddRemoveOne().check(d0, d1)
 
 
 class GramRelease:
@@ -81,5 +104,18 @@ def test_the_search_reaches_the_orthogonal_records_worst_case(monkeypatch):
     res = dpaudit.audit_privacy(GramRelease(), dpaudit.ZCDP(0.9), neighbours=search, seed=0)
     assert res.verdict == "refuted" and res.statistic.interval[0] == pytest.approx(1.0, rel=1e-6)
     monkeypatch.setattr(Datasets, "unit_replacements", lambda self: [])
+    before = dpaudit.audit_privacy(GramRelease(), dpaudit.ZCDP(0.9), neighbours=search, seed=0)
+    assert before.verdict == "verified" and before.statistic.interval[1] == pytest.approx(0.5, rel=1e-6)
+
+
+def test_the_search_reaches_orthogonal_records_inside_the_unit_ball(monkeypatch):
+    """Records in the cube inside the unit ball, where no axis vector of norm 1 is a record: the corners
+    (1, 1)/sqrt 2 and (1, -1)/sqrt 2 reach rho = 1 again; without the corner pair the structured
+    candidates reach 0.5 (a corner set to zero or to the opposite corner leaves x x^T's change at norm 1)."""
+    search = dpaudit.ReplaceOne().over(Datasets(2, Box.inside_ball(1.0, 2)), random=0)
+    res = dpaudit.audit_privacy(GramRelease(), dpaudit.ZCDP(0.9), neighbours=search, seed=0)
+    assert res.verdict == "refuted" and res.statistic.interval[0] == pytest.approx(1.0, rel=1e-6)
+    without_corners = Box.unit_pairs
+    monkeypatch.setattr(Box, "unit_pairs", lambda self: without_corners(self)[:-1])
     before = dpaudit.audit_privacy(GramRelease(), dpaudit.ZCDP(0.9), neighbours=search, seed=0)
     assert before.verdict == "verified" and before.statistic.interval[1] == pytest.approx(0.5, rel=1e-6)

@@ -11,8 +11,9 @@ Encoded (id -> statement, parameter points):
     |<x, theta*>| >= 2.9), searched; Table 2's instance T = 5000, d = 3, eps = 4, delta = zeta = 0.02,
     kappa* = 2.507 (probit), on given pairs. Expected refuted for B_V at kappa* = 20: the V-tree's
     leaves have norm 1 but the noise is calibrated to 1/kappa*; the release is a Gaussian mechanism of mu up
-    to sqrt(14)/sigma_noise = 0.639 (delta(1/3) = 0.141); witness (seed 0 run): round 1's leaf from
-    y y^T, y = (0.304, -0.399), to y = (-0.707, -0.707), mu = 0.464: delta(1/3) = 0.0747 > 0.005.
+    to sqrt(14)/sigma_noise = 0.639 (delta(1/3) = 0.141); the search reaches that worst case: round 1's
+    leaf turned between the orthogonal corners (0.707, 0.707) and (0.707, -0.707) of the cube inside the
+    unit ball (see Box.unit_pairs), delta(1/3) = 0.141 > 0.005.
   - lemI.4-privacy@node: the lemma's per-node statement, each node (eps/sqrt(18 log T log(16/delta)),
     delta/6)-DP, on one node at sigma_noise, one leaf between orthogonal directions and to empty;
     T = 64, kappa* = 4 and Table 2's instance. Expected refuted for B_V at T = 64, kappa* = 4 (the same
@@ -81,7 +82,8 @@ suite.privacy("shuffle-glm/claimsecI.1a@T64,eps1,delta1e-5", auditor="exact",
 V_TREE_REASON = ("B_V's leaves x x^T have norm up to 1, but sigma_noise is calibrated to a leaf of norm 1/kappa* "
                  "(the H-tree's); for kappa* = 20 (sigma_noise = 5.86) the V-tree's nodes are a Gaussian mechanism "
                  "of mu up to sqrt(2 m)/sigma_noise = sqrt(14)/5.86 = 0.639 (orthogonal unit leaves; delta(1/3) = "
-                 "0.141), and the searched witness's mu = 0.464 already gives delta(1/3) = 0.0747 > 0.005")
+                 "0.141 > 0.005), the searched witness: round 1's leaf turned between the orthogonal corners "
+                 "(0.707, 0.707) and (0.707, -0.707)")
 for T, d, eps, delta, zeta, kappa, searched in [(64, 2, 1.0, 0.02, 0.01, 4.0, True),
                                                 (64, 2, 1.0, 0.02, 0.01, 20.0, True),
                                                 (5000, 3, 4.0, 0.02, 0.02, 2.507, False)]:
