@@ -1,8 +1,11 @@
-"""``dpaudit run --scheduler``: claims on a Dask LocalCluster give the records of a local run, a claim
-that kills every worker it runs on is recorded as an error, and the time limit holds on worker threads."""
+"""``dpaudit run --scheduler``: claims on a Dask LocalCluster give the records of a local run (error
+records and their tracebacks included), a claim whose worker dies once is rerun and audited, a claim that
+kills every worker it runs on is recorded as an error, and the time limit holds on worker threads, even
+against a call that cannot be interrupted."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -14,9 +17,11 @@ import pytest
 from dpaudit import UsageError
 from dpaudit.errors import AuditTimeout
 from dpaudit.runner import RunOptions, run
-from dpaudit.runner.worker import time_limit
+from dpaudit.runner import dask as dask_runner
+from dpaudit.runner.time_limits import call_with_time_limit, time_limit
 
-pytest.importorskip("distributed")
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
+                                reason="distributed is not installed (pip install 'dpaudit[dask]')")
 
 
 def comparable(out) -> dict:
@@ -54,11 +59,80 @@ def test_a_claim_that_kills_its_workers_is_an_error_and_the_others_finish(tmp_pa
     assert s.exit_code == 2
 
 
-def test_the_time_limit_holds_on_a_cluster_worker_thread(tmp_path, suites_dir):
-    s = run(RunOptions(selectors=["testing-slow/sleeps-too-long"], suite_paths=[str(suites_dir / "slow.py")],
-                       out=tmp_path / "out", scheduler="local:1", progress_bar=False))
+def test_a_worker_that_dies_once_is_replaced_and_its_claim_audited(tmp_path, suites_dir, monkeypatch):
+    """The first worker to sample the claim exits; the cluster reruns the claim on a new worker, and the
+    record is the one a run with no death gives."""
+    marker = tmp_path / "died"
+    monkeypatch.setenv("DPAUDIT_CRASH_ONCE_MARKER", str(marker))  # before the cluster's workers start
+    options = {"selectors": ["testing-crash-once"], "suite_paths": [str(suites_dir / "crash_once.py")],
+               "progress_bar": False}
+    s = run(RunOptions(out=tmp_path / "dask", scheduler="local:1", **options))
+    assert marker.exists()  # a worker did die
     (r,) = s.records
-    assert r.verdict == "error" and r.error["type"] == "AuditTimeout" and r.seconds < 10
+    assert r.verdict == "not-refuted" and s.exit_code == 0
+    run(RunOptions(out=tmp_path / "local", workers=1, **options))  # the marker is there: no death
+    assert comparable(tmp_path / "dask") == comparable(tmp_path / "local")
+
+
+def test_an_error_record_is_the_same_on_a_cluster_and_in_local_processes(tmp_path, suites_dir):
+    options = {"selectors": ["testing-broken/raises"], "suite_paths": [str(suites_dir / "broken.py")],
+               "progress_bar": False}
+    run(RunOptions(out=tmp_path / "local", workers=2, **options))
+    run(RunOptions(out=tmp_path / "dask", scheduler="local:1", **options))
+    local, dask = comparable(tmp_path / "local"), comparable(tmp_path / "dask")
+    assert local == dask
+    (record,) = dask["records"]
+    assert "broken on purpose" in record["error"]["traceback"] and record["error"]["where"]
+
+
+def test_the_time_limit_holds_on_a_cluster_worker_thread(tmp_path, suites_dir):
+    """A claim blocked in one 30 s sleep with a 1 s limit: the worker records the timeout within the
+    limit and its grace, and audits the next claim while the stuck call finishes in the background."""
+    start = time.monotonic()
+    s = run(RunOptions(selectors=["testing-slow/sleeps-too-long", "testing-slow/claim0"],
+                       suite_paths=[str(suites_dir / "slow.py")], out=tmp_path / "out", scheduler="local:1",
+                       progress_bar=False))
+    by_id = {r.claim_id: r for r in s.records}
+    stuck = by_id["testing-slow/sleeps-too-long"]
+    assert stuck.verdict == "error" and stuck.error["type"] == "AuditTimeout" and stuck.seconds < 10
+    assert "left to finish in the background" in stuck.error["message"]
+    assert by_id["testing-slow/claim0"].verdict == "not-refuted"
+    assert time.monotonic() - start < 25  # not the 30 s the stuck call takes
+
+
+def test_a_blocking_call_in_a_thread_is_abandoned_after_its_grace():
+    outcome = {}
+
+    def audit():
+        start = time.monotonic()
+        try:
+            call_with_time_limit(lambda: time.sleep(30), 0.2, grace=0.3)
+        except AuditTimeout as exc:
+            outcome["stopped"] = (time.monotonic() - start, str(exc))
+
+    thread = threading.Thread(target=audit)
+    thread.start()
+    thread.join(10)
+    assert outcome["stopped"][0] < 2 and "time limit of 0.2 s" in outcome["stopped"][1]
+
+
+def test_a_limited_call_returns_and_raises_as_the_call_does_on_any_thread():
+    def raises():
+        raise ValueError("from the call")
+
+    seen = []
+
+    def check():
+        assert call_with_time_limit(lambda: 7, 5) == 7
+        with pytest.raises(ValueError, match="from the call") as info:
+            call_with_time_limit(raises, 5)
+        seen.append([frame.name for frame in info.traceback][-2:])
+
+    check()  # the main thread: SIGALRM
+    thread = threading.Thread(target=check)
+    thread.start()
+    thread.join(10)
+    assert seen == [["call_with_time_limit", "raises"]] * 2  # the same frames on either path
 
 
 def test_the_watchdog_stops_a_thread_and_never_fires_late():
@@ -81,6 +155,12 @@ def test_the_watchdog_stops_a_thread_and_never_fires_late():
     thread.start()
     thread.join(10)
     assert outcome["stopped"][0] < 1 and "time limit of 0.2 s" in outcome["stopped"][1] and outcome["after"]
+
+
+def test_without_distributed_the_scheduler_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed raises ImportError
+    with pytest.raises(UsageError, match=r"pip install 'dpaudit\[dask\]'"):
+        dask_runner.connect("local:1")
 
 
 def test_bad_scheduler_arguments_are_one_line_errors(tmp_path):

@@ -9,8 +9,9 @@ A worker lost mid-run (its process killed, its machine gone) is the scheduler's 
 the worker's tasks elsewhere, up to ``distributed.scheduler.allowed-failures`` times (``local:N``
 sets :data:`ALLOWED_FAILURES`); a claim that kills every worker it runs on then fails with
 ``KilledWorker``, and the runner records it as an error, as it does a claim that kills a local worker
-process. Timeouts: Dask runs tasks on worker threads, where SIGALRM cannot reach; the time limit
-there is a watchdog thread (:func:`dpaudit.runner.worker.time_limit`).
+process. Timeouts: Dask runs tasks on worker threads, where SIGALRM cannot reach; there the audit
+runs in a thread of its own under a watchdog, and one blocked in an uninterruptible call is abandoned
+(:func:`dpaudit.runner.time_limits.call_with_time_limit`).
 """
 
 from __future__ import annotations
