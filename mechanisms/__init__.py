@@ -3,9 +3,10 @@
 Installed as ``dpaudit.mechanisms``. Every class documents the paper (or textbook) formula it
 implements and any choice made where the source is silent, and derives its true privacy.
 
-- additive noise: :class:`LaplaceMechanism`, :class:`DiscreteLaplaceMechanism`,
+- additive noise: :class:`LaplaceMechanism`, :class:`DiscreteLaplaceMechanism`, :class:`StaircaseMechanism`,
   :class:`GaussianMechanism` (classic calibration), :class:`ZCDPGaussianMechanism`, :class:`ClippedSum`,
   :class:`NoisyHistogram`, :class:`RepeatedRelease` (double spending);
+- bounded outputs: :class:`ClampedLaplaceMechanism`, :class:`BoundedDomainLaplaceMechanism`;
 - selection: :class:`ReportNoisyMax`, :class:`ReportNoisyMaxWithValue`,
   :class:`ExponentialMechanism`, :class:`SparseVector`;
 - continual release: :class:`BinaryTreeMechanism` (the binary mechanism's noisy dyadic p-sums);
@@ -14,7 +15,8 @@ implements and any choice made where the source is silent, and derives its true 
   :class:`KaryRandomizedResponse`, :class:`ShuffledRandomizedResponse`.
 """
 
-from .additive import AdditiveNoiseMechanism, DiscreteLaplaceMechanism, LaplaceMechanism
+from .additive import AdditiveNoiseMechanism, DiscreteLaplaceMechanism, LaplaceMechanism, StaircaseMechanism
+from .bounded_laplace import BoundedDomainLaplaceMechanism, ClampedLaplaceMechanism
 from .central_tree import CentralTreeMechanism, ReturningUserStream
 from .clipped_sum import ClippedSum
 from .composition import RepeatedRelease
@@ -34,9 +36,11 @@ __all__ = [
     "CentralTreeMechanism", "ReturningUserStream",
     "DistributedSum",
     "LocalModularRandomizer",
-    "AdditiveNoiseMechanism", "ClippedSum", "DiscreteLaplace", "DiscreteLaplaceMechanism", "ExponentialMechanism",
+    "AdditiveNoiseMechanism", "BoundedDomainLaplaceMechanism", "ClampedLaplaceMechanism", "ClippedSum",
+    "DiscreteLaplace", "DiscreteLaplaceMechanism", "ExponentialMechanism",
     "GaussianMechanism", "KaryRandomizedResponse", "Laplace", "LaplaceMechanism", "NoisyHistogram",
     "RandomizedResponse", "RepeatedRelease", "ReportNoisyMax", "ReportNoisyMaxWithValue", "ShuffledRandomizedResponse",
-    "SparseVector", "TruncatedGeometric", "ZCDPGaussianMechanism", "above_threshold", "analytic_gaussian_delta",
+    "SparseVector", "StaircaseMechanism", "TruncatedGeometric",
+    "ZCDPGaussianMechanism", "above_threshold", "analytic_gaussian_delta",
     "classic_sigma", "fmt_shuffle_epsilon",
 ]

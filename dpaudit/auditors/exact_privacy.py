@@ -42,6 +42,7 @@ from ..distributions import FiniteDistribution, GaussianDistribution, ProductDis
 from ..errors import UnsupportedAudit
 from ..exact import Enclosure
 from ..exact.loss import point_value
+from ..piecewise_exponential import PiecewiseExponentialDistribution
 from ..results import NOT_REFUTED, REFUTED, VERIFIED, Statistic
 from ..subjects import Mechanism
 from .base import Auditor, Finding, Support, Undecided
@@ -334,6 +335,7 @@ def _largest_coordinate(dist0: Any, dist1: Any) -> tuple[Any, Any, int, int]:
 
 
 def _loss_points(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    p, q = (d.exact_distribution() if callable(getattr(d, "exact_distribution", None)) else d for d in (p, q))
     if isinstance(p, GaussianDistribution):
         m0, m1, s0, s1 = float(p.mean), float(q.mean), float(p.sigma), float(q.sigma)
         x = np.linspace(min(m0, m1) - 4 * max(s0, s1), max(m0, m1) + 4 * max(s0, s1), 401)
@@ -351,6 +353,12 @@ def _loss_points(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray, bool] | None:
             x, lp, lq = x[top], lp[top], lq[top]
         with np.errstate(invalid="ignore"):
             return x.astype(float), lp - lq, True
+    if isinstance(p, PiecewiseExponentialDistribution):  # the densities' loss (atoms are not drawn)
+        lo, hi = float(min(p.breaks[0], q.breaks[0])), float(max(p.breaks[-1], q.breaks[-1]))
+        pad = (hi - lo) / 4 if p.left_tail or p.right_tail else 0.0
+        x = np.linspace(lo - pad, hi + pad, 801)
+        with np.errstate(invalid="ignore"):
+            return x, p.log_density(x) - q.log_density(x), False
     p, q = as_exact_distribution(p), as_exact_distribution(q)
     knots = [float(k) for k in (*p.knots, *q.knots)]
     lo, hi = min(knots), max(knots)

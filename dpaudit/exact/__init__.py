@@ -10,9 +10,11 @@ For two output distributions P = M(d0) and Q = M(d1), each a scalar distribution
 
 Every function returns :class:`~dpaudit.exact.enclosure.Enclosure` objects (lo <= true <= hi with
 exact rational end points). Supported coordinate types: :class:`~dpaudit.distributions.FiniteDistribution`,
-:class:`~dpaudit.distributions.GaussianDistribution` and log-piecewise-linear densities
+:class:`~dpaudit.distributions.GaussianDistribution`, log-piecewise-linear densities
 (:class:`~dpaudit.distributions.LogLinearDistribution`, or anything with ``exact_distribution()``, such as
-``dpaudit.mechanisms.Laplace``). Coordinates whose two distributions are identical contribute
+``dpaudit.mechanisms.Laplace``) and piecewise-exponential laws with atoms and periodic tails
+(:class:`~dpaudit.piecewise_exponential.PiecewiseExponentialDistribution`: clamped and bounded-domain
+Laplace noise, the staircase mechanism). Coordinates whose two distributions are identical contribute
 nothing and are dropped first. Pure epsilon and Renyi divergences add over coordinates; delta of a
 product is computed in closed form for Gaussians and through the privacy-loss distribution for
 finite coordinates, alone or together with equal-variance Gaussians; other mixtures raise
@@ -28,7 +30,8 @@ from typing import Any
 
 from ..distributions import FiniteDistribution, GaussianDistribution, ProductDistribution, as_exact_distribution
 from ..errors import MechanismError, UnsupportedAudit
-from . import finite, gaussian, loglinear, rho
+from ..piecewise_exponential import PiecewiseExponentialDistribution
+from . import finite, gaussian, loglinear, piecewise, rho
 from .enclosure import Enclosure
 from .loss import ZERO, LossRange, PureEpsilon, pure_epsilon_of
 from .pld import product_hockey_stick
@@ -38,7 +41,7 @@ __all__ = [
     "Enclosure", "PureEpsilon", "Rho", "privacy_profile", "pure_epsilon", "renyi_divergence", "zcdp_rho",
 ]
 
-FINITE, GAUSSIAN, LOGLINEAR = "finite", "gaussian", "log-linear"
+FINITE, GAUSSIAN, LOGLINEAR, PIECEWISE = "finite", "gaussian", "log-linear", "piecewise-exponential"
 
 
 def _kind(d: Any) -> str:
@@ -46,14 +49,17 @@ def _kind(d: Any) -> str:
         return FINITE
     if isinstance(d, GaussianDistribution):
         return GAUSSIAN
+    if isinstance(d, PiecewiseExponentialDistribution):
+        return PIECEWISE
     return LOGLINEAR
 
 
 def _coordinate(d: Any) -> Any:
-    if isinstance(d, (FiniteDistribution, GaussianDistribution)):
+    if isinstance(d, (FiniteDistribution, GaussianDistribution, PiecewiseExponentialDistribution)):
         return d
     to_density = getattr(d, "exact_distribution", None)  # a noise law standing for its density
-    if callable(to_density) and isinstance(density := to_density(), GaussianDistribution):
+    if callable(to_density) and isinstance(density := to_density(),
+                                           (GaussianDistribution, PiecewiseExponentialDistribution)):
         return density
     try:
         return as_exact_distribution(d)
@@ -84,7 +90,8 @@ def differing_coordinates(dist0: Any, dist1: Any) -> list[tuple[str, Any, Any]]:
     return out
 
 
-_LOSS = {FINITE: finite.loss_range, GAUSSIAN: gaussian.loss_range, LOGLINEAR: loglinear.loss_range}
+_LOSS = {FINITE: finite.loss_range, GAUSSIAN: gaussian.loss_range, LOGLINEAR: loglinear.loss_range,
+         PIECEWISE: piecewise.loss_range}
 
 
 def loss_range(dist0: Any, dist1: Any) -> LossRange:
@@ -120,6 +127,8 @@ def privacy_profile(dist0: Any, dist1: Any, eps: float) -> Profile:
             return Profile(hs.delta, {"outcomes": hs.event_size, "P": hs.p_mass, "Q": hs.q_mass, "top": hs.top})
         if kind == LOGLINEAR:
             return Profile(loglinear.hockey_stick(p, q, eps), {})
+        if kind == PIECEWISE:
+            return Profile(piecewise.hockey_stick(p, q, eps), {})
     gaussians = [(p, q) for kind, p, q in coords if kind == GAUSSIAN]
     if kinds <= {FINITE, GAUSSIAN} and all(gaussian.same_variance(p, q) for p, q in gaussians):
         mu2 = sum((gaussian.mu_squared(p, q) for p, q in gaussians), Fraction(0))
@@ -134,7 +143,7 @@ def privacy_profile(dist0: Any, dist1: Any, eps: float) -> Profile:
     )
 
 
-_RENYI = {FINITE: finite.renyi, GAUSSIAN: gaussian.renyi, LOGLINEAR: loglinear.renyi}
+_RENYI = {FINITE: finite.renyi, GAUSSIAN: gaussian.renyi, LOGLINEAR: loglinear.renyi, PIECEWISE: piecewise.renyi}
 
 
 def renyi_divergence(dist0: Any, dist1: Any, alpha: float) -> Enclosure:

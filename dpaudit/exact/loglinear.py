@@ -39,13 +39,13 @@ INF = math.inf
 BITS = 256
 
 
-def _ctx() -> MPIntervalContext:
+def interval_ctx() -> MPIntervalContext:
     ctx = MPIntervalContext()
     ctx.prec = BITS
     return ctx
 
 
-def _q(ctx: MPIntervalContext, x: Fraction) -> Any:
+def rational(ctx: MPIntervalContext, x: Fraction) -> Any:
     return ctx.mpf(x.numerator) / ctx.mpf(x.denominator)
 
 
@@ -59,7 +59,7 @@ def constant_difference(p: LogLinearDistribution, q: LogLinearDistribution) -> E
     cp, cq = p.constant, q.constant
     if cp == cq:
         return Enclosure.point(0)
-    ctx = _ctx()
+    ctx = interval_ctx()
     return Enclosure.from_interval((cp.enclose(ctx) if cp else ctx.mpf(0)) - (cq.enclose(ctx) if cq else ctx.mpf(0)))
 
 
@@ -93,7 +93,7 @@ def loss_range(p: LogLinearDistribution, q: LogLinearDistribution) -> LossRange:
 
 
 @dataclass(frozen=True)
-class _Piece:
+class Piece:
     """[left, right) with exp(A + B x) for each density (A as intervals, B rational), and the
     loss L(x) = gap + (b_p - b_q) x with ``gap`` enclosed exactly when the constants cancel."""
 
@@ -106,7 +106,7 @@ class _Piece:
     gap: Enclosure
 
 
-def _pieces(ctx: MPIntervalContext, p: LogLinearDistribution, q: LogLinearDistribution) -> list[_Piece]:
+def _pieces(ctx: MPIntervalContext, p: LogLinearDistribution, q: LogLinearDistribution) -> list[Piece]:
     knots = sorted(set(p.knots) | set(q.knots))
     bounds = [-INF, *knots, INF]
     cp = p.constant.enclose(ctx) if p.constant else ctx.mpf(0)
@@ -120,12 +120,12 @@ def _pieces(ctx: MPIntervalContext, p: LogLinearDistribution, q: LogLinearDistri
             slope = d.slopes[0] if left == -INF else d.slopes[bisect.bisect_right(d.knots, left)]
             forms.append((d.offset(anchor) - slope * anchor, slope))
         (rp, bp), (rq, bq) = forms
-        out.append(_Piece(left, right, cp + _q(ctx, rp), bp, cq + _q(ctx, rq), bq,
+        out.append(Piece(left, right, cp + rational(ctx, rp), bp, cq + rational(ctx, rq), bq,
                           Enclosure.point(rp - rq) + constant_gap))
     return out
 
 
-def _integral(ctx: MPIntervalContext, a: Any, b: Fraction, left: Any, right: Any, lattice: bool) -> Any:
+def integral(ctx: MPIntervalContext, a: Any, b: Fraction, left: Any, right: Any, lattice: bool) -> Any:
     """Integral of exp(a + b x) over [left, right), or its sum over the integers in it.
 
     ``left``/``right`` are rationals or +-inf; the result is an interval (inf if it diverges)."""
@@ -136,19 +136,19 @@ def _integral(ctx: MPIntervalContext, a: Any, b: Fraction, left: Any, right: Any
             return ctx.mpf(0)
         if b == 0:
             return ctx.mpf(INF) if INF in (abs(lo), abs(hi)) else ctx.exp(a) * (hi - lo + 1)
-        r = ctx.exp(_q(ctx, b))  # ratio of consecutive terms
+        r = ctx.exp(rational(ctx, b))  # ratio of consecutive terms
         if lo == -INF:
-            return ctx.mpf(INF) if b <= 0 else ctx.exp(a + _q(ctx, b * hi)) / (1 - 1 / r)
+            return ctx.mpf(INF) if b <= 0 else ctx.exp(a + rational(ctx, b * hi)) / (1 - 1 / r)
         if hi == INF:
-            return ctx.mpf(INF) if b >= 0 else ctx.exp(a + _q(ctx, b * lo)) / (1 - r)
-        return ctx.exp(a + _q(ctx, b * lo)) * (1 - r ** (hi - lo + 1)) / (1 - r)
+            return ctx.mpf(INF) if b >= 0 else ctx.exp(a + rational(ctx, b * lo)) / (1 - r)
+        return ctx.exp(a + rational(ctx, b * lo)) * (1 - r ** (hi - lo + 1)) / (1 - r)
     if left == -INF and b <= 0 or right == INF and b >= 0:
         return ctx.mpf(INF)
     if b == 0:
-        return ctx.exp(a) * _q(ctx, Fraction(right) - Fraction(left))
-    bb = _q(ctx, b)
-    upper = ctx.mpf(0) if right == INF else ctx.exp(a + bb * _q(ctx, Fraction(right)))
-    lower = ctx.mpf(0) if left == -INF else ctx.exp(a + bb * _q(ctx, Fraction(left)))
+        return ctx.exp(a) * rational(ctx, Fraction(right) - Fraction(left))
+    bb = rational(ctx, b)
+    upper = ctx.mpf(0) if right == INF else ctx.exp(a + bb * rational(ctx, Fraction(right)))
+    lower = ctx.mpf(0) if left == -INF else ctx.exp(a + bb * rational(ctx, Fraction(left)))
     return (upper - lower) / bb
 
 
@@ -164,16 +164,21 @@ def _cut_points(gap: Enclosure, eps: Fraction, slope: Fraction, lattice: bool) -
 def hockey_stick(p: LogLinearDistribution, q: LogLinearDistribution, eps: float) -> Enclosure:
     """delta(eps) = integral (or sum) of (p - e^eps q)_+ ."""
     _check(p, q)
-    ctx = _ctx()
-    e = _q(ctx, Fraction(eps))
-    factor = ctx.exp(e)
+    ctx = interval_ctx()
+    lower, upper = hockey_stick_sum(ctx, _pieces(ctx, p, q), Fraction(eps), p.lattice)
+    return Enclosure(lower, min(upper, 1) if upper != INF else 1)
+
+
+def hockey_stick_sum(ctx: MPIntervalContext, pieces: list[Piece], eps: Fraction,
+                     lattice: bool) -> tuple[Fraction, Fraction | float]:
+    """Bounds (lower, upper) of the sum over ``pieces`` of the integral of (p - e^eps q)_+ ."""
+    factor = ctx.exp(rational(ctx, eps))
     lower_total, upper_total = Fraction(0), Fraction(0)
-    lattice = p.lattice
 
     def part(a: Any, b: Fraction, left: Any, right: Any) -> Any:
-        return _integral(ctx, a, b, left, right, lattice)
+        return integral(ctx, a, b, left, right, lattice)
 
-    for piece in _pieces(ctx, p, q):
+    for piece in pieces:
         slope = piece.b_p - piece.b_q  # L(x) = gap + slope x on this piece
 
         if slope == 0:
@@ -187,7 +192,7 @@ def hockey_stick(p: LogLinearDistribution, q: LogLinearDistribution, eps: float)
             if g.lo > eps:
                 lower_total += max(w.lo, 0)
             continue
-        early, late = _cut_points(piece.gap, Fraction(eps), slope, lattice)
+        early, late = _cut_points(piece.gap, eps, slope, lattice)
         if slope > 0:  # region {x > x*} within [left, right)
             regions = ((max(early, piece.left), piece.right), (max(late, piece.left), piece.right))
         else:  # region {x < x*}: the latest cut gives the largest region
@@ -202,7 +207,7 @@ def hockey_stick(p: LogLinearDistribution, q: LogLinearDistribution, eps: float)
         if l_small < r_small:
             lower = Enclosure.from_interval(part(piece.a_p, piece.b_p, l_small, r_small) - factor * q_small).lo
             lower_total += max(lower, 0)
-    return Enclosure(lower_total, min(upper_total, 1) if upper_total != INF else 1)
+    return lower_total, upper_total
 
 
 def renyi(p: LogLinearDistribution, q: LogLinearDistribution, alpha: float) -> Enclosure:
@@ -211,16 +216,25 @@ def renyi(p: LogLinearDistribution, q: LogLinearDistribution, alpha: float) -> E
     if math.isinf(alpha):
         sup = loss_range(p, q).sup
         return Enclosure(max(sup.lo, 0), max(sup.hi, 0))
-    ctx = _ctx()
-    a = Fraction(alpha)
-    aa = _q(ctx, a)
+    ctx = interval_ctx()
+    return renyi_from_sum(ctx, renyi_sum(ctx, _pieces(ctx, p, q), Fraction(alpha), p.lattice), Fraction(alpha))
+
+
+def renyi_sum(ctx: MPIntervalContext, pieces: list[Piece], alpha: Fraction, lattice: bool) -> Any:
+    """The sum over ``pieces`` of the integral of p^alpha q^(1 - alpha), as an interval (inf if it diverges)."""
+    aa = rational(ctx, alpha)
     total = ctx.mpf(0)
-    for piece in _pieces(ctx, p, q):
+    for piece in pieces:
         exponent_a = aa * piece.a_p + (1 - aa) * piece.a_q
-        exponent_b = a * piece.b_p + (1 - a) * piece.b_q
-        total = total + _integral(ctx, exponent_a, exponent_b, piece.left, piece.right, p.lattice)
+        exponent_b = alpha * piece.b_p + (1 - alpha) * piece.b_q
+        total = total + integral(ctx, exponent_a, exponent_b, piece.left, piece.right, lattice)
+    return total
+
+
+def renyi_from_sum(ctx: MPIntervalContext, total: Any, alpha: Fraction) -> Enclosure:
+    """D_alpha = log(total) / (alpha - 1), clipped below at 0."""
     s = Enclosure.from_interval(total)
     if s.hi == INF:
         return Enclosure.point(INF)
-    d = Enclosure.from_interval(ctx.log(total) / (aa - 1))
+    d = Enclosure.from_interval(ctx.log(total) / (rational(ctx, alpha) - 1))
     return Enclosure(max(d.lo, 0), max(d.hi, 0))

@@ -33,10 +33,11 @@ from .laplace import DiscreteLaplace, Laplace, LaplaceSum
 from .mixtures import IntegerPlusContinuous
 from .polya import Geometric, Polya, PolyaDifference
 from .skellam import Skellam
+from .staircase import Staircase
 
 __all__ = [
     "BernoulliExp", "Binomial", "DiscreteGaussian", "DiscreteLaplace", "FiniteIntegerLaw", "Gaussian", "IndependentSum",
     "IntegerPlusContinuous", "Geometric", "IntegerLaw", "Laplace", "LaplaceSum", "ModularReduction", "Polya",
-    "PolyaDifference", "RandomizedRounding", "Skellam", "SymmetricBinomial", "convolve", "gamma_poisson",
+    "PolyaDifference", "RandomizedRounding", "Skellam", "Staircase", "SymmetricBinomial", "convolve", "gamma_poisson",
     "geometric_difference", "iid_sum", "poisson_difference", "polya_shares_sum", "skellam_shares_sum",
 ]
