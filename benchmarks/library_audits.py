@@ -73,7 +73,7 @@ def configurations():
         ("odp laplace i32 scale=2", opendp(od_geometric, 1, noise="laplace", scale=2.0), {}, False),
         ("odp gaussian zCDP scale=1", opendp(od_gaussian, 1.0, noise="gaussian", scale=1.0), {}, False),
         ("odp gaussian (eps, 1e-5)", opendp(od_gaussian_approx, 1.0, noise="gaussian", scale=1.0), {}, False),
-        ("odp randomized response 0.75", opendp(od_rr, 1), {}, False),
+        ("odp randomized response 0.75", opendp(od_rr, 1, noise="randomized-response", prob=0.75), {}, False),
         # misconfigured
         ("dpl Laplace s=0.5 on a sensitivity-1 query", diffprivlib(M.Laplace(epsilon=1.0, sensitivity=0.5)),
          {"pairs": [(0.0, 1.0)], "neighbours": dpaudit.QueryDistance(1.0)}, True),

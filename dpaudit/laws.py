@@ -1,7 +1,8 @@
 """Distributions as the tail and conformance auditors see them.
 
 :func:`as_law` accepts one of ``dpaudit.mechanisms``' noise distributions (``sample``, ``cdf``,
-``sf``, ``mean``, ``var``, ``lattice`` and, where it has one, ``cgf`` with ``cgf_domain``) or a
+``sf``, ``mean``, ``var``, ``lattice`` and, where it has one, ``cgf`` with ``cgf_domain``, and for a
+continuous law with point masses, ``point_masses``: (point, probability) pairs) or a
 scipy.stats frozen distribution, and returns a :class:`Law` with one interface. A scipy law is
 exact: its own cdf and sf, and a cumulant generating function by summation for discrete laws on
 a finite support, in closed form for the normal, Laplace, uniform, exponential, gamma and Poisson laws. A plain sampler
@@ -40,6 +41,7 @@ class Law:
     cgf_domain: tuple[float, float] = (-math.inf, math.inf)  # open interval where cgf is finite
     logpmf: Callable[[np.ndarray], np.ndarray] | None = None  # lattice laws
     logpdf: Callable[[np.ndarray], np.ndarray] | None = None  # continuous laws
+    atoms: tuple[tuple[float, float], ...] = ()  # (point, probability): point masses of an otherwise continuous law
 
     def at_least(self, x: np.ndarray) -> np.ndarray:
         """P[X >= x]."""
@@ -146,6 +148,7 @@ def as_law(obj: Any) -> Law | None:
         cdf=obj.cdf, sf=obj.sf, sample=obj.sample, cgf=cgf if callable(cgf) else None,
         cgf_domain=tuple(float(v) for v in getattr(obj, "cgf_domain", (-math.inf, math.inf))),
         logpmf=getattr(obj, "logpmf", None), logpdf=getattr(obj, "logpdf", None),
+        atoms=tuple((float(at), float(p)) for at, p in getattr(obj, "point_masses", ())),
     )
 
 

@@ -101,16 +101,59 @@ def test_the_exponential_mechanisms_strongest_pair_is_among_the_default_pairs():
 
 
 def test_mechanisms_without_a_known_law_are_audited_black_box_from_their_claimed_epsilon():
-    bounded = mechanisms.LaplaceBoundedDomain(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=2.0)
-    subject = adapt(bounded, n_jobs=1)
-    assert subject.claim == dpaudit.PureDP(1.0)  # not effective_epsilon(), which is the widened scale's
-    assert bounded.effective_epsilon() < 0.9 and not subject.white_box
+    folded = mechanisms.LaplaceFolded(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=2.0)
+    subject = adapt(folded, n_jobs=1)
+    assert subject.claim == dpaudit.PureDP(1.0) and not subject.white_box
     res = audit(subject, **SMALL)
     assert res.privacy.auditor == "black-box" and res.verdict == "not-refuted" and not res.conformance
     # the RandomState bridge: the same seed draws the same samples, so the same bound
-    again = audit(adapt(bounded, n_jobs=1), **SMALL)
+    again = audit(adapt(folded, n_jobs=1), **SMALL)
     assert again.privacy.epsilon_lower == res.privacy.epsilon_lower
     assert "not reproducible" not in " ".join(res.privacy.notes)
+
+
+def test_the_bounded_domain_laplace_is_verified_exactly_and_its_effective_epsilon_refuted():
+    """Its law: the library's widened scale, noise conditioned on the range; exact epsilon 1 (to the
+    rounding of the library's bisection), while effective_epsilon() = sensitivity / scale is 0.71."""
+    bounded = mechanisms.LaplaceBoundedDomain(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=2.0)
+    subject = adapt(bounded, n_jobs=1)
+    assert subject.claim == dpaudit.PureDP(1.0) and subject.white_box  # not effective_epsilon()
+    assert subject.pairs == [(0.0, 1.0), (1.0, 2.0)]
+    res = audit(subject, **SMALL)
+    assert res.verdict == "verified" and res.privacy.auditor == "exact"
+    assert res.privacy.epsilon_lower == pytest.approx(1.0, abs=1e-9)
+    assert [r.verdict for r in res.conformance] == ["not-refuted"] * 3
+    reported = audit(subject, claim=dpaudit.PureDP(bounded.effective_epsilon()), **SMALL)
+    assert reported.verdict == "refuted" and reported.privacy.auditor == "exact"
+    assert bounded.effective_epsilon() == pytest.approx(0.7075, abs=1e-4)
+
+
+def test_the_truncated_laplace_and_the_staircase_are_audited_exactly():
+    truncated = adapt(mechanisms.LaplaceTruncated(epsilon=1.0, delta=0.01, sensitivity=1.0, lower=0.0, upper=5.0),
+                      n_jobs=1)
+    res = audit(truncated, **SMALL)
+    assert res.verdict == "verified" and res.privacy.auditor == "exact"
+    # the clamp is post-processing of Laplace at 1 - log(0.99) > 1: delta(1) is exact and below 0.01
+    low, high = res.privacy.statistic.interval
+    assert high - low < 1e-15 and low == pytest.approx(-math.expm1((1 - (1 - math.log(0.99))) / 2), rel=1e-12)
+    assert {t["test"] for t in res.conformance[0].parameters["tests"]} >= {"atom counts"}
+    stairs = adapt(mechanisms.Staircase(epsilon=1.0, sensitivity=1.0), n_jobs=1)
+    res = audit(stairs, **SMALL)
+    assert res.verdict == "verified" and res.privacy.statistic.interval == (1.0, 1.0)
+    assert [r.verdict for r in res.conformance] == ["not-refuted"] * 2
+    assert audit(stairs, claim=dpaudit.PureDP(0.999), **SMALL).verdict == "refuted"
+
+
+def test_a_clamped_sampler_with_its_atoms_moved_fails_conformance():
+    """Power of the atom-aware conformance tests: a LaplaceTruncated whose bounds are 0.1 tighter than
+    the law's (one in about 10 outputs lands on the wrong atom) is refuted; its stated law still verifies."""
+    stated = mechanisms.LaplaceTruncated(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=5.0)
+    subject = adapt(stated, n_jobs=1)
+    tighter = mechanisms.LaplaceTruncated(epsilon=1.0, sensitivity=1.0, lower=0.1, upper=4.9)
+    subject.sampler = adapt(tighter, n_jobs=1).sampler
+    res = audit(subject, **SMALL)
+    assert res.privacy.verdict == "verified" and res.verdict == "refuted"
+    assert all(r.verdict == "refuted" for r in res.conformance)
 
 
 def test_a_tool_is_audited_on_datasets_that_differ_in_one_record():

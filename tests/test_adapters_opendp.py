@@ -8,6 +8,8 @@ probabilities just stated (1e-6 per conformance audit; 0.01 per black-box not-re
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -99,6 +101,25 @@ def test_black_box_randomized_response_records_that_it_is_not_reproducible():
     assert UNSEEDED_NOTE in res.privacy.notes
 
 
+def test_randomized_response_with_its_probability_is_decided_exactly_and_conforms():
+    """Boolean and categorical; a probability stated wrongly (0.8 for a measurement built with 0.75) is
+    refuted by the samples (and its exact epsilon, log 8 > log 6, by the privacy check)."""
+    res = audit(adapt(dp.m.make_randomized_response_bool(0.75), d_in=1, noise="randomized-response", prob=0.75),
+                **SMALL)
+    assert res.privacy.auditor == "exact" and res.verdict == "not-refuted"
+    assert res.privacy.statistic.interval[0] == pytest.approx(math.log(3)) and len(res.conformance) == 2
+    categories = ["a", "b", "c"]
+    built = dp.m.make_randomized_response(categories, 0.75)
+    res = audit(adapt(built, d_in=1, noise="randomized-response", prob=0.75, categories=categories,
+                      pairs=[("a", "b")]), **SMALL)
+    assert res.verdict == "not-refuted" and res.privacy.statistic.interval[0] == pytest.approx(math.log(6))
+    wrong = audit(adapt(built, d_in=1, noise="randomized-response", prob=0.8, categories=categories,
+                        pairs=[("a", "b")]), **SMALL)
+    assert wrong.privacy.verdict == "refuted" and all(r.verdict == "refuted" for r in wrong.conformance)
+    with pytest.raises(ValueError, match="categories"):
+        adapt(built, d_in=1, noise="randomized-response", prob=0.75)
+
+
 def test_a_factory_runs_the_calls_over_processes():
     import sys
 
@@ -118,6 +139,8 @@ def test_bad_arguments_are_clear():
         adapt(scalar_laplace(), noise="staircase", scale=1.0)
     with pytest.raises(ValueError, match="together"):
         adapt(scalar_laplace(), noise="laplace")
+    with pytest.raises(ValueError, match="prob="):
+        adapt(scalar_laplace(), noise="randomized-response", scale=1.0)
     with pytest.raises(ValueError, match="d_in=1"):
         adapt(_count_measurement(), d_in=2)
 

@@ -11,6 +11,10 @@ Known laws (exact privacy plus a conformance audit of the samples):
 
 ==================  ==========================================================================
 ``Laplace``         input + Laplace(sensitivity / (epsilon - log(1 - delta))), as diffprivlib scales it
+``LaplaceTruncated`` that, clamped to [lower, upper]: a density inside and atoms at the bounds
+``LaplaceBoundedDomain`` the input clamped to [lower, upper], plus Laplace noise of the library's widened
+                    scale (``_find_scale()``) conditioned on [lower, upper]: a density on the range
+``Staircase``       input + staircase noise of (epsilon, sensitivity, gamma): a piecewise-constant density
 ``Geometric``       input + discrete Laplace(sensitivity / epsilon) (two-sided geometric)
 ``GeometricTruncated`` that, clamped to [lower, upper]: a finite law
 ``Gaussian``,       input + Normal(0, sigma^2), sigma the library's calibration (``_scale``): the exact
@@ -20,10 +24,12 @@ Known laws (exact privacy plus a conformance audit of the samples):
                     (exp(eps u_i / s) when monotonic); the input is the utility vector
 ==================  ==========================================================================
 
-Other mechanisms (``LaplaceTruncated``, ``LaplaceFolded``, ``LaplaceBoundedDomain``, ``Staircase``,
-``GaussianDiscrete``, ``GeometricFolded``, ``PermuteAndFlip``, ...) are audited black-box: their laws
-(atoms at the bounds, densities on a bounded domain, staircase densities) are not among the forms the
-exact auditor analyses.
+The clamped, bounded-domain and staircase laws are piecewise-exponential
+(:mod:`dpaudit.piecewise_exponential`); for the first two the conformance audit tests the outputs
+themselves against the law (its atoms make the Kolmogorov-Smirnov test conservative: its false-failure
+rate stays below alpha). Other mechanisms (``LaplaceFolded``, whose folded density is a sum of
+exponentials on each side of the input, ``GaussianDiscrete``, ``GeometricFolded``, ``PermuteAndFlip``,
+...) are audited black-box.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -105,6 +112,13 @@ def _noise_reference(law: Any) -> Callable[[Any], Reference]:
     return reference
 
 
+def _output_reference(mechanism: Any) -> Callable[[Any], Reference]:
+    """The mechanism's exact output law itself (not a noise law: the output is not input plus noise)."""
+    def reference(data: Any) -> Reference:
+        return mechanism.distribution(data), lambda out: np.asarray(out, dtype=float)
+    return reference
+
+
 def _finite_reference(probs: Callable[[Any], np.ndarray], name: str, offset: int = 0) -> Callable[[Any], Reference]:
     """The law of outputs ``offset + i`` with probabilities ``probs(data)[i]``, on the codes i."""
     def reference(data: Any) -> Reference:
@@ -155,7 +169,13 @@ def _exponential_probs(mech: Any) -> Callable[[Any], np.ndarray]:
 def _mechanism_subject(mech: Any, n_jobs: int | None, pairs: Sequence[tuple[Any, Any]] | None) -> Adapted:
     import diffprivlib.mechanisms as M
 
-    from dpaudit.mechanisms import DiscreteLaplaceMechanism, LaplaceMechanism
+    from dpaudit.mechanisms import (
+        BoundedDomainLaplaceMechanism,
+        ClampedLaplaceMechanism,
+        DiscreteLaplaceMechanism,
+        LaplaceMechanism,
+        StaircaseMechanism,
+    )
     from dpaudit.mechanisms.noise import DiscreteLaplace, Laplace
 
     kind = type(mech)
@@ -181,6 +201,21 @@ def _mechanism_subject(mech: Any, n_jobs: int | None, pairs: Sequence[tuple[Any,
         eps = mech.epsilon - math.log1p(-mech.delta)
         exact = LaplaceMechanism(eps, mech.sensitivity)
         law, reference = exact.distribution, _noise_reference(Laplace(mech.sensitivity / eps))
+    elif kind is M.LaplaceTruncated:
+        eps = mech.epsilon - math.log1p(-mech.delta)  # scaled as Laplace is, then clamped
+        exact = ClampedLaplaceMechanism(lower=mech.lower, upper=mech.upper,
+                                        scale=Fraction(mech.sensitivity) / Fraction(eps))
+        law, reference = exact.distribution, _output_reference(exact)
+    elif kind is M.LaplaceBoundedDomain:
+        scale = float(mech._find_scale())  # the library's calibration, the number audited
+        notes.append(f"law: input clamped to [{mech.lower:g}, {mech.upper:g}] plus Laplace({scale:.6g}) noise "
+                     "conditioned on the range, the scale as the library calibrates it (its 'effective "
+                     f"epsilon' {mech.sensitivity / scale:.6g} is sensitivity / scale, not the mechanism's epsilon)")
+        exact = BoundedDomainLaplaceMechanism(scale, mech.lower, mech.upper)
+        law, reference = exact.distribution, _output_reference(exact)
+    elif kind is M.Staircase:
+        exact = StaircaseMechanism(mech.epsilon, mech.sensitivity, mech.gamma)
+        law, reference = exact.distribution, _noise_reference(exact.noise)
     elif kind is M.Geometric:
         exact = DiscreteLaplaceMechanism(mech.epsilon, int(mech.sensitivity))
         law = exact.distribution

@@ -17,7 +17,10 @@ on the input repeated many times gives many outputs.
 
 OpenDP does not expose a measurement's noise: with ``noise`` (``"laplace"`` or ``"gaussian"``) and the
 ``scale`` the measurement was built with, the law is known (continuous Laplace or Gaussian on a float
-domain; discrete Laplace or discrete Gaussian on an integer domain) and the audit is white-box.
+domain; discrete Laplace or discrete Gaussian on an integer domain) and the audit is white-box. So it is
+for randomized response (``make_randomized_response_bool(prob)``, ``make_randomized_response(categories,
+prob)``) with ``noise="randomized-response"``, its ``prob`` and, for categories, their list: the true
+value with probability ``prob``, each other category with (1 - prob) / (k - 1).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from ..samplers import ScalarSampler
 from .base import Adapted, Reference
 
 INSTALL = "OpenDP is not installed: pip install 'dpaudit[opendp]'"
-NOISES = ("laplace", "gaussian")
+NOISES = ("laplace", "gaussian", "randomized-response")
 #: outputs per call of a batched (vector-domain, coordinate-wise) measurement
 BATCH = 65_536
 
@@ -164,8 +167,8 @@ def _law(noise: str, scale: float, integer: bool) -> tuple[Any, Any]:
 
 
 def opendp(measurement: Any, d_in: Any = 1, *, delta: float | None = None, noise: str | None = None,
-           scale: float | None = None, pairs: Sequence[tuple[Any, Any]] | None = None,
-           n_jobs: int | None = None) -> Adapted:
+           scale: float | None = None, prob: float | None = None, categories: Sequence[Any] | None = None,
+           pairs: Sequence[tuple[Any, Any]] | None = None, n_jobs: int | None = None) -> Adapted:
     """An OpenDP measurement as a dpaudit subject, with the claim its privacy map gives at ``d_in``.
 
     ``measurement`` is a measurement, or a function of no arguments that builds it (say
@@ -173,7 +176,9 @@ def opendp(measurement: Any, d_in: Any = 1, *, delta: float | None = None, noise
     own copy (a measurement itself cannot be sent to another process).
 
     ``noise`` and ``scale`` (how it was built: ``make_laplace(..., scale=s)`` is ``noise="laplace"``,
-    ``scale=s``; ``make_geometric`` is ``"laplace"`` too) make the audit white-box. Default pairs:
+    ``scale=s``; ``make_geometric`` is ``"laplace"`` too) make the audit white-box, as do
+    ``noise="randomized-response"`` with ``prob`` (and ``categories``, unless the domain is boolean) for
+    randomized response. Default pairs:
     ``(0, d_in)`` on numbers (the vector ``0`` against ``d_in`` in its first coordinate, for a vector
     domain of the length of the first pair given), and for booleans ``(False, True)``.
     """
@@ -185,22 +190,31 @@ def opendp(measurement: Any, d_in: Any = 1, *, delta: float | None = None, noise
         raise TypeError(f"expected an OpenDP Measurement or a function that builds one, got {measurement!r}")
     if noise is not None and noise not in NOISES:
         raise ValueError(f"noise must be one of {', '.join(NOISES)}, got {noise!r}")
-    if (noise is None) != (scale is None):
-        raise ValueError("give noise= and scale= together (how the measurement was built), or neither")
+    if noise == "randomized-response":
+        if prob is None or scale is not None:
+            raise ValueError("randomized response is stated by noise='randomized-response' and prob= (its "
+                             "probability of the true value), not scale=")
+    elif (noise is None) != (scale is None) or prob is not None or categories is not None:
+        raise ValueError("give noise= and scale= together (how the measurement was built), or neither; prob= and "
+                         "categories= are for noise='randomized-response'")
     claim = _claim(measurement, d_in, delta)
     relation, relation_note = _relation(measurement, d_in)
     domain = str(measurement.input_domain)
     vector = domain.startswith("VectorDomain(")
     carrier = domain.split("T=")[-1].rstrip(")") if "T=" in domain else ""
     integer = carrier.startswith(("i", "u"))
-    name = f"opendp {domain} -> {measurement.output_measure}" + (f" ({noise}, scale={scale:g})" if noise else "")
+    stated = f"prob={prob:g}" if noise == "randomized-response" else f"scale={scale:g}" if noise else ""
+    name = f"opendp {domain} -> {measurement.output_measure}" + (f" ({noise}, {stated})" if noise else "")
     notes = [f"claim from the measurement's output measure {measurement.output_measure} and map({d_in!r})",
              f"relation from the input metric {relation_note}", "OpenDP cannot be seeded: the samples are the "
              "operating system's"]
-    sampler = _Invoke(measurement, factory, carrier, vector, batched=vector and noise is not None, name=name,
-                      n_jobs=n_jobs)
+    sampler = _Invoke(measurement, factory, carrier, vector, batched=vector and noise in ("laplace", "gaussian"),
+                      name=name, n_jobs=n_jobs)
     law = reference = None
-    if noise is not None:
+    if noise == "randomized-response":
+        law, reference = _randomized_response(float(prob), carrier, categories)
+        notes.append(f"law: the true value with probability {prob:g}, each other value with the rest shared evenly")
+    elif noise is not None:
         noise_law, reference_law = _law(noise, float(scale), integer)
 
         def law(data: Any) -> Any:
@@ -219,6 +233,39 @@ def opendp(measurement: Any, d_in: Any = 1, *, delta: float | None = None, noise
             pairs = [(0, d_in)]
     return Adapted(name, sampler, claim, relation=relation, pairs=pairs, law=law, reference=reference,
                    notes=notes)
+
+
+def _randomized_response(prob: float, carrier: str, categories: Sequence[Any] | None) -> tuple[Any, Any]:
+    """The exact law on the categories' codes (their index in ``categories``; False, True for booleans)
+    and its reference for the conformance audit."""
+    from dpaudit.distributions import FiniteDistribution
+
+    if categories is None:
+        if carrier != "bool":
+            raise ValueError("randomized response on a non-boolean domain: give categories=[...] as the "
+                             "measurement was built with them")
+        categories = [False, True]
+    values = list(categories)
+    if len(values) < 2 or not 0 < prob < 1:
+        raise ValueError(f"randomized response needs two or more categories and 0 < prob < 1, got {prob!r}")
+
+    def probs(data: Any) -> np.ndarray:
+        p = np.full(len(values), (1 - prob) / (len(values) - 1))
+        p[values.index(_plain(data))] = prob
+        return p
+
+    def law(data: Any) -> Any:
+        return FiniteDistribution.from_probs(np.arange(len(values)), probs(data), log_error=1e-12)
+
+    def reference(data: Any) -> Reference:
+        codes = stats.rv_discrete(values=(np.arange(len(values)), probs(data)), name="randomized response")()
+        return codes, lambda out: np.array([values.index(_plain(v)) for v in np.asarray(out).ravel()])
+
+    return law, reference
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _shifted(noise: str, law: Any, scale: float, by: float, integer: bool) -> Any:

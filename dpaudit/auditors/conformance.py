@@ -15,7 +15,10 @@ Integer laws
   the pair's total is Binomial(total, p(k+1) / (p(k) + p(k+1))): exact binomial tests, Bonferroni
   over the pairs. It tests the shape of log p locally, independently of the normalisation;
 Continuous laws
-- **Kolmogorov-Smirnov** against the reference cdf (exact/asymptotic p-value from scipy);
+- **Kolmogorov-Smirnov** against the reference cdf (exact/asymptotic p-value from scipy); for a law with
+  point masses (``Law.atoms``), the statistic sup |F_n - F| with F's jumps at the atoms (the
+  continuous-case p-value is then conservative), and **atom counts**: each atom's count an exact
+  binomial two-sided test, Bonferroni over the atoms;
 Both
 - **mean**: z-test of the sample mean against the law's mean with the law's variance (normal
   approximation, valid at these sample sizes for laws with a finite third moment);
@@ -112,8 +115,38 @@ def _lattice_tests(law: Law, x: np.ndarray) -> list[dict[str, Any]]:
 
 
 def _continuous_tests(law: Law, x: np.ndarray) -> list[dict[str, Any]]:
-    d, pvalue = stats.kstest(x, law.cdf)
-    return [{"test": "Kolmogorov-Smirnov", "p_value": float(pvalue), "statistic": float(d)}]
+    if not law.atoms:
+        d, pvalue = stats.kstest(x, law.cdf)
+        return [{"test": "Kolmogorov-Smirnov", "p_value": float(pvalue), "statistic": float(d)}]
+    return [_ks_with_atoms(law, x), _atom_counts(law, x)]
+
+
+def _ks_with_atoms(law: Law, x: np.ndarray) -> dict[str, Any]:
+    """sup |F_n - F| where F jumps at the law's atoms: compared at each distinct sample value and just
+    left of it (F(a-) = F(a) - P{a} at an atom). The continuous-case null distribution of the statistic
+    (scipy's kstwo) is conservative for a law with jumps, so the false-failure rate stays below the level."""
+    values, counts = np.unique(x, return_counts=True)
+    n = len(x)
+    above = np.cumsum(counts) / n  # F_n(v)
+    below = above - counts / n  # F_n(v-)
+    f = law.cdf(values)
+    jump = np.zeros(len(values))
+    for at, p in law.atoms:
+        jump[values == at] = p
+    d = float(max(np.abs(above - f).max(), np.abs(below - (f - jump)).max()))
+    return {"test": "Kolmogorov-Smirnov (with atoms)", "p_value": float(stats.kstwo.sf(d, n)), "statistic": d}
+
+
+def _atom_counts(law: Law, x: np.ndarray) -> dict[str, Any]:
+    """The number of outputs at each atom, an exact binomial two-sided test, Bonferroni over the atoms."""
+    n = len(x)
+    points = np.array([at for at, _ in law.atoms])
+    probs = np.array([p for _, p in law.atoms])
+    observed = (x[:, None] == points[None, :]).sum(axis=0)
+    pv = _binomial_two_sided(observed, n, probs) * len(points)
+    j = int(np.argmin(pv))
+    return {"test": "atom counts", "p_value": float(min(pv[j], 1.0)), "atom": float(points[j]),
+            "observed": int(observed[j]), "expected": float(probs[j] * n)}
 
 
 def _symmetric(law: Law) -> bool:
