@@ -140,6 +140,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="event family of the statistical auditor (repeatable; default chosen by output shape)")
     au.add_argument("--sequential", action="store_true",
                     help="confirm with anytime-valid confidence sequences and stop as soon as the claim is refuted")
+    au.add_argument("--unseeded", action="store_true",
+                    help="the mechanism draws its own randomness (dpaudit.unseeded): no reproducibility check")
     au.add_argument("--json", action="store_true", help="print the result record as JSON")
     rg = sub.add_parser(
         "regret", help="audit a regret claim about an algorithm (a bound's function is Python-only)",
@@ -436,6 +438,10 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     pairs = [_parse_pair(p) for p in args.pair]
     relation = parse_relation(args.relation) if args.relation else None
     mech = load_target(args.target)
+    if args.unseeded:
+        from .samplers import unseeded
+
+        mech = unseeded(mech)
     try:
         result = audit_privacy(mech, claim, pairs=pairs, neighbours=relation, confidence=args.confidence,
                                samples=args.samples, seed=args.seed, auditor=args.auditor, events=args.events,

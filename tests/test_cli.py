@@ -28,6 +28,11 @@ MECHS = textwrap.dedent(
     def nan(data, size, rng):
         return np.full(size, np.nan)
 
+    own = np.random.default_rng(0)  # its own stream, not the audit's (seeded here so the verdict is fixed)
+
+    def draws_its_own(data, size, rng):
+        return np.asarray(data, dtype=float) + own.laplace(0.0, 1.0, size)
+
     class Laplace:
         def sample(self, data, size, rng):
             return laplace(data, size, rng)
@@ -123,6 +128,15 @@ def test_audit_own_mechanism(cli, mechs):
     as_json = cli("audit", "mechs:instance", "--claim", "pure-dp eps=1", "--pair", "[0, 1]", "--samples", "20000",
                   "--json", cwd=mechs.parent)
     assert as_json.returncode == 0 and json.loads(as_json.stdout)["verdict"] == "not-refuted"
+
+
+def test_audit_a_mechanism_that_draws_its_own_randomness(cli, mechs):
+    args = ("audit", f"{mechs}:draws_its_own", "--claim", "pure-dp eps=1", "--pair", "[0, 1]", "--samples", "100000")
+    refused = cli(*args)
+    assert refused.returncode == 2 and "dpaudit.unseeded" in refused.stderr
+    ok = cli(*args, "--unseeded")
+    assert ok.returncode == 0, ok.stderr
+    assert "not-refuted" in ok.stdout and "not reproducible from the run seed" in ok.stdout
 
 
 @pytest.mark.parametrize(
