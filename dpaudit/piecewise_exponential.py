@@ -25,6 +25,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -176,35 +177,30 @@ class PiecewiseExponentialDistribution:
     def _constant(self) -> float:
         return self.constant.approx if self.constant is not None else 0.0
 
-    def _piece_arrays(self, segments: Sequence[Segment]) -> tuple[np.ndarray, ...]:
-        left = np.array([float(s.left) for s in segments])
-        width = np.array([float(s.right - s.left) for s in segments])
-        slope = np.array([float(s.slope) for s in segments])
-        logc = np.array([float(s.offset) for s in segments]) + self._constant()
-        return left, width, slope, logc
+    @cached_property
+    def _explicit(self) -> _Pieces:
+        """The explicit pieces, in floats."""
+        return _Pieces.of(self.segments(self.breaks[0], self.breaks[-1]), self._constant())
 
-    def _base_periods(self) -> dict[str, tuple[tuple[np.ndarray, ...], float, float]]:
-        """Per tail: the arrays of its base period's pieces, its period and its ratio."""
+    @cached_property
+    def _tails(self) -> dict[str, _Tail]:
+        """Per tail: its base period's pieces (in floats), its period and ratio."""
+        def floats(tail: PeriodicTail, start: Fraction) -> _Tail:
+            base = _Pieces.of(self.segments(start, start + tail.period), self._constant())
+            return _Tail(base, float(tail.period), math.exp(float(tail.log_ratio)))
+
         out = {}
         if self.right_tail is not None:
-            t = self.right_tail
-            out["right"] = (self._piece_arrays(self.segments(self.breaks[-1] - t.period, self.breaks[-1])),
-                            float(t.period), math.exp(float(t.log_ratio)))
+            out["right"] = floats(self.right_tail, self.breaks[-1] - self.right_tail.period)
         if self.left_tail is not None:
-            t = self.left_tail
-            out["left"] = (self._piece_arrays(self.segments(self.breaks[0], self.breaks[0] + t.period)),
-                           float(t.period), math.exp(float(t.log_ratio)))
+            out["left"] = floats(self.left_tail, self.breaks[0])
         return out
 
     def _log_masses(self) -> np.ndarray:
         """Log-masses of the explicit pieces, the atoms and each tail (whole), in floats."""
-        left, width, slope, logc = self._piece_arrays(self.segments(self.breaks[0], self.breaks[-1]))
-        out = list(logc + _log_integral(slope, width)) + [a.log_mass() for a in self.atoms]
-        for arrays, _, ratio in self._base_periods().values():
-            _, w, s, c = arrays
-            period_mass = np.exp(c + _log_integral(s, w)).sum()
-            out.append(math.log(period_mass * ratio / (1 - ratio)))
-        return np.array(out)
+        with np.errstate(divide="ignore"):
+            tails = [math.log(t.mass) for t in self._tails.values()]
+        return np.concatenate([np.log(self._explicit.masses), [a.log_mass() for a in self.atoms], tails])
 
     def log_density(self, x: Any) -> np.ndarray:
         """log f at ``x`` (-inf where the density is 0; atoms are not densities and are left out)."""
@@ -230,29 +226,24 @@ class PiecewiseExponentialDistribution:
     def cdf(self, x: Any) -> np.ndarray:
         """P[X <= x]."""
         x = np.asarray(x, dtype=float)
-        total = np.zeros(x.shape)
-        left, width, slope, logc = self._piece_arrays(self.segments(self.breaks[0], self.breaks[-1]))
-        total += _mass_below(x, left, width, slope, logc)
+        total = self._explicit.mass_below(x)
         for a in self.atoms:
             total += np.where(x >= float(a.at), math.exp(a.log_mass()), 0.0)
-        tails = self._base_periods()
-        if "right" in tails:
-            arrays, period, r = tails["right"]
-            base_mass = float(np.exp(arrays[3] + _log_integral(arrays[2], arrays[1])).sum())
+        if "right" in self._tails:
+            t = self._tails["right"]
             start = float(self.breaks[-1])
-            k = np.floor(np.maximum(x - start, 0.0) / period)  # whole periods passed
-            within = _mass_below(np.where(x >= start, x - (k + 1) * period, -np.inf), *arrays)
-            passed = base_mass * r * (1 - r**k) / (1 - r)
-            total += np.where(x >= start, passed + r ** (k + 1) * within, 0.0)
-        if "left" in tails:
-            arrays, period, r = tails["left"]
-            base_mass = float(np.exp(arrays[3] + _log_integral(arrays[2], arrays[1])).sum())
+            k = np.floor(np.maximum(x - start, 0.0) / t.period)  # whole periods passed
+            within = t.base.mass_below(np.where(x >= start, x - (k + 1) * t.period, -np.inf))
+            passed = t.base_mass * t.ratio * (1 - t.ratio**k) / (1 - t.ratio)
+            total += np.where(x >= start, passed + t.ratio ** (k + 1) * within, 0.0)
+        if "left" in self._tails:
+            t = self._tails["left"]
             start = float(self.breaks[0])
-            j = np.ceil(np.maximum(start - x, 0.0) / period)  # the copy x lies in (j >= 1 left of start)
+            j = np.ceil(np.maximum(start - x, 0.0) / t.period)  # the copy x lies in (j >= 1 left of start)
             j = np.where(j == 0, 1, j)
-            within = _mass_below(np.where(x < start, x + j * period, -np.inf), *arrays)
-            left_mass = base_mass * r ** (j + 1) / (1 - r) + r**j * within
-            total += np.where(x < start, left_mass, base_mass * r / (1 - r))
+            within = t.base.mass_below(np.where(x < start, x + j * t.period, -np.inf))
+            below = t.base_mass * t.ratio ** (j + 1) / (1 - t.ratio) + t.ratio**j * within
+            total += np.where(x < start, below, t.mass)
         return np.clip(total, 0.0, 1.0)
 
     def sf(self, x: Any) -> np.ndarray:
@@ -261,57 +252,48 @@ class PiecewiseExponentialDistribution:
 
     @property
     def mean(self) -> float:
-        return self._moments()[0]
+        return self._moments[0]
 
     @property
     def var(self) -> float:
-        return self._moments()[1]
+        return self._moments[1]
 
+    @cached_property
     def _moments(self) -> tuple[float, float]:
         """Mean and variance as a mixture of the pieces, atoms and tails."""
-        parts = [_piece_moments(*self._piece_arrays(self.segments(self.breaks[0], self.breaks[-1])))]
+        parts = [self._explicit.moments()]
         if self.atoms:
             parts.append((np.array([math.exp(a.log_mass()) for a in self.atoms]),
                           np.array([float(a.at) for a in self.atoms]), np.zeros(len(self.atoms))))
-        for side, (arrays, period, r) in self._base_periods().items():
-            m, mu, v = _piece_moments(*arrays)
-            base_mass = m.sum()
-            base_mean = float((m * mu).sum() / base_mass)
-            base_var = float((m * (v + mu**2)).sum() / base_mass) - base_mean**2
+        for side, t in self._tails.items():
+            m, mu, v = t.base.moments()
+            base_mean = float((m * mu).sum() / t.base_mass)
+            base_var = float((m * (v + mu**2)).sum() / t.base_mass) - base_mean**2
             # copies j = 1, 2, ... with weights r^j: J - 1 is geometric, E J = 1 / (1 - r), Var J = r / (1 - r)^2
             sign = 1.0 if side == "right" else -1.0
-            parts.append((np.array([base_mass * r / (1 - r)]), np.array([base_mean + sign * period / (1 - r)]),
-                          np.array([base_var + period**2 * r / (1 - r) ** 2])))
-        mass = np.concatenate([p[0] for p in parts])
-        mean = np.concatenate([p[1] for p in parts])
-        var = np.concatenate([p[2] for p in parts])
+            parts.append((np.array([t.mass]), np.array([base_mean + sign * t.period / (1 - t.ratio)]),
+                          np.array([base_var + t.period**2 * t.ratio / (1 - t.ratio) ** 2])))
+        mass, mean, var = (np.concatenate(column) for column in zip(*parts))
         m1 = float((mass * mean).sum() / mass.sum())
         return m1, float((mass * (var + (mean - m1) ** 2)).sum() / mass.sum())
 
     def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` independent draws (floats; for conformance tests of the sampler itself)."""
-        left, width, slope, logc = self._piece_arrays(self.segments(self.breaks[0], self.breaks[-1]))
-        weights = [np.exp(logc + _log_integral(slope, width))]
-        weights.append(np.array([math.exp(a.log_mass()) for a in self.atoms]))
-        tails = self._base_periods()
-        for arrays, _, r in tails.values():
-            weights.append(np.array([np.exp(arrays[3] + _log_integral(arrays[2], arrays[1])).sum() * r / (1 - r)]))
-        w = np.concatenate(weights)
+        w = np.concatenate([self._explicit.masses, [math.exp(a.log_mass()) for a in self.atoms],
+                            [t.mass for t in self._tails.values()]])
         kind = rng.choice(len(w), size=size, p=w / w.sum())
         out = np.empty(size)
-        n = len(left)
+        n = len(self._explicit.masses)
         here = kind < n
-        out[here] = _draw_in_pieces(kind[here], left, width, slope, rng)
+        out[here] = self._explicit.draw(kind[here], rng)
         for i, a in enumerate(self.atoms):
             out[kind == n + i] = float(a.at)
-        for t, (side, (arrays, period, r)) in enumerate(tails.items()):
-            mask = kind == n + len(self.atoms) + t
+        for i, (side, t) in enumerate(self._tails.items()):
+            mask = kind == n + len(self.atoms) + i
             count = int(mask.sum())
-            base_w = np.exp(arrays[3] + _log_integral(arrays[2], arrays[1]))
-            piece = rng.choice(len(base_w), size=count, p=base_w / base_w.sum())
-            copies = rng.geometric(1 - r, size=count)  # 1, 2, ... with P(j) proportional to r^j
-            x = _draw_in_pieces(piece, arrays[0], arrays[1], arrays[2], rng)
-            out[mask] = x + (copies if side == "right" else -copies) * period
+            piece = rng.choice(len(t.base.masses), size=count, p=t.base.masses / t.base_mass)
+            copies = rng.geometric(1 - t.ratio, size=count)  # 1, 2, ... with P(j) proportional to r^j
+            out[mask] = t.base.draw(piece, rng) + (copies if side == "right" else -copies) * t.period
         return out
 
     def __repr__(self) -> str:
@@ -327,40 +309,73 @@ def _log_integral(slope: np.ndarray, width: np.ndarray) -> np.ndarray:
     return np.where(t > 0, positive, np.where(t < 0, negative, np.log(width)))
 
 
-def _mass_below(x: np.ndarray, left: np.ndarray, width: np.ndarray, slope: np.ndarray,
-                logc: np.ndarray) -> np.ndarray:
-    """The mass of the pieces below each x (pieces as arrays; x may hold -inf)."""
-    covered = np.clip(np.asarray(x, dtype=float)[..., None] - left, 0.0, width)
-    with np.errstate(divide="ignore"):
-        masses = np.where(covered > 0, np.exp(logc + _log_integral(slope, np.where(covered > 0, covered, 1.0))), 0.0)
-    return masses.sum(axis=-1)
+@dataclass(frozen=True)
+class _Pieces:
+    """Pieces in floats: density exp(logc + slope (x - left)) on [left, left + width)."""
+
+    left: np.ndarray
+    width: np.ndarray
+    slope: np.ndarray
+    logc: np.ndarray
+
+    @classmethod
+    def of(cls, segments: Sequence[Segment], constant: float) -> _Pieces:
+        def column(value: Any) -> np.ndarray:
+            return np.array([float(value(s)) for s in segments])
+
+        return cls(column(lambda s: s.left), column(lambda s: s.right - s.left), column(lambda s: s.slope),
+                   column(lambda s: s.offset) + constant)
+
+    @cached_property
+    def masses(self) -> np.ndarray:
+        return np.exp(self.logc + _log_integral(self.slope, self.width))
+
+    def mass_below(self, x: np.ndarray) -> np.ndarray:
+        """The mass of the pieces below each x (x may hold -inf)."""
+        covered = np.clip(np.asarray(x, dtype=float)[..., None] - self.left, 0.0, self.width)
+        with np.errstate(divide="ignore"):
+            part = np.exp(self.logc + _log_integral(self.slope, np.where(covered > 0, covered, 1.0)))
+        return np.where(covered > 0, part, 0.0).sum(axis=-1)
+
+    def moments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per piece: mass, mean and variance."""
+        t = self.slope * self.width
+        small = np.abs(t) < 1e-4
+        safe = np.where(small, 1.0, t)
+        with np.errstate(over="ignore"):
+            h1 = np.where(small, 0.5 + t / 12, -1 / np.expm1(-safe) - 1 / safe)  # E[y] / width
+            h2 = np.where(small, 1 / 12 - t**2 / 720, 1 / safe**2 - 1 / (4 * np.sinh(safe / 2) ** 2))  # Var[y] / w^2
+        return self.masses, self.left + self.width * h1, self.width**2 * h2
+
+    def draw(self, piece: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One draw from each listed piece's density (inverse cdf of exp(slope y) on [0, width))."""
+        u = rng.random(len(piece))
+        s, w = self.slope[piece], self.width[piece]
+        t = s * w
+        safe = np.where(t == 0, 1.0, s)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            rising = w + np.log(u + (1 - u) * np.exp(-np.abs(t))) / safe  # t > 0: anchored at the right end
+            falling = np.log1p(u * np.expm1(t)) / safe
+        y = np.where(t > 0, rising, np.where(t < 0, falling, u * w))
+        return self.left[piece] + np.clip(y, 0.0, w)
 
 
-def _piece_moments(left: np.ndarray, width: np.ndarray, slope: np.ndarray,
-                   logc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per piece: mass, mean and variance of the density exp(logc + slope (x - left)) on [left, left + width)."""
-    mass = np.exp(logc + _log_integral(slope, width))
-    t = slope * width
-    small = np.abs(t) < 1e-4
-    safe = np.where(small, 1.0, t)
-    with np.errstate(over="ignore"):
-        h1 = np.where(small, 0.5 + t / 12, -1 / np.expm1(-safe) - 1 / safe)  # E[y] / width
-        h2 = np.where(small, 1 / 12 - t**2 / 720, 1 / safe**2 - 1 / (4 * np.sinh(safe / 2) ** 2))  # Var[y] / width^2
-    return mass, left + width * h1, width**2 * h2
+@dataclass(frozen=True)
+class _Tail:
+    """A periodic tail in floats: the base period's pieces, the period, the ratio per period."""
 
+    base: _Pieces
+    period: float
+    ratio: float
 
-def _draw_in_pieces(piece: np.ndarray, left: np.ndarray, width: np.ndarray, slope: np.ndarray,
-                    rng: np.random.Generator) -> np.ndarray:
-    """One draw from each listed piece's density (inverse cdf of exp(slope y) on [0, width))."""
-    u = rng.random(len(piece))
-    s, w = slope[piece], width[piece]
-    t = s * w
-    safe = np.where(t == 0, 1.0, s)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        rising = w + np.log(u + (1 - u) * np.exp(-np.abs(t))) / safe  # t > 0: anchored at the right end
-        falling = np.log1p(u * np.expm1(t)) / safe
-    y = np.where(t > 0, rising, np.where(t < 0, falling, u * w))
-    return left[piece] + np.clip(y, 0.0, w)
+    @property
+    def base_mass(self) -> float:
+        return float(self.base.masses.sum())
+
+    @property
+    def mass(self) -> float:
+        """The whole tail: copies 1, 2, ... of the base period, each r times the one before."""
+        return self.base_mass * self.ratio / (1 - self.ratio)
 
 
 __all__ = ["Atom", "PeriodicTail", "PiecewiseExponentialDistribution", "Segment"]

@@ -18,7 +18,7 @@ from dpaudit import UsageError
 from dpaudit.errors import AuditTimeout
 from dpaudit.runner import RunOptions, run
 from dpaudit.runner import dask as dask_runner
-from dpaudit.runner.time_limits import call_with_time_limit, time_limit
+from dpaudit.runner.time_limits import _watchdog, call_with_time_limit
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
                                 reason="distributed is not installed (pip install 'dpaudit[dask]')")
@@ -141,12 +141,12 @@ def test_the_watchdog_stops_a_thread_and_never_fires_late():
     def busy():
         start = time.monotonic()
         try:
-            with time_limit(0.2):
+            with _watchdog(0.2):
                 while time.monotonic() - start < 5:
                     sum(range(100))
         except AuditTimeout as exc:
             outcome["stopped"] = (time.monotonic() - start, str(exc))
-        with time_limit(0.1):
+        with _watchdog(0.1):
             pass
         time.sleep(0.3)  # a watchdog that outlived its block would raise here
         outcome["after"] = True

@@ -37,7 +37,6 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Callable, Sequence
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -203,8 +202,7 @@ def _mechanism_subject(mech: Any, n_jobs: int | None, pairs: Sequence[tuple[Any,
         law, reference = exact.distribution, _noise_reference(Laplace(mech.sensitivity / eps))
     elif kind is M.LaplaceTruncated:
         eps = mech.epsilon - math.log1p(-mech.delta)  # scaled as Laplace is, then clamped
-        exact = ClampedLaplaceMechanism(lower=mech.lower, upper=mech.upper,
-                                        scale=Fraction(mech.sensitivity) / Fraction(eps))
+        exact = ClampedLaplaceMechanism(eps, mech.lower, mech.upper, mech.sensitivity)
         law, reference = exact.distribution, _output_reference(exact)
     elif kind is M.LaplaceBoundedDomain:
         scale = float(mech._find_scale())  # the library's calibration, the number audited

@@ -30,7 +30,7 @@ from typing import Any
 
 from mpmath.ctx_iv import MPIntervalContext
 
-from ..distributions import LogLinearDistribution
+from ..distributions import LogConstant, LogLinearDistribution
 from ..errors import MechanismError
 from .enclosure import Enclosure
 from .loss import LossRange
@@ -54,13 +54,22 @@ def _check(p: LogLinearDistribution, q: LogLinearDistribution) -> None:
         raise MechanismError("cannot compare a pmf on the integers with a density on the reals")
 
 
-def constant_difference(p: LogLinearDistribution, q: LogLinearDistribution) -> Enclosure:
-    """The constant part of log p - log q; equal keys cancel exactly."""
-    cp, cq = p.constant, q.constant
+def enclose_constant(ctx: MPIntervalContext, c: LogConstant | None) -> Any:
+    """A log-density's irrational constant as an interval (0 when there is none)."""
+    return c.enclose(ctx) if c is not None else ctx.mpf(0)
+
+
+def constant_gap(cp: LogConstant | None, cq: LogConstant | None) -> Enclosure:
+    """cp - cq; constants with equal keys cancel exactly."""
     if cp == cq:
         return Enclosure.point(0)
     ctx = interval_ctx()
-    return Enclosure.from_interval((cp.enclose(ctx) if cp else ctx.mpf(0)) - (cq.enclose(ctx) if cq else ctx.mpf(0)))
+    return Enclosure.from_interval(enclose_constant(ctx, cp) - enclose_constant(ctx, cq))
+
+
+def constant_difference(p: LogLinearDistribution, q: LogLinearDistribution) -> Enclosure:
+    """The constant part of log p - log q."""
+    return constant_gap(p.constant, q.constant)
 
 
 def _candidate_points(p: LogLinearDistribution, q: LogLinearDistribution) -> list[Fraction]:
@@ -109,8 +118,7 @@ class Piece:
 def _pieces(ctx: MPIntervalContext, p: LogLinearDistribution, q: LogLinearDistribution) -> list[Piece]:
     knots = sorted(set(p.knots) | set(q.knots))
     bounds = [-INF, *knots, INF]
-    cp = p.constant.enclose(ctx) if p.constant else ctx.mpf(0)
-    cq = q.constant.enclose(ctx) if q.constant else ctx.mpf(0)
+    cp, cq = enclose_constant(ctx, p.constant), enclose_constant(ctx, q.constant)
     constant_gap = constant_difference(p, q)
     out = []
     for left, right in zip(bounds, bounds[1:]):

@@ -28,7 +28,17 @@ from mpmath.ctx_iv import MPIntervalContext
 from ..errors import UnsupportedAudit
 from ..piecewise_exponential import PeriodicTail, PiecewiseExponentialDistribution, Segment
 from .enclosure import Enclosure
-from .loglinear import Piece, hockey_stick_sum, integral, interval_ctx, rational, renyi_from_sum, renyi_sum
+from .loglinear import (
+    Piece,
+    constant_gap,
+    enclose_constant,
+    hockey_stick_sum,
+    integral,
+    interval_ctx,
+    rational,
+    renyi_from_sum,
+    renyi_sum,
+)
 from .loss import LossRange
 
 INF = math.inf
@@ -45,17 +55,6 @@ class _Region:
     factor: Any  # an interval: 1, or 1 / (1 - r) for a tail period
 
 
-def _constant(ctx: MPIntervalContext, c: Any) -> Any:
-    return c.enclose(ctx) if c is not None else ctx.mpf(0)
-
-
-def _gap_constant(cp: Any, cq: Any, ctx: MPIntervalContext) -> Enclosure:
-    """The constant part of log p - log q; equal constants cancel exactly."""
-    if cp == cq:
-        return Enclosure.point(0)
-    return Enclosure.from_interval(_constant(ctx, cp) - _constant(ctx, cq))
-
-
 def _shared_tail(p: PeriodicTail | None, q: PeriodicTail | None, side: str) -> PeriodicTail | None:
     if p != q:
         raise UnsupportedAudit(f"the two distributions' {side} tails differ ({p} and {q}): only tails that repeat "
@@ -66,8 +65,8 @@ def _shared_tail(p: PeriodicTail | None, q: PeriodicTail | None, side: str) -> P
 def _cuts(ctx: MPIntervalContext, p: Dist, q: Dist, lo: Fraction, hi: Fraction, factor: Any) -> _Region:
     sp, sq = p.segments(lo, hi), q.segments(lo, hi)
     points = sorted({lo, hi} | {s.left for s in sp + sq} | {s.right for s in sp + sq})
-    cp, cq = _constant(ctx, p.constant), _constant(ctx, q.constant)
-    gap_constant = _gap_constant(p.constant, q.constant, ctx)
+    cp, cq = enclose_constant(ctx, p.constant), enclose_constant(ctx, q.constant)
+    gap_constant = constant_gap(p.constant, q.constant)
     region = _Region([], [], [], factor)
     for left, right in zip(points, points[1:]):
         a, b = _covering(sp, left), _covering(sq, left)
@@ -114,11 +113,11 @@ def _atoms(ctx: MPIntervalContext, p: Dist, q: Dist) -> list[tuple[Fraction, Any
     out = []
     for x in sorted(set(ap) | set(aq)):
         a, b = ap.get(x), aq.get(x)
-        la = None if a is None else _constant(ctx, a.constant) + rational(ctx, a.offset)
-        lb = None if b is None else _constant(ctx, b.constant) + rational(ctx, b.offset)
+        la = None if a is None else enclose_constant(ctx, a.constant) + rational(ctx, a.offset)
+        lb = None if b is None else enclose_constant(ctx, b.constant) + rational(ctx, b.offset)
         gap = None
         if a is not None and b is not None:
-            gap = Enclosure.point(a.offset - b.offset) + _gap_constant(a.constant, b.constant, ctx)
+            gap = Enclosure.point(a.offset - b.offset) + constant_gap(a.constant, b.constant)
         out.append((x, la, lb, gap))
     return out
 

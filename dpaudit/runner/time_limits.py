@@ -71,22 +71,6 @@ class _Outcome:
         return outcome
 
 
-@contextlib.contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Raise :class:`AuditTimeout` in this thread after ``seconds``: SIGALRM in a process's main thread,
-    a watchdog elsewhere (which cannot interrupt a single blocking call; see
-    :func:`call_with_time_limit` for a limit that holds there too)."""
-    if seconds <= 0:
-        yield
-        return
-    if _signals_reach_this_thread():
-        with _alarm(seconds):
-            yield
-        return
-    with _watchdog(seconds):
-        yield
-
-
 def _signals_reach_this_thread() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
@@ -151,4 +135,4 @@ def _in_watched_thread(fn: Callable[[], Any], seconds: float, grace: float) -> _
     return outcome
 
 
-__all__ = ["GRACE", "call_with_time_limit", "time_limit", "timeout_message"]
+__all__ = ["GRACE", "call_with_time_limit", "timeout_message"]
