@@ -34,6 +34,7 @@ class ContinualCounter:
 
     feedback: ClassVar[str] = "full"
     owner: ClassVar[str] = "ContinualCounter"
+    anytime: ClassVar[bool] = False  # a counter of n users runs exactly n + 1 rounds
 
     def __init__(self, counter: Any, threshold: float, label: str | None = None):
         self.counter = counter

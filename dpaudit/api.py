@@ -44,12 +44,14 @@ from .claims import (
 )
 from .driver import MODES, AuditPlan, Family, conduct, plan_audit
 from .errors import InvalidClaim
+from .horizons import check_reading, reading_of
 from .laws import as_law
 from .neighbours import NeighbourRelation, NeighbourSearch
 from .records import Audit, assemble_record
 from .results import AuditResult
 from .samplers import UNSEEDED_NOTE
 from .seeding import as_seed_sequence
+from .simulation import PER_HORIZON
 from .subjects import LISTED_CATEGORIES, Mechanism, subject_name
 
 AUDITORS = MODES
@@ -423,13 +425,16 @@ def order_subject(algorithms: Any, environment: Any, params: Any = None, cache_d
     return OrderSubject(series, environment, f"{len(series)} series on {subject_name(environment)}", cache_dir)
 
 
-def _horizons(horizons: Any) -> np.ndarray:
-    from .simulation import regret_grid
+def _horizons(horizons: Any, per_horizon: bool = False) -> np.ndarray:
+    """The recorded rounds: as given, or for one horizon (or None: :data:`DEFAULT_HORIZON`) log-spaced
+    rounds up to it, fewer where a horizon-aware policy is run once per round
+    (:func:`dpaudit.simulation.horizon_grid`)."""
+    from .simulation import horizon_grid, regret_grid
 
     if horizons is None:
-        return regret_grid(DEFAULT_HORIZON)
+        horizons = DEFAULT_HORIZON
     if isinstance(horizons, numbers.Integral) and not isinstance(horizons, bool):
-        return regret_grid(int(horizons))
+        return horizon_grid(int(horizons)) if per_horizon else regret_grid(int(horizons))
     values = np.asarray(horizons)
     if values.ndim != 1 or values.size == 0 or values.dtype.kind not in "iuf":
         raise ValueError(f"horizons must be an increasing list of rounds (or one horizon), got {horizons!r}")
@@ -467,13 +472,16 @@ def regret_audit(
     confidence = None if confidence is None else float(confidence)
     if settings.get("regret", "pseudo") not in REGRET_KINDS:
         raise ValueError(f"regret must be one of {', '.join(REGRET_KINDS)}, got {settings['regret']!r}")
+    reading = check_reading(settings.get("reading", "horizon"))
     if isinstance(claim, RegretOrder):
         subject: Any = order_subject(policy, environment, params, cache_dir)
         family = REGRET_ORDER
+        per_horizon = claim.at == "grid" and any(reading_of(p, reading)[0] == PER_HORIZON for p in subject.policies())
     else:
         subject = regret_subject(policy, environment, claim, params, cache_dir)
         family = REGRET_BOUND if isinstance(claim, RegretBound) else REGRET_RATE
-    grid = _horizons(horizons)
+        per_horizon = subject.policy is not None and reading_of(subject.policy, reading)[0] == PER_HORIZON
+    grid = _horizons(horizons, per_horizon)
     seq = as_seed_sequence(seed)
     plan = plan or plan_audit(family, subject, claim, auditor)
     finding, seconds = conduct(plan, subject, claim, confidence=confidence, seed=seq, horizons=grid, runs=int(runs),
@@ -513,9 +521,12 @@ def audit_regret(
         ``RegretBound(f)`` (E[R_T] <= f(T) at every T of ``horizons``), ``RegretBound(f, probability=p)``,
         ``RegretRate(exponent, variable, log_power)`` or ``RegretOrder([[lowest], ..., [highest]])``.
     horizons
-        The rounds at which regret is recorded and the claim tested: an increasing list (the last is
-        the simulated horizon), or one horizon (log-spaced rounds up to it); default log-spaced rounds
-        up to 10,000. For a rate in a parameter only the last is used (the horizon).
+        The rounds T at which the claim about E[R_T] is tested: an increasing list, or one horizon
+        (log-spaced rounds up to it); default rounds up to 10,000. An anytime policy (``anytime = True``,
+        :func:`dpaudit.policies.horizon_use`) is simulated once, to the last of them; a policy started
+        with its horizon and using it is simulated once per round T, started with T, with common random
+        numbers (one horizon then gives rounds a factor sqrt 2 apart, costing about 3.4 times the
+        horizon; :mod:`dpaudit.horizons`). For a rate in a parameter only the last is used (the horizon).
     runs
         Independent runs (default 200); at least 2.
     confidence
@@ -526,7 +537,9 @@ def audit_regret(
         Named parameters: given to a registry algorithm's constructor, and to a bound's function
         (eps, delta, d, K, n, gaps; K and a fixed instance's gaps are supplied from the environment).
     settings
-        ``regret="pseudo"`` (default) or ``"realised"``; ``workers`` (processes of the simulation);
+        ``regret="pseudo"`` (default) or ``"realised"``; ``reading="horizon"`` (default: E[R_T] of runs
+        of horizon T) or ``"figure"`` (regret at round t of one run of the last horizon, as a paper's
+        figure plots it; the record says which reading it used); ``workers`` (processes of the simulation);
         ``auditor``: ``"auto"`` (default: a bound is decided exactly where the policy computes its
         expected regret, ``exact_regret``, :mod:`dpaudit.auditors.exact_regret`; else by simulation),
         ``"exact"`` or ``"statistical"``;

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from .policies import check_policy
+from .policies import check_policy, feedback_of
 from .subjects import subject_name
 from .transcripts import checked_rounds
 from .validation import integer, sample_size
@@ -71,9 +71,9 @@ class ContextualTranscript:
         self.policy = check_policy(policy)
         if not getattr(policy, "contextual", False):
             raise TypeError(f"{self.owner}: {type(policy).__name__} is not a contextual policy (contextual = True)")
-        if policy.feedback != "bandit":
+        if feedback_of(policy) != "bandit":
             raise ValueError(f"{self.owner}: only bandit feedback is supported, {type(policy).__name__} takes "
-                             f"{policy.feedback!r}")
+                             f"{feedback_of(policy)!r}")
         self.arms = integer(self.owner, "arms", arms, 1)
         self.dimension = integer(self.owner, "dimension", dimension, 1)
         self.horizon = integer(self.owner, "horizon", horizon, 1)

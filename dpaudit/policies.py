@@ -12,7 +12,14 @@ with, so that its decisions are reproducible and auditable:
 - ``observe(t, arms, rewards)``: the feedback of round ``t``, after ``choose(t)``: ``arms`` are the
   arms played (shape ``(runs,)``) and ``rewards`` the played arms' rewards, shape ``(runs,)``
   (bandit feedback), or every arm's reward, shape ``(runs, arms)`` (full information);
-- ``feedback``: which feedback the policy takes, ``"bandit"`` or ``"full"``.
+- ``feedback``: which feedback the policy takes, ``"bandit"`` or ``"full"``; a policy without the
+  attribute takes bandit feedback (:func:`feedback_of`);
+- ``anytime``: whether its decisions ignore the horizon it is started with, so that its regret at
+  round T of a longer run is the regret of a run of horizon T (:func:`horizon_use`). Most algorithms
+  of the papers are not: they are started with T and use it (DP-SE's beta = 1/T, explore-then-commit
+  with m = T^(2/3), batch schedules calibrated to T). A claim about E[R_T] of a horizon-aware policy is
+  audited on runs started with horizon T (:mod:`dpaudit.horizons`). A policy that does not declare it
+  is anytime only if its ``start`` never reads the horizon.
 
 A policy may offer a *fast path* that :func:`dpaudit.simulate` uses when present (the per-round
 methods above stay the reference it is tested against):
@@ -47,7 +54,7 @@ This module holds the contract only; the engine that runs policies against envir
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -56,9 +63,8 @@ FEEDBACKS = ("bandit", "full")
 
 @runtime_checkable
 class Policy(Protocol):
-    """A vectorised decision policy (module docstring)."""
-
-    feedback: Literal["bandit", "full"]
+    """A vectorised decision policy (module docstring): the three methods below; ``feedback`` (default
+    ``"bandit"``) and ``anytime`` are optional attributes."""
 
     def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:
         """Begin ``runs`` independent runs of ``horizon`` rounds over ``arms`` arms."""
@@ -76,16 +82,91 @@ class Policy(Protocol):
 def check_policy(obj: Any) -> Any:
     """``obj`` if it follows the policy protocol, else a :class:`TypeError` naming what is missing."""
     missing = [name for name in ("start", "choose", "observe") if not callable(getattr(obj, name, None))]
-    feedback = getattr(obj, "feedback", None)
-    if feedback is None:
-        missing.append("feedback")
     if missing:
         raise TypeError(f"{type(obj).__name__} is not a policy: it has no {', '.join(missing)} "
-                        "(a policy has start(runs, arms, horizon, rng), choose(t), observe(t, arms, rewards) "
-                        "and feedback = 'bandit' or 'full')")
-    if feedback not in FEEDBACKS:
-        raise TypeError(f"{type(obj).__name__} is not a policy: feedback must be 'bandit' or 'full', got {feedback!r}")
+                        "(a policy has start(runs, arms, horizon, rng), choose(t), observe(t, arms, rewards), "
+                        "and optionally feedback = 'bandit' (the default) or 'full')")
+    feedback_of(obj)
+    anytime = getattr(obj, "anytime", None)
+    if anytime is not None and not isinstance(anytime, (bool, np.bool_)):
+        raise TypeError(f"{type(obj).__name__} is not a policy: anytime must be True or False, got {anytime!r}")
     return obj
+
+
+def feedback_of(policy: Any) -> str:
+    """The feedback ``policy`` takes: its ``feedback`` attribute, ``"bandit"`` where it has none."""
+    feedback = getattr(policy, "feedback", None)
+    if feedback is None:
+        return "bandit"
+    if feedback not in FEEDBACKS:
+        raise TypeError(f"{type(policy).__name__} is not a policy: feedback must be 'bandit' or 'full', got "
+                        f"{feedback!r}")
+    return feedback
+
+
+def horizon_use(policy: Any) -> tuple[bool, str]:
+    """(anytime, why): whether ``policy``'s decisions ignore the horizon it is started with, and how that
+    was decided.
+
+    A declaration ``anytime = True/False`` (an attribute, or a property depending on the policy's
+    parameters) counts when it is made by the class whose ``start`` runs, a subclass of it, or the
+    instance: a declaration inherited from above an overriding ``start`` speaks of another ``start``.
+    Without one, the policy is anytime only if the source of its ``start`` never reads the horizon
+    parameter (so the horizon cannot reach its state); where that cannot be read (no source, ``*args``,
+    ``locals()``) it is taken to be horizon-aware, which is always safe: its claims are then audited on
+    one run per horizon."""
+    name = type(policy).__name__
+    declared = _declared_anytime(policy)
+    if declared is not None:
+        return bool(declared), f"{name} declares anytime = {bool(declared)}"
+    reads = _start_reads_horizon(type(policy))
+    if reads is None:
+        return False, f"{name} does not declare anytime and its start() cannot be inspected: taken as horizon-aware"
+    if reads:
+        return False, f"{name} does not declare anytime and its start() reads the horizon: taken as horizon-aware"
+    return True, f"{name} does not declare anytime, and its start() never reads the horizon"
+
+
+def _declared_anytime(policy: Any) -> Any:
+    if "anytime" in getattr(policy, "__dict__", {}):
+        return policy.__dict__["anytime"]
+    mro = type(policy).__mro__
+    start_owner = next((i for i, cls in enumerate(mro) if "start" in cls.__dict__), len(mro))
+    declarer = next((i for i, cls in enumerate(mro) if "anytime" in cls.__dict__), None)
+    if declarer is None or declarer > start_owner:
+        return None
+    return policy.anytime
+
+
+def _start_reads_horizon(cls: type) -> bool | None:
+    """Whether ``cls.start`` reads its horizon parameter (the third after self), None if that cannot be
+    told from its source."""
+    import ast
+    import inspect
+    import textwrap
+
+    start = getattr(cls, "start", None)
+    try:
+        source = textwrap.dedent(inspect.getsource(start))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return None
+    function = tree.body[0] if tree.body else None
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    arguments = function.args
+    if arguments.vararg is not None or arguments.kwarg is not None:
+        return None
+    positional = [a.arg for a in arguments.posonlyargs + arguments.args]
+    if len(positional) < 4:
+        return None
+    horizon = positional[3]
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id in (horizon, "locals", "vars") and node is not function:
+            if node.id == horizon and isinstance(node.ctx, ast.Store):
+                continue  # overwritten before use would still be a read elsewhere; a store alone is not one
+            return True
+    return False
 
 
 def checked_contexts(owner: str, contexts: Any, runs: int, dimension: int | None, t: int) -> np.ndarray:
@@ -100,4 +181,4 @@ def checked_contexts(owner: str, contexts: Any, runs: int, dimension: int | None
     return x
 
 
-__all__ = ["FEEDBACKS", "Policy", "check_policy", "checked_contexts"]
+__all__ = ["FEEDBACKS", "Policy", "check_policy", "checked_contexts", "feedback_of", "horizon_use"]

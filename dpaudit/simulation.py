@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from .environments import Pulls, check_environment
-from .policies import check_policy
+from .policies import check_policy, feedback_of
 from .seeding import SeedRecord, as_seed_sequence
 from .validation import integer
 
@@ -58,6 +58,10 @@ GRID_POINTS = 60
 PATHS = ("auto", "fast", "reference")
 #: most pulls handed to a policy in one block over all runs (so rewards drawn one by one fit in memory)
 MAX_BLOCK_PULLS = 1 << 22
+#: the readings of a SimulationResult's recorded rounds (its ``reading``)
+ONE_RUN, PER_HORIZON = "one run", "per horizon"
+#: ratio of consecutive rounds of :func:`horizon_grid`: a run per round costs about 3.4 times the horizon
+HORIZON_GRID_RATIO = math.sqrt(2)
 
 
 def regret_grid(horizon: int, points: int = GRID_POINTS) -> np.ndarray:
@@ -65,6 +69,18 @@ def regret_grid(horizon: int, points: int = GRID_POINTS) -> np.ndarray:
     horizon = integer("regret_grid", "horizon", horizon, 1)
     grid = np.unique(np.round(np.geomspace(1, horizon, max(2, points))).astype(np.int64))
     return np.union1d(grid, [horizon])
+
+
+def horizon_grid(horizon: int) -> np.ndarray:
+    """Rounds for a horizon-aware policy, which is simulated once per recorded round: the horizon and its
+    successive divisions by :data:`HORIZON_GRID_RATIO` down to 2 (a policy started with horizon 1 is
+    often undefined: beta = 1/T is no confidence level), so the runs together cost about 3.4 times the
+    horizon (against :data:`GRID_POINTS` rounds of one run for an anytime policy), and the upper half of
+    the grid's log-range, where a rate is fitted, holds about log2(horizon) rounds."""
+    horizon = integer("horizon_grid", "horizon", horizon, 1)
+    steps = int(math.floor(math.log(max(horizon, 2) / 2) / math.log(HORIZON_GRID_RATIO) + 1e-9))
+    grid = np.round(horizon / HORIZON_GRID_RATIO ** np.arange(steps + 1)).astype(np.int64)
+    return np.union1d(np.maximum(grid, min(horizon, 2)), [horizon])
 
 
 @dataclass
@@ -83,6 +99,9 @@ class SimulationResult:
     path: str
     seconds: float
     notes: list[str] = field(default_factory=list)
+    #: how the regret at the recorded rounds was read: ONE_RUN (every round of one run of ``horizon``
+    #: rounds) or PER_HORIZON (round T from its own run of horizon T, :mod:`dpaudit.horizons`)
+    reading: str = "one run"
 
     @property
     def runs(self) -> int:
@@ -109,7 +128,7 @@ class SimulationResult:
         return {"algorithm": self.algorithm, "environment": self.environment, "horizon": self.horizon,
                 "runs": self.runs, "path": self.path, "seconds": self.seconds, "seed": self.seed.to_dict(),
                 "final_pseudo_regret": float(self.mean()[-1]), "final_pseudo_regret_se": float(self.stderr()[-1]),
-                "final_regret": float(self.mean("realised")[-1]), "notes": list(self.notes)}
+                "final_regret": float(self.mean("realised")[-1]), "reading": self.reading, "notes": list(self.notes)}
 
     def save(self, path: Any) -> None:
         """Write the arrays and the summary to one ``.npz`` file (:meth:`load` reads it back)."""
@@ -128,7 +147,7 @@ class SimulationResult:
             return cls(info["algorithm"], info["environment"], info["horizon"], data["grid"], data["pseudo_regret"],
                        data["regret"], data["pulls"], data["means"],
                        SeedRecord(seed["entropy"], seed["spawn_key"], seed["run_seed"], seed["claim_id"]),
-                       info["path"], info["seconds"], info["notes"])
+                       info["path"], info["seconds"], info["notes"], info.get("reading", ONE_RUN))
 
 
 def _name(obj: Any) -> str:
@@ -170,7 +189,7 @@ def simulate(policy: Any, environment: Any, horizon: int, runs: int, seed: Any =
         if path == "fast":
             raise ValueError(f"{owner}: {_name(environment)} draws contexts every round; it runs on the reference path")
         use_fast = False
-    if policy.feedback == "full" and environment.feedback != "full":
+    if feedback_of(policy) == "full" and environment.feedback != "full":
         raise ValueError(f"{owner}: {_name(policy)} takes full-information feedback, but {_name(environment)} is a "
                          "bandit environment (use an experts environment such as BernoulliExperts)")
     rounds = _grid(grid, horizon)
@@ -310,7 +329,7 @@ class _Regret:
 def _run_reference(policy: Any, instances: Any, means: np.ndarray, horizon: int, rounds: np.ndarray,
                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     runs, arms = means.shape
-    full = policy.feedback == "full"
+    full = feedback_of(policy) == "full"
     regret = _Regret(means, rounds)
     column = 0
     for t in range(1, horizon + 1):
@@ -351,7 +370,7 @@ def _run_contextual(policy: Any, instances: Any, runs: int, arms: int, horizon: 
 def _run_fast(policy: Any, instances: Any, means: np.ndarray, horizon: int, rounds: np.ndarray,
               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     runs, arms = means.shape
-    full = policy.feedback == "full"
+    full = feedback_of(policy) == "full"
     regret = _Regret(means, rounds)
     t = np.ones(runs, dtype=np.int64)  # each run's next round
     column = np.zeros(runs, dtype=np.int64)  # each run's next recorded round
@@ -383,4 +402,5 @@ def _run_fast(policy: Any, instances: Any, means: np.ndarray, horizon: int, roun
     return regret.result()
 
 
-__all__ = ["GRID_POINTS", "PATHS", "RUN_BLOCK", "SimulationResult", "regret_grid", "simulate"]
+__all__ = ["GRID_POINTS", "HORIZON_GRID_RATIO", "ONE_RUN", "PATHS", "PER_HORIZON", "RUN_BLOCK", "SimulationResult",
+           "horizon_grid", "regret_grid", "simulate"]

@@ -55,6 +55,7 @@ class ExploreThenCommit:
     common random numbers its runs differ, which makes it the null case of an ordering test."""
 
     feedback = "bandit"
+    anytime = True  # m is fixed: the exploration does not depend on the horizon
 
     def __init__(self, m: int, reverse: bool = False):
         from .validation import integer

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .policies import check_policy
+from .policies import check_policy, feedback_of
 from .subjects import subject_name
 from .validation import integer, sample_size
 
@@ -129,7 +129,7 @@ class DecisionTranscript:
         policy.start(size, self.arms, self.horizon, rng)
         out = np.empty((size, len(self.rounds)), dtype=np.int64)
         column = {t: j for j, t in enumerate(self.rounds)}
-        full = policy.feedback == "full"
+        full = feedback_of(policy) == "full"
         for t in range(1, self.rounds[-1] + 1):  # later rounds cannot change the recorded decisions
             played = self._checked(policy.choose(t), (size,), f"choice at round {t}")
             if t in column:

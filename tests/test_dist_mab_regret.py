@@ -134,7 +134,8 @@ def test_theorem_settings_are_the_docstrings(thm):
     assert (in_t.claim.exponent, in_t.claim.variable, in_t.claim.log_power) == (0.0, "T", 1.0)
     grid = np.asarray(in_t.settings(QUICK)["horizons"])
     assert grid.size == 25 and grid[0] == (10**4 if thm == "thm6" else 10**3)
-    assert grid[-1] == in_t.params["T"] == (10**8 if thm == "thm6" else 10**7)
+    # p = 1/T of a run started with each horizon T of the grid (dpaudit.horizons), not one run tuned for the last
+    assert grid[-1] == (10**8 if thm == "thm6" else 10**7) and "T" not in in_t.params and "p" not in in_t.params
     assert in_t.params["eps"] == (0.5 if thm == "thm6" else 0.1)
     assert in_t.settings(QUICK)["runs"] == (20 if thm == "thm4" else 100)
 
@@ -150,18 +151,26 @@ def test_theorem_instance():
     assert np.isclose((wide.max() - wide).max() / np.sort(wide.max() - wide)[1], 0.8 / 0.2 * 2 ** (-2 / 9), rtol=1e-4)
 
 
-def test_lemma2_shares_the_rate_simulations():
+def test_lemma2_reads_one_run_tuned_for_its_horizon():
+    """Lemma 2's chain holds at every round of a run with the algorithm's (T, p): its entries read one run
+    of the algorithm tuned for T = 10^7 (anytime once T is given), on the rounds of the rate in T, whose
+    runs are started with each horizon instead; the two forms of the bound share that one simulation."""
+    from dpaudit.algorithms import ALGORITHMS
+    from dpaudit.policies import horizon_use
+
     entries_ = by_id()
     for thm, name in [("thm1", "dist-dp-se"), ("thm2", "dist-rdp-se")]:
         rate = entries_[f"dist-mab/{thm}-regret@rate-T"]
-        for form in ("hp", "mean"):
-            bound = entries_[f"dist-mab/lem2-regret@bound-{form},{name}"]
+        forms = [entries_[f"dist-mab/lem2-regret@bound-{form},{name}"] for form in ("hp", "mean")]
+        for form, bound in zip(("hp", "mean"), forms):
             assert isinstance(bound.claim, RegretBound)
             assert bound.claim.probability == (3e-7 if form == "hp" else None)
-            assert bound.params == rate.params and bound.subject == rate.subject
+            assert bound.params == {**rate.params, "T": 10**7} and bound.subject == rate.subject == name
+            assert horizon_use(ALGORITHMS[name](**bound.params))[0] is True
+            assert horizon_use(ALGORITHMS[name](**rate.params))[0] is False
             a, b = bound.settings(QUICK), rate.settings(QUICK)
             assert a["horizons"] == b["horizons"] and a["runs"] == b["runs"] == 100
-            assert a["seed"].entropy == b["seed"].entropy  # one simulation, seeded by its content
+        assert forms[0].settings(QUICK)["seed"].entropy == forms[1].settings(QUICK)["seed"].entropy
 
 
 def test_lemma2_bound_follows_its_definition():

@@ -55,14 +55,21 @@ def test_bounds_are_decided_exactly_where_the_regret_is_known():
     env = BernoulliBandit([0.57, 0.43])
     policy = DPSuccessiveElimination(1.0)
     grid = np.unique(np.geomspace(100, 20_000, 10).astype(int))
-    exact = policy.exact_regret(env, grid, 20_000)
+    # DP-SE's beta = 1/T reads the horizon: the claim's E[R_T] is that of a run started with T
+    exact = np.array([policy.exact_regret(env, [T], T)[0] for T in grid])
+    figure = policy.exact_regret(env, grid, 20_000)  # round T of one run of horizon 20,000, as a figure reads it
+    assert not np.allclose(exact, figure)
 
-    def at(scale):
-        return dpaudit.RegretBound(lambda T: scale * np.interp(T, grid, exact), f"{scale} x E[R_T]")
+    def at(scale, values=exact):
+        return dpaudit.RegretBound(lambda T: scale * np.interp(T, grid, values), f"{scale} x E[R_T]")
 
     held = dpaudit.audit_regret(policy, env, at(1.0), horizons=grid, seed=0)
     assert held.verdict == "verified" and held.auditor == "exact-regret" and held.confidence == 1.0
     assert held.statistic.kind == "exact" and held.statistic.value == pytest.approx(1.0)
+    assert held.parameters["reading"]["rounds"].startswith("E[R_T] of a run of horizon T")
+    read_as_figure = dpaudit.audit_regret(policy, env, at(1.0, figure), horizons=grid, seed=0, reading="figure")
+    assert read_as_figure.verdict == "verified" and read_as_figure.statistic.value == pytest.approx(1.0)
+    assert read_as_figure.parameters["reading"]["rounds"] == "E[R_t] at each recorded round t of a run of horizon 20000"
     short = dpaudit.audit_regret(policy, env, at(0.999), horizons=grid, seed=0)
     assert short.verdict == "refuted" and short.witness["T"] == grid[np.argmax(exact > 0)]  # the first T with regret
     assert short.witness["expected_regret"] > short.witness["bound"]

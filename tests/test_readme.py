@@ -36,7 +36,8 @@ def test_the_policy_examples_run_and_audit_as_documented(tmp_path, monkeypatch):
             exec(compile(block, str(README), "exec"), namespace)
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("20000 ")
-    assert lines[-3].startswith("not-refuted") and lines[-2].startswith("refuted")
+    assert lines[-4].startswith("not-refuted") and lines[-3].startswith("refuted")
+    assert lines[-2] == "refuted 0.66 one run per recorded round T"  # the horizon-aware policy, run per horizon
     assert lines[-1] == "refuted [['etc40', 'etc5', 100]]"
 
 

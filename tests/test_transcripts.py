@@ -78,7 +78,7 @@ def test_check_policy_names_what_is_missing():
     class Nothing:
         pass
 
-    with pytest.raises(TypeError, match="start, choose, observe, feedback"):
+    with pytest.raises(TypeError, match=r"no start, choose, observe \(.*optionally feedback"):
         check_policy(Nothing())
     with pytest.raises(TypeError, match="feedback must be 'bandit' or 'full'"):
         check_policy(Greedy("partial"))

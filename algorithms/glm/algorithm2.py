@@ -130,6 +130,12 @@ class Algorithm2:
 
     # -- the policy protocol ------------------------------------------------------------------------------------
 
+    @property
+    def anytime(self) -> bool:
+        """Whether its decisions ignore the horizon it is started with: its schedule and noise are planned for
+        T, the horizon unless ``T`` is given (:func:`dpaudit.policies.horizon_use`)."""
+        return self.T is not None
+
     def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:
         self.runs = integer(self.owner, "runs", runs, 0)
         self.horizon = integer(self.owner, "horizon", horizon, 1)

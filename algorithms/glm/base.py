@@ -69,6 +69,13 @@ class GLMPolicy:
     def __repr__(self) -> str:
         return self.name
 
+    @property
+    def anytime(self) -> bool:
+        """Whether its decisions ignore the horizon it is started with: a subclass's constants may use T,
+        the horizon unless ``T`` is given (:func:`dpaudit.policies.horizon_use`); subclasses that never
+        read T say so."""
+        return self.T is not None
+
     def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:
         self.runs = integer(self.owner, "runs", runs, 0)
         self.arms = integer(self.owner, "arms", arms, 1)

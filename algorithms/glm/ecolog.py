@@ -144,6 +144,7 @@ class ECOLog(GLMPolicy):
 
     owner: ClassVar[str] = "ECOLog"
     source: ClassVar[str] = "Fig. 1(a) baseline ECOLog (Faury et al. 2022, ada-OFU-ECOLog)"
+    anytime: ClassVar[bool] = True  # its constants never read T
 
     def __init__(self, link: str | Link = "logistic", S: float = 1.0, delta: float = 0.02, lam: float = 5.0,
                  T: int | None = None):

@@ -80,6 +80,7 @@ class GLOC(GLMPolicy):
 
     owner: ClassVar[str] = "GLOC"
     source: ClassVar[str] = "Sec. 8 baseline GLOC (Jun et al. 2017)"
+    anytime: ClassVar[bool] = True  # its constants never read T
 
     def __init__(self, link: str | Link = "logistic", S: float = 1.0, kappa: float | None = None,
                  delta: float = 0.02, lam: float | None = None, R: float = 0.5, T: int | None = None):

@@ -141,6 +141,12 @@ class ShuffleGLM:
     def settings(self, d: int, T: int) -> Algorithm1Settings:
         return algorithm1_settings(self.eps, self.delta, d, T, self.S, self.kappa, self.kappa_star, self.R)
 
+    @property
+    def anytime(self) -> bool:
+        """Whether its decisions ignore the horizon it is started with: its batches, design and noise are
+        planned for T, the horizon unless ``T`` is given (:func:`dpaudit.policies.horizon_use`)."""
+        return self.T is not None
+
     def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:
         self.runs = integer(self.owner, "runs", runs, 0)
         self.horizon = integer(self.owner, "horizon", horizon, 1)

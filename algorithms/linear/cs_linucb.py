@@ -202,6 +202,8 @@ class TreeLinUCB(LinUCB):
     owner: ClassVar[str] = "TreeLinUCB"
     paper: ClassVar[str] = "concurrent-shuffle"
     source: ClassVar[str] = "Algorithm 4 (Concurrent Shuffle Private LinUCB), Theorem C.3's parameters"
+    #: the tree holds n = T users (the horizon), and lambda and sigma~ follow from it
+    anytime: ClassVar[bool] = False
 
     def __init__(self, statistics: Any, eps: float, delta: float, lam: float | None = None,
                  alpha: float | None = None, sigma: float = REWARD_SIGMA, label: str = "cs-linucb"):

@@ -93,6 +93,12 @@ class LinUCB:
     def __repr__(self) -> str:
         return self.name
 
+    @property
+    def anytime(self) -> bool:
+        """Whether its decisions ignore the horizon it is started with: alpha = 1/T reads it unless
+        ``alpha`` is given (:func:`dpaudit.policies.horizon_use`)."""
+        return self.alpha is not None
+
     def radius(self, t_m: Any, d: int) -> np.ndarray:
         """beta_m for the batch ending at t_m (0 before the first update): the spec's Lemma A.2,
         sqrt(2 log(1/alpha) + d log(1 + t_m / (d lam_min))) + sqrt(lam_max) + nu."""

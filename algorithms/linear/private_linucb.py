@@ -56,6 +56,12 @@ class PrivateLinUCB(LinUCB):
         for text in notes:
             self._note(text)
 
+    @property
+    def anytime(self) -> bool:
+        """Whether its decisions ignore the horizon it is started with: the release's noise, lambda and
+        alpha are calibrated to T, the horizon unless ``T`` is given (:func:`dpaudit.policies.horizon_use`)."""
+        return self.T is not None
+
     def _note(self, text: str) -> None:
         if text not in self.notes:
             warnings.warn(f"{self.label}: {text}", stacklevel=3)

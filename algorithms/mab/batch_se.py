@@ -174,6 +174,12 @@ class BatchSuccessiveElimination:
         """l(b) = eta^b (ceil for a non-integer eta)."""
         return batch_size(self.eta, integer(self.owner, "b", b, 1))
 
+    @property
+    def anytime(self) -> bool:
+        """Whether its decisions ignore the horizon it is started with: p = 1/T (in eq. (2) and the
+        releases' tau) reads the horizon unless ``p`` or ``T`` is given (:func:`dpaudit.policies.horizon_use`)."""
+        return self.p is not None or self.T is not None
+
     def horizon_T(self, horizon: int) -> int:
         """The T of the theorems' formulas: ``T=`` if given, else the simulated horizon."""
         return self.T if self.T is not None else integer(self.owner, "horizon", horizon, 1)

@@ -144,6 +144,12 @@ class DPSuccessiveElimination:
     def __repr__(self) -> str:
         return self.name
 
+    @property
+    def anytime(self) -> bool:
+        """Whether its decisions ignore the horizon it is started with: beta = 1/T reads the horizon
+        unless ``beta`` or ``T`` is given (:func:`dpaudit.policies.horizon_use`)."""
+        return self.beta is not None or self.T is not None
+
     def stage(self, arms: int, epoch: int) -> DPSEEpoch:
         """Epoch ``epoch`` with ``arms`` surviving arms: its R_e, release and elimination rule."""
         if self._beta is None:

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpaudit.policies import check_policy
+from dpaudit.policies import check_policy, feedback_of
 
 
 class BatchToOnlineSelector:
@@ -50,7 +50,7 @@ class BatchToOnlineSelector:
         learner.start(runs, K, m, rng)
         rows = np.arange(runs)
         counts = np.zeros((runs, K), dtype=np.int64)
-        full = learner.feedback == "full"
+        full = feedback_of(learner) == "full"
         for t in range(1, m + 1):
             played = np.asarray(learner.choose(t), dtype=np.int64)
             counts[rows, played] += 1

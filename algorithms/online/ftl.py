@@ -26,6 +26,7 @@ class FollowTheLeader:
     feedback: ClassVar[str] = "full"
     paper: ClassVar[str] = "private-online"
     source: ClassVar[str] = "FTL, Section 5 (A5)"
+    anytime: ClassVar[bool] = True
 
     def __init__(self) -> None:
         self.name = "FTL"

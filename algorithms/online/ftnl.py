@@ -73,6 +73,7 @@ class FollowTheNoisyLeader:
     feedback: ClassVar[str] = "full"
     paper: ClassVar[str] = "private-online"
     source: ClassVar[str] = "Algorithm 2 with report-noisy-max (Algorithm 3); naive FTNL, Section 5"
+    anytime: ClassVar[bool] = True  # epochs 2^s and their noise do not depend on the horizon
 
     def __init__(self, epsilon: float, K: int | None = None, variant: str = "ftnl", noise_scale: str = "1/eps"):
         self.epsilon = positive(self.owner, "epsilon", epsilon)

@@ -69,6 +69,9 @@ class HybridUCB(PerPullIndexPolicy):
     owner: ClassVar[str] = "HybridUCB"
     source: ClassVar[str] = "Algorithm 4 (Appendix E.2), eqs. 32-35"
     chunk: ClassVar[int] = CHUNK  # a power of two
+    #: the horizon only sizes the array noise drawn ahead (floor(log2 T) + 1 blocks per arm), whose law for
+    #: the blocks a run fills does not depend on it
+    anytime: ClassVar[bool] = True
 
     def __init__(self, epsilon: float):
         self.epsilon = positive(self.owner, "epsilon", epsilon)

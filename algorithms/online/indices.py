@@ -45,6 +45,8 @@ class IndexPolicy:
 
     owner: ClassVar[str] = "IndexPolicy"
     feedback: ClassVar[str] = "bandit"
+    #: the horizon bounds only the blocks of the fast path and the noise drawn ahead, never a decision's law
+    anytime: ClassVar[bool] = True
     paper: ClassVar[str] = "private-online"
 
     name: str
@@ -96,6 +98,8 @@ class PerPullIndexPolicy(IndexPolicy):
 
     def bonus(self, t: Any, pulls: Any) -> np.ndarray:
         raise NotImplementedError
+
+    anytime: ClassVar[bool] = True
 
     def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:
         super().start(runs, arms, horizon, rng)

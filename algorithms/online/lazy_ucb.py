@@ -48,6 +48,9 @@ class AnytimeLazyUCB(IndexPolicy):
 
     owner: ClassVar[str] = "AnytimeLazyUCB"
     source: ClassVar[str] = "Algorithm 1 (Section 4.1), eqs. 3-4"
+    #: anytime as its name says: the horizon only sizes the noise drawn ahead (floor(log2(T + 1)) arrays per
+    #: arm), whose law for the arrays a run fills does not depend on it
+    anytime: ClassVar[bool] = True
 
     def __init__(self, epsilon: float, literal_init: bool = False):
         self.epsilon = positive(self.owner, "epsilon", epsilon)

@@ -27,6 +27,7 @@ class UCB1(PerPullIndexPolicy):
 
     owner: ClassVar[str] = "UCB1"
     source: ClassVar[str] = "UCB1 (Auer et al. 2002), the non-private reference of Section 6"
+    anytime: ClassVar[bool] = True  # sqrt(2 ln t / O_j) reads the round, never the horizon
 
     def __init__(self) -> None:
         self.name = "UCB1"

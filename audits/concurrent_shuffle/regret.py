@@ -12,8 +12,9 @@ Encoded (id -> claim, point):
       E[R_T] <= sqrt(8 T) beta_T sqrt(d log(1 + 2 T/(d lam))) + 1,
       beta_T = sigma sqrt(2 log(2/alpha) + d log(3 + 2 T/(d lam))) + sqrt(3 lam/2) + sqrt(lam/2),
     (the + 1: the regret is at most T on the event of probability alpha = 1/n where the regularity
-    fails), sigma = 1/2 (Bernoulli rewards), lam the algorithm's own for n = the simulated horizon
-    (the grid's last round; the same lam at every T <= n of one simulation, which the bound covers).
+    fails), sigma = 1/2 (Bernoulli rewards), lam the algorithm's own for n = T: the algorithm is
+    started with n = T users and its lam, beta_t and alpha follow from n, so the bound at T is audited on
+    runs of horizon T, one per recorded T with common random numbers (:mod:`dpaudit.horizons`).
   - thm5.1-regret@k1,eps: the rate 1/sqrt(eps) as a rate in eps (exponent -1/2, eps -> 0), k = 1, six
     values eps = 0.9 / 2^i, i = 5..0, one simulation each at n = 1024 (quick) and 2^14 (paper).
   (thmC.3-regret is the appendix's number of the same theorem: these entries are its entries.)

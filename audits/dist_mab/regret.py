@@ -27,13 +27,13 @@ grid 0.1 ... 0.9 (7 values) at T = 10^8 (its regret reaches 3 10^6 at eps = 0.1,
 Dist-CDP-SE draws its n discrete Gaussian shares one by one (their sum has no closed law), so it costs
 in proportion to the pulls: 20 runs at the quick budget.
 
-**Rates in T** (``@rate-T``): E[Reg(T)] = O(log T) at fixed eps (RegretRate(0, T, log_power=1)), one
-simulation to T = 10^7 recorded on 25 geometric rounds from 10^3 (Theorem 6: from 10^4 to 10^8), fitted on
-the upper half of the log-range (T >= 10^5; 10^6). The algorithm is tuned for the last horizon (p = 1/10^7),
-so the regret at an earlier round is the run's regret so far, not that of an algorithm tuned for it: the
-rate says the regret grows no faster than log T once the arms are eliminated (a best arm eliminated, or an
-arm never eliminated, would make it linear). Regime: at eps = 0.1 (Theorem 6: eps = 0.5) every suboptimal
-arm has left within about 10^5 rounds (Theorem 6: 3 10^5), the lower end of the fitted range.
+**Rates in T** (``@rate-T``): E[Reg(T)] = O(log T) at fixed eps (RegretRate(0, T, log_power=1)) of the
+algorithm the theorem describes, started with horizon T (p = 1/T): one run of each horizon T of 25
+geometric rounds from 10^3 to 10^7 (Theorem 6: from 10^4 to 10^8) in the upper half of the log-range
+(T >= 10^5; 10^6), with common random numbers (:mod:`dpaudit.horizons`). (Read off one run tuned for
+10^7, the regret at an earlier round would be that run's regret so far, whose log(1/p) does not grow with
+T.) Regime: at eps = 0.1 (Theorem 6: eps = 0.5) every suboptimal arm has left within about 10^5 rounds
+(Theorem 6: 3 10^5), the lower end of the fitted range.
 
 **Lemma 2's explicit chain** (``lem2-regret@bound-*``): on the good event E (every confidence interval of
 every active arm and batch covers its mean), the best arm is never eliminated and an arm a with
@@ -44,7 +44,10 @@ Reg(T) <= f_E(T) = min{sum_a Delta_a min(S_a, T), Delta_max T}. The proof says P
 allocation sums to about 4.1p, package docstring; encoded as printed). Audited in the high-probability form
 (P(Reg(T) > f_E(T)) <= 3p: with p = 1/T = 10^-7 a single run above f_E refutes it) and in expectation
 (E[Reg(T)] <= f_E(T) + 3p Delta_max T), for Dist-DP-SE (Theorem 1's sigma = sqrt 2/eps, h = 1/eps) and
-Dist-RDP-SE (s = 10, the released code's sigma, h) at eps = 0.1, T = 10^7: the simulations of the rates in T.
+Dist-RDP-SE (s = 10, the released code's sigma, h) at eps = 0.1, T = 10^7. The chain holds at every round
+t <= T of a run with the algorithm's (T, p): on E no arm is pulled more than S_a times by any round, so
+it is audited on one run of the algorithm tuned for T = 10^7, read at 25 rounds (``T`` given: the policy
+is anytime from there on).
 The proof's later steps (N_a(T) <= 4 l(b_a), l(b_a) <= max{c1 log/Delta^2, c2 sigma sqrt(log)/Delta,
 c3 h log/Delta}) have unnamed constants and are covered by the rates.
 
@@ -139,7 +142,7 @@ EPS_LOCAL = {"quick": tuple(np.geomspace(0.1, 0.9, 7)), "paper": tuple(np.geomsp
 RATE_RUNS = {"quick": 50, "paper": 200}
 DG_RUNS = {"quick": 20, "paper": 100}  # Dist-CDP-SE draws every share: its cost grows with the pulls
 RATE_OPTIONS = {"values": EPS_VALUES, "margin": 0.1}
-# rates in T and Lemma 2's bounds share these simulations (one per algorithm)
+# the rounds of the rates in T (one run per horizon) and of Lemma 2's bounds (one run tuned for T_RATE)
 T_GRID = tuple(int(t) for t in np.unique(np.geomspace(10**3, T_RATE, 25).astype(np.int64)))
 T_GRID_LOCAL = tuple(int(t) for t in np.unique(np.geomspace(10**4, T_LOCAL, 25).astype(np.int64)))
 T_RUNS = {"quick": 100, "paper": 1000}
@@ -168,12 +171,12 @@ for _thm, _name, _params, _printed, _exponent in THEOREMS:
         options={**RATE_OPTIONS, "values": EPS_LOCAL if _local else EPS_VALUES},
         title=f"{_printed}: the private term as eps -> 0, exponent {_exponent:g} in eps ({_label}, K = 10, "
               f"T = 10^{8 if _local else 7}, p = 1/T; eps {'0.1 ... 0.9' if _local else '0.004 ... 0.064'})")
-    _t_params = {**_params, "eps": EPS_T_LOCAL if _local else EPS_T, "T": T_LOCAL if _local else T_RATE}
+    _t_params = {**_params, "eps": EPS_T_LOCAL if _local else EPS_T}
     suite.regret(
         f"dist-mab/{_thm}-regret@rate-T", policy=_name, environment=THEOREM_ENV, claim=LOG_RATE, params=_t_params,
         horizons={"quick": T_GRID_LOCAL if _local else T_GRID}, runs=DG_RUNS if _name == "dist-cdp-se" else T_RUNS,
-        title=f"{_printed}: O(log T) in T at eps = {_t_params['eps']:g} ({_label}, K = 10, p = 1/10^"
-              f"{8 if _local else 7}; fitted on T >= 10^{6 if _local else 5}, after every elimination)")
+        title=f"{_printed}: O(log T) in T at eps = {_t_params['eps']:g} ({_label}, K = 10, p = 1/T, one run per "
+              f"horizon T; fitted on T >= 10^{6 if _local else 5}, after every elimination)")
 
 
 # -- Lemma 2's explicit chain ----------------------------------------------------------------------

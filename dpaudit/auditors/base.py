@@ -140,5 +140,15 @@ class RegretSubject:
         return cached_simulate(policy, environment, horizon, runs, seed, grid=grid, workers=workers,
                                directory=self.cache_dir)
 
+    def simulate_horizons(self, horizons: Any, runs: int, seed: Any, reading: str = "horizon",
+                          workers: int = 1) -> Any:
+        """The regret at every round of ``horizons`` read as the claim means it: from one run to the last
+        of them for an anytime policy, else from one run of each horizon (:mod:`dpaudit.horizons`), each
+        through :meth:`simulate`."""
+        from ..horizons import simulate_horizons
+
+        return simulate_horizons(lambda T, grid: self.simulate(T, runs, seed, grid=grid, workers=workers),
+                                 self.policy, horizons, reading)
+
 
 __all__ = ["ATTEMPTS", "DECIDES", "NO", "Auditor", "Finding", "RegretSubject", "Support", "TailSubject", "Undecided"]

@@ -10,6 +10,8 @@ arms (:class:`dpaudit.algorithms.mab.dp_se.DPSuccessiveElimination`: its epochs 
 so each epoch's elimination is an independent event whose probability is an exact sum over the
 binomial law of the reward sums and the Laplace law of the noise).
 
+For a policy started with its horizon (:mod:`dpaudit.horizons`) E[R_T] is computed for a run of horizon
+T at every recorded T; for an anytime one, at every recorded round of a run of the largest horizon.
 A bound E[R_T] <= f(T) is then decided with no sampling: verified when it holds at every round of the
 grid, refuted at the first round where it fails (the witness), up to floating-point rounding (a
 relative tolerance of 1e-9 on the comparison; the tests check each exact regret against simulation).
@@ -74,12 +76,23 @@ class ExactRegretAuditor(Auditor):
         return Support.attempts()
 
     def audit(self, subject: RegretSubject, claim: RegretBound, *, horizons: np.ndarray, regret: str = "pseudo",
-              **_: Any) -> Finding:
+              reading: str = "horizon", **_: Any) -> Finding:
+        from ..horizons import reading_of
+        from ..simulation import PER_HORIZON
+
         self.require(subject, claim)
         if regret != "pseudo":
             raise UnsupportedAudit("the exact regret is the expected pseudo-regret")
         grid = np.asarray(horizons, dtype=np.int64)
-        exact = np.asarray(subject.policy.exact_regret(subject.environment, grid, int(grid[-1])), dtype=float)
+        mode, why = reading_of(subject.policy, reading)
+        policy = subject.policy
+        if mode == PER_HORIZON:  # E[R_T] of a run started with horizon T, at every T (dpaudit.horizons)
+            exact = np.array([np.asarray(policy.exact_regret(subject.environment, [T], int(T)), dtype=float).ravel()[0]
+                              for T in grid])
+            rounds = f"E[R_T] of a run of horizon T, at each of the {grid.size} recorded rounds"
+        else:
+            exact = np.asarray(policy.exact_regret(subject.environment, grid, int(grid[-1])), dtype=float)
+            rounds = f"E[R_t] at each recorded round t of a run of horizon {int(grid[-1])}"
         if exact.shape != grid.shape or not np.isfinite(exact).all():
             raise ValueError(f"{subject.name}: exact_regret must return one finite value per round, got shape "
                              f"{exact.shape}")
@@ -102,7 +115,8 @@ class ExactRegretAuditor(Auditor):
             confidence=1.0,
             witness={"T": int(grid[j]), "expected_regret": float(exact[j]), "bound": float(f[j]),
                      "margin": float(ratio[j]), "method": "exact expected regret"},
-            notes=[note], parameters={"grid": grid, "exact_regret": exact, "bound": f},
+            notes=[note], parameters={"grid": grid, "exact_regret": exact, "bound": f,
+                                      "reading": {"rounds": rounds, "why": why}},
             plot_data={"kind": "regret-bound", "grid": grid, "mean": exact, "lower": None, "bound": f,
                        "description": f"{claim.description} (the mean is exact)"},
         )

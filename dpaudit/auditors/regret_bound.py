@@ -1,9 +1,11 @@
 """Explicit regret bounds: E[R_T] <= f(T), or P(R_T <= f(T)) >= 1 - p, at every T of a grid.
 
-The subject is simulated once at the largest horizon, its regret recorded at every T of the grid
-(:func:`dpaudit.simulate`), R independent runs. Per run the regret at round T lies in a range known
-before the simulation, so the bounds below are rigorous for every law of the regret, without a
-normal approximation:
+The subject's regret is recorded at every T of the grid over R independent runs
+(:func:`dpaudit.simulate`): read from one run to the largest horizon for an anytime policy, and from
+one run of each horizon T for a policy that is started with its horizon and uses it
+(:mod:`dpaudit.horizons`; ``reading="figure"`` reads one run whatever the policy, as a figure plots
+it). Per run the regret at round T lies in a range known before the simulation, so the bounds below
+are rigorous for every law of the regret, without a normal approximation:
 
 - pseudo-regret (the default): in [0, T Delta], Delta the instance's largest gap when every run
   faces the same instance, else 1 (means lie in [0, 1]);
@@ -79,13 +81,15 @@ class RegretBoundAuditor(Auditor):
         return Support.decides()
 
     def audit(self, subject: RegretSubject, claim: RegretBound, *, confidence: float, seed: np.random.SeedSequence,
-              horizons: np.ndarray, runs: int, regret: str = "pseudo", workers: int = 1, **_: Any) -> Finding:
-        """Simulate ``runs`` runs to the last of ``horizons`` and test the bound at every one of them."""
+              horizons: np.ndarray, runs: int, regret: str = "pseudo", reading: str = "horizon", workers: int = 1,
+              **_: Any) -> Finding:
+        """Simulate ``runs`` runs at ``horizons`` (module docstring) and test the bound at every one of them."""
+        from ..horizons import describe
+
         self.require(subject, claim)
         if regret not in REGRET_KINDS:
             raise ValueError(f"regret must be one of {', '.join(REGRET_KINDS)}, got {regret!r}")
-        sim = subject.simulate(int(horizons[-1]), runs, seed, grid=np.asarray(horizons, dtype=np.int64),
-                               workers=workers)
+        sim = subject.simulate_horizons(np.asarray(horizons, dtype=np.int64), runs, seed, reading, workers)
         grid = sim.grid
         values = sim.pseudo_regret if regret == "pseudo" else sim.regret
         low, width, how = regret_range(sim.means, grid, regret)
@@ -98,7 +102,7 @@ class RegretBoundAuditor(Auditor):
         level = bonferroni(alpha, len(grid))
         mean = values.mean(axis=0)
         parameters = {"grid": grid, "runs": runs, "regret": regret, "range": how, "level_per_point": level,
-                      "simulation": sim.summary()}
+                      "reading": describe(subject.policy, sim, reading), "simulation": sim.summary()}
         notes = list(sim.notes)
         if claim.probability is None:
             return self._expectation(claim, grid, values, low, width, f, mean, alpha, level, parameters, notes)

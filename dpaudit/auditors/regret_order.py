@@ -4,7 +4,10 @@ at matched seeds, Holm-corrected.
 Every series of the subject (an algorithm, or the difference of two) is simulated on one environment
 with one seed, so all series see the same rewards in every run (common random numbers: the
 environment and the policy draw from separate streams, :func:`dpaudit.simulate`), and the runs pair
-up. For each pair (a, b) the claim orders, E[R(a)] <= E[R(b)], and each tested round T (the last
+up. With ``at="grid"`` a policy that is started with its horizon and uses it is run once per recorded
+round T, started with T (:mod:`dpaudit.horizons`; ``reading="figure"`` reads one run instead, as a
+paper's figure plots regret against t); ``at="final"`` needs only the run of the last horizon. For
+each pair (a, b) the claim orders, E[R(a)] <= E[R(b)], and each tested round T (the last
 recorded one, or every one with ``at="grid"``), the per-run differences D = R_T(a) - R_T(b) are
 tested one-sided, "E[D] <= 0" against "E[D] > 0", by
 
@@ -90,9 +93,10 @@ class RegretOrderAuditor(Auditor):
         return Support.decides()
 
     def audit(self, subject: OrderSubject, claim: RegretOrder, *, confidence: float, seed: np.random.SeedSequence,
-              horizons: np.ndarray, runs: int, regret: str = "pseudo", test: str = "t", workers: int = 1,
-              **_: Any) -> Finding:
+              horizons: np.ndarray, runs: int, regret: str = "pseudo", test: str = "t", reading: str = "horizon",
+              workers: int = 1, **_: Any) -> Finding:
         """Simulate every series with the same seed and test each claimed pair (module docstring)."""
+        from ..horizons import check_reading, describe, simulate_horizons
         from ..simulation_cache import cached_simulate
 
         self.require(subject, claim)
@@ -101,10 +105,25 @@ class RegretOrderAuditor(Auditor):
         if test not in ORDER_TESTS:
             raise ValueError(f"test must be one of {', '.join(ORDER_TESTS)}, got {test!r}")
         grid = np.asarray(horizons, dtype=np.int64)
-        sims = {id(p): cached_simulate(p, subject.environment, int(grid[-1]), runs, seed, grid=grid, workers=workers,
-                                       directory=subject.cache_dir) for p in subject.policies()}
+        # only the last round is claimed at="final": its run of horizon T is the one run to T, whose other
+        # rounds are the plot's curves; at="grid" claims every round, each from runs of its own horizon
+        # for a horizon-aware policy (dpaudit.horizons)
+        reading = "figure" if claim.at == "final" else check_reading(reading)
+
+        def simulate(policy: Any) -> Any:
+            return simulate_horizons(
+                lambda T, rounds: cached_simulate(policy, subject.environment, T, runs, seed, grid=rounds,
+                                                  workers=workers, directory=subject.cache_dir), policy, grid, reading)
+
+        sims = {id(p): simulate(p) for p in subject.policies()}
         first = next(iter(sims.values()))
         grid = first.grid
+        if claim.at == "final":
+            readings: dict[str, Any] = {"rounds": f"one run of horizon {int(grid[-1])} per series, the claim being "
+                                                  "about its last round", "why": "at='final'"}
+        else:
+            readings = {getattr(p, "name", type(p).__name__): describe(p, sims[id(p)], reading)
+                        for p in subject.policies()}
 
         def per_run(policy: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             sim = sims[id(policy)]
@@ -166,7 +185,7 @@ class RegretOrderAuditor(Auditor):
                      "p_value": float(against[i, j]), "violations": violations,
                      "method": f"one-sided {TEST_NAMES[test]} at matched seeds, Holm"},
             notes=notes,
-            parameters={"grid": grid, "runs": runs, "regret": regret, "at": claim.at, "test": test,
+            parameters={"grid": grid, "runs": runs, "regret": regret, "at": claim.at, "test": test, "reading": readings,
                         "pairs": [list(p) for p in pairs],
                         "p_values": against, "p_values_confirming": toward, "final_mean": finals,
                         "confirmed": [list(p) for p in confirmed_pairs],

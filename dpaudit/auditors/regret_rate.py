@@ -1,8 +1,9 @@
 """Regret rates: R = O(v^a log^k v), fitted on a geometric grid of v and tested against a.
 
-**Data.** For v = T: one simulation at the largest horizon, the mean regret over runs at the recorded
-rounds (the engine's grid); the fit uses its *asymptotic part*, the rounds in the upper ``asymptotic``
-share (default 1/2) of the grid's log-range, i.e. T >= sqrt(T_min T_max) by default. For v = eps, d,
+**Data.** For v = T: the mean regret over runs at the recorded rounds, from one simulation to the
+largest horizon for an anytime policy, or from one run of each fitted horizon T for a policy started
+with T (:mod:`dpaudit.horizons`); the fit uses the grid's *asymptotic part*, the rounds in the upper
+``asymptotic`` share (default 1/2) of its log-range, i.e. T >= sqrt(T_min T_max) by default. For v = eps, d,
 K or n: one simulation per value (the same seed for every value: common random numbers), the mean
 regret at the horizon; every value is fitted (the values given are the range the claim is about).
 At least six fitted values are required.
@@ -29,7 +30,9 @@ from typing import Any
 import numpy as np
 
 from ..claims import Claim, RegretRate
+from ..horizons import describe, reading_of
 from ..results import NOT_REFUTED, REFUTED, Statistic
+from ..simulation import PER_HORIZON
 from .base import Auditor, Finding, RegretSubject, Support
 from .regret_bound import REGRET_KINDS
 
@@ -71,7 +74,7 @@ class RegretRateAuditor(Auditor):
     def audit(self, subject: RegretSubject, claim: RegretRate, *, confidence: float, seed: np.random.SeedSequence,
               horizons: np.ndarray, runs: int, regret: str = "pseudo", values: Any = None,
               margin: float = DEFAULT_MARGIN, asymptotic: float = DEFAULT_ASYMPTOTIC,
-              bootstrap: int = DEFAULT_BOOTSTRAP, workers: int = 1, **_: Any) -> Finding:
+              bootstrap: int = DEFAULT_BOOTSTRAP, reading: str = "horizon", workers: int = 1, **_: Any) -> Finding:
         """Simulate, fit and decide (module docstring)."""
         self.require(subject, claim)
         if regret not in REGRET_KINDS:
@@ -91,25 +94,22 @@ class RegretRateAuditor(Auditor):
             if values is not None:
                 raise ValueError("values is for rates in eps, d, K or n; a rate in T is fitted on the recorded rounds "
                                  "(horizons)")
-            sim = subject.simulate(int(horizons[-1]), runs, sim_seed, grid=np.asarray(horizons, dtype=np.int64),
-                                   workers=workers)
-            grid = sim.grid.astype(float)
-            data = sim.pseudo_regret if regret == "pseudo" else sim.regret
+            rounds = np.asarray(horizons, dtype=np.int64)
+            grid = rounds.astype(float)
             lo, hi = math.log(grid[0]), math.log(grid[-1])
             keep = np.log(grid) >= lo + (1 - asymptotic) * (hi - lo) - 1e-12
-            rule = (f"rounds in the upper {asymptotic:g} of the grid's log-range (T >= {grid[keep][0]:g}) of one "
-                    f"simulation to T = {int(grid[-1])}")
-            notes += sim.notes
+            # a horizon-aware policy is run once per fitted round (dpaudit.horizons); an anytime one once to
+            # the last round, recording every round (so a bound and a rate about it share the simulation)
+            per_horizon = reading_of(subject.policy, reading)[0] == PER_HORIZON
+            rule = (f"rounds in the upper {asymptotic:g} of the grid's log-range (T >= {grid[keep][0]:g}) "
+                    + ("each from its own run of horizon T (common random numbers)" if per_horizon else
+                       f"of one simulation to T = {int(grid[-1])}"))
         else:
             grid = _values(values, claim.variable)
-            horizon = int(horizons[-1])
-            sims = [subject.simulate(horizon, runs, sim_seed, grid=np.array([horizon]), value=float(v),
-                                     workers=workers) for v in grid]
-            data = np.stack([(s.pseudo_regret if regret == "pseudo" else s.regret)[:, -1] for s in sims], axis=1)
             keep = np.ones(grid.size, dtype=bool)
+            horizon = int(horizons[-1])
             rule = (f"every given value of {claim.variable}, one simulation each to T = {horizon} with the same "
                     "seed (common random numbers)")
-            notes += list(dict.fromkeys(n for s in sims for n in s.notes))
         log_v = np.abs(np.log(grid))
         if claim.log_power:
             usable = log_v > 1.0  # log^k v is divided out only where log v > 1
@@ -120,6 +120,19 @@ class RegretRateAuditor(Auditor):
         if keep.sum() < MIN_POINTS:
             raise ValueError(f"a rate fit needs at least {MIN_POINTS} values of {claim.variable} in its fitted range; "
                              f"got {int(keep.sum())} ({rule}): give more horizons or values")
+        if claim.variable == "T":
+            sim = subject.simulate_horizons(rounds[keep] if per_horizon else rounds, runs, sim_seed, reading, workers)
+            data = np.full((runs, grid.size), np.nan)
+            data[:, np.isin(rounds, sim.grid)] = sim.pseudo_regret if regret == "pseudo" else sim.regret
+            notes += sim.notes
+            reading_record = describe(subject.policy, sim, reading)
+        else:
+            sims = [subject.simulate(horizon, runs, sim_seed, grid=np.array([horizon]), value=float(v),
+                                     workers=workers) for v in grid]
+            data = np.stack([(s.pseudo_regret if regret == "pseudo" else s.regret)[:, -1] for s in sims], axis=1)
+            notes += list(dict.fromkeys(n for s in sims for n in s.notes))
+            reading_record = {"rounds": f"one run of horizon {horizon} per value of {claim.variable}",
+                              "why": "the regret at the horizon of each run"}
         x_values, data = grid[keep], data[:, keep]
         mean = data.mean(axis=0)
         if (mean <= 0).any():
@@ -173,7 +186,8 @@ class RegretRateAuditor(Auditor):
                                     "from": float(x_values[top][0])}},
             notes=notes,
             parameters={"variable": claim.variable, "log_power": claim.log_power, "rule": rule, "runs": runs,
-                        "regret": regret, "margin": margin, "bootstrap": bootstrap, "grid": grid,
+                        "regret": regret, "reading": reading_record, "margin": margin, "bootstrap": bootstrap,
+                        "grid": grid,
                         "fitted": x_values, "mean": mean, "stderr": se, "weights": w,
                         "residuals": fit["residuals"], "one_sided_level": alpha},
             plot_data={"kind": "regret-rate", "x": x_values, "mean": mean, "stderr": se, "slope": slope,
