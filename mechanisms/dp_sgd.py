@@ -57,9 +57,9 @@ def _accountant():
     try:
         from dp_accounting import dp_event
         from dp_accounting.rdp import rdp_privacy_accountant
-    except ImportError as err:  # pragma: no cover - the dependency is declared
-        raise ImportError("DP-SGD's noise calibration needs the dp-accounting package "
-                          "(pip install 'dpaudit[glm]' or 'dp-accounting>=0.4')") from err
+    except ImportError as err:  # pragma: no cover - a dependency of dpaudit
+        raise ImportError("DP-SGD's noise calibration needs the dp-accounting package, a dependency of dpaudit "
+                          "(pip install 'dp-accounting>=0.4')") from err
     return dp_event, rdp_privacy_accountant
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from extras import environment_without_extras
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "quick-records.json.gz"
 PAPER_SUITES = ("dist-mab", "private-online", "shuffle-lcb", "shuffle-glm", "concurrent-shuffle")
@@ -38,15 +39,32 @@ RELATIVE_TOLERANCE = 1e-9
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict[str, Any], Path]:
+    """The quick run as a new user makes it after ``pip install .``: without the extras (their modules
+    cannot be imported in the run or its workers, :mod:`extras`), so it must finish with no error."""
     rep = tmp_path_factory.mktemp("quick") / "rep"
     proc = subprocess.run([sys.executable, "-m", "dpaudit", "run", "--budget", "quick", "--out", str(rep),
-                           "--workers", "2", "--no-progress"], capture_output=True, text=True, timeout=1800)
+                           "--workers", "2", "--no-progress"], capture_output=True, text=True, timeout=1800,
+                          env=environment_without_extras())
     results = rep / "results.json"
     return proc, json.loads(results.read_text()) if results.exists() else {}, rep
 
 
 def _records(document: dict[str, Any], suites: tuple[str, ...]) -> list[dict[str, Any]]:
     return [r for r in document["records"] if r["claim_id"].partition("/")[0] in suites]
+
+
+def test_the_extras_are_blocked_in_the_quick_runs_environment():
+    """The environment the quick run gets really lacks the extras (and only them)."""
+    env = environment_without_extras()
+    blocked = set(env["DPAUDIT_BLOCKED_MODULES"].split(","))
+    assert {"opendp", "diffprivlib", "distributed"} <= blocked and not blocked & {"numpy", "scipy", "dp_accounting"}
+    probe = ("import importlib.util as u, sys\n"
+             "for name in sys.argv[1:]:\n"
+             "    try:\n        __import__(name); print(name, 'imported')\n"
+             "    except ImportError:\n        print(name, 'missing')")
+    out = subprocess.run([sys.executable, "-c", probe, "opendp", "diffprivlib", "dp_accounting", "dpaudit"],
+                         capture_output=True, text=True, env=env, check=True).stdout.split("\n")
+    assert out[:4] == ["opendp missing", "diffprivlib missing", "dp_accounting imported", "dpaudit imported"]
 
 
 @pytest.mark.slow

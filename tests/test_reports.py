@@ -168,6 +168,17 @@ def test_the_report_leads_with_outcomes_and_findings(mixed_run):
     assert 'name="viewport"' in html
 
 
+def test_an_error_needing_attention_shows_its_reason(mixed_run):
+    """An audit that could not run is listed with its error's type and message, not a bare dash."""
+    html = (mixed_run / "report.html").read_text()
+    md = (mixed_run / "report.md").read_text()
+    reason = "MechanismError: raises raised RuntimeError on input 0: this mechanism is broken on purpose"
+    attention_html = html[html.index('id="attention"'):html.index('id="findings"')]
+    assert reason in attention_html
+    attention_md = md[md.index("## Needs attention"):md.index("## Findings")]
+    assert f"[{reason}]" in attention_md and "[—]" not in attention_md
+
+
 def test_findings_show_their_footing_and_the_other_reading(mixed_run):
     html = (mixed_run / "report.html").read_text()
     md = (mixed_run / "report.md").read_text()

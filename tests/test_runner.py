@@ -13,9 +13,11 @@ import sys
 import time
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from dpaudit import UsageError
+from dpaudit.results import json_schema
 from dpaudit.runner import RunOptions, run
 
 
@@ -165,10 +167,18 @@ def test_entries_run_at_their_budgets_and_expect_per_budget(tmp_path, suites_dir
     assert {r.claim_id for r in quick.records} == {"testing-budgets/everywhere", "testing-budgets/fails-at-paper"}
     assert "run only at other budgets, left out at quick: testing-budgets/paper-only" in capsys.readouterr().err
     assert quick.exit_code == 0 and {r.verdict for r in quick.records} == {"verified"}
+    # the reports list the claim left out, with why and how to run it
+    reason = "runs only at the paper budget (dpaudit run --budget paper testing-budgets/paper-only)"
+    document = json.loads((quick.out / "results.json").read_text())
+    assert document["run"]["left_out"] == [{"claim_id": "testing-budgets/paper-only", "reason": reason}]
+    assert f"- **testing-budgets/paper-only**: {reason}" in (quick.out / "report.md").read_text()
+    assert f"<b>testing-budgets/paper-only</b>: {reason}" in (quick.out / "report.html").read_text()
+    jsonschema.validate(document, json_schema())
     paper = run(options(tmp_path, "testing-budgets", suite_paths=suite, workers=0, budget="paper", name="paper"))
     outcomes = {r.claim_id: (r.verdict, r.outcome) for r in paper.records}
     assert outcomes["testing-budgets/paper-only"] == ("verified", "pass")
     assert outcomes["testing-budgets/fails-at-paper"] == ("refuted", "expected-refutation")
     assert paper.exit_code == 0
+    jsonschema.validate(json.loads((paper.out / "results.json").read_text()), json_schema())  # budget "paper"
     with pytest.raises(UsageError, match="only at other budgets"):
         run(options(tmp_path, "testing-budgets/paper-only", suite_paths=suite, workers=0, name="none"))

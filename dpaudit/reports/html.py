@@ -15,6 +15,7 @@ from .summary import (
     claim_fields,
     claim_statement,
     findings,
+    left_out,
     needing_attention,
     other_readings,
     outcome_counts,
@@ -143,6 +144,11 @@ def _headline(records: list[dict[str, Any]], run: dict[str, Any]) -> list[str]:
     if attention:
         body.append(f'<div class="group"><h2 id="attention">Needs attention ({len(attention)})</h2><ul>')
         body.extend(_finding(r) for r in attention)
+        body.append("</ul></div>")
+    skipped = left_out(run)
+    if skipped:
+        body.append(f'<div class="group"><h2 id="left-out">Left out ({len(skipped)})</h2><ul>')
+        body.extend(f'<li><b>{escape(item["claim_id"])}</b>: {escape(item["reason"])}</li>' for item in skipped)
         body.append("</ul></div>")
     found = findings(records)
     total = sum(len(group) for group in found.values())

@@ -11,6 +11,7 @@ from .summary import (
     claim_statement,
     findings,
     footed_reason,
+    left_out,
     needing_attention,
     other_readings,
     outcome_counts,
@@ -56,6 +57,11 @@ def render_markdown(document: dict[str, Any]) -> str:
         lines += [f"## Needs attention ({len(attention)})", ""]
         for r in attention:
             lines += _item(r)
+        lines.append("")
+    skipped = left_out(run)
+    if skipped:
+        lines += [f"## Left out ({len(skipped)})", ""]
+        lines += [f"- **{item['claim_id']}**: {_cell(item['reason'])}" for item in skipped]
         lines.append("")
     found = findings(records)
     lines += [f"## Findings ({sum(len(g) for g in found.values())})", ""]

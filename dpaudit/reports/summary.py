@@ -60,8 +60,21 @@ def fmt_number(value: Any) -> str:
 
 
 def statistic_text(record: dict[str, Any]) -> str:
+    """The certified statistic in one line; for a record without one, why: its error's type and message
+    (an audit that could not run), else "—"."""
     stat = record.get("statistic")
-    return Statistic.from_dict(stat).describe() if stat else "—"
+    if stat:
+        return Statistic.from_dict(stat).describe()
+    return error_text(record) or "—"
+
+
+def error_text(record: dict[str, Any]) -> str:
+    """A record's error as one line, "Type: message" ("" if it has none)."""
+    error = record.get("error") or {}
+    if not error:
+        return ""
+    message = " ".join(str(error.get("message") or "").split())
+    return f"{error.get('type') or 'error'}: {message}" if message else str(error.get("type") or "error")
 
 
 def footed_reason(record: dict[str, Any]) -> str:
@@ -111,6 +124,12 @@ def outcome_label(record: dict[str, Any]) -> str:
 def findings(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     """The claims refuted as the suites expect (the papers' findings), by paper."""
     return by_paper([r for r in records if r.get("outcome") == "expected-refutation"])
+
+
+def left_out(run: dict[str, Any]) -> list[dict[str, str]]:
+    """The selected claims the run did not audit, each ``{"claim_id", "reason"}`` (older results files
+    have none)."""
+    return [dict(item) for item in run.get("left_out") or []]
 
 
 def needing_attention(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -78,6 +78,8 @@ class Plan:
     skipped: list[str] = field(default_factory=list)
     #: the selected suites' titles by key (a report titles a user's suite by them)
     titles: dict[str, str] = field(default_factory=dict)
+    #: why each skipped entry is left out (the reports list them with it)
+    reasons: dict[str, str] = field(default_factory=dict)
 
     def alpha_of(self, entry: Entry) -> float | None:
         return self.alpha_share if entry.statistical else None
@@ -107,8 +109,10 @@ def plan(options: RunOptions) -> Plan:
     statistical = sum(e.statistical for e in entries)
     used = {e.claim_id.suite for e in entries}
     titles = {s.key: s.title for s in suites.values() if s.key in used and s.title}
-    return Plan(entries, statistical, bonferroni(options.alpha, statistical),
-                [e.id for e in selected if options.budget not in e.budgets], titles)
+    left_out = [e for e in selected if options.budget not in e.budgets]
+    return Plan(entries, statistical, bonferroni(options.alpha, statistical), [e.id for e in left_out], titles,
+                {e.id: f"runs only at the {' and '.join(e.budgets)} budget{'s' if len(e.budgets) > 1 else ''} "
+                       f"(dpaudit run --budget {e.budgets[-1]} {e.id})" for e in left_out})
 
 
 def _dispatch(
@@ -174,6 +178,7 @@ def _run_locked(options: RunOptions, selected: Plan, executor: Executor, out: Pa
         "suite_paths": list(options.suite_paths),
         "suites": selected.titles,
         "claims": len(selected.entries),
+        "left_out": [{"claim_id": cid, "reason": selected.reasons.get(cid, "")} for cid in selected.skipped],
         "started": datetime.now(UTC).isoformat(timespec="seconds"),
         "finished": None,
     }
