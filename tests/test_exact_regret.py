@@ -1,7 +1,13 @@
-"""Regret bounds decided exactly from an algorithm's expected regret (dpaudit.auditors.exact_regret)."""
+"""Regret bounds decided exactly from an algorithm's expected regret (dpaudit.auditors.exact_regret), and
+the exact regrets themselves, against simulation and against an independent computation."""
 
 from __future__ import annotations
 
+import itertools
+import math
+from fractions import Fraction
+
+import mpmath as mp
 import numpy as np
 import pytest
 
@@ -27,12 +33,117 @@ def _agree(policy, env, horizon, runs, seed):
     return exact, varies
 
 
+# the last case is ruled by the noise: each arm's sum gets Lap(1/eps) = Lap(50) against a binomial spread of
+# about 40, so a simulation drawing half the noise the exact law assumes is 17 standard errors off at T
 @pytest.mark.parametrize("eps, means, horizon", [(1.0, [0.57, 0.43], 20_000), (0.2, [0.4, 0.55], 50_000),
-                                                 (4.0, [0.55, 0.485], 60_000)])
+                                                 (4.0, [0.55, 0.485], 60_000), (0.02, [1.0, 0.82], 50_000)])
 def test_dp_se_exact_regret_matches_simulation(eps, means, horizon):
     exact, varies = _agree(DPSuccessiveElimination(eps), BernoulliBandit(means), horizon, 10_000, seed=1)
     assert varies.any()  # the instance is chosen so that the eliminations are random events
     assert np.all(np.diff(exact) >= -1e-9)
+
+
+# --- an independent computation of DP-SE's exact regret ---------------------------------------------
+#
+# Written from the algorithm as its module states it (Sajed & Sheffet 2019, reconstructed): in epoch e
+# with both arms alive, Delta_e = 2^-e and each arm is pulled, arm 0 then arm 1,
+# R_e = ceil(max(32 ln(16 e^2 / beta) / Delta_e^2, 8 ln(8 e^2 / beta) / (eps Delta_e))) times on fresh
+# rounds; each arm's sum gets its own Lap(1/eps), and arm i goes when the other's noisy mean exceeds its
+# own by more than 2 (h_e + c_e), h_e = sqrt(ln(16 e^2 / beta) / (2 R_e)), c_e = ln(8 e^2 / beta) / (eps R_e);
+# a lone survivor is played to the end, and an epoch cut off by the horizon decides nothing. Here the
+# binomial laws are summed term by term and the difference of two Laplace draws has its closed-form tail,
+# in 30-digit arithmetic: none of the code under test (its epoch lengths, FFT convolution, gamma-series
+# tail of a Laplace sum) is used.
+
+def _binomial_pmf(n, p):
+    """[P(S = s), s = 0..n] for S ~ Binomial(n, p), by the ratio of successive terms."""
+    if p == 1:
+        return [mp.mpf(0)] * n + [mp.mpf(1)]
+    pmf = [(1 - p) ** n]
+    for s in range(n):
+        pmf.append(pmf[-1] * (n - s) / (s + 1) * p / (1 - p))
+    return pmf
+
+
+def _laplace_difference_sf(x, b):
+    """P(L_0 - L_1 > x) for independent L_i ~ Laplace(0, b): (1/2 + x / (4 b)) e^(-x / b) for x >= 0
+    (integrating the density (1 + |x| / b) e^(-|x| / b) / (4 b)), and symmetric."""
+    if x < 0:
+        return 1 - _laplace_difference_sf(-x, b)
+    return (mp.mpf(1) / 2 + x / (4 * b)) * mp.exp(-x / b)
+
+
+def _dp_se_regret(eps, beta, means, rounds, horizon):
+    """E[R_T] of DP-SE on two Bernoulli arms at each of ``rounds`` of a run of ``horizon`` rounds."""
+    eps, beta, mu = mp.mpf(eps), mp.mpf(beta), [mp.mpf(m) for m in means]  # the floats' exact values
+    worse = 0 if mu[0] < mu[1] else 1
+    pulls = [mp.mpf(0)] * len(rounds)  # E[pulls of the worse arm by round T]
+    alive, start, e = mp.mpf(1), 0, 1  # P(both arms alive), rounds played, epoch
+    while start < horizon:
+        log8, log4, width = mp.log(16 * e**2 / beta), mp.log(8 * e**2 / beta), mp.mpf(2) ** -e
+        n = int(mp.ceil(max(32 * log8 / width**2, 8 * log4 / (eps * width))))
+        end = start + 2 * n
+        for i, T in enumerate(rounds):  # the worse arm's pulls in this epoch
+            pulls[i] += alive * min(max(min(T, end) - (start + n * worse), 0), n)
+        if end > horizon:
+            break
+        threshold = 2 * (mp.sqrt(log8 / (2 * n)) + log4 / (eps * n)) * n  # on S_0 + L_0 - S_1 - L_1
+        p0, p1 = _binomial_pmf(n, mu[0]), _binomial_pmf(n, mu[1])
+        if mu[0] == 1:  # S_0 = n: the difference takes the law of n - S_1
+            law = {n - s: p for s, p in enumerate(p1)}
+        else:
+            law = {k: mp.fdot(p0[max(k, 0):n + 1 + min(k, 0)], p1[max(-k, 0):n + 1 - max(k, 0)])
+                   for k in range(-n, n + 1)}
+        tiny = mp.mpf(10) ** -40  # the terms left out add up to less than 2 (n + 1) 10^-40
+        drop = [mp.fsum(p * _laplace_difference_sf(threshold + k, 1 / eps) for k, p in law.items() if p > tiny),
+                mp.fsum(p * _laplace_difference_sf(threshold - k, 1 / eps) for k, p in law.items() if p > tiny)]
+        for i, T in enumerate(rounds):  # after the better arm goes, the worse one is played to the end
+            pulls[i] += alive * drop[1 - worse] * max(T - end, 0)
+        alive *= 1 - drop[0] - drop[1]
+        start, e = end, e + 1
+    return np.array([float(abs(mu[0] - mu[1]) * p) for p in pulls])
+
+
+@pytest.mark.parametrize("eps, beta, means, horizon", [
+    # R_1 = 369, R_2 = 2184: the horizon stops just short of the end of epoch 2, so the regret after epoch 1
+    # turns on epoch 1's elimination, a sum over the law of S_0 - S_1 (both binomial) and the noise
+    (0.1, 0.9, [0.62, 0.38], 2 * 369 + 2 * 2184 - 1),
+    # three epochs decided (R_e = 2219, 6655, 15904), the noise (Lap(50) on each sum) as wide as the binomial
+    (0.02, 0.5, [1.0, 0.85], 60_000),
+])
+def test_dp_se_exact_regret_matches_an_independent_computation(eps, beta, means, horizon):
+    """Equal to 1e-9 (they agree to about 1e-14), far closer than what a wrong noise or threshold moves:
+    Lap(1/(2 eps)) instead of Lap(1/eps) changes the regret by up to 1.1% (first case) and 12% (second),
+    h_e with ln(8 e^2 / beta) instead of ln(16 e^2 / beta) by 15% and 4%, R_e's first term with 16 for 32
+    by 159% (first case)."""
+    rounds = np.unique(np.linspace(1, horizon, 40).astype(np.int64))
+    with mp.workdps(30):
+        independent = _dp_se_regret(eps, beta, means, [int(T) for T in rounds], horizon)
+    exact = DPSuccessiveElimination(eps, beta).exact_regret(BernoulliBandit(means), rounds, horizon)
+    assert independent[-1] > 10  # the regret is not all exploration: the eliminations count
+    np.testing.assert_allclose(exact, independent, rtol=1e-9, atol=1e-9)
+
+
+def test_explore_then_commit_exact_regret_matches_an_enumeration():
+    """ETC(m) on two Bernoulli arms against every outcome of its 2m exploration rewards, in exact rational
+    arithmetic (the means are the floats' exact values): its regret at round T is the gaps of the arms
+    it explored by T, then T - 2m times the gap of the arm it commits to (the larger reward sum, ties
+    halved)."""
+    for means, m in [([0.6, 0.4], 1), ([0.6, 0.4], 4), ([0.35, 0.8], 5), ([0.5, 0.5], 3)]:
+        mu = [Fraction(x) for x in means]
+        gaps = [max(mu) - x for x in mu]
+        wrong = Fraction(0)  # E[gap of the committed arm]
+        for rewards in itertools.product((0, 1), repeat=2 * m):  # arm 0's m rewards, then arm 1's
+            weight = math.prod(mu[i // m] if r else 1 - mu[i // m] for i, r in enumerate(rewards))
+            sums = sum(rewards[:m]), sum(rewards[m:])
+            wrong += weight * (gaps[0] if sums[0] > sums[1] else gaps[1] if sums[1] > sums[0] else sum(gaps) / 2)
+        rounds = np.array([1, m, m + 1, 2 * m, 2 * m + 1, 5 * m + 3, 1000])
+        for reverse in (False, True):
+            order = [1, 0] if reverse else [0, 1]  # the arm explored in rounds 1..m, then in m+1..2m
+            expected = [sum(gaps[order[(t - 1) // m]] for t in range(1, min(T, 2 * m) + 1)) + max(T - 2 * m, 0) * wrong
+                        for T in rounds]
+            exact = ExploreThenCommit(m, reverse=reverse).exact_regret(BernoulliBandit(means), rounds, 1000)
+            np.testing.assert_allclose(exact, [float(v) for v in expected], rtol=1e-12, atol=1e-12)
 
 
 def test_dp_se_exact_regret_refuses_what_it_cannot_compute():

@@ -4,19 +4,23 @@ Proof steps are exact (no false failures). The simulated checks are seeded; each
 false-failure rate: a true bound is refuted with probability at most 1 - confidence (rigorous
 Hoeffding / empirical Bernstein / Clopper-Pearson bounds), and the wrong bounds below sit at several
 times the algorithms' measured regret or error, so their refutation fails with probability far below
-1e-6 at the runs used.
+1e-6 at the runs used. The validity tests at the boundary (a bound equal to the algorithms' regret)
+draw the regret from known laws (tests/regret_laws.py) and repeat the audit on disjoint groups of runs.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
+from regret_laws import GAP, LawPolicy, coin, simulate_law
+from scipy import stats
 
 import dpaudit
 from dpaudit import LowerBound, ProofStep
-from dpaudit.auditors.lower_bound import Contender, evaluate_step, mean_upper
+from dpaudit.auditors.lower_bound import Contender, LowerBoundAuditor, LowerBoundSubject, evaluate_step, mean_upper
 from dpaudit.audits import private_online as po
 from dpaudit.errors import InvalidClaim, UnsupportedAudit
 from dpaudit.suite import LowerBoundEntry, load_suites
@@ -128,6 +132,64 @@ def test_an_algorithm_outside_the_class_never_refutes():
     assert res.verdict == "not-refuted"
     assert res.parameters["algorithms"][0]["beats_bound"]
     assert any("outside the class" in n for n in res.notes)
+
+
+@dataclasses.dataclass(frozen=True)
+class Member:
+    """A member of a hard instance for algorithms whose regret is drawn from a law: on it, the regret of
+    the algorithm named c at the horizon is coin(q) on the stream (c, index): T gap with probability q,
+    else 0, independently of the other algorithms' and members'."""
+
+    q: float
+    index: int
+
+
+def simulate_on_member(policy, environment, horizon, runs, seed=None, grid=None, **_):
+    law = coin(environment.q, int(policy.name), environment.index)
+    return simulate_law(LawPolicy(policy.name, law), environment, horizon, runs, seed, grid=grid)
+
+
+def limit(m: int, alpha: float) -> float:
+    """The most refutations of a true claim in m repetitions that a valid auditor allows: P(Binomial(m,
+    alpha) > limit) <= 1e-6."""
+    return stats.binom.isf(1e-6, m, alpha)
+
+
+def _law_refutations(share, members, algorithms, repetitions, alpha=0.25, runs=200):
+    """Audits of "E[R_T] >= share T gap on some member" (T = 1000) held against ``algorithms`` whose
+    regret is drawn from coin(q) on each member q of ``members``: how many of ``repetitions`` refute."""
+    claim = LowerBound("E[R_T] >= share T gap for some member", {"T": 1000}, "the algorithms of the class",
+                       lambda p: [Member(q, j) for j, q in enumerate(members)], lambda p: share * GAP * p["T"],
+                       f"{share} T gap")
+    subject = LowerBoundSubject(tuple(Contender(LawPolicy(str(c)), f"algorithm {c}", in_class=True,
+                                                privacy="of the class by construction") for c in range(algorithms)))
+    return sum(LowerBoundAuditor().audit(subject, claim, confidence=1 - alpha, seed=np.random.SeedSequence(group),
+                                         runs=runs).verdict == "refuted" for group in range(repetitions))
+
+
+def test_a_lower_bound_equal_to_the_regret_is_refuted_at_most_alpha_often(monkeypatch):
+    """A bound met with equality: 100 algorithms of the class, each with expected regret exactly the
+    bound, T gap / 2, on the hard instance (its regret is T gap or 0 with probability 1/2 each: the law on
+    which Hoeffding's bound is tightest). Each algorithm's regret is independent of the others' (own
+    streams), so the 100 chances to "beat" the bound add up unless the level is split over the
+    algorithms. 200 runs, 40 repetitions at alpha = 0.25: at most limit(40, 0.25) = 24 refutations. The
+    rates, computed exactly from the binomial law of the count of high runs: 0.014 with the split (the
+    assertion fails with probability 3e-36), 0.87 without it (it then holds with probability 2e-5); an
+    upper bound without its concentration term, with Hoeffding's deviation halved or at the wrong tail
+    refutes in 1, 0.98 and 1. Power: a bound of 0.7 T gap is beaten in each of 5 groups (exact rate 1)."""
+    monkeypatch.setattr("dpaudit.simulation.simulate", simulate_on_member)
+    assert _law_refutations(0.5, [0.5], 100, 40) <= limit(40, 0.25)
+    assert _law_refutations(0.7, [0.5], 100, 5) == 5
+
+
+def test_a_lower_bound_is_beaten_only_on_every_member(monkeypatch):
+    """The bound T gap / 2 is exactly one algorithm's regret on the worse member of the instance, and
+    its regret on the other member is half of it: the bound holds (for the worst member), and an
+    algorithm beats it only if its upper bound is below it on every member. 20 repetitions at alpha = 0.25:
+    at most limit(20, 0.25) = 15 refutations; the exact rate is 0.020 (failure 3e-24), and an auditor that
+    takes the best member instead of the worst refutes in every one."""
+    monkeypatch.setattr("dpaudit.simulation.simulate", simulate_on_member)
+    assert _law_refutations(0.5, [0.5, 0.25], 1, 20) <= limit(20, 0.25)
 
 
 def test_mean_upper_covers():

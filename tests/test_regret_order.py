@@ -7,6 +7,8 @@ import pickle
 
 import numpy as np
 import pytest
+from regret_laws import LawPolicy, coin, constant, mirror, simulate_law
+from scipy import stats
 
 import dpaudit
 from dpaudit.algorithms import BernoulliBandit
@@ -18,7 +20,7 @@ from dpaudit.suite import RunContext, Suite, at_budget
 from dpaudit.testing import ExploreThenCommit, explore_then_commit_regret
 
 MEANS = [0.6, 0.4]
-REPETITIONS = 200
+POWER_GROUPS = 50
 RUNS = 100
 
 
@@ -57,18 +59,105 @@ def test_bounded_pvalue_is_the_level_where_the_bound_crosses():
         assert np.array_equal(holm(pv, 0.01), multipletests(pv, alpha=0.01, method="holm")[0])
 
 
+def test_the_bounded_mean_bound_takes_half_the_level_for_each_inequality():
+    """bounded_mean_lower written out from its two inequalities, each at half the level so that the
+    larger of the two bounds holds at the level: Hoeffding's mean - sqrt(ln(1/d) / (2n)) and Maurer &
+    Pontil's (2009, Thm 4) mean - sqrt(2 V ln(2/d) / n) - 7 ln(2/d) / (3 (n - 1)), V the sample variance,
+    d = level / 2. Both are conservative enough that an auditor taking each at the whole level still
+    refutes at most alpha often in every validity test, so the halving is held here."""
+    rng = np.random.default_rng(3)
+    z = np.column_stack([rng.beta(2, 20, 200), rng.random(200) < 0.5, rng.random(200) < 0.02, np.full(200, 0.3)])
+    level, n = 0.01, 200
+    d = level / 2
+    hoeffding = z.mean(axis=0) - np.sqrt(np.log(1 / d) / (2 * n))
+    log_term = np.log(2 / d)
+    bernstein = z.mean(axis=0) - np.sqrt(2 * z.var(axis=0, ddof=1) * log_term / n) - 7 * log_term / (3 * (n - 1))
+    lower, uses_bernstein = bounded_mean_lower(z, level)
+    np.testing.assert_allclose(lower, np.maximum(hoeffding, bernstein), rtol=0, atol=1e-12)
+    assert list(uses_bernstein) == [True, False, True, True]  # both inequalities are exercised
+
+
 # --- validity of the ordering auditor --------------------------------------------------------------
+#
+# Each test audits a true ordering at the exact boundary of its null (series of exactly equal expected
+# regret at every round) on m disjoint groups of runs drawn from known laws (tests/regret_laws.py), with
+# many pairs or many rounds tested at once, and asserts at most limit(m, alpha) refutations: an auditor
+# whose false-refutation rate is at most alpha exceeds that with probability P(Binomial(m, alpha) > limit)
+# <= 1e-6. The paired t-test's level is asymptotic (the central limit theorem on bounded differences):
+# its tests run it at 400 runs, where its rate on these laws, stated with each, is within a few percent
+# of alpha, inside the slack of the limit.
+
+def limit(m: int, alpha: float) -> float:
+    """The most refutations of a true claim in m repetitions that a valid auditor allows: P(Binomial(m,
+    alpha) > limit) <= 1e-6."""
+    return stats.binom.isf(1e-6, m, alpha)
+
+
+def law_refutations(monkeypatch, series, claim, test, repetitions, alpha, horizons, runs):
+    """Audit ``claim`` on ``repetitions`` groups of runs of ``series`` (label -> law); the auditor's
+    simulations are draws from the laws (the seed carries the group)."""
+    monkeypatch.setattr("dpaudit.simulation_cache.cached_simulate", simulate_law)
+    policies = {label: LawPolicy(label, law) for label, law in series.items()}
+    subject = regret_order.OrderSubject(policies, None, "laws")
+    auditor = regret_order.RegretOrderAuditor()
+    return sum(auditor.audit(subject, claim, confidence=1 - alpha, seed=np.random.SeedSequence(group),
+                             horizons=np.asarray(horizons), runs=runs, test=test).verdict == "refuted"
+               for group in range(repetitions))
+
+
+def test_an_ordering_of_equal_series_is_refuted_at_most_alpha_often_over_many_pairs(monkeypatch):
+    """"s0 < s1 < ... < s7" at the last round, the eight series independent and equal in law (coin(1/2):
+    R_T = T gap or 0, E[R_T] = T gap / 2, one policy on eight independent streams): every one of the 28
+    claimed pairs is on the boundary E[R(a)] = E[R(b)]. Paired t-tests at 400 runs, 60 repetitions at
+    alpha = 0.1: at most limit(60, 0.1) = 19 refutations. The rate with Holm over the 28 pairs, measured
+    over 20,000 groups, is 0.076 (the assertion fails with probability P(Binomial(60, 0.076) > 19) = 9e-9);
+    without Holm (each pair at alpha, or Holm over each pair's rounds only) it is 0.78, and the assertion
+    then holds with probability 2e-14."""
+    series = {f"s{i}": coin(0.5, i) for i in range(8)}
+    claim = dpaudit.RegretOrder(list(series))
+    assert len(claim.pairs()) == 28
+    refuted = law_refutations(monkeypatch, series, claim, "t", 60, 0.1, [1000], 400)
+    assert refuted <= limit(60, 0.1)
+
+
+@pytest.mark.parametrize("test", ["t", "bounded"])
+def test_an_ordering_of_equal_series_is_refuted_at_most_alpha_often_over_many_rounds(monkeypatch, test):
+    """"a < b" at every one of 100 rounds (at="grid"), where b is a's mirror (b = T gap - a, a = T gap or
+    0 with probability 1/2 each, independently at every round): E[R(a)] = E[R(b)] at every round, and the
+    difference is +-T gap, the law on which Hoeffding's bound is tightest. 400 runs, 60 repetitions at
+    alpha = 0.25 (the larger the level, the closer the bounded test's p-values to the law's, and the more
+    the multiplicity costs): at most limit(60, 0.25) = 32 refutations. The rates, computed exactly from
+    the binomial law of the count of runs with a > b: with Holm over the 100 rounds, 0.2555 for the t-test
+    (asymptotic: a little above alpha at 400 runs; the assertion fails with probability 1.2e-6) and 0.013
+    for the bounded test (failure 1e-46); without Holm (each round at alpha, or Holm over each round's
+    pairs only) 1 and 0.87 (the assertion then holds with probability 0 and 3e-10). The bounded test
+    with Hoeffding's deviation halved refutes in 0.96."""
+    grid = np.unique(np.geomspace(100, 100_000, 100).astype(np.int64))
+    assert grid.size == 100
+    series = {"a": coin(0.5), "b": mirror(coin(0.5))}
+    claim = dpaudit.RegretOrder(["a", "b"], at="grid")
+    assert law_refutations(monkeypatch, series, claim, test, 60, 0.25, grid, 400) <= limit(60, 0.25)
+
+
+def test_a_bounded_ordering_of_series_that_look_constant_is_not_refuted(monkeypatch):
+    """"a0, ..., a4 < c" at the last round, where c = 0.99 T gap in every run and each a_i is T gap in 99%
+    of the runs and 0 in the others (coin(0.99)): E[R(a_i)] = E[R(c)]. A group of 40 runs misses the
+    rare low run of a_i with probability 0.99^40 = 0.67, and the difference a_i - c is then a positive
+    constant: the bounded test's second-order term 7 u^2 / (3 (n - 1)) is what keeps it from refuting
+    (rate 0 with it; without it 1 - 0.33^5 = 0.996 over the five pairs). 20 repetitions at alpha = 0.1:
+    at most limit(20, 0.1) = 10 (then held with probability 2e-19). (The t-test, whose level is
+    asymptotic, decides a difference without spread by its sign: it is not for 40 runs of such a law.)"""
+    series = {**{f"a{i}": coin(0.99, i) for i in range(5)}, "c": constant(0.99)}
+    claim = dpaudit.RegretOrder([[f"a{i}" for i in range(5)], ["c"]])
+    assert law_refutations(monkeypatch, series, claim, "bounded", 20, 0.1, [1000], 40) <= limit(20, 0.1)
+
 
 @pytest.fixture(scope="module")
 def etc_groups():
-    """Per-run regrets of ETC(m) on two Bernoulli arms in 200 disjoint groups of 100 runs, for m = 2, 10
-    (twice, from independent simulations: equal expected regret, different runs) and 30."""
-    grid = np.array([60, 300])
-    sims = {}
-    for label, m, seed in (("m2", 2, 1), ("m10", 10, 2), ("m10-again", 10, 3), ("m30", 30, 4)):
-        sims[label] = dpaudit.simulate(ExploreThenCommit(m), BernoulliBandit(MEANS), 300, REPETITIONS * RUNS,
-                                       seed=seed, grid=grid)
-    return sims
+    """Per-run regrets of ETC(m) on two Bernoulli arms in 50 disjoint groups of 100 runs, for m = 2 and 30."""
+    return {label: dpaudit.simulate(ExploreThenCommit(m), BernoulliBandit(MEANS), 300, POWER_GROUPS * RUNS,
+                                    seed=seed, grid=np.array([60, 300]))
+            for label, m, seed in (("m2", 2, 1), ("m30", 30, 4))}
 
 
 def _audit_groups(sims, monkeypatch, claim, test):
@@ -85,34 +174,23 @@ def _audit_groups(sims, monkeypatch, claim, test):
     subject = regret_order.OrderSubject(policies, BernoulliBandit(MEANS), "etc")
     auditor = regret_order.RegretOrderAuditor()
     return [auditor.audit(subject, claim, confidence=0.99, seed=i, horizons=np.array([60, 300]), runs=RUNS,
-                          test=test) for i in range(REPETITIONS)]
+                          test=test) for i in range(POWER_GROUPS)]
 
 
-@pytest.mark.parametrize("test", ["t", "bounded"])
-def test_order_auditor_validity_and_power(etc_groups, monkeypatch, test):
-    """Null: ETC(10) and an independent ETC(10) have exactly equal expected regret (the claim
-    "m10 <= m10-again" sits on the boundary). Seeded, so the counts are fixed; over seeds each repetition
-    refutes with probability about 0.01 for the paired t-test (asymptotic; the regret differences are
-    bimodal) and at most 0.01 for the bounded test, so "<= 6 of 200" fails with probability
-    P(Binomial(200, 0.01) >= 7) = 0.004 at the nominal level (seen here: 1 and 0 of 200).
-    Power: ETC(2) has 2.4x the regret of ETC(30) at T = 300 (21.2 vs 8.9, exact: it commits to the
-    wrong arm more often); the reversed claim "m2 <= m30" is refuted by the t-test in >= 90% of the
-    groups of 100 runs (200 of 200 here). The bounded test pays for the whole range of the difference
-    (2 T Delta = 120), which 100 runs cannot resolve; it refutes the same claim from 2,000 runs."""
+def test_order_auditor_power(etc_groups, monkeypatch):
+    """ETC(2) has 2.4x the regret of ETC(30) at T = 300 (21.2 vs 8.9, exact: it commits to the wrong arm
+    more often); the reversed claim "m2 <= m30" is refuted by the t-test in >= 45 of 50 groups of 100 runs
+    (50 here). The bounded test pays for the whole range of the difference (2 T Delta = 120), which 100
+    runs cannot resolve; it refutes the same claim from 2,000 runs."""
     exact = explore_then_commit_regret(MEANS, 2, [300])[0] / explore_then_commit_regret(MEANS, 30, [300])[0]
     assert exact > 2.3
-    null = _audit_groups(etc_groups, monkeypatch, dpaudit.RegretOrder(["m10", "m10-again"]), test)
-    assert sum(f.verdict == "refuted" for f in null) <= 6
-    if test == "t":
-        wrong = _audit_groups(etc_groups, monkeypatch, dpaudit.RegretOrder(["m2", "m30"]), test)
-        assert sum(f.verdict == "refuted" for f in wrong) >= 180
-        assert all(f.witness["pair"] == ["m2", "m30"] for f in wrong)
-    else:
-        monkeypatch.undo()
-        big = dpaudit.audit_regret({"m2": ExploreThenCommit(2), "m30": ExploreThenCommit(30)}, BernoulliBandit(MEANS),
-                                   dpaudit.RegretOrder(["m2", "m30"]), horizons=[300], runs=2000, seed=5,
-                                   test="bounded")
-        assert big.verdict == "refuted"
+    wrong = _audit_groups(etc_groups, monkeypatch, dpaudit.RegretOrder(["m2", "m30"]), "t")
+    assert sum(f.verdict == "refuted" for f in wrong) >= 45
+    assert all(f.witness["pair"] == ["m2", "m30"] for f in wrong if f.verdict == "refuted")
+    monkeypatch.undo()
+    big = dpaudit.audit_regret({"m2": ExploreThenCommit(2), "m30": ExploreThenCommit(30)}, BernoulliBandit(MEANS),
+                               dpaudit.RegretOrder(["m2", "m30"]), horizons=[300], runs=2000, seed=5, test="bounded")
+    assert big.verdict == "refuted"
 
 
 def test_order_on_common_random_numbers_with_differences_and_the_grid():
