@@ -2,7 +2,8 @@
 black-box audits of the rest, reproducible from the audit's seed through the RandomState bridge.
 
 Conformance audits run at alpha = 1e-6 (a correct library fails one with at most that probability);
-black-box privacy audits at confidence 0.99; every seed is fixed, so each verdict below is fixed too."""
+black-box privacy audits at confidence 0.99; every seed is fixed, so each verdict below is fixed too.
+The tests are skipped one by one, with the reason, where diffprivlib is not installed."""
 
 from __future__ import annotations
 
@@ -14,13 +15,24 @@ import pytest
 import dpaudit
 from dpaudit.adapters import audit
 
-mechanisms = pytest.importorskip("diffprivlib.mechanisms")
-tools = pytest.importorskip("diffprivlib.tools")
 adapt = dpaudit.adapters.diffprivlib
 SMALL = {"samples": 20_000, "conformance_samples": 20_000, "seed": 0}
+NOT_INSTALLED = "diffprivlib is not installed: pip install 'dpaudit[diffprivlib]'"
 
 
-def test_laplace_is_verified_exactly_and_its_samples_conform():
+@pytest.fixture
+def mechanisms():
+    """diffprivlib's mechanisms, or this test skipped (diffprivlib is an optional extra)."""
+    return pytest.importorskip("diffprivlib.mechanisms", reason=NOT_INSTALLED)
+
+
+@pytest.fixture
+def tools():
+    """diffprivlib's tools, or this test skipped."""
+    return pytest.importorskip("diffprivlib.tools", reason=NOT_INSTALLED)
+
+
+def test_laplace_is_verified_exactly_and_its_samples_conform(mechanisms):
     subject = adapt(mechanisms.Laplace(epsilon=1.0, sensitivity=1.0), n_jobs=1)
     assert subject.claim == dpaudit.PureDP(1.0) and subject.white_box
     assert subject.relation == dpaudit.QueryDistance(1.0) and subject.pairs == [(0, 1.0)]
@@ -30,7 +42,7 @@ def test_laplace_is_verified_exactly_and_its_samples_conform():
     assert "verified" in str(res).splitlines()[0]
 
 
-def test_a_sensitivity_set_too_low_is_refuted_exactly_on_the_querys_real_neighbours():
+def test_a_sensitivity_set_too_low_is_refuted_exactly_on_the_querys_real_neighbours(mechanisms):
     # the mechanism was told sensitivity 0.5, the query moves by 1: its loss on (0, 1) is 2 > 1
     subject = adapt(mechanisms.Laplace(epsilon=1.0, sensitivity=0.5), n_jobs=1)
     res = audit(subject, pairs=[(0, 1)], neighbours=dpaudit.QueryDistance(1.0), **SMALL)
@@ -40,7 +52,7 @@ def test_a_sensitivity_set_too_low_is_refuted_exactly_on_the_querys_real_neighbo
         audit(subject, pairs=[(0, 1)], **SMALL)
 
 
-def test_samples_that_do_not_follow_the_stated_law_fail_conformance():
+def test_samples_that_do_not_follow_the_stated_law_fail_conformance(mechanisms):
     """Power: a Laplace whose draws are 20% too narrow (its privacy is then 1.25, not 1) while its
     parameters state scale 1. The exact privacy of the stated law holds; the samples are refuted."""
     mech = mechanisms.Laplace(epsilon=1.0, sensitivity=1.0)
@@ -51,7 +63,7 @@ def test_samples_that_do_not_follow_the_stated_law_fail_conformance():
     assert res.verdict == "refuted" and {r.verdict for r in res.conformance} == {"refuted"}
 
 
-def test_approximate_dp_at_delta_1e_5_is_decided_exactly():
+def test_approximate_dp_at_delta_1e_5_is_decided_exactly(mechanisms):
     gauss = adapt(mechanisms.GaussianAnalytic(epsilon=1.0, delta=1e-5, sensitivity=1.0), n_jobs=1)
     assert gauss.claim == dpaudit.ApproxDP(1.0, 1e-5)
     res = audit(gauss, **SMALL)
@@ -62,14 +74,14 @@ def test_approximate_dp_at_delta_1e_5_is_decided_exactly():
     assert tighter.verdict == "refuted" and tighter.privacy.auditor == "exact"
 
 
-def test_laplace_with_delta_is_scaled_as_the_library_scales_it():
+def test_laplace_with_delta_is_scaled_as_the_library_scales_it(mechanisms):
     subject = adapt(mechanisms.Laplace(epsilon=1.0, delta=0.01, sensitivity=1.0), n_jobs=1)
     assert subject.claim == dpaudit.ApproxDP(1.0, 0.01)
     res = audit(subject, **SMALL)
     assert res.verdict == "verified"  # scale 1 / (1 - log 0.99): pure DP at 1.01, delta(1) = 0.005 < 0.01
 
 
-def test_geometric_and_its_truncation_are_exact_laws():
+def test_geometric_and_its_truncation_are_exact_laws(mechanisms):
     geo = audit(adapt(mechanisms.Geometric(epsilon=0.5, sensitivity=1), n_jobs=1), **SMALL)
     assert geo.verdict == "verified" and len(geo.conformance) == 2
     clamp = adapt(mechanisms.GeometricTruncated(epsilon=1.0, sensitivity=1, lower=0, upper=5), n_jobs=1)
@@ -80,7 +92,7 @@ def test_geometric_and_its_truncation_are_exact_laws():
     assert res.privacy.auditor == "exact" and res.verdict != "refuted" and len(res.conformance) == 4
 
 
-def test_binary_labels_are_coded_and_audited_exactly():
+def test_binary_labels_are_coded_and_audited_exactly(mechanisms):
     subject = adapt(mechanisms.Binary(epsilon=1.0, value0="0", value1="1"), n_jobs=1)
     assert subject.pairs == [("0", "1")] and subject.relation is None
     codes = subject.sample("1", 1000, np.random.default_rng(0))
@@ -91,7 +103,7 @@ def test_binary_labels_are_coded_and_audited_exactly():
     assert over.verdict == "refuted"
 
 
-def test_the_exponential_mechanisms_strongest_pair_is_among_the_default_pairs():
+def test_the_exponential_mechanisms_strongest_pair_is_among_the_default_pairs(mechanisms):
     subject = adapt(mechanisms.Exponential(epsilon=1.0, sensitivity=1.0, utility=[0, 6, 6]), n_jobs=1)
     assert ([0.0, 6.0, 6.0], [1.0, 5.0, 5.0]) in subject.pairs
     res = audit(subject, **SMALL)
@@ -100,7 +112,7 @@ def test_the_exponential_mechanisms_strongest_pair_is_among_the_default_pairs():
     assert res.privacy.epsilon_lower > 0.95
 
 
-def test_mechanisms_without_a_known_law_are_audited_black_box_from_their_claimed_epsilon():
+def test_mechanisms_without_a_known_law_are_audited_black_box_from_their_claimed_epsilon(mechanisms):
     folded = mechanisms.LaplaceFolded(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=2.0)
     subject = adapt(folded, n_jobs=1)
     assert subject.claim == dpaudit.PureDP(1.0) and not subject.white_box
@@ -112,7 +124,7 @@ def test_mechanisms_without_a_known_law_are_audited_black_box_from_their_claimed
     assert "not reproducible" not in " ".join(res.privacy.notes)
 
 
-def test_the_bounded_domain_laplace_is_verified_exactly_and_its_effective_epsilon_refuted():
+def test_the_bounded_domain_laplace_is_verified_exactly_and_its_effective_epsilon_refuted(mechanisms):
     """Its law: the library's widened scale, noise conditioned on the range; exact epsilon 1 (to the
     rounding of the library's bisection), while effective_epsilon() = sensitivity / scale is 0.71."""
     bounded = mechanisms.LaplaceBoundedDomain(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=2.0)
@@ -128,7 +140,7 @@ def test_the_bounded_domain_laplace_is_verified_exactly_and_its_effective_epsilo
     assert bounded.effective_epsilon() == pytest.approx(0.7075, abs=1e-4)
 
 
-def test_the_truncated_laplace_and_the_staircase_are_audited_exactly():
+def test_the_truncated_laplace_and_the_staircase_are_audited_exactly(mechanisms):
     truncated = adapt(mechanisms.LaplaceTruncated(epsilon=1.0, delta=0.01, sensitivity=1.0, lower=0.0, upper=5.0),
                       n_jobs=1)
     res = audit(truncated, **SMALL)
@@ -144,7 +156,7 @@ def test_the_truncated_laplace_and_the_staircase_are_audited_exactly():
     assert audit(stairs, claim=dpaudit.PureDP(0.999), **SMALL).verdict == "refuted"
 
 
-def test_a_clamped_sampler_with_its_atoms_moved_fails_conformance():
+def test_a_clamped_sampler_with_its_atoms_moved_fails_conformance(mechanisms):
     """Power of the atom-aware conformance tests: a LaplaceTruncated whose bounds are 0.1 tighter than
     the law's (one in about 10 outputs lands on the wrong atom) is refuted; its stated law still verifies."""
     stated = mechanisms.LaplaceTruncated(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=5.0)
@@ -156,14 +168,14 @@ def test_a_clamped_sampler_with_its_atoms_moved_fails_conformance():
     assert all(r.verdict == "refuted" for r in res.conformance)
 
 
-def test_a_tool_is_audited_on_datasets_that_differ_in_one_record():
+def test_a_tool_is_audited_on_datasets_that_differ_in_one_record(tools):
     subject = adapt(tools.mean, epsilon=1.0, bounds=(0, 1), n_jobs=1)
     assert subject.relation == dpaudit.ReplaceOne() and subject.claim == dpaudit.PureDP(1.0)
     res = audit(subject, pairs=[([0, 0, 0, 0], [0, 0, 0, 1])], **SMALL)
     assert res.verdict == "not-refuted" and res.privacy.auditor == "black-box"
 
 
-def test_process_parallel_draws_match_single_process_draws():
+def test_process_parallel_draws_match_single_process_draws(mechanisms):
     one = adapt(mechanisms.Laplace(epsilon=1.0, sensitivity=1.0), n_jobs=1)
     two = adapt(mechanisms.Laplace(epsilon=1.0, sensitivity=1.0), n_jobs=2)
     a = one.sample(0.0, 9_000, np.random.default_rng(3))
@@ -171,7 +183,7 @@ def test_process_parallel_draws_match_single_process_draws():
     np.testing.assert_array_equal(a, b)
 
 
-def test_bad_arguments_are_clear():
+def test_bad_arguments_are_clear(mechanisms, tools):
     with pytest.raises(TypeError, match="epsilon"):
         adapt(tools.mean, bounds=(0, 1))
     with pytest.raises(TypeError, match="carries its own parameters"):
