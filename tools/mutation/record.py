@@ -87,7 +87,8 @@ def write_record(statuses: dict[str, str], reasons: dict[str, str]) -> str:
     lines = ["# Mutation record", "",
              "Made by `python tools/mutation/record.py run` (mutmut over the modules in pyproject.toml's "
              "`[tool.mutmut]`); do not edit by hand: equivalences are explained in `tools/mutation/equivalent.toml`.",
-             "", "| module | mutants | killed | survived | equivalent | no tests | timeout | killed of non-equivalent |",
+             "",
+             "| module | mutants | killed | survived | equivalent | no tests | timeout | killed of non-equivalent |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for module, counts in sorted(rows.items()):
         lines.append(_row(module, counts))
