@@ -134,6 +134,54 @@ def test_statistical_path_has_power_on_known_violations():
         assert tail.verdict == "refuted" and mgf.verdict == "refuted", seed
 
 
+# -- the statistical path at the exact boundary of its null -----------------------------------------------
+# The claims below are the variable's exact tail: P(|Y| >= t) = e^-t for Laplace(1), and P(Y >= t) = e^-t for
+# Exponential(1), at every t. Every candidate t is on the boundary, so a valid audit refutes with probability
+# at most alpha, and the number of refutations in m seeded audits is stochastically below Binomial(m, alpha);
+# each test fails a valid auditor with probability below 1e-4 (exact figures beside each).
+
+EXACT_TAILS = {
+    "laplace, two-sided": (lambda n, rng: rng.laplace(0.0, 1.0, n), TailBound(lambda t: np.exp(-t), "e^-t")),
+    "exponential, one-sided": (lambda n, rng: rng.exponential(1.0, n),
+                               TailBound(lambda t: np.exp(-t), "e^-t", two_sided=False)),
+}
+
+
+def _tail_refutations(sampler, claim, *, samples, alpha, seeds, **settings):
+    from dpaudit.auditors.base import TailSubject
+    from dpaudit.auditors.statistical_tail import StatisticalTailAuditor
+
+    subject = TailSubject(None, sampler, "exact tail")
+    return sum(
+        StatisticalTailAuditor().audit(subject, claim, samples=samples, confidence=1 - alpha,
+                                       seed=np.random.SeedSequence(seed), **settings).verdict == "refuted"
+        for seed in seeds
+    )
+
+
+@pytest.mark.parametrize("case", list(EXACT_TAILS))
+def test_a_claim_equal_to_the_exact_tail_pays_for_every_t_it_confirms(case):
+    """The default grid confirms 64 values of t (chosen on the selection half from 256) at once, and
+    Bonferroni over them keeps the level. 300 audits at 4,000 samples, alpha = 0.05; the limit is 31,
+    P(Binomial(300, 0.05) > 31) = 5e-5. Measured: 1 (laplace) and 4 (exponential) refutations; 85 and 72
+    with every t confirmed at level alpha."""
+    m, alpha = 300, 0.05
+    sampler, claim = EXACT_TAILS[case]
+    refuted = _tail_refutations(sampler, claim, samples=4_000, alpha=alpha, seeds=range(m))
+    assert refuted <= stats.binom.isf(1e-4, m, alpha)
+
+
+def test_the_confirmed_t_is_counted_on_samples_its_selection_never_saw():
+    """One t confirmed (grid_points=1: the best of 4 candidates on the selection half): Bonferroni pays for
+    nothing, and only the fresh confirmation half keeps the level. 300 audits of the Laplace tail at 4,000
+    samples, alpha = 0.1; the limit is 51, P(Binomial(300, 0.1) > 51) = 7e-5. Measured: 28 refutations; 74
+    when confirmation counts the selection half instead of the fresh one (65 when it counts both)."""
+    m, alpha = 300, 0.1
+    sampler, claim = EXACT_TAILS["laplace, two-sided"]
+    refuted = _tail_refutations(sampler, claim, samples=4_000, alpha=alpha, seeds=range(m), grid_points=1)
+    assert refuted <= stats.binom.isf(1e-4, m, alpha)
+
+
 def test_tail_suite_runs_with_expected_verdicts(cli, suites_dir, tmp_path):
     out = cli("run", "testing-tails", "--suite", suites_dir / "tails.py", "--out", "rep", "--workers", "0")
     assert out.returncode == 0, out.stdout + out.stderr
