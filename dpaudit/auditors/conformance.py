@@ -3,11 +3,17 @@
 Samplers go wrong in ways privacy audits frame badly (a biased rational division, a scale off by a
 constant, an off-by-one at the support's edge), so this auditor tests the samples against the law
 directly. The tests, each at level alpha / (number of tests), so the audit's false-failure rate is
-at most ``alpha`` (default 1e-6):
+at most ``alpha`` (default 1e-6) up to the two tests whose level is asymptotic, the G-test and the
+mean's z-test (below); every other test's p-value is exact or conservative:
 
 Integer laws
-- **G-test with pooled tails**: cells from the centre out, the tails pooled until every cell
-  expects at least 5 outputs; likelihood-ratio statistic against chi-square (scipy);
+- **G-test on binned cells**: consecutive integer cells grouped left to right into bins that each expect
+  at least 10 outputs (near the mode each cell is its own bin, the tails pool); the likelihood-ratio
+  statistic, divided by Williams' correction, against chi-square. Its level is asymptotic: on a discrete
+  Laplace of scale 3 at 20,000 samples (39 bins), 20,000 simulated audits rejected at 1.03, 1.07, 1.08
+  and 1.15 times the levels 0.1, 0.04, 0.01 and 0.001 (Monte-Carlo standard errors 0.02, 0.03, 0.07,
+  0.22); with bins of at least 5, 1.06, 1.10, 1.18 and 1.20; with the tails pooled only until the next
+  cell would bring them to 5 (a pooled cell expecting about 1.5, inner cells about 3), 1.2 to 1.5 times;
 - **cell residuals**: the largest standardised residual over those cells, each cell's count an
   exact binomial two-sided test, Bonferroni over the cells: a local perturbation (1% of the mass
   at a few points, a biased-arithmetic bug) shows here long before it moves a global statistic;
@@ -21,7 +27,8 @@ Continuous laws
   binomial two-sided test, Bonferroni over the atoms;
 Both
 - **mean**: z-test of the sample mean against the law's mean with the law's variance (normal
-  approximation, valid at these sample sizes for laws with a finite third moment);
+  approximation: asymptotic, its error of order the skewness over sqrt(n) by Berry-Esseen, for laws
+  with a finite third moment);
 - **symmetry** (laws symmetric about their mean, detected from the cdf): an exact binomial test
   of P[X > m] = P[X < m].
 
@@ -42,12 +49,13 @@ from ..results import NOT_REFUTED, REFUTED, Statistic
 from .base import Auditor, Finding, Support, TailSubject
 
 DEFAULT_ALPHA = 1e-6
-MIN_EXPECTED = 5.0
+MIN_EXPECTED = 10.0  # per bin of the G-test: at 5 its chi-square rejected up to 1.2 times its level
 SLOPE_MIN_COUNT = 1000
 
 
 def _cells(law: Law, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(labels, observed, expected probabilities) on integer cells with pooled tails."""
+    """(labels, observed, expected probabilities) on integer cells grouped into bins that each expect at
+    least MIN_EXPECTED outputs."""
     n = len(x)
     lo, hi = int(np.floor(x.min())), int(np.ceil(x.max()))
     support_lo = max(lo - 1, law.support[0]) if math.isfinite(law.support[0]) else lo - 1
@@ -57,26 +65,39 @@ def _cells(law: Law, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     below = float(law.cdf(k[0] - 1))  # mass left of the listed cells
     above = float(law.sf(k[-1]))
     counts = np.bincount((x - k[0]).astype(np.int64), minlength=len(k))[: len(k)]
-    # pool from each tail inwards until the pooled cell expects MIN_EXPECTED
-    expected = probs * n
-    left = 0
-    acc_p, acc_c = below, 0
-    while left < len(k) and (acc_p + probs[left]) * n < MIN_EXPECTED:
-        acc_p += probs[left]
-        acc_c += counts[left]
-        left += 1
-    right = len(k) - 1
-    acc_p2, acc_c2 = above, 0
-    while right > left and (acc_p2 + probs[right]) * n < MIN_EXPECTED:
-        acc_p2 += probs[right]
-        acc_c2 += counts[right]
-        right -= 1
-    labels = [f"<= {k[left] - 1}"] + [str(v) for v in k[left:right + 1]] + [f">= {k[right] + 1}"]
-    observed = np.concatenate([[acc_c], counts[left:right + 1], [acc_c2]])
-    p = np.concatenate([[acc_p], probs[left:right + 1], [acc_p2]])
+    # Consecutive cells are grouped, left to right, into bins that each expect at least MIN_EXPECTED
+    # outputs (the mass left and right of the listed cells joins the first and last bin; a short last
+    # bin joins its predecessor): the G-test's chi-square is liberal on cells expecting few (module
+    # docstring). Near a unimodal law's mode every cell is its own bin; a law spread over more cells
+    # than the samples can fill gets bins of several cells.
+    cumulative = np.cumsum(np.concatenate([[below], probs, [above]])) * n  # expected outputs up to each cell
+    ends, reached = [], 0.0
+    while True:
+        end = int(np.searchsorted(cumulative, reached + MIN_EXPECTED, side="left"))
+        if end >= len(cumulative) - 1:
+            break
+        ends.append(end)
+        reached = cumulative[end]
+    if ends and cumulative[-1] - cumulative[ends[-1]] < MIN_EXPECTED:
+        ends.pop()  # a short last bin joins its predecessor
+    # bins over the extended cells (index 0 is the mass below k[0], index len(k) + 1 the mass above)
+    starts = np.array([0] + [e + 1 for e in ends], dtype=np.int64)
+    p = np.add.reduceat(np.concatenate([[below], probs, [above]]), starts)
+    observed = np.add.reduceat(np.concatenate([[0], counts, [0]]), starts)
+    # extended cell e is the value k[0] - 1 + e (the mass below stands at k[0] - 1, the mass above at k[-1] + 1)
+    low, high = k[0] - 1 + starts, k[0] - 1 + np.append(starts[1:] - 1, len(k) + 1)
+    last = len(starts) - 1
+    labels = [f"<= {b}" if i == 0 < last else f">= {a}" if i == last > 0 else str(a) if a == b else f"{a}..{b}"
+              for i, (a, b) in enumerate(zip(low, high))]
     keep = p > 0
-    del expected
     return np.array(labels)[keep], observed[keep], p[keep]
+
+
+def _williams(p: np.ndarray, n: int) -> float:
+    """Williams' divisor of the G statistic for a goodness-of-fit test of k cells with probabilities p:
+    q = 1 + (sum 1/p - 1) / (6 n (k - 1)), which makes E[G / q] match the chi-square's mean to order 1/n
+    (Williams 1976; (k + 1) / (6 n) with equal cells). Small cells carry it."""
+    return 1.0 + (float(np.sum(1.0 / p)) - 1.0) / (6.0 * n * (len(p) - 1))
 
 
 def _binomial_two_sided(k: np.ndarray, n: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -92,8 +113,11 @@ def _lattice_tests(law: Law, x: np.ndarray) -> list[dict[str, Any]]:
     p = p / p.sum()  # remove float drift in the reference before the G-test
     tests = []
     if len(observed) >= 2:
-        g, pvalue = stats.power_divergence(observed, p * n, lambda_="log-likelihood")
-        tests.append({"test": "G-test", "p_value": float(pvalue), "statistic": float(g), "cells": len(observed)})
+        g, _ = stats.power_divergence(observed, p * n, lambda_="log-likelihood")
+        q = _williams(p, n)
+        pvalue = stats.chi2.sf(g / q, len(observed) - 1)
+        tests.append({"test": "G-test", "p_value": float(pvalue), "statistic": float(g), "cells": len(observed),
+                      "williams_q": q})
         cell_p = _binomial_two_sided(observed, n, p) * len(observed)
         j = int(np.argmin(cell_p))
         tests.append({"test": "cell residuals", "p_value": float(min(cell_p[j], 1.0)), "cell": str(labels[j]),
@@ -224,7 +248,8 @@ def _audit(sampler: Any, law: Law, *, samples: int, seed: np.random.SeedSequence
     level = alpha / len(tests)
     worst = min(tests, key=lambda t: t["p_value"])
     verdict = REFUTED if worst["p_value"] < level else NOT_REFUTED
-    notes = [f"{len(tests)} tests at level {level:.3g} each (false-failure rate at most {alpha:g} per audit)"]
+    notes = [f"{len(tests)} tests at level {level:.3g} each (false-failure rate at most {alpha:g} per audit, "
+             "asymptotically for the G-test and the mean's z-test)"]
     return Finding(
         verdict=verdict, auditor=ConformanceAuditor.name,
         statistic=Statistic("smallest p-value", worst["p_value"], None, "two-sided"),
