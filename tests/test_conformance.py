@@ -150,6 +150,40 @@ def test_the_g_test_holds_its_level_on_its_pooled_cells():
     assert rejected <= stats.binom.isf(1e-4, m, level)
 
 
+@pytest.mark.parametrize("law, samples", [(stats.dlaplace(1 / 3), 20_000), (stats.dlaplace(1 / 2_000), 5_000),
+                                           (stats.binom(40, 0.3), 1_000)],
+                         ids=["discrete-laplace", "spread-over-more-cells-than-samples", "bounded"])
+def test_every_g_test_bin_expects_at_least_ten_outputs(law, samples):
+    """The bins the G-test's level rests on (test above, module docstring): consecutive, covering every
+    outputs and the whole law, each expecting at least 10 outputs, a short last bin merged into its
+    neighbour. Deterministic given the seed."""
+    from dpaudit.auditors.conformance import _cells
+    from dpaudit.laws import as_law
+
+    x = law.rvs(samples, random_state=np.random.default_rng(3)).astype(float)
+    labels, observed, p = _cells(as_law(law), x)
+    assert p.sum() == pytest.approx(1.0, abs=1e-12) and observed.sum() == samples
+    assert np.all(p * samples >= 10.0), (p * samples).min()
+    assert labels[0].startswith("<= ") and labels[-1].startswith(">= ")
+    middle = [tuple(int(v) for v in label.split("..")) for label in labels[1:-1]]
+    edges = [int(labels[0][3:])] + [v for bin_ in middle for v in (bin_[0], bin_[-1])] + [int(labels[-1][3:])]
+    assert all(b - a == 1 for a, b in zip(edges[::2], edges[1::2]))  # each bin starts where the last ended
+
+
+def test_the_g_test_divides_by_williams_correction():
+    """On k equally likely cells Williams' divisor is 1 + (k + 1) / (6 n) (Williams 1976)."""
+    from dpaudit.auditors.conformance import _lattice_tests
+    from dpaudit.laws import as_law
+
+    n, k = 2_000, 20
+    x = np.random.default_rng(4).integers(0, k, n).astype(float)
+    g_test = _lattice_tests(as_law(stats.randint(0, k)), x)[0]
+    assert g_test["cells"] == k and g_test["williams_q"] == pytest.approx(1 + (k + 1) / (6 * n), rel=1e-12)
+    assert g_test["p_value"] == pytest.approx(stats.chi2.sf(g_test["statistic"] / g_test["williams_q"], k - 1),
+                                              rel=1e-12)
+    assert g_test["p_value"] > stats.chi2.sf(g_test["statistic"], k - 1)
+
+
 def _atoms():
     law = _half_uniform_half_atoms()
     return law.sample, law
