@@ -70,7 +70,9 @@ def _cells(law: Law, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     # bin joins its predecessor): the G-test's chi-square is liberal on cells expecting few (module
     # docstring). Near a unimodal law's mode every cell is its own bin; a law spread over more cells
     # than the samples can fill gets bins of several cells.
-    cumulative = np.cumsum(np.concatenate([[below], probs, [above]])) * n  # expected outputs up to each cell
+    # the extended cells: the mass below k[0], the cells of k, the mass above k[-1]
+    extended = np.concatenate([[below], probs, [above]])
+    cumulative = np.cumsum(extended) * n  # expected outputs up to each extended cell
     ends, reached = [], 0.0
     while True:
         end = int(np.searchsorted(cumulative, reached + MIN_EXPECTED, side="left"))
@@ -80,9 +82,8 @@ def _cells(law: Law, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
         reached = cumulative[end]
     if ends and cumulative[-1] - cumulative[ends[-1]] < MIN_EXPECTED:
         ends.pop()  # a short last bin joins its predecessor
-    # bins over the extended cells (index 0 is the mass below k[0], index len(k) + 1 the mass above)
-    starts = np.array([0] + [e + 1 for e in ends], dtype=np.int64)
-    p = np.add.reduceat(np.concatenate([[below], probs, [above]]), starts)
+    starts = np.array([0] + [e + 1 for e in ends], dtype=np.int64)  # each bin's first extended cell
+    p = np.add.reduceat(extended, starts)
     observed = np.add.reduceat(np.concatenate([[0], counts, [0]]), starts)
     # extended cell e is the value k[0] - 1 + e (the mass below stands at k[0] - 1, the mass above at k[-1] + 1)
     low, high = k[0] - 1 + starts, k[0] - 1 + np.append(starts[1:] - 1, len(k) + 1)
