@@ -49,6 +49,17 @@ def conforms(sampler, law, samples=SAMPLES, seed=0):
     assert result.verdict == "not-refuted", result.witness
 
 
+def drive(policy, env, *, runs: int, horizon: int, rng: np.random.Generator) -> None:
+    """Play ``policy`` on ``runs`` instances of the contextual ``env`` for ``horizon`` rounds, one generator for
+    the instances, the contexts, the policy and the Bernoulli rewards."""
+    inst = env.instances(runs, rng)
+    policy.start(runs, env.arms, horizon, rng)
+    for t in range(1, horizon + 1):
+        contexts = inst.contexts(rng)
+        arms = policy.choose(t, contexts)
+        policy.observe(t, arms, (rng.random(runs) < inst.expected(contexts)[np.arange(runs), arms]).astype(float))
+
+
 def signed(residues, m):
     """Residues mod m as integers in (-m/2, m/2]: the noise itself when the input was 0 and |noise| < m/2
     (every test below takes m/2 beyond 20 standard deviations of its noise)."""
@@ -430,13 +441,7 @@ def test_private_glm_calls_dp_sgd_at_a_third_of_the_budget_split_over_its_calls(
     monkeypatch.setattr(private_glm, "DPSGD", Recorded)
     eps, delta = 4.0, 0.02
     policy = ShortScale(eps=eps, delta=delta, S=2.0)
-    env, rng = GLMBandit(6, 2, 2.0), np.random.default_rng(8)
-    inst = env.instances(2, rng)
-    policy.start(2, env.arms, 60, rng)
-    for t in range(1, 61):
-        contexts = inst.contexts(rng)
-        arms = policy.choose(t, contexts)
-        policy.observe(t, arms, (rng.random(2) < inst.expected(contexts)[np.arange(2), arms]).astype(float))
+    drive(policy, GLMBandit(6, 2, 2.0), runs=2, horizon=60, rng=np.random.default_rng(8))
     # at most 10 calls: (eps/3, delta/3) split evenly over the cutoff's calls
     assert budgets and set(budgets) <= {(eps / 3 / 5, delta / 3 / 5), (eps / 3 / 3, delta / 3 / 3)}
     optimizer = private_glm.DPSGD(*budgets[0], 40, 2)
@@ -481,13 +486,7 @@ def test_shuffle_glm_runs_p2_and_p_gd_at_half_the_budget(monkeypatch):
     monkeypatch.setattr(parameters, "PrivateGD", RecordedPGD)
     eps, delta, d = 4.0, 0.02, 2
     policy = ShortBatches(eps=eps, delta=delta, S=1.5)
-    env, rng = GLMBandit(6, d, 1.5), np.random.default_rng(11)
-    inst = env.instances(2, rng)
-    policy.start(2, env.arms, 100, rng)
-    for t in range(1, 101):
-        contexts = inst.contexts(rng)
-        arms = policy.choose(t, contexts)
-        policy.observe(t, arms, (rng.random(2) < inst.expected(contexts)[np.arange(2), arms]).astype(float))
+    drive(policy, GLMBandit(6, d, 1.5), runs=2, horizon=100, rng=np.random.default_rng(11))
     p2 = [m for m in built if isinstance(m, RecordedP2)]
     pgd = [m for m in built if isinstance(m, RecordedPGD)]
     assert len(p2) == 3 and len(pgd) == 2  # three batches end; the last one's estimate is used by no decision
