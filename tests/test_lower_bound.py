@@ -208,3 +208,64 @@ def test_suite_entries_run():
     entry = next(e for e in suite.entries if e.id == "private-online/claimsecH.c@K8,eps0.5,m8")
     assert entry.statistical and entry.subject_name.startswith("ftnl")
     assert not next(e for e in suite.entries if e.id == "private-online/claimsecH.b@fix").statistical
+
+
+def _step(relation, lhs, rhs, where=None):
+    sides = (lambda p: (lhs, rhs)) if where is None else (lambda p: (lhs, rhs, where))
+    return ProofStep(f"a {relation} step", f"lhs {relation} rhs", sides, relation)
+
+
+@pytest.mark.parametrize("relation, margin", [(">=", lambda x, y: x - y), (">", lambda x, y: x - y),
+                                              ("<=", lambda x, y: y - x), ("<", lambda x, y: y - x),
+                                              ("==", lambda x, y: -abs(x - y))])
+def test_a_proof_step_reports_its_worst_point_with_both_sides(relation, margin):
+    """Each relation's margin (lhs - rhs for >=, rhs - lhs for <=, -|lhs - rhs| for ==) at every point
+    of a grid, written out by hand: the worst point, its sides and coordinates, the count of points and
+    of failing points, and the status (a margin within the relative tolerance of 0 is tight)."""
+    lhs = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    rhs = np.array([[1.5, 2.0, 2.0], [4.0, 7.0, 1.0]])
+    where = {"n": np.array([[1, 2, 3], [4, 5, 6]]), "eps": 0.5}
+    found = evaluate_step(_step(relation, lhs, rhs, where), {})
+    margins = np.array([[margin(a, b) for a, b in zip(ra, rb)] for ra, rb in zip(lhs, rhs)])
+    failing = margins < -1e-12 * np.maximum(np.abs(lhs), np.abs(rhs))
+    worst = np.unravel_index(int(np.argmin(np.where(failing, margins, np.inf)) if failing.any()
+                                 else np.argmin(margins)), margins.shape)
+    assert found["margin"] == margins[worst] and found["lhs"] == lhs[worst] and found["rhs"] == rhs[worst]
+    assert found["points"] == 6 and found["failing_points"] == int(failing.sum())
+    assert found["at"] == {"n": int(where["n"][worst]), "eps": 0.5} and type(found["at"]["n"]) is int
+    assert found["status"] == ("fails" if failing.any() else "tight")
+    assert found["relation"] == relation and found["statement"] == f"lhs {relation} rhs"
+
+
+def test_a_proof_step_is_tight_within_its_tolerance_and_holds_beyond_it():
+    """The default tolerance, 1e-12 relative, and a given one."""
+    assert evaluate_step(_step(">=", 1.0 + 5e-13, 1.0), {})["status"] == "tight"
+    assert evaluate_step(_step(">=", 1.0 - 5e-13, 1.0), {})["status"] == "tight"
+    assert evaluate_step(_step(">=", 1.0 - 2e-12, 1.0), {})["status"] == "fails"
+    assert evaluate_step(_step(">=", 1.0 + 2e-12, 1.0), {})["status"] == "holds"
+    assert evaluate_step(_step(">=", 1.0, 1.0 + 1e-6), {}, tolerance=1e-5)["status"] == "tight"
+    assert evaluate_step(_step(">=", 1.0, 1.0 + 1e-6), {}, tolerance=1e-7)["status"] == "fails"
+    assert evaluate_step(_step("==", 2.0, 2.0 + 1e-12), {})["status"] == "tight"
+    assert evaluate_step(_step("==", 2.0, 2.0 + 1e-9), {})["status"] == "fails"
+    assert evaluate_step(_step("<=", -3.0, -3.0), {})["status"] == "tight"
+    for bad in ((1.0, math.inf), (math.nan, 1.0)):
+        with pytest.raises(ValueError, match="not finite"):
+            evaluate_step(_step(">=", *bad), {})
+    with pytest.raises(ValueError, match=r"sides must return \(lhs, rhs\)"):
+        evaluate_step(ProofStep("one side", "x", lambda p: (1.0,)), {})
+    with pytest.raises(ValueError, match=r"sides must return \(lhs, rhs\)"):
+        evaluate_step(ProofStep("a list", "x", lambda p: [1.0, 2.0]), {})
+
+
+def test_the_level_is_split_over_the_algorithms_of_the_class(monkeypatch):
+    """Bonferroni over the algorithms that can refute (in the class): each is held at (1 - confidence) / m."""
+    monkeypatch.setattr("dpaudit.simulation.simulate", simulate_on_member)
+    claim = LowerBound("E[R_T] >= T gap / 2", {"T": 1000}, "the algorithms of the class",
+                       lambda p: [Member(0.5, 0)], lambda p: 0.5 * GAP * p["T"], "T gap / 2")
+    for in_class in ((True, True, None), (True, False, False), (False,)):
+        subject = LowerBoundSubject(tuple(Contender(LawPolicy(str(c)), f"algorithm {c}", in_class=k, privacy="x")
+                                          for c, k in enumerate(in_class)))
+        found = LowerBoundAuditor().audit(subject, claim, confidence=0.9, seed=np.random.SeedSequence(1), runs=50)
+        m = max(1, sum(k is not False for k in in_class))
+        assert found.parameters["level_per_algorithm"] == pytest.approx(0.1 / m, rel=1e-12)
+        assert found.parameters["runs"] == 50 and found.parameters["members"] == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import pickle
 
 import numpy as np
@@ -328,3 +329,127 @@ def test_an_entry_may_expect_a_refutation_only_at_the_budget_that_resolves_it():
     with pytest.raises(ValueError, match="expected must be"):
         suite.order("mine/r", algorithms=algorithms, environment=env, claim=claim,
                     expected={"quick": "maybe"})
+
+
+# --- the order test's p-values and bounds, against scipy and against each other -------------------
+
+def _differences(seed, n=40, points=3, shift=0.15):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(-1.0, 1.0, size=(n, points)) + np.array([-shift, 0.0, shift])[:points]
+
+
+def test_t_order_pvalues_are_scipys_one_sided_t_tests():
+    d = _differences(1)
+    low, width = np.full(3, -2.0), np.full(3, 4.0)
+    against, toward = regret_order._pvalues(d, low, width, "t")
+    assert against == pytest.approx(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue, rel=1e-12)
+    assert toward == pytest.approx(stats.ttest_1samp(d, 0.0, alternative="less").pvalue, rel=1e-12)
+    # a column with no spread is decided by its sign, both ways; all zeros leaves both at 1
+    flat = np.column_stack([np.full(40, 0.3), np.full(40, -0.3), np.zeros(40)])
+    against, toward = regret_order._pvalues(flat, low, width, "t")
+    assert against.tolist() == [0.0, 1.0, 1.0] and toward.tolist() == [1.0, 0.0, 1.0]
+
+
+def test_t_order_lower_bound_is_scipys_one_sided_interval():
+    d = _differences(2)[:, 2]
+    for level in (0.01, 0.2):
+        ci = stats.ttest_1samp(d, 0.0, alternative="greater").confidence_interval(confidence_level=1 - level)
+        assert regret_order._lower(d, -2.0, 4.0, level, "t") == pytest.approx(ci.low, rel=1e-12)
+
+
+def test_bounded_order_pvalues_and_bounds_are_dual_and_mirror_each_other():
+    d = _differences(3, n=400, shift=0.3)
+    low, width = np.full(3, -2.0), np.full(3, 4.0)
+    against, toward = regret_order._pvalues(d, low, width, "bounded")
+    # each p-value is the bounded-mean test of the difference rescaled to [0, 1] against 0's image
+    z = (d - low) / width
+    assert against == pytest.approx(bounded_mean_pvalue(z, 0.5), rel=1e-12)
+    assert toward == pytest.approx(bounded_mean_pvalue(1 - z, 0.5), rel=1e-12)
+    # "E[D] >= 0" for D is "E[-D] <= 0" for -D on the mirrored range
+    mirrored, _ = regret_order._pvalues(-d, -(low + width), width, "bounded")
+    assert mirrored == pytest.approx(toward, rel=1e-12)
+    # the p-value is the level at which the lower bound reaches 0 (the test and the bound agree)
+    j = int(np.argmin(against))
+    assert 0 < against[j] < 1
+    assert regret_order._lower(d[:, j], -2.0, 4.0, against[j] * (1 + 1e-6), "bounded") > 0
+    assert regret_order._lower(d[:, j], -2.0, 4.0, against[j] * (1 - 1e-6), "bounded") < 0
+    # values outside the declared range are clipped into it, on both sides
+    wide = d * 3
+    clipped = np.clip(wide, -2.0, 2.0)
+    assert regret_order._pvalues(wide, low, width, "bounded")[0] == pytest.approx(
+        regret_order._pvalues(clipped, low, width, "bounded")[0], rel=1e-12)
+    assert regret_order._lower(wide[:, 0], -2.0, 4.0, 0.1, "bounded") == pytest.approx(
+        regret_order._lower(clipped[:, 0], -2.0, 4.0, 0.1, "bounded"), rel=1e-12)
+    assert regret_order._lower(d[:, 2], -2.0, 4.0, 0.1, "bounded") == pytest.approx(
+        -2.0 + 4.0 * bounded_mean_lower(z[:, 2:3], 0.1)[0][0], rel=1e-12)
+
+
+@pytest.mark.parametrize("test", ["t", "bounded"])
+def test_an_order_finding_is_recomputed_from_the_runs_it_read(monkeypatch, test):
+    """Every number of an order finding, recomputed from the runs (drawn from known laws, which the
+    test draws again): the pairs' mean differences, the one-sided p-values (scipy's t-test, or the
+    bounded test on the difference's range [-T gap, T gap]), Holm's decisions (statsmodels), the worst
+    pair, its lower bound at Holm's first step, and the record's fields. Deterministic."""
+    from regret_laws import GAP
+    from statsmodels.stats.multitest import multipletests
+
+    monkeypatch.setattr("dpaudit.simulation_cache.cached_simulate", simulate_law)
+    series = {"a": coin(0.05, 1), "b": coin(0.5, 2), "c": coin(0.2, 3)}
+    claim = dpaudit.RegretOrder([["a"], ["b"], ["c"]], at="grid")
+    grid = np.array([100, 400, 1600])
+    runs, alpha, group = 300, 0.05, 7
+    subject = regret_order.OrderSubject({k: LawPolicy(k, law) for k, law in series.items()}, None, "laws")
+    found = regret_order.RegretOrderAuditor().audit(subject, claim, confidence=1 - alpha, horizons=grid, runs=runs,
+                                                   seed=np.random.SeedSequence(group), test=test)
+    draws = {k: law(grid.astype(float), runs, group) for k, law in series.items()}
+    pairs = claim.pairs()
+    assert found.parameters["pairs"] == [list(p) for p in pairs] == [["a", "b"], ["a", "c"], ["b", "c"]]
+    low, width = -GAP * grid, 2 * GAP * grid
+    against, toward, means = [], [], []
+    for a, b in pairs:
+        d = draws[a] - draws[b]
+        means.append(d.mean(axis=0))
+        if test == "t":
+            against.append(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue)
+            toward.append(stats.ttest_1samp(d, 0.0, alternative="less").pvalue)
+        else:
+            z = (d - low) / width
+            against.append(bounded_mean_pvalue(z, -low / width))
+            toward.append(bounded_mean_pvalue(1 - z, 1 + low / width))
+    against, toward = np.array(against), np.array(toward)
+    assert found.parameters["p_values"] == pytest.approx(against, rel=1e-10)
+    assert found.parameters["p_values_confirming"] == pytest.approx(toward, rel=1e-10)
+    rejected = multipletests(against.ravel(), alpha, method="holm")[0].reshape(against.shape)
+    confirmed = multipletests(toward.ravel(), alpha, method="holm")[0].reshape(toward.shape)
+    violations = [[pairs[i][0], pairs[i][1], int(grid[j])] for i, j in zip(*np.nonzero(rejected))]
+    assert violations, "the laws put b above c at every round: the claim b < c is refuted"
+    assert found.verdict == "refuted" and found.witness["violations"] == violations
+    assert found.parameters["confirmed"] == [list(pairs[i]) for i in np.nonzero(confirmed.all(axis=1))[0]]
+    i, j = np.unravel_index(int(np.argmin(against)), against.shape)
+    a, b = pairs[i]
+    d = (draws[a] - draws[b])[:, j]
+    lcb = regret_order._lower(d, float(low[j]), float(width[j]), alpha / against.size, test)
+    if test == "t":
+        assert lcb == pytest.approx(stats.ttest_1samp(d, 0.0, alternative="greater").confidence_interval(
+            1 - alpha / against.size).low, rel=1e-10)
+    assert found.witness["pair"] == [a, b] and found.witness["T"] == int(grid[j])
+    assert found.witness["mean_difference"] == pytest.approx(means[i][j], rel=1e-12)
+    assert found.witness["lower_bound"] == pytest.approx(lcb, rel=1e-12) and lcb > 0
+    assert found.witness["p_value"] == pytest.approx(against[i, j], rel=1e-10)
+    assert found.statistic.name == f"E[R({a}) - R({b})] at T={int(grid[j])}"
+    assert found.statistic.value == pytest.approx(means[i][j], rel=1e-12)
+    assert found.statistic.interval == (pytest.approx(lcb, rel=1e-12), math.inf)
+    assert found.statistic.kind == "lower-bound"
+    assert found.confidence == 1 - alpha and found.samples == runs
+    assert found.parameters["final_mean"] == {k: pytest.approx(v[:, -1].mean(), rel=1e-12) for k, v in draws.items()}
+    assert found.parameters["test"] == test and found.parameters["at"] == "grid" and found.parameters["runs"] == runs
+    text = " ".join(found.notes)
+    assert f"Holm over {against.size} tests" in text and f"each of {grid.size} recorded rounds" in text
+    assert f"fails for {len({(v[0], v[1]) for v in violations})} pair(s)" in text
+    assert f"{len(found.parameters['confirmed'])} of 3 claimed pairs confirmed" in text
+    final = regret_order.RegretOrderAuditor().audit(subject, dpaudit.RegretOrder([["a"], ["c"]]), confidence=1 - alpha,
+                                                   seed=np.random.SeedSequence(group), horizons=grid, runs=runs,
+                                                   test=test)
+    assert final.witness["T"] == int(grid[-1]) and "the last recorded round" in " ".join(final.notes)
+    assert final.verdict == "not-refuted" and final.parameters["confirmed"] == [["a", "c"]]
+    assert "the others are not resolved" not in " ".join(final.notes)

@@ -8,6 +8,7 @@ every one of 20 seeds, each failing with probability below 1e-6 at 2 * 10^5 samp
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 
@@ -256,3 +257,184 @@ def test_mgf_claims_about_laws_without_a_cgf_are_refuted_by_their_implied_tail()
         exact(stats.logistic(), SubExponential(2, 1))
     fallback = dpaudit.audit_tail(stats.logistic(), SubExponential(2, 1), samples=20_000, seed=0)
     assert fallback.auditor == "statistical-tail" and "implies" in " ".join(fallback.notes)
+
+
+# -- the exact tail auditor against an independent oracle -----------------------------------------
+#
+# On a law with finite integer support every exact question has a closed answer. The tail
+# P(|Y - shift| >= t) is a step function whose jumps are the distances |y - shift|, and a
+# non-increasing bound is tightest at the jumps, so a tail claim holds exactly when it holds at
+# every jump. For MGF claims the oracle sums the cumulant function in 40-digit arithmetic on a dense
+# grid of lambda and refines the largest value of 2 K(lam) / lam^2 (the smallest variance proxy,
+# sigma*^2). Each claim sits 1e-4 (tail) or 1e-3 (MGF) on one side of its exact boundary, so a
+# verdict that strays from the oracle, a witness off a jump or with g(lam) <= 0, or a reported
+# tail, bound, cumulant or margin that is not the law's own fails a test. Deterministic.
+
+
+def finite_law(values, probs, name="finite"):
+    """A law on the integers ``values`` with probabilities ``probs``: exact cdf, sf and cumulant function."""
+    xk = np.asarray(values, dtype=float)
+    pk = np.asarray(probs, dtype=float)
+    pk = pk / pk.sum()
+    order = np.argsort(xk)
+    xk, pk = xk[order], pk[order]
+    below = np.concatenate([[0.0], np.cumsum(pk)])  # P(X < xk[i]) and, last, 1
+    above = np.concatenate([np.cumsum(pk[::-1])[::-1], [0.0]])  # P(X >= xk[i]), summed from the top
+
+    def cdf(x):
+        return below[np.searchsorted(xk, np.asarray(x, dtype=float), side="right")]
+
+    def sf(x):  # summed from the top, so a far tail is its own small number, not 1 - cdf
+        return above[np.searchsorted(xk, np.asarray(x, dtype=float), side="right")]
+
+    def cgf(lam):
+        lam = np.atleast_1d(np.asarray(lam, dtype=float))
+        from scipy.special import logsumexp
+        return logsumexp(np.log(pk)[None, :] + lam[:, None] * xk[None, :], axis=1)
+
+    mean = float(pk @ xk)
+    var = float(pk @ (xk - mean) ** 2)
+    return Law(name, True, mean, var, (float(xk[0]), float(xk[-1])), cdf, sf,
+               lambda n, rng: rng.choice(xk, size=n, p=pk), cgf=cgf,
+               logpmf=lambda k: np.log(pk[np.searchsorted(xk, k)]))
+
+
+def oracle_tail(xk, pk, shift, two_sided):
+    """The jumps t_j > 0 of T(t) = P(|Y - shift| >= t) (or P(Y - shift >= t)) and T at each, in mpmath."""
+    import mpmath as mp
+    mp.mp.dps = 40
+    pk = [mp.mpf(p) / mp.fsum(mp.mpf(q) for q in pk) for p in pk]
+    dist = [abs(mp.mpf(x) - shift) if two_sided else mp.mpf(x) - shift for x in xk]
+    jumps = sorted({d for d in dist if d > 0})
+    return [(t, mp.fsum(p for p, d in zip(pk, dist) if d >= t)) for t in jumps]
+
+
+@functools.cache
+def oracle_proxy(xk, pk, shift, lam_max=math.inf):
+    """sup over 0 < |lam| < lam_max of 2 K(lam) / lam^2 for Y = X - shift, and the lam where it is attained:
+    the smallest s with K(lam) <= lam^2 s^2 / 2 there."""
+    import mpmath as mp
+    mp.mp.dps = 40
+    total = mp.fsum(mp.mpf(q) for q in pk)
+    ps = [mp.mpf(p) / total for p in pk]
+    ys = [mp.mpf(x) - shift for x in xk]
+
+    def ratio(lam):
+        lam = mp.mpf(lam)
+        return 2 * mp.log(mp.fsum(p * mp.exp(lam * y) for p, y in zip(ps, ys))) / lam**2
+
+    reach = max(abs(float(y)) for y in ys)
+    top = min(lam_max * (1 - 1e-9), 60 / reach)
+    grid = np.concatenate([-np.geomspace(top, 1e-4, 300), np.geomspace(1e-4, top, 300)])
+    values = [ratio(lam) for lam in grid]
+    j = int(np.argmax([float(v) for v in values]))
+    lo, hi = grid[max(j - 1, 0)], grid[min(j + 1, len(grid) - 1)]
+    if lo < 0 < hi:  # the supremum is the limit at 0: the variance
+        return float(mp.fsum(p * y * y for p, y in zip(ps, ys)) - mp.fsum(p * y for p, y in zip(ps, ys)) ** 2), 0.0
+    best = mp.findroot(lambda x: mp.diff(ratio, x), (lo + hi) / 2) if j not in (0, len(grid) - 1) else grid[j]
+    best = float(best) if lo <= float(best) <= hi else float(grid[j])
+    return float(max(ratio(best), values[j])), best
+
+
+def cgf_of(xk, pk, shift, lam):
+    import mpmath as mp
+    mp.mp.dps = 40
+    total = mp.fsum(mp.mpf(q) for q in pk)
+    return float(mp.log(mp.fsum(mp.mpf(p) / total * mp.exp(mp.mpf(lam) * (mp.mpf(x) - shift)) for p, x in zip(pk, xk))))
+
+
+def battery_laws():
+    """Deterministic finite laws on integers: skewed, symmetric, two-point, with a far outlier."""
+    rng = np.random.default_rng(20261125)
+    laws = [([-1, 1], [0.5, 0.5]), ([0, 1], [0.9, 0.1]), ([-3, 0, 2, 7], [0.2, 0.5, 0.25, 0.05]),
+            ([-2, -1, 0, 1, 2], [0.1, 0.2, 0.4, 0.2, 0.1]), ([0, 1, 12], [0.6, 0.39, 0.01])]
+    for _ in range(3):
+        k = int(rng.integers(3, 7))
+        xk = np.sort(rng.choice(np.arange(-6, 9), size=k, replace=False))
+        laws.append((xk.tolist(), rng.dirichlet(np.ones(k)).tolist()))
+    return laws
+
+
+@pytest.mark.parametrize("family", ["gauss", "exp"])
+@pytest.mark.parametrize("side", ["holds", "fails"])
+@pytest.mark.parametrize("two_sided, centred", [(True, False), (True, True), (False, True), (False, False)])
+def test_exact_tail_bounds_agree_with_the_jump_point_oracle(family, side, two_sided, centred):
+    for idx, (xk, pk) in enumerate(battery_laws()):
+        law = finite_law(xk, pk, f"law{idx}")
+        shift = law.mean if centred else 0.0
+        import mpmath as mp
+        jumps = oracle_tail(xk, pk, mp.mpf(shift), two_sided)
+        if not jumps:
+            continue
+        c = 1.5
+        power = 2 if family == "gauss" else 1
+        # the largest rate a with c exp(-a t^p) >= T(t) at every jump, and the jump that binds
+        rates = [(mp.log(c / tail) / t**power, t, tail) for t, tail in jumps]
+        a_star, t_star, _ = min(rates)
+        a = float(a_star) * (1 - 1e-4 if side == "holds" else 1 + 1e-4)
+        claim = TailBound(lambda t, a=a, c=c, power=power: c * np.exp(-a * np.abs(np.asarray(t, dtype=float)) ** power),
+                          f"{c} exp(-{a:.6g} t^{power})", two_sided=two_sided, centred=centred)
+        found = exact(law, claim)
+        label = f"law{idx} {xk} {side} two_sided={two_sided} centred={centred}"
+        if side == "holds":
+            assert found.verdict == "verified", label
+        else:
+            assert found.verdict == "refuted", label
+        t, tail, bound = found.witness["t"], found.witness["tail"], found.witness["bound"]
+        # the reported tail and bound are the law's and the claim's at the reported t
+        true_tail = float(sum(p for p, d in ((p / sum(pk), abs(x - shift) if two_sided else x - shift)
+                                             for p, x in zip(pk, xk)) if d >= t - 1e-12))
+        assert tail == pytest.approx(true_tail, rel=1e-9, abs=1e-15), label
+        assert bound == pytest.approx(c * math.exp(-a * t**power), rel=1e-9), label
+        assert found.witness["margin"] == pytest.approx(bound - tail, rel=1e-9, abs=1e-15), label
+        assert found.statistic.value == pytest.approx(tail / bound, rel=1e-9), label
+        if side == "fails":
+            # a witness of a step tail is a jump point, and the claim fails there
+            assert min(abs(float(tj) - t) for tj, _ in jumps) < 1e-9, label
+            assert tail > bound, label
+        else:
+            assert tail <= bound, label
+            assert found.parameters["t_max"] >= float(max(tj for tj, _ in jumps)), label
+
+
+@pytest.mark.parametrize("kind", ["sub-gaussian", "sub-exponential"])
+@pytest.mark.parametrize("side", ["holds", "fails"])
+@pytest.mark.parametrize("centred", [True, False])
+def test_exact_mgf_claims_agree_with_the_summed_cumulant_oracle(kind, side, centred):
+    for idx, (xk, pk) in enumerate(battery_laws()):
+        law = finite_law(xk, pk, f"law{idx}")
+        shift = law.mean if centred else 0.0
+        label = f"law{idx} {xk} {kind} {side} centred={centred}"
+        mean = law.mean - shift
+        if abs(mean) > 1e-9 and side == "holds":
+            # an uncentred variable with a non-zero mean is never sub-Gaussian: g'(0) = mean
+            found = exact(law, SubGaussian(10.0, centred=False))
+            assert found.verdict == "refuted" and "mean" in found.notes[0], label
+            lam = found.witness["lambda"]
+            assert np.sign(lam) == np.sign(mean), label
+            assert cgf_of(xk, pk, 0.0, lam) > lam**2 * 100 / 2, label
+            continue
+        b = 0.5 * (max(xk) - min(xk))  # sub-exponential: the claimed range |lam| < 1 / b
+        lam_max = math.inf if kind == "sub-gaussian" else 1 / b
+        s2, lam_star = oracle_proxy(tuple(xk), tuple(pk), shift, lam_max)
+        if abs(s2 - law.var) < 1e-3 * law.var and side == "holds":
+            continue  # sigma* = sd: the claim would hold with equality to second order at 0 (left undecided)
+        s = math.sqrt(s2) * (1 + 1e-3 if side == "holds" else 1 - 1e-3)
+        claim = SubGaussian(s, centred=centred) if kind == "sub-gaussian" else SubExponential(s, b, centred=centred)
+        found = exact(law, claim)
+        assert found.verdict == ("verified" if side == "holds" else "refuted"), (label, found.notes)
+        lam = found.witness["lambda"]
+        k = cgf_of(xk, pk, shift, lam)
+        # the reported cumulant, the claimed side and the margin are the law's and the claim's at lam
+        assert found.witness["cgf"] == pytest.approx(k, rel=1e-8, abs=1e-12), label
+        assert found.witness["claimed"] == pytest.approx(lam**2 * s**2 / 2, rel=1e-12), label
+        assert found.witness["margin"] == pytest.approx(lam**2 * s**2 / 2 - k, rel=1e-6, abs=1e-12), label
+        assert found.statistic.value == pytest.approx(-found.witness["margin"], rel=1e-12, abs=1e-15), label
+        assert abs(lam) < lam_max, label
+        if side == "fails":
+            assert k > lam**2 * s**2 / 2, label
+        else:
+            assert k <= lam**2 * s**2 / 2, label
+            # the worst lam found is where the margin is smallest, near the oracle's
+            if lam_star:
+                assert found.statistic.value == pytest.approx(k - lam**2 * s**2 / 2, abs=1e-12)

@@ -31,7 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 EQUIVALENT = Path(__file__).with_name("equivalent.toml")
 RECORD = ROOT / "docs" / "mutation" / "record.md"
-STATUSES = ("killed", "survived", "equivalent", "no tests", "timeout", "suspicious", "skipped", "segfault")
+STATUSES = ("killed", "survived", "equivalent", "no tests", "timeout", "suspicious", "skipped", "segfault",
+            "not checked")
 
 
 def _mutmut(*args: str, capture: bool = True) -> str:
@@ -67,6 +68,26 @@ def module_of(name: str) -> str:
     return name.rpartition(".")[0].replace(".", "/") + ".py"
 
 
+def diff_of(name: str) -> str:
+    """The lines a mutant changes: read in this process from mutmut's index of the mutated file (a
+    ``mutmut show`` per mutant would start mutmut and search every file for it)."""
+    try:
+        from mutmut.mutation.diff_apply import get_diff_for_mutant
+    except ImportError:  # another mutmut layout: ask the command line
+        diff = _mutmut("show", name)
+    else:
+        import os
+
+        here = os.getcwd()
+        os.chdir(ROOT)
+        try:
+            diff = get_diff_for_mutant(name, path=module_of(name))
+        finally:
+            os.chdir(here)
+    return "\n".join(line for line in diff.splitlines()
+                     if line.startswith(("-", "+")) and not line.startswith(("---", "+++")))
+
+
 def write_record(statuses: dict[str, str], reasons: dict[str, str]) -> str:
     stale = sorted(set(reasons) - set(statuses))
     rows = collections.defaultdict(collections.Counter)
@@ -76,11 +97,8 @@ def write_record(statuses: dict[str, str], reasons: dict[str, str]) -> str:
         if name in reasons and status == "survived":
             status = "equivalent"
         rows[module_of(name)][status] += 1
-        if status != "killed":
-            diff = _mutmut("show", name)
-            body = "\n".join(line for line in diff.splitlines() if line.startswith(("-", "+")) and not
-                             line.startswith(("---", "+++")))
-            detail.append((name, status, reasons.get(name, ""), body))
+        if status not in ("killed", "not checked"):
+            detail.append((name, status, reasons.get(name, ""), diff_of(name)))
     total = collections.Counter()
     for counts in rows.values():
         total.update(counts)
@@ -88,8 +106,9 @@ def write_record(statuses: dict[str, str], reasons: dict[str, str]) -> str:
              "Made by `python tools/mutation/record.py run` (mutmut over the modules in pyproject.toml's "
              "`[tool.mutmut]`); do not edit by hand: equivalences are explained in `tools/mutation/equivalent.toml`.",
              "",
-             "| module | mutants | killed | survived | equivalent | no tests | timeout | killed of non-equivalent |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "| module | mutants | killed | survived | equivalent | no tests | timeout | not yet run "
+             "| killed of non-equivalent run |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for module, counts in sorted(rows.items()):
         lines.append(_row(module, counts))
     summary = _row("**all**", total)
@@ -97,7 +116,8 @@ def write_record(statuses: dict[str, str], reasons: dict[str, str]) -> str:
     lines += ["", "Statuses: *killed*, a test failed; *survived*, every test reaching the function passed (a test "
               "to write); *equivalent*, survived and explained below as behaving like the original; *no tests*, "
               "no test of the selection reaches the function (counted as not killed); *timeout*, the tests ran over "
-              "mutmut's limit (an infinite loop: counted as killed, and listed below).", ""]
+              "mutmut's limit (an infinite loop: counted as killed, and listed below); *not yet run*, mutmut has "
+              "not tested it yet (a run was stopped: `record.py run` resumes it), left out of the share.", ""]
     if stale:
         lines += ["Equivalences naming mutants mutmut no longer makes (the code moved; re-check them): "
                   + ", ".join(f"`{s}`" for s in stale), ""]
@@ -116,11 +136,11 @@ def _row(module: str, counts: collections.Counter) -> str:
     """A table row; the share counts a timeout as killed (the tests did not pass) and a mutant no test
     reaches as not killed."""
     mutants = sum(counts.values())
-    non_equivalent = mutants - counts["equivalent"] - counts["skipped"]
+    non_equivalent = mutants - counts["equivalent"] - counts["skipped"] - counts["not checked"]
     detected = counts["killed"] + counts["timeout"]
     share = f"{detected / non_equivalent:.1%}" if non_equivalent else "—"
     return (f"| {module} | {mutants} | {counts['killed']} | {counts['survived']} | {counts['equivalent']} | "
-            f"{counts['no tests']} | {counts['timeout']} | {share} |")
+            f"{counts['no tests']} | {counts['timeout']} | {counts['not checked']} | {share} |")
 
 
 def _natural(name: str) -> tuple:
