@@ -141,3 +141,87 @@ def test_product_density_requires_coordinates():
         ProductDistribution(())
     with pytest.raises(ValueError, match="decay"):
         LogLinearDistribution.build([0], [-1, -1], 0, None, False)
+
+
+# -- approximate, Renyi and zCDP records against closed forms -------------------------------------
+#
+# Laplace(1 / eps) at distance 1: delta(eps') = 1 - exp((eps' - eps) / 2) for eps' <= eps. A Gaussian
+# N(0, sigma^2) against N(D, sigma^2): D_alpha = alpha D^2 / (2 sigma^2), rho = D^2 / (2 sigma^2). The
+# pairs list the far pair second, so a finding that reports the wrong pair, or the wrong order of a
+# curve, fails; each claim sits 1e-6 either side of the truth, or within the float resolution (1e-9
+# relative) of it, where the exact auditor says "not-refuted" and why.
+
+FAR_LAST = [(0.0, 0.5), (0.0, 1.0)]
+
+
+def test_approx_dp_record_is_the_laplace_closed_form():
+    from dpaudit.mechanisms import LaplaceMechanism
+
+    mech = LaplaceMechanism(1.0)
+    truth = 1 - math.exp(-0.25)
+    for claimed, verdict in ((truth * (1 + 1e-6), "verified"), (truth * (1 - 1e-6), "refuted")):
+        r = audit(mech, ApproxDP(0.5, claimed), FAR_LAST)
+        assert r.verdict == verdict
+        assert r.statistic.name == "delta" and r.statistic.kind == "exact"
+        lo, hi = r.statistic.interval
+        assert lo <= truth * (1 + 1e-15) and hi >= truth * (1 - 1e-15) and hi - lo < 1e-15
+        assert r.delta_lower == pytest.approx(truth, rel=1e-14)
+        w = r.witness
+        assert w["pair"] == [0.0, 1.0] and w["pair_index"] == 1 and w["epsilon"] == 0.5
+        assert w["delta"] == pytest.approx(truth, rel=1e-14) and w["pure_epsilon"] == pytest.approx(1.0, rel=1e-14)
+        assert w["margin"] == pytest.approx(claimed - truth, rel=1e-6)
+        assert r.parameters["tolerance"] == 1e-9 and r.parameters["pure_epsilon"] == [pytest.approx(1.0)] * 2
+        assert r.plot_data["claimed"] == (0.5, claimed) and r.notes == []
+        # the plotted profile is the closed form too
+        grid = np.asarray(r.plot_data["eps"])
+        assert grid.size > 10 and grid.min() <= 0.5 <= grid.max()
+        assert np.asarray(r.plot_data["delta"]) == pytest.approx(np.where(grid < 1, -np.expm1((grid - 1) / 2), 0.0),
+                                                                 abs=1e-12)
+    # delta(eps) = 0 once eps reaches the pure epsilon: said, with the reason, and a zero delta
+    r = audit(mech, ApproxDP(1.0, 0.0), FAR_LAST)
+    assert r.verdict == "verified" and r.witness["delta"] == 0 and r.statistic.value == 0
+    assert "pure epsilon is at most 1 <= the claimed epsilon" in r.notes[0]
+    # eps a hair under the pure epsilon: the tiny delta is within the float resolution, not a refutation
+    r = audit(mech, ApproxDP(1.0 - 1e-12, 0.0), FAR_LAST)
+    assert r.verdict == "not-refuted" and r.witness["delta"] > 0
+    assert any("below the resolution attributed to floating-point parameters" in n for n in r.notes)
+    assert audit(mech, ApproxDP(1.0 - 1e-6, 0.0), FAR_LAST).verdict == "refuted"
+    assert audit(mech, ApproxDP(1.0 - 1e-6, 1e-6), FAR_LAST).verdict == "verified"
+
+
+def test_renyi_record_is_the_gaussian_closed_form_at_the_worst_order():
+    from dpaudit import RenyiDP
+    from dpaudit.mechanisms import ZCDPGaussianMechanism
+
+    mech = ZCDPGaussianMechanism(0.125)  # sigma = 2: D_alpha = alpha / 8 at distance 1
+    r = audit(mech, RenyiDP((2.0, 8.0), (0.25, 1.0)), FAR_LAST)
+    assert r.verdict == "verified" and r.notes == []
+    assert r.parameters["renyi_divergences"] == {"2": [0.25, 0.25], "8": [1.0, 1.0]}
+    # the order reported is the one with the largest excess over its claim, not the largest divergence
+    r = audit(mech, RenyiDP((2.0, 8.0), (0.2, 0.99)), FAR_LAST)
+    assert r.verdict == "refuted" and r.statistic.name == "D_2" and r.statistic.value == pytest.approx(0.25)
+    assert r.witness["alpha"] == 2.0 and r.witness["pair_index"] == 1
+    assert r.witness["renyi_divergence"] == pytest.approx(0.25) and r.witness["margin"] == pytest.approx(-0.05)
+    assert r.plot_data is not None and r.plot_data["alpha"] is not None
+    r = audit(mech, RenyiDP((2.0, 8.0), (0.25, 1.0 * (1 - 1e-6))), FAR_LAST)
+    assert r.verdict == "refuted" and r.statistic.name == "D_8" and r.witness["margin"] == pytest.approx(-1e-6)
+    # within the resolution at one order, verified at the other: not refuted, with the order named
+    r = audit(mech, RenyiDP((2.0, 8.0), (0.25 * (1 - 1e-12), 1.5)), FAR_LAST)
+    assert r.verdict == "not-refuted" and any(n.startswith("D_2 exceeds the claim") for n in r.notes)
+
+
+def test_zcdp_record_is_the_gaussian_closed_form():
+    from dpaudit.mechanisms import ZCDPGaussianMechanism
+
+    for rho in (0.125, 2.0):
+        mech = ZCDPGaussianMechanism(rho)
+        r = audit(mech, dpaudit.ZCDP(rho * (1 + 1e-6)), FAR_LAST)
+        assert r.verdict == "verified" and r.statistic.name == "rho"
+        assert r.statistic.value == pytest.approx(rho, rel=1e-12)
+        assert r.witness["rho"] == pytest.approx(rho, rel=1e-12) and r.witness["pair_index"] == 1
+        assert r.witness["margin"] == pytest.approx(rho * 1e-6, rel=1e-6)
+        assert r.parameters["resolution"] == pytest.approx(1e-9 * max(1.0, rho * (1 + 1e-6)))
+        assert r.plot_data is not None and r.plot_data["rho"] == pytest.approx(rho * (1 + 1e-6))
+        assert audit(mech, dpaudit.ZCDP(rho * (1 - 1e-6)), FAR_LAST).verdict == "refuted"
+        near = audit(mech, dpaudit.ZCDP(rho * (1 - 1e-12)), FAR_LAST)
+        assert near.verdict == "not-refuted" and near.notes[0].startswith("rho exceeds the claim")

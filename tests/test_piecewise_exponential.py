@@ -176,3 +176,39 @@ def test_malformed_laws_are_refused():
         ClampedLaplaceMechanism(1.0, 2.0, 2.0)
     with pytest.raises(ValueError, match="gamma"):
         Staircase(1.0, 1.0, 1.5)
+
+
+def test_loss_range_and_the_infinite_order_on_step_densities_and_disjoint_supports():
+    """D_inf is the supremum of the loss (the pure epsilon of one direction), and the loss range says
+    where it is reached, on laws whose loss is a step function written down by hand: P with density
+    3/2 then 1/2 on the halves of [0, 1) against the uniform law (loss log 3/2, then log 1/2); two
+    uniform laws overlapping on half their support (loss +inf on P's own part, at its midpoint 1/4, and
+    -inf on Q's, at 5/4); and a discrete and a continuous Laplace pair (log-linear laws: the loss runs
+    from -|shift| / b to |shift| / b, reached at the two locations)."""
+    from dpaudit import exact
+    from dpaudit.exact.enclosure import Enclosure
+    from dpaudit.mechanisms import DiscreteLaplace, Laplace
+
+    uniform = PiecewiseExponentialDistribution.build([0, 1], [0], [0], None)
+    steps = PiecewiseExponentialDistribution.build([0, 0.5, 1], [0, 0], [math.log(1.5), math.log(0.5)], None)
+    loss = exact.loss_range(steps, uniform)
+    assert loss.sup.floats() == (pytest.approx(math.log(1.5), rel=1e-15),) * 2
+    assert loss.inf.floats() == (pytest.approx(math.log(0.5), rel=1e-15),) * 2
+    assert 0 <= loss.sup_at < 0.5 <= loss.inf_at < 1
+    for p, q, sup in ((steps, uniform, math.log(1.5)), (uniform, steps, -math.log(0.5))):
+        d = exact.renyi_divergence(p, q, math.inf)
+        assert d.floats() == (pytest.approx(sup, rel=1e-15),) * 2 and d.hi - d.lo < 1e-15
+    assert exact.renyi_divergence(steps, uniform, 2.0).floats()[0] == pytest.approx(
+        math.log(0.5 * 1.5**2 + 0.5 * 0.5**2), rel=1e-14)
+    shifted = PiecewiseExponentialDistribution.build([0.5, 1.5], [0], [0], None)
+    apart = exact.loss_range(uniform, shifted)
+    assert apart.sup == Enclosure.point(math.inf) and apart.inf == Enclosure.point(-math.inf)
+    assert apart.sup_at == 0.25 and apart.inf_at == 1.25
+    assert exact.renyi_divergence(uniform, shifted, math.inf) == Enclosure.point(math.inf)
+    for p, q, bound, ends in ((Laplace(2.0, loc=0.0), Laplace(2.0, loc=1.0), 0.5, (0, 1)),
+                              (DiscreteLaplace(2.0, loc=0), DiscreteLaplace(2.0, loc=3), 1.5, (0, 3))):
+        loss = exact.loss_range(p, q)
+        assert loss.sup == Enclosure.point(bound) and loss.inf == Enclosure.point(-bound)
+        assert (loss.sup_at, loss.inf_at) == ends
+        assert exact.renyi_divergence(p, q, math.inf) == Enclosure.point(bound)
+        assert exact.renyi_divergence(q, p, math.inf) == Enclosure.point(bound)

@@ -334,6 +334,7 @@ def _largest_coordinate(dist0: Any, dist1: Any) -> tuple[Any, Any, int, int]:
     return c0[best], c1[best], best, len(c0)
 
 
+# pragma: no mutate start (data for the report's plots, not a verdict's statistics)
 def _loss_points(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray, bool] | None:
     p, q = (d.exact_distribution() if callable(getattr(d, "exact_distribution", None)) else d for d in (p, q))
     if isinstance(p, GaussianDistribution):
@@ -368,8 +369,10 @@ def _loss_points(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray, bool] | None:
     else:
         x = np.linspace(lo - pad, hi + pad, 401)
     return x, p.log_density(x) - q.log_density(x), p.lattice
+# pragma: no mutate end
 
 
+# pragma: no mutate start (data for the report's plots, not a verdict's statistics)
 def _loss_plot(dists: tuple[Any, Any], direction: str, claimed: float) -> dict[str, Any] | None:
     """L(x) = log P/Q along the coordinate contributing most, for the report's plot."""
     try:
@@ -382,8 +385,10 @@ def _loss_plot(dists: tuple[Any, Any], direction: str, claimed: float) -> dict[s
     x, loss, lattice = points
     return {"kind": "privacy-loss", "x": x, "loss": loss, "claimed": claimed, "lattice": lattice,
             "coordinate": i, "coordinates": n}
+# pragma: no mutate end
 
 
+# pragma: no mutate start (data for the report's plots, not a verdict's statistics)
 def _profile_plot(dists: tuple[Any, Any], direction: str, claim: ApproxDP) -> dict[str, Any] | None:
     """delta(eps') on a grid of eps' around the claimed epsilon, for the worst direction."""
     grid = np.linspace(0.0, max(2 * claim.epsilon, 1.0), 17)
@@ -397,8 +402,10 @@ def _profile_plot(dists: tuple[Any, Any], direction: str, claim: ApproxDP) -> di
         return None
     return {"kind": "privacy-profile", "eps": grid, "delta": np.array(deltas), "claimed": (claim.epsilon, claim.delta),
             "direction": _DIRECTION[direction]}
+# pragma: no mutate end
 
 
+# pragma: no mutate start (data for the report's plots, not a verdict's statistics)
 def _renyi_plot(dists: tuple[Any, Any], direction: str, claim: RenyiDP | ZCDP) -> dict[str, Any] | None:
     """D_alpha on a grid of orders, with the claimed points (Renyi DP) or line rho * alpha (zCDP)."""
     claimed = [(a, e) for a, e in claim.points if math.isfinite(a)] if isinstance(claim, RenyiDP) else []
@@ -411,6 +418,7 @@ def _renyi_plot(dists: tuple[Any, Any], direction: str, claim: RenyiDP | ZCDP) -
     return {"kind": "renyi", "alpha": np.array(alphas), "divergence": np.array([float(v.hi) for v in values]),
             "claimed": claimed, "rho": claim.rho if isinstance(claim, ZCDP) else None,
             "direction": _DIRECTION[direction]}
+# pragma: no mutate end
 
 
 __all__ = ["DEFAULT_TOLERANCE", "ExactPrivacyAuditor", "ExactUndecided", "PairEpsilon", "pair_epsilon"]

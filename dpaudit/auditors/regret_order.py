@@ -227,6 +227,7 @@ def _lower(d: np.ndarray, low: float, width: float, level: float, test: str) -> 
     return float(d.mean() - stats.t.ppf(1 - level, n - 1) * d.std(ddof=1) / math.sqrt(n))
 
 
+# pragma: no mutate start (data for the report's plots, not a verdict's statistics)
 def _plot_data(claim: RegretOrder, grid: np.ndarray, series: Mapping[str, Any], violations: list) -> dict[str, Any]:
     means, lowers, uppers = [], [], []
     for label in claim.labels:
@@ -239,6 +240,7 @@ def _plot_data(claim: RegretOrder, grid: np.ndarray, series: Mapping[str, Any], 
     return {"kind": "regret-order", "grid": grid, "labels": list(claim.labels), "mean": means, "lower": lowers,
             "upper": uppers, "band": "mean +- 2 standard errors", "groups": [list(g) for g in claim.groups],
             "at": claim.at, "violations": [[a, b] for a, b, _ in violations]}
+# pragma: no mutate end
 
 
 __all__ = ["ORDER_TESTS", "Difference", "OrderSubject", "RegretOrderAuditor"]

@@ -317,6 +317,7 @@ def _audit(
     )
 
 
+# pragma: no mutate start (data for the report's plots, not a verdict's statistics)
 def _plot_data(event: Any, y0: np.ndarray, y1: np.ndarray, inside: tuple[int, int], pair) -> dict[str, Any] | None:
     """Histograms of the last confirmation batch, in the space the event lives in; ``inside``: how
     many of its outputs on each side the event holds (counted already, not counted again)."""
@@ -329,6 +330,7 @@ def _plot_data(event: Any, y0: np.ndarray, y1: np.ndarray, inside: tuple[int, in
                 "labels": (f"M(d0), d0={pair[0]!r}", f"M(d1), d1={pair[1]!r}"), "event": event.describe()}
     return {"kind": "threshold", **_histograms(s0, s1), "threshold": event.t, "op": event.op, "xlabel": label,
             "labels": (f"M(d0), d0={pair[0]!r}", f"M(d1), d1={pair[1]!r}")}
+# pragma: no mutate end
 
 
 def _histograms(y0: np.ndarray, y1: np.ndarray, bins: int = 120) -> dict[str, np.ndarray]:

@@ -168,6 +168,7 @@ def hockey_stick(p: FiniteDistribution, q: FiniteDistribution, eps: float,
     )
 
 
+# pragma: no mutate start (data for the report's plots, not a verdict's statistics)
 def profile_curve(p: FiniteDistribution, q: FiniteDistribution, eps: np.ndarray) -> np.ndarray:
     """delta(eps) at many eps at once, in plain floats (for plots: an estimate, not an enclosure).
     Sorting the outcomes by loss turns every delta into two prefix sums."""
@@ -180,6 +181,7 @@ def profile_curve(p: FiniteDistribution, q: FiniteDistribution, eps: np.ndarray)
     cq = np.concatenate([[0.0], np.cumsum(np.exp(a.logq[keep][order]))])
     inside = np.searchsorted(-loss[order], -np.asarray(eps, dtype=float), side="left")  # outcomes with loss > eps
     return np.maximum(cp[inside] - np.exp(eps) * cq[inside], 0.0) + p.tail_mass
+# pragma: no mutate end
 
 
 def renyi(p: FiniteDistribution, q: FiniteDistribution, alpha: float) -> Enclosure:
