@@ -204,3 +204,64 @@ def test_a_suite_entry_plans_the_exact_path():
     assert entry.plan.auditor.name == "exact-regret" and entry.plan.fallback is not None
     audit = entry.audit(RunContext(0, "quick", 0.01, np.random.SeedSequence(0)))
     assert audit.finding.verdict == "verified"
+
+
+def test_an_exact_regret_finding_is_the_closed_form_at_every_round():
+    """Explore-then-commit (m = 5) on Bernoulli(0.6, 0.4): every field of the finding is the closed form
+    of its expected regret at the recorded rounds, against bounds that hold with equality, fail at the
+    later rounds, sit within the 1e-9 tolerance or twice beyond it, are zero or negative, or read the
+    instance's gaps."""
+    from dpaudit.auditors.exact_regret import ExactRegretAuditor
+    from dpaudit.testing import explore_then_commit_regret
+
+    env, policy = BernoulliBandit([0.6, 0.4]), ExploreThenCommit(5)
+    grid = np.array([10, 50, 200])
+    exact = explore_then_commit_regret(np.array([0.6, 0.4]), 5, grid)
+    assert (exact > 0).all()
+
+    def audit(f, description="f", **kw):
+        return dpaudit.audit_regret(policy, env, dpaudit.RegretBound(f, description), horizons=grid, seed=0, **kw)
+
+    held = audit(lambda T: np.interp(T, grid, exact), "the exact regret")
+    assert held.verdict == "verified" and held.auditor == "exact-regret"
+    assert held.statistic.name == "E[R_T] / f(T) at T=10" and held.statistic.value == pytest.approx(1.0, rel=1e-12)
+    assert held.statistic.interval == (held.statistic.value, held.statistic.value)
+    assert held.witness == {"T": 10, "expected_regret": pytest.approx(exact[0]), "bound": pytest.approx(exact[0]),
+                            "margin": pytest.approx(1.0), "method": "exact expected regret"}
+    assert held.parameters["exact_regret"] == pytest.approx(exact, rel=1e-12)
+    assert held.parameters["bound"] == pytest.approx(exact, rel=1e-12)
+    assert list(held.parameters["grid"]) == [10, 50, 200]
+    assert held.parameters["reading"]["rounds"] == "E[R_t] at each recorded round t of a run of horizon 200"
+    assert held.parameters["reading"]["why"]
+    assert held.notes == ["E[R_T] computed exactly at 3 rounds (up to floating-point rounding); it is at most 1 of "
+                          "the bound (T = 10)"]
+    assert held.plot_data["kind"] == "regret-bound" and held.plot_data["lower"] is None
+    assert held.plot_data["mean"] == pytest.approx(exact) and held.plot_data["bound"] == pytest.approx(exact)
+    assert held.plot_data["description"] == "the exact regret (the mean is exact)"
+    # fails at 50 and 200: the first failing round is the witness, not the largest ratio
+    scale = np.array([2.0, 0.8, 0.5])
+    late = audit(lambda T: np.interp(T, grid, exact * scale))
+    assert late.verdict == "refuted" and late.witness["T"] == 50
+    assert late.witness["margin"] == pytest.approx(1 / 0.8) and late.statistic.value == pytest.approx(1 / 0.8)
+    assert late.notes[0].endswith(f"the bound fails first at T = 50: {exact[1]:.6g} > {0.8 * exact[1]:.6g}")
+    # within the tolerance (1e-9 of the bound, at least 1e-9 absolute) the bound holds; twice beyond it, not
+    assert audit(lambda T: np.interp(T, grid, exact) * (1 - 0.4e-9) - 0.4e-9).verdict == "verified"
+    assert audit(lambda T: np.interp(T, grid, exact) * (1 - 2e-9)).verdict == "refuted"
+    assert audit(lambda T: np.interp(T, grid, exact) - 2e-9 * np.maximum(np.interp(T, grid, exact), 1.0)).verdict \
+        == "refuted"
+    # a bound of 0 or below is exceeded by any positive regret: the ratio is infinite
+    for constant in (0.0, -1.0):
+        zero = audit(lambda T, c=constant: np.full(np.shape(T), c))
+        assert zero.verdict == "refuted" and zero.witness["T"] == 10 and zero.statistic.value == math.inf
+    # the bound's parameters are the instance's: K = 2 and its gaps
+    gaps = audit(lambda T, K, gaps: np.interp(T, grid, exact) * (K / 2) * (gaps[1] / 0.2))
+    assert gaps.verdict == "verified" and gaps.statistic.value == pytest.approx(1.0, rel=1e-9)
+    with pytest.raises(dpaudit.UnsupportedAudit, match="the exact regret is the expected pseudo-regret"):
+        ExactRegretAuditor().audit(_regret_subject(policy, env), dpaudit.RegretBound(lambda T: T, "T"),
+                                   horizons=grid, regret="realised")
+
+
+def _regret_subject(policy, env):
+    from dpaudit.auditors import RegretSubject
+
+    return RegretSubject(policy, env, "etc", {})

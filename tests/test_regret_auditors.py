@@ -250,3 +250,37 @@ def test_bad_input_is_a_clear_error(kwargs, error, message):
             "runs": 10, "seed": 0} | kwargs
     with pytest.raises(error, match=message):
         dpaudit.audit_regret(**args)
+
+
+def test_a_high_probability_finding_is_recomputed_from_its_runs():
+    """Every number of a "P(R_T > f(T)) <= p" finding from the runs it read (drawn again here from the
+    law): the exceedance counts, scipy's one-sided Clopper-Pearson bound at alpha / rounds, the worst
+    round (largest bound over p), the margin, and the record's fields. Deterministic."""
+    grid = np.array([100, 1000, 10_000])
+    law, runs, alpha, group = at_the_bound(0.1), 400, 0.05, 3
+    values = law(grid.astype(float), runs, group)
+    for p in (0.2, 0.05):
+        claim = dpaudit.RegretBound(lambda T: GAP * T / 2, "T gap / 2", probability=p)
+        found = RegretBoundAuditor().audit(law_subject(law), claim, confidence=1 - alpha, horizons=grid, runs=runs,
+                                           seed=np.random.SeedSequence(group))
+        f = GAP * grid / 2
+        counts = (values > f).sum(axis=0)
+        lower = stats.beta.ppf(alpha / grid.size, counts, runs - counts + 1)
+        j = int(np.argmax(lower / p))
+        assert found.verdict == ("refuted" if (lower > p).any() else "not-refuted")
+        assert found.verdict == ("not-refuted" if p == 0.2 else "refuted")
+        assert found.statistic.name == f"P(R_T > f(T)) at T={grid[j]}" and found.statistic.kind == "lower-bound"
+        assert found.statistic.value == pytest.approx(counts[j] / runs)
+        assert found.statistic.interval == (pytest.approx(lower[j], rel=1e-9), np.inf)
+        assert found.confidence == 1 - alpha and found.samples == runs
+        assert found.witness == {"T": int(grid[j]), "count": int(counts[j]), "n": runs,
+                                 "lower_bound": pytest.approx(lower[j], rel=1e-9), "probability": p,
+                                 "bound": pytest.approx(f[j]), "margin": pytest.approx(lower[j] / p, rel=1e-9),
+                                 "method": "Clopper-Pearson, Bonferroni over the grid"}
+        assert found.plot_data["quantile"] == pytest.approx(np.quantile(values, 1 - p, axis=0))
+        assert found.plot_data["bound"] == pytest.approx(f) and found.plot_data["lower"] is None
+        assert found.plot_data["kind"] == "regret-bound" and found.plot_data["description"] == "T gap / 2"
+        if p == 0.2:
+            undetected = p + np.sqrt(-np.log(alpha / grid.size) / (2 * runs))
+            assert found.notes[-1].endswith(f"an exceedance probability below about {undetected:.2g} may go "
+                                            "undetected")
