@@ -227,3 +227,55 @@ def test_an_adapted_mechanism_splits_alpha_over_its_inputs():
         assert len(result.conformance) == 12 and result.privacy.verdict != "refuted"
         failed += any(r.verdict == "refuted" for r in result.conformance)
     assert failed <= stats.binom.isf(1e-4, m, alpha)
+
+
+# -- the component tests' records, recomputed by hand ----------------------------------------------
+
+def _atoms_on_uniform():
+    """P{0} = 0.3, P{1} = 0.2, and the other half uniform on (0, 1): a continuous law with two atoms."""
+    from dpaudit.laws import Law
+
+    def cdf(x):
+        x = np.asarray(x, dtype=float)
+        return 0.3 * (x >= 0) + 0.5 * np.clip(x, 0, 1) + 0.2 * (x >= 1)
+
+    return Law("atoms on a uniform", False, 0.45, 0.0, (0.0, 1.0), cdf, lambda x: 1 - cdf(x),
+               lambda n, rng: rng.uniform(0, 1, n), atoms=((0.0, 0.3), (1.0, 0.2)))
+
+
+def test_the_atom_count_and_ks_records_are_the_hand_computation():
+    from dpaudit.auditors import conformance
+
+    law = _atoms_on_uniform()
+    x = np.concatenate([np.zeros(45), np.ones(15), np.linspace(0.01, 0.99, 40)])
+    n = x.size
+    atoms = conformance._atom_counts(law, x)
+    def doubled_smaller_tail(k, p):  # the two-sided binomial p-value the auditor documents
+        return min(1.0, 2 * min(stats.binom.cdf(k, n, p), stats.binom.sf(k - 1, n, p)))
+
+    p0 = doubled_smaller_tail(45, 0.3) * 2  # Bonferroni over the two atoms
+    p1 = doubled_smaller_tail(15, 0.2) * 2
+    assert atoms == {"test": "atom counts", "p_value": pytest.approx(min(p0, p1, 1.0), rel=1e-6), "atom": 0.0,
+                     "observed": 45, "expected": pytest.approx(30.0)}
+    calm = conformance._atom_counts(law, np.concatenate([np.zeros(30), np.ones(20), np.linspace(0.01, 0.99, 50)]))
+    assert calm["p_value"] == 1.0  # Bonferroni's product is capped at 1
+    ks = conformance._ks_with_atoms(law, x)
+    # sup |F_n - F| over t, on both sides of every sample value and atom, written out
+    points = np.unique(np.concatenate([x, x - 1e-9, x + 1e-9, [-1e-9, 1 - 1e-9]]))
+    empirical = np.searchsorted(np.sort(x), points, side="right") / n
+    d = float(np.abs(empirical - law.cdf(points)).max())
+    assert ks["test"] == "Kolmogorov-Smirnov (with atoms)"
+    assert ks["statistic"] == pytest.approx(d, abs=1e-8)
+    assert ks["p_value"] == pytest.approx(stats.kstwo.sf(ks["statistic"], n), rel=1e-12)
+
+
+def test_the_one_point_record_names_the_first_mismatch():
+    from dpaudit.auditors import conformance
+    from dpaudit.laws import Law
+
+    law = Law("3", True, 3.0, 0.0, (3.0, 3.0), lambda x: 1.0 * (np.asarray(x) >= 3),
+              lambda x: 1.0 * (np.asarray(x) < 3), lambda n, rng: np.full(n, 3.0))
+    assert conformance._one_point_test(law, np.full(5, 3.0)) == {"test": "one-point law", "p_value": 1.0, "value": 3.0,
+                                                                "mismatches": 0}
+    assert conformance._one_point_test(law, np.array([3.0, 4.0, 3.0, 2.0])) == {
+        "test": "one-point law", "p_value": 0.0, "value": 3.0, "mismatches": 2, "first_mismatch": 4.0}

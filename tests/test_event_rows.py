@@ -90,3 +90,15 @@ def test_confidence_holds_exactly_at_the_claimed_epsilon():
         assert r.witness["family"] == "rows"
         refuted += r.verdict == "refuted"
     assert refuted <= limit
+
+
+def test_a_score_threshold_event_includes_its_threshold_on_either_side():
+    from dpaudit.auditors.events import ScoreThreshold
+
+    class Identity:  # a fitted model's decision_function, here the output itself
+        def decision_function(self, x):
+            return np.asarray(x, dtype=float).ravel()
+
+    x = np.array([-1.0, 0.5, 1.0, 2.0])
+    assert ScoreThreshold(Identity(), ">=", 1.0).contains(x).tolist() == [False, False, True, True]
+    assert ScoreThreshold(Identity(), "<=", 0.5).contains(x).tolist() == [True, True, False, False]

@@ -642,3 +642,13 @@ def test_gaussian_renyi_with_unequal_variances_is_enclosed_to_sixty_digits(m0, s
     apart = exact.loss_range(p, q)
     assert apart.sup == Enclosure.point(math.inf) and apart.inf == Enclosure.point(-math.inf)
     assert apart.sup_at == math.inf and apart.inf_at == -math.inf
+
+
+def test_a_product_loss_range_adds_the_coordinates_and_lists_where_each_is_reached():
+    """Three Laplace-type coordinates with losses in [-1/2, 1/2], [-3/2, 3/2] and [-1, 1]: the product's loss
+    runs from -3 to 3, reached at the output whose coordinates reach each one's end."""
+    p = ProductDistribution((Laplace(2.0, loc=0.0), DiscreteLaplace(2.0, loc=0), Laplace(1.0, loc=0.0)))
+    q = ProductDistribution((Laplace(2.0, loc=1.0), DiscreteLaplace(2.0, loc=3), Laplace(1.0, loc=-1.0)))
+    loss = exact.loss_range(p, q)
+    assert loss.sup == Enclosure.point(3) and loss.inf == Enclosure.point(-3)
+    assert loss.sup_at == [0, 0, 0] and loss.inf_at == [1, 3, -1]

@@ -284,3 +284,18 @@ def test_a_high_probability_finding_is_recomputed_from_its_runs():
             undetected = p + np.sqrt(-np.log(alpha / grid.size) / (2 * runs))
             assert found.notes[-1].endswith(f"an exceedance probability below about {undetected:.2g} may go "
                                             "undetected")
+
+
+def test_a_rate_in_a_parameter_names_what_its_values_must_be():
+    from dpaudit.auditors.regret_rate import MIN_POINTS, _values
+
+    good = np.geomspace(1, 32, MIN_POINTS)
+    assert _values(list(good), "eps").tolist() == good.tolist()
+    with pytest.raises(ValueError, match=r"a rate in eps needs values=\[...\] \(at least 6, a geometric grid\)"):
+        _values(None, "eps")
+    for short in (good[:-1], good.reshape(2, 3)):
+        with pytest.raises(ValueError, match="a rate fit needs at least 6 values of eps"):
+            _values(short, "eps")
+    for bad in (np.r_[0.0, good[1:]], np.r_[good[:-1], good[-2]], np.r_[good[:-1], np.inf], -good[::-1]):
+        with pytest.raises(ValueError, match="values of eps must be positive, finite and increasing"):
+            _values(bad, "eps")

@@ -492,3 +492,17 @@ def test_sequential_certificates_hold_and_are_the_confidence_sequences_at_alpha_
         values.append(float(bound.value))
     misses = np.array(values)[index.ravel()] > math.log(p / q) + 1e-12
     assert np.count_nonzero(misses) <= at_most(REPS, alpha, 1e-8)
+
+
+def test_a_bounded_mean_p_value_is_a_probability_even_for_a_tiny_excess():
+    """Hoeffding's 2 exp(-2 n e^2) and Bernstein's 4 exp(-u^2) exceed 1 for a small excess e: the
+    p-value is capped at 1 there (and is 1 where the sample mean does not exceed the threshold)."""
+    from dpaudit.stats import bounded_mean_pvalue
+
+    rng = np.random.default_rng(5)
+    z = rng.uniform(0, 1, (50, 4))
+    thresholds = z.mean(axis=0) - np.array([1e-6, 1e-3, 0.0, -0.1])
+    p = bounded_mean_pvalue(z, thresholds)
+    assert p.tolist() == [1.0, 1.0, 1.0, 1.0]
+    strong = bounded_mean_pvalue(z, z.mean(axis=0) - 0.4)
+    assert ((0 < strong) & (strong < 1e-3)).all()
