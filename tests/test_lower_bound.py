@@ -269,3 +269,75 @@ def test_the_level_is_split_over_the_algorithms_of_the_class(monkeypatch):
         m = max(1, sum(k is not False for k in in_class))
         assert found.parameters["level_per_algorithm"] == pytest.approx(0.1 / m, rel=1e-12)
         assert found.parameters["runs"] == 50 and found.parameters["members"] == 1
+
+
+def test_algorithms_become_contenders_with_their_labels():
+    """A mapping labels its policies and unlabelled contenders (keeping each contender's class, privacy
+    and parameters); a sequence keeps them as given; anything without the policy protocol is an error."""
+    from dpaudit.auditors.lower_bound import as_subject
+
+    policy = LawPolicy("p")
+    bare = Contender(policy, "", in_class=False, privacy="eps-DP", parameters={"eps": 1.0})
+    named = Contender(policy, "kept", in_class=True, privacy="none")
+    subject = as_subject({"first": policy, "second": bare, "third": named})
+    assert [c.label for c in subject.contenders] == ["first", "second", "kept"]
+    second = subject.contenders[1]
+    assert (second.policy, second.in_class, second.privacy, second.parameters) == (policy, False, "eps-DP",
+                                                                                  {"eps": 1.0})
+    assert subject.contenders[2] is named
+    listed = as_subject([policy, bare])
+    assert [c.label for c in listed.contenders] == ["", ""] and listed.contenders[1] is bare
+    assert as_subject(None).contenders == () and as_subject(subject) is subject
+    with pytest.raises(TypeError, match=r"does not follow the policy protocol \(start, choose, observe\)"):
+        as_subject({"x": object()})
+
+
+def test_a_lower_bound_finding_is_recomputed_from_the_runs_it_read(monkeypatch):
+    """Three algorithms against "E[R_T] >= 0.5 T gap on some member" (T = 1000, members q = 0.1 and 0.2,
+    regret T gap with probability q): one in the class, one whose privacy was not verified, one outside
+    the class. Each member's upper bound is mean_upper at the level split over the two that can refute;
+    every algorithm beats the bound, the refutation names the one in the class with the smallest ratio,
+    and the readings say why each counts or not. Deterministic."""
+    from regret_laws import GAP as gap
+
+    monkeypatch.setattr("dpaudit.simulation.simulate", simulate_on_member)
+    members = [0.1, 0.2]
+    claim = LowerBound("E[R_T] >= 0.5 T gap for some member", {"T": 1000}, "the algorithms of the class",
+                       lambda p: [Member(q, j) for j, q in enumerate(members)], lambda p: 0.5 * gap * p["T"],
+                       "0.5 T gap")
+    contenders = (Contender(LawPolicy("0"), "in", in_class=True, privacy="verified by entry x"),
+                  Contender(LawPolicy("1"), "unknown"),
+                  Contender(LawPolicy("2"), "outside", in_class=False, privacy="not private"))
+    found = LowerBoundAuditor().audit(LowerBoundSubject(contenders), claim, confidence=0.9,
+                                      seed=np.random.SeedSequence(4), runs=300)
+    level = 0.1 / 2
+    bound = 0.5 * gap * 1000
+    seeds = np.random.SeedSequence(4).spawn(2)
+    records = found.parameters["algorithms"]
+    assert found.parameters["level_per_algorithm"] == pytest.approx(level) and found.parameters["members"] == 2
+    for c, r in zip(contenders, records):
+        assert r["algorithm"] == c.name and r["bound"] == pytest.approx(bound) and r["horizon"] == 1000
+        for j, (q, m) in enumerate(zip(members, r["members"])):
+            values = coin(q, int(c.policy.name), j)(np.array([1000.0]), 300, seeds[j].entropy)[:, -1]
+            upper, method = mean_upper(values, 1000 * gap, level)
+            assert m == {"member": j, "mean": pytest.approx(values.mean()), "upper": pytest.approx(upper),
+                         "method": method, "range": [0.0, pytest.approx(1000 * gap)]}
+        worst = max(r["members"], key=lambda m: m["upper"])
+        assert r["max_upper"] == worst["upper"] and r["ratio"] == pytest.approx(worst["upper"] / bound)
+        assert r["max_mean"] == max(m["mean"] for m in r["members"]) and r["beats_bound"]
+    readings = [r["reading"] for r in records]
+    assert readings[0].endswith("its privacy was verified (verified by entry x): the bound is wrong")
+    assert readings[1].endswith("either its privacy or the bound is wrong; its privacy was not verified here "
+                                "(nothing checked)")
+    assert readings[2].endswith("but it lies outside the class (not private): no refutation")
+    assert found.notes == readings
+    in_class = min(records[:2], key=lambda r: r["ratio"])
+    assert found.verdict == "refuted" and found.witness["algorithm"] == in_class["algorithm"]
+    assert found.witness["level"] == pytest.approx(level) and found.witness["bound"] == pytest.approx(bound)
+    assert found.witness["members"] == in_class["members"] and found.witness["horizon"] == 1000
+    assert found.statistic.value == pytest.approx(in_class["max_mean"] / bound)
+    assert found.statistic.interval == (-np.inf, pytest.approx(in_class["ratio"]))
+    assert found.statistic.kind == "upper-bound" and found.samples == 300 * 2 * 3 and found.confidence == 0.9
+    # the seeds: the members' runs come from spawned streams of the audit's seed, the same for every algorithm
+    again = LowerBoundAuditor().audit(LowerBoundSubject(contenders), claim, confidence=0.9, seed=4, runs=300)
+    assert again.parameters["algorithms"] == records
