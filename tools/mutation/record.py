@@ -121,6 +121,11 @@ def write_record(statuses: dict[str, str], reasons: dict[str, str]) -> str:
     if stale:
         lines += ["Equivalences naming mutants mutmut no longer makes (the code moved; re-check them): "
                   + ", ".join(f"`{s}`" for s in stale), ""]
+    by_function = collections.Counter(_function_of(name) for name, status, _, _ in detail if status == "survived")
+    if by_function:
+        lines += ["## Survivors by function", "", "| function | survived |", "|---|---:|"]
+        lines += [f"| `{function}` | {count} |" for function, count in by_function.most_common()]
+        lines += [""]
     lines += ["## Mutants not killed", ""]
     for name, status, reason, body in detail:
         lines += [f"### `{name}`: {status}", ""]
@@ -141,6 +146,14 @@ def _row(module: str, counts: collections.Counter) -> str:
     share = f"{detected / non_equivalent:.1%}" if non_equivalent else "—"
     return (f"| {module} | {mutants} | {counts['killed']} | {counts['survived']} | {counts['equivalent']} | "
             f"{counts['no tests']} | {counts['timeout']} | {counts['not checked']} | {share} |")
+
+
+def _function_of(name: str) -> str:
+    """dpaudit.auditors.bounds.x_certify__mutmut_3 -> dpaudit/auditors/bounds.py: certify (a method as
+    Class.method)."""
+    mangled = name.rpartition(".")[2].rpartition("__mutmut_")[0]
+    function = mangled[2:] if mangled.startswith("x_") else mangled.replace("xǁ", "", 1).replace("ǁ", ".")
+    return f"{module_of(name)}: {function}"
 
 
 def _natural(name: str) -> tuple:
