@@ -108,6 +108,9 @@ def test_bad_bounds_and_samplers_are_clear_errors():
         exact(gaussian(1.0), TailBound(lambda t: 0.5, "constant"))
     with pytest.raises(UnsupportedAudit, match="non-increasing"):
         exact(gaussian(1.0), TailBound(lambda t: np.exp(-t) * (1 + np.sin(t * 50)), "wiggly"))
+    # a rise of 2e-7 of the bound, once, is enough (the check allows 1e-12 of it for rounding)
+    with pytest.raises(UnsupportedAudit, match="the exact tail audit needs it to be"):
+        exact(gaussian(1.0), TailBound(lambda t: np.where((t > 2.0) & (t < 2.1), 0.5 + 1e-7, 0.5), "bump"))
     with pytest.raises(ValueError, match="shape"):
         dpaudit.audit_tail(lambda n, rng: np.zeros(n + 1), GAUSS_TAIL, samples=1000, seed=0)
     with pytest.raises(ValueError, match="NaN"):
@@ -395,6 +398,10 @@ def test_exact_tail_bounds_agree_with_the_jump_point_oracle(family, side, two_si
         else:
             assert tail <= bound, label
             assert found.parameters["t_max"] >= float(max(tj for tj, _ in jumps)), label
+            # the worst ratio checked is a ratio T(t) / f(t) at a checked t, so at most the supremum (reached at
+            # the binding jump), and the bisection toward that jump brings it within 2% of it
+            sup_ratio = max(float(tail_j / (c * mp.exp(-a * t_j**power))) for t_j, tail_j in jumps)
+            assert 0.98 * sup_ratio <= found.statistic.value <= sup_ratio * (1 + 1e-12), label
 
 
 @pytest.mark.parametrize("kind", ["sub-gaussian", "sub-exponential"])
@@ -455,3 +462,17 @@ def test_exact_mgf_claims_agree_with_the_summed_cumulant_oracle(kind, side, cent
                 assert top == pytest.approx(2 * reach / s**2 * (1 + 1e-9), rel=1e-12), label
             else:
                 assert top == pytest.approx(min(1 / b, 50 / math.sqrt(law.var)), rel=1e-12), label
+
+
+def test_a_bound_below_the_mass_off_zero_is_refuted_as_t_goes_to_zero():
+    """A constant bound 0.3 under P(|Y| > 0) = 0.5: the tail exceeds it for every t > 0, which the first
+    check finds before any grid point (one point checked, the witness at the bottom of the range)."""
+    law = finite_law([-1, 0, 2], [0.25, 0.5, 0.25])
+    for two_sided, tail in ((True, 0.5), (False, 0.25)):
+        bound = 0.3 if two_sided else 0.2
+        found = exact(law, TailBound(lambda t, b=bound: np.full(np.shape(t), b), f"{bound}", two_sided=two_sided))
+        assert found.verdict == "refuted" and found.parameters["points_checked"] == 1
+        assert found.witness["tail"] == pytest.approx(tail) and found.witness["bound"] == bound
+        assert found.witness["t"] < 1e-11
+        y = "|Y|" if two_sided else "Y"
+        assert found.notes[-1] == f"P({y} > 0) = {tail:g} exceeds the bound as t -> 0"
