@@ -341,3 +341,53 @@ def test_a_lower_bound_finding_is_recomputed_from_the_runs_it_read(monkeypatch):
     # the seeds: the members' runs come from spawned streams of the audit's seed, the same for every algorithm
     again = LowerBoundAuditor().audit(LowerBoundSubject(contenders), claim, confidence=0.9, seed=4, runs=300)
     assert again.parameters["algorithms"] == records
+
+
+def test_a_proof_step_finding_reports_the_worst_failing_step_and_the_tight_ones():
+    """Steps only (no algorithms): the finding names the failing step with the smallest margin, with its
+    coordinates, says which steps hold only to rounding, and its statistic is the least margin."""
+    where = {"n": np.array([1, 2, 3])}
+    steps = (ProofStep("loose", "a >= b", lambda p: (np.array([5.0, 6.0, 7.0]), np.array([1.0, 1.0, 1.0]))),
+             ProofStep("bad", "c >= d", lambda p: (np.array([1.0, 0.5, 2.0]), np.array([1.0, 1.0, 1.0]), where)),
+             ProofStep("worse", "e <= f", lambda p: (3.0, 1.0), "<="),
+             ProofStep("tight", "g == h", lambda p: (2.0, 2.0), "=="))
+    claim = LowerBound("steps", {"K": 2}, steps=steps)
+    found = LowerBoundAuditor().audit(LowerBoundSubject(()), claim, confidence=None)
+    assert found.verdict == "refuted" and found.confidence == 1.0
+    assert found.statistic.name == "least proof-step margin" and found.statistic.value == -2.0
+    assert found.witness == {"step": "worse", "statement": "e <= f", "parameters": {"K": 2}, "at": {},
+                             "lhs": 3.0, "relation": "<=", "rhs": 1.0}
+    assert [s["name"] for s in found.parameters["steps"]] == ["loose", "bad", "worse", "tight"]
+    assert found.parameters["conditions"] == []
+    assert found.notes == [
+        "proof step 'tight' holds with equality to within rounding (2 == 2): floats cannot prove it, so it is left "
+        "not refuted",
+        "proof step 'worse' fails at {'K': 2}: 3 <= 1 is false"]
+    only_bad = LowerBoundAuditor().audit(LowerBoundSubject(()), LowerBound("steps", {"K": 2}, steps=steps[:2]),
+                                         confidence=None)
+    assert only_bad.witness["at"] == {"n": 2} and only_bad.notes == ["proof step 'bad' fails at {'K': 2} {'n': 2}: "
+                                                                       "0.5 >= 1 is false"]
+    held = LowerBoundAuditor().audit(LowerBoundSubject(()), LowerBound("steps", {"K": 2}, steps=steps[3:]),
+                                     confidence=None)
+    assert held.verdict == "not-refuted" and held.witness == {} and held.statistic.value == 0.0
+    proved = LowerBoundAuditor().audit(LowerBoundSubject(()), LowerBound("steps", {"K": 2}, steps=steps[:1]),
+                                       confidence=None)
+    assert proved.verdict == "verified" and proved.statistic.value == 4.0 and proved.notes == []
+
+
+def test_a_lower_bound_with_algorithms_needs_a_level_and_an_instance(monkeypatch):
+    monkeypatch.setattr("dpaudit.simulation.simulate", simulate_on_member)
+    subject = LowerBoundSubject((Contender(LawPolicy("0"), "a", in_class=True),))
+
+    def claim(members):
+        return LowerBound("E[R_T] >= T gap / 2", {"T": 100}, "the class", lambda p: members,
+                          lambda p: 0.5 * GAP * p["T"], "T gap / 2")
+
+    with pytest.raises(ValueError, match="the lower-bound auditor needs a confidence level to simulate algorithms"):
+        LowerBoundAuditor().audit(subject, claim([Member(0.5, 0)]), confidence=None)
+    with pytest.raises(ValueError, match="the claim's instance has no members"):
+        LowerBoundAuditor().audit(subject, claim([]), confidence=0.9)
+    found = LowerBoundAuditor().audit(subject, claim([Member(0.5, 0)]), confidence=0.9, runs=50, seed=1)
+    assert found.statistic.name == ("least over algorithms of max over members of the regret / the bound (< 1: "
+                                    "beaten)")
+    assert found.plot_data["kind"] == "lower-bound"

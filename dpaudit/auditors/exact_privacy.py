@@ -319,6 +319,7 @@ class ExactPrivacyAuditor(Auditor):
 # -- plot data (best effort: a plot never decides or breaks an audit) ----------------------------
 
 
+# pragma: no mutate start (data for the report's plots, not a verdict's statistics)
 def _largest_coordinate(dist0: Any, dist1: Any) -> tuple[Any, Any, int, int]:
     c0 = dist0.coordinates if isinstance(dist0, ProductDistribution) else (dist0,)
     c1 = dist1.coordinates if isinstance(dist1, ProductDistribution) else (dist1,)
@@ -334,7 +335,6 @@ def _largest_coordinate(dist0: Any, dist1: Any) -> tuple[Any, Any, int, int]:
     return c0[best], c1[best], best, len(c0)
 
 
-# pragma: no mutate start (data for the report's plots, not a verdict's statistics)
 def _loss_points(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray, bool] | None:
     p, q = (d.exact_distribution() if callable(getattr(d, "exact_distribution", None)) else d for d in (p, q))
     if isinstance(p, GaussianDistribution):

@@ -64,8 +64,10 @@ def equivalences() -> dict[str, str]:
 
 
 def module_of(name: str) -> str:
-    """dpaudit.auditors.bounds.x_certify__mutmut_3 -> dpaudit/auditors/bounds.py"""
-    return name.rpartition(".")[0].replace(".", "/") + ".py"
+    """dpaudit.auditors.bounds.x_certify__mutmut_3 -> dpaudit/auditors/bounds.py (a package's own functions:
+    its __init__.py)."""
+    path = name.rpartition(".")[0].replace(".", "/")
+    return f"{path}/__init__.py" if (ROOT / path).is_dir() else f"{path}.py"
 
 
 def diff_of(name: str) -> str:
