@@ -345,7 +345,7 @@ def test_t_order_pvalues_are_scipys_one_sided_t_tests():
     assert against == pytest.approx(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue, rel=1e-12)
     assert toward == pytest.approx(stats.ttest_1samp(d, 0.0, alternative="less").pvalue, rel=1e-12)
     # a column with no spread is decided by its sign, both ways; all zeros leaves both at 1
-    flat = np.column_stack([np.full(40, 0.3), np.full(40, -0.3), np.zeros(40)])
+    flat = np.column_stack([np.full(40, 0.25), np.full(40, -0.25), np.zeros(40)])  # sums exact: sd = 0
     against, toward = regret_order._pvalues(flat, low, width, "t")
     assert against.tolist() == [0.0, 1.0, 1.0] and toward.tolist() == [1.0, 0.0, 1.0]
 
