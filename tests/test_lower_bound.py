@@ -391,3 +391,18 @@ def test_a_lower_bound_with_algorithms_needs_a_level_and_an_instance(monkeypatch
     assert found.statistic.name == ("least over algorithms of max over members of the regret / the bound (< 1: "
                                     "beaten)")
     assert found.plot_data["kind"] == "lower-bound"
+
+
+def test_mean_upper_is_the_bounded_mean_bound_on_the_complements():
+    from dpaudit.stats import bounded_mean_lower
+
+    rng = np.random.default_rng(3)
+    methods = set()
+    for values, width in ((3.0 * (rng.random(2000) < 0.01), 3.0), (rng.uniform(0, 5, 40), 5.0), (np.ones(2), 2.0)):
+        lower, bernstein = bounded_mean_lower(1 - values[:, None] / width, 0.05)
+        upper, method = mean_upper(values, width, 0.05)
+        assert upper == pytest.approx(width * (1 - lower[0]), rel=1e-12)
+        assert method == ("empirical-bernstein" if bernstein[0] else "hoeffding")
+        methods.add(method)
+    assert methods == {"empirical-bernstein", "hoeffding"}
+    assert mean_upper(np.array([2, 2, 2]), 0.0, 0.05) == (2.0, "constant")

@@ -652,3 +652,14 @@ def test_a_product_loss_range_adds_the_coordinates_and_lists_where_each_is_reach
     loss = exact.loss_range(p, q)
     assert loss.sup == Enclosure.point(3) and loss.inf == Enclosure.point(-3)
     assert loss.sup_at == [0, 0, 0] and loss.inf_at == [1, 3, -1]
+
+
+def test_the_gaussian_loss_of_a_law_against_itself_is_zero():
+    """N(1/2, 1) written with floats and with fractions is one law: its loss against itself is 0 with no
+    location (exact.loss_range skips equal coordinates; the Gaussian kernel answers it too)."""
+    p, q = GaussianDistribution(0.5, 1.0), GaussianDistribution(Fraction(1, 2), Fraction(1))
+    for loss in (exact.loss_range(p, q), exact.gaussian.loss_range(p, q)):
+        assert loss.sup == loss.inf == Enclosure.point(0) and loss.sup_at is None and loss.inf_at is None
+    assert exact.renyi_divergence(p, q, math.inf) == Enclosure.point(0)
+    assert exact.gaussian.renyi(p, q, math.inf) == Enclosure.point(0)
+    assert exact.gaussian.renyi(p, GaussianDistribution(0.5, 2.0), math.inf) == Enclosure.point(math.inf)

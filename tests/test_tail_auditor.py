@@ -476,3 +476,15 @@ def test_a_bound_below_the_mass_off_zero_is_refuted_as_t_goes_to_zero():
         assert found.witness["t"] < 1e-11
         y = "|Y|" if two_sided else "Y"
         assert found.notes[-1] == f"P({y} > 0) = {tail:g} exceeds the bound as t -> 0"
+
+
+def test_the_tail_an_mgf_claim_implies_is_chernoffs():
+    from dpaudit.auditors.exact_tail import implied_tail
+
+    t = np.array([0.1, 1.0, 3.0, 10.0])
+    gauss = implied_tail(SubGaussian(2.0, centred=True))
+    assert gauss.evaluate(t) == pytest.approx(2 * np.exp(-t**2 / 8), rel=1e-15)
+    assert gauss.description == "2 exp(-t^2 / (2 * 2^2))" and gauss.centred and gauss.two_sided
+    expo = implied_tail(SubExponential(1.5, 0.5))
+    assert expo.evaluate(t) == pytest.approx(2 * np.exp(-np.minimum(t**2 / (2 * 1.5**2), t / (2 * 0.5))), rel=1e-15)
+    assert expo.description == "2 exp(-min(t^2 / (2 * 1.5^2), t / (2 * 0.5)))" and not expo.centred
