@@ -488,3 +488,39 @@ def test_the_tail_an_mgf_claim_implies_is_chernoffs():
     expo = implied_tail(SubExponential(1.5, 0.5))
     assert expo.evaluate(t) == pytest.approx(2 * np.exp(-np.minimum(t**2 / (2 * 1.5**2), t / (2 * 0.5))), rel=1e-15)
     assert expo.description == "2 exp(-min(t^2 / (2 * 1.5^2), t / (2 * 0.5)))" and not expo.centred
+
+
+def test_exact_tail_records_carry_their_statistic_range_and_plot_witness():
+    """The fields of exact tail findings beyond the verdict: the statistic's name and kind, confidence 1
+    with no samples, how far t was checked (the bound's own underflow, found by steps of 1.5 from the
+    standard deviation, or the law's tail for a bound that never falls below 1e-300) and the plot's
+    witness, refuted or closest."""
+    found = exact(gaussian(1.0), GAUSS_TAIL)
+    t_max = 1.0
+    while 2 * math.exp(-t_max**2 / 2) >= 1e-300:
+        t_max *= 1.5
+    assert found.parameters["t_max"] == pytest.approx(t_max, rel=1e-12)
+    assert found.notes[0] == (f"checked for t up to {t_max:.6g}, where the bound falls below 1e-300 (beyond, both "
+                              "sides underflow double precision)")
+    assert (found.statistic.name, found.statistic.interval, found.statistic.kind) == ("tail / bound", None, "exact")
+    assert found.confidence == 1.0 and found.samples == 0 and found.parameters["points_checked"] > 1024
+    assert found.plot_data["witness_t"] == found.witness["t"]
+    assert found.plot_data["witness_label"].startswith("closest: tail / bound")
+    bad = exact(gaussian(1.1), GAUSS_TAIL)
+    assert bad.plot_data["witness_t"] == bad.witness["t"] and bad.plot_data["witness_label"].startswith("witness t")
+    assert bad.witness["margin"] == pytest.approx(bad.witness["bound"] - bad.witness["tail"])
+    flat = exact(gaussian(1.0), TailBound(lambda t: np.maximum(2.5 * stats.norm.sf(t), 1e-250), "floored"))
+    t_law = 1.0
+    while 2 * stats.norm.sf(t_law) >= 1e-300:
+        t_law *= 1.5
+    assert flat.verdict == "verified" and flat.parameters["t_max"] == pytest.approx(t_law, rel=1e-12)
+    assert flat.notes[0] == (f"checked for t up to {t_law:.6g}, where the law's tail falls below 1e-300; the bound "
+                             "stays above it")
+    mgf = exact(stats.binom(10, 0.5), SubGaussian(math.sqrt(10) / 2, centred=True))
+    assert (mgf.statistic.name, mgf.statistic.interval, mgf.statistic.kind) == (
+        "log E exp(lam Y) - lam^2 s^2 / 2", None, "exact")
+    assert mgf.confidence == 1.0 and mgf.samples == 0
+    assert mgf.plot_data["witness_lam"] == mgf.witness["lambda"]
+    wrong = exact(stats.binom(10, 0.5), SubGaussian(1.0, centred=True))
+    assert wrong.verdict == "refuted" and wrong.plot_data["witness_lam"] == wrong.witness["lambda"]
+    assert wrong.witness["claimed"] == pytest.approx(wrong.witness["lambda"] ** 2 / 2)
