@@ -452,27 +452,40 @@ def test_an_order_finding_is_recomputed_from_the_runs_it_read(monkeypatch, test)
                                                    test=test)
     assert final.witness["T"] == int(grid[-1]) and "the last recorded round" in " ".join(final.notes)
     assert final.verdict == "not-refuted" and final.parameters["confirmed"] == [["a", "c"]]
+    assert final.parameters["reading"] == {"rounds": "one run of horizon 1600 per series, the claim being about its "
+                                                     "last round", "why": "at='final'"}
+    assert found.witness["method"] == f"one-sided {regret_order.TEST_NAMES[test]} at matched seeds, Holm"
+    assert list(found.parameters["grid"]) == [100, 400, 1600] and found.parameters["regret"] == "pseudo"
+    assert len(found.parameters["simulations"]) == 3
+    for bad, message in ((dict(regret="net"), "regret must be one of pseudo, realised, got 'net'"),
+                         (dict(test="z"), "test must be one of t, bounded, got 'z'")):
+        with pytest.raises(ValueError, match=message):
+            regret_order.RegretOrderAuditor().audit(subject, claim, confidence=0.9, horizons=grid, runs=10,
+                                                    seed=np.random.SeedSequence(0), **bad)
     assert "the others are not resolved" not in " ".join(final.notes)
 
 
-def test_a_difference_series_is_tested_on_its_own_range(monkeypatch):
-    """"b - a < c" with the bounded test: the difference of two regrets in [0, T gap] lies in [-T gap, T gap],
-    so the pair (b - a, c) lies in [-2 T gap, T gap], and its p-values are the bounded test's on that range,
-    recomputed from the laws' draws. Deterministic."""
-    from regret_laws import GAP
+@pytest.mark.parametrize("regret", ["pseudo", "realised"])
+def test_a_difference_series_is_tested_on_its_own_range(monkeypatch, regret):
+    """"b - a < c" with the bounded test: with each regret in [lo, hi] ([0, T gap] pseudo, [T (mu* - 1), T mu*]
+    realised), the difference b - a lies in [lo - hi, hi - lo] and the pair (b - a, c) in [lo - 2 hi, hi - 2 lo],
+    and its p-values are the bounded test's on that range, recomputed from the laws' draws. Deterministic."""
+    from regret_laws import GAP, MEANS
 
     monkeypatch.setattr("dpaudit.simulation_cache.cached_simulate", simulate_law)
     a, b, c = LawPolicy("a", coin(0.2, 1)), LawPolicy("b", coin(0.5, 2)), LawPolicy("c", coin(0.1, 3))
     subject = regret_order.OrderSubject({"gap": regret_order.Difference(b, a), "c": c}, None, "laws")
     grid, runs, group = np.array([100, 1000]), 300, 5
     found = regret_order.RegretOrderAuditor().audit(subject, dpaudit.RegretOrder(["gap", "c"], at="grid"),
-                                                   confidence=0.95, horizons=grid, runs=runs,
+                                                   confidence=0.95, horizons=grid, runs=runs, regret=regret,
                                                    seed=np.random.SeedSequence(group), test="bounded")
     draws = {k: p.law(grid.astype(float), runs, group) for k, p in (("a", a), ("b", b), ("c", c))}
     d = draws["b"] - draws["a"] - draws["c"]
-    low, width = -2 * GAP * grid, 3 * GAP * grid
+    lo, hi = (0.0, GAP * grid) if regret == "pseudo" else (grid * (MEANS.max() - 1), grid * MEANS.max())
+    low, width = lo - 2 * hi, 3 * (hi - lo)
     z = (d - low) / width
     assert found.parameters["p_values"][0] == pytest.approx(bounded_mean_pvalue(z, -low / width), rel=1e-10)
     assert found.parameters["p_values_confirming"][0] == pytest.approx(
         bounded_mean_pvalue(1 - z, 1 + low / width), rel=1e-10)
     assert found.parameters["final_mean"]["gap"] == pytest.approx((draws["b"] - draws["a"])[:, -1].mean())
+    assert found.parameters["regret"] == regret
