@@ -524,3 +524,39 @@ def test_exact_tail_records_carry_their_statistic_range_and_plot_witness():
     wrong = exact(stats.binom(10, 0.5), SubGaussian(1.0, centred=True))
     assert wrong.verdict == "refuted" and wrong.plot_data["witness_lam"] == wrong.witness["lambda"]
     assert wrong.witness["claimed"] == pytest.approx(wrong.witness["lambda"] ** 2 / 2)
+
+
+def test_mgf_findings_that_stop_short_say_where_and_why():
+    """The three ways an MGF audit ends not refuted, each with the lam it reports, the cumulant there and
+    how far lam was checked: Var = s^2 (a Rademacher variable, sigma = 1: equality to second order at 0,
+    checked to 2 max|Y| / s^2 = 2); an unbounded variable (N(0, 1), sigma = 1.01: checked to 50 / sd); and
+    a divergence of the MGF inside the claimed range (Laplace(1): at |lam| = 1, refuted just inside it)."""
+    rademacher = finite_law([-1, 1], [0.5, 0.5])
+    eq = exact(rademacher, SubGaussian(1.0, centred=True))
+    assert eq.verdict == "not-refuted" and eq.notes[0].startswith("Var = 1 equals s^2 to within the resolution")
+    assert eq.parameters["lambda_max_checked"] == pytest.approx(2 * (1 + 1e-9), rel=1e-12)
+    lam = eq.witness["lambda"]
+    assert lam is not None and 0 < abs(lam) <= 2
+    assert eq.witness["cgf"] == pytest.approx(math.log(math.cosh(lam)), rel=1e-9, abs=1e-15)
+    assert eq.witness["margin"] == pytest.approx(lam**2 / 2 - math.log(math.cosh(lam)), rel=1e-6, abs=1e-15)
+    capped = exact(gaussian(1.0), SubGaussian(1.01))
+    assert capped.verdict == "not-refuted" and capped.notes[0] == (
+        "the variable is unbounded: the claim was checked for |lam| <= 50 (50 / sd); beyond, no argument covers it")
+    assert capped.parameters["lambda_max_checked"] == pytest.approx(50.0)
+    lam = capped.witness["lambda"]
+    assert lam is not None and capped.witness["cgf"] == pytest.approx(lam**2 / 2, rel=1e-9)
+    assert capped.statistic.value == pytest.approx(lam**2 / 2 - lam**2 * 1.01**2 / 2, rel=1e-9)
+    near = exact(laplace(1.0), SubExponential(1.5, 0.5))  # claimed for |lam| < 2; K(lam) = -log(1 - lam^2)
+    assert near.verdict == "refuted"
+    assert near.notes[0] == "the MGF diverges at |lam| = 1, inside the claimed range |lam| < 2"
+    lam = near.witness["lambda"]
+    assert 0.9 < abs(lam) < 1 and -math.log1p(-lam**2) > 1.5**2 * lam**2 / 2
+    # with nu = 10, K passes nu^2 lam^2 / 2 only 1e-22 below the edge, closer than double precision reaches:
+    # the claim still fails, where E exp(lam Y) is infinite (1 < |lam| < 2)
+    beyond = exact(laplace(1.0), SubExponential(10.0, 0.5))
+    assert beyond.verdict == "refuted" and beyond.witness["lambda"] == 1.5 and beyond.witness["cgf"] == math.inf
+    assert beyond.notes[0] == ("the MGF diverges at |lam| = 1, inside the claimed range |lam| < 2: E exp(lam Y) is "
+                               "infinite at lam = 1.5")
+    assert exact(laplace(1.0), SubGaussian(10.0)).witness["lambda"] == 1.5  # sub-Gaussian: every lam is claimed
+    expon = exact(stats.expon(), SubExponential(10.0, 0.5, centred=True))  # the exponential law: lam < 1 only
+    assert expon.verdict == "refuted" and 1 < expon.witness["lambda"] < 2

@@ -11,7 +11,8 @@
 - ``SubGaussian`` sigma / ``SubExponential`` (nu, b): with s the claimed parameter, the claim is
   g(lam) = K(lam) - lam^2 s^2 / 2 <= 0 on the claimed range of lam. K is convex with K(0) = 0, so:
   a non-zero mean (of the variable as claimed) or Var > s^2 refutes it at small lam; a cumulant
-  function that diverges inside the claimed range refutes it near the divergence; between grid
+  function that diverges inside the claimed range refutes it, near the divergence where K already
+  exceeds the claim there, and otherwise beyond it, where E exp(lam Y) is infinite; between grid
   orders K lies below its chord, so the largest value of chord - lam^2 s^2 / 2 (a concave quadratic)
   bounds g on each interval, which is bisected until the bound is <= 0 or a grid point has g > 0
   (the witness lam). Near 0 the sign of g is that of Var - s^2 (second order; the grid starts where
@@ -273,12 +274,17 @@ def _audit_mgf_cgf(law: Law, claim: SubGaussian | SubExponential, tolerance: flo
         top = max(2 * reach / s**2, 1e-4 / sd) * (1 + 1e-9)
     if hi < lam_max or -lo < lam_max:
         edge = min(hi, -lo)  # the cumulant function diverges inside the claimed range
+        diverges = f"the MGF diverges at |lam| = {edge:.6g}, inside the claimed range |lam| < {lam_max:.6g}"
         near_edge = edge * (1 - np.geomspace(1e-1, 1e-12, 60))
-        found = refute(np.concatenate([near_edge, -near_edge]),
-                       f"the MGF diverges at |lam| = {edge:.6g}, inside the claimed range |lam| < {lam_max:.6g}")
+        found = refute(np.concatenate([near_edge, -near_edge]), diverges)
         if found:
             return found
-        top = min(top, edge)
+        # K may stay under the claim at every lam double precision puts below the edge (Laplace(1) against
+        # nu = 10 crosses 1e-22 below it); between the edge and the end of the claimed range E exp(lam Y) is
+        # infinite (the law's cgf_domain is where it is finite), so the claim fails there
+        beyond = (1.0 if hi <= -lo else -1.0) * (edge + (min(lam_max, 2 * edge) - edge) / 2)
+        return _mgf_result(REFUTED, claim, law, beyond, (math.inf, math.inf), s,
+                           f"{diverges}: E exp(lam Y) is infinite at lam = {beyond:.6g}")
     # a sub-Gaussian claim about an unbounded variable is checked up to 50 / sd only
     capped = isinstance(claim, SubGaussian) and not bounded and top == 50 / sd
     start = min(math.sqrt(2e-6) / s, top / 10)  # below, g is decided by Var against s^2
