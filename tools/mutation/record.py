@@ -2,6 +2,8 @@
 
     python tools/mutation/record.py run [--max-children N]   # mutmut run, then write the record
     python tools/mutation/record.py report                    # write the record from the last run
+    python tools/mutation/record.py survivors PATTERN...     # the mutants not killed nor explained, with diffs
+    python tools/mutation/record.py check PATTERN... [--tests NODE...]   # do these tests kill these mutants?
 
 ``run`` runs mutmut over the modules and tests configured in pyproject.toml's ``[tool.mutmut]``
 (``dpaudit/stats.py``, ``dpaudit/auditors/``, ``dpaudit/exact/``; the tests of the statistical core).
@@ -10,8 +12,18 @@ mutant against only those tests, forked from one process; it remembers its resul
 re-tests only the functions that changed. ``report`` turns mutmut's results into
 ``docs/mutation/record.md``: per module, the mutants killed, survived, equivalent, not reached by any
 test, and timed out, the share killed of those that are not equivalent, and for every mutant not
-killed its diff with the reason it is equivalent (from ``tools/mutation/equivalent.toml``) or the
+killed its diff with the reason it is equivalent (from ``tools/mutation/equivalent/``: one file per module,
+``<module>.toml``, naming mutants, and ``patterns.toml``, classes of mutants matched on their diff) or the
 word "survived". A survivor is a test to write, or an equivalence to explain in that file.
+
+``check`` answers "does my new test kill these survivors?" without touching mutmut's results, so it can run
+while a long ``run`` goes on: for each mutant named (or matched by a glob, e.g.
+``'dpaudit.auditors.exact_tail.x__audit_mgf_cgf__mutmut_*'``; by default only those not killed), it runs
+the checkout's tests that mutmut found reaching the mutated function, plus those given with ``--tests``
+(``--only`` runs just those), against ``mutants/``'s mutated copy of the sources, and prints killed or
+survived. It reads the mutated sources mutmut generated last: after changing a module, ``run`` again
+before checking its mutants. The record changes only when mutmut itself re-tests them
+(``python -m mutmut run NAME...``).
 
 The noise of the private policies is checked by its own sweep, ``tools/mutation/noise_sweep.py``
 (the policies live in ``algorithms/`` and ``mechanisms/``, installed under ``dpaudit.``, which
@@ -22,6 +34,10 @@ from __future__ import annotations
 
 import argparse
 import collections
+import concurrent.futures
+import fnmatch
+import json
+import os
 import re
 import subprocess
 import sys
@@ -29,7 +45,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-EQUIVALENT = Path(__file__).with_name("equivalent.toml")
+EQUIVALENT = Path(__file__).with_name("equivalent")
 RECORD = ROOT / "docs" / "mutation" / "record.md"
 STATUSES = ("killed", "survived", "equivalent", "no tests", "timeout", "suspicious", "skipped", "segfault",
             "not checked")
@@ -56,11 +72,36 @@ def results() -> dict[str, str]:
 
 
 def equivalences() -> dict[str, str]:
-    """Mutant name -> why it is equivalent (behaves as the original on every input dpaudit can give it)."""
-    if not EQUIVALENT.exists():
-        return {}
-    table = tomllib.loads(EQUIVALENT.read_text())
-    return {name: str(entry["reason"]) for name, entry in table.get("mutant", {}).items()}
+    """Mutant name -> why it is equivalent (behaves as the original on every input dpaudit can give it),
+    from the per-module files of ``equivalent/``."""
+    reasons = {}
+    for path in sorted(EQUIVALENT.glob("*.toml")):
+        for name, entry in tomllib.loads(path.read_text()).get("mutant", {}).items():
+            if name in reasons:
+                raise SystemExit(f"{path.name}: {name} is explained twice")
+            reasons[name] = str(entry["reason"])
+    return reasons
+
+
+def patterns() -> list[tuple[re.Pattern, re.Pattern, str]]:
+    """(removed line, added line, reason) of each class of equivalent mutants in ``equivalent/patterns.toml``."""
+    path = EQUIVALENT / "patterns.toml"
+    if not path.exists():
+        return []
+    table = tomllib.loads(path.read_text()).get("pattern", {})
+    return [(re.compile(e["removed"]), re.compile(e["added"]), str(e["reason"])) for e in table.values()]
+
+
+def pattern_reason(diff: str, rules: list[tuple[re.Pattern, re.Pattern, str]]) -> str | None:
+    """The reason of the first pattern a one-line mutant's diff matches, or None."""
+    removed = [line[1:].strip() for line in diff.splitlines() if line.startswith("-")]
+    added = [line[1:].strip() for line in diff.splitlines() if line.startswith("+")]
+    if len(removed) != 1 or len(added) != 1:
+        return None
+    for old, new, reason in rules:
+        if old.fullmatch(removed[0]) and new.fullmatch(added[0]):
+            return reason
+    return None
 
 
 def module_of(name: str) -> str:
@@ -92,21 +133,26 @@ def diff_of(name: str) -> str:
 
 def write_record(statuses: dict[str, str], reasons: dict[str, str]) -> str:
     stale = sorted(set(reasons) - set(statuses))
+    rules = patterns()
     rows = collections.defaultdict(collections.Counter)
     detail = []
     for name in sorted(statuses, key=_natural):
-        status = statuses[name]
-        if name in reasons and status == "survived":
-            status = "equivalent"
+        status, reason, diff = statuses[name], reasons.get(name, ""), ""
+        if status not in ("killed", "not checked"):
+            diff = diff_of(name)
+            if status == "survived" and not reason:
+                reason = pattern_reason(diff, rules) or ""
+            if status == "survived" and reason:
+                status = "equivalent"
         rows[module_of(name)][status] += 1
         if status not in ("killed", "not checked"):
-            detail.append((name, status, reasons.get(name, ""), diff_of(name)))
+            detail.append((name, status, reason, diff))
     total = collections.Counter()
     for counts in rows.values():
         total.update(counts)
     lines = ["# Mutation record", "",
              "Made by `python tools/mutation/record.py run` (mutmut over the modules in pyproject.toml's "
-             "`[tool.mutmut]`); do not edit by hand: equivalences are explained in `tools/mutation/equivalent.toml`.",
+             "`[tool.mutmut]`); do not edit by hand: equivalences are explained in `tools/mutation/equivalent/`.",
              "",
              "| module | mutants | killed | survived | equivalent | no tests | timeout | not yet run "
              "| killed of non-equivalent run |",
@@ -162,11 +208,85 @@ def _natural(name: str) -> tuple:
     return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
 
 
+def mapped_tests(name: str) -> list[str]:
+    """The tests mutmut found reaching a mutant's function (node ids relative to the checkout)."""
+    stats = json.loads((ROOT / "mutants" / "mutmut-stats.json").read_text())
+    return sorted(stats["tests_by_mangled_function_name"].get(name.rpartition("__mutmut_")[0], ()))
+
+
+def _matching(statuses: dict[str, str], globs: list[str]) -> list[str]:
+    return [n for n in sorted(statuses, key=_natural) if any(fnmatch.fnmatchcase(n, g) for g in globs)]
+
+
+def survivors(globs: list[str]) -> None:
+    """Print the matching mutants mutmut has not killed and no equivalence explains, each with its diff, and a
+    count of the matching mutants by status (``not checked``: a run has not reached them yet)."""
+    statuses, explained, rules = results(), equivalences(), patterns()
+    names = _matching(statuses, globs)
+    counts = collections.Counter()
+    for name in names:
+        status = statuses[name]
+        if status in ("killed", "not checked", "timeout"):
+            counts[status] += 1
+            continue
+        diff = diff_of(name)
+        if status == "survived" and (name in explained or pattern_reason(diff, rules)):
+            counts["equivalent"] += 1
+            continue
+        counts[status] += 1
+        print(f"## {name}: {status}\n{diff}")
+    print(f"# {len(names)} mutants: " + ", ".join(f"{n} {s}" for s, n in counts.most_common()))
+
+
+def check(globs: list[str], tests: list[str], only: bool, every: bool, jobs: int, timeout: float) -> int:
+    """Run each matching mutant against the checkout's tests; print its fate; return how many survived."""
+    statuses, explained = results(), equivalences()
+    names = [n for n in _matching(statuses, globs) if every or (statuses[n] != "killed" and n not in explained)]
+    if not names:
+        raise SystemExit(f"no mutant{'' if every else ' not killed or explained'} matches {' '.join(globs)}")
+
+    def fate(name: str) -> tuple[str, str]:
+        selected = list(tests) if only else mapped_tests(name) + list(tests)
+        if not selected:
+            return name, "no tests"
+        command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--no-header", "-rN",
+                   *(str(ROOT / t) for t in selected)]
+        env = dict(os.environ, MUTANT_UNDER_TEST=name)
+        try:  # run from mutants/: its mutated dpaudit comes first on the path
+            done = subprocess.run(command, cwd=ROOT / "mutants", env=env, capture_output=True, text=True,
+                                  timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return name, "timeout"
+        if done.returncode in (0, 1):
+            return name, "survived" if done.returncode == 0 else "killed"
+        return name, f"error (pytest exit {done.returncode}): {(done.stdout + done.stderr).strip()[-400:]}"
+
+    survived = 0
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        for name, outcome in pool.map(fate, names):
+            survived += outcome == "survived"
+            print(f"{name}: {outcome}", flush=True)
+    print(f"{len(names) - survived} of {len(names)} killed (or not run: see above)")
+    return survived
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=("run", "report"))
+    parser.add_argument("command", choices=("run", "report", "survivors", "check"))
+    parser.add_argument("patterns", nargs="*", help="survivors, check: mutant names or globs")
     parser.add_argument("--max-children", type=int, default=None, help="mutants tested in parallel (default: cores)")
+    parser.add_argument("--tests", nargs="+", default=[], help="check: tests (files or node ids) run as well")
+    parser.add_argument("--only", action="store_true", help="check: run only the --tests, not mutmut's mapping")
+    parser.add_argument("--all", action="store_true", help="check: killed mutants too")
+    parser.add_argument("--jobs", type=int, default=1, help="check: mutants checked in parallel")
+    parser.add_argument("--timeout", type=float, default=600.0, help="check: seconds per mutant")
     args = parser.parse_args()
+    if args.command in ("survivors", "check") and not args.patterns:
+        parser.error(f"{args.command} needs mutant names or globs")
+    if args.command == "survivors":
+        return survivors(args.patterns)
+    if args.command == "check":
+        raise SystemExit(1 if check(args.patterns, args.tests, args.only, args.all, args.jobs, args.timeout) else 0)
     if args.command == "run":
         extra = ["--max-children", str(args.max_children)] if args.max_children else []
         _mutmut("run", *extra, capture=False)
