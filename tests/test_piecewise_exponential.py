@@ -10,13 +10,16 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 import pytest
 from scipy.integrate import quad
 
 import dpaudit
 from dpaudit import exact
+from dpaudit.distributions import LogConstant
 from dpaudit.errors import UnsupportedAudit
+from dpaudit.exact.enclosure import Enclosure
 from dpaudit.mechanisms import BoundedDomainLaplaceMechanism, ClampedLaplaceMechanism, StaircaseMechanism
 from dpaudit.mechanisms.noise import Staircase
 from dpaudit.piecewise_exponential import PiecewiseExponentialDistribution
@@ -212,3 +215,109 @@ def test_loss_range_and_the_infinite_order_on_step_densities_and_disjoint_suppor
         assert (loss.sup_at, loss.inf_at) == ends
         assert exact.renyi_divergence(p, q, math.inf) == Enclosure.point(bound)
         assert exact.renyi_divergence(q, p, math.inf) == Enclosure.point(bound)
+
+
+def log_of(r):
+    """The constant log r of a rational r, enclosed exactly (laws written down by hand)."""
+    r = Fraction(r)
+    return LogConstant(("log", r), lambda ctx: ctx.log(ctx.mpf(r.numerator) / r.denominator), math.log(r))
+
+
+def assert_encloses(enclosure, truth, width=Fraction(1, 10**60)):
+    """lo <= truth <= hi, truth given in mpmath at 100 digits, and the enclosure no wider than ``width``."""
+    with mpmath.workdps(100):
+        assert mpmath.mpf(enclosure.lo.numerator) / enclosure.lo.denominator <= truth
+        assert truth <= mpmath.mpf(enclosure.hi.numerator) / enclosure.hi.denominator
+    assert enclosure.hi - enclosure.lo < width
+
+
+def test_an_atom_on_one_side_only_is_an_infinite_loss_that_counts_in_full():
+    """P = 1/2 uniform on [0, 1) + 1/2 at 3; Q = the same density, 1/4 at 2 and 1/4 at 3. The loss is 0 on
+    the density, log 2 at 3, -inf at Q's own atom 2 (+inf at 2 for the reversed pair). By hand: delta_P||Q(eps)
+    = (1/2 - e^eps / 4)_+ from the atom at 3, which comes after Q's lone atom; delta_Q||P(eps) = 1/4 for
+    eps >= 0 (Q's lone atom in full, the shared one under e^eps); D_alpha(P || Q) = log(1/2 + 2^(alpha - 2))
+    / (alpha - 1), while P has no mass at 2, so D_alpha(Q || P) is infinite. Values by mpmath at 100 digits."""
+    half, quarter = log_of(Fraction(1, 2)), log_of(Fraction(1, 4))
+    p = PiecewiseExponentialDistribution.build([0, 1], [0], [0], half, atoms=[(3, 0, half)])
+    q = PiecewiseExponentialDistribution.build([0, 1], [0], [0], half, atoms=[(2, 0, quarter), (3, 0, quarter)])
+    with mpmath.workdps(100):
+        log2, minus_log2 = mpmath.log(2), -mpmath.log(2)
+    loss = exact.loss_range(p, q)
+    assert_encloses(loss.sup, log2)
+    assert loss.inf == Enclosure.point(-math.inf) and (loss.sup_at, loss.inf_at) == (3, 2)
+    back = exact.loss_range(q, p)
+    assert back.sup == Enclosure.point(math.inf)
+    assert_encloses(back.inf, minus_log2)
+    assert (back.sup_at, back.inf_at) == (2, 3)
+    assert exact.pure_epsilon(p, q).epsilon == Enclosure.point(math.inf)
+    for eps in (0.0, 0.4):
+        with mpmath.workdps(100):
+            assert_encloses(exact.privacy_profile(p, q, eps).delta, mpmath.mpf(1) / 2 - mpmath.exp(eps) / 4)
+            assert_encloses(exact.privacy_profile(q, p, eps).delta, mpmath.mpf(1) / 4)
+    for alpha in (2.0, 3.5):
+        with mpmath.workdps(100):
+            assert_encloses(exact.renyi_divergence(p, q, alpha),
+                            mpmath.log(mpmath.mpf(1) / 2 + mpmath.mpf(2) ** (alpha - 2)) / (alpha - 1))
+        assert exact.renyi_divergence(q, p, alpha) == Enclosure.point(math.inf)
+
+
+def test_laws_on_disjoint_ranges_are_apart_and_delta_is_one_not_more():
+    """Bounded-domain Laplace laws on [0, 1] and [2, 3], nothing in between: each output of one is an
+    infinite loss, reached inside its own range; delta(eps) is 1 for every eps, in both directions, and its
+    enclosure (a sum of interval integrals, 1 + 1e-76 before the clip) never exceeds the probability 1."""
+    p = BoundedDomainLaplaceMechanism(1.0, 0.0, 1.0).distribution(0.3)
+    q = BoundedDomainLaplaceMechanism(1.0, 2.0, 3.0).distribution(2.5)
+    for a, b, (a_lo, a_hi), (b_lo, b_hi) in ((p, q, (0, 1), (2, 3)), (q, p, (2, 3), (0, 1))):
+        loss = exact.loss_range(a, b)
+        assert loss.sup == Enclosure.point(math.inf) and loss.inf == Enclosure.point(-math.inf)
+        assert a_lo <= loss.sup_at < a_hi and b_lo <= loss.inf_at < b_hi
+        for eps in (0.0, 5.0):
+            delta = exact.privacy_profile(a, b, eps).delta
+            assert_encloses(delta, mpmath.mpf(1))
+            assert delta.hi == 1
+        assert exact.renyi_divergence(a, b, 2.0) == Enclosure.point(math.inf)
+
+
+@pytest.mark.parametrize(("narrow_range", "excess"), [((0, 4), (4, 5)), ((1, 5), (0, 1))], ids=["right", "left"])
+def test_nested_ranges_lose_without_bound_only_past_the_narrower_one(narrow_range, excess):
+    """Bounded-domain Laplace at 1 (b = 1) on [0, 5] and on a narrower range, [0, 4] or [1, 5]: on the
+    narrower range the loss is the constant log(Z_narrow / Z_wide), Z(l, u) = 2 - e^-(1 - l) - e^-(u - 1)
+    the mass of e^-|x - 1| on [l, u] (Holohan et al.), and on the excess ([4, 5) or [0, 1)) only the wider
+    law has density. delta_wide||narrow(eps) = P_wide(excess) = |e^-|a - 1| - e^-|b - 1|| / Z_wide for eps >= 0."""
+    wide = BoundedDomainLaplaceMechanism(1.0, 0.0, 5.0).distribution(1.0)
+    narrow = BoundedDomainLaplaceMechanism(1.0, *narrow_range).distribution(1.0)
+    (lo, hi), (a, b) = narrow_range, excess
+    with mpmath.workdps(100):
+        z_narrow, z_wide = (2 - mpmath.exp(-(1 - left)) - mpmath.exp(-(right - 1))
+                            for left, right in (narrow_range, (0, 5)))
+        outside = abs(mpmath.exp(-abs(a - 1)) - mpmath.exp(-abs(b - 1))) / z_wide
+        gap, minus_gap = mpmath.log(z_narrow / z_wide), mpmath.log(z_wide / z_narrow)
+    loss = exact.loss_range(wide, narrow)
+    assert loss.sup == Enclosure.point(math.inf) and a <= loss.sup_at < b
+    assert_encloses(loss.inf, gap)
+    assert lo <= loss.inf_at < hi
+    back = exact.loss_range(narrow, wide)
+    assert back.inf == Enclosure.point(-math.inf) and a <= back.inf_at < b
+    assert_encloses(back.sup, minus_gap)
+    assert lo <= back.sup_at < hi
+    for eps in (0.0, 1.0):
+        assert_encloses(exact.privacy_profile(wide, narrow, eps).delta, outside)
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_a_tail_on_one_side_only_is_refused_and_the_message_names_the_side(side):
+    """One law repeats [0, 1) past one end with ratio e^-1 (density 1 - e^-1 on each copy's base, total
+    mass 1), the other is uniform on [0, 1) with no tail: the pair does not repeat, so it is refused, the
+    message naming the side whose tails differ and both tails."""
+    constant = LogConstant(("1 - 1/e",), lambda ctx: ctx.log(1 - ctx.exp(-1)), math.log(-math.expm1(-1)))
+    tailed = PiecewiseExponentialDistribution.build([0, 1], [0], [0], constant, **{f"{side}_tail": (1, -1)})
+    uniform = PiecewiseExponentialDistribution.build([0, 1], [0], [0], None)
+    tail = "PeriodicTail(period=Fraction(1, 1), log_ratio=Fraction(-1, 1))"
+    for p, q, pair in ((tailed, uniform, f"{tail} and None"), (uniform, tailed, f"None and {tail}")):
+        expected = (f"the two distributions' {side} tails differ ({pair}): only tails that repeat with the same "
+                    "period and ratio (a location family) are analysed exactly")
+        for compute in (exact.loss_range, lambda a, b: exact.privacy_profile(a, b, 0.5),
+                        lambda a, b: exact.renyi_divergence(a, b, 2.0)):
+            with pytest.raises(UnsupportedAudit) as refused:
+                compute(p, q)
+            assert str(refused.value) == expected
