@@ -284,39 +284,46 @@ def test_algorithms_become_contenders_with_their_labels():
     second = subject.contenders[1]
     assert (second.policy, second.in_class, second.privacy, second.parameters) == (policy, False, "eps-DP",
                                                                                   {"eps": 1.0})
-    assert subject.contenders[2] is named
+    assert subject.contenders[2] is named and subject.contenders[0].policy is policy
     listed = as_subject([policy, bare])
     assert [c.label for c in listed.contenders] == ["", ""] and listed.contenders[1] is bare
+    assert listed.contenders[0].policy is policy and listed.contenders[0].name == "p"
     assert as_subject(None).contenders == () and as_subject(subject) is subject
     with pytest.raises(TypeError, match=r"does not follow the policy protocol \(start, choose, observe\)"):
         as_subject({"x": object()})
 
 
 def test_a_lower_bound_finding_is_recomputed_from_the_runs_it_read(monkeypatch):
-    """Three algorithms against "E[R_T] >= 0.5 T gap on some member" (T = 1000, members q = 0.1 and 0.2,
-    regret T gap with probability q): one in the class, one whose privacy was not verified, one outside
-    the class. Each member's upper bound is mean_upper at the level split over the two that can refute;
-    every algorithm beats the bound, the refutation names the one in the class with the smallest ratio,
-    and the readings say why each counts or not. Deterministic."""
+    """Five algorithms against "E[R_T] >= share T gap on some member" (T = 1000, share = 0.5, members q = 0.1
+    and 0.2, regret T gap with probability q): one in the class, one whose privacy was not verified, two
+    outside the class (one saying why, one not), and one of the class held at share = 1/30, a bound below
+    its regret. Each member's upper bound is mean_upper at the level split over the three that can refute;
+    the first four beat the bound, the refutation names the one in the class with the smallest ratio, and
+    the readings say, word for word, why each counts or not. Deterministic."""
     from regret_laws import GAP as gap
 
     monkeypatch.setattr("dpaudit.simulation.simulate", simulate_on_member)
     members = [0.1, 0.2]
-    claim = LowerBound("E[R_T] >= 0.5 T gap for some member", {"T": 1000}, "the algorithms of the class",
-                       lambda p: [Member(q, j) for j, q in enumerate(members)], lambda p: 0.5 * gap * p["T"],
-                       "0.5 T gap")
+    claim = LowerBound("E[R_T] >= share T gap for some member", {"T": 1000, "share": 0.5},
+                       "the algorithms of the class", lambda p: [Member(q, j) for j, q in enumerate(members)],
+                       lambda p: p["share"] * gap * p["T"], "share T gap")
     contenders = (Contender(LawPolicy("0"), "in", in_class=True, privacy="verified by entry x"),
                   Contender(LawPolicy("1"), "unknown"),
-                  Contender(LawPolicy("2"), "outside", in_class=False, privacy="not private"))
+                  Contender(LawPolicy("2"), "outside", in_class=False, privacy="not private"),
+                  Contender(LawPolicy("3"), "outside, unstated", in_class=False),
+                  Contender(LawPolicy("4"), "held low", in_class=True, privacy="held at a smaller share",
+                            parameters={"share": 1 / 30, "variant": "as printed"}))
     found = LowerBoundAuditor().audit(LowerBoundSubject(contenders), claim, confidence=0.9,
                                       seed=np.random.SeedSequence(4), runs=300)
-    level = 0.1 / 2
-    bound = 0.5 * gap * 1000
+    level = 0.1 / 3
+    bounds = [0.5 * gap * 1000] * 4 + [gap * 1000 / 30]
     seeds = np.random.SeedSequence(4).spawn(2)
     records = found.parameters["algorithms"]
     assert found.parameters["level_per_algorithm"] == pytest.approx(level) and found.parameters["members"] == 2
-    for c, r in zip(contenders, records):
+    for c, r, bound in zip(contenders, records, bounds):
         assert r["algorithm"] == c.name and r["bound"] == pytest.approx(bound) and r["horizon"] == 1000
+        assert r["parameters"] == {"T": 1000, "share": 0.5, **c.parameters}
+        assert r["in_class"] is c.in_class and r["privacy"] == c.privacy
         for j, (q, m) in enumerate(zip(members, r["members"])):
             values = coin(q, int(c.policy.name), j)(np.array([1000.0]), 300, seeds[j].entropy)[:, -1]
             upper, method = mean_upper(values, 1000 * gap, level)
@@ -324,23 +331,42 @@ def test_a_lower_bound_finding_is_recomputed_from_the_runs_it_read(monkeypatch):
                          "method": method, "range": [0.0, pytest.approx(1000 * gap)]}
         worst = max(r["members"], key=lambda m: m["upper"])
         assert r["max_upper"] == worst["upper"] and r["ratio"] == pytest.approx(worst["upper"] / bound)
-        assert r["max_mean"] == max(m["mean"] for m in r["members"]) and r["beats_bound"]
-    readings = [r["reading"] for r in records]
-    assert readings[0].endswith("its privacy was verified (verified by entry x): the bound is wrong")
-    assert readings[1].endswith("either its privacy or the bound is wrong; its privacy was not verified here "
-                                "(nothing checked)")
-    assert readings[2].endswith("but it lies outside the class (not private): no refutation")
-    assert found.notes == readings
+        assert r["max_mean"] == max(m["mean"] for m in r["members"])
+        assert r["beats_bound"] is (c.name != "held low")
+    beaten = [f"({r['max_upper']:.4g} < {r['bound']:.4g} at every member)" for r in records]
+    low = records[4]
+    assert [r["reading"] for r in records] == [
+        f"in at the claim point beats the bound {beaten[0]} and its privacy was verified (verified by entry x): "
+        "the bound is wrong",
+        f"unknown at the claim point beats the bound {beaten[1]}: either its privacy or the bound is wrong; its "
+        "privacy was not verified here (nothing checked)",
+        f"outside at the claim point beats the bound {beaten[2]}, but it lies outside the class (not private): no "
+        "refutation",
+        f"outside, unstated at the claim point beats the bound {beaten[3]}, but it lies outside the class (stated "
+        "by the entry): no refutation",
+        f"held low at share=0.0333333, variant=as printed: max over members of the regret {low['max_mean']:.4g} "
+        f"(upper bound {low['max_upper']:.4g}) against the bound {low['bound']:.4g}: not beaten"]
+    assert found.notes == [r["reading"] for r in records]
     in_class = min(records[:2], key=lambda r: r["ratio"])
-    assert found.verdict == "refuted" and found.witness["algorithm"] == in_class["algorithm"]
-    assert found.witness["level"] == pytest.approx(level) and found.witness["bound"] == pytest.approx(bound)
-    assert found.witness["members"] == in_class["members"] and found.witness["horizon"] == 1000
-    assert found.statistic.value == pytest.approx(in_class["max_mean"] / bound)
+    assert found.verdict == "refuted" and found.auditor == "lower-bound"
+    assert found.witness == {"algorithm": in_class["algorithm"], "parameters": {"T": 1000, "share": 0.5},
+                             "bound": pytest.approx(bounds[0]), "horizon": 1000, "members": in_class["members"],
+                             "privacy": in_class["privacy"], "in_class": in_class["in_class"],
+                             "level": pytest.approx(level)}
+    assert found.statistic.name == ("least over algorithms of max over members of the regret / the bound (< 1: "
+                                    "beaten)")
+    assert found.statistic.value == pytest.approx(in_class["max_mean"] / bounds[0])
     assert found.statistic.interval == (-np.inf, pytest.approx(in_class["ratio"]))
-    assert found.statistic.kind == "upper-bound" and found.samples == 300 * 2 * 3 and found.confidence == 0.9
+    assert found.statistic.kind == "upper-bound" and found.samples == 300 * 2 * 5 and found.confidence == 0.9
     # the seeds: the members' runs come from spawned streams of the audit's seed, the same for every algorithm
     again = LowerBoundAuditor().audit(LowerBoundSubject(contenders), claim, confidence=0.9, seed=4, runs=300)
     assert again.parameters["algorithms"] == records
+    # algorithms outside the class only: nothing can refute, and there is no ratio to report
+    outside = LowerBoundAuditor().audit(LowerBoundSubject(contenders[2:4]), claim, confidence=0.9, seed=4, runs=300)
+    assert outside.verdict == "not-refuted" and outside.witness == {}
+    assert outside.parameters["level_per_algorithm"] == pytest.approx(0.1)
+    assert outside.statistic == dpaudit.results.Statistic("max over members of the regret / the bound", None)
+    assert outside.auditor == "lower-bound"
 
 
 def test_a_proof_step_finding_reports_the_worst_failing_step_and_the_tight_ones():
@@ -353,7 +379,7 @@ def test_a_proof_step_finding_reports_the_worst_failing_step_and_the_tight_ones(
              ProofStep("tight", "g == h", lambda p: (2.0, 2.0), "=="))
     claim = LowerBound("steps", {"K": 2}, steps=steps)
     found = LowerBoundAuditor().audit(LowerBoundSubject(()), claim, confidence=None)
-    assert found.verdict == "refuted" and found.confidence == 1.0
+    assert found.verdict == "refuted" and found.confidence == 1.0 and found.auditor == "lower-bound"
     assert found.statistic.name == "least proof-step margin" and found.statistic.value == -2.0
     assert found.witness == {"step": "worse", "statement": "e <= f", "parameters": {"K": 2}, "at": {},
                              "lhs": 3.0, "relation": "<=", "rhs": 1.0}
@@ -383,9 +409,9 @@ def test_a_lower_bound_with_algorithms_needs_a_level_and_an_instance(monkeypatch
         return LowerBound("E[R_T] >= T gap / 2", {"T": 100}, "the class", lambda p: members,
                           lambda p: 0.5 * GAP * p["T"], "T gap / 2")
 
-    with pytest.raises(ValueError, match="the lower-bound auditor needs a confidence level to simulate algorithms"):
+    with pytest.raises(ValueError, match="^the lower-bound auditor needs a confidence level to simulate algorithms$"):
         LowerBoundAuditor().audit(subject, claim([Member(0.5, 0)]), confidence=None)
-    with pytest.raises(ValueError, match="the claim's instance has no members"):
+    with pytest.raises(ValueError, match="^the claim's instance has no members$"):
         LowerBoundAuditor().audit(subject, claim([]), confidence=0.9)
     found = LowerBoundAuditor().audit(subject, claim([Member(0.5, 0)]), confidence=0.9, runs=50, seed=1)
     assert found.statistic.name == ("least over algorithms of max over members of the regret / the bound (< 1: "
@@ -406,3 +432,269 @@ def test_mean_upper_is_the_bounded_mean_bound_on_the_complements():
         methods.add(method)
     assert methods == {"empirical-bernstein", "hoeffding"}
     assert mean_upper(np.array([2, 2, 2]), 0.0, 0.05) == (2.0, "constant")
+
+
+def _error_claim(bound, event, members=(0.1, 0.2)):
+    """"P(event) >= bound on some member" at T = 1000, on members whose regret is coin(q) (regret_laws)."""
+    return LowerBound("P(error) >= bound for some member", {"T": 1000, "b": bound}, "the algorithms of the class",
+                      lambda p: [Member(q, j) for j, q in enumerate(members)], lambda p: p["b"], "b", "error",
+                      event=event, event_text="the run committed to the worse arm")
+
+
+def test_an_error_lower_bound_finding_is_recomputed_from_the_runs_it_read(monkeypatch):
+    """"P(error) >= 0.35 on some member", the error being a run that committed to the worse arm (probability
+    0.1 and 0.2 on the two members), its event given as the run's regret (T gap there, 0 elsewhere: a truth
+    value per run, so the count is of runs, not a sum of regret). Each member's record is recomputed from the
+    runs: the count, the frequency, and Clopper-Pearson's one-sided upper bound at the level (scipy's exact
+    two-sided interval at confidence 1 - 2 level, whose upper end is the one-sided bound); the ratio and the
+    estimate are against the bound 0.35. Deterministic."""
+    monkeypatch.setattr("dpaudit.simulation.simulate", simulate_on_member)
+    claim = _error_claim(0.35, lambda res, j: res.pseudo_regret[:, -1])
+    contender = Contender(LawPolicy("0"), "in", in_class=True, privacy="verified")
+    found = LowerBoundAuditor().audit(LowerBoundSubject((contender,)), claim, confidence=0.9,
+                                      seed=np.random.SeedSequence(2), runs=300)
+    seeds = np.random.SeedSequence(2).spawn(2)
+    record = found.parameters["algorithms"][0]
+    for j, (q, m) in enumerate(zip((0.1, 0.2), record["members"])):
+        k = int((coin(q, 0, j)(np.array([1000.0]), 300, seeds[j].entropy)[:, -1] > 0).sum())
+        upper = stats.binomtest(k, 300).proportion_ci(confidence_level=1 - 2 * 0.1, method="exact").high
+        assert m == {"member": j, "mean": k / 300, "upper": pytest.approx(upper, rel=1e-9),
+                     "method": "clopper-pearson", "count": k}
+    worst = max(record["members"], key=lambda m: m["upper"])
+    assert record["max_upper"] == worst["upper"] < 0.35 and record["beats_bound"]
+    assert record["ratio"] == pytest.approx(worst["upper"] / 0.35, rel=1e-12)
+    assert found.verdict == "refuted" and found.witness["algorithm"] == "in"
+    assert found.statistic.value == pytest.approx(record["max_mean"] / 0.35, rel=1e-12)
+    assert found.statistic.name == "least over algorithms of max over members of the error / the bound (< 1: beaten)"
+
+
+@pytest.mark.parametrize("bound, estimate", [(1.0, 1.0), (0.0, math.inf)])
+def test_a_bound_its_upper_confidence_bound_only_reaches_is_not_beaten(monkeypatch, bound, estimate):
+    """An event that happens in every run: Clopper-Pearson's upper bound is 1 exactly (k = n), which does not
+    beat a claimed error probability of 1 (beating needs an upper bound strictly below it): ratio and
+    estimate 1. A bound of 0 cannot be beaten, and its ratio and estimate are infinite, not a division by 0."""
+    monkeypatch.setattr("dpaudit.simulation.simulate", simulate_on_member)
+    claim = _error_claim(bound, lambda res, j: np.ones(res.pseudo_regret.shape[0], dtype=bool), members=(0.5,))
+    found = LowerBoundAuditor().audit(LowerBoundSubject((Contender(LawPolicy("0"), "in", in_class=True),)), claim,
+                                      confidence=0.9, seed=1, runs=50)
+    record = found.parameters["algorithms"][0]
+    assert record["members"] == [{"member": 0, "mean": 1.0, "upper": 1.0, "method": "clopper-pearson", "count": 50}]
+    assert found.verdict == "not-refuted" and not record["beats_bound"]
+    assert record["ratio"] == estimate and found.statistic.value == estimate
+    assert found.statistic.interval == (-math.inf, estimate)
+    assert record["reading"] == (f"in at the claim point: max over members of the error 1 (upper bound 1) against "
+                                 f"the bound {bound:g}: not beaten")
+
+
+def test_an_event_must_give_one_truth_value_per_run(monkeypatch):
+    monkeypatch.setattr("dpaudit.simulation.simulate", simulate_on_member)
+    claim = _error_claim(0.5, lambda res, j: np.zeros(res.pseudo_regret.shape[0] - 1, dtype=bool))
+    with pytest.raises(ValueError, match=r"^the claim's event must give one boolean per run, shape \(50,\), got "
+                                         r"\(49,\)$"):
+        LowerBoundAuditor().audit(LowerBoundSubject((Contender(LawPolicy("0"), "in"),)), claim, confidence=0.9,
+                                  seed=1, runs=50)
+
+
+def _conditioned_claim(eps, steps=(), **parameters):
+    """"E[R_T] >= T gap / 2" under the hypothesis eps <= 1 (and T >= 10), at T = 100 unless given."""
+    conditions = (ProofStep("privacy level", "eps <= 1", lambda p: (p["eps"], 1.0), "<="),
+                  ProofStep("long enough", "T >= 10", lambda p: (p["T"], 10.0)))
+    return LowerBound("E[R_T] >= T gap / 2 for eps <= 1", {"T": 100, "eps": eps, **parameters}, "eps-DP algorithms",
+                      lambda p: [Member(0.5, 0)], lambda p: 0.5 * GAP * p["T"], "T gap / 2", steps=steps,
+                      conditions=conditions)
+
+
+def test_the_hypotheses_are_checked_at_the_claim_point_and_at_each_algorithms_point(monkeypatch):
+    """A point outside the theorem's hypotheses is an error, naming the first hypothesis it violates (at the
+    claim's point) or the algorithm and its point (an algorithm held elsewhere). Both checks, and the proof
+    steps, use the audit's tolerance: eps = 1 + 1e-9 is within 1e-6 of the hypothesis eps <= 1 but violates it
+    at the default 1e-12, and a step missed by 1e-9 is tight at 1e-6 but fails at 1e-12."""
+    monkeypatch.setattr("dpaudit.simulation.simulate", simulate_on_member)
+    subject = LowerBoundSubject((Contender(LawPolicy("0"), "a", in_class=True),))
+    with pytest.raises(UnsupportedAudit, match=r"^the point \{'T': 100, 'eps': 1\.5\} is outside the theorem's "
+                                               r"hypotheses: eps <= 1 \(1\.5 <= 1 fails\)$"):
+        LowerBoundAuditor().audit(subject, _conditioned_claim(1.5), confidence=0.9, seed=1, runs=20)
+    with pytest.raises(UnsupportedAudit, match=r"^the point \{'T': 5, 'eps': 1\.5\} is outside the theorem's "
+                                               r"hypotheses: eps <= 1 \(1\.5 <= 1 fails\)$"):
+        LowerBoundAuditor().audit(subject, _conditioned_claim(1.5, T=5), confidence=0.9, seed=1, runs=20)
+    with pytest.raises(UnsupportedAudit, match=r"^the point \{'T': 5, 'eps': 0\.5\} is outside the theorem's "
+                                               r"hypotheses: T >= 10 \(5 >= 10 fails\)$"):
+        LowerBoundAuditor().audit(subject, _conditioned_claim(0.5, T=5), confidence=0.9, seed=1, runs=20)
+    held = LowerBoundSubject((Contender(LawPolicy("0"), "held at 2 eps", in_class=True, parameters={"eps": 2.0}),))
+    with pytest.raises(UnsupportedAudit, match=r"^held at 2 eps is held to the bound at \{'T': 100, 'eps': 2\.0\}, "
+                                               r"outside the hypothesis eps <= 1$"):
+        LowerBoundAuditor().audit(held, _conditioned_claim(0.5), confidence=0.9, seed=1, runs=20)
+    near = 1 + 1e-9
+    step = ProofStep("missed by 1e-9", "x >= y", lambda p: (1.0, near))
+    nearly = LowerBoundSubject((Contender(LawPolicy("0"), "a", in_class=True, parameters={"eps": near}),))
+    found = LowerBoundAuditor().audit(nearly, _conditioned_claim(near, steps=(step,)), confidence=0.9, seed=1,
+                                      runs=20, tolerance=1e-6)
+    assert [c["status"] for c in found.parameters["conditions"]] == ["tight", "holds"]
+    assert found.parameters["steps"][0]["status"] == "tight" and found.verdict == "not-refuted"
+    assert found.parameters["algorithms"][0]["parameters"] == {"T": 100, "eps": near}
+    with pytest.raises(UnsupportedAudit, match="outside the theorem's hypotheses"):
+        LowerBoundAuditor().audit(nearly, _conditioned_claim(near, steps=(step,)), confidence=0.9, seed=1, runs=20)
+    with pytest.raises(UnsupportedAudit, match="^a is held to the bound at"):
+        LowerBoundAuditor().audit(nearly, _conditioned_claim(1.0), confidence=0.9, seed=1, runs=20)
+    steps_only = LowerBoundAuditor().audit(LowerBoundSubject(()), _conditioned_claim(1.0, steps=(step,)),
+                                           confidence=None)
+    assert steps_only.verdict == "refuted" and steps_only.witness["step"] == "missed by 1e-9"
+
+
+def test_a_lower_bound_is_simulated_at_each_algorithms_horizon_on_the_members_seeds(monkeypatch):
+    """The simulations an audit asks for: each member once per algorithm, for the horizon at the algorithm's
+    point (T = 500 for one held there), recording that round only (the one the bound is about), on the member's
+    stream spawned from the audit's seed (the same for every algorithm), with the audit's workers. Without
+    confidence, runs or workers the audit runs 1000 runs at confidence 0.99 (level 0.01 for the one algorithm),
+    serially. A claim naming no horizon cannot be simulated."""
+    calls = []
+
+    def spy(policy, environment, horizon, runs, seed=None, grid=None, workers=1, **_):
+        calls.append((policy.name, environment.index, horizon, runs, list(grid), workers, seed.spawn_key))
+        return simulate_on_member(policy, environment, horizon, runs, seed, grid=grid)
+
+    monkeypatch.setattr("dpaudit.simulation.simulate", spy)
+    claim = _conditioned_claim(0.5)
+    claim = LowerBound(claim.statement, claim.parameters, claim.algorithm_class,
+                       lambda p: [Member(0.5, 0), Member(0.25, 1)], claim.bound, claim.bound_text)
+    one = LowerBoundSubject((Contender(LawPolicy("0"), "a", in_class=True),))
+    found = LowerBoundAuditor().audit(one, claim, seed=np.random.SeedSequence(9))
+    assert calls == [("0", 0, 100, 1000, [100], 1, (0,)), ("0", 1, 100, 1000, [100], 1, (1,))]
+    assert found.parameters["runs"] == 1000 and found.samples == 2000 and found.confidence == 0.99
+    assert found.parameters["level_per_algorithm"] == pytest.approx(0.01, rel=1e-12)
+    calls.clear()
+    two = LowerBoundSubject((Contender(LawPolicy("0"), "a", in_class=True),
+                             Contender(LawPolicy("1"), "b", in_class=True, parameters={"T": 500})))
+    found = LowerBoundAuditor().audit(two, claim, confidence=0.9, seed=np.random.SeedSequence(9), runs=30, workers=3)
+    assert calls == [("0", 0, 100, 30, [100], 3, (0,)), ("0", 1, 100, 30, [100], 3, (1,)),
+                     ("1", 0, 500, 30, [500], 3, (0,)), ("1", 1, 500, 30, [500], 3, (1,))]
+    record = found.parameters["algorithms"][1]
+    assert record["horizon"] == 500 and record["bound"] == pytest.approx(0.5 * GAP * 500)
+    assert record["members"][0]["range"] == [0.0, pytest.approx(500 * GAP)]
+    no_horizon = LowerBound("E[R] >= 1", {"eps": 0.5}, "the class", lambda p: [Member(0.5, 0)], lambda p: 1.0, "1")
+    with pytest.raises(ValueError, match=r"^the claim names no horizon \(give horizon=\.\.\. or a parameter T\)$"):
+        LowerBoundAuditor().audit(one, no_horizon, confidence=0.9, seed=1, runs=10)
+
+
+def test_the_regret_range_is_the_largest_gap_of_any_runs_instance(monkeypatch):
+    """Instances drawn per run: half the runs on means (0.75, 0.25) (gap 0.5), half on (0.2, 0.1) (gap 0.1). The
+    pseudo-regret of every run lies in [0, T 0.5], the largest gap of any run's own instance (not the largest
+    mean of one run less the smallest of another, 0.65), and the upper bound is the bounded-mean bound on that
+    range: Hoeffding's and Maurer & Pontil's, written out (each at half the level)."""
+    from regret_laws import law_result
+
+    def mixed(policy, environment, horizon, runs, seed=None, grid=None, **_):
+        result = simulate_on_member(policy, environment, horizon, runs, seed, grid=grid)
+        means = np.where((np.arange(runs) % 2 == 0)[:, None], [0.75, 0.25], [0.2, 0.1])
+        regret = result.pseudo_regret * np.where(np.arange(runs) % 2 == 0, 1.0, 0.2)[:, None]
+        return dataclasses.replace(law_result(result.grid, regret), means=means)
+
+    monkeypatch.setattr("dpaudit.simulation.simulate", mixed)
+    claim = LowerBound("E[R_T] >= 0.3 T", {"T": 1000}, "the class", lambda p: [Member(0.5, 0)],
+                       lambda p: 0.3 * p["T"], "0.3 T")
+    found = LowerBoundAuditor().audit(LowerBoundSubject((Contender(LawPolicy("0"), "a"),)), claim, confidence=0.9,
+                                      seed=3, runs=200)
+    member = found.parameters["algorithms"][0]["members"][0]
+    assert member["range"] == [0.0, 500.0]
+    values = coin(0.5, 0, 0)(np.array([1000.0]), 200, np.random.SeedSequence(3).spawn(1)[0].entropy)[:, -1]
+    values = values * np.where(np.arange(200) % 2 == 0, 1.0, 0.2)
+    z, n, log_half = values / 500.0, 200, math.log(2 / 0.1)
+    hoeffding = z.mean() + math.sqrt(log_half / (2 * n))
+    bernstein = z.mean() + math.sqrt(2 * z.var(ddof=1) * math.log(4 / 0.1) / n) + 7 * math.log(4 / 0.1) / (3 * (n - 1))
+    assert member["upper"] == pytest.approx(500.0 * min(hoeffding, bernstein), rel=1e-12)
+
+
+@pytest.mark.parametrize("relation, lhs, rhs, tolerance, status", [
+    (">=", 1.0, 2.0, 0.5, "tight"),   # margin -1 = -slack (0.5 * 2): not a failure
+    (">=", 2.0, 1.0, 0.5, "tight"),   # margin 1 = slack: still within rounding
+    (">=", 2.0, 0.99, 0.5, "holds"),  # margin 1.01 > slack 1
+    (">=", 0.99, 2.0, 0.5, "fails"),  # margin -1.01 < -slack
+    ("==", 1.0, 2.0, 0.5, "tight"),   # |lhs - rhs| = slack
+    ("==", 0.99, 2.0, 0.5, "fails"),
+    (">=", 1.0, 1.0, 0.0, "tight"),   # no tolerance: only equality is tight
+    ("==", 1.0, 1.0, 0.0, "tight"),
+    ("<=", 1.0, 1.0 + 2**-52, 0.0, "holds"),
+])
+def test_a_proof_steps_tolerance_boundary_is_tight_on_both_sides(relation, lhs, rhs, tolerance, status):
+    """The slack is tolerance times the larger side, and a margin exactly at +-slack is tight: it neither
+    fails nor holds (sides and slack exact in binary, so the boundary is hit exactly)."""
+    assert evaluate_step(_step(relation, lhs, rhs), {}, tolerance)["status"] == status
+
+
+def test_a_proof_steps_worst_point_is_its_smallest_margin_among_the_failing_points():
+    """A step that holds everywhere reports its smallest margin wherever on the grid it lies (here the middle
+    point); a step that fails reports its failing point with the smallest margin, even where a point of
+    larger sides has a smaller margin that its slack (1e-12 of 1e13, about 10) leaves tight."""
+    where = {"n": np.array([1, 2, 3])}
+    held = evaluate_step(_step(">=", np.array([3.0, 2.0, 5.0]), np.array([1.0, 1.0, 1.0]), where), {})
+    assert (held["status"], held["margin"], held["lhs"], held["rhs"], held["at"]) == ("holds", 1.0, 2.0, 1.0,
+                                                                                      {"n": 2})
+    failed = evaluate_step(_step(">=", np.array([1e13, 0.0, 4.0]), np.array([1e13 + 5, 1.0, 1.0]), where), {})
+    assert (failed["status"], failed["margin"], failed["lhs"], failed["rhs"], failed["at"]) == ("fails", -1.0, 0.0,
+                                                                                                1.0, {"n": 2})
+    assert failed["failing_points"] == 1 and failed["points"] == 3
+
+
+def test_a_proof_step_computed_exactly_is_compared_in_floats():
+    """Sides computed exactly, as proof steps are where the laws are finite: rationals (fractions.Fraction)
+    and integers beyond 64 bits (binomial coefficients) are read as floats, and a grid coordinate that is
+    not a number is reported as given."""
+    from fractions import Fraction
+
+    big = evaluate_step(_step(">=", math.comb(100, 50), 2**96), {})
+    assert big["status"] == "holds" and big["lhs"] == float(math.comb(100, 50)) and big["rhs"] == 2.0**96
+    assert big["margin"] == float(math.comb(100, 50)) - 2.0**96
+    small = evaluate_step(_step("<=", 2**96, math.comb(100, 50)), {})
+    assert small["status"] == "holds" and small["margin"] == float(math.comb(100, 50)) - 2.0**96
+    exact = evaluate_step(_step(">=", Fraction(1, 2), Fraction(2, 3), {"x": Fraction(1, 3)}), {})
+    assert exact["status"] == "fails" and exact["lhs"] == 0.5 and exact["rhs"] == 2 / 3
+    assert exact["at"] == {"x": Fraction(1, 3)}
+    other = evaluate_step(_step("==", Fraction(1, 3), 1 / 3, {"label": None}), {})
+    assert other["status"] == "tight" and other["at"] == {"label": None}
+
+
+def test_the_upper_bound_on_a_regret_in_a_narrow_range_is_still_a_bound():
+    """mean_upper on ranges of width at most 1 (an instance of gap 0.001 at T = 1000, a quarter) and on
+    single-precision values: the smaller of Hoeffding's mean + w sqrt(ln(2 / level) / (2 n)) and Maurer &
+    Pontil's mean + w (sqrt(2 V ln(4 / level) / n) + 7 ln(4 / level) / (3 (n - 1))), V the sample variance of
+    values / w, each at half the level, written out; a float32 regret gives its values' bound in double
+    precision. Only a range of width 0 is a constant."""
+    rng = np.random.default_rng(5)
+    level = 0.05
+    for width, values in ((1.0, 1.0 * (rng.random(300) < 0.3)), (0.25, rng.uniform(0, 0.25, 40)),
+                          (0.5, np.full(10, 0.25))):
+        z, n = values / width, values.size
+        hoeffding = z.mean() + math.sqrt(math.log(2 / level) / (2 * n))
+        bernstein = (z.mean() + math.sqrt(2 * z.var(ddof=1) * math.log(4 / level) / n)
+                     + 7 * math.log(4 / level) / (3 * (n - 1)))
+        upper, method = mean_upper(values, width, level)
+        assert upper == pytest.approx(width * min(hoeffding, bernstein), rel=1e-12)
+        assert method == ("empirical-bernstein" if bernstein < hoeffding else "hoeffding")
+    single = rng.uniform(0, 3, 50).astype(np.float32)
+    assert mean_upper(single, 3.0, level) == mean_upper(single.astype(float), 3.0, level)
+    assert mean_upper(np.full(4, 0.5), 0.0, level) == (0.5, "constant")
+
+
+def test_the_lower_bound_auditor_says_why_it_cannot_audit_a_claim():
+    """The reasons an audit is refused, word for word: another kind of claim (its type named), a subject that
+    is not the algorithms to run, algorithms to hold to a claim without a bound."""
+    auditor = LowerBoundAuditor()
+    one = LowerBoundSubject((Contender(LawPolicy("0"), "a"),))
+    refusals = [auditor.supports(one, dpaudit.RegretRate(0.5)), auditor.supports("ftl", _claim(bound=1.0)),
+                auditor.supports(one, _claim())]
+    assert not any(refusals)
+    assert [r.reason for r in refusals] == ["the lower-bound auditor audits LowerBound claims, not RegretRate",
+                                            "the subject must be the algorithms to run (LowerBoundSubject)",
+                                            "the claim has no bound to hold the algorithms to"]
+    assert auditor.supports(one, _claim(bound=1.0)).decisive and auditor.supports(LowerBoundSubject(()), _claim())
+
+
+def test_a_bound_without_proof_steps_or_algorithms_is_not_audited():
+    """A claim with a bound and no proof steps, audited without algorithms, has nothing to check: it is
+    refused (it was once reported verified, having checked nothing)."""
+    claim = LowerBound("E[R_T] >= 1", {"T": 10}, "the class", lambda p: [Member(0.5, 0)], lambda p: 1.0, "1")
+    support = LowerBoundAuditor().supports(LowerBoundSubject(()), claim)
+    assert not support and support.reason == ("the claim has no proof steps to check and no algorithms are given "
+                                              "to hold its bound to")
+    with pytest.raises(UnsupportedAudit, match="no proof steps to check"):
+        dpaudit.audit_lower_bound(claim, None)

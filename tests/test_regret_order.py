@@ -8,7 +8,7 @@ import pickle
 
 import numpy as np
 import pytest
-from regret_laws import LawPolicy, coin, constant, mirror, simulate_law
+from regret_laws import LawPolicy, coin, constant, group_of, mirror, simulate_law
 from scipy import stats
 
 import dpaudit
@@ -384,19 +384,26 @@ def test_bounded_order_pvalues_and_bounds_are_dual_and_mirror_each_other():
         -2.0 + 4.0 * bounded_mean_lower(z[:, 2:3], 0.1)[0][0], rel=1e-12)
 
 
+#: the tests as the record names them
+ORDER_TEST_TEXT = {"t": "paired t-tests (asymptotic level)",
+                   "bounded": "bounded-range tests (empirical Bernstein / Hoeffding, valid for every law)"}
+
+
 @pytest.mark.parametrize("test", ["t", "bounded"])
 def test_an_order_finding_is_recomputed_from_the_runs_it_read(monkeypatch, test):
     """Every number of an order finding, recomputed from the runs (drawn from known laws, which the
     test draws again): the pairs' mean differences, the one-sided p-values (scipy's t-test, or the
     bounded test on the difference's range [-T gap, T gap]), Holm's decisions (statsmodels), the worst
-    pair, its lower bound at Holm's first step, and the record's fields. Deterministic."""
+    pair, its lower bound at Holm's first step, the record's fields and the notes' whole text (b has
+    more regret than c at each of the 7 rounds: 7 violations, of which the note shows the first 6; the
+    pair (b, c) is never confirmed). Deterministic."""
     from regret_laws import GAP
     from statsmodels.stats.multitest import multipletests
 
     monkeypatch.setattr("dpaudit.simulation_cache.cached_simulate", simulate_law)
     series = {"a": coin(0.05, 1), "b": coin(0.5, 2), "c": coin(0.2, 3)}
     claim = dpaudit.RegretOrder([["a"], ["b"], ["c"]], at="grid")
-    grid = np.array([100, 400, 1600])
+    grid = np.array([100, 200, 400, 800, 1600, 3200, 6400])
     runs, alpha, group = 300, 0.05, 7
     subject = regret_order.OrderSubject({k: LawPolicy(k, law) for k, law in series.items()}, None, "laws")
     found = regret_order.RegretOrderAuditor().audit(subject, claim, confidence=1 - alpha, horizons=grid, runs=runs,
@@ -422,9 +429,10 @@ def test_an_order_finding_is_recomputed_from_the_runs_it_read(monkeypatch, test)
     rejected = multipletests(against.ravel(), alpha, method="holm")[0].reshape(against.shape)
     confirmed = multipletests(toward.ravel(), alpha, method="holm")[0].reshape(toward.shape)
     violations = [[pairs[i][0], pairs[i][1], int(grid[j])] for i, j in zip(*np.nonzero(rejected))]
-    assert violations, "the laws put b above c at every round: the claim b < c is refuted"
+    assert [v for v in violations if v[:2] == ["b", "c"]] == [["b", "c", int(t)] for t in grid]
     assert found.verdict == "refuted" and found.witness["violations"] == violations
-    assert found.parameters["confirmed"] == [list(pairs[i]) for i in np.nonzero(confirmed.all(axis=1))[0]]
+    confirmed_pairs = [list(pairs[i]) for i in np.nonzero(confirmed.all(axis=1))[0]]
+    assert found.parameters["confirmed"] == confirmed_pairs and ["b", "c"] not in confirmed_pairs
     i, j = np.unravel_index(int(np.argmin(against)), against.shape)
     a, b = pairs[i]
     d = (draws[a] - draws[b])[:, j]
@@ -432,6 +440,7 @@ def test_an_order_finding_is_recomputed_from_the_runs_it_read(monkeypatch, test)
     if test == "t":
         assert lcb == pytest.approx(stats.ttest_1samp(d, 0.0, alternative="greater").confidence_interval(
             1 - alpha / against.size).low, rel=1e-10)
+    assert found.auditor == "regret-order"
     assert found.witness["pair"] == [a, b] and found.witness["T"] == int(grid[j])
     assert found.witness["mean_difference"] == pytest.approx(means[i][j], rel=1e-12)
     assert found.witness["lower_bound"] == pytest.approx(lcb, rel=1e-12) and lcb > 0
@@ -443,43 +452,76 @@ def test_an_order_finding_is_recomputed_from_the_runs_it_read(monkeypatch, test)
     assert found.confidence == 1 - alpha and found.samples == runs
     assert found.parameters["final_mean"] == {k: pytest.approx(v[:, -1].mean(), rel=1e-12) for k, v in draws.items()}
     assert found.parameters["test"] == test and found.parameters["at"] == "grid" and found.parameters["runs"] == runs
-    text = " ".join(found.notes)
-    assert f"Holm over {against.size} tests" in text and f"each of {grid.size} recorded rounds" in text
-    assert f"fails for {len({(v[0], v[1]) for v in violations})} pair(s)" in text
-    assert f"{len(found.parameters['confirmed'])} of 3 claimed pairs confirmed" in text
-    final = regret_order.RegretOrderAuditor().audit(subject, dpaudit.RegretOrder([["a"], ["c"]]), confidence=1 - alpha,
+    # LawPolicy declares itself anytime: one run of the largest horizon, read at every round
+    assert found.parameters["reading"] == {k: {"rounds": "one run of horizon 6400, read at every recorded round",
+                                               "why": "LawPolicy declares anytime = True"} for k in series}
+    shown = "; ".join(f"{va} > {vb} at T = {vt}" for va, vb, vt in violations[:6])
+    assert found.notes == [
+        f"3 ordered pairs tested at each of 7 recorded rounds (T = 6400), 300 runs per series on common random "
+        f"numbers; one-sided {ORDER_TEST_TEXT[test]}, Holm over 21 tests at family-wise level 0.05",
+        f"the claimed order fails for {len({(v[0], v[1]) for v in violations})} pair(s): {shown}",
+        f"{len(confirmed_pairs)} of 3 claimed pairs confirmed in the claimed direction (Holm at 0.05); the others "
+        "are not resolved by these runs"]
+    assert list(found.plot_data["grid"]) == list(grid) and found.plot_data["labels"] == ["a", "b", "c"]
+    final = regret_order.RegretOrderAuditor().audit(subject, dpaudit.RegretOrder([["a"], ["b"]]), confidence=1 - alpha,
                                                    seed=np.random.SeedSequence(group), horizons=grid, runs=runs,
                                                    test=test)
-    assert final.witness["T"] == int(grid[-1]) and "the last recorded round" in " ".join(final.notes)
-    assert final.verdict == "not-refuted" and final.parameters["confirmed"] == [["a", "c"]]
-    assert final.parameters["reading"] == {"rounds": "one run of horizon 1600 per series, the claim being about its "
+    assert final.witness["T"] == int(grid[-1])
+    assert final.verdict == "not-refuted" and final.parameters["confirmed"] == [["a", "b"]]
+    assert final.notes == [
+        f"1 ordered pairs tested at the last recorded round (T = 6400), 300 runs per series on common random "
+        f"numbers; one-sided {ORDER_TEST_TEXT[test]}, Holm over 1 tests at family-wise level 0.05",
+        "1 of 1 claimed pairs confirmed in the claimed direction (Holm at 0.05)"]
+    assert final.parameters["reading"] == {"rounds": "one run of horizon 6400 per series, the claim being about its "
                                                      "last round", "why": "at='final'"}
-    assert found.witness["method"] == f"one-sided {regret_order.TEST_NAMES[test]} at matched seeds, Holm"
-    assert list(found.parameters["grid"]) == [100, 400, 1600] and found.parameters["regret"] == "pseudo"
+    assert found.witness["method"] == f"one-sided {ORDER_TEST_TEXT[test]} at matched seeds, Holm"
+    assert list(found.parameters["grid"]) == list(grid) and found.parameters["regret"] == "pseudo"
     assert len(found.parameters["simulations"]) == 3
     for bad, message in ((dict(regret="net"), "regret must be one of pseudo, realised, got 'net'"),
                          (dict(test="z"), "test must be one of t, bounded, got 'z'")):
         with pytest.raises(ValueError, match=message):
             regret_order.RegretOrderAuditor().audit(subject, claim, confidence=0.9, horizons=grid, runs=10,
                                                     seed=np.random.SeedSequence(0), **bad)
-    assert "the others are not resolved" not in " ".join(final.notes)
+
+
+def realised_law(law, name):
+    """The realised regret of a run whose pseudo-regret is drawn from ``law``: its pseudo-regret less T gap / 2
+    with probability 1/2 (the rewards' luck, on its own stream), in [-T gap / 2, T gap] inside the realised
+    regret's range [T (mu* - 1), T mu*] = [-T / 4, 3 T / 4] on regret_laws.MEANS."""
+    luck = coin(0.5, 99, ord(name))
+
+    def regret(points, runs, group):
+        return law(points, runs, group) - luck(points, runs, group) / 2
+
+    return regret
+
+
+def simulate_law_with_luck(policy, environment, horizon, runs, seed=None, *, grid=None, **_):
+    """simulate_law, with the realised regret drawn apart from the pseudo-regret (realised_law)."""
+    found = simulate_law(policy, environment, horizon, runs, seed, grid=grid)
+    realised = realised_law(policy.law, policy.name)(found.grid.astype(float), runs, group_of(seed))
+    return dataclasses.replace(found, regret=realised)
 
 
 @pytest.mark.parametrize("regret", ["pseudo", "realised"])
 def test_a_difference_series_is_tested_on_its_own_range(monkeypatch, regret):
-    """"b - a < c" with the bounded test: with each regret in [lo, hi] ([0, T gap] pseudo, [T (mu* - 1), T mu*]
-    realised), the difference b - a lies in [lo - hi, hi - lo] and the pair (b - a, c) in [lo - 2 hi, hi - 2 lo],
-    and its p-values are the bounded test's on that range, recomputed from the laws' draws. Deterministic."""
+    """"b - a < c" with the bounded test, on the regret the audit is asked for (the realised regret is drawn
+    apart from the pseudo-regret, realised_law): with each regret in [lo, hi] ([0, T gap] pseudo, [T (mu* - 1),
+    T mu*] realised), the difference b - a lies in [lo - hi, hi - lo] and the pair (b - a, c) in [lo - 2 hi,
+    hi - 2 lo], and its p-values are the bounded test's on that range, recomputed from the laws' draws.
+    Deterministic."""
     from regret_laws import GAP, MEANS
 
-    monkeypatch.setattr("dpaudit.simulation_cache.cached_simulate", simulate_law)
+    monkeypatch.setattr("dpaudit.simulation_cache.cached_simulate", simulate_law_with_luck)
     a, b, c = LawPolicy("a", coin(0.2, 1)), LawPolicy("b", coin(0.5, 2)), LawPolicy("c", coin(0.1, 3))
     subject = regret_order.OrderSubject({"gap": regret_order.Difference(b, a), "c": c}, None, "laws")
     grid, runs, group = np.array([100, 1000]), 300, 5
     found = regret_order.RegretOrderAuditor().audit(subject, dpaudit.RegretOrder(["gap", "c"], at="grid"),
                                                    confidence=0.95, horizons=grid, runs=runs, regret=regret,
                                                    seed=np.random.SeedSequence(group), test="bounded")
-    draws = {k: p.law(grid.astype(float), runs, group) for k, p in (("a", a), ("b", b), ("c", c))}
+    points = grid.astype(float)
+    draws = {p.name: (p.law if regret == "pseudo" else realised_law(p.law, p.name))(points, runs, group)
+             for p in (a, b, c)}
     d = draws["b"] - draws["a"] - draws["c"]
     lo, hi = (0.0, GAP * grid) if regret == "pseudo" else (grid * (MEANS.max() - 1), grid * MEANS.max())
     low, width = lo - 2 * hi, 3 * (hi - lo)
@@ -488,4 +530,84 @@ def test_a_difference_series_is_tested_on_its_own_range(monkeypatch, regret):
     assert found.parameters["p_values_confirming"][0] == pytest.approx(
         bounded_mean_pvalue(1 - z, 1 + low / width), rel=1e-10)
     assert found.parameters["final_mean"]["gap"] == pytest.approx((draws["b"] - draws["a"])[:, -1].mean())
+    assert found.parameters["final_mean"]["c"] == pytest.approx(draws["c"][:, -1].mean())
     assert found.parameters["regret"] == regret
+
+
+@pytest.mark.parametrize("at, reading, workers", [("final", "horizon", None), ("grid", "figure", 3),
+                                                  ("grid", "horizon", 2)])
+def test_an_order_reads_each_round_from_the_runs_its_claim_and_reading_ask_for(monkeypatch, at, reading, workers):
+    """Two horizon-aware series (a law policy declaring anytime = False) at the rounds 100 and 1000. A claim
+    about the last round (at="final") is about the run of horizon 1000: one simulation per series, recording
+    both rounds, whatever the reading; at="grid" reads each round T from a run of horizon T, started with T
+    ("horizon"), or from one run of the largest horizon ("figure"). The simulations asked for, the workers
+    they get (the audit's, 1 when not given), the record's reading and the t-test's p-values (scipy, on the
+    columns those runs drew) say which runs were read. Deterministic."""
+    calls = []
+
+    def spy(policy, environment, horizon, runs, seed=None, *, grid=None, workers=1, **_):
+        calls.append((policy.name, horizon, [int(t) for t in grid], workers))
+        return simulate_law(policy, environment, horizon, runs, seed, grid=grid)
+
+    monkeypatch.setattr("dpaudit.simulation_cache.cached_simulate", spy)
+    series = {"a": LawPolicy("a", coin(0.3, 1), anytime=False), "b": LawPolicy("b", coin(0.5, 2), anytime=False)}
+    subject = regret_order.OrderSubject(series, None, "laws")
+    grid, runs, group = np.array([100, 1000]), 200, 3
+    found = regret_order.RegretOrderAuditor().audit(
+        subject, dpaudit.RegretOrder(["a", "b"], at=at), confidence=0.9, horizons=grid, runs=runs, reading=reading,
+        seed=np.random.SeedSequence(group), **({} if workers is None else {"workers": workers}))
+    one_run = at == "final" or reading == "figure"
+    if one_run:
+        asked = [(k, 1000, [100, 1000], workers or 1) for k in series]
+        draws = {k: p.law(grid.astype(float), runs, group) for k, p in series.items()}
+    else:
+        asked = [(k, int(t), [int(t)], workers) for k in series for t in grid]
+        draws = {k: np.column_stack([p.law(np.array([float(t)]), runs, group) for t in grid])
+                 for k, p in series.items()}
+    assert calls == asked
+    d = draws["a"] - draws["b"]
+    columns = [1] if at == "final" else [0, 1]
+    assert found.parameters["p_values"][0] == pytest.approx(
+        stats.ttest_1samp(d[:, columns], 0.0, alternative="greater").pvalue, rel=1e-10)
+    if at == "grid":
+        rounds = ("one run of horizon 1000, read at every recorded round" if one_run else
+                  "one run per recorded round T, started with horizon T (2 runs, common random numbers)")
+        why = ("read as a figure: regret at each recorded round of one run of the largest horizon" if one_run else
+               "LawPolicy declares anytime = False")
+        assert found.parameters["reading"] == {k: {"rounds": rounds, "why": why} for k in series}
+
+
+@pytest.mark.parametrize("test", ["t", "bounded"])
+def test_an_order_on_an_instance_without_a_gap_knows_every_difference_is_zero(test):
+    """Two arms of equal mean: every run's pseudo-regret is 0, so each series' range is [0, 0] and every
+    difference is exactly 0. Neither direction has evidence (p = 1 both ways, hand computation: a sample
+    mean at its null leaves Hoeffding's p-value at 1, and the t-test decides a difference without spread
+    by its sign), nothing is refuted or confirmed, and the worst pair's lower bound on E[D] is 0 itself
+    (D = 0 is known, whatever the test; it was once the bounded bound on a placeholder unit range, -0.36).
+    Deterministic."""
+    found = dpaudit.audit_regret({"ucb": "ucb", "etc": ExploreThenCommit(5)}, BernoulliBandit([0.5, 0.5]),
+                                 dpaudit.RegretOrder(["ucb", "etc"]), horizons=[20, 50], runs=20, seed=1, test=test)
+    assert found.verdict == "not-refuted"
+    assert found.parameters["p_values"].tolist() == [[1.0]]
+    assert found.parameters["p_values_confirming"].tolist() == [[1.0]]
+    assert found.parameters["confirmed"] == [] and found.witness["violations"] == []
+    assert found.witness["mean_difference"] == 0.0 and found.witness["lower_bound"] == 0.0
+    # likewise a bounded-test bound that would fall below its range's lower end says only E[D] >= low
+    assert regret_order._lower(np.full(5, -2.0), -2.0, 4.0, 0.05, test) == -2.0
+
+
+def test_the_order_auditor_says_why_it_cannot_audit_a_claim():
+    """The reasons an ordering audit is refused, word for word: another kind of claim (named), a subject that is
+    not labelled series on one environment, and series the ordering names that the audit does not have (all of
+    them, comma-separated)."""
+    auditor = regret_order.RegretOrderAuditor()
+    subject = regret_order.OrderSubject({"a": LawPolicy("a"), "b": LawPolicy("b")}, None, "laws")
+    claim = dpaudit.RegretOrder(["a", "b"])
+    assert auditor.supports(subject, claim).decisive
+    refusals = [auditor.supports(subject, dpaudit.RegretRate(0.5)), auditor.supports("ucb", claim),
+                auditor.supports(subject, dpaudit.RegretOrder([["a"], ["x", "y"]]))]
+    assert not any(refusals)
+    assert [r.reason for r in refusals] == [
+        "the regret-order auditor tests RegretOrder claims; got regret-rate",
+        "an ordering is audited on labelled algorithms sharing one environment",
+        "the ordering names series the audit does not have: x, y"]

@@ -34,7 +34,8 @@ A :class:`~dpaudit.claims.LowerBound` is checked in two parts.
    (``parameters={"eps": 2 * eps}`` for one whose privacy holds only at 2 eps).
 
 Verdict: ``refuted`` if a step fails or an algorithm of the class beats the bound; ``verified`` if
-the claim has no bound to simulate and every step holds strictly; ``not-refuted`` otherwise.
+the claim has no bound to simulate and every step holds strictly; ``not-refuted`` otherwise. A claim
+without proof steps audited without algorithms has nothing to check, and is refused.
 """
 
 from __future__ import annotations
@@ -172,6 +173,8 @@ class LowerBoundAuditor(Auditor):
             return Support.no("the subject must be the algorithms to run (LowerBoundSubject)")
         if subject.contenders and claim.bound is None:
             return Support.no("the claim has no bound to hold the algorithms to")
+        if not subject.contenders and not claim.steps:
+            return Support.no("the claim has no proof steps to check and no algorithms are given to hold its bound to")
         return Support.decides()
 
     def audit(self, subject: Any, claim: Any, *, confidence: float | None = 0.99, seed: Any = None,

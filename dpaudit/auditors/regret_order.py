@@ -220,7 +220,9 @@ def _lower(d: np.ndarray, low: float, width: float, level: float, test: str) -> 
     """A one-sided lower confidence bound on E[D] at ``level``, by the audit's test."""
     if test == "bounded":
         z = np.clip((d - low) / width, 0.0, 1.0)
-        return float(low + width * bounded_mean_lower(z[:, None], level)[0][0])
+        # E[D] >= low always: a bound below the range's lower end says no more than low does (and a range
+        # of zero width, whose width is a placeholder, knows D = low exactly)
+        return float(low + width * max(0.0, float(bounded_mean_lower(z[:, None], level)[0][0])))
     from scipy import stats
 
     n = d.size
