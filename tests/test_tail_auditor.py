@@ -8,9 +8,11 @@ every one of 20 seeds, each failing with probability below 1e-6 at 2 * 10^5 samp
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -254,9 +256,13 @@ def test_mgf_claims_about_laws_without_a_cgf_are_refuted_by_their_implied_tail()
         assert r.witness["tail"] == pytest.approx(law.sf(mean + t - 1e-9) + law.cdf(mean - t))
         assert r.witness["tail"] > 2 * math.exp(-t * t / 18)
         assert r.witness["implied_bound"] == "2 exp(-t^2 / (2 * 3^2))"
+        assert r.notes[0] == ("the claim implies P(|Y| >= t) <= 2 exp(-t^2 / (2 * 3^2)) (Chernoff); the law's exact "
+                              f"tail exceeds it at t = {t:.6g}")
+        assert r.plot_data["bound_label"] == "implied by sub-Gaussian(sigma = 3): 2 exp(-t^2 / (2 * 3^2))"
     # the logistic tail 2 e^-t / (1 + e^-t) stays below 2 exp(-t / 2): only samples can test the MGF
     # claim (auto falls back; the exact auditor alone says why it cannot decide)
-    with pytest.raises(UnsupportedAudit, match="implies"):
+    with pytest.raises(UnsupportedAudit, match=r"^scipy\.stats\.logistic\(\) has no cumulant generating function and "
+                       r"its exact tail stays below the one the claim implies; audit the MGF claim from samples$"):
         exact(stats.logistic(), SubExponential(2, 1))
     fallback = dpaudit.audit_tail(stats.logistic(), SubExponential(2, 1), samples=20_000, seed=0)
     assert fallback.auditor == "statistical-tail" and "implies" in " ".join(fallback.notes)
@@ -466,7 +472,8 @@ def test_exact_mgf_claims_agree_with_the_summed_cumulant_oracle(kind, side, cent
 
 def test_a_bound_below_the_mass_off_zero_is_refuted_as_t_goes_to_zero():
     """A constant bound 0.3 under P(|Y| > 0) = 0.5: the tail exceeds it for every t > 0, which the first
-    check finds before any grid point (one point checked, the witness at the bottom of the range)."""
+    check finds before any grid point (one point checked, the witness at the bottom of the range); so for
+    N(0, 1), whose P(|Y| > 0) is 1, and for a bound that has fallen below 1e-300 at t = sd."""
     law = finite_law([-1, 0, 2], [0.25, 0.5, 0.25])
     for two_sided, tail in ((True, 0.5), (False, 0.25)):
         bound = 0.3 if two_sided else 0.2
@@ -476,6 +483,22 @@ def test_a_bound_below_the_mass_off_zero_is_refuted_as_t_goes_to_zero():
         assert found.witness["t"] < 1e-11
         y = "|Y|" if two_sided else "Y"
         assert found.notes[-1] == f"P({y} > 0) = {tail:g} exceeds the bound as t -> 0"
+        # a constant bound never falls below 1e-300: t was checked to where the law's tail does, past 2
+        t_max = ladder(math.sqrt(law.var), lambda t: t > 2)
+        assert found.notes[0] == (f"checked for t up to {t_max:.6g}, where the law's tail falls below 1e-300; the "
+                                  "bound stays above it")
+    # a continuous law: P(|Y| > 0) = 1 for N(0, 1)
+    normal = exact(gaussian(1.0), TailBound(lambda t: np.full(np.shape(t), 0.7), "0.7"))
+    assert normal.verdict == "refuted" and normal.parameters["points_checked"] == 1 and normal.witness["tail"] == 1.0
+    assert normal.notes[-1] == "P(|Y| > 0) = 1 exceeds the bound as t -> 0"
+    # a bound below 1 everywhere that underflows already at the first step, t = sd: refuted as t -> 0, with the
+    # bound at the reported t
+    steep = exact(law, TailBound(lambda t: 0.3 * np.exp(-1e9 * t), "0.3 exp(-1e9 t)"))
+    t = steep.witness["t"]
+    assert steep.verdict == "refuted" and steep.witness["tail"] == 0.5 and t < 1e-11
+    assert steep.witness["bound"] == pytest.approx(0.3 * math.exp(-1e9 * t), rel=1e-12)
+    assert steep.notes[0] == (f"checked for t up to {math.sqrt(law.var):.6g}, where the bound falls below 1e-300 "
+                              "(beyond, both sides underflow double precision)")
 
 
 def test_the_tail_an_mgf_claim_implies_is_chernoffs():
@@ -488,6 +511,7 @@ def test_the_tail_an_mgf_claim_implies_is_chernoffs():
     expo = implied_tail(SubExponential(1.5, 0.5))
     assert expo.evaluate(t) == pytest.approx(2 * np.exp(-np.minimum(t**2 / (2 * 1.5**2), t / (2 * 0.5))), rel=1e-15)
     assert expo.description == "2 exp(-min(t^2 / (2 * 1.5^2), t / (2 * 0.5)))" and not expo.centred
+    assert implied_tail(SubExponential(1.5, 0.5, centred=True)).centred is True  # about the variable as claimed
 
 
 def test_exact_tail_records_carry_their_statistic_range_and_plot_witness():
@@ -523,6 +547,8 @@ def test_exact_tail_records_carry_their_statistic_range_and_plot_witness():
     assert mgf.plot_data["witness_lam"] == mgf.witness["lambda"]
     wrong = exact(stats.binom(10, 0.5), SubGaussian(1.0, centred=True))
     assert wrong.verdict == "refuted" and wrong.plot_data["witness_lam"] == wrong.witness["lambda"]
+    assert wrong.plot_data["witness_label"].startswith("witness lam")
+    assert mgf.plot_data["witness_label"].startswith("closest: K - claimed")
     assert wrong.witness["claimed"] == pytest.approx(wrong.witness["lambda"] ** 2 / 2)
 
 
@@ -533,7 +559,9 @@ def test_mgf_findings_that_stop_short_say_where_and_why():
     a divergence of the MGF inside the claimed range (Laplace(1): at |lam| = 1, refuted just inside it)."""
     rademacher = finite_law([-1, 1], [0.5, 0.5])
     eq = exact(rademacher, SubGaussian(1.0, centred=True))
-    assert eq.verdict == "not-refuted" and eq.notes[0].startswith("Var = 1 equals s^2 to within the resolution")
+    assert eq.verdict == "not-refuted" and eq.notes[0] == (
+        "Var = 1 equals s^2 to within the resolution: as lam -> 0 the claim holds with equality to second order, and "
+        "higher cumulants (not computed) decide it")
     assert eq.parameters["lambda_max_checked"] == pytest.approx(2 * (1 + 1e-9), rel=1e-12)
     lam = eq.witness["lambda"]
     assert lam is not None and 0 < abs(lam) <= 2
@@ -560,3 +588,533 @@ def test_mgf_findings_that_stop_short_say_where_and_why():
     assert exact(laplace(1.0), SubGaussian(10.0)).witness["lambda"] == 1.5  # sub-Gaussian: every lam is claimed
     expon = exact(stats.expon(), SubExponential(10.0, 0.5, centred=True))  # the exponential law: lam < 1 only
     assert expon.verdict == "refuted" and 1 < expon.witness["lambda"] < 2
+
+
+# -- the exact tail auditor at its documented boundaries: tail bounds ------------------------------------
+#
+# A tail excess is called only when T(t) > f(t) (1 + tolerance) + 1e-300 (module docstring: relative
+# tolerance, default 1e-9; below 1e-300 both sides underflow). The laws below are finite integer laws whose
+# tails are exact binary fractions, so each claim sits where the verdict flips by a known multiple of the
+# tolerance, or of 1e-300, with the answer read off the law by hand.
+
+TOL = 1e-9  # the auditor's default tolerance (DEFAULT_TOLERANCE)
+STEP_LAW = ([-1, 0, 2], [0.25, 0.5, 0.25])  # P(|Y| >= t) = 1/2 on (0, 1], 1/4 on (1, 2], 0 beyond
+
+
+def constant_bound(c, two_sided=True):
+    return TailBound(lambda t, c=c: np.full(np.shape(t), c), f"{c!r}", two_sided=two_sided)
+
+
+def grid_bound(level):
+    """1 up to t = 1 (above the tail), ``level`` on (1, 2] (against the tail 1/4), then decaying: a claim
+    that can fail only on (1, 2], away from t -> 0."""
+    return TailBound(lambda t: np.where(t <= 1, 1.0, level * np.exp(-np.maximum(t - 2, 0))), f"step {level!r}")
+
+
+def ladder(start, stop_when):
+    """t_max as documented: steps of 1.5 from ``start`` until ``stop_when(t)``."""
+    t = start
+    while not stop_when(t):
+        t *= 1.5
+    return t
+
+
+TAIL_BOUNDARY_CASES = {
+    # P(|Y| > 0) = 1/2 against a constant bound: decided before any grid point (as t -> 0)
+    "t -> 0, half the tolerance below": (STEP_LAW, constant_bound(0.5 * (1 - TOL / 2)), TOL, "not-refuted", None),
+    "t -> 0, twice the tolerance below": (STEP_LAW, constant_bound(0.5 * (1 - 2 * TOL)), TOL, "refuted", 0.5),
+    "t -> 0, equal, tolerance 0": (STEP_LAW, constant_bound(0.5), 0.0, "verified", None),
+    # a tail of 1.5e-300 over a bound of 1e-300 exceeds it by less than the 1e-300 floor
+    "t -> 0, within the underflow floor": (([0, 1], [1.0, 1.5e-300]), constant_bound(1e-300), TOL, "not-refuted",
+                                           None),
+    "t -> 0, beyond the underflow floor": (([0, 1], [1.0, 1.5e-300]), constant_bound(0.4e-300), TOL, "refuted",
+                                           1.5e-300),
+    # the tail 1/4 on (1, 2] against a bound just under it there: decided at the grid, witness the jump t = 2
+    "grid, half the tolerance below": (STEP_LAW, grid_bound(0.25 * (1 - TOL / 2)), TOL, "not-refuted", None),
+    "grid, twice the tolerance below": (STEP_LAW, grid_bound(0.25 * (1 - 2 * TOL)), TOL, "refuted", 0.25),
+    # with tolerance 0, a tail of exactly 2e-300 over a bound of 1e-300 exceeds it by exactly the floor
+    "grid, exactly the underflow floor": (([0, 3], [1.0, 2 * 1e-300]),
+                                          TailBound(lambda t: np.where(t <= 1, 1.0, np.where(t <= 3, 1e-300, 0.0)),
+                                                    "1e-300 on (1, 3]"), 0.0, "not-refuted", None),
+}
+
+
+@pytest.mark.parametrize("case", list(TAIL_BOUNDARY_CASES))
+def test_a_tail_excess_is_called_only_beyond_the_tolerance_and_the_underflow_floor(case):
+    """Each claim exceeds the exact tail by a known share of the tolerance (or of 1e-300), on (0, t_lo], where
+    P(|Y| > 0) decides it, or on the grid. Beyond the resolution the claim is refuted at the tail's jump, with
+    the law's tail and the claim's bound there; within it, not refuted, with the undecided intervals counted
+    in a note; a claim that holds with equality is verified even with tolerance 0."""
+    (values, probs), claim, tolerance, verdict, tail = TAIL_BOUNDARY_CASES[case]
+    found = dpaudit.audit_tail(finite_law(values, probs), claim, auditor="exact", tolerance=tolerance)
+    assert found.verdict == verdict
+    # a bound that never falls below 1e-300 leaves the law's tail to decide how far t goes
+    underflows = claim.evaluate(np.array([1e3]))[0] < 1e-300
+    decided_by = "the bound falls below" if underflows else "the law's tail falls below"
+    assert decided_by in found.notes[0]
+    if verdict == "not-refuted":
+        intervals = re.fullmatch(r"(\d+) intervals of t stayed undecided after bisection", found.notes[-1])
+        assert intervals and int(intervals.group(1)) > 0
+        assert (found.witness["tail"], found.witness["bound"], found.witness["margin"]) == (None, None, None)
+        assert found.statistic.value is None and found.witness["t"] is not None
+    elif verdict == "refuted":
+        t = found.witness["t"]
+        assert found.witness["tail"] == tail and found.witness["bound"] == float(claim.evaluate(np.array([t]))[0])
+        assert found.plot_data["witness_value"] == tail  # the plotted tail is the two-sided one too
+        if case.startswith("t -> 0"):
+            assert found.parameters["points_checked"] == 1 and t < 1e-11
+            assert found.notes[-1] == f"P(|Y| > 0) = {tail:.6g} exceeds the bound as t -> 0"
+        else:
+            assert t == 2.0 and found.parameters["points_checked"] > 1
+    else:
+        assert found.notes == [f"checked for t up to {found.parameters['t_max']:.6g}, where the law's tail falls "
+                               "below 1e-300; the bound stays above it"]
+
+
+@pytest.mark.parametrize("floor", [0.0, 1e-250])
+def test_a_refutation_on_a_step_reports_its_jump_and_how_far_t_was_checked(floor):
+    """Y = X - E[X] with X in {0, 1, 2} w.p. (1/2, 1/5, 3/10): E[X] = 0.8, and P(Y >= t) = 0.3 on (0.2, 1.2].
+    The one-sided bound 0.2 on [0.25, 1.25] fails there; the tail is constant up to the jump at 1.2 and the
+    bound no larger there, so the witness is t = 1.2 (not 0.8, where -Y jumps), with tail 0.3 and bound 0.2.
+    t is checked up to the bound's underflow, found by steps of 1.5 from the standard deviation sqrt(0.76)
+    (below 1), or, for a bound floored at 1e-250, the law's. A refutation in the first pass over the grid has
+    checked every grid point after the first (the interval below it is the t -> 0 check): counted from
+    the grid the bound was evaluated on."""
+    calls = []
+
+    def bound(t):
+        calls.append(np.array(t, dtype=float))
+        return np.where(t < 0.25, 1.0, np.maximum(0.2 * np.exp(-np.maximum(t - 1.25, 0)), floor))
+
+    law = finite_law([0, 1, 2], [0.5, 0.2, 0.3])
+    found = exact(law, TailBound(bound, "step", two_sided=False, centred=True))
+    assert found.verdict == "refuted"
+    assert found.witness["t"] == pytest.approx(1.2, abs=1e-12)
+    assert (found.witness["tail"], found.witness["bound"]) == (pytest.approx(0.3), pytest.approx(0.2))
+    assert found.statistic.value == pytest.approx(1.5) and found.plot_data["witness_value"] == found.witness["tail"]
+    sd = math.sqrt(0.76)
+    if floor == 0.0:
+        t_max = ladder(sd, lambda t: 0.2 * math.exp(-max(t - 1.25, 0)) < 1e-300)
+        note = f"checked for t up to {t_max:.6g}, where the bound falls below 1e-300 (beyond, both sides underflow " \
+               "double precision)"
+    else:
+        t_max = ladder(sd, lambda t: t > 1.2)  # the one-sided tail is 0 past the largest value, 2 - 0.8
+        note = f"checked for t up to {t_max:.6g}, where the law's tail falls below 1e-300; the bound stays above it"
+    assert found.parameters["t_max"] == pytest.approx(t_max, rel=1e-12) and found.notes == [note]
+    grid = next(c for c in calls if c.size > 1)
+    assert found.parameters["points_checked"] == grid.size - 1
+
+
+def test_a_claim_failing_only_at_the_end_of_the_range_is_refuted_there():
+    """P(|Y| >= t) <= 1 for t < 2.25 and 0 from there, about N(0, 1): the bound first falls below 1e-300 at
+    t = 2.25 = 1.5^2 steps from sd = 1, so t_max = 2.25, the only t where the claim fails (the tail is
+    2 sf(2.25) = 0.0244 there). The ratio tail / bound is undefined against a bound of 0."""
+    found = exact(gaussian(1.0), TailBound(lambda t: np.where(t < 2.25, 1.0, 0.0), "1 below 2.25"))
+    assert found.verdict == "refuted" and found.parameters["t_max"] == 2.25
+    assert found.witness["t"] == 2.25 and found.witness["bound"] == 0.0
+    assert found.witness["tail"] == pytest.approx(2 * stats.norm.sf(2.25), rel=1e-12)
+    assert found.statistic.value is None and found.witness["margin"] == -found.witness["tail"]
+
+
+def test_the_exact_tail_as_its_own_bound_is_left_undecided_after_bisection():
+    """The claim P(|Y| >= t) <= 2 sf(t) about N(0, 1) is its exact tail: every interval (a, b] has
+    P(|Y| > a) > f(b), so bisection never decides one, and stops once more than 20,000 (MAX_INTERVALS)
+    are open, each round splitting every undecided interval in two: not refuted, with no tail, bound or
+    ratio at the reported t, the intervals left counted in the note, and more points checked than half of
+    them (the last round checked every interval it split)."""
+    found = exact(stats.norm(), TailBound(lambda t: 2 * stats.norm.sf(t), "2 sf(t)"))
+    assert found.verdict == "not-refuted"
+    left = re.fullmatch(r"(\d+) intervals of t stayed undecided after bisection", found.notes[1])
+    assert left and 20_000 < int(left.group(1)) <= 40_000
+    t_max = ladder(1.0, lambda t: 2 * math.exp(-t * t / 2) < 1e-300)
+    assert found.parameters["t_max"] == pytest.approx(t_max, rel=1e-12)
+    assert found.notes[0] == (f"checked for t up to {t_max:.6g}, where the bound falls below 1e-300 (beyond, both "
+                              "sides underflow double precision)")
+    checked = found.parameters["points_checked"]
+    assert isinstance(checked, int) and int(left.group(1)) / 2 < checked
+    assert (found.witness["tail"], found.witness["bound"], found.witness["margin"]) == (None, None, None)
+    assert found.statistic.value is None and 0 < found.witness["t"] <= t_max
+
+
+def test_a_verified_tail_reports_the_closest_ratio_checked():
+    """X in {0, 1, 5} w.p. (1/2, 2/5, 1/10), one-sided: P(X >= t) = 1/2 on (0, 1], 1/10 on (1, 5]. The bound is 1
+    up to t = 1, then 0.10001 e^{-0.2 (t - 5)}: the closest ratio, 0.1 / 0.10001, is at t = 5; at t = 1 the bound
+    drops below P(X > t-) = 1/2, so bisection goes deepest there (down to intervals 1e-12 wide, dropped as
+    decided), yet the reported witness is the closest ratio, not the last t looked at."""
+    law = finite_law([0, 1, 5], [0.5, 0.4, 0.1])
+    claim = TailBound(lambda t: np.where(t <= 1, 1.0, 0.10001 * np.exp(-0.2 * (t - 5))), "jump at 1",
+                      two_sided=False)
+    found = exact(law, claim)
+    assert found.verdict == "verified"
+    sup = 0.1 / 0.10001
+    assert 0.98 * sup <= found.statistic.value <= sup * (1 + 1e-12)
+    assert 4.9 < found.witness["t"] <= 5 and found.witness["tail"] == pytest.approx(0.1)
+
+
+def test_the_range_of_t_steps_by_one_and_a_half_from_the_standard_deviation():
+    """How far t is checked, at the edges of the rules: from sd = 0.5 (not from 1), for a bound that underflows
+    and for one floored at 1e-250 (then the law's tail decides); from 1 for a point mass (sd = 0); a bound that
+    levels off at exactly 1e-300 never falls below it; a law whose tail is exactly 1e-300 up to t = 1e140 is
+    checked beyond it; a tail that never falls below 1e-300 (a law with a wrong sf) is a clear error."""
+    half = exact(gaussian(0.5), GAUSS_TAIL)
+    assert half.verdict == "verified"
+    assert half.parameters["t_max"] == pytest.approx(ladder(0.5, lambda t: 2 * math.exp(-t * t / 2) < 1e-300),
+                                                     rel=1e-12)
+    floored = exact(gaussian(0.5), TailBound(lambda t: np.maximum(2 * np.exp(-2 * np.minimum(t, 1e3) ** 2), 1e-250),
+                                             "2 exp(-2 t^2), floored at 1e-250"))  # Chernoff for N(0, 1/4)
+    assert floored.parameters["t_max"] == pytest.approx(ladder(0.5, lambda t: 2 * stats.norm.sf(t / 0.5) < 1e-300),
+                                                        rel=1e-12)
+    point = exact(finite_law([3], [1.0]), GAUSS_TAIL)  # P(|Y| >= t) = 1 up to t = 3
+    assert point.verdict == "refuted" and point.witness["t"] == 3.0
+    assert point.parameters["t_max"] == pytest.approx(ladder(1.0, lambda t: 2 * math.exp(-t * t / 2) < 1e-300),
+                                                      rel=1e-12)
+    level = exact(gaussian(1.0), TailBound(lambda t: np.maximum(2 * np.exp(-np.minimum(t, 1e3) ** 2 / 2), 1e-300),
+                                           "levels at 1e-300"))
+    assert level.verdict == "verified" and "law's tail falls below" in level.notes[0]
+    far = finite_law([0, 1e140], [1.0, 1e-300])  # sd = 1e-10
+    beyond = exact(far, constant_bound(1e-250))
+    assert beyond.verdict == "verified"
+    assert beyond.parameters["t_max"] == pytest.approx(ladder(1e-10, lambda t: t > 1e140), rel=1e-12)
+
+    def half_everywhere(x):
+        return np.full(np.shape(x), 0.5)
+
+    bogus = Law("bogus", False, 0.0, 1.0, (-math.inf, math.inf), half_everywhere, half_everywhere,
+                lambda n, rng: rng.normal(size=n))
+    with pytest.raises(UnsupportedAudit, match=r"^neither the bound 0\.9 nor the law's tail falls below 1e-300$"):
+        exact(bogus, constant_bound(0.9))
+
+
+def test_the_range_of_t_starts_where_the_bound_drops_below_one():
+    """min(1, 2 exp(-t^2 / 2)) is 1 up to t1 = sqrt(2 log 2): the range of t starts at the first halving of
+    t_max at or below t1, so within a factor 2 below it. Below t1 the tail is at most the bound trivially;
+    the closest ratio checked is the tail just above the start, P(|Y| >= t) for t in (t1 / 2, t1]."""
+    t1 = math.sqrt(2 * math.log(2))
+    found = exact(gaussian(1.0), TailBound(lambda t: np.minimum(1.0, 2 * np.exp(-t**2 / 2)), "capped at 1"))
+    assert found.verdict == "verified"
+    t = found.witness["t"]
+    assert t1 / 2 < t <= t1 * 1.01 and found.statistic.value == pytest.approx(2 * stats.norm.sf(t), rel=1e-9)
+
+
+def test_a_bound_rising_far_out_is_rejected():
+    """exp(-t), times 4 on (30, 32): near 1e-13, a rise of about 4e-14 between grid points, far above the 1e-12
+    of the bound allowed for rounding, though below 1e-12 in absolute terms."""
+    wiggle = TailBound(lambda t: np.exp(-t) * np.where((t > 30) & (t < 32), 4.0, 1.0), "exp(-t), raised on (30, 32)")
+    with pytest.raises(UnsupportedAudit, match="is not non-increasing in t"):
+        exact(gaussian(1.0), wiggle)
+
+
+def test_what_the_exact_tail_auditor_supports():
+    """Tail-bound claims about any law, MGF claims decided with a cumulant function and only attempted (the
+    implied tail may refute) without one; other claims and plain samplers are declined, with the reason."""
+    from dpaudit.auditors.base import Support, TailSubject
+    from dpaudit.auditors.exact_tail import ExactTailAuditor
+
+    auditor = ExactTailAuditor()
+    normal, logistic = as_law(stats.norm()), as_law(stats.logistic())
+    assert auditor.supports(TailSubject(normal, None, "n"), GAUSS_TAIL) == Support.decides()
+    assert auditor.supports(TailSubject(normal, None, "n"), SubGaussian(1.0)) == Support.decides()
+    assert auditor.supports(TailSubject(logistic, None, "l"), SubGaussian(3.0)) == Support.attempts()
+    assert auditor.supports(TailSubject(logistic, None, "l"), GAUSS_TAIL) == Support.decides()
+    assert auditor.supports(TailSubject(None, lambda n, rng: rng.normal(size=n), "s"), GAUSS_TAIL) == Support.no(
+        "a plain sampler has no exact law; use auditor='statistical' (or 'auto')", noted=False)
+    assert auditor.supports(TailSubject(normal, None, "n"), dpaudit.PureDP(1.0)) == Support.no(
+        "tail auditors test sub-Gaussian, sub-exponential and tail-bound claims; got pure-dp")
+
+
+# -- the exact tail auditor at its documented boundaries: MGF claims ------------------------------------
+#
+# An MGF claim is refuted at lam only when g(lam) = K(lam) - lam^2 s^2 / 2 exceeds ``tolerance`` relative to
+# the size of the two sides compared, |K| + lam^2 s^2 / 2 (plus the double-precision error allowed in K);
+# with rho = (sigma*^2 - s^2) / (sigma*^2 + s^2), the largest relative excess, reached at lam*, a claim is
+# refuted when rho > tolerance. Short of that, bisection between grid orders ends in one of three ways: K
+# above the claim somewhere (s < sigma*) leaves intervals open; K under it by less than ``tolerance`` of K
+# (s^2 < sigma*^2 (1 + tolerance)) is "holds up to the resolution"; with more room, verified. The law is a
+# centred Bernoulli(1/10) (Kearns-Saul: sigma*^2 = 0.8 / (2 log 9) = 0.182 > Var = 0.09, reached at
+# lam* = 2 log 9 > 0; the mirrored law has lam* < 0), at tolerance 1e-3 so that rounding plays no part.
+
+SKEWED = ([0, 1], [0.9, 0.1])
+MIRRORED = ([0, 1], [0.1, 0.9])
+MGF_TOL = 1e-3
+MGF_BOUNDARY_CASES = {
+    # s^2 / sigma*^2: the verdict and the reason
+    "far below": (SKEWED, 0.9, "refuted", r"g\(lam\) > 0 at a grid order"),
+    "rho = 1.5 tolerance": (SKEWED, 1 - 3 * MGF_TOL, "refuted", r"g\(lam\) > 0 at a grid order"),
+    "rho = 1.5 tolerance, lam* < 0": (MIRRORED, 1 - 3 * MGF_TOL, "refuted", r"g\(lam\) > 0 at a grid order"),
+    "rho = 0.9 tolerance": (SKEWED, 1 - 1.8 * MGF_TOL, "not-refuted",
+                            r"(\d+) intervals of lam stayed undecided after bisection"),
+    "0.2 tolerance above": (SKEWED, 1 + 0.2 * MGF_TOL, "not-refuted",
+                            r"the claim holds up to the resolution of double precision \(relative 0\.001\); it may "
+                            r"hold with equality"),
+    "6 tolerances above": (SKEWED, 1 + 6 * MGF_TOL, "verified",
+                           r"near lam = 0 the sign of g is that of Var - s\^2 \(second order\); between grid orders "
+                           r"the convex cumulant function lies below its chords"),
+}
+
+
+@pytest.mark.parametrize("case", list(MGF_BOUNDARY_CASES))
+def test_an_mgf_excess_is_called_only_beyond_the_tolerance(case):
+    """Claims placed by the 40-digit sigma* at a known share of the tolerance from the boundary, each decided
+    as the module docstring says, with the reason; the witness lambda, the law's cumulant there (summed in
+    40 digits) and the claimed side; refuted and open cases name a lam near lam* where K exceeds the claim,
+    and the range checked is 2 max|Y| / s^2 (max|Y| = 0.9)."""
+    (xk, pk), ratio, verdict, reason = MGF_BOUNDARY_CASES[case]
+    law = finite_law(xk, pk)
+    sigma2, lam_star = oracle_proxy(tuple(xk), tuple(pk), law.mean)
+    s = math.sqrt(sigma2 * ratio)
+    found = dpaudit.audit_tail(law, SubGaussian(s, centred=True), auditor="exact", tolerance=MGF_TOL)
+    assert found.verdict == verdict, found.notes
+    matched = re.fullmatch(reason, found.notes[0])
+    assert matched, found.notes
+    lam = found.witness["lambda"]
+    k = cgf_of(xk, pk, law.mean, lam)
+    assert found.witness["cgf"] == pytest.approx(k, rel=1e-9, abs=1e-15)
+    assert found.witness["claimed"] == pytest.approx(lam**2 * s**2 / 2, rel=1e-12)
+    if verdict == "refuted" or matched.groups():
+        assert k > lam**2 * s**2 / 2 and abs(lam / lam_star - 1) < 0.2
+    else:
+        assert k <= lam**2 * s**2 / 2
+    if matched.groups():
+        assert int(matched.group(1)) > 20_000  # bisection stops once more than MAX_INTERVALS are open
+    if verdict != "refuted":
+        assert found.parameters["lambda_max_checked"] == pytest.approx(2 * 0.9 / s**2 * (1 + 1e-9), rel=1e-12)
+        assert found.notes[-1].startswith("near lam = 0 the sign of g")
+
+
+@pytest.mark.parametrize("values, probs, s, side, reason", [
+    ([0, 1], [0.1, 0.9], 0.2, -1, "Var = 0.09 > s^2 = 0.04"),  # the rare value 0 is the heavy tail, below the mean
+    ([0, 1], [0.9, 0.1], 0.2, 1, "Var = 0.09 > s^2 = 0.04"),
+    ([1, 3], [0.5, 0.5], 0.9, 0, "Var = 1 > s^2 = 0.81"),  # symmetric about its mean 2: the centred claim has no mean
+])
+def test_var_above_s2_refutes_at_small_lam_on_the_side_of_the_heavier_tail(values, probs, s, side, reason):
+    """Var > s^2: g(lam) = (Var - s^2) lam^2 / 2 + kappa_3 lam^3 / 6 + ... is positive at small lam on both sides,
+    most where the third cumulant adds, so the clearest witness is on the side of the heavier tail."""
+    law = finite_law(values, probs)
+    found = exact(law, SubGaussian(s, centred=True))
+    assert found.verdict == "refuted" and found.notes[0] == reason
+    lam = found.witness["lambda"]
+    assert side == 0 or np.sign(lam) == side
+    assert abs(lam) <= 0.1 / math.sqrt(law.var) * (1 + 1e-12)
+    assert cgf_of(values, probs, law.mean, lam) > lam**2 * s**2 / 2
+
+
+def shifted_normal(mean, sd):
+    d = stats.norm(mean, sd)
+    return Law(f"N({mean:g}, {sd:g}^2)", False, mean, sd**2, (-math.inf, math.inf), d.cdf, d.sf,
+               lambda n, rng: rng.normal(mean, sd, n),
+               cgf=lambda lam: np.asarray(lam) * mean + np.asarray(lam) ** 2 * sd**2 / 2)
+
+
+@pytest.mark.parametrize("multiple, reason", [(1, "Var = 100 > s^2 = 25"),
+                                              (3, "the variable has mean 3e-11 != 0, so g'(0) != 0")])
+def test_a_mean_within_1e_12_sd_is_not_the_reason(multiple, reason):
+    """N(m, 10^2) against SubGaussian(5) about X as given: refuted for its variance either way; a mean up to
+    1e-12 sd (below what K resolves at the small lam) is not named as the reason, 3e-12 sd is."""
+    found = exact(shifted_normal(multiple * (1e-12 * 10.0), 10.0), SubGaussian(5.0))
+    assert found.verdict == "refuted" and found.notes[0] == reason
+
+
+@pytest.mark.parametrize("excess", [0.5, 1.0, 2.0])
+def test_var_above_s2_is_the_reason_only_beyond_the_tolerance(excess):
+    """Var = s^2 (1 + excess * 1e-9) about the skewed Bernoulli(1/10), whose sigma*^2 = 0.182 is twice its Var:
+    the claim fails at the grid orders near lam* either way; Var is named as the reason only when it exceeds s^2
+    by more than the tolerance (at exactly the tolerance, not)."""
+    law = finite_law(*SKEWED)
+    s = math.sqrt(law.var / (1 + excess * 1e-9))
+    law = dataclasses.replace(law, var=s**2 * (1 + excess * 1e-9))  # Var = s^2 (1 + excess tol), to the last bit
+    found = exact(law, SubGaussian(s, centred=True))
+    assert found.verdict == "refuted"
+    assert found.notes[0] == ("Var = 0.09 > s^2 = 0.09" if excess > 1 else "g(lam) > 0 at a grid order")
+
+
+@pytest.mark.parametrize("claim", [SubGaussian(1.0, centred=True), SubExponential(1.0, 1.0, centred=True),
+                                   SubGaussian(0.5)])
+def test_a_point_mass_at_its_mean_holds_every_mgf_claim(claim):
+    """K = 0 for Y = X - E[X] with X constant (and for X = 0 as given): every claim holds, with a margin."""
+    law = finite_law([0 if not claim.centred else 3], [1.0])
+    found = exact(law, claim)
+    assert found.verdict == "verified"
+    assert found.witness["cgf"] == 0.0 and found.witness["margin"] == found.witness["claimed"] > 0
+
+
+def test_an_unbounded_sub_gaussian_claim_is_checked_to_50_over_sd():
+    """N(0, 2^2) against SubGaussian(2.02): holds, but is checked only for |lam| <= 50 / sd = 25, and the
+    record (and its plot) say so."""
+    found = exact(gaussian(2.0), SubGaussian(2.02))
+    assert found.verdict == "not-refuted" and found.notes[0] == (
+        "the variable is unbounded: the claim was checked for |lam| <= 25 (50 / sd); beyond, no argument covers it")
+    assert found.parameters["lambda_max_checked"] == pytest.approx(25.0, rel=1e-12)
+    assert np.max(found.plot_data["lam"]) == pytest.approx(25.0, rel=1e-12)
+
+
+def test_a_cumulant_function_off_by_its_allowed_rounding_does_not_refute():
+    """Y = X - 1000 with X in {999, 1001}: K(lam) = log cosh lam, Var = 1 = s^2 (equality at lam -> 0). A
+    cumulant function computed in double precision may be off by 1e-10 of |K| + |lam E[X]| (centring cancels
+    the two): one off by 1.5e-10 |lam E[X]| (within the allowance, twice that) must not refute the claim."""
+    law = finite_law([999, 1001], [0.5, 0.5])
+    off = dataclasses.replace(law, cgf=lambda lam, exact_cgf=law.cgf: exact_cgf(lam) + 1.5e-10 * np.abs(
+        np.asarray(lam) * 1000))
+    found = exact(off, SubGaussian(1.0, centred=True))
+    assert found.verdict == "not-refuted" and found.notes[0].startswith("Var = 1 equals s^2 to within the resolution")
+
+
+def test_a_verified_claim_names_the_start_of_the_grid_as_its_closest_lam():
+    """s^2 = 2 sigma*^2 about the skewed Bernoulli(1/10): g(lam) ~ (Var - s^2) lam^2 / 2 is largest (closest to 0)
+    at the smallest lam checked, where the grid starts: lam^2 s^2 / 2 = 1e-6 (module docstring), on the side of
+    the heavier tail (lam > 0)."""
+    xk, pk = SKEWED
+    law = finite_law(xk, pk)
+    s = math.sqrt(2 * oracle_proxy(tuple(xk), tuple(pk), law.mean)[0])
+    found = exact(law, SubGaussian(s, centred=True))
+    assert found.verdict == "verified"
+    lam = found.witness["lambda"]
+    assert lam > 0 and found.witness["claimed"] == pytest.approx(1e-6, rel=1e-9)
+    assert found.witness["margin"] == pytest.approx(1e-6 - cgf_of(xk, pk, law.mean, lam), rel=1e-9)
+
+
+def negative_exponential():
+    """Y = -E with E ~ Exp(1): K(lam) = -log(1 + lam), finite for lam > -1 only."""
+    d = stats.expon()
+
+    def cgf(lam):
+        lam = np.asarray(lam, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(lam > -1, -np.log1p(np.maximum(lam, -1 + 1e-16)), np.inf)
+
+    return Law("-Exp(1)", False, -1.0, 1.0, (-math.inf, 0.0), lambda x: d.sf(-np.asarray(x)),
+               lambda x: d.cdf(-np.asarray(x)), lambda n, rng: -rng.exponential(size=n), cgf=cgf,
+               cgf_domain=(-1.0, math.inf))
+
+
+def test_an_mgf_diverging_below_zero_is_refuted_there():
+    """-Exp(1), centred: E exp(lam Y) diverges at lam = -1, inside the claimed |lam| < 2. Against nu = 1.5 the
+    centred K(lam) = lam - log(1 + lam) exceeds the claim just above -1 (the witness, where K is finite); against
+    nu = 10 it stays under it at every double above -1 (26.6 < 50), and the claim fails where E exp(lam Y) is
+    infinite, halfway from the edge to the end of the range: lam = -1.5. Laplace(2) (edge 0.5, range 2):
+    halfway from 0.5 to twice the edge, 0.75."""
+    near = exact(negative_exponential(), SubExponential(1.5, 0.5, centred=True))
+    lam = near.witness["lambda"]
+    assert near.verdict == "refuted" and -1 < lam < -0.9
+    assert near.witness["cgf"] == pytest.approx(lam - math.log1p(lam), rel=1e-9)
+    assert near.notes[0] == "the MGF diverges at |lam| = 1, inside the claimed range |lam| < 2"
+    beyond = exact(negative_exponential(), SubExponential(10.0, 0.5, centred=True))
+    assert beyond.verdict == "refuted" and beyond.witness["lambda"] == -1.5 and beyond.witness["cgf"] == math.inf
+    assert beyond.notes[0] == ("the MGF diverges at |lam| = 1, inside the claimed range |lam| < 2: E exp(lam Y) is "
+                               "infinite at lam = -1.5")
+    wide = exact(laplace(2.0), SubExponential(20.0, 0.5))
+    assert wide.verdict == "refuted" and wide.witness["lambda"] == 0.75 and wide.witness["cgf"] == math.inf
+
+
+def test_a_witness_at_small_lam_is_where_the_mgf_is_finite():
+    """0 w.p. 1 - 1e-4, else Exp(1): sd = 0.014, so the small orders tried for Var > s^2 (up to 0.1 / sd = 7) pass
+    the edge of the cumulant function at lam = 1. The witness is the clearest one where K is finite."""
+    w = 1e-4
+
+    def cgf(lam):
+        lam = np.asarray(lam, dtype=float)
+        inside = np.where(lam < 1, lam, 0.0)
+        return np.where(lam < 1, np.log1p(w * inside / (1 - inside)), np.inf)
+
+    def sf(x):
+        x = np.asarray(x, dtype=float)
+        return np.where(x < 0, 1.0, w * np.exp(-np.maximum(x, 0.0)))
+
+    law = Law("0 or Exp(1)", False, w, 2 * w - w * w, (0.0, math.inf), lambda x: 1 - sf(x), sf, None, cgf=cgf,
+              cgf_domain=(-math.inf, 1.0))
+    found = exact(law, SubGaussian(0.01, centred=True))
+    lam = found.witness["lambda"]
+    assert found.verdict == "refuted" and found.notes[0] == "Var = 0.00019999 > s^2 = 0.0001"
+    assert 0 < lam < 1 and math.isfinite(found.witness["cgf"])
+    assert found.witness["cgf"] == pytest.approx(math.log1p(w * lam / (1 - lam)) - w * lam, rel=1e-9)
+
+
+@pytest.mark.parametrize("tolerance", [0.0, MGF_TOL])
+def test_a_claim_at_the_resolution_at_the_end_of_its_range_is_not_verified(tolerance):
+    """SubExponential(nu, 1/2) about the skewed Bernoulli(1/10): the range |lam| < 2 ends below lam* = 4.39, so g
+    grows up to lam = 2, where nu is set so that the claim exceeds K by half the resolution: half of tolerance * K
+    at tolerance 1e-3, half the error allowed in a double-precision K (1e-12 + 1e-10 (|K| + |lam E[X]|),
+    module constants) at tolerance 0. Not verified, not refuted: "holds up to the resolution", with the end of
+    the range as the closest lam (at tolerance 0, where g is closest to 0)."""
+    xk, pk = SKEWED
+    law = finite_law(xk, pk)
+    k = cgf_of(xk, pk, law.mean, 2.0)
+    allowance = 1e-12 + 1e-10 * (abs(k + 2 * law.mean) + 2 * law.mean)
+    claimed = k * (1 + tolerance / 2) if tolerance else k + allowance / 2
+    nu = math.sqrt(2 * claimed) / 2
+    found = dpaudit.audit_tail(law, SubExponential(nu, 0.5, centred=True), auditor="exact", tolerance=tolerance)
+    assert found.verdict == "not-refuted"
+    assert found.notes[0] == (f"the claim holds up to the resolution of double precision (relative {tolerance:g}); "
+                              "it may hold with equality")
+    assert found.parameters["lambda_max_checked"] == 2.0
+    if tolerance == 0:
+        assert found.witness["lambda"] == pytest.approx(2.0, rel=1e-9)
+
+
+def test_a_claim_failing_only_between_the_last_two_orders_is_refuted():
+    """s^2 = sigma*^2 (1 - 1e-7) about the skewed Bernoulli(1/10), claimed up to |lam| < 1.01 lam*: g > 0 only
+    within 5e-4 lam* of lam* (40-digit sums: g(lam* (1 +- 5e-4)) < 0 < g(lam*)), between the last grid order below
+    lam* and the end of the range 1 % above it; bisection of that last interval finds it."""
+    xk, pk = SKEWED
+    law = finite_law(xk, pk)
+    sigma2, lam_star = oracle_proxy(tuple(xk), tuple(pk), law.mean)
+    s = math.sqrt(sigma2 * (1 - 1e-7))
+    for lam, sign in ((lam_star * (1 - 5e-4), -1), (lam_star, 1), (lam_star * (1 + 5e-4), -1)):
+        assert np.sign(cgf_of(xk, pk, law.mean, lam) - lam**2 * s**2 / 2) == sign
+    found = exact(law, SubExponential(s, 1 / (1.01 * lam_star), centred=True))
+    assert found.verdict == "refuted" and found.notes[0] == "g(lam) > 0 between grid orders"
+    lam = found.witness["lambda"]
+    assert abs(lam / lam_star - 1) < 5e-4 and cgf_of(xk, pk, law.mean, lam) > lam**2 * s**2 / 2
+
+
+def test_var_equal_to_s2_within_the_tolerance_is_the_equality_case():
+    """Rademacher (K = log cosh lam <= lam^2 / 2, equality to second order at 0) with Var set to exactly
+    s^2 (1 - 1e-9): still Var = s^2 to within the resolution, the equality note; a hair less is the
+    resolution case."""
+    law = finite_law([-1, 1], [0.5, 0.5])
+    s = 1 / math.sqrt(1 - 1e-9)
+    at = exact(dataclasses.replace(law, var=s**2 * (1 - 1e-9)), SubGaussian(s, centred=True))
+    assert at.verdict == "not-refuted" and at.notes[0].startswith("Var = 1 equals s^2 to within the resolution")
+    below = exact(dataclasses.replace(law, var=np.nextafter(s**2 * (1 - 1e-9), 0)), SubGaussian(s, centred=True))
+    assert below.verdict == "not-refuted" and below.notes[0].startswith("the claim holds up to the resolution")
+
+
+def test_a_bounded_sub_gaussian_claim_is_checked_to_2_max_y_over_s2():
+    """X in {-12, 0, 1} w.p. (0.01, 0.39, 0.6), centred (E[X] = 0.48): max|Y| = 12.48, at the lower end of the
+    support. Beyond 2 max|Y| / s^2, K(lam) <= lam max|Y| <= lam^2 s^2 / 2, so the grid ends there."""
+    xk, pk = [-12, 0, 1], [0.01, 0.39, 0.6]
+    law = finite_law(xk, pk)
+    s = 1.1 * math.sqrt(oracle_proxy(tuple(xk), tuple(pk), law.mean)[0])
+    found = exact(law, SubGaussian(s, centred=True))
+    assert found.verdict == "verified"
+    assert found.parameters["lambda_max_checked"] == pytest.approx(2 * 12.48 / s**2 * (1 + 1e-9), rel=1e-12)
+
+
+def test_a_sub_exponential_claim_is_decided_over_its_whole_range():
+    """A sub-exponential claim covers |lam| < 1 / b only, however far that is from 50 / sd. Poisson(1), centred:
+    K(lam) = e^lam - 1 - lam stays under 5e18 lam^2 (nu^2 = 1e19) up to lam = 50 = 50 / sd, and exceeds it from
+    about 51.6 (e^55 = 7.7e23 > 1.5e22): claimed for |lam| < 60, refuted there (a grid stopping at 50 / sd
+    verified it). N(0, 1) against SubExponential(1.01, b) holds for any b: verified over the whole range, also when
+    it ends exactly at 50 / sd (b = 0.02) or far beyond (b = 0.001)."""
+    poisson = exact(stats.poisson(1), SubExponential(math.sqrt(1e19), 1 / 60, centred=True))
+    lam = poisson.witness["lambda"]
+    assert poisson.verdict == "refuted" and 50 < lam < 60
+    assert math.expm1(lam) - lam > lam**2 * 1e19 / 2
+    for b in (0.02, 0.001):
+        normal = exact(gaussian(1.0), SubExponential(1.01, b))
+        assert normal.verdict == "verified"
+        assert normal.parameters["lambda_max_checked"] == pytest.approx(1 / b, rel=1e-12)
+
+
+@pytest.mark.parametrize("law, claim, reason", [
+    (stats.norm(0, 1), SubExponential(0.5, 100.0), "Var = 1 > s^2 = 0.25"),
+    (stats.norm(3, 1), SubExponential(10.0, 100.0), "the variable has mean 3 != 0, so g'(0) != 0"),
+])
+def test_a_sub_exponential_claim_is_refuted_at_a_lam_it_claims(law, claim, reason):
+    """Claimed for |lam| < 1 / b = 0.01, below the small orders 0.1 / sd where Var > s^2 or a mean shows: the
+    witness must still be a lam the claim covers, where K exceeds it."""
+    found = exact(law, claim)
+    lam = found.witness["lambda"]
+    assert found.verdict == "refuted" and found.notes[0] == reason
+    assert 0 < abs(lam) < 1 / claim.b
+    mean, var = law.mean(), law.var()
+    assert lam * mean + lam**2 * var / 2 > lam**2 * claim.nu**2 / 2  # the normal's K, against the claim

@@ -19,6 +19,7 @@
   lam^2 s^2 / 2 = 1e-6, far above the 1e-12 error allowed in K, and Var = s^2 is left undecided).
   For a sub-Gaussian claim the grid ends at 2 max|Y| / s^2 when Y is bounded (beyond it
   K(lam) <= lam max|Y| <= lam^2 s^2 / 2); for unbounded Y it ends at 50 / sd and the verdict says so.
+  A sub-exponential claim is checked over its whole range |lam| < 1 / b, and every witness lies in it.
 
 A sub-Gaussian or sub-exponential claim also implies a tail bound (Chernoff: 2 exp(-t^2 / (2 sigma^2)),
 or 2 exp(-min(t^2 / (2 nu^2), t / (2 b)))), which the exact tail is checked against as a tail bound
@@ -255,7 +256,7 @@ def _audit_mgf_cgf(law: Law, claim: SubGaussian | SubExponential, tolerance: flo
             return _mgf_result(REFUTED, claim, law, float(lam[j]), g(lam[j:j + 1]), s, reason)
         return None
 
-    small = np.geomspace(1e-6, 1e-1, 60) / sd
+    small = np.geomspace(1e-6, 1e-1, 60) / max(sd, 1 / lam_max)  # inside the claimed range
     equality = (f"Var = {law.var:.6g} equals s^2 to within the resolution: as lam -> 0 the claim holds with equality "
                 "to second order, and higher cumulants (not computed) decide it")
     if abs(mean) > 1e-12 * sd:
@@ -267,7 +268,7 @@ def _audit_mgf_cgf(law: Law, claim: SubGaussian | SubExponential, tolerance: flo
         if found:
             return found
     lo, hi = law.cgf_domain
-    top = min(lam_max, 50 / sd)
+    top = min(lam_max, 50 / sd) if isinstance(claim, SubGaussian) else lam_max  # a sub-exponential range is finite
     bounded = all(math.isfinite(v) for v in law.support)
     if isinstance(claim, SubGaussian) and bounded:
         reach = max(abs(law.support[0] - shift), abs(law.support[1] - shift))
