@@ -20,6 +20,7 @@ from scipy import stats
 
 import dpaudit
 from dpaudit import SubExponential, SubGaussian, TailBound, UnsupportedAudit
+from dpaudit.auditors.base import Undecided
 from dpaudit.laws import Law, as_law
 
 
@@ -1118,3 +1119,19 @@ def test_a_sub_exponential_claim_is_refuted_at_a_lam_it_claims(law, claim, reaso
     assert 0 < abs(lam) < 1 / claim.b
     mean, var = law.mean(), law.var()
     assert lam * mean + lam**2 * var / 2 > lam**2 * claim.nu**2 / 2  # the normal's K, against the claim
+
+
+def test_a_cumulant_function_that_is_nan_inside_the_range_leaves_the_claim_undecided():
+    """A law whose cumulant function is NaN on part of the grid (a broken closed form): the chords through NaN
+    cannot close an interval, so the claim is left undecided with where it failed, not verified. Where the exact
+    tail exceeds the tail the claim implies, that still refutes it: here a law stating Var = 1/4 and K(lam) =
+    lam^2 / 8 (up to |lam| = 2) whose cdf is N(0, 1)'s, against 2 exp(-2 t^2) (Chernoff for s = 1/2)."""
+    law = gaussian(1.0)
+    broken = dataclasses.replace(law, cgf=lambda lam: np.where(np.abs(lam) > 2, np.nan, np.asarray(lam) ** 2 / 2))
+    with pytest.raises(Undecided, match=r"^the cumulant generating function of N\(0, 1\^2\) is NaN at lam = 2\.\d+, "
+                                        r"inside the range checked: the MGF claim cannot be decided from it$"):
+        exact(broken, SubGaussian(1.0))
+    narrow = dataclasses.replace(law, var=0.25, cgf=lambda lam: np.where(np.abs(lam) > 2, np.nan,
+                                                                         np.asarray(lam) ** 2 / 8))
+    found = exact(narrow, SubGaussian(0.5))
+    assert found.verdict == "refuted" and found.notes[0].startswith("the claim implies P(|Y| >= t) <= ")

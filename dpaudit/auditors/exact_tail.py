@@ -219,7 +219,13 @@ def _audit_mgf_exact(law: Law, claim: SubGaussian | SubExponential, tolerance: f
             return found
         raise Undecided(f"{law.name} has no cumulant generating function and its exact tail stays below the one the "
                         "claim implies; audit the MGF claim from samples")
-    finding = _audit_mgf_cgf(law, claim, tolerance)
+    try:
+        finding = _audit_mgf_cgf(law, claim, tolerance)
+    except Undecided:
+        found = _refuted_by_implied_tail(law, claim, tolerance)
+        if found is not None:
+            return found
+        raise
     if finding.verdict == NOT_REFUTED:
         # the cgf grid stops short on unbounded laws; the tail is checked out to where the bound underflows
         return _refuted_by_implied_tail(law, claim, tolerance) or finding
@@ -293,6 +299,10 @@ def _audit_mgf_cgf(law: Law, claim: SubGaussian | SubExponential, tolerance: flo
     worst_lam, worst_value, within = None, -math.inf, False
     for side in (1.0, -1.0):
         lam = side * positive
+        nan = np.isnan(g(lam)[1])
+        if nan.any():  # bisection would read NaN chords as closed and verify the claim on no evidence
+            raise Undecided(f"the cumulant generating function of {law.name} is NaN at lam = {lam[nan][0]:.6g}, "
+                            "inside the range checked: the MGF claim cannot be decided from it")
         found = refute(lam, "g(lam) > 0 at a grid order")
         if found:
             return found
