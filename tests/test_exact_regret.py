@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from fractions import Fraction
 
 import mpmath as mp
@@ -238,6 +239,7 @@ def test_an_exact_regret_finding_is_the_closed_form_at_every_round():
     assert held.plot_data["kind"] == "regret-bound" and held.plot_data["lower"] is None
     assert held.plot_data["mean"] == pytest.approx(exact) and held.plot_data["bound"] == pytest.approx(exact)
     assert held.plot_data["description"] == "the exact regret (the mean is exact)"
+    assert held.plot_data["grid"].tolist() == [10, 50, 200]
     # fails at 50 and 200: the first failing round is the witness, not the largest ratio
     scale = np.array([2.0, 0.8, 0.5])
     late = audit(lambda T: np.interp(T, grid, exact * scale))
@@ -256,7 +258,7 @@ def test_an_exact_regret_finding_is_the_closed_form_at_every_round():
     # the bound's parameters are the instance's: K = 2 and its gaps
     gaps = audit(lambda T, K, gaps: np.interp(T, grid, exact) * (K / 2) * (gaps[1] / 0.2))
     assert gaps.verdict == "verified" and gaps.statistic.value == pytest.approx(1.0, rel=1e-9)
-    with pytest.raises(dpaudit.UnsupportedAudit, match="the exact regret is the expected pseudo-regret"):
+    with pytest.raises(dpaudit.UnsupportedAudit, match=r"^the exact regret is the expected pseudo-regret$"):
         ExactRegretAuditor().audit(_regret_subject(policy, env), dpaudit.RegretBound(lambda T: T, "T"),
                                    horizons=grid, regret="realised")
 
@@ -265,3 +267,187 @@ def _regret_subject(policy, env):
     from dpaudit.auditors import RegretSubject
 
     return RegretSubject(policy, env, "etc", {})
+
+
+class AlwaysArm:
+    """Plays ``arm`` in every round: its expected pseudo-regret at round T is T times the arm's expected gap
+    on the environment it is audited on (given, ``gap``), returned as exact rationals (an exact_regret may
+    compute in Fractions: the auditor reads them as floats), for a run of any horizon."""
+
+    def __init__(self, arm, gap, anytime=True):
+        self.arm, self.gap, self.anytime = arm, Fraction(gap), anytime
+
+    def start(self, runs, arms, horizon, rng):
+        self.runs = runs
+
+    def choose(self, t):
+        return np.full(self.runs, self.arm)
+
+    def observe(self, t, arms, rewards):
+        pass
+
+    def exact_regret(self, environment, rounds, horizon):
+        return [self.gap * int(T) for T in rounds]
+
+
+def _exact_audit(policy, env, f, horizons=(10, 50, 200), description="f", **kwargs):
+    from dpaudit.auditors.exact_regret import ExactRegretAuditor
+
+    return ExactRegretAuditor().audit(_regret_subject(policy, env), dpaudit.RegretBound(f, description),
+                                      horizons=np.asarray(horizons), **kwargs)
+
+
+@pytest.mark.parametrize("anytime", [True, False])
+def test_an_exact_regret_in_rationals_is_recorded_in_floats_at_integer_rounds(anytime):
+    """Always the worse arm of Bernoulli(0.75, 0.25): E[R_T] = T / 2 exactly, returned as Fractions, on
+    rounds given as floats, for a run of each horizon (horizon-aware) or one run (anytime). The record
+    holds the rounds as integers and the regret as floats: the note reads "T = 10", and a bound of T / 2
+    holds with ratio 1 while 0.4 T fails first at T = 10 (5 > 4)."""
+    policy, env = AlwaysArm(1, Fraction(1, 2), anytime), BernoulliBandit([0.75, 0.25])
+    held = _exact_audit(policy, env, lambda T: T / 2, horizons=np.array([10.0, 50.0, 200.0]))
+    assert held.verdict == "verified" and held.statistic.value == 1.0
+    assert held.parameters["grid"].dtype == np.int64 and held.parameters["grid"].tolist() == [10, 50, 200]
+    assert held.parameters["exact_regret"].dtype == float and held.parameters["exact_regret"].tolist() == [5, 25, 100]
+    assert held.plot_data["grid"].tolist() == [10, 50, 200] and held.plot_data["mean"].tolist() == [5, 25, 100]
+    assert held.notes == ["E[R_T] computed exactly at 3 rounds (up to floating-point rounding); it is at most 1 of "
+                          "the bound (T = 10)"]
+    assert held.parameters["reading"]["rounds"] == (
+        "E[R_t] at each recorded round t of a run of horizon 200" if anytime
+        else "E[R_T] of a run of horizon T, at each of the 3 recorded rounds")
+    short = _exact_audit(policy, env, lambda T: 0.4 * T, horizons=np.array([10.0, 50.0, 200.0]))
+    assert short.verdict == "refuted" and short.witness["T"] == 10
+    assert short.notes == ["E[R_T] computed exactly at 3 rounds (up to floating-point rounding); the bound fails "
+                           "first at T = 10: 5 > 4"]
+
+
+@pytest.mark.parametrize(("bound", "verdict"), [(1 - 1e-9, "verified"), (1 - 1.5e-9, "refuted")])
+def test_an_exact_regret_is_compared_with_its_bound_up_to_one_part_in_a_billion(bound, verdict):
+    """E[R_2] = 1 exactly (always the worse arm of Bernoulli(0.75, 0.25), two rounds): a bound of 1 - 1e-9
+    lies exactly at the tolerance (1e-9 of the bound, at least 1e-9 absolute: (1 - 1e-9) + 1e-9 is 1 in
+    floating point) and holds; 1 - 1.5e-9 lies beyond it and fails."""
+    found = _exact_audit(AlwaysArm(1, Fraction(1, 2)), BernoulliBandit([0.75, 0.25]),
+                         lambda T: np.full(np.shape(T), bound), horizons=[2])
+    assert found.verdict == verdict and found.statistic.value == pytest.approx(1 / bound, rel=1e-15)
+
+
+def test_no_regret_against_a_bound_of_zero_is_no_part_of_it():
+    """The best arm played throughout: E[R_T] = 0, a bound of 0 holds, and the regret is 0 of it (no ratio
+    of 0 to 0 is 1)."""
+    found = _exact_audit(AlwaysArm(0, 0), BernoulliBandit([0.75, 0.25]), lambda T: np.zeros(np.shape(T)))
+    assert found.verdict == "verified" and found.statistic.value == 0.0 and found.witness["margin"] == 0.0
+    assert found.notes == ["E[R_T] computed exactly at 3 rounds (up to floating-point rounding); it is at most 0 of "
+                           "the bound (T = 10)"]
+
+
+class _Returns(AlwaysArm):
+    """A policy whose exact_regret returns ``values`` whatever it is asked."""
+
+    def __init__(self, values):
+        super().__init__(0, 0)
+        self.values = values
+
+    def exact_regret(self, environment, rounds, horizon):
+        return self.values
+
+
+@pytest.mark.parametrize(("values", "shape"), [([1.0, math.nan, 2.0], "(3,)"), ([1.0, 2.0], "(2,)"),
+                                               ([1.0, math.inf, 2.0], "(3,)")])
+def test_an_exact_regret_that_is_not_one_finite_value_per_round_is_an_error(values, shape):
+    message = f"etc: exact_regret must return one finite value per round, got shape {shape}"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        _exact_audit(_Returns(values), BernoulliBandit([0.75, 0.25]), lambda T: T)
+
+
+def test_an_exact_regret_over_random_instances_gives_the_bound_no_gaps():
+    """Always arm 0 of a bandit whose two means are drawn uniformly on [0.2, 0.8] for each run: E[R_T] = T
+    E[max(U, V) - U] = T (0.8 - 0.2) / 6 = 0.1 T. A bound of 0.1 T holds with ratio 1; a bound that reads
+    the instance's gaps cannot be evaluated (the runs have no one gap vector), the same answer as the
+    statistical auditor's, not the gaps of one instance drawn for the purpose."""
+    from dpaudit.algorithms import UniformMeans
+
+    env, policy = BernoulliBandit(UniformMeans(2, 0.2, 0.8)), AlwaysArm(0, Fraction(1, 10))
+    held = _exact_audit(policy, env, lambda T: T / 10)
+    assert held.verdict == "verified" and held.statistic.value == pytest.approx(1.0, rel=1e-15)
+    assert _exact_audit(policy, env, lambda T, K: T * K / 20).statistic.value == pytest.approx(1.0, rel=1e-15)
+    with pytest.raises(ValueError, match=r"^RegretBound 'f': f takes gaps; give params=\{'gaps': \.\.\.\}$"):
+        _exact_audit(policy, env, lambda T, gaps: T * gaps.max())
+    with pytest.raises(ValueError, match=r"f takes gaps"):  # the statistical auditor's answer
+        dpaudit.audit_regret(policy, env, dpaudit.RegretBound(lambda T, gaps: T * gaps.max(), "f"), horizons=[10, 50],
+                             runs=2, seed=0, auditor="statistical")
+
+
+def test_the_gaps_reach_a_bound_as_floats_whatever_the_environment_gives():
+    """An environment of the protocol whose means are integers (arm 0 always pays 1, arm 1 never): a bound
+    may take negative powers of the gaps, as of the float gaps a simulation records (means stored as
+    floats), so 1 / max gap = 1 here and the bound T holds the regret T of always arm 1 exactly."""
+    from types import SimpleNamespace
+
+    class Deterministic:
+        arms, feedback = 2, "bandit"
+
+        def instances(self, runs, rng):
+            return SimpleNamespace(means=np.tile(np.array([1, 0]), (runs, 1)))
+
+    found = _exact_audit(AlwaysArm(1, 1), Deterministic(), lambda T, gaps: T * gaps.max() ** -1)
+    assert found.verdict == "verified" and found.statistic.value == 1.0 and found.plot_data["bound"].tolist() == [
+        10, 50, 200]
+
+
+def test_the_exact_auditor_names_what_it_cannot_audit():
+    """Its answers, as the driver reads them: only a missing high-probability law is worth a note in the
+    record (the statistical auditor then decides a claim the exact one could have had); a claim of
+    another kind, a subject of no single policy or a policy without an exact regret offer it nothing."""
+    from dpaudit.auditors import RegretSubject, Support
+    from dpaudit.auditors.exact_regret import ExactRegretAuditor
+
+    auditor, env = ExactRegretAuditor(), BernoulliBandit([0.6, 0.4])
+    bound = dpaudit.RegretBound(lambda T: T, "T")
+    assert auditor.supports(_regret_subject(ExploreThenCommit(2), env), bound) == Support.attempts()
+    assert auditor.supports(_regret_subject(ExploreThenCommit(2), env), dpaudit.RegretRate(0.5)) == Support.no(
+        "the exact regret auditor tests RegretBound claims; got regret-rate", noted=False)
+    assert auditor.supports(_regret_subject(ExploreThenCommit(2), env), dpaudit.RegretBound(
+        lambda T: T, "T", probability=0.1)) == Support.no(
+        "a high-probability bound needs the law of the regret, not its mean")
+    for subject in (RegretSubject(None, env, "etc over eps", {}, make=lambda eps: None), object()):
+        assert auditor.supports(subject, bound) == Support.no("a regret bound is audited on one policy and environment",
+                                                              noted=False)
+    no_exact = _regret_subject(PlainPolicy(), env)
+    assert auditor.supports(no_exact, bound) == Support.no("the policy has no exact regret (exact_regret)",
+                                                           noted=False)
+    hp = dpaudit.audit_regret(ExploreThenCommit(2), env, dpaudit.RegretBound(lambda T: T, "T", probability=0.1),
+                              horizons=[10, 20], runs=2, seed=0)
+    assert hp.notes[0] == ("the exact-regret auditor does not support this audit (a high-probability bound needs the "
+                           "law of the regret, not its mean); audited from samples instead")
+    plain = dpaudit.audit_regret(PlainPolicy(), env, bound, horizons=[10, 20], runs=2, seed=0)
+    assert plain.auditor == "regret-bound" and not any("exact-regret" in note for note in plain.notes)
+
+
+class PlainPolicy:
+    """Always arm 0, with no exact regret."""
+
+    anytime = True
+
+    def start(self, runs, arms, horizon, rng):
+        self.runs = runs
+
+    def choose(self, t):
+        return np.zeros(self.runs, dtype=np.int64)
+
+    def observe(self, t, arms, rewards):
+        pass
+
+
+def test_the_law_of_a_difference_of_binomial_sums_is_a_law():
+    """difference_pmf(n, p, q), the law of S_1 - S_2 on -n..n, against the same law summed term by term in
+    30 digits (each binomial term by the ratio of successive terms): equal to 1e-15, and nonnegative where
+    the FFT convolution leaves rounding residue of about -1e-17 (extreme means, most terms below 1e-20)."""
+    from dpaudit.auditors.exact_regret import difference_pmf
+
+    for n, p, q in [(30, 0.97, 0.2), (12, 0.5, 0.35)]:
+        with mp.workdps(30):
+            first, second = _binomial_pmf(n, mp.mpf(p)), _binomial_pmf(n, mp.mpf(q))
+            law = [float(mp.fsum(first[s + k] * second[s] for s in range(max(-k, 0), n + 1 - max(k, 0))))
+                   for k in range(-n, n + 1)]
+        pmf = difference_pmf(n, p, q)
+        assert pmf.shape == (2 * n + 1,) and (pmf >= 0).all()
+        np.testing.assert_allclose(pmf, law, rtol=0, atol=1e-15)

@@ -13,15 +13,24 @@ measured over 1,000 groups), and its rate with each safeguard removed: what make
 
 from __future__ import annotations
 
+import dataclasses
+import math
+import re
+import warnings
+from fractions import Fraction
+from typing import Any
+
 import numpy as np
 import pytest
-from regret_laws import GAP, at_the_bound, coin, kinked_power, law_subject, noisy_power, random_slope
+from regret_laws import GAP, LawPolicy, at_the_bound, coin, kinked_power, law_subject, noisy_power, random_slope
 from scipy import stats
 
 import dpaudit
 from dpaudit.algorithms import BernoulliBandit
-from dpaudit.auditors import RegretBoundAuditor, RegretRateAuditor
+from dpaudit.auditors import RegretBoundAuditor, RegretRateAuditor, RegretSubject, Support
 from dpaudit.errors import InvalidClaim
+from dpaudit.seeding import SeedRecord
+from dpaudit.simulation import SimulationResult
 from dpaudit.testing import ExploreThenCommit, explore_then_commit_regret
 
 MEANS = [0.6, 0.4]
@@ -155,12 +164,19 @@ def test_a_true_rate_in_eps_is_refuted_at_most_alpha_often():
 def _wls(x, y, w, alpha):
     """Weighted least squares of y on x written out: the slope and its one-sided bounds at alpha each
     (Student's t on n - 2 degrees of freedom, the scale estimated from the weighted residuals)."""
+    fit = _wls_fit(x, y, w, alpha)
+    return fit["slope"], fit["lower"], fit["upper"]
+
+
+def _wls_fit(x, y, w, alpha):
+    """:func:`_wls` with the intercept and the residuals."""
     xm, ym = np.average(x, weights=w), np.average(y, weights=w)
     sxx = np.sum(w * (x - xm) ** 2)
     slope = np.sum(w * (x - xm) * (y - ym)) / sxx
     residuals = y - ym - slope * (x - xm)
     half_width = stats.t.ppf(1 - alpha, x.size - 2) * np.sqrt(np.sum(w * residuals**2) / (x.size - 2) / sxx)
-    return slope, slope - half_width, slope + half_width
+    return {"slope": slope, "lower": slope - half_width, "upper": slope + half_width, "intercept": ym - slope * xm,
+            "residuals": residuals}
 
 
 def test_the_rate_interval_is_the_wider_of_the_wls_and_the_bootstrap_intervals():
@@ -280,6 +296,17 @@ def test_a_high_probability_finding_is_recomputed_from_its_runs():
         assert found.plot_data["quantile"] == pytest.approx(np.quantile(values, 1 - p, axis=0))
         assert found.plot_data["bound"] == pytest.approx(f) and found.plot_data["lower"] is None
         assert found.plot_data["kind"] == "regret-bound" and found.plot_data["description"] == "T gap / 2"
+        assert found.plot_data["grid"].tolist() == grid.tolist()
+        assert found.plot_data["mean"] == pytest.approx(values.mean(axis=0), rel=1e-12)
+        assert found.parameters.keys() == {"grid", "runs", "regret", "range", "level_per_point", "reading",
+                                           "simulation"}
+        assert found.parameters["grid"].tolist() == grid.tolist() and found.parameters["runs"] == runs
+        assert found.parameters["regret"] == "pseudo"
+        assert found.parameters["level_per_point"] == pytest.approx(alpha / grid.size, rel=1e-12)
+        assert found.parameters["range"] == "pseudo-regret in [0, 0.5 T] (the instance's largest gap)"
+        assert found.parameters["reading"] == {"rounds": "one run of horizon 10000, read at every recorded round",
+                                               "why": "LawPolicy declares anytime = True"}
+        assert found.parameters["simulation"]["final_pseudo_regret"] == pytest.approx(values[:, -1].mean())
         if p == 0.2:
             undetected = p + np.sqrt(-np.log(alpha / grid.size) / (2 * runs))
             assert found.notes[-1].endswith(f"an exceedance probability below about {undetected:.2g} may go "
@@ -291,6 +318,8 @@ def test_a_rate_in_a_parameter_names_what_its_values_must_be():
 
     good = np.geomspace(1, 32, MIN_POINTS)
     assert _values(list(good), "eps").tolist() == good.tolist()
+    halves = [Fraction(2**k, 2) for k in range(MIN_POINTS)]  # exact rationals are values too, read as floats
+    assert _values(halves, "eps").dtype == float and _values(halves, "eps").tolist() == [2.0**k / 2 for k in range(6)]
     with pytest.raises(ValueError, match=r"a rate in eps needs values=\[...\] \(at least 6, a geometric grid\)"):
         _values(None, "eps")
     for short in (good[:-1], good.reshape(2, 3)):
@@ -299,3 +328,530 @@ def test_a_rate_in_a_parameter_names_what_its_values_must_be():
     for bad in (np.r_[0.0, good[1:]], np.r_[good[:-1], good[-2]], np.r_[good[:-1], np.inf], -good[::-1]):
         with pytest.raises(ValueError, match="values of eps must be positive, finite and increasing"):
             _values(bad, "eps")
+
+
+# --- bounds: every field of a finding, from the runs it read -------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class RecordedSubject(RegretSubject):
+    """A regret subject whose runs are given: the pseudo-regret and realised regret (runs x points) at
+    ``points``, the recorded rounds or a rate's parameter values, whatever the seed, on the instance
+    ``means`` (runs x K); each simulation reads the columns it is asked for, and notes one line. A finding
+    can then be recomputed from exactly the runs it read, including values placed at the ends of their
+    range."""
+
+    points: Any = None
+    pseudo: Any = None
+    realised: Any = None
+    means: Any = None
+
+    def simulate(self, horizon, runs, seed, grid=None, value=None, workers=1):
+        assert runs == self.pseudo.shape[0]
+        columns = [self.points.tolist().index(p) for p in ([value] if value is not None else np.asarray(grid))]
+        return SimulationResult("recorded", "recorded", int(horizon), np.asarray(grid, dtype=np.int64),
+                                self.pseudo[:, columns], self.realised[:, columns],
+                                np.zeros(self.means.shape, dtype=np.int64), self.means, SeedRecord(0, []), "law", 0.0,
+                                ["a note from the simulation"])
+
+
+def recorded(points, pseudo, realised=None, means=(0.75, 0.25), params=None, anytime=True):
+    """The subject whose runs at ``points`` are ``pseudo`` (and ``realised``, else the same), on the instance
+    ``means`` (one row for every run, or one row per run); anytime (one run read at every round) or not
+    (one run per round)."""
+    points, pseudo = np.asarray(points), np.asarray(pseudo, dtype=float)
+    realised = pseudo if realised is None else np.asarray(realised, dtype=float)
+    means = np.broadcast_to(np.asarray(means, dtype=float), (pseudo.shape[0], np.shape(means)[-1])).copy()
+    return RecordedSubject(LawPolicy("recorded", anytime=anytime), None, "recorded", dict(params or {}),
+                           make=lambda value: None, points=points, pseudo=pseudo, realised=realised, means=means)
+
+
+def _bounded_mean_lower(z, level):
+    """Lower confidence bounds on the column means of z (values in [0, 1]) at ``level``, written out from
+    the papers: Hoeffding's, mean - sqrt(log(1/d) / (2n)), and Maurer & Pontil's (2009, Thm 4), mean -
+    sqrt(2 V log(2/d) / n) - 7 log(2/d) / (3 (n - 1)) with V the sample variance, each at d = level / 2;
+    the larger."""
+    n, d = z.shape[0], level / 2
+    hoeffding = z.mean(axis=0) - math.sqrt(math.log(1 / d) / (2 * n))
+    bernstein = z.mean(axis=0) - np.sqrt(2 * z.var(axis=0, ddof=1) * math.log(2 / d) / n) - 7 * math.log(2 / d) / (
+        3 * (n - 1))
+    return np.maximum(hoeffding, bernstein)
+
+
+def _at_the_ends(grid, width, low=0.0, runs=7, seed=1):
+    """Runs whose regret at each round is low + width x (1/2, 3/4 or 1), drawn with ``seed``, the first at
+    low - 1e-9 max(width, 1) and the second at low + width + 1e-9 max(width, 1): exactly the ends of
+    the range the auditor accepts as rounding (1e-9 of the range, at least 1e-9 absolute)."""
+    slack = 1e-9 * np.maximum(width, 1.0)
+    values = low + np.random.default_rng(seed).choice([0.5, 0.75, 1.0], size=(runs, len(grid))) * width
+    values[0], values[1] = low - slack, low + width + slack
+    return values
+
+
+GRID = np.array([1, 2, 8, 64])  # pseudo-regret ranges [0, T / 2]: widths 0.5 and 1 (at most 1), 4 and 32
+
+
+def _expectation_case(case):
+    """(subject, claim table f at GRID, audit keywords, regret read, its range (low, width), the range's
+    text, the verdict and witness round expected)."""
+    gap_range = "pseudo-regret in [0, 0.5 T] (the instance's largest gap)"
+    if case.startswith("pseudo"):
+        values = _at_the_ends(GRID, GRID / 2)
+        table = [0.3, 0.6, 1.5, 12.0] if case == "pseudo" else [0.05, 0.05, 0.1, 0.5]
+        return (recorded(GRID, values), table, {}, values, (0.0 * GRID, GRID / 2), gap_range,
+                *(("not-refuted", 8) if case == "pseudo" else ("refuted", 64)))
+    if case == "realised":  # in [T (mu* - 1), T mu*] = [-T / 4, 3 T / 4]; the pseudo-regret is another array
+        realised = _at_the_ends(GRID, GRID, low=-GRID / 4, runs=40, seed=2)
+        return (recorded(GRID, 0 * realised, realised), [0.5, 0.4, 1.0, 20.0], {"regret": "realised",
+                "reading": "figure"}, realised, (-GRID / 4, 1.0 * GRID),
+                "realised regret in [T (mu* - 1), T mu*], mu* = 0.75 (rewards in [0, 1])", "refuted", 8)
+    if case == "zero bound":  # every lower bound is negative: below a bound of 0, its ratio is -inf
+        values = np.tile(GRID / 4, (5, 1))
+        values[0] = 0.0
+        return (recorded(GRID, values), [0.0] * 4, {}, values, (0.0 * GRID, GRID / 2), gap_range, "not-refuted", 1)
+    # one instance with no gap: the pseudo-regret is 0 in [0, 0], its lower bound 0 exactly (no deviation)
+    values = np.zeros((5, GRID.size))
+    table = [0.0] * 4 if case == "no gap, bound 0" else [0.0, 0.0, -1.0, 0.0]
+    return (recorded(GRID, values, means=(0.5, 0.5)), table, {}, values, (0.0 * GRID, 0.0 * GRID),
+            "pseudo-regret in [0, 0 T] (the instance's largest gap)",
+            *(("not-refuted", 1) if case == "no gap, bound 0" else ("refuted", 8)))
+
+
+@pytest.mark.parametrize("case", ["pseudo", "pseudo, refuted", "realised", "zero bound", "no gap, bound 0",
+                                  "no gap, negative bound"])
+def test_an_expectation_finding_is_recomputed_from_its_runs(case):
+    """Every field of an "E[R_T] <= f(T)" finding from the runs it read: each run's regret rescaled from its
+    range (pseudo-regret in [0, gap T] on one instance, realised regret in [T (mu* - 1), T mu*]; values at
+    the very ends of the rounding slack clipped), the larger of the empirical Bernstein and Hoeffding lower
+    bounds (written out above) at alpha / rounds, the bound at a round of no width being its low end; the
+    worst round (largest lower bound / f(T); where f(T) <= 0, +inf if the lower bound exceeds it, else
+    -inf), the verdict (some lower bound above f(T)), and the record's text. The rounds of width at most 1
+    and bounds f(T) in (0, 1) are where a rescaling or ratio that tests "> 1" for "> 0" shows; a lower
+    bound equal to f(T) = 0 holds. Deterministic (the runs are given)."""
+    subject, table, kwargs, values, (low, width), range_text, verdict, witness_T = _expectation_case(case)
+    alpha, runs = 0.05, values.shape[0]
+    claim = dpaudit.RegretBound(lambda T: np.interp(T, GRID, table), "the table")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a range of no width is not divided by
+        found = RegretBoundAuditor().audit(subject, claim, confidence=1 - alpha, seed=np.random.SeedSequence(0),
+                                           horizons=GRID, runs=runs, **kwargs)
+    f, level = np.array(table), alpha / GRID.size
+    z = np.clip((values - low) / np.where(width > 0, width, 1.0), 0.0, 1.0)
+    lower = np.where(width > 0, low + width * _bounded_mean_lower(z, level), low)
+    ratio = np.array([lb / b if b > 0 else (math.inf if lb > b else -math.inf) for lb, b in zip(lower, f)])
+    j = int(np.argmax(ratio))
+    assert found.verdict == ("refuted" if (lower > f).any() else "not-refuted") == verdict
+    assert GRID[j] == witness_T
+    mean = values.mean(axis=0)
+    assert found.auditor == "regret-bound" and found.confidence == 1 - alpha and found.samples == runs
+    assert found.statistic.name == f"E[R_T] at T={witness_T}" and found.statistic.kind == "lower-bound"
+    assert found.statistic.value == pytest.approx(mean[j], rel=1e-12)
+    assert found.statistic.interval == (pytest.approx(lower[j], rel=1e-12, abs=1e-15), math.inf)
+    assert found.witness == {"T": witness_T, "mean": pytest.approx(mean[j], rel=1e-12),
+                             "lower_bound": pytest.approx(lower[j], rel=1e-12, abs=1e-15), "bound": f[j],
+                             "margin": pytest.approx(ratio[j], rel=1e-12),
+                             "method": "empirical Bernstein (Maurer & Pontil 2009) and Hoeffding, Bonferroni over the "
+                                       "grid"}
+    assert found.plot_data.keys() == {"kind", "grid", "mean", "lower", "bound", "description"}
+    assert found.plot_data["kind"] == "regret-bound" and found.plot_data["description"] == "the table"
+    assert found.plot_data["grid"].tolist() == GRID.tolist()
+    assert found.plot_data["mean"] == pytest.approx(mean, rel=1e-12)
+    assert found.plot_data["lower"] == pytest.approx(lower, rel=1e-12, abs=1e-15)
+    assert found.plot_data["bound"] == pytest.approx(f)
+    regret = kwargs.get("regret", "pseudo")
+    figure = kwargs.get("reading") == "figure"
+    assert found.parameters.keys() == {"grid", "runs", "regret", "range", "level_per_point", "reading", "simulation"}
+    assert found.parameters["grid"].tolist() == GRID.tolist() and found.parameters["runs"] == runs
+    assert found.parameters["regret"] == regret and found.parameters["range"] == range_text
+    assert found.parameters["level_per_point"] == pytest.approx(level, rel=1e-15)
+    assert found.parameters["reading"] == {
+        "rounds": "one run of horizon 64, read at every recorded round",
+        "why": ("read as a figure: regret at each recorded round of one run of the largest horizon" if figure
+                else "LawPolicy declares anytime = True")}
+    assert found.parameters["simulation"] == subject.simulate(64, runs, None, grid=GRID).summary()
+    held = [] if verdict == "refuted" else [
+        f"E[R_T] <= f(T) not refuted at 4 rounds (empirical Bernstein / Hoeffding lower bounds at level 0.0125 each, "
+        f"Bonferroni); at T = {witness_T} the lower bound is {ratio[j]:.3g} of f(T)"]
+    assert found.notes == ["a note from the simulation", *held]
+    if case == "pseudo":
+        assert found.notes[-1].endswith("at T = 8 the lower bound is 0.204 of f(T)")
+    if case.startswith("no gap"):
+        assert found.witness["margin"] == (-math.inf if verdict == "not-refuted" else math.inf)
+
+
+@pytest.mark.parametrize(("T", "value", "regret"), [(1, 0.5 + 1.5e-9, "pseudo"), (1, -1.5e-9, "pseudo"),
+                                                    (64, 32 + 1e-7, "pseudo"), (8, -2 - 1e-8, "realised")])
+def test_regret_outside_its_range_by_more_than_rounding_is_an_error(T, value, regret):
+    """A regret beyond its range (pseudo-regret [0, T / 2] on the instance (0.75, 0.25), realised [-T / 4,
+    3 T / 4]) by more than rounding (1e-9 of the range's width, at least 1e-9) means rewards or means
+    outside [0, 1]: an error naming the range, not a bound. 1.5e-9 beyond a range of width 0.5 is past the
+    slack of 1e-9; 1e-7 beyond one of width 32 past 3.2e-8 (the values exactly at the slack pass: the
+    recomputation above)."""
+    values = np.full((3, 1), T / 4)
+    values[1, 0] = value
+    ranges = {"pseudo": "pseudo-regret in [0, 0.5 T] (the instance's largest gap)",
+              "realised": "realised regret in [T (mu* - 1), T mu*], mu* = 0.75 (rewards in [0, 1])"}
+    message = (f"the simulated {regret} regret left its range ({ranges[regret]}): the environment's rewards or means "
+               "are not in [0, 1]")
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        RegretBoundAuditor().audit(recorded([T], values), dpaudit.RegretBound(lambda T: T, "T"), confidence=0.9,
+                                   seed=np.random.SeedSequence(0), horizons=[T], runs=3, regret=regret)
+
+
+def test_the_bound_auditor_names_what_it_cannot_audit():
+    """Its answers, as the driver records them: the kind of claim it tests, and a subject of one policy
+    (a rate's subject, made per value, has none); an unknown kind of regret is an error naming the
+    kinds; a one-policy subject asked for a policy per value says it is one algorithm."""
+    auditor, bound = RegretBoundAuditor(), dpaudit.RegretBound(lambda T: T, "T")
+    subject = RegretSubject(ExploreThenCommit(1), BernoulliBandit(MEANS), "etc", {})
+    assert auditor.supports(subject, bound) == Support.decides()
+    assert auditor.supports(subject, dpaudit.PureDP(1.0)) == Support.no(
+        "the regret-bound auditor tests RegretBound claims; got pure-dp")
+    per_value = RegretSubject(None, BernoulliBandit(MEANS), "etc over eps", {}, make=lambda eps: None)
+    for other in (per_value, object()):
+        assert auditor.supports(other, bound) == Support.no("a regret bound is audited on one policy and environment")
+    with pytest.raises(ValueError, match=r"^regret must be one of pseudo, realised, got 'net'$"):
+        auditor.audit(subject, bound, confidence=0.9, seed=np.random.SeedSequence(0), horizons=[10], runs=2,
+                      regret="net")
+    with pytest.raises(dpaudit.UnsupportedAudit,
+                       match=r"^etc is one algorithm; a rate in a parameter needs a constructor per value$"):
+        subject.at(1.0)
+
+
+def test_a_bound_reads_the_gaps_given_and_no_gaps_of_instances_that_vary():
+    """The gaps a bound reads are the ones given in params when given (not the instance's), the instance's
+    when every run faces the same one, and none when the runs' instances differ (there is no one gap
+    vector: the bound must be given it), as the claim's parameters say."""
+    values = np.tile([[0.1, 0.2]], (4, 1))
+    claim = dpaudit.RegretBound(lambda T, gaps: T * gaps.max(), "T max gap")
+    kwargs = {"confidence": 0.9, "seed": np.random.SeedSequence(0), "horizons": [2, 4], "runs": 4}
+    own = RegretBoundAuditor().audit(recorded([2, 4], values), claim, **kwargs)
+    assert own.plot_data["bound"].tolist() == [1.0, 2.0]  # the instance's gap, 0.5
+    given = RegretBoundAuditor().audit(recorded([2, 4], values, params={"gaps": np.array([0.0, 0.1])}), claim,
+                                       **kwargs)
+    assert given.plot_data["bound"] == pytest.approx([0.2, 0.4])
+    varying = recorded([2, 4], values, means=[[0.75, 0.25], [0.6, 0.5], [0.75, 0.25], [0.75, 0.25]])
+    with pytest.raises(ValueError, match=r"^RegretBound 'T max gap': f takes gaps; give params=\{'gaps': \.\.\.\}$"):
+        RegretBoundAuditor().audit(varying, claim, **kwargs)
+    assert RegretBoundAuditor().audit(varying, dpaudit.RegretBound(lambda T, K: T * K / 8, "T K / 8"),
+                                      **kwargs).plot_data["bound"].tolist() == [0.5, 1.0]
+
+
+def test_the_workers_asked_for_reach_the_simulation(monkeypatch):
+    """An audit's ``workers`` is handed to the simulation (results never depend on it; the time does), and a
+    subject's own simulation runs in this process unless told otherwise."""
+    import dpaudit.simulation_cache as cache
+
+    asked, original = [], cache.cached_simulate
+
+    def spy(*args, workers, **kwargs):
+        asked.append(workers)
+        return original(*args, workers=1, **kwargs)
+
+    monkeypatch.setattr(cache, "cached_simulate", spy)
+    subject = RegretSubject(ExploreThenCommit(1), BernoulliBandit(MEANS), "etc", {},
+                            make=lambda eps: (ExploreThenCommit(1), BernoulliBandit(MEANS)))
+    kwargs = {"confidence": 0.9, "seed": np.random.SeedSequence(0), "runs": 2, "workers": 3}
+    RegretBoundAuditor().audit(subject, dpaudit.RegretBound(lambda T: T, "T"), horizons=[5, 10], **kwargs)
+    subject.simulate(10, 2, np.random.SeedSequence(0))
+    assert asked == [3, 1]
+    RegretRateAuditor().audit(subject, dpaudit.RegretRate(0.5), horizons=np.arange(1, 13) * 10, bootstrap=100,
+                              **kwargs)
+    RegretRateAuditor().audit(subject, dpaudit.RegretRate(-1.0, "eps"), horizons=[20], bootstrap=100,
+                              values=np.geomspace(0.1, 1, 6), **kwargs)
+    assert asked == [3, 1, 3, *[3] * 6]
+
+
+def test_a_high_probability_bound_met_exactly_by_its_lower_bound_holds():
+    """Both runs exceed f(T) at the one round: the one-sided Clopper-Pearson lower bound on P(R_T > f(T))
+    at level 0.25 is the p with p^2 = 0.25 (P(Binomial(2, p) >= 2) = p^2), 0.5 exactly. A claimed p = 0.5
+    is not refuted (the bound must exceed p), p just below 0.5 is."""
+    values = np.array([[1.5], [2.0]])
+
+    def audit(p):
+        return RegretBoundAuditor().audit(recorded([4], values), dpaudit.RegretBound(lambda T: T / 4, "T / 4",
+                                                                                     probability=p),
+                                          confidence=0.75, seed=np.random.SeedSequence(0), horizons=[4], runs=2)
+
+    held = audit(0.5)
+    assert held.verdict == "not-refuted" and held.witness["lower_bound"] == math.sqrt(0.25)
+    assert held.witness["margin"] == 1.0 and held.witness["count"] == 2
+    assert audit(0.5 - 1e-12).verdict == "refuted"
+
+
+@pytest.mark.parametrize("variable", ["T", "eps"])
+def test_a_rate_with_no_regret_at_some_fitted_point_is_not_fitted(variable):
+    """No regret at the first fitted point (the mean is 0 there, as in a run still on the best arm), T /
+    100 beyond: log 0 has no slope, and no growth can refute an upper bound, so the finding is not-refuted
+    with no exponent, and says why; it records the claim, the margin, the points fitted and their means.
+    Deterministic (every run has the same regret)."""
+    if variable == "T":
+        points = np.unique(np.geomspace(10, 10_000, 12).astype(np.int64))
+        fitted = points[points >= np.sqrt(points[0] * points[-1])]
+        kwargs, rule = {"horizons": points}, (f"rounds in the upper 0.5 of the grid's log-range (T >= {fitted[0]}) of "
+                                               "one simulation to T = 10000")
+    else:
+        fitted = np.geomspace(0.01, 1.0, 7)
+        kwargs = {"horizons": np.array([1000]), "values": fitted}
+        rule = "every given value of eps, one simulation each to T = 1000 with the same seed (common random numbers)"
+
+    def law(points, runs, group):
+        return np.broadcast_to(np.where(points <= fitted[0], 0.0, points / 100), (runs, points.size)).copy()
+
+    claim = dpaudit.RegretRate(0.5, variable)
+    found = RegretRateAuditor().audit(law_subject(law), claim, confidence=0.9, seed=np.random.SeedSequence(0), runs=4,
+                                      margin=0.2, **kwargs)
+    assert found.verdict == "not-refuted" and found.auditor == "regret-rate"
+    assert found.statistic == dpaudit.Statistic(f"fitted exponent of {variable}", None, None, "two-sided")
+    assert found.confidence == 0.9 and found.samples == 4
+    assert found.witness == {"claimed": 0.5, "margin": 0.2}
+    assert found.notes == ["the mean regret is <= 0 at some fitted value: no exponent can be fitted, and no growth "
+                           "refutes the rate"]
+    assert found.parameters.keys() == {"variable", "rule", "fitted", "mean", "margin"}
+    assert found.parameters["variable"] == variable and found.parameters["rule"] == rule
+    assert found.parameters["margin"] == 0.2
+    assert found.parameters["fitted"].tolist() == pytest.approx(fitted.tolist())
+    assert found.parameters["mean"].tolist() == pytest.approx([0.0, *(fitted[1:] / 100)])
+
+
+# --- rates: every field of a finding, from the runs it read --------------------------------------
+
+G25 = np.unique(np.round(np.geomspace(100, 1_000_000, 25)).astype(np.int64))  # 13 fitted: 10,000 (the middle) on
+
+
+def _rate(x, data, log_power, alpha, seed, bootstrap):
+    """A rate's fit recomputed from the fitted points ``x`` and the runs' regret there (runs x points): the
+    WLS of log(mean / |log x|^k) on log x written out (:func:`_wls_fit`), weights the inverse of (standard
+    error / mean)^2, floored at 1e-6 of the largest (at least 1e-18) where a point has no spread; the
+    same over the upper half of the points when there are 12 or more (else all); and the bootstrap over
+    runs: ``bootstrap`` resamples of the runs (multinomial counts) drawn from the audit seed's child with
+    spawn key BOOTSTRAP_STREAM (no simulation block uses it), each fitted by numpy's weighted polyfit,
+    means of 0 read as 1e-300; their alpha and 1 - alpha quantiles widen the WLS interval."""
+    from dpaudit.auditors.regret_rate import BOOTSTRAP_STREAM
+
+    runs = data.shape[0]
+    mean, factor, lx = data.mean(axis=0), np.abs(np.log(x)) ** log_power, np.log(x)
+    se = data.std(axis=0, ddof=1) / math.sqrt(runs)
+    var = (se / mean) ** 2
+    w = 1 / np.maximum(var, 1e-6 * max(var.max(), 1e-12))
+    top = np.arange(x.size) >= x.size // 2 if x.size >= 12 else np.ones(x.size, dtype=bool)
+    rng = np.random.default_rng(np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, BOOTSTRAP_STREAM)))
+    logs = np.log(np.maximum(rng.multinomial(runs, np.full(runs, 1 / runs), size=bootstrap) @ data / runs, 1e-300)
+                  / factor)
+    fits = []
+    for rows in (slice(None), top):
+        fit = _wls_fit(lx[rows], np.log(mean / factor)[rows], w[rows], alpha)
+        slopes = np.polyfit(lx[rows], logs[:, rows].T, 1, w=np.sqrt(w[rows]))[0]
+        fit["bootstrap"] = np.quantile(slopes, [alpha, 1 - alpha])
+        fit["low"], fit["high"] = min(fit["lower"], fit["bootstrap"][0]), max(fit["upper"], fit["bootstrap"][1])
+        fits.append(fit)
+    return {"mean": mean, "se": se, "w": w, "top": top, "fit": fits[0], "top_fit": fits[1]}
+
+
+def _rate_case(case):
+    """(subject, claim, audit keywords, fitted points, the runs' regret there, the rule, the reading record,
+    the notes before the fit's, the samples)."""
+    group = 7
+    if case in ("T, flattening", "T, steepening"):  # T^1 up to 100,000 (the fitted rounds' middle), T^0.5 beyond
+        fitted = G25[G25 >= 10_000]
+        low, high = (1.0, 0.5) if case == "T, flattening" else (0.5, 1.0)
+        pseudo = kinked_power(low, high, 100_000)(G25.astype(float), 8, group) * 10
+        if case == "T, steepening":
+            pseudo[1:, 12] = 0.0  # one run in 8 with regret at T = 10,000: a resample often has none
+        subject = recorded(G25, pseudo, anytime=case == "T, steepening")
+        reading = {"rounds": "one run of horizon 1000000, read at every recorded round",
+                   "why": ("read as a figure: regret at each recorded round of one run of the largest horizon"
+                           if case == "T, flattening" else "LawPolicy declares anytime = True")}
+        flattening = case == "T, flattening"  # the upper half's slope 0.25 and 0.22 off: margins 0.11 and 0.1
+        return (subject, dpaudit.RegretRate(0.5), {"horizons": G25, "margin": 0.11 if flattening else 0.1,
+                                                   "reading": "figure" if flattening else "horizon"}, fitted,
+                pseudo[:, 12:],
+            "rounds in the upper 0.5 of the grid's log-range (T >= 10000) of one simulation to T = 1000000",
+            reading, ["a note from the simulation"], 8)
+    if case == "T, per horizon":  # log T divided out, every usable round fitted (asymptotic = 1); T = 1, 2 left out
+        rounds = np.array([1, 2, 3, 5, 8, 13, 21, 34, 55, 89])
+        realised = noisy_power(0.6)(rounds.astype(float), 6, group) * 100
+        realised[:, 5] = 0.5  # no spread at T = 13: the weight floor
+        subject = recorded(rounds, 2 * realised, realised, anytime=False)
+        return (subject, dpaudit.RegretRate(0.5, log_power=1.0), {"horizons": rounds, "regret": "realised",
+                                                                   "asymptotic": 1.0},
+                rounds[2:], realised[:, 2:],
+                "rounds in the upper 1 of the grid's log-range (T >= 1) each from its own run of horizon T (common "
+                "random numbers)",
+                {"rounds": "one run per recorded round T, started with horizon T (8 runs, common random numbers)",
+                 "why": "LawPolicy declares anytime = False"},
+                ["values with |log T| <= 1 left out of the fit (log^1 is divided out)", "a note from the simulation"],
+                6)
+    if case == "eps":  # realised regret, shrinking
+        values = np.geomspace(0.01, 1.0, 7)
+        realised = random_slope(-1.0, 0.01, 1.0)(values, 9, group)
+        subject = recorded(values, realised / 2, realised)
+        return (subject, dpaudit.RegretRate(-1.0, "eps"), {"horizons": np.array([1000]), "values": values,
+                                                            "regret": "realised"},
+                values, realised,
+                "every given value of eps, one simulation each to T = 1000 with the same seed (common random numbers)",
+                {"rounds": "one run of horizon 1000 per value of eps", "why": "the regret at the horizon of each run"},
+                ["a note from the simulation"], 9 * 7)
+    values = np.exp(np.arange(8.0))  # |log d| = 0, 1, ..., 7: d = 1 and d = e left out of a log d fit, 6 fitted
+    pseudo = noisy_power(1.0)(values, 5, group)
+    return (recorded(values, pseudo), dpaudit.RegretRate(1.0, "d", log_power=2.0), {
+        "horizons": np.array([500]), "values": values, "margin": 0.0}, values[2:], pseudo[:, 2:],
+        "every given value of d, one simulation each to T = 500 with the same seed (common random numbers)",
+        {"rounds": "one run of horizon 500 per value of d", "why": "the regret at the horizon of each run"},
+        ["values with |log d| <= 1 left out of the fit (log^2 is divided out)", "a note from the simulation"], 5 * 8)
+
+
+@pytest.mark.parametrize("case", ["T, flattening", "T, steepening", "T, per horizon", "eps", "d"])
+def test_a_rate_finding_is_recomputed_from_its_runs(case):
+    """Every field of a rate finding from the runs it read (:func:`_rate`): the points fitted (the upper
+    half of the rounds' log-range, 10,000 being its middle exactly; every usable value of eps or d; the
+    points where |log v| <= 1 left out of a fit that divides log^k v out, d = e included), the slope,
+    intercept, residuals and weights, the WLS and bootstrap intervals, the bounds (the wider of the two,
+    over all points and over their upper half), the verdict and excess (growing: min(lower bounds) -
+    exponent - margin; eps: exponent - margin - max(upper bounds)), the note on a slope over the upper half
+    more than twice the margin off the whole's (flattening by 0.27 and steepening by 0.30 against margins
+    0.11), the record's text (the rule, the reading: one run read as a figure, one run per fitted round,
+    one per value), the pseudo- or realised regret as asked, and the samples. Deterministic."""
+    subject, claim, kwargs, x, data, rule, reading, notes, samples = _rate_case(case)
+    alpha, seed, runs = 0.1, np.random.SeedSequence(11, spawn_key=(3,)), data.shape[0]
+    found = RegretRateAuditor().audit(subject, claim, confidence=1 - alpha, seed=seed, runs=runs, bootstrap=100,
+                                      **kwargs)
+    margin = kwargs.get("margin", 0.1)
+    r = _rate(x, data, claim.log_power, found.parameters["one_sided_level"], seed, 100)
+    assert found.parameters["one_sided_level"] == pytest.approx(alpha, rel=1e-12)
+    fit, top = r["fit"], r["top_fit"]
+    if claim.variable == "eps":
+        excess = claim.exponent - margin - max(fit["high"], top["high"])
+    else:
+        excess = min(fit["low"], top["low"]) - claim.exponent - margin
+    assert found.verdict == ("refuted" if excess > 0 else "not-refuted")
+    approx = {"rel": 1e-9, "abs": 1e-12}
+    interval = (pytest.approx(fit["low"], **approx), pytest.approx(fit["high"], **approx))
+    assert found.statistic == dpaudit.Statistic(f"fitted exponent of {claim.variable}", pytest.approx(fit["slope"]),
+                                                interval, "two-sided")
+    assert found.auditor == "regret-rate" and found.confidence == 1 - alpha and found.samples == samples
+    assert found.witness == {
+        "slope": pytest.approx(fit["slope"], **approx), "lower": pytest.approx(fit["low"], **approx),
+        "upper": pytest.approx(fit["high"], **approx), "claimed": claim.exponent, "margin": margin,
+        "excess": pytest.approx(excess, **approx),
+        "wls_interval": [pytest.approx(fit["lower"], **approx), pytest.approx(fit["upper"], **approx)],
+        "bootstrap_interval": [pytest.approx(v, **approx) for v in fit["bootstrap"]],
+        "intercept": pytest.approx(fit["intercept"], **approx),
+        "upper_half": {"slope": pytest.approx(top["slope"], **approx), "lower": pytest.approx(top["low"], **approx),
+                       "upper": pytest.approx(top["high"], **approx), "from": float(x[r["top"]][0])}}
+    p = found.parameters
+    assert p.keys() == {"variable", "log_power", "rule", "runs", "regret", "reading", "margin", "bootstrap", "grid",
+                        "fitted", "mean", "stderr", "weights", "residuals", "one_sided_level"}
+    assert (p["variable"], p["log_power"], p["rule"], p["runs"], p["regret"], p["reading"], p["margin"],
+            p["bootstrap"]) == (claim.variable, claim.log_power, rule, runs, kwargs.get("regret", "pseudo"), reading,
+                                margin, 100)
+    assert p["grid"].tolist() == pytest.approx(subject.points.tolist()) and p["fitted"].tolist() == pytest.approx(x)
+    assert p["mean"] == pytest.approx(r["mean"], rel=1e-12) and p["stderr"] == pytest.approx(r["se"], rel=1e-12)
+    assert p["weights"] == pytest.approx(r["w"], rel=1e-9)
+    assert p["residuals"] == pytest.approx(fit["residuals"], **approx)
+    assert found.plot_data.keys() == {"kind", "x", "mean", "stderr", "slope", "intercept", "claimed", "log_power",
+                                      "variable"}
+    assert found.plot_data["kind"] == "regret-rate" and found.plot_data["x"].tolist() == pytest.approx(x)
+    assert found.plot_data["mean"] == pytest.approx(r["mean"]) and found.plot_data["stderr"] == pytest.approx(r["se"])
+    assert (found.plot_data["slope"], found.plot_data["intercept"]) == (found.witness["slope"],
+                                                                        found.witness["intercept"])
+    assert (found.plot_data["claimed"], found.plot_data["log_power"], found.plot_data["variable"]) == (
+        claim.exponent, claim.log_power, claim.variable)
+    off = abs(top["slope"] - fit["slope"]) > 2 * margin
+    assert off == (case in ("T, flattening", "T, steepening"))  # where the upper half bends away
+    direction = ("upper bound below exponent - margin" if claim.variable == "eps"
+                 else "lower bound above exponent + margin")
+    assert found.notes == [*notes, *([
+        f"the slope over the upper half of the fitted range ({top['slope']:.3f}) differs from the whole range's "
+        f"({fit['slope']:.3f}) by more than twice the margin: the regret may not be in its asymptotic regime at these "
+        "horizons or values"] if off else []),
+        f"fitted exponent {fit['slope']:.3f} in [{fit['low']:.3f}, {fit['high']:.3f}] (one-sided bounds at 0.9 each: "
+        f"WLS and a bootstrap over runs, the wider); claimed {claim.exponent:g} with margin {margin:g}; refuted only "
+        f"when the slope's {direction}, over the fitted range and over its upper half ({top['slope']:.3f} in "
+        f"[{top['low']:.3f}, {top['high']:.3f}])"]
+
+
+def test_a_rate_is_refuted_and_noted_only_strictly_beyond_its_boundaries():
+    """Each comparison of a rate finding at its exact boundary (the fit does not depend on the claimed
+    exponent or the margin, so the boundary is placed from one audit): a claimed exponent equal to the
+    smallest lower bound (growing; margin 0) or to the largest upper bound (eps) is not refuted, one 1e-9
+    beyond it is; an upper half whose slope is exactly twice the margin off the whole's (0.5 against
+    0.75, and 1 against 0.78: the margin is half the difference, exact in floating point as the slopes
+    are within a factor 2) gets no note, 1e-9 more does; and a round exactly at the start of the fitted
+    share of the log-range (its 1e-12 allowance included) is fitted."""
+    seed, auditor = np.random.SeedSequence(11, spawn_key=(3,)), RegretRateAuditor()
+
+    def audit(case, claim=None, **kwargs):
+        subject, default, settings, x, data, *_ = _rate_case(case)
+        return auditor.audit(subject, claim or default, confidence=0.9, seed=seed, runs=data.shape[0], bootstrap=100,
+                             **(settings | kwargs))
+
+    grows = audit("T, flattening")
+    low = min(grows.witness["lower"], grows.witness["upper_half"]["lower"])
+    assert audit("T, flattening", dpaudit.RegretRate(low), margin=0.0).verdict == "not-refuted"
+    assert audit("T, flattening", dpaudit.RegretRate(low - 1e-9), margin=0.0).verdict == "refuted"
+    shrinks = audit("eps")
+    high = max(shrinks.witness["upper"], shrinks.witness["upper_half"]["upper"])
+    assert audit("eps", dpaudit.RegretRate(high, "eps"), margin=0.0).verdict == "not-refuted"
+    assert audit("eps", dpaudit.RegretRate(high + 1e-9, "eps"), margin=0.0).verdict == "refuted"
+    for case, finding in (("T, flattening", grows), ("T, steepening", audit("T, steepening"))):
+        slope, top = finding.witness["slope"], finding.witness["upper_half"]["slope"]
+        at = abs(slope - top) / 2
+        assert (slope - 2 * at if top < slope else slope + 2 * at) == top
+        assert not any(n.startswith("the slope over the upper half") for n in audit(case, margin=at).notes)
+        assert any(n.startswith("the slope over the upper half") for n in audit(case, margin=at - 1e-9).notes)
+    lo, hi, start = math.log(G25[0]), math.log(G25[-1]), math.log(10_000)
+    share = 1 - (start + 1e-12 - lo) / (hi - lo)
+    assert lo + (1 - share) * (hi - lo) - 1e-12 == start  # 10,000 lies exactly at the start of the range
+    exact = audit("T, steepening", asymptotic=share)
+    assert exact.parameters["fitted"][0] == 10_000 and "(T >= 10000)" in exact.parameters["rule"]
+    # the log-range ends at the last round, not the one before: after a long last step (10^7, after 681,292)
+    # the upper half starts at sqrt(100 x 10^7) = 31,623
+    uneven = np.r_[G25[:-1], 10**7]
+    long_step = auditor.audit(law_subject(noisy_power(0.5)), dpaudit.RegretRate(0.5), confidence=0.9, seed=seed,
+                              horizons=uneven, runs=4, bootstrap=100)
+    assert long_step.parameters["fitted"].tolist() == uneven[uneven >= 31_623].tolist()
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"regret": "net"}, "regret must be one of pseudo, realised, got 'net'"),
+    ({"margin": -1.0}, "margin must be a finite number >= 0, got -1.0"),
+    ({"asymptotic": 0.0}, "asymptotic must be in (0, 1], got 0.0"),
+    ({"asymptotic": 1.5}, "asymptotic must be in (0, 1], got 1.5"),
+    ({"bootstrap": 50}, "bootstrap must be an integer >= 100, got 50"),
+    ({"bootstrap": 1000.0}, "bootstrap must be an integer >= 100, got 1000.0"),
+    ({"values": np.geomspace(1, 32, 6)}, "values is for rates in eps, d, K or n; a rate in T is fitted on the recorded "
+                                         "rounds (horizons)"),
+    ({"claim": dpaudit.RegretRate(-1.0, "eps")}, "a rate in eps needs values=[...] (at least 6, a geometric grid)"),
+])
+def test_a_rate_audit_names_what_is_wrong_with_its_settings(kwargs, message):
+    """The rate auditor's own checks, each message in full (audit_regret checks some of them before)."""
+    settings = {"claim": dpaudit.RegretRate(0.5), "horizons": G25, "runs": 4} | kwargs
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        RegretRateAuditor().audit(law_subject(noisy_power(0.5)), settings.pop("claim"), confidence=0.9,
+                                  seed=np.random.SeedSequence(0), **settings)
+
+
+def test_the_rate_auditor_names_what_it_cannot_audit():
+    auditor, env = RegretRateAuditor(), BernoulliBandit(MEANS)
+    one = RegretSubject(ExploreThenCommit(1), env, "etc", {})
+    assert auditor.supports(one, dpaudit.RegretRate(0.5)) == Support.decides()
+    assert auditor.supports(one, dpaudit.PureDP(1.0)) == Support.no(
+        "the regret-rate auditor tests RegretRate claims; got pure-dp")
+    assert auditor.supports(object(), dpaudit.RegretRate(0.5)) == Support.no(
+        "a regret rate is audited on a policy and an environment")
+    assert auditor.supports(one, dpaudit.RegretRate(-1.0, "eps")) == Support.no(
+        "a rate in eps needs a (policy, environment) per value")
+
+
+def test_the_bootstrap_slopes_are_weighted_least_squares_slopes():
+    """wls_slopes, which fits every bootstrap resample, against numpy's weighted polyfit (weights w on the
+    squared residuals: sqrt(w) on the residuals), for one series and for rows of series; and the chunks
+    the resamples are drawn in add up to the resamples asked for."""
+    from dpaudit.auditors.regret_rate import _chunks, wls_slopes
+
+    draws = np.random.default_rng(4)
+    x, w, y = np.log(np.geomspace(10, 1e4, 7)), draws.uniform(0.5, 4.0, 7), draws.normal(size=(5, 7))
+    expected = np.polyfit(x, y.T, 1, w=np.sqrt(w))[0]
+    assert wls_slopes(x, y, w) == pytest.approx(expected, rel=1e-12)
+    assert wls_slopes(x, y[2], w) == pytest.approx(expected[2], rel=1e-12)
+    assert _chunks(250, 100) == [100, 100, 50] and _chunks(100, 5000) == [100] and _chunks(200, 100) == [100, 100]

@@ -98,7 +98,9 @@ class ExactRegretAuditor(Auditor):
                              f"{exact.shape}")
         from .regret_bound import bound_parameters
 
-        means = np.asarray(subject.environment.instances(1, np.random.default_rng(0)).means, dtype=float)
+        # two instances: a fixed one gives two equal rows and its gaps; instances that vary give none (as to the
+        # statistical auditor), not the gaps of one instance drawn here
+        means = np.asarray(subject.environment.instances(2, np.random.default_rng(0)).means, dtype=float)
         f = claim.evaluate(grid, bound_parameters(subject, means[None, :] if means.ndim == 1 else means))
         fails = exact > f + TOLERANCE * np.maximum(np.abs(f), 1.0)
         with np.errstate(divide="ignore", invalid="ignore"):
