@@ -22,7 +22,7 @@ from scipy.special import logsumexp
 import dpaudit
 from dpaudit import ZCDP, ApproxDP, PureDP, RenyiDP, exact
 from dpaudit.auditors.exact_privacy import ExactUndecided
-from dpaudit.distributions import FiniteDistribution, GaussianDistribution, ProductDistribution
+from dpaudit.distributions import FiniteDistribution, GaussianDistribution, LogLinearDistribution, ProductDistribution
 from dpaudit.exact import Enclosure
 from dpaudit.mechanisms import DiscreteLaplace, Laplace, RandomizedResponse
 
@@ -663,3 +663,356 @@ def test_the_gaussian_loss_of_a_law_against_itself_is_zero():
     assert exact.renyi_divergence(p, q, math.inf) == Enclosure.point(0)
     assert exact.gaussian.renyi(p, q, math.inf) == Enclosure.point(0)
     assert exact.gaussian.renyi(p, GaussianDistribution(0.5, 2.0), math.inf) == Enclosure.point(math.inf)
+
+
+# -- the engines' safeguards, each at the input that needs it -------------------------------------
+
+
+def test_the_maximum_of_enclosed_values_takes_each_end_from_its_own_largest():
+    """max of values known to lie in [0, 5], [1, 2] and [1/3, 3] lies in [1, 5]: the lower end is the
+    largest lower end (here not from the value with the largest upper end)."""
+    values = [Enclosure(0, 5), Enclosure(1, 2), Enclosure(Fraction(1, 3), 3)]
+    assert exact.enclosure.maximum(values) == Enclosure(1, 5)
+    assert exact.enclosure.maximum([Enclosure(-math.inf, 0), Enclosure(-1, math.inf)]) == Enclosure(-1, math.inf)
+
+
+def _exp_off_by(x: float, side: int, allowance: float) -> float:
+    """exp(x) (x a float, or -inf) wrong by the whole relative ``allowance`` in the direction ``side``
+    (+1 too large, -1 too small), rounded to the float on the allowed side: a worst case of an exp
+    accurate to that allowance."""
+    if x == -math.inf:
+        return 0.0
+    v = mpmath.exp(mpmath.mpf(x)) * (1 + side * mpmath.mpf(allowance))
+    target, f = Fraction(*v.as_integer_ratio()), float(v)
+    if side < 0 and Fraction(f) < target:
+        f = math.nextafter(f, math.inf)
+    if side > 0 and Fraction(f) > target:
+        f = math.nextafter(f, -math.inf)
+    return f
+
+
+class _SkewedModule:
+    """A stand-in for numpy or math inside dpaudit.exact.finite whose exp errs by ``allowance`` in the
+    direction ``side(x)`` gives for its argument (0: exact); everything else is the real module's."""
+
+    def __init__(self, module, side, allowance):
+        self._module, self._side, self._allowance = module, side, allowance
+
+    def __getattr__(self, name):
+        return getattr(self._module, name)
+
+    def exp(self, x):
+        side = self._side(x)
+        if not side:
+            return self._module.exp(x)
+        if np.ndim(x) == 0:
+            return _exp_off_by(float(x), side, self._allowance)
+        return np.array([_exp_off_by(float(v), side, self._allowance) for v in np.ravel(x)]).reshape(np.shape(x))
+
+
+@pytest.mark.parametrize("end", ["upper", "lower"])
+@pytest.mark.parametrize("lp, lq, eps", [
+    ([math.log(0.75), math.log(0.25)], [-math.inf, 0.0], 0.0),  # delta is p(0): the p side alone
+    ([math.log(0.5), math.log(0.5)], [math.log(0.45), math.log(0.55)], 0.1),  # p - e^eps q cancels to 0.003
+])
+def test_a_finite_profile_stays_rigorous_when_exp_errs_by_its_whole_allowance(monkeypatch, end, lp, lq, eps):
+    """dpaudit.exact.finite takes numpy's and math's exp to be accurate to finite.U (relative); its
+    enclosure of delta(eps) must hold whatever errors of that size exp makes. Here exp errs by all of
+    it, in the direction that pushes each end towards the truth: for the upper end p = exp(log p) too
+    small and q, e^eps too large, for the lower end the reverse. The truth is the 60-digit sum over
+    the laws exp(log p), exp(log q) of the stored floats (log_error 0). Cancelling p - e^eps q shows a
+    missing factor on the q side; a lone p shows one on the p side."""
+    lp, lq = np.array(lp), np.array(lq)
+    P = FiniteDistribution(np.arange(2), lp, log_error=0.0)
+    Q = FiniteDistribution(np.arange(2), lq, log_error=0.0)
+    toward = -1 if end == "upper" else 1  # the error of exp on P's probabilities; Q's and e^eps get the other
+
+    def side(x):
+        if np.ndim(x) == 0:
+            return -toward
+        return toward if np.array_equal(x, lp) else -toward if np.array_equal(x, lq) else 0
+
+    monkeypatch.setattr(exact.finite, "np", _SkewedModule(np, side, exact.finite.U))
+    monkeypatch.setattr(exact.finite, "math", _SkewedModule(math, side, exact.finite.U))
+    delta = exact.finite.hockey_stick(P, Q, eps).delta
+    f = mpmath.exp(mpmath.mpf(eps))
+    truth = mpmath.fsum(max(mpmath.exp(mpmath.mpf(a)) - f * mpmath.exp(mpmath.mpf(b)), 0) for a, b in zip(lp, lq))
+    true = Fraction(*truth.as_integer_ratio())
+    assert (delta.hi >= true) if end == "upper" else (delta.lo <= true), (end, float(truth), delta.floats())
+
+
+def test_a_finite_profile_holds_for_every_law_within_the_stated_log_error():
+    """P = (0.4, 0.6) with log-probabilities known to 1e-3, Q = (0.1, 0.9) exactly: the laws allowed
+    include P' = (0.4 e^0.001, 1 - 0.4 e^0.001) and P'' = (0.4 e^-0.001, 1 - 0.4 e^-0.001) (both within
+    1e-3 in log), whose delta(0) are 0.4 e^+-0.001 - 0.1 (60 digits): the enclosure must hold both,
+    and be no wider than the error allows (about 2 * 0.4 * 1e-3 + 2 * 0.1 * 1e-3)."""
+    P = FiniteDistribution(np.arange(2), np.log([0.4, 0.6]), log_error=1e-3)
+    Q = FiniteDistribution(np.arange(2), np.log([0.1, 0.9]), log_error=0.0)
+    delta = exact.privacy_profile(P, Q, 0.0).delta
+    p0, q0 = (mpmath.exp(mpmath.mpf(x)) for x in (P.log_probs[0], Q.log_probs[0]))
+    e = mpmath.mpf(1e-3)
+    highest, lowest = p0 * mpmath.exp(e) - q0, p0 * mpmath.exp(-e) - q0
+    assert delta.hi >= Fraction(*highest.as_integer_ratio()) and delta.lo <= Fraction(*lowest.as_integer_ratio())
+    assert width(delta) <= 1.0001 * float(2 * (p0 + q0) * mpmath.sinh(e))
+
+
+def test_an_outcome_whose_loss_equals_epsilon_is_not_in_the_event():
+    """P = (0.5, 0.3, 0.2), Q = (0.5, 0.2, 0.3) at eps = 0: outcome 0 has loss exactly 0, and the event
+    {p > e^eps q} that the profile reports holds outcome 1 alone (p = 0.3, q = 0.2)."""
+    P = FiniteDistribution.from_probs([0, 1, 2], [0.5, 0.3, 0.2])
+    Q = FiniteDistribution.from_probs([0, 1, 2], [0.5, 0.2, 0.3])
+    assert P.log_probs[0] == Q.log_probs[0]
+    event = exact.privacy_profile(P, Q, 0.0).event
+    assert event["outcomes"] == 1 and [int(x) for x in event["top"]] == [1]
+    assert event["P"] == pytest.approx(0.3, rel=1e-14) and event["Q"] == pytest.approx(0.2, rel=1e-14)
+
+
+def _balle_wang_100(mu2: Fraction, eps: float) -> mpmath.mpf:
+    """Balle and Wang's delta(eps) in 100 digits (far below the engine's 2^-200 margin)."""
+    with mpmath.workdps(100):
+        mu = mpmath.sqrt(mpmath.mpf(mu2.numerator) / mu2.denominator)
+        return +_balle_wang(mu, mpmath.mpf(eps))
+
+
+@pytest.mark.parametrize("mean, sigma, eps", [
+    (1.0, 1.0, 0.5),  # delta about 0.13
+    (3.0, 2.0, 0.0),
+    (1.0, 0.5, -1.0),  # eps < 0: the margin's e^eps term is below 1
+    (1000.0, 1.0, 0.0),  # delta = 1 - 10^-54000: the upper end stops at 1
+])
+def test_a_gaussian_profile_is_the_closed_form_widened_by_its_stated_margin(mean, sigma, eps):
+    """N(0, s^2) against N(m, s^2): the enclosure of delta(eps) holds the 100-digit Balle-Wang value
+    with no slack, and is exactly as wide as documented: the value +- 2^-200 (1 + delta + e^eps),
+    clipped to [0, 1] (a margin that cannot miss, and no wider: it is all the claim's precision)."""
+    mu2 = (Fraction(mean) / Fraction(sigma)) ** 2
+    delta = exact.privacy_profile(GaussianDistribution(0.0, sigma), GaussianDistribution(mean, sigma), eps).delta
+    with mpmath.workdps(100):
+        truth = _balle_wang_100(mu2, eps)
+        true = Fraction(*truth.as_integer_ratio())
+        margin = Fraction(1, 2**200) * (1 + true + Fraction(*mpmath.exp(mpmath.mpf(eps)).as_integer_ratio()))
+    assert delta.lo <= true <= delta.hi
+    assert delta.hi <= 1
+    stated = min(true + margin, 1) - max(true - margin, 0)
+    assert abs(delta.width - stated) <= Fraction(1, 10**6) * stated, (float(delta.width), float(stated))
+
+
+def test_equal_gaussians_have_no_profile():
+    """mu = 0 (the same law twice): delta(eps) = 0 at every eps, exactly."""
+    for eps in (0.0, 1.0):
+        assert exact.gaussian.delta_from_mu_squared(Fraction(0), eps) == Enclosure.point(0)
+
+
+def _gaussian_renyi_by_completing_the_square(m0, s0, m1, s1, alpha, dps=250):
+    """D_alpha(N(m0, s0^2) || N(m1, s1^2)) from first principles: p^a q^(1 - a) = exp(-A x^2 + B x - C)
+    over the normalisers, integrated as sqrt(pi / A) exp(B^2 / 4A) (A > 0)."""
+    with mpmath.workdps(dps):
+        a, m0, s0, m1, s1 = (mpmath.mpf(Fraction(v).numerator) / Fraction(v).denominator
+                             for v in (alpha, m0, s0, m1, s1))
+        A = a / (2 * s0**2) + (1 - a) / (2 * s1**2)
+        B = a * m0 / s0**2 + (1 - a) * m1 / s1**2
+        C = a * m0**2 / (2 * s0**2) + (1 - a) * m1**2 / (2 * s1**2)
+        log_integral = -mpmath.log(2 * A) / 2 + B**2 / (4 * A) - C - a * mpmath.log(s0) - (1 - a) * mpmath.log(s1)
+        return Fraction(*(log_integral / (a - 1)).as_integer_ratio())
+
+
+@pytest.mark.parametrize("m0, s0, m1, s1, alpha", [
+    (0.3, 0.8, -0.4, 1.1, 2.5),
+    (0.0, 1.0, 1e20, 1.5, 3.0),  # D about 1e40: a margin relative to |D| is needed
+])
+def test_gaussian_renyi_with_unequal_variances_holds_the_truth_within_its_stated_margin(m0, s0, m1, s1, alpha):
+    """The enclosure holds D_alpha computed independently in 250 digits with no slack, and has the
+    documented width 2 * 2^-200 (1 + |D|): at D ~ 1e40 the 256-bit value carries an error ~1e-37, which
+    only a margin growing with |D| covers."""
+    got = exact.renyi_divergence(GaussianDistribution(m0, s0), GaussianDistribution(m1, s1), alpha)
+    true = _gaussian_renyi_by_completing_the_square(m0, s0, m1, s1, alpha)
+    assert got.lo <= true <= got.hi
+    stated = 2 * Fraction(1, 2**200) * (1 + true)
+    assert abs(got.width - stated) <= Fraction(1, 10**6) * stated
+
+
+def test_gaussian_renyi_is_infinite_exactly_where_the_integral_stops_converging():
+    """N(0, 5^2) against N(1, 3^2): alpha s1^2 + (1 - alpha) s0^2 = 0 at alpha = 25/16, where p^a q^(1-a)
+    is the exponential of a linear function of x (its x^2 terms cancel), so D_alpha is infinite there;
+    just below it is finite and agrees with the first-principles value."""
+    p, q = GaussianDistribution(0.0, 5.0), GaussianDistribution(1.0, 3.0)
+    assert exact.renyi_divergence(p, q, 1.5625) == Enclosure.point(math.inf)
+    below = exact.renyi_divergence(p, q, 1.5)
+    assert contains(below, _gaussian_renyi_by_completing_the_square(0.0, 5.0, 1.0, 3.0, 1.5))
+
+
+def _log_linear(knots, slopes) -> LogLinearDistribution:
+    """A density exp(offset(x)) with no constant: the knots and slopes below are chosen so it
+    integrates to exactly 1 (sum over the pieces of the integral of e^(slope x))."""
+    return LogLinearDistribution.build(knots=knots, slopes=slopes, offset_at_first_knot=0, constant=None,
+                                       lattice=False)
+
+
+def test_the_loss_between_laplace_laws_of_two_scales_peaks_at_their_common_centre():
+    """Laplace(1/2, 0.3) against Laplace(1, 0.3): log p/q = log 2 - |x - 0.3|, largest (log 2) at 0.3
+    only, and unbounded below along both tails."""
+    loss = exact.loss_range(Laplace(0.5, loc=0.3), Laplace(1.0, loc=0.3))
+    assert contains(loss.sup, Fraction(*mpmath.log(2).as_integer_ratio()), slack=REF) and width(loss.sup) < 1e-50
+    assert loss.sup_at == 0.3 and loss.inf == Enclosure.point(-math.inf)
+
+
+def test_a_flat_topped_law_has_a_bounded_loss_against_laplace_with_its_tails():
+    """T: density 1 on [0, 1/2] with tails e^(4x) left and e^(-4(x - 1/2)) right (1/4 + 1/2 + 1/4 = 1), against
+    Laplace(1/4), log q = log 2 - 4|x|. The tails' slopes agree, so the loss is bounded: log t/q runs from
+    -log 2 (x <= 0) to 2 - log 2 (x >= 1/2), found here on a grid from the two densities' formulas; a
+    check that compared the wrong tails (the flat middle's slope 0 against 4) would call it unbounded."""
+    T, L = _log_linear([0, 0.5], [4, 0, -4]), Laplace(0.25)
+    x = np.linspace(-3, 3, 6001)
+    log_t = np.where(x < 0, 4 * x, np.where(x > 0.5, -4 * (x - 0.5), 0.0))
+    log_q = math.log(2) - 4 * np.abs(x)
+    high, low = float((log_t - log_q).max()), float((log_t - log_q).min())
+    forward, backward = exact.loss_range(T, L), exact.loss_range(L, T)
+    assert contains(forward.sup, high, slack=1e-12) and contains(forward.inf, low, slack=1e-12)
+    assert contains(backward.sup, -low, slack=1e-12) and contains(backward.inf, -high, slack=1e-12)
+    assert forward.sup_at == 0.5 and forward.inf_at == 0
+    assert contains(exact.pure_epsilon(T, L).epsilon, 2 - math.log(2), slack=1e-12)
+
+
+def test_a_loss_unbounded_along_a_tail_is_infinite_there_and_says_which_tail():
+    """P with slopes 3 and -3/2 (1/3 + 2/3 = 1) against Q with slopes 2 and -2 (1/2 + 1/2 = 1), both peaked
+    at 0: log p/q = x on the left and x/2 on the right, so sup = +inf along the right tail and
+    inf = -inf along the left one; reversed, sup = +inf on the left and inf = -inf on the right."""
+    P, Q = _log_linear([0], [3, -1.5]), _log_linear([0], [2, -2])
+    forward, backward = exact.loss_range(P, Q), exact.loss_range(Q, P)
+    assert forward.sup == Enclosure.point(math.inf) and forward.sup_at == math.inf
+    assert forward.inf == Enclosure.point(-math.inf) and forward.inf_at == -math.inf
+    assert backward.sup == Enclosure.point(math.inf) and backward.sup_at == -math.inf
+    assert backward.inf == Enclosure.point(-math.inf) and backward.inf_at == math.inf
+
+
+@pytest.mark.parametrize("scale, shift, alpha", [(1.0, 1, 2.0), (2.5, 3, 3.5)])
+def test_discrete_laplace_renyi_matches_the_sum_over_the_integers(scale, shift, alpha):
+    """D_alpha of two discrete Laplace laws against the 60-digit sum over |k| <= 400 of p^a q^(1-a)
+    (the terms beyond are below e^-100): a pmf's divergence is a sum, not an integral."""
+    r = mpmath.exp(-1 / mpmath.mpf(scale))
+    c = (1 - r) / (1 + r)
+    total = mpmath.fsum(c * r ** (alpha * abs(k) + (1 - alpha) * abs(k - shift)) for k in range(-400, 401))
+    true = mpmath.log(total) / (alpha - 1)
+    got = exact.renyi_divergence(DiscreteLaplace(scale), DiscreteLaplace(scale, loc=shift), alpha)
+    assert contains(got, Fraction(*true.as_integer_ratio()), slack=1e-40) and width(got) < 1e-40
+
+
+def test_laplace_renyi_between_two_scales_is_finite_until_the_integral_diverges():
+    """Laplace(2) against Laplace(1): p^a q^(1-a) decays as e^(-(1 - a/2)|x|), so D_alpha is finite for
+    alpha < 2 (D_1.5 = log 2 in closed form: the integral is sqrt 2) and infinite from alpha = 2 on."""
+    p, q = Laplace(2.0), Laplace(1.0)
+    assert contains(exact.renyi_divergence(p, q, 1.5), Fraction(*mpmath.log(2).as_integer_ratio()), slack=REF)
+    assert exact.renyi_divergence(p, q, 2.0) == Enclosure.point(math.inf)
+    assert exact.renyi_divergence(p, q, 3.0) == Enclosure.point(math.inf)
+
+
+def test_a_profile_at_a_very_negative_epsilon_is_at_most_one():
+    """delta(-1000) = 1 - e^-1000 (every outcome has loss above -1000): the enclosure holds it and, delta
+    being a difference of probabilities, its upper end is 1 (the interval arithmetic alone exceeds 1
+    by rounding)."""
+    for p, q in ((Laplace(1.0), Laplace(1.0, loc=1)), (DiscreteLaplace(1.0), DiscreteLaplace(1.0, loc=1))):
+        delta = exact.privacy_profile(p, q, -1000.0).delta
+        assert delta.hi == 1 and delta.lo >= 1 - Fraction(1, 10**70)
+
+
+def test_output_locations_become_plain_numbers():
+    """point_value turns the places where a loss peaks into plain ints and floats for witnesses:
+    integral values become ints, others stay floats, lists recurse, None and non-numbers stay."""
+    value = exact.loss.point_value([Fraction(3), 0.25, np.float64(2.0), None, "a", [Fraction(1, 2), np.int64(7)]])
+    assert value == [3, 0.25, 2, None, "a", [0.5, 7]]
+    assert [type(v) for v in value[:3]] == [int, float, int] and [type(v) for v in value[5]] == [float, int]
+    assert exact.loss.point_value(None) is None and exact.loss.point_value(-math.inf) == -math.inf
+
+
+def test_pure_epsilon_is_never_negative_even_inside_its_error():
+    """Two laws closer than their stated log error (1e-12): both directions' bounds reach below 0, but
+    pure epsilon (a maximum that includes the two laws' equal total mass) is at least 0."""
+    P = FiniteDistribution.from_probs([0, 1], [0.5, 0.5])
+    Q = FiniteDistribution.from_probs([0, 1], [0.5 + 1e-15, 0.5 - 1e-15])
+    pe = exact.pure_epsilon(P, Q).epsilon
+    assert pe.lo == 0 and 2e-15 <= float(pe.hi) < 1e-11
+
+
+def test_pure_epsilon_reports_the_direction_and_output_of_the_worse_loss():
+    """P = (0.2, 0.8), Q = (0.5, 0.5): log q/p = log 2.5 at outcome 0 beats log p/q = log 1.6 at outcome 1,
+    so the worse direction is d1/d0 there; swapped, it is d0/d1. A symmetric pair (Laplace shifted by its
+    scale: the loss runs from -1 to 1) ties, and names the forward direction at the loss's peak (x <= 0)."""
+    P, Q = FiniteDistribution.from_probs([0, 1], [0.2, 0.8]), FiniteDistribution.from_probs([0, 1], [0.5, 0.5])
+    backward, forward = exact.pure_epsilon(P, Q), exact.pure_epsilon(Q, P)
+    assert backward.direction == "d1/d0" and backward.output == 0 and contains(backward.epsilon, math.log(2.5), 1e-11)
+    assert forward.direction == "d0/d1" and forward.output == 0 and contains(forward.epsilon, math.log(2.5), 1e-11)
+    tie = exact.pure_epsilon(Laplace(1.0), Laplace(1.0, loc=1))
+    assert tie.epsilon == Enclosure.point(1) and tie.direction == "d0/d1" and tie.output == 0
+
+
+def test_a_product_reports_where_its_loss_peaks_as_one_flat_output():
+    """A scalar coordinate and a coordinate with 2-vector outcomes: the product's loss peaks at the joint
+    output (found by enumerating all 2 x 3 of them) reported as the flat list of its released values."""
+    P1, Q1 = FiniteDistribution.from_probs([0, 1], [0.7, 0.3]), FiniteDistribution.from_probs([0, 1], [0.4, 0.6])
+    rows = [[0, 0], [0, 1], [1, 1]]
+    P2, Q2 = FiniteDistribution.from_probs(rows, [0.2, 0.5, 0.3]), FiniteDistribution.from_probs(rows, [0.5, 0.1, 0.4])
+    joint = {(a, *row): math.log(p1 * p2 / (q1 * q2))
+             for a, p1, q1 in zip([0, 1], P1.probs, Q1.probs) for row, p2, q2 in zip(rows, P2.probs, Q2.probs)}
+    peak, trough = max(joint, key=joint.get), min(joint, key=joint.get)
+    loss = exact.loss_range(ProductDistribution((P1, P2)), ProductDistribution((Q1, Q2)))
+    assert loss.sup_at == list(peak) and loss.inf_at == list(trough)
+    assert contains(loss.sup, joint[peak], slack=1e-11) and contains(loss.inf, joint[trough], slack=1e-11)
+
+
+def _three_point_laplace() -> tuple[FiniteDistribution, FiniteDistribution, float]:
+    """P = (1/2, (1 - 1/e)/2, 1/(2e)) and its mirror image Q: losses 1, 0, -1, like Laplace shifted by its
+    scale. Var L < 2 KL under P, so D_alpha / alpha falls from alpha = 1 on and rho is the KL divergence
+    (computed here in 60 digits from the stored log-probabilities, which are taken as exact)."""
+    e1 = math.exp(-1)
+    lp = np.log([0.5, (1 - e1) / 2, e1 / 2])
+    lq = lp[::-1].copy()
+    kl = mpmath.fsum(mpmath.exp(mpmath.mpf(a)) * (mpmath.mpf(a) - mpmath.mpf(b)) for a, b in zip(lp, lq))
+    return (FiniteDistribution(np.arange(3), lp, log_error=0.0), FiniteDistribution(np.arange(3), lq, log_error=0.0),
+            kl)
+
+
+@pytest.mark.parametrize("side", [1, -1])
+def test_a_zcdp_claim_a_hair_from_the_kl_limit_is_decided_with_orders_closer_to_one(side):
+    """rho of the three-point pair is its KL divergence, approached only as alpha -> 1, and the first order of
+    the grid (1 + 2^-10) bounds it only to about 1e-4 relative. A claim 1e-5 above it must be verified and
+    one 1e-5 below refuted, which takes orders between 1 and the grid's first."""
+    P, Q, kl = _three_point_laplace()
+    claim = Fraction(*(kl * (1 + side * mpmath.mpf("1e-5"))).as_integer_ratio())
+    r = exact.zcdp_rho(P, Q, claim=claim).rho
+    assert contains(r, Fraction(*kl.as_integer_ratio()))
+    assert (r.hi <= claim) if side > 0 else (r.lo > claim), (float(r.lo), float(r.hi), float(claim))
+
+
+def test_rho_of_a_rare_event_whose_divergence_peaks_beyond_the_grid_is_bracketed():
+    """P = (1 - e^-299.9, e^-299.9) against Q = (1 - e^-300, e^-300): the rare outcome's loss is only 0.1, and
+    D_alpha / alpha peaks near alpha = 6000, past the grid's last order 4096 (only orders beyond it bound
+    the tail by D_inf / alpha = 0.1 / alpha). rho must hold the maximum over 10000 orders up to 1e7
+    computed directly (the KL limit is far lower), and be within 0.2% of it."""
+    lp = np.array([math.log1p(-math.exp(-299.9)), -299.9])
+    lq = np.array([math.log1p(-math.exp(-300.0)), -300.0])
+    alphas = 1 + np.geomspace(1e-6, 1e7, 10000)
+    dense = float((logsumexp(np.outer(alphas, lp) + np.outer(1 - alphas, lq), axis=1) / ((alphas - 1) * alphas)).max())
+    r = exact.zcdp_rho(FiniteDistribution(np.arange(2), lp, log_error=0.0),
+                       FiniteDistribution(np.arange(2), lq, log_error=0.0)).rho
+    assert float(r.lo) <= dense * (1 + 1e-9) and float(r.hi) >= dense * (1 - 1e-9)
+    assert float(r.hi) <= dense * 1.002
+
+
+def test_rho_of_laws_closer_than_their_log_error_is_bracketed_from_zero():
+    """Two laws 2e-9 apart with log-probabilities known to 1e-6: no order's D_alpha is known to be positive,
+    so the lower end is 0 and the grid is refined towards no target; the upper end is finite (the loss is
+    bounded by about 2e-6) and above the true rho."""
+    P = FiniteDistribution.from_probs([0, 1], [0.5, 0.5], log_error=1e-6)
+    Q = FiniteDistribution.from_probs([0, 1], [0.5 + 1e-9, 0.5 - 1e-9], log_error=1e-6)
+    r = exact.zcdp_rho(P, Q).rho
+    kl = float(np.sum(P.probs * (P.log_probs - Q.log_probs)))
+    assert r.lo == 0 and kl <= float(r.hi) < 1e-5
+
+
+def test_rho_with_an_unbounded_loss_keeps_an_open_upper_end():
+    """N(0, 1) against N(1/2, 1.3^2): the loss is unbounded above, so no order bounds D_alpha / alpha beyond
+    the grid and a claim above the lower bound stays open (upper end inf) instead of failing; the lower
+    end is below the true rho, the KL divergence log 1.3 + (1 + 1/4) / (2 * 1.69) - 1/2 (the limit at
+    alpha -> 1, where D_alpha / alpha is largest), and within 0.1% of it."""
+    kl = mpmath.log(mpmath.mpf("1.3")) + (1 + mpmath.mpf("0.25")) / (2 * mpmath.mpf("1.69")) - mpmath.mpf("0.5")
+    r = exact.zcdp_rho(GaussianDistribution(0.0, 1.0), GaussianDistribution(0.5, 1.3), claim=0.2).rho
+    assert r.hi == math.inf and float(kl) * 0.999 <= float(r.lo) <= float(kl)
