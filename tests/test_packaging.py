@@ -19,9 +19,17 @@ def _pyproject() -> dict:
 
 
 def _package_folders() -> set[str]:
-    """Every folder with an __init__.py, as the dotted name it must install under."""
+    """Every folder with an __init__.py, as the dotted name it must install under. In a git checkout, the files
+    git ignores are left out (mutation testing's copy of the project in mutants/, say), new ones are not."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "--",
+                                 "__init__.py", "*/__init__.py"], cwd=ROOT, capture_output=True, text=True,
+                                check=True).stdout.split()
+        inits = [ROOT / f for f in listed]
+    except (OSError, subprocess.CalledProcessError):  # not a git checkout (an unpacked sdist): every folder
+        inits = list(ROOT.rglob("__init__.py"))
     names = set()
-    for init in ROOT.rglob("__init__.py"):
+    for init in inits:
         rel = init.parent.relative_to(ROOT)
         if rel.parts[0] in ("tests", "build", "benchmarks") or any(p.startswith(".") for p in rel.parts):
             continue
