@@ -23,7 +23,7 @@ the checkout's tests that mutmut found reaching the mutated function, plus those
 (``--only`` runs just those), against ``mutants/``'s mutated copy of the sources, and prints killed or
 survived. It reads the mutated sources mutmut generated last: after changing a module, ``run`` again
 before checking its mutants. The record changes only when mutmut itself re-tests them
-(``python -m mutmut run NAME...``).
+(``python -m mutmut run NAME...``). Like mutmut, it imports the tests once and forks a child per mutant.
 
 The noise of the private policies is checked by its own sweep, ``tools/mutation/noise_sweep.py``
 (the policies live in ``algorithms/`` and ``mechanisms/``, installed under ``dpaudit.``, which
@@ -34,13 +34,16 @@ from __future__ import annotations
 
 import argparse
 import collections
-import concurrent.futures
+import contextlib
 import fnmatch
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import tempfile
+import time
 import tomllib
 from pathlib import Path
 
@@ -238,34 +241,78 @@ def survivors(globs: list[str]) -> None:
     print(f"# {len(names)} mutants: " + ", ".join(f"{n} {s}" for s, n in counts.most_common()))
 
 
+def _warm(tests: list[str]) -> None:
+    """Import pytest, mutants/'s mutated dpaudit and the test modules once in this process: each mutant then runs
+    in a child forked from it, as mutmut runs them, instead of paying the imports again."""
+    os.chdir(ROOT / "mutants")
+    sys.path.insert(0, str(ROOT / "mutants"))  # its mutated dpaudit comes before the checkout's
+    import pytest
+
+    with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
+        pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", *tests])
+
+
+def _start(name: str, tests: list[str], log: Path) -> int:
+    """Fork a child that runs ``tests`` with mutant ``name`` active, its output in ``log``; its pid."""
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 3
+    try:
+        out = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        os.environ["MUTANT_UNDER_TEST"] = name
+        import pytest
+
+        code = int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "--no-header", "-rN", *tests]))
+    finally:
+        os._exit(code)
+
+
 def check(globs: list[str], tests: list[str], only: bool, every: bool, jobs: int, timeout: float) -> int:
     """Run each matching mutant against the checkout's tests; print its fate; return how many survived."""
     statuses, explained = results(), equivalences()
     names = [n for n in _matching(statuses, globs) if every or (statuses[n] != "killed" and n not in explained)]
     if not names:
         raise SystemExit(f"no mutant{'' if every else ' not killed or explained'} matches {' '.join(globs)}")
-
-    def fate(name: str) -> tuple[str, str]:
-        selected = list(tests) if only else mapped_tests(name) + list(tests)
-        if not selected:
-            return name, "no tests"
-        command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--no-header", "-rN",
-                   *(str(ROOT / t) for t in selected)]
-        env = dict(os.environ, MUTANT_UNDER_TEST=name)
-        try:  # run from mutants/: its mutated dpaudit comes first on the path
-            done = subprocess.run(command, cwd=ROOT / "mutants", env=env, capture_output=True, text=True,
-                                  timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return name, "timeout"
-        if done.returncode in (0, 1):
-            return name, "survived" if done.returncode == 0 else "killed"
-        return name, f"error (pytest exit {done.returncode}): {(done.stdout + done.stderr).strip()[-400:]}"
-
-    survived = 0
-    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        for name, outcome in pool.map(fate, names):
-            survived += outcome == "survived"
-            print(f"{name}: {outcome}", flush=True)
+    selected = {n: [str(ROOT / t) for t in (list(tests) if only else mapped_tests(n) + list(tests))] for n in names}
+    union = sorted({t for chosen in selected.values() for t in chosen})
+    _warm(sorted({t.partition("::")[0] for t in union}))
+    survived, running, queue = 0, {}, [n for n in names]
+    with tempfile.TemporaryDirectory() as logs:
+        # every mutant would look killed by tests that fail without it (sources changed since mutmut generated
+        # mutants/, or a test that fails anyway): the tests must pass on the unmutated code first
+        baseline = Path(logs) / "baseline.log"
+        _, status = os.waitpid(_start("", union, baseline), 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit("the tests do not pass on mutants/'s unmutated code (have its sources changed since "
+                             "mutmut generated it? then `python -m mutmut run` the changed module first):\n"
+                             + baseline.read_text(errors="replace").strip()[-2000:])
+        while queue or running:
+            while queue and len(running) < jobs:
+                name = queue.pop(0)
+                if not selected[name]:
+                    print(f"{name}: no tests", flush=True)
+                    continue
+                log = Path(logs) / f"{len(running)}-{name[-40:]}.log"
+                running[_start(name, selected[name], log)] = (name, time.monotonic() + timeout, log)
+            time.sleep(0.05)
+            for pid, (name, deadline, log) in list(running.items()):
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if not done and time.monotonic() < deadline:
+                    continue
+                if not done:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                    outcome = "timeout"
+                else:
+                    code = os.waitstatus_to_exitcode(status)
+                    outcome = {0: "survived", 1: "killed"}.get(code) or (
+                        f"error (pytest exit {code}): {log.read_text(errors='replace').strip()[-400:]}")
+                del running[pid]
+                survived += outcome == "survived"
+                print(f"{name}: {outcome}", flush=True)
     print(f"{len(names) - survived} of {len(names)} killed (or not run: see above)")
     return survived
 
