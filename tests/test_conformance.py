@@ -9,6 +9,8 @@ moved to its neighbour, at the standard budget of 2 * 10^6 samples) refute with 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -279,3 +281,57 @@ def test_the_one_point_record_names_the_first_mismatch():
                                                                 "mismatches": 0}
     assert conformance._one_point_test(law, np.array([3.0, 4.0, 3.0, 2.0])) == {
         "test": "one-point law", "p_value": 0.0, "value": 3.0, "mismatches": 2, "first_mismatch": 4.0}
+
+
+def _two_atoms_on_a_uniform():
+    """_atoms_on_uniform with its true moments (mean 0.2 + 0.5 / 2 = 0.45, E[X^2] = 0.2 + 0.5 / 3, so
+    variance 11/30 - 0.45^2 = 197/1200), for whole audits."""
+    import dataclasses
+
+    return dataclasses.replace(_atoms_on_uniform(), var=197 / 1200)
+
+
+def _binomial_upper_tail(k: int, n: int, p) -> float:
+    """P[Binomial(n, p) >= k], summed exactly in rationals."""
+    from fractions import Fraction
+
+    p = Fraction(p)
+    return float(sum(math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(k, n + 1)))
+
+
+def test_an_audit_refuted_by_kolmogorov_smirnov_names_it_with_its_exact_tail():
+    """Ten outputs all at 0.98 against Uniform(0, 1): the KS statistic is sup |F_n - F| = F(0.98) - 0 = 0.98,
+    and for d >= 1 - 1/n the exact law of D_n has P[D_n >= d] = 2 (1 - d)^n (the two one-sided extremes are
+    disjoint there), 2 * 0.02^10 = 2.048e-17. The record and the witness name the test exactly, with its
+    p-value and statistic; three tests (KS, mean, symmetry) share alpha = 1e-6. Deterministic."""
+    x = np.full(10, 0.98)
+    r = dpaudit.audit_sampler(lambda n, rng: x, stats.uniform(0, 1), samples=10, seed=0)
+    ks = {"test": "Kolmogorov-Smirnov", "p_value": pytest.approx(2 * 0.02**10, rel=1e-9),
+          "statistic": pytest.approx(0.98, rel=1e-12)}
+    assert r.verdict == "refuted"
+    assert r.parameters["tests"][0] == ks
+    assert r.witness == {**ks, "level": pytest.approx(1e-6 / 3, rel=1e-12)}
+
+
+def test_the_atom_count_record_names_the_least_likely_atom_wherever_it_is_listed():
+    """P{0} = 0.3 and P{1} = 0.2: 30 of 100 outputs at 0 is exactly the expected count (two-sided p-value
+    capped at 1), 70 at 1 against 20 expected is the outlier, the second atom listed. Its p-value is twice
+    P[Binomial(100, 1/5) >= 70], summed exactly, times 2 for Bonferroni over the atoms. Deterministic."""
+    x = np.concatenate([np.zeros(30), np.ones(70)])
+    r = dpaudit.audit_sampler(lambda n, rng: x, _two_atoms_on_a_uniform(), samples=100, seed=0)
+    (atoms,) = [t for t in r.parameters["tests"] if t["test"] == "atom counts"]
+    assert atoms == {"test": "atom counts", "p_value": pytest.approx(4 * _binomial_upper_tail(70, 100, 0.2), rel=1e-9),
+                     "atom": 1.0, "observed": 70, "expected": pytest.approx(20.0, rel=1e-12)}
+    assert r.verdict == "refuted"
+
+
+def test_the_ks_statistic_with_atoms_measures_the_gap_just_left_of_an_atom():
+    """Outputs only at the atoms, 30 at 0 and 70 at 1: on [0, 1) the empirical cdf stays at 0.3 while the
+    law's rises from 0.3 to 0.3 + 0.5 t, so sup |F_n - F| = 0.5, reached just left of the atom at 1
+    (F(1-) = 0.8), while at the sample values themselves F_n = F (0.3 at 0, 1 at 1). The p-value is the
+    continuous-case tail of that statistic, scipy's kstwo at n = 100. Deterministic."""
+    x = np.concatenate([np.zeros(30), np.ones(70)])
+    r = dpaudit.audit_sampler(lambda n, rng: x, _two_atoms_on_a_uniform(), samples=100, seed=0)
+    (ks,) = [t for t in r.parameters["tests"] if t["test"] == "Kolmogorov-Smirnov (with atoms)"]
+    assert ks == {"test": "Kolmogorov-Smirnov (with atoms)", "statistic": pytest.approx(0.5, rel=1e-12),
+                  "p_value": pytest.approx(stats.kstwo.sf(0.5, 100), rel=1e-12)}

@@ -148,6 +148,47 @@ def test_bounded_mean_pvalue_is_valid_and_refutes_exactly_where_the_bound_does(n
             assert np.array_equal((pvalues <= level)[clear], (lower > threshold)[clear]), (threshold, level)
 
 
+def _bounded_mean_pvalue_by_hand(values, threshold: float) -> float:
+    """The p-value of "mean <= threshold" as bounded_mean_pvalue documents it, in Python floats: the smaller
+    of Hoeffding's 2 exp(-2 n e^2) and Bernstein's 4 exp(-u^2), u the positive root of a u^2 + b u = e
+    (a = 7 / (3 (n - 1)), b = sqrt(2 V / n), V the unbiased variance, e the excess of the mean), capped at 1."""
+    n = len(values)
+    mean = math.fsum(values) / n
+    e = mean - threshold
+    if e <= 0:
+        return 1.0
+    var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    a, b = 7 / (3 * (n - 1)), math.sqrt(2 * var / n)
+    u = (-b + math.sqrt(b * b + 4 * a * e)) / (2 * a)
+    return min(2 * math.exp(-2 * n * e * e), 4 * math.exp(-u * u), 1.0)
+
+
+def test_a_single_precision_sample_gets_the_double_precision_p_value_of_its_values():
+    """Samples in float32 (as from a GPU or a compact store) are tested at the values they hold, in double
+    precision: 0.9f three times and 0.3f have the mean 0.7499999851..., which float32 arithmetic rounds
+    to 0.75, moving the p-value by about 1e-7 relatively. Deterministic."""
+    z = np.array([[0.9, 0.6], [0.9, 0.7], [0.9, 0.8], [0.3, 0.1]], dtype=np.float32)
+    p = bounded_mean_pvalue(z, 0.25)
+    columns = [[float(v) for v in z[:, j]] for j in range(2)]  # the float32 values, exactly
+    assert p.dtype == np.float64
+    assert p.tolist() == pytest.approx([_bounded_mean_pvalue_by_hand(c, 0.25) for c in columns], rel=1e-13)
+    assert ((0 < p) & (p < 1)).all()  # the excesses are large enough that the p-values are not the cap 1
+
+
+def test_thresholds_given_as_exact_rationals_are_the_floats_they_stand_for():
+    """A threshold may be a fractions.Fraction (dpaudit's exact laws carry their constants as rationals), one
+    per column: it is tested as the float it rounds to, the p-values the hand computation gives. Deterministic."""
+    from fractions import Fraction
+
+    z = np.array([[1.0, 0.5], [1.0, 1.0], [1.0, 0.75], [0.5, 1.0], [0.9, 0.25]])
+    p = bounded_mean_pvalue(z, [Fraction(1, 4), Fraction(1, 3)])
+    assert p.dtype == np.float64
+    assert p.tolist() == pytest.approx([_bounded_mean_pvalue_by_hand(z[:, 0].tolist(), 0.25),
+                                        _bounded_mean_pvalue_by_hand(z[:, 1].tolist(), 1 / 3)], rel=1e-13)
+    assert float(bounded_mean_pvalue(z[:, 0], Fraction(1, 4))) == pytest.approx(p[0], rel=1e-15)
+    assert ((0 < p) & (p < 1)).all()  # not the cap 1: the thresholds matter
+
+
 # -- Clopper-Pearson ---------------------------------------------------------------------------------
 
 
@@ -506,3 +547,88 @@ def test_a_bounded_mean_p_value_is_a_probability_even_for_a_tiny_excess():
     assert p.tolist() == [1.0, 1.0, 1.0, 1.0]
     strong = bounded_mean_pvalue(z, z.mean(axis=0) - 0.4)
     assert ((0 < strong) & (strong < 1e-3)).all()
+
+
+# -- the ratio certifiers at the edges of the unit square: closed forms --------------------------------
+
+LOG2, LOG4 = math.log(2.0), math.log(4.0)
+
+
+@pytest.mark.parametrize("order", (1.5, 2.0, 10.0, math.inf))
+def test_bernoulli_renyi_is_the_closed_form_at_the_edges_of_the_square(order):
+    """D_order(Ber(p) || Ber(q)) = log(sum over outcomes with P > 0 of P^order Q^(1 - order)) / (order - 1),
+    and at order inf the largest log(P / Q) over those outcomes. At the edges, by hand: equal point masses
+    (p = q = 0, p = q = 1) are at divergence 0 at every order (0 log 0 = 0: the outcome P never gives does
+    not count); a point mass against Ber(q) is log(1 / Q(its outcome)) at every order, so Ber(0) || Ber(1/2)
+    is log 2 and Ber(1) || Ber(1/4) is log 4; mass where Q has none is infinite. Inside:
+    D_2(Ber(1/2) || Ber(1/4)) = log(1/4 / (1/4) + 1/4 / (3/4)) = log(4/3), D_inf = log((1/2) / (1/4)) = log 2.
+    Deterministic."""
+    from dpaudit.auditors.bounds import bernoulli_renyi
+
+    p = [0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.5, 0.0]
+    q = [0.0, 1.0, 0.5, 0.25, 1.0, 0.0, 0.0, 0.75]
+    want = [0.0, 0.0, LOG2, LOG4, math.inf, math.inf, math.inf, math.log(4.0)]
+    got = bernoulli_renyi(order, p, q)
+    assert got.tolist() == pytest.approx(want, rel=1e-14, abs=0.0)
+    inside = float(bernoulli_renyi(order, 0.5, 0.25))
+    if order == 2.0:
+        assert inside == pytest.approx(math.log(4 / 3), rel=1e-14)
+    if order == math.inf:
+        assert inside == pytest.approx(LOG2, rel=1e-14)
+
+
+def test_bernoulli_renyi_takes_exact_rational_probabilities():
+    """Probabilities given as fractions.Fraction are the floats they stand for:
+    D_2(Ber(1/2) || Ber(1/4)) = log(4/3) and D_inf(Ber(3/4) || Ber(1/2)) = log(3/2), by hand. Deterministic."""
+    from fractions import Fraction
+
+    from dpaudit.auditors.bounds import bernoulli_renyi
+
+    assert float(bernoulli_renyi(2.0, Fraction(1, 2), Fraction(1, 4))) == pytest.approx(math.log(4 / 3), rel=1e-14)
+    assert float(bernoulli_renyi(math.inf, Fraction(3, 4), Fraction(1, 2))) == pytest.approx(math.log(1.5), rel=1e-14)
+    got = bernoulli_renyi(2.0, [Fraction(1, 2), Fraction(0)], [Fraction(1, 4), Fraction(1, 2)])
+    assert got.tolist() == pytest.approx([math.log(4 / 3), LOG2], rel=1e-14)
+
+
+@pytest.mark.parametrize("order", (1.5, 2.0, 3.0, 10.0))
+@pytest.mark.parametrize("x", (0.25, 0.4))
+def test_renyi_lower_is_exactly_zero_when_the_intervals_touch(order, x):
+    """The box [p_lo, p_hi] x [q_lo, q_hi] holds a point of the diagonal p = q, where the divergence is 0,
+    as soon as the intervals share one point: the minimum is then exactly 0 (not D(Ber(x) || Ber(x))
+    computed in floats, which is about 1e-16 at these x and orders: a positive certificate that would
+    refute a claim of epsilon = 0). Apart by one ulp the minimum is the corner's divergence. Deterministic."""
+    from dpaudit.auditors.bounds import bernoulli_renyi, renyi_lower
+
+    # touching from above (p_lo = q_hi) and from below (p_hi = q_lo)
+    assert float(renyi_lower(order, x, x + 0.1, x - 0.1, x)) == 0.0
+    assert float(renyi_lower(order, x - 0.1, x, x, x + 0.1)) == 0.0
+    apart = np.nextafter(x, 1.0)
+    assert float(renyi_lower(order, apart, x + 0.1, x - 0.1, x)) == float(bernoulli_renyi(order, apart, x))
+    # well apart: the corner nearest the diagonal, D_2(Ber(1/2) || Ber(1/4)) = log(4/3) at order 2
+    assert float(renyi_lower(2.0, 0.5, 0.6, 0.2, 0.25)) == pytest.approx(math.log(4 / 3), rel=1e-14)
+    assert float(renyi_lower(2.0, 0.2, 0.25, 0.5, 0.6)) == pytest.approx(float(bernoulli_renyi(2.0, 0.25, 0.5)),
+                                                                         rel=1e-14)
+
+
+def test_the_d_inf_estimate_of_an_event_equally_frequent_on_both_sides_at_an_edge_is_zero():
+    """certify's point estimate of a Renyi claim is D(Ber(p_hat) || Ber(q_hat)): for an event seen in none
+    (or all) of the outputs on both sides the empirical laws are equal, so the estimate is 0 at every order,
+    order inf included (it used to be reported as infinite there); 50 vs 25 of 100 gives
+    D_inf = log((1/2) / (1/4)) = log 2. Deterministic."""
+    for claim in (RenyiDP(math.inf, 1.0), RenyiDP(2.0, 1.0)):
+        bound = certify(claim, np.array([0, 100, 50]), np.array([0, 100, 25]), 100, 0.05)
+        want = [0.0, 0.0, LOG2 if claim.alpha == math.inf else math.log(4 / 3)]
+        assert bound.estimate.tolist() == pytest.approx(want, rel=1e-14, abs=0.0)
+        assert bound.value[:2].tolist() == [0.0, 0.0]
+
+
+def test_certify_rejects_a_claim_no_ratio_bound_decides_with_its_message():
+    """The ratio certifier bounds pure, approximate, Renyi and zero-concentrated DP only: any other claim
+    is an UnsupportedAudit naming the claim's kind, not a silent or internal error. Deterministic."""
+    from dpaudit.claims import Conforms
+    from dpaudit.errors import UnsupportedAudit
+
+    with pytest.raises(UnsupportedAudit) as raised:
+        certify(Conforms("Uniform(0, 1)"), np.array([3]), np.array([1]), 10, 0.05)
+    assert str(raised.value) == ("black-box audits test pure, approximate, Renyi and zero-concentrated DP; "
+                                 "got a conformance claim")

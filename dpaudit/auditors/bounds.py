@@ -38,20 +38,20 @@ def check_supported(claim: Claim) -> None:
 
 
 def bernoulli_renyi(alpha: float, p, q):
-    """D_alpha(Ber(p) || Ber(q)), vectorised; alpha = inf gives max log-ratio."""
+    """D_alpha(Ber(p) || Ber(q)), vectorised; alpha = inf gives the max log-ratio over the outcomes
+    Ber(p) gives mass to."""
     p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if math.isinf(alpha):
-            out = np.maximum(np.log(p) - np.log(q), np.log1p(-p) - np.log1p(-q))
+            one, zero = np.log(p) - np.log(q), np.log1p(-p) - np.log1p(-q)
         else:
-            terms = np.stack([
-                alpha * np.log(p) + (1 - alpha) * np.log(q),
-                alpha * np.log1p(-p) + (1 - alpha) * np.log1p(-q),
-            ])
-            # 0 * log 0 conventions: a term with zero mass on the left side contributes nothing
-            terms = np.where(np.stack([p, 1 - p]) == 0, -np.inf, terms)
-            out = np.logaddexp.reduce(terms, axis=0) / (alpha - 1)
-    return np.where(np.isnan(out), np.inf, np.maximum(out, 0.0))
+            one = alpha * np.log(p) + (1 - alpha) * np.log(q)
+            zero = alpha * np.log1p(-p) + (1 - alpha) * np.log1p(-q)
+        # 0 * log 0 conventions: an outcome with zero mass on the left side contributes nothing
+        # (so D(Ber(0) || Ber(0)) = D(Ber(1) || Ber(1)) = 0 at every order, alpha = inf included)
+        one, zero = np.where(p == 0, -np.inf, one), np.where(p == 1, -np.inf, zero)
+        out = np.maximum(one, zero) if math.isinf(alpha) else np.logaddexp(one, zero) / (alpha - 1)
+        return np.maximum(out, 0.0)
 
 
 def renyi_lower(alpha: float, p_lo, p_hi, q_lo, q_hi):
