@@ -224,3 +224,96 @@ def test_atom_events():
     both = AtomSet(np.array([[2.0, -1.0], [3.0, 3.0]]))
     assert both.contains(np.array([[2.0, -1.0], [3.0, 3.0], [2.0, 3.0]])).tolist() == [True, True, False]
     assert both.describe() == "x in {[2.0, -1.0], [3.0, 3.0]}"
+
+
+def test_an_atom_set_holds_exactly_the_outputs_equal_to_one_of_its_atoms():
+    """Vector atoms (2.0, -1.0) and (3.0, 3.0): an output is inside when it equals one of them in every
+    coordinate; (5.0, 5.0), which differs from both in every coordinate, and (2.0, 3.0), which agrees
+    with each in one coordinate, are outside."""
+    from dpaudit.auditors.events import AtomSet
+
+    atoms = AtomSet(np.array([[2.0, -1.0], [3.0, 3.0]]))
+    x = np.array([[2.0, -1.0], [3.0, 3.0], [2.0, 3.0], [5.0, 5.0], [3.0, -1.0]])
+    assert atoms.contains(x).tolist() == [True, True, False, False, False]
+
+
+def test_an_atom_set_describes_up_to_five_atoms_and_counts_the_rest():
+    from dpaudit.auditors.events import AtomSet
+
+    def described(k):
+        return AtomSet(np.arange(float(k))[:, None]).describe()
+
+    assert described(1) == "x = 0.0"
+    assert described(5) == "x in {0.0, 1.0, 2.0, 3.0, 4.0}"
+    assert described(6) == "x in {0.0, 1.0, 2.0, 3.0, 4.0, ... (+1 more)}"
+    assert described(8) == "x in {0.0, 1.0, 2.0, 3.0, 4.0, ... (+3 more)}"
+
+
+def _releases_its_input(d, n, rng):
+    """M(d) = d, deterministic: any event holding one input and not the other has counts n against 0."""
+    return np.full(n, float(d))
+
+
+def _sequential_bound_after(n: int, alpha: float) -> float:
+    """The confidence-sequence epsilon bound from counts n against 0 among n outputs per side."""
+    from dpaudit.auditors.bounds import certify
+
+    return float(certify(PureDP(1.0), n, 0, n, alpha, sequential=True).value)
+
+
+def test_sequential_confirmation_stops_at_the_first_batch_that_refutes():
+    """M(d) = d against a claim 0.5 below what the first batch (1000 outputs per side, counts 1000
+    against 0) certifies: refuted there, so confirmation stops after 1000 of its 10,000 samples per side.
+    Deterministic."""
+    first = _sequential_bound_after(1000, 0.05)
+    r = audit(_releases_its_input, PureDP(first - 0.5), pairs=[(0, 1)], samples=20_000, confidence=0.95,
+              selection_fraction=0.5, sequential=True)
+    assert r.verdict == "refuted"
+    assert r.parameters["confirmation_samples"] == 1000
+    assert sorted(r.witness["counts"].values()) == [0, 1000]
+    assert r.epsilon_lower == first
+
+
+def test_sequential_confirmation_does_not_stop_on_a_bound_that_only_reaches_the_claim():
+    """M(d) = d against a claim equal to what the first batch certifies (excess exactly 0, which is not a
+    refutation): confirmation goes on to the second batch (2000 more per side), whose bound (counts
+    3000 against 0) exceeds the claim, and stops refuted there. Deterministic."""
+    first = _sequential_bound_after(1000, 0.05)
+    r = audit(_releases_its_input, PureDP(first), pairs=[(0, 1)], samples=20_000, confidence=0.95,
+              selection_fraction=0.5, sequential=True)
+    assert r.verdict == "refuted"
+    assert r.parameters["confirmation_samples"] == 3000
+    assert sorted(r.witness["counts"].values()) == [0, 3000]
+    assert r.epsilon_lower == _sequential_bound_after(3000, 0.05) > first
+
+
+def test_sequential_confirmation_counts_the_event_on_the_statistics_features():
+    """Outputs (1 - d, d) with the statistic 'second coordinate': the selected event lives on the feature d.
+    Confirmation must apply the statistic to its outputs too (on the raw first coordinate the event would
+    hold the other input's outputs: counts 0 against 0 or n against n, no refutation). Deterministic:
+    counts 1000 against 0 refute the claim 1 at the first batch."""
+    def both(d, n, rng):
+        return np.column_stack([np.full(n, 1.0 - d), np.full(n, float(d))])
+
+    r = audit(both, PureDP(1.0), pairs=[(0, 1)], samples=20_000, confidence=0.95, selection_fraction=0.5,
+              sequential=True, statistic=lambda y: y[:, 1])
+    assert r.verdict == "refuted"
+    assert r.parameters["confirmation_samples"] == 1000
+    assert sorted(r.witness["counts"].values()) == [0, 1000]
+
+
+def test_a_sequential_audit_is_reproducible_from_its_seed():
+    """Randomized response at its exact epsilon (not refuted, so confirmation runs all its batches): two
+    audits with the same seed draw the same confirmation outputs, hence the same counts and bound. The
+    claim holds, so an audit refutes it (and stops early) with probability at most 0.01 (its alpha); the
+    seed is fixed."""
+    keep = math.exp(1.0) / (1 + math.exp(1.0))
+
+    def randomized_response(bit, n, rng):
+        return np.where(rng.random(n) < keep, bit, 1 - bit).astype(float)
+
+    runs = [audit(randomized_response, PureDP(1.0), pairs=[(0, 1)], samples=20_000, selection_fraction=0.5,
+                  sequential=True, seed=7) for _ in range(2)]
+    assert runs[0].parameters["confirmation_samples"] == runs[1].parameters["confirmation_samples"] == 10_000
+    assert runs[0].witness["counts"] == runs[1].witness["counts"]
+    assert runs[0].epsilon_lower == runs[1].epsilon_lower
