@@ -1135,3 +1135,242 @@ def test_a_cumulant_function_that_is_nan_inside_the_range_leaves_the_claim_undec
                                                                          np.asarray(lam) ** 2 / 8))
     found = exact(narrow, SubGaussian(0.5))
     assert found.verdict == "refuted" and found.notes[0].startswith("the claim implies P(|Y| >= t) <= ")
+
+
+# -- mutation survivors: the exact tail auditor's edges, ties and ladders ---------------------------------
+
+
+@pytest.mark.parametrize("sd", [2**30 * 1e-12, 10.0])
+def test_the_range_of_t_starts_at_1e_12_max_sd_1_when_the_bound_never_reaches_1(sd):
+    """A bound below 1 for every t > 0 (0.3 exp(-1e9 t)) against N(0, sd^2), whose P(|Y| > 0) = 1: refuted as
+    t -> 0 at the bottom of the range, where the halving of t_max stops at 1e-12 max(sd, 1). The bound falls
+    below 1e-300 already at t = sd, so t_max = sd and the witness is sd / 2^k for the first k with
+    sd / 2^k <= 1e-12 max(sd, 1): exactly 1e-12 for sd = 2^30 1e-12 (the halving stops on equality), and
+    10 / 2^40 = 9.09e-12 for sd = 10 (the floor scales with sd above 1)."""
+    found = exact(gaussian(sd), TailBound(lambda t: 0.3 * np.exp(-1e9 * np.asarray(t)), "0.3 exp(-1e9 t)"))
+    expected = 1e-12 if sd < 1 else 10 / 2**40
+    assert found.verdict == "refuted" and found.parameters["t_max"] == sd
+    assert found.witness["t"] == expected and found.parameters["points_checked"] == 1
+    assert found.notes[-1] == "P(|Y| > 0) = 1 exceeds the bound as t -> 0"
+
+
+def test_a_bound_within_the_tolerance_of_the_mass_off_zero_is_judged_at_the_start_of_its_range():
+    """N(0, 1e-12), P(|Y| > 0) = 1, against a bound below 1 everywhere: 1 - 5e-10 on (0, t_lo] (within the
+    tolerance 1e-9 of 1, so not refuted as t -> 0), then 1 - 1e-8 (more than the tolerance below 1, but the tail
+    has already fallen to 1 - 5e-7 at t_lo = 6.4e-13, as 1 - 2 phi(0) t / sd), then Chernoff's bound for twice
+    the sd. The claim holds up to the tolerance at every t: verified, on the first pass over the grid. The
+    check as t -> 0 compares P(|Y| > 0) with the bound at the bottom of the range, not at the next t."""
+    sd = 1e-6
+    t_max = ladder(sd, lambda t: 2 * math.exp(-t * t / (8 * sd * sd)) < 1e-300)
+    t_lo = t_max
+    while t_lo > 1e-12:  # the bound is below 1 everywhere: halved down to 1e-12 max(sd, 1)
+        t_lo /= 2
+    tau = t_lo * (1 + 1e-6)  # below the next grid point, a factor (t_max / t_lo)^(1/1024) = 1.018 up
+    claim = TailBound(lambda t: np.where(t <= tau, 1 - 5e-10, np.minimum(1 - 1e-8, 2 * np.exp(-t**2 / (8 * sd * sd)))),
+                      "1 - 5e-10, then 1 - 1e-8")
+    found = exact(gaussian(sd), claim)
+    assert found.verdict == "verified" and found.parameters["t_max"] == t_max
+    assert found.witness["tail"] <= found.witness["bound"] == 1 - 1e-8
+    assert 2 * stats.norm.sf(t_lo / sd) < 1 - 1e-8  # the tail at t_lo, already below the second level
+
+
+def test_a_bound_of_one_near_zero_is_not_refuted_by_a_tail_that_rounds_above_one():
+    """X = +-1 with weights 1.4 : 2.7, whose probabilities, normalised in double precision, sum to 1 + 2^-52. The
+    bound is 1 up to tau, just above t_lo (the first halving of t_max at or below it, here in [1, 2)), then
+    0.5 e^-t: at tolerance 0 the claim holds (the tail is 0 beyond 1) and P(|Y| > 0) = 1 + 2^-52 must not refute
+    it as t -> 0: a bound of at least 1 at the bottom of the range holds there whatever the law."""
+    law = finite_law([-1, 1], [1.4, 2.7])
+    assert law.sf(0.0) + law.cdf(-1.0) == 1 + 2**-52
+    t_max = ladder(math.sqrt(law.var), lambda t: 0.5 * math.exp(-t) < 1e-300)
+    t_lo = t_max / 2 ** math.floor(math.log2(t_max))
+    tau = t_lo * (1 + 1e-6)
+    found = dpaudit.audit_tail(law, TailBound(lambda t: np.where(t <= tau, 1.0, 0.5 * np.exp(-np.asarray(t))),
+                                              "1, then 0.5 e^-t"), auditor="exact", tolerance=0.0)
+    assert found.verdict == "verified" and found.witness["tail"] == 0.0
+    assert found.parameters["points_checked"] == 1024  # every interval of the grid decided on the first pass
+
+
+def test_among_equal_ratios_the_closest_t_reported_is_the_grid_point_first_seen():
+    """STEP_LAW's tail is 1/4 on (1, 2] against the bound 0.3 there (1 up to t = 1): the ratio 0.25 / 0.3 is the
+    same at every t in (1, 2]. Bisection goes deepest at t = 1, where the bound drops below P(|Y| > 1-) = 1/2,
+    and finds only that same ratio again: the closest t stays the first grid point above 1, the grid being
+    1025 points geometric from t_lo (the first halving of t_max at or below 1) to t_max."""
+    law = finite_law(*STEP_LAW)
+    found = exact(law, grid_bound(0.3))
+    t_max = ladder(math.sqrt(law.var), lambda t: 0.3 * math.exp(-max(t - 2, 0)) < 1e-300)
+    t_lo = t_max
+    while t_lo > 1:
+        t_lo /= 2
+    grid = np.geomspace(t_lo, t_max, 1025)
+    assert found.verdict == "verified" and found.parameters["t_max"] == t_max
+    assert found.witness["t"] == grid[grid > 1][0]
+    assert (found.witness["tail"], found.witness["bound"]) == (0.25, 0.3)
+
+
+def test_bisection_of_t_goes_on_at_exactly_20000_open_intervals():
+    """Bisection gives up only beyond 20,000 open intervals (MAX_INTERVALS). N(0, 1) against a bound equal to
+    its exact tail T(t) on exactly 625 intervals of the grid (between grid points A and B) and above it elsewhere
+    (2 T(t) below A; T(B) from B to the first grid point past 40, where T is 0 in double precision; then 0, so
+    that t_max = 1.5^10 from sd = 1): each of the 625 stays undecided at every round (P(|Y| > a) > T(b)), so
+    1,250, 2,500, 5,000, 10,000 and then exactly 20,000 are open, bisected once more into 40,000."""
+    law = gaussian(1.0)
+
+    def tail(t):
+        return law.sf(t) + law.cdf(-np.asarray(t))
+
+    t_max = 1.5**10
+    t_lo = t_max / 2**7  # the first halving where 2 T(t) >= 1
+    assert 2 * tail(t_lo) >= 1 > 2 * tail(2 * t_lo)
+    grid = np.geomspace(t_lo, t_max, 1025)
+    A, B, end = grid[100], grid[725], grid[grid >= 40][0]
+    assert tail(end) == 0 and tail(B) > 1e-300
+    claim = TailBound(lambda t: np.where(t <= A, 2 * tail(t), np.where(t <= B, tail(t), np.where(t <= end, tail(B),
+                                                                                                    0.0))),
+                      "T on (A, B]")
+    found = exact(law, claim)
+    assert found.verdict == "not-refuted" and found.parameters["t_max"] == t_max
+    assert found.notes == [f"checked for t up to {t_max:.6g}, where the bound falls below 1e-300 (beyond, both sides "
+                           "underflow double precision)", "40000 intervals of t stayed undecided after bisection"]
+
+
+def test_a_cumulant_function_equal_to_the_claim_is_closest_where_the_grid_starts():
+    """K(lam) = lam^2 / 2 against SubGaussian(1): g = K - lam^2 s^2 / 2 is exactly 0 at every lam (the same
+    double on both sides), so every lam ties for the closest: the one reported is the first checked, where
+    the grid starts, lam^2 s^2 / 2 = 1e-6, on the positive side."""
+    found = exact(gaussian(1.0), SubGaussian(1.0))
+    assert found.verdict == "not-refuted" and found.notes[0].startswith("Var = 1 equals s^2 to within the resolution")
+    assert found.witness["lambda"] == math.sqrt(2e-6)
+    assert found.witness["cgf"] == found.witness["claimed"] == pytest.approx(1e-6, rel=1e-12)
+    assert found.witness["margin"] == 0.0
+
+
+def _at_the_allowance(lam):
+    """K(lam) = lam^2 / 2 plus the error allowed in a double-precision K (1e-12 + 1e-10 |K|, module constants):
+    the largest double with K - lam^2 / 2 - (1e-12 + 1e-10 |K|) <= 0, which is exactly 0 where a double allows."""
+    lam = np.asarray(lam, dtype=float)
+    claimed = lam**2 / 2
+    guess = (claimed + 1e-12) / (1 - 1e-10)
+    best = np.full(lam.shape, -np.inf)
+    for step in range(-6, 7):
+        k = guess + step * np.spacing(guess)
+        best = np.where((k - claimed) - (1e-12 + 1e-10 * np.abs(k)) <= 0, np.maximum(best, k), best)
+    return best
+
+
+def test_a_cumulant_function_exactly_at_the_allowed_rounding_does_not_refute():
+    """A cumulant function over lam^2 / 2 by exactly the error allowed in double precision (to the last bit, at
+    some of the small orders 1e-6 ... 1e-1 tried for Var > s^2), about a law stating Var = 1 + 2^-52 > s^2 = 1,
+    at tolerance 0: an excess must be strictly beyond the allowance to refute, so not refuted (Var = s^2 to
+    within the resolution)."""
+    small = np.geomspace(1e-6, 1e-1, 60)
+    k = _at_the_allowance(small)
+    assert ((k - small**2 / 2) - (1e-12 + 1e-10 * k) == 0).any()  # exactly at the allowance somewhere
+    law = dataclasses.replace(gaussian(1.0), var=1 + 2**-52, cgf=_at_the_allowance)
+    found = dpaudit.audit_tail(law, SubGaussian(1.0), auditor="exact", tolerance=0.0)
+    assert found.verdict == "not-refuted" and found.notes[0].startswith("Var = 1 equals s^2 to within the resolution")
+
+
+def test_a_sub_exponential_claim_is_checked_within_its_range_only():
+    """Poisson(1e-6), centred: K(lam) = mu (e^lam - 1 - lam) against SubExponential(nu, b = 5) with
+    nu^2 = 1.1 mu: g < 0 on the claimed |lam| < 0.2 (e^0.2 - 1.2 < 0.55 * 0.04), positive from about 0.3 (where
+    the claim says nothing). The range ends at 1 / b = 0.2, far below where lam^2 nu^2 / 2 = 1e-6 (lam = 1.35):
+    the grid must start inside it (a tenth of it), not at 1.35. Verified, closest at the start, 0.02."""
+    mu = 1e-6
+    assert math.expm1(0.2) - 0.2 < 0.55 * 0.2**2 and math.expm1(0.3) - 0.3 > 0.55 * 0.3**2
+    found = exact(stats.poisson(mu), SubExponential(math.sqrt(1.1 * mu), 5.0, centred=True))
+    assert found.verdict == "verified" and found.parameters["lambda_max_checked"] == 0.2
+    assert found.witness["lambda"] == pytest.approx(0.02, rel=1e-12)
+
+
+@pytest.mark.parametrize("claim, reach", [(SubGaussian(math.sqrt(2)), 1.0), (SubExponential(math.sqrt(2), 10.0), 10.0)])
+def test_a_nonzero_mean_is_witnessed_at_the_clearest_small_order(claim, reach):
+    """N(0.01, 1) about X as given: g(lam) = 0.01 lam - (s^2 - 1) lam^2 / 2 > 0 for small lam > 0. The small
+    orders tried are 60, geometric from 1e-6 to 1e-1 over max(sd, 1 / lam_max) (inside the claimed range: 1 / b
+    = 10 for the sub-exponential claim); the witness is the one where g, in closed form, is largest: next to
+    lam = 0.01 for SubGaussian(sqrt 2) (the peak of g), the last, 0.1 / 10, for the sub-exponential claim."""
+    found = exact(shifted_normal(0.01, 1.0), claim)
+    assert found.verdict == "refuted" and found.notes[0] == "the variable has mean 0.01 != 0, so g'(0) != 0"
+    orders = np.geomspace(1e-6, 1e-1, 60) / reach
+    g = 0.01 * orders - (2 - 1) * orders**2 / 2
+    lam = found.witness["lambda"]
+    assert lam == orders[np.argmax(g)]
+    assert found.witness["cgf"] == pytest.approx(0.01 * lam + lam**2 / 2, rel=1e-9)
+
+
+def test_a_point_mass_is_checked_to_1e_4_over_s():
+    """X = 0 against SubGaussian(1/2): K = 0, max|Y| = 0, so the rule 2 max|Y| / s^2 gives no range; the grid
+    then ends at 1e-4 / s (times 1 + 1e-9) and starts a tenth of the way there, where g = -lam^2 s^2 / 2 is
+    closest to 0: verified, with that lam as the closest."""
+    found = exact(finite_law([0], [1.0]), SubGaussian(0.5))
+    top = 1e-4 / 0.5 * (1 + 1e-9)
+    assert found.verdict == "verified" and found.parameters["lambda_max_checked"] == pytest.approx(top, rel=1e-15)
+    assert found.witness["lambda"] == pytest.approx(top / 10, rel=1e-12)
+    assert found.witness["margin"] == pytest.approx((top / 10) ** 2 * 0.5**2 / 2, rel=1e-9)
+
+
+def test_an_mgf_audit_does_not_depend_on_the_scale_of_the_variable():
+    """Y -> c Y, s -> c s maps g(lam) to g(lam / c): the audit of the scaled claim is the same, at lam / c. The
+    skewed Bernoulli at rho = 0.9 tolerance (its MGF_BOUNDARY_CASES row) leaves intervals open near lam*; scaled
+    by c = 1e7 (lam* = 4.4e-7), bisection must still split them (relative widths, not absolute) and say so."""
+    xk, pk = SKEWED
+    sigma2, lam_star = oracle_proxy(tuple(xk), tuple(pk), float(np.dot(xk, pk)))
+    s = math.sqrt(sigma2 * (1 - 1.8 * MGF_TOL))
+    c = 1e7
+    plain = dpaudit.audit_tail(finite_law(xk, pk), SubGaussian(s, centred=True), auditor="exact", tolerance=MGF_TOL)
+    scaled = dpaudit.audit_tail(finite_law([0, c], pk), SubGaussian(c * s, centred=True), auditor="exact",
+                                tolerance=MGF_TOL)
+    for found in (plain, scaled):
+        assert found.verdict == "not-refuted"
+        assert re.fullmatch(r"\d+ intervals of lam stayed undecided after bisection", found.notes[0]), found.notes
+    assert scaled.witness["lambda"] * c == pytest.approx(lam_star, rel=0.01)
+
+
+def test_var_exactly_at_the_tolerance_below_s2_is_the_equality_case_when_intervals_stay_open():
+    """The rho = 0.9 tolerance claim about the skewed Bernoulli (intervals stay open near lam*), with the law's
+    Var set to exactly s^2 (1 - tolerance): Var = s^2 to within the resolution, so the note is the equality
+    case, not the count of open intervals (as in the case where bisection ends, above)."""
+    xk, pk = SKEWED
+    law = finite_law(xk, pk)
+    sigma2, _ = oracle_proxy(tuple(xk), tuple(pk), law.mean)
+    s = math.sqrt(sigma2 * (1 - 1.8 * MGF_TOL))
+    found = dpaudit.audit_tail(dataclasses.replace(law, var=s**2 * (1 - MGF_TOL)), SubGaussian(s, centred=True),
+                               auditor="exact", tolerance=MGF_TOL)
+    assert found.verdict == "not-refuted" and found.notes[0].startswith(
+        f"Var = {s**2 * (1 - MGF_TOL):.6g} equals s^2 to within the resolution")
+
+
+def test_a_nan_cumulant_function_is_reported_at_the_first_lam_where_it_is_nan():
+    """K NaN for lam > 2 (N(0, 1)'s otherwise): the message names the smallest lam > 2 the auditor evaluated K
+    at (recorded from the calls), the first NaN of the grid."""
+    seen = []
+
+    def cgf(lam):
+        lam = np.asarray(lam, dtype=float)
+        seen.extend(lam.ravel().tolist())
+        return np.where(lam > 2, np.nan, lam**2 / 2)
+
+    with pytest.raises(Undecided) as raised:
+        exact(dataclasses.replace(gaussian(1.0), cgf=cgf), SubGaussian(1.0))
+    first = min(x for x in seen if x > 2)
+    assert str(raised.value) == (f"the cumulant generating function of N(0, 1^2) is NaN at lam = {first:.6g}, inside "
+                                 "the range checked: the MGF claim cannot be decided from it")
+
+
+def test_a_refutation_at_a_grid_order_names_the_clearest_order():
+    """The rho = 1.5 tolerance claim about the skewed Bernoulli fails at grid orders near lam* = 4.39. The grid is
+    400 orders geometric from where lam^2 s^2 / 2 = 1e-6 to the end of the range, 2 max|Y| / s^2 (1 + 1e-9), times
+    1 - 1e-12; the witness is the order where g exceeds the claim's resolution the most, g - tolerance (|K| +
+    lam^2 s^2 / 2) - (1e-12 + 1e-10 |K|) with K summed in 40 digits (the mean is 0.1, so |lam E[X]| adds to the
+    error allowed)."""
+    xk, pk = SKEWED
+    law = finite_law(xk, pk)
+    sigma2, _ = oracle_proxy(tuple(xk), tuple(pk), law.mean)
+    s = math.sqrt(sigma2 * (1 - 3 * MGF_TOL))
+    found = dpaudit.audit_tail(law, SubGaussian(s, centred=True), auditor="exact", tolerance=MGF_TOL)
+    assert found.verdict == "refuted" and found.notes[0] == "g(lam) > 0 at a grid order"
+    top = 2 * 0.9 / s**2 * (1 + 1e-9)
+    orders = np.geomspace(math.sqrt(2e-6) / s, top * (1 - 1e-12), 400)
+    k = np.array([cgf_of(xk, pk, law.mean, lam) for lam in orders])
+    claimed = orders**2 * s**2 / 2
+    excess = k - claimed - MGF_TOL * (np.abs(k) + claimed) - (1e-12 + 1e-10 * (np.abs(k + orders * 0.1) + orders * 0.1))
+    assert excess.max() > 0 and found.witness["lambda"] == pytest.approx(orders[np.argmax(excess)], rel=1e-12)
