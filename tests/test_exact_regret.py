@@ -451,3 +451,33 @@ def test_the_law_of_a_difference_of_binomial_sums_is_a_law():
         pmf = difference_pmf(n, p, q)
         assert pmf.shape == (2 * n + 1,) and (pmf >= 0).all()
         np.testing.assert_allclose(pmf, law, rtol=0, atol=1e-15)
+
+
+def test_bernoulli_means_names_the_environment_it_cannot_read_and_reads_means_as_floats():
+    """bernoulli_means (what an exact regret reads an environment's instance with): an environment with no
+    fixed Bernoulli means is refused with a message naming it (its ``name``, quoted, when it has one, else
+    its repr), and the means an environment gives, whatever their type (exact fractions here), come back as
+    a float array, on which the exact regrets compute."""
+    from dpaudit.algorithms import GaussianBandit, UniformMeans
+    from dpaudit.auditors.exact_regret import bernoulli_means
+
+    class Unnamed:
+        def __repr__(self):
+            return "Unnamed()"
+
+    class Exact:
+        name = "Exact"
+
+        def bernoulli_means(self):
+            return (Fraction(3, 4), Fraction(1, 4))
+
+    start = "the exact regret is computed on a Bernoulli bandit with fixed means, not on "
+    for env, named in ((GaussianBandit([0.6, 0.5], 0.1), "'GaussianBandit([0.6, 0.5], sigma=0.1, clip=[0, 1])'"),
+                       (BernoulliBandit(UniformMeans(2, 0.4, 0.6)), "'BernoulliBandit(U[0.4, 0.6]^2)'"),
+                       (Unnamed(), "Unnamed()")):
+        with pytest.raises(dpaudit.UnsupportedAudit, match=f"^{re.escape(start + named)}$"):
+            bernoulli_means(env)
+    means = bernoulli_means(Exact(), arms=2)
+    assert means.dtype == np.float64 and means.tolist() == [0.75, 0.25]
+    with pytest.raises(dpaudit.UnsupportedAudit, match=r"^the exact regret is computed for 3 arms, not 2$"):
+        bernoulli_means(Exact(), arms=3)

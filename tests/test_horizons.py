@@ -252,3 +252,36 @@ def test_the_papers_tuned_algorithms_are_horizon_aware_by_default():
     assert horizon_use(ALGORITHMS["dp-se"](eps=1.0, beta=0.01))[0] is True
     assert horizon_use(ALGORITHMS["dist-dp-se"](eps=1.0, p=0.1))[0] is True
     assert horizon_use(ALGORITHMS["linucb"](alpha=0.01))[0] is True
+
+
+def test_a_subject_reads_its_horizons_as_the_claim_means_them_unless_told_otherwise(monkeypatch):
+    """RegretSubject.simulate_horizons without a reading reads the rounds as E[R_T] of runs of horizon T:
+    a horizon-aware policy gets one run per round (each started with that T, on the one seed), the same
+    runs as asked for with reading="horizon", not the one run of the largest horizon a figure reads. The
+    regret at the last round is that run's either way. Without ``workers`` every simulation runs in this
+    process (one worker). Seeded: deterministic."""
+    import dpaudit.simulation_cache as cache
+    from dpaudit.auditors import RegretSubject
+
+    asked, original = [], cache.cached_simulate
+
+    def spy(*args, workers, **kwargs):
+        asked.append(workers)
+        return original(*args, workers=workers, **kwargs)
+
+    monkeypatch.setattr(cache, "cached_simulate", spy)
+    subject = RegretSubject(TunedExploreThenCommit(), ENV, "etc-tuned", {})
+    grid, seed = np.array([64, 128, 256]), np.random.SeedSequence(5)
+    default = subject.simulate_horizons(grid, 30, seed)
+    horizon = subject.simulate_horizons(grid, 30, seed, "horizon")
+    figure = subject.simulate_horizons(grid, 30, seed, "figure")
+    assert asked == [1] * 7  # three runs each for the two horizon readings, one for the figure
+    assert default.reading == horizon.reading == PER_HORIZON and figure.reading == ONE_RUN
+    assert default.grid.tolist() == grid.tolist()
+    assert np.array_equal(default.pseudo_regret, horizon.pseudo_regret)
+    assert np.array_equal(default.regret, horizon.regret)
+    each = [dpaudit.simulate(TunedExploreThenCommit(), ENV, int(T), 30, seed=seed, grid=[T]).pseudo_regret[:, -1]
+            for T in grid]
+    assert np.array_equal(default.pseudo_regret, np.stack(each, axis=1))
+    assert not np.array_equal(default.pseudo_regret[:, 0], figure.pseudo_regret[:, 0])
+    assert np.array_equal(default.pseudo_regret[:, -1], figure.pseudo_regret[:, -1])

@@ -657,7 +657,7 @@ def _rate_case(case):
         pseudo = kinked_power(low, high, 100_000)(G25.astype(float), 8, group) * 10
         if case == "T, steepening":
             pseudo[1:, 12] = 0.0  # one run in 8 with regret at T = 10,000: a resample often has none
-        subject = recorded(G25, pseudo, anytime=case == "T, steepening")
+        subject = recorded(G25, pseudo, pseudo + 1.0, anytime=case == "T, steepening")  # pseudo-regret read
         reading = {"rounds": "one run of horizon 1000000, read at every recorded round",
                    "why": ("read as a figure: regret at each recorded round of one run of the largest horizon"
                            if case == "T, flattening" else "LawPolicy declares anytime = True")}
@@ -693,7 +693,7 @@ def _rate_case(case):
                 ["a note from the simulation"], 9 * 7)
     values = np.exp(np.arange(8.0))  # |log d| = 0, 1, ..., 7: d = 1 and d = e left out of a log d fit, 6 fitted
     pseudo = noisy_power(1.0)(values, 5, group)
-    return (recorded(values, pseudo), dpaudit.RegretRate(1.0, "d", log_power=2.0), {
+    return (recorded(values, pseudo, pseudo + 1.0), dpaudit.RegretRate(1.0, "d", log_power=2.0), {
         "horizons": np.array([500]), "values": values, "margin": 0.0}, values[2:], pseudo[:, 2:],
         "every given value of d, one simulation each to T = 500 with the same seed (common random numbers)",
         {"rounds": "one run of horizon 500 per value of d", "why": "the regret at the horizon of each run"},
@@ -855,3 +855,107 @@ def test_the_bootstrap_slopes_are_weighted_least_squares_slopes():
     assert wls_slopes(x, y, w) == pytest.approx(expected, rel=1e-12)
     assert wls_slopes(x, y[2], w) == pytest.approx(expected[2], rel=1e-12)
     assert _chunks(250, 100) == [100, 100, 50] and _chunks(100, 5000) == [100] and _chunks(200, 100) == [100, 100]
+
+
+def test_the_bootstrap_slopes_stay_exact_for_horizons_close_together():
+    """wls_slopes against the slope computed in 50-digit mpmath from the same floats, on seven consecutive
+    horizons from 1,000,000 (log T = 13.8155... to within 6e-6 of one another) with weights from 1e-6 to
+    3 and log-regrets about 9.2 that differ in their ninth digit: centring both log T and the log-regret
+    on their weighted means before multiplying keeps the slope to 1e-9 (it is off by 1e-16 here), where
+    a sum that leaves out either centring (or centres on anything but the weighted means) cancels
+    catastrophically and is off by 3% or more. Deterministic."""
+    import mpmath
+
+    from dpaudit.auditors.regret_rate import wls_slopes
+
+    T = np.arange(1_000_000, 1_000_007, dtype=float)
+    x, w = np.log(T), np.array([1e-6, 1.0, 0.5, 2.0, 1e-3, 3.0, 1.0])
+    y = np.log(1e4 * np.sqrt(T))[None, :] + np.array([[0.0, 1.0, -1.0, 0.5, 0.0, 0.0, -0.5]]) * 1e-7
+    y = np.vstack([y, y[:, ::-1]])
+
+    def exact(row):
+        X, W, Y = ([mpmath.mpf(float(v)) for v in a] for a in (x, w, row))
+        xm, ym = (mpmath.fsum(a * b for a, b in zip(W, V)) / mpmath.fsum(W) for V in (X, Y))
+        return float(mpmath.fsum(a * (b - xm) * (c - ym) for a, b, c in zip(W, X, Y))
+                     / mpmath.fsum(a * (b - xm) ** 2 for a, b in zip(W, X)))
+
+    with mpmath.workdps(50):
+        expected = [exact(row) for row in y]
+    assert wls_slopes(x, y, w).tolist() == pytest.approx(expected, rel=1e-9)
+    assert wls_slopes(x, y[1], w) == pytest.approx(expected[1], rel=1e-9)
+
+
+def test_a_log_factor_leaves_out_only_fitted_rounds_and_notes_only_those():
+    """A rate with log T divided out on rounds 2 to 1,000,000 (20 of them, a geometric grid): the fitted
+    rounds are those of the upper half of the log-range, T >= sqrt(2 x 10^6) = 1,414.2, all with log T >
+    1, so none is left out and no note says so; the rounds 2 (log 2 < 1) and 10 to 1,000 (log T > 1) lie
+    below the range and are not fitted either way. Deterministic (the law's draws are seeded)."""
+    grid = np.unique(np.round(np.geomspace(2, 1_000_000, 20)).astype(np.int64))
+    found = RegretRateAuditor().audit(law_subject(noisy_power(0.5)), dpaudit.RegretRate(0.5, log_power=1.0),
+                                      confidence=0.9, seed=np.random.SeedSequence(0), horizons=grid, runs=4,
+                                      bootstrap=100)
+    assert found.parameters["fitted"].tolist() == grid[grid >= math.sqrt(2 * 1_000_000)].tolist()
+    assert not any("left out of the fit" in note for note in found.notes)
+
+
+def test_an_auditor_not_told_its_workers_simulates_in_this_process(monkeypatch):
+    """Called without ``workers``, the rate auditor asks for one worker (the simulation in this process, no
+    pool of processes), for a rate in T and in a parameter alike."""
+    import dpaudit.simulation_cache as cache
+
+    asked, original = [], cache.cached_simulate
+
+    def spy(*args, workers, **kwargs):
+        asked.append(workers)
+        return original(*args, workers=workers, **kwargs)
+
+    monkeypatch.setattr(cache, "cached_simulate", spy)
+    subject = RegretSubject(ExploreThenCommit(1), BernoulliBandit(MEANS), "etc", {},
+                            make=lambda eps: (ExploreThenCommit(1), BernoulliBandit(MEANS)))
+    kwargs = {"confidence": 0.9, "seed": np.random.SeedSequence(0), "runs": 2, "bootstrap": 100}
+    RegretRateAuditor().audit(subject, dpaudit.RegretRate(0.5), horizons=np.arange(1, 13) * 10, **kwargs)
+    RegretRateAuditor().audit(subject, dpaudit.RegretRate(-1.0, "eps"), horizons=[20],
+                              values=np.geomspace(0.1, 1, 6), **kwargs)
+    assert asked == [1] * 7
+
+
+def test_the_regret_range_is_the_instances_gap_only_when_every_run_faces_it():
+    """regret_range (the range the bound and ordering auditors rescale each run's regret from), as the
+    module docstring states it, at T = 1, 8, 64: on one instance (0.75, 0.25) in every run the
+    pseudo-regret lies in [0, 0.5 T] and the realised regret in [-T / 4, 3 T / 4]; when the runs face
+    instances that vary (here (0.75, 0.25) and (0.6, 0.5): the first run's gap, 0.5, is no bound on the
+    others') the pseudo-regret is only known to lie in [0, T] and the realised one in [-T, T]; an instance
+    whose means are not all finite (inf, the same in every run) is not a known instance either. One run
+    (which an auditor called directly accepts) faces one instance: its own gap and best mean."""
+    from dpaudit.auditors.regret_bound import regret_range
+
+    grid = np.array([1, 8, 64])
+    T = grid.astype(float)
+
+    def ranges(means, kind):
+        low, width, how = regret_range(np.asarray(means, dtype=float), grid, kind)
+        return low.tolist(), width.tolist(), how
+
+    fixed = [[0.75, 0.25]] * 3
+    assert ranges(fixed, "pseudo") == ([0.0] * 3, (T / 2).tolist(),
+                                       "pseudo-regret in [0, 0.5 T] (the instance's largest gap)")
+    assert ranges(fixed, "realised") == ((-T / 4).tolist(), T.tolist(),
+                                         "realised regret in [T (mu* - 1), T mu*], mu* = 0.75 (rewards in [0, 1])")
+    one = [[0.25, 0.625]]
+    assert ranges(one, "pseudo") == ([0.0] * 3, (0.375 * T).tolist(),
+                                     "pseudo-regret in [0, 0.375 T] (the instance's largest gap)")
+    assert ranges(one, "realised") == ((-0.375 * T).tolist(), T.tolist(),
+                                       "realised regret in [T (mu* - 1), T mu*], mu* = 0.625 (rewards in [0, 1])")
+    for means in ([[0.75, 0.25], [0.6, 0.5], [0.75, 0.25]], [[0.75, math.inf]] * 3):
+        assert ranges(means, "pseudo") == ([0.0] * 3, T.tolist(), "pseudo-regret in [0, T] (means in [0, 1])")
+        assert ranges(means, "realised") == ((-T).tolist(), (2 * T).tolist(),
+                                             "realised regret in [-T, T] (rewards in [0, 1])")
+
+
+def test_a_support_answer_names_the_levels_it_can_take():
+    """An auditor's Support answer is "decides", "attempts" or "no"; any other level is refused with a
+    message listing the three and the level given (a misspelt level in a third-party auditor would
+    otherwise read as support, as every level but "no" is truthy)."""
+    assert [bool(s) for s in (Support.decides(), Support.attempts(), Support.no("why"))] == [True, True, False]
+    with pytest.raises(ValueError, match=r"^Support level must be one of 'decides', 'attempts', 'no', got 'maybe'$"):
+        Support("maybe")
