@@ -1016,3 +1016,210 @@ def test_rho_with_an_unbounded_loss_keeps_an_open_upper_end():
     kl = mpmath.log(mpmath.mpf("1.3")) + (1 + mpmath.mpf("0.25")) / (2 * mpmath.mpf("1.69")) - mpmath.mpf("0.5")
     r = exact.zcdp_rho(GaussianDistribution(0.0, 1.0), GaussianDistribution(0.5, 1.3), claim=0.2).rho
     assert r.hi == math.inf and float(kl) * 0.999 <= float(r.lo) <= float(kl)
+
+
+# -- the rho bracketing (dpaudit.exact.rho) on hand-computable inputs ----------------------------------
+
+def test_the_chord_bound_is_the_maximum_of_the_chord_over_its_interval_computed_by_hand():
+    """chord_bound(a, b, K_a, K_b) bounds max over [a, b] of (c0 + c1 x) / (x (x - 1)), the chord
+    c0 + c1 x through (a, K_a) and (b, K_b). Hand-picked chords whose critical points (roots of
+    c1 x^2 + 2 c0 x - c0) are rational:
+    - c0 = -4, c1 = 3: roots 2 and 2/3, and g(2) = (6 - 4) / 2 = 1 is the maximum on [3/2, 3]
+      (g(3/2) = 2/3, g(3) = 5/6); on [6/5, 3/2], left of the root, g rises to g(3/2) = 2/3;
+    - c0 = -4/3, c1 = 1 (a slope of exactly 1): roots 2 and 2/3, maximum g(2) = (2/3) / 2 = 1/3 on
+      [3/2, 3] (g(3/2) = 2/9, g(3) = 5/18);
+    - c0 = -1, c1 = 1 (K = alpha - 1, D_alpha = 1 at every order, as for P on one outcome against Q
+      uniform on two up to the constant): g = 1/x, largest at a; c0 (c0 + c1) = 0;
+    - one end infinite: the bound is infinite.
+    The interior maximum is evaluated in interval arithmetic over the float-wide box around the root, so
+    it may exceed the truth by about one float rounding (1e-16 relative), never more than 1e-14."""
+    from dpaudit.exact.rho import chord_bound
+
+    def k(c0, c1, x):
+        return c0 + c1 * x
+
+    F = Fraction
+    cases = [((F(3, 2), F(3)), (F(-4), F(3)), F(1)),
+             ((F(6, 5), F(3, 2)), (F(-4), F(3)), F(2, 3)),
+             ((F(3, 2), F(3)), (F(-4, 3), F(1)), F(1, 3)),
+             ((F(2), F(3)), (F(-1), F(1)), F(1, 2))]
+    for (a, b), (c0, c1), top in cases:
+        bound = chord_bound(a, b, k(c0, c1, a), k(c0, c1, b))
+        assert top <= bound <= top * (1 + F(1, 10**14)), (a, b, c0, c1, float(bound))
+    assert chord_bound(F(2), F(3), F(1), math.inf) == math.inf
+    assert chord_bound(F(2), F(3), math.inf, F(1)) == math.inf
+
+
+def test_orders_added_below_the_grid_quarter_the_distance_to_one_and_stop_at_two_to_the_minus_thirty():
+    """The orders added between 1 and the first order a_1 are 1 + (a_1 - 1) / 4 and 1 + (a_1 - 1) / 16;
+    none are added once a_1 is within 2^-30 of 1 (a D_alpha enclosure computed in floats is then no
+    better than the bound it would give: the absolute error of K = (alpha - 1) D_alpha, about 1e-16, is
+    divided by alpha - 1)."""
+    from dpaudit.exact.rho import _below
+
+    assert _below(1.5) == [1.125, 1.03125]
+    assert _below(1 + 2.0**-10) == [1 + 2.0**-12, 1 + 2.0**-14]
+    assert _below(1 + 2.0**-29) == [1 + 2.0**-31, 1 + 2.0**-33]
+    assert _below(1 + 2.0**-30) == []
+    assert _below(1 + 2.0**-40) == []
+
+
+def test_orders_beyond_the_grid_double_until_the_supremum_bound_reaches_the_target():
+    """Beyond the last order a, D_alpha / alpha <= D_inf / alpha; the grid is extended by the orders
+    2a, 4a, ... up to one doubling past the first where D_inf / alpha <= target (at most 16 doublings),
+    and not at all when D_inf / a is already at most the target, the supremum is infinite or the target
+    is not positive. By hand: a = 4096, D_inf = 1, target 1e-4: 1 / alpha <= 1e-4 from alpha = 16384 on,
+    so the orders are 8192, 16384 and 32768; a target of 1/4096 is met at a itself."""
+    from dpaudit.exact.rho import _extension
+
+    F = Fraction
+    assert _extension(4096.0, F(1), F(1, 10**4)) == [8192.0, 16384.0, 32768.0]
+    assert _extension(4096.0, F(1), F(1, 5000)) == [8192.0, 16384.0]
+    assert _extension(4096.0, F(1), F(1, 10**12)) == [4096.0 * 2**k for k in range(1, 17)]
+    assert _extension(4096.0, F(1), F(1, 4096)) == []
+    assert _extension(4096.0, F(1), F(1, 1000)) == []
+    assert _extension(4096.0, F(4096) + F(1, 10**20), F(1)) == [8192.0]  # above the target by 1e-20 / 4096
+    assert _extension(4096.0, math.inf, F(1)) == []
+    assert _extension(4096.0, F(1), F(0)) == []
+
+
+def _counting(monkeypatch) -> list[list[float]]:
+    """Record the orders of every evaluation of the Renyi curve that exact.zcdp_rho asks for."""
+    batches: list[list[float]] = []
+    curve = exact.renyi_curve
+
+    def counted(dist0, dist1, alphas):
+        batches.append(list(alphas))
+        return curve(dist0, dist1, alphas)
+
+    monkeypatch.setattr(exact, "renyi_curve", counted)
+    return batches
+
+
+def test_rho_is_refined_at_most_the_given_number_of_rounds_and_starts_from_the_documented_grid():
+    """A curve with D_alpha = alpha / 8 (a Gaussian pair with rho = 1/8) known exactly up to order 3 and with no
+    upper end beyond: the interval straddling order 3 never gets a finite bound and would be split forever,
+    so every round refines it: the curve is evaluated for the starting grid and once per round, and no more than
+    once after the last (a round's new orders are evaluated at its end): 7 or 8 times with the default six
+    refinements, 3 or 4 with two, 1 or 2 with none. The starting grid is the 97 orders 1 + geomspace(2^-10, 2^12 - 1)
+    without a claim, and every fourth of them (25 orders) to decide a claim (module docstring). The lower end
+    is exactly 1/8 (every order gives D_alpha / alpha = 1/8, first reached at the smallest order) and the upper
+    end stays open."""
+    from dpaudit.exact import rho
+
+    batches = []
+
+    def curve(alphas):
+        batches.append(list(alphas))
+        return [Enclosure(Fraction(a) / 8, Fraction(a) / 8 if a <= 3 else math.inf) for a in alphas]
+
+    unbounded = Enclosure(0, math.inf)
+    assert len(rho.GRID) == 97 and rho.GRID == (1 + np.geomspace(2.0**-10, 2.0**12 - 1, 97)).tolist()
+    assert rho.COARSE_GRID == rho.GRID[::4] and len(rho.COARSE_GRID) == 25
+    for claim, refinements, start in [(None, None, rho.GRID), (Fraction(1, 8), 2, rho.COARSE_GRID),
+                                      (None, 0, rho.GRID)]:
+        batches.clear()
+        extra = {} if refinements is None else {"refinements": refinements}
+        r = rho.zcdp_rho(curve, unbounded, claim, **extra)
+        rounds = 7 if refinements is None else refinements + 1
+        assert rounds <= len(batches) <= rounds + 1 and batches[0] == start
+        assert r.rho.lo == Fraction(1, 8) and r.rho.hi == math.inf and 1 < r.alpha <= start[0]
+
+
+def test_exact_zcdp_rho_hands_its_claim_and_refinements_to_the_bracketing(monkeypatch):
+    """exact.zcdp_rho of a non-Gaussian pair brackets rho with dpaudit.exact.rho.zcdp_rho, passing on the
+    supremum of the loss, the claim (as an exact Fraction) and the number of refinement rounds (six by default)."""
+    seen = []
+
+    def spy(curve, sup, claim, refinements):
+        seen.append((sup, claim, refinements))
+        return exact.Rho(Enclosure.point(0), 2.0)
+
+    monkeypatch.setattr(exact.rho, "zcdp_rho", spy)
+    P = FiniteDistribution.from_probs([0, 1], [0.5, 0.5], log_error=0.0)
+    Q = FiniteDistribution.from_probs([0, 1], [0.25, 0.75], log_error=0.0)
+    exact.zcdp_rho(P, Q)
+    exact.zcdp_rho(P, Q, claim=0.125, refinements=2)
+    sup = exact.loss_range(P, Q).sup
+    assert seen == [(sup, None, 6), (sup, Fraction(1, 8), 2)] and isinstance(seen[1][1], Fraction)
+
+
+def test_rho_of_identical_laws_is_exactly_zero_without_evaluating_any_order(monkeypatch):
+    """Two equal laws: every D_alpha is 0, so rho is exactly 0, reported at order 1 (no order is evaluated)."""
+    batches = _counting(monkeypatch)
+    P = FiniteDistribution.from_probs([0, 1], [0.3, 0.7])
+    r = exact.zcdp_rho(P, FiniteDistribution.from_probs([0, 1], [0.3, 0.7]), claim=0.1)
+    assert r.rho == Enclosure.point(0) and r.rho.lo == 0 and r.alpha == 1.0 and isinstance(r.alpha, float)
+    assert batches == []
+
+
+def test_rho_of_a_rare_event_peaking_in_the_last_grid_interval_is_bracketed_within_a_tenth_of_a_percent():
+    """P = (1 - e^-189.9, e^-189.9) against Q = (1 - e^-190, e^-190): D_alpha / alpha peaks near alpha = 3800,
+    between the grid's last two orders (3495 and 4096). rho must hold the maximum over 20000 orders up to 1e7
+    computed directly, and the bracket be within 0.1% of its lower end (the documented refinement target)."""
+    x = 190.0
+    lp = np.array([math.log1p(-math.exp(-x + 0.1)), -x + 0.1])
+    lq = np.array([math.log1p(-math.exp(-x)), -x])
+    alphas = 1 + np.geomspace(1e-6, 1e7, 20000)
+    dense = float((logsumexp(np.outer(alphas, lp) + np.outer(1 - alphas, lq), axis=1) / ((alphas - 1) * alphas)).max())
+    r = exact.zcdp_rho(FiniteDistribution(np.arange(2), lp, log_error=0.0),
+                       FiniteDistribution(np.arange(2), lq, log_error=0.0))
+    assert float(r.rho.lo) <= dense * (1 + 1e-9) and float(r.rho.hi) >= dense * (1 - 1e-9)
+    assert r.rho.hi <= r.rho.lo * Fraction(1001, 1000)
+    assert 3494 < r.alpha < 4096
+
+
+def test_laplace_rho_is_bracketed_within_a_tenth_of_a_percent_of_its_lower_end():
+    """Laplace(1) against Laplace(1) shifted by 1: rho is the KL divergence (the limit alpha -> 1), which for
+    a shift t of the scale is t + e^-t - 1 = e^-1 here; without a claim the bracket holds it and is within 0.1%
+    of its lower end."""
+    kl = mpmath.exp(-1)
+    r = exact.zcdp_rho(Laplace(1.0), Laplace(1.0, loc=1)).rho
+    assert contains(r, Fraction(*kl.as_integer_ratio())) and r.hi <= r.lo * Fraction(1001, 1000)
+
+
+def test_a_zcdp_claim_the_starting_grid_settles_costs_one_evaluation_and_refinement_stays_where_needed(monkeypatch):
+    """The rare-event pair (1 - e^-299.9, e^-299.9) against (1 - e^-300, e^-300): D_alpha / alpha peaks near
+    alpha = 6000 at about 8.33e-6, and D_inf = 0.1 bounds it beyond the grid's last order 4096 by
+    0.1 / 4096 = 2.44e-5. A claim of 2.5e-5 is above every bound of the starting (coarse) grid and one of 5e-6
+    below its lower end (D_4096 / 4096 = 6.5e-6): each is decided from that single evaluation. Without a claim,
+    the bound is refined only where it exceeds the target (near the peak and beyond the grid): no order below
+    the grid's first (1 + 2^-10) is ever evaluated, orders beyond 4096 are, and the bracket holds the truth
+    (maximum over 10000 orders computed directly)."""
+    from dpaudit.exact.rho import COARSE_GRID, GRID
+
+    lp = np.array([math.log1p(-math.exp(-299.9)), -299.9])
+    lq = np.array([math.log1p(-math.exp(-300.0)), -300.0])
+    P, Q = FiniteDistribution(np.arange(2), lp, log_error=0.0), FiniteDistribution(np.arange(2), lq, log_error=0.0)
+    batches = _counting(monkeypatch)
+    r = exact.zcdp_rho(P, Q, claim=2.5e-5).rho
+    assert r.hi <= Fraction(2.5e-5) and batches == [COARSE_GRID]
+    batches.clear()
+    r = exact.zcdp_rho(P, Q, claim=5e-6).rho
+    assert r.lo > Fraction(5e-6) and batches == [COARSE_GRID]
+    batches.clear()
+    r = exact.zcdp_rho(P, Q).rho
+    alphas = 1 + np.geomspace(1e-6, 1e7, 10000)
+    dense = float((logsumexp(np.outer(alphas, lp) + np.outer(1 - alphas, lq), axis=1) / ((alphas - 1) * alphas)).max())
+    assert float(r.lo) <= dense * (1 + 1e-9) and float(r.hi) >= dense * (1 - 1e-9)
+    orders = [a for batch in batches for a in batch]
+    assert batches[0] == GRID and min(orders) == GRID[0] and max(orders) > 4096
+
+
+def test_rho_refinement_stops_when_the_grid_already_brackets_it_or_refining_stops_helping(monkeypatch):
+    """Without a claim the target is 0.1% above the lower end. Laplace(1) against Laplace(1) shifted by 1:
+    D_alpha / alpha is largest as alpha -> 1, and the grid's first order 1 + 2^-10 already brackets rho between
+    D_a / a and D_a (a ratio a < 1.001), so the starting grid is the only evaluation. Two laws 2e-9 apart whose
+    log-probabilities are known to 1e-6: the bound is limited by the enclosures, not the grid, so the first
+    round of refinement (orders between the grid's) fails to halve the excess over the target and refining
+    stops there: two evaluations in all."""
+    from dpaudit.exact.rho import GRID
+
+    batches = _counting(monkeypatch)
+    r = exact.zcdp_rho(Laplace(1.0), Laplace(1.0, loc=1)).rho
+    assert batches == [GRID] and r.hi <= r.lo * Fraction(1001, 1000)
+    batches.clear()
+    P = FiniteDistribution.from_probs([0, 1], [0.5, 0.5], log_error=1e-6)
+    Q = FiniteDistribution.from_probs([0, 1], [0.5 + 1e-9, 0.5 - 1e-9], log_error=1e-6)
+    exact.zcdp_rho(P, Q)
+    assert len(batches) == 2 and batches[0] == GRID
