@@ -17,8 +17,9 @@ from scipy.integrate import quad
 
 import dpaudit
 from dpaudit import exact
-from dpaudit.distributions import LogConstant
-from dpaudit.errors import UnsupportedAudit
+from dpaudit.distributions import FiniteDistribution, LogConstant
+from dpaudit.errors import MechanismError, UnsupportedAudit
+from dpaudit.exact import finite
 from dpaudit.exact.enclosure import Enclosure
 from dpaudit.mechanisms import BoundedDomainLaplaceMechanism, ClampedLaplaceMechanism, StaircaseMechanism
 from dpaudit.mechanisms.noise import Staircase
@@ -321,3 +322,254 @@ def test_a_tail_on_one_side_only_is_refused_and_the_message_names_the_side(side)
             with pytest.raises(UnsupportedAudit) as refused:
                 compute(p, q)
             assert str(refused.value) == expected
+
+
+# exact laws on finite supports (dpaudit.exact.finite) ----------------------------------------------------------
+
+UNITS = mpmath.mpf(8) * mpmath.mpf(2) ** -53  # the rounding finite.py allows each float operation (8 units)
+
+
+def as_mpf(x):
+    """An enclosure end (a Fraction) as a 100-digit mpf."""
+    with mpmath.workdps(100):
+        return mpmath.mpf(x.numerator) / x.denominator
+
+
+def renyi_50(lp, lq, alpha):
+    """D_alpha of the laws with these log-probabilities (taken as exact), at 50 digits: the log of
+    sum p^alpha q^(1 - alpha), over alpha - 1."""
+    with mpmath.workdps(50):
+        a = mpmath.mpf(alpha)
+        total = mpmath.fsum(mpmath.exp(a * mpmath.mpf(x) + (1 - a) * mpmath.mpf(y)) for x, y in zip(lp, lq))
+        return mpmath.log(total) / (a - 1)
+
+
+def test_a_finite_loss_range_names_the_first_outcome_of_each_infinite_loss():
+    """P = (1/4, 1/4, 1/4, 1/4, 0, 0) and Q = (1/2, 0, 0, 1/4, 1/8, 1/8) on outcomes 10..15: P has mass
+    where Q has none at 11 and 12, Q where P has none at 14 and 15, so the loss runs from -inf to +inf,
+    and the outputs reported are the first listed of each kind, 11 and 14 (10 and 13 have a finite loss)."""
+    p = FiniteDistribution.from_probs(np.arange(10, 16), [0.25, 0.25, 0.25, 0.25, 0, 0])
+    q = FiniteDistribution.from_probs(np.arange(10, 16), [0.5, 0, 0, 0.25, 0.125, 0.125])
+    loss = exact.loss_range(p, q)
+    assert loss.sup == Enclosure.point(math.inf) and loss.inf == Enclosure.point(-math.inf)
+    assert (loss.sup_at, loss.inf_at) == (11, 14)
+    back = exact.loss_range(q, p)
+    assert back.sup == Enclosure.point(math.inf) and back.inf == Enclosure.point(-math.inf)
+    assert (back.sup_at, back.inf_at) == (14, 11)
+
+
+def test_a_finite_loss_range_holds_the_exact_difference_of_the_stored_log_probabilities():
+    """P = (0.1, 0.9), Q = (0.9, 0.1), log-probabilities exact (log_error 0): the loss at each outcome is
+    the exact difference of the two stored floats (computed here in fractions), which the float
+    subtraction rounds (log 0.1 - log 0.9 is not a float): both ends must hold it, widened by no more
+    than the stated U relative."""
+    p = FiniteDistribution.from_probs([0, 1], [0.1, 0.9], log_error=0.0)
+    q = FiniteDistribution.from_probs([0, 1], [0.9, 0.1], log_error=0.0)
+    low, high = (Fraction(a) - Fraction(b) for a, b in zip(p.log_probs, q.log_probs))
+    assert Fraction(float(low)) != low and Fraction(float(high)) != high  # the subtractions round
+    loss = exact.loss_range(p, q)
+    for got, true in ((loss.inf, low), (loss.sup, high)):
+        assert got.lo <= true <= got.hi
+        assert got.width <= 2 * Fraction(finite.U) * abs(true) * Fraction(1001, 1000)
+    assert (loss.sup_at, loss.inf_at) == (1, 0)
+
+
+def test_finite_laws_with_no_outcome_of_positive_probability_are_refused():
+    """P lists its two outcomes with probability 0 (all but 5e-7 of its mass unlisted in tail_mass,
+    within the 1e-6 allowance for the sum): no outcome has a finite loss under P, so the loss range is
+    undefined and refused with its message, whatever Q is."""
+    nothing = FiniteDistribution([0, 1], [-math.inf, -math.inf], tail_mass=0.9999995)
+    for q in (FiniteDistribution.from_probs([0, 1], [0.5, 0.5]), FiniteDistribution.from_probs([2, 3], [0.5, 0.5])):
+        with pytest.raises(MechanismError) as refused:
+            exact.loss_range(nothing, q)
+        assert str(refused.value) == "two output distributions with no outcome of positive probability"
+
+
+def test_unlisted_mass_leaves_the_finite_loss_unbounded_on_its_own_side():
+    """P lists 0.5 and 0.49 with 0.01 unlisted (tail_mass), Q = (0.5, 0.5): P's unlisted mass may sit
+    where Q has none, so sup log P/Q is only bounded below (by the listed 0); Q's own loss range against
+    P is unbounded below instead. Against R = (0.7, 0.3), D_2(P || R) has no upper bound either, while its
+    lower end is that of the listed part, log(0.5^2 / 0.7 + 0.49^2 / 0.3) (50 digits)."""
+    p = FiniteDistribution.from_probs([0, 1], [0.5, 0.49], tail_mass=0.01)
+    q = FiniteDistribution.from_probs([0, 1], [0.5, 0.5])
+    loss = exact.loss_range(p, q)
+    assert loss.sup.hi == math.inf and loss.sup.lo == -2 * Fraction(1e-12)  # the listed loss 0, less the log errors
+    assert loss.inf.lo > -0.0203 and loss.inf.hi < -0.0202  # log(0.49 / 0.5) = -0.020203
+    back = exact.loss_range(q, p)
+    assert back.inf.lo == -math.inf and back.inf.hi == 2 * Fraction(1e-12)
+    assert 0.0202 < back.sup.lo and back.sup.hi < 0.0203
+    r = FiniteDistribution.from_probs([0, 1], [0.7, 0.3])
+    d = exact.renyi_divergence(p, r, 2.0)
+    listed = renyi_50(p.log_probs, r.log_probs, 2.0)
+    assert d.hi == math.inf and 0 <= listed - as_mpf(d.lo) < 1e-11  # less the log errors' 2 * 2e-12
+
+
+@pytest.mark.parametrize("sign", [1, -1], ids=["listed above", "listed below"])
+@pytest.mark.parametrize("error", [1e-7, 0.03])
+def test_finite_renyi_holds_every_law_within_the_stated_log_error(error, sign):
+    """P = (0.5, 0.3, 0.2) listed with every log-probability off by the whole stated log_error (all up,
+    or all down), Q = (0.25, 0.25, 0.5) exact: the true law is exp(listed -+ error), whose D_3(P || Q)
+    (50 digits) differs from the listed floats' by 3/2 error, the most the error allows; the enclosure
+    must hold it. At error 1e-7 the bound's own slack is about 1e-6 relative, at 0.03 the factor
+    e^(3 error) matters."""
+    true_p = np.array([0.5, 0.3, 0.2])
+    listed = np.log(true_p) + sign * error
+    p = FiniteDistribution(np.arange(3), listed, log_error=error)
+    q = FiniteDistribution.from_probs(np.arange(3), [0.25, 0.25, 0.5], log_error=0.0)
+    truth = renyi_50([mpmath.mpf(x) - sign * mpmath.mpf(error) for x in listed], q.log_probs, 3.0)
+    d = exact.renyi_divergence(p, q, 3.0)
+    assert as_mpf(d.lo) <= truth <= as_mpf(d.hi)
+    assert d.hi - d.lo < 4 * error  # the error moves D by 3/2 error either way
+
+
+def documented_renyi(lp, lq, alpha, error):
+    """The enclosure of D_alpha that finite._renyi_at's docstring describes, at 50 digits: centre s / (alpha - 1)
+    with s = log sum exp(t_i), t_i = alpha lp_i + (1 - alpha) lq_i; half-width (-log(1 - r) + 4 U (1 + |s|)) /
+    (alpha - 1), where r = e^(max d) sum w_i d_i (1 + 1e-6 for the dot products) plus the pairwise sum's
+    relative width 2 (n - 1 + 2) 2^-53 (n < 8 terms), w_i = exp(t_i) / sum exp(t), d_i = alpha error + U (alpha |lp_i|
+    + (alpha - 1) |lq_i| + 2 |t_i| + |max t| + 1) (the affine combination, the shift by max t, exp), and max d
+    taking each magnitude at its largest."""
+    with mpmath.workdps(50):
+        a, e = mpmath.mpf(alpha), mpmath.mpf(error)
+        lp, lq = [mpmath.mpf(x) for x in lp], [mpmath.mpf(y) for y in lq]
+        t = [a * x + (1 - a) * y for x, y in zip(lp, lq)]
+        top = max(t)
+        w = [mpmath.exp(x - top) for x in t]
+        d = [a * e + UNITS * (a * abs(x) + (a - 1) * abs(y) + 2 * abs(z) + abs(top) + 1) for x, y, z in zip(lp, lq, t)]
+        d_max = a * e + UNITS * (a * max(map(abs, lp)) + (a - 1) * max(map(abs, lq)) + 2 * max(map(abs, t))
+                                 + abs(top) + 1)
+        r = mpmath.exp(d_max) * mpmath.fsum(x * y for x, y in zip(w, d)) / mpmath.fsum(w) * (1 + mpmath.mpf(1e-6))
+        r += 2 * (len(t) - 1 + 2) * mpmath.mpf(2) ** -53  # fewer than 8 terms: numpy adds them in a plain loop
+        s = top + mpmath.log(mpmath.fsum(w))
+        return s / (a - 1), (-mpmath.log1p(-r) + 4 * UNITS * (1 + abs(s))) / (a - 1)
+
+
+RENYI_CASES = [
+    ("exact floats", [0.5, 0.3, 0.2], [0.25, 0.25, 0.5], 0.0, 0.0),
+    ("log errors 1e-10 and 2e-10", [0.5, 0.3, 0.2], [0.25, 0.25, 0.5], 1e-10, 2e-10),
+]
+
+
+@pytest.mark.parametrize(("label", "p", "q", "p_error", "q_error"), RENYI_CASES + [
+    ("far tails carrying the sum", None, None, 0.0, 0.0)], ids=[c[0] for c in RENYI_CASES] + ["far tails"])
+def test_finite_renyi_is_exactly_as_wide_as_its_documented_bound(label, p, q, p_error, q_error):
+    """D_3(P || Q) of P = (0.5, 0.3, 0.2) against Q = (0.25, 0.25, 0.5), with exact log-probabilities or
+    log errors, and of laws whose far tails carry the sum: P = (1, e^-1e6, e^(-1e6 + 0.5)) against
+    Q = (1, e^-2e6, e^(-2e6 + 1)) (p^3 / q^2 = e^1e6 and e^(1e6 - 0.5) there, every magnitude large). The
+    enclosure holds the 50-digit value and its half-width is the documented bound (documented_renyi) to
+    1e-12 relative (the code's float dot products err by about 1e-16): neither narrower (rigour) nor wider."""
+    if p is None:
+        P = FiniteDistribution([0, 1, 2], [0.0, -1e6, -1e6 + 0.5], log_error=p_error)
+        Q = FiniteDistribution([0, 1, 2], [0.0, -2e6, -2e6 + 1], log_error=q_error)
+    else:
+        P = FiniteDistribution.from_probs([0, 1, 2], p, log_error=p_error)
+        Q = FiniteDistribution.from_probs([0, 1, 2], q, log_error=q_error)
+    d = exact.renyi_divergence(P, Q, 3.0)
+    centre, half = documented_renyi(P.log_probs, Q.log_probs, 3.0, p_error + q_error)
+    with mpmath.workdps(50):
+        assert as_mpf(d.lo) <= centre <= as_mpf(d.hi)
+        assert abs((as_mpf(d.hi) - as_mpf(d.lo)) / 2 / half - 1) < 1e-12, label
+
+
+def test_finite_renyi_gives_up_to_zero_and_infinity_when_the_log_error_is_too_large():
+    """P = (0.5, 0.3, 0.2) with log_error 0.22 against Q = (0.25, 0.25, 0.5): at alpha = 3 every term
+    p^3 / q^2 is known only within a factor e^0.66, too loose for the bound (its relative error would be
+    0.66 e^0.66 > 1), so the enclosure is everything a divergence can be, [0, inf], and not an error;
+    D_3 itself is about 0.45, below 1."""
+    p = FiniteDistribution.from_probs([0, 1, 2], [0.5, 0.3, 0.2], log_error=0.22)
+    q = FiniteDistribution.from_probs([0, 1, 2], [0.25, 0.25, 0.5], log_error=0.0)
+    assert exact.renyi_divergence(p, q, 3.0) == Enclosure(0, math.inf)
+    assert exact.renyi_divergence(p, q, 3.0).lo < renyi_50(p.log_probs, q.log_probs, 3.0) < 1
+
+
+def test_the_infinite_order_of_finite_laws_is_the_largest_log_ratio_at_every_place_in_a_curve():
+    """P = (0.5, 0.3, 0.2), Q = (0.25, 0.25, 0.5): D_inf(P || Q) = max log p / q = log 2 (about 0.69, below
+    1), and a curve of orders [inf, 2, inf] gives it at both ends and D_2 = log(0.5^2 / 0.25 + 0.3^2 / 0.25
+    + 0.2^2 / 0.5) (50 digits) in the middle; the same when Q lists its outcomes in another order."""
+    p = FiniteDistribution.from_probs([0, 1, 2], [0.5, 0.3, 0.2])
+    q = FiniteDistribution.from_probs([0, 1, 2], [0.25, 0.25, 0.5])
+    backwards = FiniteDistribution.from_probs([2, 1, 0], [0.5, 0.25, 0.25])
+    log2 = mpmath.log(2)
+    for other in (q, backwards):
+        curve = exact.renyi_curve(p, other, [math.inf, 2.0, math.inf])
+        assert len(curve) == 3
+        for d, truth in ((curve[0], log2), (curve[1], renyi_50(p.log_probs, q.log_probs, 2.0)), (curve[2], log2)):
+            assert as_mpf(d.lo) <= truth <= as_mpf(d.hi) and d.hi - d.lo < 1e-11
+        assert exact.renyi_divergence(p, other, math.inf) == curve[0]
+
+
+def test_finite_laws_with_outcomes_of_different_shapes_are_refused_naming_both():
+    """Outcomes are rows: pairs under P, triples under Q cannot be compared."""
+    p = FiniteDistribution.from_probs([[0, 0], [0, 1]], [0.5, 0.5])
+    q = FiniteDistribution.from_probs([[0, 0, 0], [0, 0, 1]], [0.5, 0.5])
+    with pytest.raises(MechanismError) as refused:
+        exact.loss_range(p, q)
+    assert str(refused.value) == "the two output distributions have outcomes of shapes (2,) and (3,)"
+
+
+def test_laws_listing_the_same_outcomes_keep_their_own_order():
+    """P = (1/4, 1/4, 1/2) and Q = (1/8, 1/8, 3/4) on outcomes listed 2, 0, 1 (two equal arrays): the
+    alignment is the laws' own arrays, in the mechanism's order, so among the tied largest losses (log 2
+    at 2 and at 0) the one reported is the first listed, 2."""
+    p = FiniteDistribution.from_probs([2, 0, 1], [0.25, 0.25, 0.5])
+    q = FiniteDistribution.from_probs([2, 0, 1], [0.125, 0.125, 0.75])
+    a = finite.align(p, q)
+    assert a.outcomes.tolist() == [2, 0, 1]
+    assert np.array_equal(a.logp, p.log_probs) and np.array_equal(a.logq, q.log_probs)
+    assert exact.loss_range(p, q).sup_at == 2
+
+
+def test_vector_outcomes_listed_differently_are_aligned_row_by_row():
+    """P on rows (0, 0), (0, 1), (1, 0) with 1/2, 1/4, 1/4; Q on (1, 0), (0, 1), (1, 1) with 1/2, 1/4, 1/4:
+    the union has four rows; the loss is +inf at (0, 0), 0 at (0, 1), log 1/2 at (1, 0), -inf at (1, 1)."""
+    p = FiniteDistribution.from_probs([[0, 0], [0, 1], [1, 0]], [0.5, 0.25, 0.25])
+    q = FiniteDistribution.from_probs([[1, 0], [0, 1], [1, 1]], [0.5, 0.25, 0.25])
+    a = finite.align(p, q)
+    assert a.outcomes.tolist() == [[0, 0], [0, 1], [1, 0], [1, 1]]
+    assert np.exp(a.logp).tolist() == [0.5, 0.25, 0.25, 0.0] and np.exp(a.logq).tolist() == [0.0, 0.25, 0.5, 0.25]
+    loss = exact.loss_range(p, q)
+    assert loss.sup == Enclosure.point(math.inf) and loss.inf == Enclosure.point(-math.inf)
+    assert (loss.sup_at, loss.inf_at) == ([0, 0], [1, 1])
+    delta = exact.privacy_profile(p, q, 0.0).delta  # P's own row (0, 0) in full
+    assert delta.lo <= Fraction(1, 2) <= delta.hi and delta.hi - delta.lo < 1e-11  # the log errors, 1e-12 each
+
+
+@pytest.mark.parametrize("outcomes, others", [
+    ([7, 7], None),  # two outcomes, both the same
+    ([0, 1, 1], None),  # the repeat is not the smallest outcome
+    ([[0, 1], [0, 1], [1, 0]], None),  # a repeated row
+    ([0, 1, 1], [0, 1, 2]),  # P repeats, Q does not
+    ([0, 1, 2], [0, 1, 1]),  # Q repeats, P does not
+], ids=["pair", "not the smallest", "rows", "P only", "Q only"])
+def test_a_finite_law_listing_an_outcome_twice_is_refused(outcomes, others):
+    """A law that lists one outcome twice has no single probability there: refused with the message,
+    whether or not the other law lists the same outcomes."""
+    m = len(outcomes)
+    p = FiniteDistribution.from_probs(outcomes, np.full(m, 1 / m))
+    q = FiniteDistribution.from_probs(others if others is not None else outcomes, [0.25] + [0.75 / (m - 1)] * (m - 1))
+    with pytest.raises(MechanismError) as refused:
+        exact.loss_range(p, q)
+    assert str(refused.value) == "a FiniteDistribution lists the same outcome twice"
+
+
+@pytest.mark.parametrize(("n", "roundings"), [(2, 1), (7, 6), (8, 3), (15, 10), (127, 24), (128, 18), (129, 12),
+                                              (1000, 21)])
+def test_a_pairwise_sum_encloses_the_exact_sum_however_often_numpy_rounds_a_term(n, roundings):
+    """numpy sums fewer than 8 floats in a plain loop, up to 128 in eight running sums (n // 8 terms each)
+    joined by a tree of depth 3 and then the n % 8 left over one by one, and more by halves (the first a
+    multiple of 8): a term can meet `roundings` additions (by hand: 7 terms, 6 in the loop; 8, the tree's
+    3; 15, one term per running sum, 3, then 7 left over: 10; 127, 14 additions per running sum, 3, 7:
+    24; 128, 15 + 3; 129, 1 + the 11 of its 65-term half; 1000, halves of 496 and 504 terms, halved into
+    248 (120 + 128) and 256 (128 + 128): 1 + 1 + 1 + 18). 1 followed by n - 1 terms just under half a unit
+    of 1, each lost when added to it, is the worst case: the exact sum (in fractions) exceeds numpy's by
+    up to `roundings` units (the enclosure of (ceil(log2 n) + 2) units that finite.py had missed it at 7,
+    15, 127, 128 and 1000 terms). The enclosure must hold it, and is (roundings + 2) units either side."""
+    h = 0.999 * 2.0**-53
+    for terms in (np.array([1.0] + [h] * (n - 1)), np.where(np.arange(n) % 8 == 0, 1.0, h)):
+        total = sum((Fraction(x) for x in terms), Fraction(0))
+        enclosure = finite.positive_sum(terms)
+        assert enclosure.lo <= total <= enclosure.hi
+        centre = (enclosure.lo + enclosure.hi) / 2
+        assert centre == Fraction(float(np.sum(terms)))
+        assert enclosure.hi - centre == (roundings + 2) * Fraction(2.0**-53) * centre
+    assert finite.pairwise_roundings(n) == roundings
