@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 
+import mpmath
 import numpy as np
 import pytest
+from mpmath import iv, libmp
 from scipy import integrate, stats
 from scipy.special import logsumexp, softmax
 
@@ -25,7 +28,9 @@ import dpaudit
 from dpaudit import ZCDP, ApproxDP, PureDP, exact
 from dpaudit.audits import classic
 from dpaudit.distributions import FiniteDistribution, GaussianDistribution, ProductDistribution
+from dpaudit.errors import UnsupportedAudit
 from dpaudit.mechanisms import (
+    ClampedLaplaceMechanism,
     ClippedSum,
     DiscreteLaplaceMechanism,
     ExponentialMechanism,
@@ -851,3 +856,195 @@ def test_exact_auditor_value_matches_an_independent_computation(claim_id):
     for key, (lo, hi) in enclosures.items():
         value = reference[key] if isinstance(reference, dict) else reference
         assert lo - allowance <= value <= hi + allowance and hi - lo <= allowance, (key, lo, hi, value)
+
+
+# -- dpaudit.exact's privacy profiles and enclosures, against closed forms ---------------------------------
+# delta(eps) of one and several coordinates against closed forms in 50-digit mpmath (Laplace: 1 - e^{(eps -
+# eps0)/2}; Gaussian: Balle & Wang's formula in mu; finite laws: the sum over outcomes of (P - e^eps Q)_+),
+# the summary of the event each kind reports, the message of the mixtures it does not compute, and the
+# rounding of the enclosures themselves against exact fractions.
+
+def _mp(x) -> mpmath.mpf:
+    """An exact Fraction (or float) as a 50-digit mpmath number."""
+    x = Fraction(x)
+    with mpmath.workdps(50):
+        return mpmath.mpf(x.numerator) / x.denominator
+
+
+def _contains(enclosure, reference, tol) -> bool:
+    """lo - tol <= reference <= hi + tol, and the enclosure is at most tol wide (in 50-digit mpmath)."""
+    lo, hi = _mp(enclosure.lo), _mp(enclosure.hi)
+    with mpmath.workdps(50):
+        return lo - tol <= reference <= hi + tol and hi - lo <= tol
+
+
+def _laplace_delta(eps: float, eps0: float) -> mpmath.mpf:
+    """delta(eps) of Laplace(0, b) against Laplace(1, b), eps0 = 1/b, eps >= 0: max(0, 1 - e^{(eps - eps0)/2})."""
+    with mpmath.workdps(50):
+        return max(mpmath.mpf(0), 1 - mpmath.exp((mpmath.mpf(eps) - eps0) / 2))
+
+
+def _gaussian_mu_delta(eps, mu) -> mpmath.mpf:
+    """Balle & Wang: delta(eps) of N(0, 1) against N(mu, 1), valid for every real eps."""
+    with mpmath.workdps(50):
+        eps, mu = mpmath.mpf(eps), mpmath.mpf(mu)
+        return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+
+
+def _rr_law(bit: int, eps0: float) -> FiniteDistribution:
+    """Binary randomized response on ``bit``: keep it with probability e^eps0 / (1 + e^eps0)."""
+    keep = math.exp(eps0) / (1 + math.exp(eps0))
+    log_probs = [math.log(keep), math.log(1 - keep)]
+    return FiniteDistribution(np.array([0.0, 1.0]), np.array(log_probs if bit == 0 else log_probs[::-1]))
+
+
+def _rr_probs(bit: int, eps0: float) -> list:
+    """The law of ``_rr_law`` in 50-digit mpmath."""
+    with mpmath.workdps(50):
+        keep = mpmath.exp(eps0) / (1 + mpmath.exp(eps0))
+        return [keep, 1 - keep] if bit == 0 else [1 - keep, keep]
+
+
+@pytest.mark.parametrize("pair", [
+    (Laplace(1), Laplace(1)),
+    (ProductDistribution((Laplace(2), GaussianDistribution(0, 1))),
+     ProductDistribution((Laplace(2), GaussianDistribution(0, 1)))),
+], ids=["laplace", "laplace-gaussian"])
+def test_the_privacy_profile_of_identical_outputs_is_exactly_zero_with_no_event(pair):
+    """Two identical output laws cannot be told apart: delta(eps) is exactly 0 (a point enclosure) for every
+    eps, even eps < 0 where 1 - e^eps > 0, and there is no event {P > e^eps Q} to summarise."""
+    for eps in (-1.0, 0.0, 0.5):
+        profile = exact.privacy_profile(*pair, eps)
+        assert profile.delta == exact.Enclosure(0, 0) and profile.delta.is_exact
+        assert profile.event == {}
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.5, 1.5, 2.5])
+def test_the_laplace_privacy_profile_is_the_closed_form_log_linear_and_clamped(eps):
+    """delta(eps) of Laplace(b) at 0 against at 1, b = 1/2 (eps0 = 2), is 1 - e^{(eps - eps0)/2} (0 beyond
+    eps0), for the log-linear law and for the law clamped to [-1, 2] (a piecewise-exponential law with atoms):
+    the event {p > e^eps q} is x < (1 - eps b)/2, inside (-1, 2), and the atom at -1 carries exactly the
+    tail of that event below -1 while the atom at 2 has likelihood ratio e^{-2} and adds nothing. Neither
+    kind reports an event summary."""
+    reference = _laplace_delta(eps, 2)
+    clamped = ClampedLaplaceMechanism(scale=Fraction(1, 2), lower=-1.0, upper=2.0)
+    for p, q in [(Laplace(Fraction(1, 2)), Laplace(Fraction(1, 2), loc=1.0)),
+                 (clamped.distribution(0.0), clamped.distribution(1.0))]:
+        profile = exact.privacy_profile(p, q, eps)
+        assert _contains(profile.delta, reference, 1e-40), (profile.delta, reference)
+        assert profile.event == {}
+
+
+def test_the_privacy_profile_of_gaussian_coordinates_is_balle_wang_in_the_total_mu():
+    """Two independent N(., 2^2) coordinates shifted by (3, 4) are one Gaussian shifted by 5 standard
+    deviations of 2: mu = 5/2, delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2), and the event
+    summary is that mu."""
+    p = ProductDistribution((GaussianDistribution(0, 2), GaussianDistribution(0, 2)))
+    q = ProductDistribution((GaussianDistribution(3, 2), GaussianDistribution(4, 2)))
+    for eps in (0.0, 1.0, 3.0):
+        profile = exact.privacy_profile(p, q, eps)
+        assert _contains(profile.delta, _gaussian_mu_delta(eps, 2.5), 1e-40), (eps, profile.delta)
+        assert profile.event == {"mu": 2.5}
+
+
+def test_the_privacy_profile_of_finite_coordinates_is_the_sum_over_outcomes():
+    """Two randomized-response coordinates (eps0 = 1 and 0.5), all bits 0 against all bits 1: delta(0.7) is
+    the sum over the four output pairs of (P - e^0.7 Q)_+, computed here in mpmath; the privacy-loss
+    discretisation makes the enclosure about 2e-5 wide. The event summary counts the coordinates."""
+    p = ProductDistribution((_rr_law(0, 1.0), _rr_law(0, 0.5)))
+    q = ProductDistribution((_rr_law(1, 1.0), _rr_law(1, 0.5)))
+    p1, p2, q1, q2 = _rr_probs(0, 1), _rr_probs(0, 0.5), _rr_probs(1, 1), _rr_probs(1, 0.5)
+    with mpmath.workdps(50):
+        factor = mpmath.exp(mpmath.mpf(0.7))
+        reference = mpmath.fsum(max(0, p1[i] * p2[j] - factor * q1[i] * q2[j]) for i in (0, 1) for j in (0, 1))
+    profile = exact.privacy_profile(p, q, 0.7)
+    assert _contains(profile.delta, reference, 1e-4), (profile.delta, reference)
+    assert profile.event == {"coordinates": 2}
+
+
+def test_the_privacy_profile_of_a_finite_and_a_gaussian_coordinate_averages_balle_wang():
+    """Randomized response (eps0 = 1) next to N(0, 1) against N(1/2, 1): with L the randomized response's
+    privacy loss (+-eps0), delta(eps) = E_P[delta_G(eps - L)], delta_G Balle & Wang's with mu = 1/2 (valid for
+    negative arguments too). The event summary counts the coordinates and gives the Gaussian mu."""
+    p = ProductDistribution((_rr_law(0, 1.0), GaussianDistribution(0, 1)))
+    q = ProductDistribution((_rr_law(1, 1.0), GaussianDistribution(Fraction(1, 2), 1)))
+    keep, flip = _rr_probs(0, 1)
+    with mpmath.workdps(50):
+        reference = keep * _gaussian_mu_delta(0.7 - 1, 0.5) + flip * _gaussian_mu_delta(0.7 + 1, 0.5)
+    profile = exact.privacy_profile(p, q, 0.7)
+    assert _contains(profile.delta, reference, 1e-4), (profile.delta, reference)
+    assert profile.event == {"coordinates": 2, "gaussian mu": 0.5}
+
+
+@pytest.mark.parametrize("first, second, message", [
+    ((Laplace(1), GaussianDistribution(0, 1)), (Laplace(1, loc=1.0), GaussianDistribution(1, 1)),
+     "2 independent gaussian/log-linear coordinates"),
+    ((Laplace(1), Laplace(2)), (Laplace(1, loc=1.0), Laplace(2, loc=1.0)), "2 independent log-linear coordinates"),
+    ((GaussianDistribution(0, 1), GaussianDistribution(0, 1)), (GaussianDistribution(1, 1), GaussianDistribution(0, 2)),
+     "2 independent gaussian coordinates"),
+], ids=["laplace-gaussian", "laplace-laplace", "gaussians-of-unequal-variances"])
+def test_the_privacy_profile_of_an_unsupported_product_says_what_it_does_not_compute(first, second, message):
+    """Products other than finite coordinates with or without Gaussians of equal variances (within each
+    coordinate) are refused, with a message naming the number and kinds of differing coordinates, rather than
+    given a wrong delta (0 for Laplace coordinates, or the Gaussians' delta alone)."""
+    with pytest.raises(UnsupportedAudit) as info:
+        exact.privacy_profile(ProductDistribution(first), ProductDistribution(second), 0.5)
+    assert str(info.value) == (
+        f"delta(eps) of {message} is not computed exactly "
+        "(supported: one coordinate; finite coordinates, with or without Gaussians of equal variances)")
+
+
+@pytest.mark.parametrize("alpha", [1, 1.0, 0.5])
+def test_a_renyi_order_of_one_or_less_is_refused(alpha):
+    """D_alpha is defined here for alpha > 1 only (alpha = 1 is the KL divergence, another quantity): an
+    order of 1 or below is refused with its value, even on Gaussians whose closed form alpha mu^2 / 2 would
+    return a number."""
+    with pytest.raises(ValueError) as info:
+        exact.renyi_divergence(GaussianDistribution(0, 1), GaussianDistribution(1, 1), alpha)
+    assert str(info.value) == f"Renyi order alpha must be > 1, got {alpha!r}"
+
+
+def test_enclosure_around_widens_by_the_stated_errors_exactly_and_keeps_infinities():
+    """[v - e, v + e] with e = abs_error + rel_error |v| in exact rationals; no error given is the exact point
+    v; an infinite value stays the point at that infinity whatever the errors."""
+    v = Fraction(0.1)
+    assert exact.Enclosure.around(0.1) == exact.Enclosure(v, v)
+    assert exact.Enclosure.around(0.1, rel_error=2.0**-53) == exact.Enclosure(v - v / 2**53, v + v / 2**53)
+    e = Fraction(1, 2**60) + Fraction(3, 2**53) * v
+    assert exact.Enclosure.around(-0.1, 2.0**-60, 3 * 2.0**-53) == exact.Enclosure(-v - e, -v + e)
+    assert exact.Enclosure.around(math.inf, 1.0, 0.5) == exact.Enclosure(math.inf, math.inf)
+    assert exact.Enclosure.around(-math.inf, 1.0) == exact.Enclosure(-math.inf, -math.inf)
+
+
+def test_enclosure_scale_multiplies_finite_ends_exactly_and_keeps_infinite_ones():
+    """Scaling by a positive rational multiplies finite end points exactly and leaves infinite ones infinite,
+    even for rationals beyond the float range (10^400 overflows a float, 10^-400 underflows to 0.0, and
+    inf * 0.0 would be NaN)."""
+    assert exact.Enclosure(Fraction(1, 3), Fraction(1, 2)).scale(Fraction(3)) == exact.Enclosure(1, Fraction(3, 2))
+    big, tiny = Fraction(10**400), Fraction(1, 10**400)
+    assert exact.Enclosure(-math.inf, 2).scale(big) == exact.Enclosure(-math.inf, 2 * big)
+    assert exact.Enclosure(2, math.inf).scale(tiny) == exact.Enclosure(2 * tiny, math.inf)
+    assert exact.Enclosure(-math.inf, math.inf).scale(tiny) == exact.Enclosure(-math.inf, math.inf)
+
+
+def test_enclosure_floats_round_outward_to_the_neighbouring_floats():
+    """floats() gives the largest float <= lo and the smallest float >= hi: for 1 -+ 2^-60 (which round to 1.0)
+    the floats next to 1.0, for end points that are floats those floats themselves."""
+    one = Fraction(1)
+    tiny = Fraction(1, 2**60)
+    assert exact.Enclosure(one - tiny, one + tiny).floats() == (math.nextafter(1.0, 0.0), math.nextafter(1.0, 2.0))
+    assert exact.Enclosure(Fraction(0.1), one).floats() == (0.1, 1.0)
+    for x in (Fraction(1, 3), Fraction(2, 3), Fraction(-1, 3)):
+        lo, hi = exact.Enclosure(x, x).floats()
+        assert Fraction(lo) <= x <= Fraction(hi) and lo < hi
+        assert Fraction(math.nextafter(lo, math.inf)) > x and Fraction(math.nextafter(hi, -math.inf)) < x
+
+
+def test_enclosure_from_an_mpmath_interval_keeps_infinities_and_refuses_nan():
+    """An mpmath interval's end points convert exactly (infinities included, -inf staying -inf), and an
+    interval with NaN end points is an error with its message, not an enclosure."""
+    assert exact.Enclosure.from_interval(iv.mpf(["-inf", 0.25])) == exact.Enclosure(-math.inf, Fraction(1, 4))
+    assert exact.Enclosure.from_interval(iv.mpf([-0.5, "inf"])) == exact.Enclosure(Fraction(-1, 2), math.inf)
+    with pytest.raises(ArithmeticError) as info:
+        exact.Enclosure.from_interval(iv.make_mpf((libmp.fnan, libmp.fnan)))
+    assert str(info.value) == "NaN in an interval computation"

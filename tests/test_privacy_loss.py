@@ -1223,3 +1223,273 @@ def test_rho_refinement_stops_when_the_grid_already_brackets_it_or_refining_stop
     Q = FiniteDistribution.from_probs([0, 1], [0.5 + 1e-9, 0.5 - 1e-9], log_error=1e-6)
     exact.zcdp_rho(P, Q)
     assert len(batches) == 2 and batches[0] == GRID
+
+
+# -- the PLD of a product: each end of the enclosure at the input that needs it ------------------
+
+
+def _law(probs, log_error=0.0, tail_mass=0.0) -> FiniteDistribution:
+    """A law on 0..m-1 given by its probabilities (zeros allowed), whose stored log-probabilities are taken as
+    exact unless told otherwise."""
+    with np.errstate(divide="ignore"):
+        logs = np.log(np.array(probs, dtype=float))
+    return FiniteDistribution(np.arange(len(logs)), logs, log_error=log_error, tail_mass=tail_mass)
+
+
+def _joint_delta(pairs, eps) -> Fraction:
+    """delta(eps) of the product of ``pairs`` summed over every joint outcome in 60 digits, each law being
+    exp of its stored log-probabilities (a P outcome where Q is 0 counts fully)."""
+    factor = mpmath.exp(mpmath.mpf(eps))
+    joint = [(mpmath.mpf(1), mpmath.mpf(1))]
+    for p, q in pairs:
+        terms = [(mpmath.exp(mpmath.mpf(a)), mpmath.exp(mpmath.mpf(b))) for a, b in zip(p.log_probs, q.log_probs)]
+        joint = [(jp * a, jq * b) for jp, jq in joint for a, b in terms]
+    return Fraction(*mpmath.fsum(max(a - factor * b, 0) for a, b in joint).as_integer_ratio())
+
+
+def test_a_product_profile_holds_for_every_law_within_the_stated_log_error():
+    """The PLD's version of the finite check: P = (0.4, 0.6) with log-probabilities known to 1e-3, Q = (0.1, 0.9)
+    exactly, at eps = 0. The laws allowed include P' = (0.4 e^0.001, 1 - 0.4 e^0.001) and
+    P'' = (0.4 e^-0.001, 1 - 0.4 e^-0.001), with delta(0) = 0.4 e^+-0.001 - 0.1 (outcome 1 never counts): the
+    enclosure must hold both, and be no wider than the error allows (2 * 0.4 sinh(0.001)) plus the loss grid's
+    rounding (a cell of log(6) / 2^16 on outcome 0's loss, weighed by e^-L p = 0.1)."""
+    P = _law([0.4, 0.6], log_error=1e-3)
+    Q = _law([0.1, 0.9])
+    delta = exact.pld.product_hockey_stick([(P, Q)], 0.0)
+    p0, q0 = (mpmath.exp(mpmath.mpf(x)) for x in (P.log_probs[0], Q.log_probs[0]))
+    e = mpmath.mpf(1e-3)
+    highest, lowest = p0 * mpmath.exp(e) - q0, p0 * mpmath.exp(-e) - q0
+    assert delta.hi >= Fraction(*highest.as_integer_ratio()) and delta.lo <= Fraction(*lowest.as_integer_ratio())
+    cell = math.log(6) / 2**16
+    assert width(delta) <= float(2 * p0 * mpmath.sinh(e)) + 2 * 0.11 * cell, (width(delta), float(2 * p0 * e))
+
+
+@pytest.mark.parametrize("eps", [-0.5, 0.3])
+def test_mass_at_infinite_loss_counts_fully_in_both_ends_of_a_product_profile(eps):
+    """Three coordinates: the first has P-mass 1/4 where Q has none (infinite loss) and 3/4 at loss 0 (and Q-mass
+    1/4 where P has none), the other two are ordinary pairs, the third with the wider loss range. delta(eps) is
+    the sum over the 3 * 2 * 3 joint outcomes (60 digits): the 1/4 counts fully, once, in both ends, and the
+    enclosure is as narrow as the grid allows (the joint loss on 2^16 cells of its range)."""
+    pairs = [
+        (_law([0.25, 0.75, 0.0]), _law([0.0, 0.75, 0.25])),
+        (_law([0.6, 0.4]), _law([0.3, 0.7])),
+        (_law([0.5, 0.3, 0.2]), _law([0.05, 0.35, 0.6])),
+    ]
+    true = _joint_delta(pairs, eps)
+    delta = exact.pld.product_hockey_stick(pairs, eps)
+    assert delta.lo <= true <= delta.hi, (float(true), delta.floats())
+    assert true >= Fraction(1, 4) and width(delta) <= 1e-4, delta.floats()
+    public = exact.privacy_profile(ProductDistribution(tuple(p for p, _ in pairs)),
+                                   ProductDistribution(tuple(q for _, q in pairs)), eps).delta
+    assert public == delta
+
+
+@pytest.mark.parametrize("total", [1.0, 1.0 + 5e-7])
+def test_a_coordinate_with_disjoint_supports_makes_a_product_profile_one(total):
+    """P and Q of the first coordinate have no outcome in common, so every outcome of P has infinite loss and
+    delta(eps) = 1 at every eps, whatever the other coordinate. The enclosure is [1 - a few roundings, 1]: never
+    above 1 (a difference of probabilities), also when P's listed probabilities sum to a hair over 1 (allowed as
+    rounding) and when the other coordinate's loss spreads over many grid cells."""
+    first = (_law([total / 2, total / 2, 0.0]), _law([0.0, 0.0, 1.0]))
+    other = (_law([0.6, 0.4]), _law([0.3, 0.7]))
+    for eps in (-1.0, 0.0, 2.0):
+        delta = exact.pld.product_hockey_stick([first, other], eps)
+        assert delta.hi == 1 and delta.lo >= 1 - Fraction(1, 10**14), (eps, delta.floats())
+
+
+def test_unlocated_tail_mass_counts_against_a_product_claim_only():
+    """A coordinate whose P lists 0.99 of its mass (tail_mass 0.01, unlocated) times an ordinary pair. The tail
+    may lie where its loss is infinite (delta = listed delta + 0.01) or where Q outweighs it (delta = listed delta),
+    so the enclosure must hold both, and be no wider than that 0.01 and the grid's rounding."""
+    pairs = [(_law([0.5, 0.29, 0.2], tail_mass=0.01), _law([0.25, 0.25, 0.45], tail_mass=0.05)),
+             (_law([0.6, 0.4]), _law([0.3, 0.7]))]
+    for eps in (0.0, 0.4):
+        listed = _joint_delta(pairs, eps)
+        delta = exact.pld.product_hockey_stick(pairs, eps)
+        assert delta.lo <= listed and delta.hi >= listed + Fraction(1, 100), (eps, float(listed), delta.floats())
+        assert width(delta) <= 0.01 + 1e-4
+
+
+@pytest.mark.parametrize("mu2, eps", [(16, 0.0), (1, 3.0), (1, -1.0)])
+def test_a_gaussian_coordinate_times_an_identical_pair_is_balle_wang_within_its_stated_errors(mu2, eps):
+    """A finite coordinate with P = Q (loss 0 on every outcome, so no grid rounding at all) times Gaussians of
+    total mu^2: delta(eps) is Balle and Wang's closed form exactly, and the PLD's enclosure must hold its
+    100-digit value with no slack of the test's own, however its float terms and their error margins fall
+    (at mu = 4 the per-cell error margin exceeds the FFT margin; at eps = 3 the reverse)."""
+    P = _law([0.5, 0.25, 0.25])
+    delta = exact.pld.product_hockey_stick([(P, P)], eps, Fraction(mu2))
+    true = Fraction(*_balle_wang_100(Fraction(mu2), eps).as_integer_ratio())
+    assert delta.lo <= true <= delta.hi, (float(true), delta.floats())
+    assert width(delta) <= 1e-12
+
+
+def test_a_cell_certain_to_be_in_the_event_weighs_at_most_one_however_wide_its_error_margin():
+    """P = (1/2, 1/2) against Q = (e^-50 / 2, 1 - e^-50 / 2), times a Gaussian with mu = 10^-3: outcome 0 has loss 50,
+    so its cell's delta_G(eps - 50) is 1 - e^-50 to double precision, but with mu this small its float error margin
+    is about 3.6e-5 (it grows with (50 / mu)^2). delta_G never exceeds 1, so the upper end may not charge that cell
+    more than its mass: the enclosure's upper end is within 1e-9 of the 100-digit E[delta_G(eps - L)]."""
+    P, Q = _law([0.5, 0.5]), _law([math.exp(-50) / 2, 1 - math.exp(-50) / 2])
+    mu2 = Fraction(1, 10**6)
+    delta = exact.pld.product_hockey_stick([(P, Q)], 0.0, mu2)
+    with mpmath.workdps(100):
+        p = [mpmath.exp(mpmath.mpf(x)) for x in P.log_probs]
+        loss = [mpmath.mpf(a) - mpmath.mpf(b) for a, b in zip(P.log_probs, Q.log_probs)]
+        mu = mpmath.sqrt(mpmath.mpf(mu2.numerator) / mu2.denominator)
+        true = Fraction(*mpmath.fsum(w * _balle_wang(mu, -x) for w, x in zip(p, loss)).as_integer_ratio())
+    assert delta.lo <= true <= delta.hi <= true + Fraction(1, 10**9), (float(true), delta.floats())
+
+
+# -- log-linear laws: the sums and integrals of each piece ----------------------------------------
+
+
+@pytest.mark.parametrize("b, left, right, terms", [
+    (Fraction(1, 3), Fraction(2), Fraction(7), range(2, 7)),  # [2, 7): k = 2..6, away from 0
+    (Fraction(-5, 4), Fraction(-7, 2), Fraction(3, 2), range(-3, 2)),  # fractional ends: k = -3..1
+    (Fraction(0), Fraction(3, 2), Fraction(5), range(2, 5)),  # flat: three equal terms
+    (Fraction(1, 2), -math.inf, Fraction(7, 2), None),  # left tail, k <= 3
+    (Fraction(-1, 2), Fraction(5, 2), math.inf, None),  # right tail, k >= 3
+    (Fraction(2), Fraction(1, 5), Fraction(7, 10), range(0)),  # no integer in [0.2, 0.7)
+])
+def test_a_log_linear_sum_over_the_integers_matches_adding_its_terms(b, left, right, terms):
+    """integral(..., lattice=True) is the sum of e^(a + b k) over the integers k in [left, right): against the
+    terms added one by one (60 digits; a tail summed by mpmath's nsum), for ranges away from 0 (where k and
+    k - lo, or b k and b / k, part ways), with fractional ends, a flat piece, both tails, and an empty range."""
+    from dpaudit.exact import loglinear
+
+    a = Fraction(-3, 7)
+    ctx = loglinear.interval_ctx()
+    got = Enclosure.from_interval(loglinear.integral(ctx, loglinear.rational(ctx, a), b, left, right, True))
+    term = lambda k: mpmath.exp(mpmath.mpf(a.numerator) / a.denominator + mpmath.mpf(b.numerator) / b.denominator * k)  # noqa: E731
+    if terms is not None:
+        true = mpmath.fsum(term(k) for k in terms)
+    elif left == -math.inf:
+        true = mpmath.nsum(term, [-mpmath.inf, math.ceil(right) - 1])
+    else:
+        true = mpmath.nsum(term, [math.ceil(left), mpmath.inf])
+    assert contains(got, Fraction(*true.as_integer_ratio()), slack=REF), (got.floats(), true)
+    assert width(got) <= 1e-60
+
+
+@pytest.mark.parametrize("b, left, right", [
+    (Fraction(0), -math.inf, Fraction(3)), (Fraction(0), Fraction(-2), math.inf),  # flat tails
+    (Fraction(-1, 3), -math.inf, Fraction(4)), (Fraction(1, 3), Fraction(-4), math.inf),  # growing tails
+])
+def test_a_log_linear_sum_along_a_tail_that_does_not_decay_is_infinite(b, left, right):
+    """Over the integers, a tail whose terms do not decay (flat, or growing outwards, however slowly) diverges:
+    the sum is +inf, not the (negative) value of the geometric-series formula outside its range."""
+    from dpaudit.exact import loglinear
+
+    ctx = loglinear.interval_ctx()
+    got = Enclosure.from_interval(loglinear.integral(ctx, ctx.mpf(0), b, left, right, True))
+    assert got == Enclosure.point(math.inf)
+
+
+def test_discrete_laplace_divergences_away_from_zero_match_the_sums_over_the_integers():
+    """Discrete Laplace laws centred at 2 and 5 (so no piece starts at 0 or 1): D_2 against the 60-digit sum
+    over |k| <= 400 of p^2 / q, and delta(0.5) against the sum of (p - e^0.5 q)_+."""
+    scale = 1.5
+    P, Q = DiscreteLaplace(scale, loc=2), DiscreteLaplace(scale, loc=5)
+    r = mpmath.exp(-1 / mpmath.mpf(scale))
+    c = (1 - r) / (1 + r)
+    p = {k: c * r ** abs(k - 2) for k in range(-400, 401)}
+    q = {k: c * r ** abs(k - 5) for k in range(-400, 401)}
+    renyi = mpmath.log(mpmath.fsum(p[k] ** 2 / q[k] for k in p))
+    got = exact.renyi_divergence(P, Q, 2.0)
+    assert contains(got, Fraction(*renyi.as_integer_ratio()), slack=1e-40) and width(got) < 1e-40
+    f = mpmath.exp(mpmath.mpf(0.5))
+    delta = mpmath.fsum(max(p[k] - f * q[k], 0) for k in p)
+    got = exact.privacy_profile(P, Q, 0.5).delta
+    assert contains(got, Fraction(*delta.as_integer_ratio()), slack=1e-40) and width(got) < 1e-40
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.7])
+def test_a_profile_counts_the_pieces_after_one_whose_event_is_empty(eps):
+    """P = Laplace(1/2) (slopes 2, -2) against Q with slopes 4/3 left of 0 and -4 right of it (3/4 + 1/4 = 1):
+    the loss is 2x/3 on the left (never above eps >= 0, so that piece's event is empty) and 2x on the right, so
+    delta(eps) = int_{eps/2}^inf (e^-2x - e^eps e^-4x) dx = e^-eps / 4, all from the second piece."""
+    P, Q = _log_linear([0], [2, -2]), _log_linear([0], [Fraction(4, 3), -4])
+    true = mpmath.exp(-mpmath.mpf(eps)) / 4
+    delta = exact.privacy_profile(P, Q, eps).delta
+    assert contains(delta, Fraction(*true.as_integer_ratio()), slack=REF) and width(delta) < 1e-60, delta.floats()
+
+
+def test_a_pmf_and_a_density_cannot_be_compared():
+    """A law on the integers against one on the reals has no privacy loss: the loss range, profile and
+    divergence all refuse with the same message."""
+    density, pmf = Laplace(1.0), DiscreteLaplace(1.0)
+    message = "^cannot compare a pmf on the integers with a density on the reals$"
+    for call in (lambda: exact.loglinear.loss_range(density, pmf),
+                 lambda: exact.loglinear.hockey_stick(pmf, density, 0.0),
+                 lambda: exact.loglinear.renyi(density, pmf, 2.0)):
+        with pytest.raises(dpaudit.errors.MechanismError, match=message):
+            call()
+
+
+def _known_to_within(half_width: float):
+    """A log-constant known only to lie in [-half_width, half_width] (a rigorous but wide enclosure)."""
+    from dpaudit.distributions import LogConstant
+
+    return LogConstant(key=("known to within", half_width), enclose=lambda ctx: ctx.mpf([-half_width, half_width]),
+                       approx=0.0)
+
+
+def test_a_piece_whose_cut_is_only_known_to_an_interval_is_bracketed_as_documented():
+    """Q: density 1 on [0, 1) with tails e^x and e^-(x - 1); P = e^c Q e^L0 with L0 = -1 left of 0, -1 + 2x on
+    [0, 1), +1 right of 1, and the constant c only known to lie in [-1/8, 1/8]. At eps = 1 the cut
+    x* = 1 - c/2 may lie on either side of the knot at 1. delta(c) = e (e^c - 1)_+ + e (e^c - 1 - c)_+ / 2 (the
+    right tail, and [x*, 1)): the enclosure holds it at c = -1/8, 0, 1/8. Its ends are the documented bracket:
+    nothing is certainly in the event (lower end 0); the upper end is the right tail's integral at c = 1/8 plus
+    the integral of p alone from the earliest cut 15/16 to the knot (the q-integral from the latest cut, 17/16,
+    is over nothing, so it subtracts nothing). That p-integral, (e^(c + 1) - e^(c + 7/8)) / 2, is evaluated in
+    interval arithmetic with c an interval, so its first term is taken at c = 1/8 and its second at c = -1/8."""
+    Q = LogLinearDistribution.build(knots=[0, 1], slopes=[1, 0, -1], offset_at_first_knot=0, constant=None,
+                                    lattice=False)
+    P = LogLinearDistribution.build(knots=[0, 1], slopes=[1, 2, -1], offset_at_first_knot=-1,
+                                    constant=_known_to_within(0.125), lattice=False)
+    delta = exact.privacy_profile(P, Q, 1.0).delta
+    e, hi = mpmath.e, mpmath.mpf(0.125)
+    for c in (-hi, mpmath.mpf(0), hi):
+        true = e * max(mpmath.exp(c) - 1, 0) + e * max(mpmath.exp(c) - 1 - c, 0) / 2
+        assert contains(delta, Fraction(*true.as_integer_ratio())), (float(c), float(true), delta.floats())
+    documented = e * (mpmath.exp(hi) - 1) + (mpmath.exp(1 + hi) - mpmath.exp(mpmath.mpf(0.75))) / 2
+    assert delta.lo == 0 and abs(delta.hi - Fraction(*documented.as_integer_ratio())) <= Fraction(1, 10**60)
+
+
+def test_a_pmf_whose_cut_is_only_known_to_an_interval_starts_its_event_after_the_earliest_cut():
+    """The lattice version: Q = e^-2 on 0..3 with tails e^(k - 2) and e^-(k - 2); P = e^c Q e^L0 with L0 = -1
+    below 0, -1 + k/2 on 0..3, +1 from 4, and c only known to lie in [-1/2, 1/2]. At eps = 1 the cut
+    k* = 4 - 2c lies in [3, 5]; the event is {k > k*}, and at k = 3 (the earliest cut itself) the loss is at most
+    eps, so only the right tail can count: delta(c) = e^-1 (e^c - 1)_+ / (1 - 1/e). The upper end is that at
+    c = 1/2 (60 digits), the lower end 0."""
+    Q = LogLinearDistribution.build(knots=[0, 4], slopes=[1, 0, -1], offset_at_first_knot=-2, constant=None,
+                                    lattice=True)
+    P = LogLinearDistribution.build(knots=[0, 4], slopes=[1, Fraction(1, 2), -1], offset_at_first_knot=-3,
+                                    constant=_known_to_within(0.5), lattice=True)
+    delta = exact.privacy_profile(P, Q, 1.0).delta
+    e = mpmath.e
+    true = Fraction(*((mpmath.exp(mpmath.mpf(0.5)) - 1) / (e - 1)).as_integer_ratio())
+    assert delta.lo == 0 and true <= delta.hi <= true + Fraction(1, 10**60), (float(true), delta.floats())
+
+
+def test_a_cut_whose_latest_end_falls_on_a_knot_subtracts_nothing_from_the_upper_end():
+    """The constant on Q's side: Q = e^c e^-x right of 0 (tail e^x left of it), c only known to lie in
+    [-1/8, 1/8]; P = Q e^(L0 - c) with L0 = -1 left of 0, -1 + 2x on [0, 1), +1 right of 1. At eps = 7/8 the cut
+    x* = 15/16 + c/2 lies in [7/8, 1], its latest end exactly on the knot. delta(c) (mpmath quadrature, split at
+    x*) is held at c = -1/8, 0, 1/8, and the ends are the documented bracket: lower 0; upper = the p-integral from
+    the earliest cut, 1 - e^-1/8, minus the e^eps q-integral from the latest cut (over nothing: no subtraction,
+    however wide Q's constant makes q), plus the right tail at c = -1/8, 1 - e^-1/4."""
+    Q = LogLinearDistribution.build(knots=[0, 1], slopes=[1, -1, -1], offset_at_first_knot=0,
+                                    constant=_known_to_within(0.125), lattice=False)
+    P = LogLinearDistribution.build(knots=[0, 1], slopes=[1, 1, -1], offset_at_first_knot=-1, constant=None,
+                                    lattice=False)
+    eps = mpmath.mpf(0.875)
+    delta = exact.privacy_profile(P, Q, 0.875).delta
+    for c in (-mpmath.mpf(0.125), mpmath.mpf(0), mpmath.mpf(0.125)):
+        def gain(x, c=c):
+            loss = -1 if x < 0 else (-1 + 2 * x if x < 1 else 1)
+            q = mpmath.exp(c + (x if x < 0 else -x))
+            return max(q * mpmath.exp(loss - c) - mpmath.exp(eps) * q, 0)
+        true = mpmath.quad(gain, [-mpmath.inf, 0, mpmath.mpf(15) / 16 + c / 2, 1, mpmath.inf])
+        assert contains(delta, Fraction(*true.as_integer_ratio()), slack=1e-40), (float(c), float(true), delta.floats())
+    documented = 2 - mpmath.exp(-mpmath.mpf(0.125)) - mpmath.exp(-mpmath.mpf(0.25))
+    assert delta.lo == 0 and abs(delta.hi - Fraction(*documented.as_integer_ratio())) <= Fraction(1, 10**60)

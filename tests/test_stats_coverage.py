@@ -632,3 +632,184 @@ def test_certify_rejects_a_claim_no_ratio_bound_decides_with_its_message():
         certify(Conforms("Uniform(0, 1)"), np.array([3]), np.array([1]), 10, 0.05)
     assert str(raised.value) == ("black-box audits test pure, approximate, Renyi and zero-concentrated DP; "
                                  "got a conformance claim")
+
+
+# -- exact values and edge cases: the confidence sequence -------------------------------------------
+
+
+def _confidence_sequence_ends(k: int, n: int, alpha: float) -> tuple[float, float]:
+    """The ends of the confidence sequence as its docstring defines it, in mpmath at 40 digits: the p below and
+    above k/n where the log of Robbins' mixture martingale (prior Beta(1/2, 1/2)),
+    log B(1/2 + k, 1/2 + n - k) - log B(1/2, 1/2) - k log p - (n - k) log(1 - p), reaches log(1/alpha); 0 where
+    k = 0 and 1 where k = n. Each end is a root in log p (in log(1 - p) for the upper end, by the symmetry
+    p <-> 1 - p, k <-> n - k), bracketed between log(1e-300) and log(k/n)."""
+    import mpmath
+
+    with mpmath.workdps(40):
+        half = mpmath.mpf(1) / 2
+        log_level = mpmath.log(mpmath.beta(half + k, half + n - k) / mpmath.beta(half, half)) + mpmath.log(alpha)
+
+        def crossing(successes: int, failures: int):
+            def excess(u):  # log martingale - log(1/alpha) at p = e^u
+                return log_level - successes * u - (failures * mpmath.log1p(-mpmath.exp(u)) if failures else 0)
+
+            bracket = (mpmath.log(mpmath.mpf(10) ** -300), mpmath.log(mpmath.mpf(successes) / n))
+            return mpmath.exp(mpmath.findroot(excess, bracket, solver="anderson"))
+
+        lo = 0 if k == 0 else crossing(k, n - k)
+        hi = 1 if k == n else 1 - crossing(n - k, k)
+        return float(lo), float(hi)
+
+
+@pytest.mark.parametrize("alpha", (0.5, 0.05, 1e-9, 1e-12, 1e-305))
+def test_after_one_trial_the_confidence_sequence_stops_alpha_over_two_from_the_far_end(alpha):
+    """After one trial Robbins' martingale is B(3/2, 1/2) / B(1/2, 1/2) / p = 1 / (2p) after a success and
+    1 / (2 (1 - p)) after a failure, so the sets where it stays below 1/alpha are [alpha/2, 1] and
+    [0, 1 - alpha/2] (by hand). The ends are rounded outward, by at most 2e-15 + 2e-12 of the end (brentq's
+    tolerance, stepped over), and the end at the observed side is exactly 1 (or 0), never beyond; at
+    alpha = 1e-305 the end alpha/2 lies below 1e-300, where the search starts, and the valid bound 0 is
+    returned. Before any trial the interval is all of [0, 1]. Deterministic."""
+    assert binomial_confidence_sequence(0, 0, alpha) == (0.0, 1.0)
+    lo, hi = binomial_confidence_sequence(1, 1, alpha)
+    assert hi == 1.0
+    assert lo <= alpha / 2 <= lo + 2.1e-15 + 2.1e-12 * alpha / 2
+    lo, hi = binomial_confidence_sequence(0, 1, alpha)
+    assert lo == 0.0
+    assert hi - 2.1e-15 - 2.1e-12 <= 1 - alpha / 2 <= hi <= 1.0
+
+
+CS_CASES = [(3, 10, 0.05), (1, 2, 0.05), (50, 100, 0.01), (5_000, 10_000, 0.05), (7, 1_000, 0.1),
+            (999, 1_000, 1e-6), (5, 10**6, 1e-3), (10**6 - 3, 10**6, 0.2), (0, 10**6, 0.05), (0, 10**14, 0.05),
+            (2, 10**13, 0.3)]
+
+
+@pytest.mark.parametrize(("k", "n", "alpha"), CS_CASES)
+def test_confidence_sequence_ends_are_where_the_mixture_martingale_reaches_one_over_alpha(k, n, alpha):
+    """Both ends against the definition recomputed in mpmath (_confidence_sequence_ends, the default prior
+    Beta(1/2, 1/2)): each lies outside the exact end (the interval is never narrower than the set it stands
+    for, which its anytime validity needs) and within 2e-15 + 2e-12 of it (brentq's tolerance, stepped over).
+    Ends from 2e-17 to 1 - 6e-8, n up to 10^14, alpha from 1e-6 to 0.3. Deterministic."""
+    exact_lo, exact_hi = _confidence_sequence_ends(k, n, alpha)
+    lo, hi = binomial_confidence_sequence(k, n, alpha)
+    assert lo <= exact_lo <= lo + 2.1e-15 + 2.1e-12 * exact_lo, (lo, exact_lo)
+    assert hi - 2.1e-15 - 2.1e-12 * exact_hi <= exact_hi <= hi, (hi, exact_hi)
+
+
+# -- exact values and edge cases: the bounded-mean bound --------------------------------------------
+
+
+def _bounded_mean_lower_by_hand(values, level: float) -> float:
+    """bounded_mean_lower of one column as its docstring states it, in Python floats: the larger of Hoeffding's
+    mean - sqrt(log(2/level) / 2n) and Maurer & Pontil's mean - sqrt(2 V log(4/level) / n) - 7 log(4/level) /
+    (3 (n - 1)), V the unbiased sample variance."""
+    n = len(values)
+    mean = math.fsum(values) / n
+    var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    hoeffding = mean - math.sqrt(math.log(2 / level) / (2 * n))
+    bernstein = mean - math.sqrt(2 * var * math.log(4 / level) / n) - 7 * math.log(4 / level) / (3 * (n - 1))
+    return max(hoeffding, bernstein)
+
+
+def test_a_single_precision_sample_gets_the_double_precision_bound_of_its_values():
+    """Samples in float32 are bounded at the values they hold, in double precision: 0.9f three times and 0.3f
+    have the mean 0.7499999851..., which float32 arithmetic rounds to 0.75 (Hoeffding's bound binds at n = 4);
+    200 values in [0.8, 0.9] (Bernstein's bound binds) have a mean and variance float32 sums get wrong in the
+    8th digit. Both against the hand computation on the float32 values, to 1e-13. Deterministic."""
+    small = np.array([[0.9, 0.6], [0.9, 0.7], [0.9, 0.8], [0.3, 0.1]], dtype=np.float32)
+    large = np.random.default_rng(12).uniform(0.8, 0.9, (200, 2)).astype(np.float32)
+    for z, binding in ((small, False), (large, True)):
+        lower, bernstein_used = bounded_mean_lower(z, 0.05)
+        want = [_bounded_mean_lower_by_hand([float(v) for v in z[:, j]], 0.05) for j in range(2)]
+        assert lower.dtype == np.float64
+        assert lower.tolist() == pytest.approx(want, rel=1e-13, abs=1e-15)
+        assert bernstein_used.tolist() == [binding, binding]
+
+
+def test_one_row_gives_hoeffdings_bound_and_a_boolean_mask_of_the_columns():
+    """With one row (n = 1) only Hoeffding's bound exists (Maurer & Pontil's needs n >= 2): the value minus
+    sqrt(log(2/level) / 2) in each column, by hand. The second result is still one boolean per column (all
+    False: Bernstein's is not used), so it selects columns as a mask, as at every other n. Deterministic."""
+    z = np.array([[0.2, 0.9, 1.0]])
+    lower, bernstein_used = bounded_mean_lower(z, 0.1)
+    radius = math.sqrt(math.log(20) / 2)
+    assert lower.tolist() == pytest.approx([0.2 - radius, 0.9 - radius, 1.0 - radius], rel=1e-15, abs=1e-15)
+    assert bernstein_used.dtype == bool
+    assert bernstein_used.shape == (3,)
+    assert lower[~bernstein_used].tolist() == lower.tolist()
+
+
+def test_bernstein_is_reported_used_only_where_it_is_strictly_the_larger_bound():
+    """The flag marks where the empirical Bernstein bound is the larger, the one used: where the two bounds
+    are the same float, the bound is Hoeffding's and the flag is False. Samples {0, 2s} (n = 100, level
+    0.05) with s stepped by one part in 2^52 across the spread where the two bounds cross, so some of the
+    401 columns put them at the same float (the documented formulas, computed here, find them).
+    Deterministic."""
+    n, level = 100, 0.05
+    d = level / 2
+    radius = math.sqrt(math.log(1 / d) / (2 * n))
+    log_term = math.log(2 / d)
+    crossing = (radius - 7 * log_term / (3 * (n - 1))) / math.sqrt(2 * log_term / (n - 1))
+    s = crossing * (1 + np.arange(-200, 201) * 2.0**-52)
+    z = (np.arange(n)[:, None] % 2) * 2 * s[None, :]
+    lower, bernstein_used = bounded_mean_lower(z, level)
+    mean = z.mean(axis=0)
+    hoeffding = mean - radius
+    bernstein = mean - np.sqrt(2 * z.var(axis=0, ddof=1) * log_term / n) - 7 * log_term / (3 * (n - 1))
+    tie = bernstein == hoeffding
+    assert tie.any() and (bernstein > hoeffding).any() and (bernstein < hoeffding).any()
+    assert np.array_equal(bernstein_used, bernstein > hoeffding)
+    assert np.array_equal(lower, np.maximum(bernstein, hoeffding))
+    assert not bernstein_used[tie].any()
+
+
+# -- exact values and edge cases: Holm --------------------------------------------------------------
+
+# p-values at Holm's thresholds alpha / (m - i) exactly (binary fractions, so no rounding: dividing alpha and
+# multiplying p agree), and one ulp above them
+HOLM_EDGES = [([0.025, 0.05], 0.05), ([0.05, 0.025], 0.05), ([0.0625, 0.125, 0.25], 0.25),
+              ([0.125, 0.125], 0.25), ([0.125, 0.125, 0.125], 0.375), ([0.0625, 0.0625, 0.25], 0.25),
+              ([np.nextafter(0.125, 1.0), 0.25], 0.25), ([0.125, np.nextafter(0.25, 1.0)], 0.25)]
+
+
+@pytest.mark.parametrize(("pvalues", "alpha"), HOLM_EDGES)
+def test_holm_rejects_a_p_value_equal_to_its_threshold_as_statsmodels_does(pvalues, alpha):
+    """Holm rejects p_(i) <= alpha / (m - i): a p-value exactly at its threshold is rejected, one ulp above is
+    kept (and stops the procedure), the decisions of statsmodels' multipletests(method="holm") (reject where
+    the adjusted p-value max_j<=i (m - j) p_(j) <= alpha). Deterministic."""
+    from statsmodels.stats.multitest import multipletests
+
+    want = multipletests(np.array(pvalues), alpha=alpha, method="holm")[0]
+    assert holm(pvalues, alpha).tolist() == want.tolist()
+
+
+def test_holm_rejects_at_the_thresholds_by_hand():
+    """The edge cases above by hand: (0.025, 0.05) against thresholds (0.025, 0.05) are both rejected; with the
+    smaller one ulp above 0.125 = 0.25 / 2 nothing is. Deterministic."""
+    assert holm([0.05, 0.025], 0.05).tolist() == [True, True]
+    assert holm([0.0625, 0.125, 0.25], 0.25).tolist() == [True, True, True]
+    assert holm([np.nextafter(0.125, 1.0), 0.25], 0.25).tolist() == [False, False]
+
+
+def test_holm_decisions_are_a_boolean_mask_of_the_p_values_shape():
+    """The decisions have the shape of the p-values and are booleans, so they select the rejected p-values:
+    m = 4 thresholds (0.0125, 0.0167, 0.025, 0.05) reject 0.001 and 0.01 and stop at 0.04. Deterministic."""
+    p = np.array([[0.001, 0.2], [0.01, 0.04]])
+    rejected = holm(p, 0.05)
+    assert rejected.dtype == bool
+    assert rejected.shape == (2, 2)
+    assert p[rejected].tolist() == [0.001, 0.01]
+    assert holm([0.3], 0.05).dtype == bool
+
+
+def test_holm_treats_a_missing_p_value_as_one_that_is_never_rejected():
+    """A p-value given as None or NaN (a test that could not be run) is never rejected and still counts among
+    the m hypotheses, so the others meet the thresholds they would with p = 1 in its place: the decisions of
+    statsmodels' multipletests(method="holm") on that substitute (statsmodels itself mishandles NaN: it
+    rejects it). Deterministic."""
+    from statsmodels.stats.multitest import multipletests
+
+    for pvalues in ([0.001, None, 0.02], [0.001, math.nan, 0.02], [None, 0.012, 0.03, 0.004]):
+        substitute = [1.0 if v is None or v != v else v for v in pvalues]
+        want = multipletests(np.array(substitute), alpha=0.05, method="holm")[0]
+        assert holm(pvalues, 0.05).tolist() == want.tolist()
+    assert holm([0.001, None, 0.02], 0.05).tolist() == [True, False, True]
