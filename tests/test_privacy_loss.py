@@ -1493,3 +1493,29 @@ def test_a_cut_whose_latest_end_falls_on_a_knot_subtracts_nothing_from_the_upper
         assert contains(delta, Fraction(*true.as_integer_ratio()), slack=1e-40), (float(c), float(true), delta.floats())
     documented = 2 - mpmath.exp(-mpmath.mpf(0.125)) - mpmath.exp(-mpmath.mpf(0.25))
     assert delta.lo == 0 and abs(delta.hi - Fraction(*documented.as_integer_ratio())) <= Fraction(1, 10**60)
+
+
+@pytest.mark.parametrize("n1, n2", [(65536, 65536), (131072, 3), (4096, 4096)])
+def test_the_fft_error_bound_holds_summed_over_the_cells_of_a_wide_grid(n1, n2):
+    """A product profile weighs every cell of the convolved pmf, so the FFT's error must be bounded summed
+    over the cells, not per cell. Spikes (three in one pmf, two in the other) are the hard case: the FFT
+    spreads their rounding over every cell. Each cell of the exact convolution here is a single product (the
+    spikes' sums of positions are distinct), computed in fractions. The bound must hold the summed error
+    (about 2e-14 on 2^17 cells) and stay small enough to be of use (below 1e-10)."""
+    from scipy.signal import fftconvolve
+
+    from dpaudit.exact.pld import _convolution_error
+
+    a, b = np.zeros(n1), np.zeros(n2)
+    a[[0, n1 // 3, n1 - 1]] = 0.3, 0.3, 0.4
+    b[[0, n2 - 2]] = 0.6, 0.4
+    computed = np.maximum(fftconvolve(a, b), 0.0)
+    exact = {i + j: Fraction(float(a[i])) * Fraction(float(b[j])) for i in np.flatnonzero(a) for j in np.flatnonzero(b)}
+    assert len(exact) == 6
+    spikes = np.array(sorted(exact))
+    off = np.ones(len(computed), bool)
+    off[spikes] = False
+    summed = sum(abs(Fraction(float(computed[k])) - exact[k]) for k in spikes) + Fraction(float(np.sum(computed[off])))
+    bound = _convolution_error(a, b)
+    assert summed <= Fraction(bound)
+    assert bound < 1e-10
