@@ -10,12 +10,14 @@ moved to its neighbour, at the standard budget of 2 * 10^6 samples) refute with 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
 from scipy import stats
 
 import dpaudit
+from dpaudit.results import Statistic
 from dpaudit.suite import ConformanceEntry
 
 STANDARD = 2_000_000
@@ -306,7 +308,7 @@ def test_an_audit_refuted_by_kolmogorov_smirnov_names_it_with_its_exact_tail():
     p-value and statistic; three tests (KS, mean, symmetry) share alpha = 1e-6. Deterministic."""
     x = np.full(10, 0.98)
     r = dpaudit.audit_sampler(lambda n, rng: x, stats.uniform(0, 1), samples=10, seed=0)
-    ks = {"test": "Kolmogorov-Smirnov", "p_value": pytest.approx(2 * 0.02**10, rel=1e-9),
+    ks = {"test": "Kolmogorov-Smirnov", "p_value": pytest.approx(2 * 0.02**10, rel=1e-9, abs=0),
           "statistic": pytest.approx(0.98, rel=1e-12)}
     assert r.verdict == "refuted"
     assert r.parameters["tests"][0] == ks
@@ -320,7 +322,8 @@ def test_the_atom_count_record_names_the_least_likely_atom_wherever_it_is_listed
     x = np.concatenate([np.zeros(30), np.ones(70)])
     r = dpaudit.audit_sampler(lambda n, rng: x, _two_atoms_on_a_uniform(), samples=100, seed=0)
     (atoms,) = [t for t in r.parameters["tests"] if t["test"] == "atom counts"]
-    assert atoms == {"test": "atom counts", "p_value": pytest.approx(4 * _binomial_upper_tail(70, 100, 0.2), rel=1e-9),
+    tail = 4 * _binomial_upper_tail(70, 100, 0.2)
+    assert atoms == {"test": "atom counts", "p_value": pytest.approx(tail, rel=1e-9, abs=0),
                      "atom": 1.0, "observed": 70, "expected": pytest.approx(20.0, rel=1e-12)}
     assert r.verdict == "refuted"
 
@@ -335,3 +338,246 @@ def test_the_ks_statistic_with_atoms_measures_the_gap_just_left_of_an_atom():
     (ks,) = [t for t in r.parameters["tests"] if t["test"] == "Kolmogorov-Smirnov (with atoms)"]
     assert ks == {"test": "Kolmogorov-Smirnov (with atoms)", "statistic": pytest.approx(0.5, rel=1e-12),
                   "p_value": pytest.approx(stats.kstwo.sf(0.5, 100), rel=1e-12)}
+
+
+# -- whole audits on hand-built samples, every record recomputed ----------------------------------------------
+
+def test_an_audit_of_a_three_point_law_reports_every_test_as_computed_by_hand():
+    """80 outputs 20 x 0, 30 x 1, 30 x 2 against Binomial(2, 1/2), which expects 20, 40, 20: three cells of
+    their own (each expects at least 10), no pair with the 1,000 counts the slope test needs, and a law
+    symmetric about its mean 1, so four tests at 1e-6 / 4 each. By hand:
+    - G = 2 sum O ln(O / E) = 60 ln(9/8), Williams' divisor 1 + (4 + 2 + 4 - 1) / (6 * 80 * 2) = 1 + 9/960,
+      and with 2 degrees of freedom the chi-square tail is exp(-x / 2): p = (8/9)^(30 / q);
+    - cell residuals: each cell's doubled smaller binomial tail, times 3 cells; the extreme cell is the
+      last, 30 against 20 at probability 1/4 (the middle one, 30 of 80 at 1/2, is less extreme);
+    - mean: z = (1.125 - 1) / sqrt(0.5 / 80) = sqrt(2.5), p = erfc(z / sqrt 2);
+    - symmetry: 30 above the mean and 20 below, p = 2 P[Binomial(50, 1/2) >= 30].
+    The binomial tails are summed exactly in rationals. The smallest p-value, the G-test's (0.030), is
+    far above the level: not refuted. Deterministic."""
+    x = np.repeat([0.0, 1.0, 2.0], [20, 30, 30])
+    r = dpaudit.audit_sampler(lambda n, rng: x, stats.binom(2, 0.5), samples=80, seed=0)
+    q = 1 + 9 / 960
+    g_p = (8 / 9) ** (30 / q)
+    last_cell = 3 * 2 * _binomial_upper_tail(30, 80, Fraction(1, 4))
+    middle_cell = 3 * 2 * _binomial_upper_tail(50, 80, Fraction(1, 2))  # P[Bin(80, 1/2) <= 30], mirrored
+    assert last_cell < middle_cell
+    z = math.sqrt(2.5)
+    g_test = {"test": "G-test", "p_value": pytest.approx(g_p, rel=1e-9),
+              "statistic": pytest.approx(60 * math.log(9 / 8), rel=1e-12), "cells": 3,
+              "williams_q": pytest.approx(q, rel=1e-12)}
+    assert r.parameters["tests"] == [
+        g_test,
+        {"test": "cell residuals", "p_value": pytest.approx(last_cell, rel=1e-9), "cell": ">= 2", "observed": 30,
+         "expected": pytest.approx(20.0, rel=1e-12)},
+        {"test": "mean", "p_value": pytest.approx(math.erfc(z / math.sqrt(2)), rel=1e-9),
+         "z": pytest.approx(z, rel=1e-12), "sample_mean": 1.125, "mean": pytest.approx(1.0, rel=1e-12)},
+        {"test": "symmetry", "p_value": pytest.approx(2 * _binomial_upper_tail(30, 50, Fraction(1, 2)), rel=1e-9),
+         "above": 30, "below": 20},
+    ]
+    assert r.verdict == "not-refuted" and r.auditor == "conformance" and r.samples == 80
+    assert r.statistic == Statistic("smallest p-value", pytest.approx(g_p, rel=1e-9), None, "two-sided")
+    assert r.witness == {**g_test, "level": pytest.approx(2.5e-7, rel=1e-12)}
+    assert r.notes == ["4 tests at level 2.5e-07 each (false-failure rate at most 1e-06 per audit, "
+                       "asymptotically for the G-test and the mean's z-test)"]
+
+
+def test_a_fair_coin_matched_exactly_gets_all_four_tests_each_with_p_value_one():
+    """20 heads and 20 tails against Bernoulli(1/2): two cells (the fewest the G-test and the cell residuals
+    run on), G = 0 with Williams' divisor 1 + (2 + 2 - 1) / (6 * 40) = 1.0125; each cell's two-sided
+    binomial p-value is 1, and Bonferroni's 2 x 1 is capped at 1; the mean is met (z = 0), and with 20
+    above and 20 below the mean the symmetry test runs and gives 1. Deterministic."""
+    x = np.repeat([0.0, 1.0], 20)
+    r = dpaudit.audit_sampler(lambda n, rng: x, stats.bernoulli(0.5), samples=40, seed=0)
+    assert r.parameters["tests"] == [
+        {"test": "G-test", "p_value": 1.0, "statistic": 0.0, "cells": 2,
+         "williams_q": pytest.approx(1.0125, rel=1e-12)},
+        {"test": "cell residuals", "p_value": 1.0, "cell": "<= 0", "observed": 20, "expected": pytest.approx(20.0)},
+        {"test": "mean", "p_value": 1.0, "z": 0.0, "sample_mean": 0.5, "mean": 0.5},
+        {"test": "symmetry", "p_value": 1.0, "above": 20, "below": 20},
+    ]
+    assert r.verdict == "not-refuted"
+
+
+def test_a_biased_coin_is_not_held_to_a_symmetry_test():
+    """Bernoulli(0.3) is not symmetric about its mean 0.3 (P[X > m] = 0.3, P[X < m] = 0.7), though its far
+    tails (both 0 beyond the support) agree: the comparison at d = 0 is what tells. 10,000 outputs with
+    exactly 3,000 ones, the law's own proportions, get the G-test, the cell residuals, the slope of the pair
+    (0, 1) and the mean, all at p-value 1, and are not refuted; a symmetry test (3,000 of 10,000 against
+    1/2) would refute this correct sampler. Deterministic."""
+    x = np.repeat([0.0, 1.0], [7000, 3000])
+    r = dpaudit.audit_sampler(lambda n, rng: x, stats.bernoulli(0.3), samples=10_000, seed=0)
+    assert [t["test"] for t in r.parameters["tests"]] == ["G-test", "cell residuals", "log-ratio slope", "mean"]
+    assert r.verdict == "not-refuted"
+
+
+def test_the_slope_test_takes_exactly_the_neighbouring_pairs_with_1000_outputs():
+    """1,400 outputs 200 x 0, 800 x 1, 400 x 2 against Binomial(2, 1/2): the pair (0, 1) holds exactly 1,000
+    outputs (enough), the pair (1, 2) 1,200; given the pair's total, the count of the upper cell is
+    Binomial(total, p(k + 1) / (p(k) + p(k + 1))): 800 of 1,000 at 2/3 (extreme) and 400 of 1,200 at 1/3
+    (exactly expected, p-value capped at 1). Bonferroni over the two pairs: the record is the pair (0, 1)
+    with p-value 2 x 2 P[Binomial(1000, 2/3) >= 800] = 2.7e-20, summed exactly in rationals (compared without
+    pytest.approx's default absolute slack of 1e-12, which would pass any p-value that small). Deterministic."""
+    x = np.repeat([0.0, 1.0, 2.0], [200, 800, 400])
+    r = dpaudit.audit_sampler(lambda n, rng: x, stats.binom(2, 0.5), samples=1_400, seed=0)
+    (slope,) = [t for t in r.parameters["tests"] if t["test"] == "log-ratio slope"]
+    assert slope == {"test": "log-ratio slope",
+                     "p_value": pytest.approx(4 * _binomial_upper_tail(800, 1000, Fraction(2, 3)), rel=1e-9, abs=0),
+                     "pair": [0, 1], "counts": [200, 800], "expected_share": pytest.approx(2 / 3, rel=1e-12)}
+
+
+def test_a_p_value_equal_to_the_level_does_not_refute():
+    """Refuted means the smallest p-value is strictly below alpha / (number of tests). Twenty outputs evenly
+    spread over [0.2, 2.2] against Exp(1) get two tests (Kolmogorov-Smirnov, mean; the law is not
+    symmetric); with alpha set to exactly twice the smallest p-value, the level equals it (halving is exact
+    in binary): not refuted; with alpha one float larger: refuted. Deterministic."""
+    x = np.linspace(0.2, 2.2, 20)
+    first = dpaudit.audit_sampler(lambda n, rng: x, stats.expon(), samples=20, seed=0, alpha=0.5)
+    assert len(first.parameters["tests"]) == 2
+    alpha = 2 * first.witness["p_value"]
+    at = dpaudit.audit_sampler(lambda n, rng: x, stats.expon(), samples=20, seed=0, alpha=alpha)
+    assert at.witness["level"] == at.witness["p_value"] and at.verdict == "not-refuted"
+    above = dpaudit.audit_sampler(lambda n, rng: x, stats.expon(), samples=20, seed=0,
+                                  alpha=float(np.nextafter(alpha, 1.0)))
+    assert above.verdict == "refuted"
+
+
+def test_the_same_seed_draws_the_same_samples():
+    """The sampler's generator comes from the audit's seed: two audits of a Poisson(3) sampler at seed 7
+    record the same tests, and their samples are those of numpy's generator on the seed's SeedSequence."""
+    law = stats.poisson(3)
+    drawn = []
+
+    def sampler(n, rng):
+        drawn.append(law.rvs(size=n, random_state=rng))
+        return drawn[-1]
+
+    first = dpaudit.audit_sampler(sampler, law, samples=2_000, seed=7)
+    second = dpaudit.audit_sampler(sampler, law, samples=2_000, seed=7)
+    assert first.parameters["tests"] == second.parameters["tests"]
+    assert np.array_equal(drawn[0], drawn[1])
+    expected = law.rvs(size=2_000, random_state=np.random.default_rng(np.random.SeedSequence(7)))
+    assert np.array_equal(drawn[0], expected)
+
+
+def test_bad_sampler_outputs_are_refused_with_these_messages():
+    """The exact refusals: a NaN or infinite output, and a non-integer output for an integer law."""
+    law = stats.binom(10, 0.5)
+    with pytest.raises(ValueError, match=r"^the sampler returned NaN or infinite values$"):
+        dpaudit.audit_sampler(lambda n, rng: np.full(n, np.inf), law, samples=100, seed=0)
+    with pytest.raises(ValueError, match=r"^the reference law is integer-valued but the sampler returned "
+                                         r"non-integers$"):
+        dpaudit.audit_sampler(lambda n, rng: np.full(n, 2.5), law, samples=100, seed=0)
+
+
+def test_the_conformance_auditor_says_why_it_cannot_audit():
+    """It audits Conforms claims about a subject with a reference law; the reasons it gives otherwise,
+    verbatim, also as the UnsupportedAudit its audit raises."""
+    from dpaudit.auditors import ConformanceAuditor
+    from dpaudit.auditors.base import TailSubject
+    from dpaudit.claims import Conforms
+    from dpaudit.errors import UnsupportedAudit
+    from dpaudit.laws import as_law
+
+    auditor = ConformanceAuditor()
+    law = as_law(stats.binom(10, 0.5))
+    with_law = TailSubject(law, law.sample, "binomial")
+    wrong_claim = auditor.supports(with_law, dpaudit.PureDP(1.0))
+    assert not wrong_claim
+    assert wrong_claim.reason == "the conformance auditor tests Conforms claims; got a pure-dp claim"
+    no_law = auditor.supports(TailSubject(None, law.sample, "a sampler"), Conforms("Binomial(10, 1/2)"))
+    assert not no_law and no_law.reason == "conformance needs a reference law with cdf, sf, mean and var"
+    with pytest.raises(UnsupportedAudit, match=r"^conformance needs a reference law with cdf, sf, mean and var$"):
+        auditor.audit(TailSubject(None, law.sample, "a sampler"), Conforms("Binomial(10, 1/2)"), samples=100,
+                      confidence=0.9, seed=np.random.SeedSequence(0))
+    assert auditor.supports(with_law, Conforms("Binomial(10, 1/2)")).decisive
+
+
+def test_the_auditor_spends_one_minus_its_confidence_unless_given_alpha():
+    """ConformanceAuditor.audit's false-failure rate is alpha if given (used as is), else 1 - confidence: on
+    the four tests of the three-point audit above, each test's level is that rate / 4 and the record's
+    confidence 1 - that rate."""
+    from dpaudit.auditors import ConformanceAuditor
+    from dpaudit.auditors.base import TailSubject
+    from dpaudit.claims import Conforms
+    from dpaudit.laws import as_law
+
+    x = np.repeat([0.0, 1.0, 2.0], [20, 30, 30])
+    subject = TailSubject(as_law(stats.binom(2, 0.5)), lambda n, rng: x, "three points")
+    claim = Conforms("Binomial(2, 1/2)")
+    seed = np.random.SeedSequence(0)
+    default = ConformanceAuditor().audit(subject, claim, samples=80, confidence=0.99, seed=seed)
+    assert default.confidence == pytest.approx(0.99, rel=1e-12)
+    assert default.witness["level"] == pytest.approx(0.01 / 4, rel=1e-12)
+    given = ConformanceAuditor().audit(subject, claim, samples=80, confidence=0.9, seed=seed, alpha=0.2)
+    assert given.confidence == 0.8 and given.witness["level"] == 0.05
+
+
+# -- which laws count as symmetric -------------------------------------------------------------------------
+
+def _perturbed_binomial(shift: dict[int, float]):
+    """Binomial(20, 1/2) (mean 10, sd sqrt 5), its upper side reshaped so that T(d) = P[X > 10 + d] - P[X < 10 - d]
+    becomes ``shift[d]`` (0 elsewhere): P[X = 10 + j] changes by T(j - 1) - T(j) and P[X = 10] makes up the mass.
+    The mean stays 10 when the shifts sum to 0 (the mean's change is sum_j j (T(j - 1) - T(j)) = sum_d T(d)).
+    With dyadic shifts every sum below is exact in floating point."""
+    from dpaudit.laws import Law
+
+    pmf = np.array([math.comb(20, k) / 2**20 for k in range(21)])
+    for j in range(1, 11):
+        pmf[10 + j] += shift.get(j - 1, 0.0) - shift.get(j, 0.0)
+    pmf[10] -= shift.get(0, 0.0)
+    assert (pmf >= 0).all() and sum(shift.values()) == 0
+    lower = np.concatenate([[0.0], np.cumsum(pmf)])  # lower[i] = P[X <= i - 1]
+    upper = np.concatenate([np.cumsum(pmf[::-1])[::-1], [0.0]])  # upper[i] = P[X >= i]
+
+    def index(x):
+        return np.clip(np.floor(np.asarray(x, dtype=float)), -1, 20).astype(np.int64) + 1
+
+    values = np.arange(21)
+    var = float(((values - 10.0) ** 2) @ pmf)
+    return Law("perturbed Binomial(20, 1/2)", True, 10.0, var, (0.0, 20.0), lambda x: lower[index(x)],
+               lambda x: upper[index(x)], lambda n, rng: rng.choice(values, n, p=pmf),
+               logpmf=lambda k: np.log(pmf[np.clip(np.asarray(k, dtype=np.int64), 0, 20)]))
+
+
+def _test_names(law):
+    x = np.repeat(np.arange(6.0, 15.0), 20)
+    return [t["test"] for t in dpaudit.audit_sampler(lambda n, rng: x, law, samples=x.size, seed=0).parameters["tests"]]
+
+
+@pytest.mark.parametrize("checked, unchecked", [(1, 4), (2, 6), (3, 4), (5, 4), (7, 6)])
+def test_a_law_lopsided_at_any_checked_distance_is_not_symmetric(checked, unchecked):
+    """Symmetry is read from the cdf at d = 0, 1/4, 1/2, 1, 2 and 3 standard deviations, rounded up on a lattice:
+    for Binomial(20, 1/2) (sd sqrt 5), d = 0, 1, 2, 3, 5 and 7. The law reshaped so that its tails differ by
+    2^-13 at one of those (and the other way at a distance not checked, 4 or 6, keeping the mean) is not
+    symmetric: no symmetry test; the binomial itself has one. Deterministic."""
+    eps = 2.0**-13
+    assert "symmetry" in _test_names(_perturbed_binomial({}))
+    assert "symmetry" not in _test_names(_perturbed_binomial({checked: eps, unchecked: -eps}))
+
+
+def test_a_tail_asymmetry_of_one_part_in_a_million_is_seen():
+    """The symmetry test is exact only for a law with P[X > m] = P[X < m]; the detector compares the tails to a
+    relative 1e-9 (float noise) and an absolute 1e-15. Binomial(20, 1/2) with 2^-33 (1.2e-10) moved so that
+    P[X > m] falls short of P[X < m] by it and P[X > m + 7] exceeds P[X < m - 7] (2.0e-4) by it, half a
+    millionth of that tail: not symmetric (numpy's default tolerances, relative 1e-5 or absolute 1e-8, would
+    pass it as symmetric). Deterministic."""
+    eps = 2.0**-33
+    assert "symmetry" not in _test_names(_perturbed_binomial({0: -eps, 7: eps}))
+
+
+def test_a_reference_whose_cells_drift_from_summing_to_one_is_renormalised_for_the_g_test():
+    """Binomial(10^7, 1/2)'s cells, from scipy's pmf and tails, sum to 1 only to about 1e-8 (1.1e-8 with the
+    scipy of this writing), more than the 1e-8 relative agreement of observed and expected totals that
+    scipy's power_divergence demands. The auditor renormalises the cells: its G statistic is 2 sum O ln(O / E)
+    with E = n p / sum p, written out here over the same cells. Seeded; no chance failure (a computation)."""
+    from dpaudit.auditors.conformance import _cells, _lattice_tests
+    from dpaudit.laws import as_law
+
+    law = as_law(stats.binom(10**7, 0.5))
+    x = law.sample(20_000, np.random.default_rng(1)).astype(float)
+    g_test = _lattice_tests(law, x)[0]
+    _, observed, p = _cells(law, x)
+    expected = 20_000 * p / p.sum()
+    seen = observed > 0
+    g = 2 * float(np.sum(observed[seen] * np.log(observed[seen] / expected[seen])))
+    assert g_test["test"] == "G-test" and g_test["statistic"] == pytest.approx(g, rel=1e-9)
