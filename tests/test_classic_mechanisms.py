@@ -1048,3 +1048,36 @@ def test_enclosure_from_an_mpmath_interval_keeps_infinities_and_refuses_nan():
     with pytest.raises(ArithmeticError) as info:
         exact.Enclosure.from_interval(iv.make_mpf((libmp.fnan, libmp.fnan)))
     assert str(info.value) == "NaN in an interval computation"
+
+
+def test_an_enclosure_holds_its_ends_as_exact_numbers_and_refuses_an_empty_one():
+    """An enclosure's ends are exact rationals (or infinities), whatever they were given as: a float end is
+    read as the exact rational it stands for, so sums and comparisons of ends never round. lo > hi is no
+    enclosure at all, and the error names both ends; a NaN end is refused by name."""
+    e = exact.Enclosure(0.1, 1)
+    assert type(e.lo) is Fraction and e.lo == Fraction(0.1)
+    assert type(e.hi) is Fraction and e.hi == 1
+    assert exact.Enclosure(-math.inf, 0.5).lo == -math.inf
+    with pytest.raises(ArithmeticError) as raised:
+        exact.Enclosure(2.0, 1)
+    assert str(raised.value) == "empty enclosure [2.0, 1.0]"
+    with pytest.raises(ValueError) as raised:
+        exact.Enclosure(math.nan, 1)
+    assert str(raised.value) == "an enclosure end point cannot be NaN"
+
+
+def test_enclosures_add_exactly_and_an_infinite_end_absorbs_any_finite_one():
+    """Adding enclosures adds their ends exactly. An infinite end stays infinite whatever finite end is
+    added to it, even one too large for a float (10^400: turning it into a float to add would overflow);
+    two infinite ends of one sign add to that infinity; of opposite signs (inf - inf) they have no sum,
+    and the addition refuses with that message rather than return a NaN end."""
+    huge = Fraction(10**400)
+    total = exact.Enclosure(Fraction(1, 3), math.inf) + exact.Enclosure(huge, huge)
+    assert total.lo == Fraction(1, 3) + huge and total.hi == math.inf
+    total = exact.Enclosure(-math.inf, 1) + exact.Enclosure(-huge, 2)
+    assert total.lo == -math.inf and total.hi == 3
+    total = exact.Enclosure(0, math.inf) + exact.Enclosure(0, math.inf)
+    assert total.lo == 0 and total.hi == math.inf
+    with pytest.raises(ArithmeticError) as raised:
+        exact.Enclosure(-math.inf, 0) + exact.Enclosure(math.inf, math.inf)
+    assert str(raised.value) == "inf - inf in an enclosure"

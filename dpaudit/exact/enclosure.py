@@ -104,10 +104,13 @@ class Enclosure:
 
 
 def _add(a: Number, b: Number) -> Number:
-    if math.isinf(a) or math.isinf(b):
-        if math.isinf(a) and math.isinf(b) and (a > 0) != (b > 0):
+    # an end is a Fraction or a float infinity (as_number): asking math.isinf of a Fraction beyond the
+    # float range (10^400) would overflow, so only a float end is asked
+    a_inf, b_inf = isinstance(a, float) and math.isinf(a), isinstance(b, float) and math.isinf(b)
+    if a_inf or b_inf:
+        if a_inf and b_inf and (a > 0) != (b > 0):
             raise ArithmeticError("inf - inf in an enclosure")
-        return a if math.isinf(a) else b
+        return a if a_inf else b
     return a + b
 
 
