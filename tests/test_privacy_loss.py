@@ -1519,3 +1519,192 @@ def test_the_fft_error_bound_holds_summed_over_the_cells_of_a_wide_grid(n1, n2):
     bound = _convolution_error(a, b)
     assert summed <= Fraction(bound)
     assert bound < 1e-10
+
+
+# -- the documented error accounting of the PLD, pinned on cases small enough to work by hand ----------------
+
+_U53 = mpmath.mpf(2) ** -53
+
+
+def _five_smooth_at_least(n: int) -> int:
+    """The least 2^i 3^j 5^k >= n: the lengths of real FFTs scipy's pocketfft treats as fast."""
+    m = n
+    while True:
+        r = m
+        for f in (2, 3, 5):
+            while r % f == 0:
+                r //= f
+        if r == 1:
+            return m
+        m += 1
+
+
+def _documented_convolution_error(a, b) -> mpmath.mpf:
+    """_convolution_error's docstring in 30 digits: 1.01 sqrt(n) (3 eta + 4 u) (|a|_2 sum b + sum a |b|_2), with
+    n = len(a) + len(b) - 1 the cells kept, eta = 16 u log2(N), N the real FFT's fast length (at least 2)."""
+    with mpmath.workdps(30):
+        n = len(a) + len(b) - 1
+        eta = 16 * _U53 * mpmath.log(max(_five_smooth_at_least(n), 2), 2)
+        norm = [mpmath.sqrt(mpmath.fsum(mpmath.mpf(float(x)) ** 2 for x in v)) for v in (a, b)]
+        total = [mpmath.fsum(mpmath.mpf(float(x)) for x in v) for v in (a, b)]
+        return mpmath.mpf("1.01") * mpmath.sqrt(n) * (3 * eta + 4 * _U53) * (norm[0] * total[1] + total[0] * norm[1])
+
+
+@pytest.mark.parametrize("a, b", [
+    ([0.75], [0.5, 2.0]),  # n = 2: the FFT length's floor of 2 applies
+    ([0.5, 0.25, 0.125, 2.0], [3.0, 0.1, 0.7, 0.2]),  # n = 7: the real fast length is 8 (a complex one would be 7)
+    (list(np.linspace(0.1, 3.0, 50)), list(np.linspace(2.0, 0.05, 48))),  # n = 97: real fast length 100, not 98
+])
+def test_the_fft_error_bound_is_the_documented_one(a, b):
+    """This pins the documented bound: _convolution_error must return exactly its docstring's
+    1.01 sqrt(n) (3 eta + 4 u)(|a|_2 sum b + sum a |b|_2), eta = 16 u log2(next_fast_len(n, real=True)), u = 2^-53,
+    recomputed here in 30-digit mpmath (the real fast length found independently as the least 5-smooth number
+    >= n). Sums and norms other than 1 and lengths whose real and complex fast lengths differ make every constant
+    and every factor show; the float evaluation is within 1e-13 of it relatively."""
+    from dpaudit.exact.pld import _convolution_error
+
+    got = _convolution_error(np.array(a), np.array(b))
+    want = _documented_convolution_error(a, b)
+    assert abs(got - want) <= 1e-13 * want, (got, float(want))
+
+
+def _documented_product_bounds(coordinates, weight, infinite=(Fraction(0), Fraction(0))):
+    """The ends of product_hockey_stick's enclosure by its documented error accounting, in fractions, for
+    coordinates whose finite losses all fall in one cell. ``coordinates`` lists per coordinate (binned mass
+    upward, binned mass downward, number of finite-loss outcomes); every cell weighs ``weight`` (a float).
+    Per stage: binning error f_error = 1.01 * outcomes * 2^-53 * sum f; a product of two one-cell pmfs costs
+    one rounding U = 8 * 2^-53 of its mass; pmf_error <- pmf_error (sum f + f_error) + mass f_error + stage.
+    The weighted sum is enclosed within 2 * 2^-53 relatively (one term), widened by (1 +- U), and the
+    infinite-loss mass (upward, downward) enters times (1 +- U)."""
+    U = Fraction(8, 2**53)
+    ends = []
+    for side in (0, 1):
+        mass, error = Fraction(1), Fraction(0)
+        for coordinate in coordinates:
+            f, outcomes = coordinate[side], coordinate[2]
+            f_error = Fraction(101, 100) * outcomes * Fraction(1, 2**53) * f
+            error = error * (f + f_error) + mass * f_error + U * mass * f
+            mass *= f
+        total = Fraction(float(mass) * weight)  # the float product the pmf holds, times the float weight
+        if side == 0:
+            ends.append(total * (1 + Fraction(2, 2**53)) * (1 + U) + error + infinite[0] * (1 + U))
+        else:
+            ends.append(total * (1 - Fraction(2, 2**53)) * (1 - U) - error + infinite[1] * (1 - U))
+    return ends
+
+
+def _within_the_ends_own_roundings(got: Fraction, want: Fraction) -> bool:
+    """The ends are sums of floats and fractions that Python evaluates in floats (Fraction times float is a
+    float), so they may differ from the exact accounting by three roundings of their size."""
+    return abs(got - want) <= Fraction(3, 2**53) * abs(want)
+
+
+def test_a_product_of_identical_pairs_has_the_documented_error_accounting():
+    """This pins the documented error accounting of product_hockey_stick. Two coordinates with P = Q,
+    (1/2, 1/2) and (1/4, 1/4, 1/2), stored exactly: every loss is 0 (one cell, no grid rounding), and at
+    eps = -0.01 every cell weighs 1 - e^-0.01 (about 0.01), so delta(-0.01) = 1 - e^-0.01. Each mass enters
+    times (1 +- U), U = 8 * 2^-53, so both coordinates bin to 1 +- U exactly. The ends must be what the
+    accounting gives by hand (about 2.5e-15 from the estimate) to within the ends' own float roundings (3e-18
+    here): the binning, product, propagation and final (1 +- U) each move an end by more."""
+    U = Fraction(8, 2**53)
+    pairs = [(_law([0.5, 0.5]), _law([0.5, 0.5])), (_law([0.25, 0.25, 0.5]), _law([0.25, 0.25, 0.5]))]
+    weight = float(-np.expm1(-0.01))
+    delta = exact.pld.product_hockey_stick(pairs, -0.01)
+    hi, lo = _documented_product_bounds([(1 + U, 1 - U, 2), (1 + U, 1 - U, 3)], weight)
+    assert lo <= Fraction(*(1 - mpmath.exp(mpmath.mpf(-0.01))).as_integer_ratio()) <= hi
+    assert _within_the_ends_own_roundings(delta.hi, hi), (float(delta.hi - hi), float(hi))
+    assert _within_the_ends_own_roundings(delta.lo, lo), (float(delta.lo - lo), float(lo))
+
+
+def test_mass_at_infinite_loss_enters_a_product_profile_with_the_documented_roundings():
+    """This pins the documented accounting of infinite-loss mass. The first coordinate has P = (1/2, 1/2, 0)
+    against Q = (1/2, 0, 1/2): outcome 1 (P-mass 1/2) has infinite loss, outcome 0 loss 0; the second has
+    P = Q = (1/4, 1/4, 1/2). At eps = 1 no finite loss counts, so delta(1) = 1/2. The infinite mass is
+    1/2 (1 +- U) (1 +- U) (the mass's bound, then the sum's), which in floats is 1/2 (1 +- 2U); it enters the
+    upper end times (1 + U) and the lower times (1 - U), beside the finite pmf's error. Both ends must be what
+    the accounting gives by hand, to within the ends' own float roundings (two parts in 2^53 of the ends, a
+    quarter of the smallest term pinned)."""
+    U = Fraction(8, 2**53)
+    pairs = [(_law([0.5, 0.5, 0.0]), _law([0.5, 0.0, 0.5])), (_law([0.25, 0.25, 0.5]), _law([0.25, 0.25, 0.5]))]
+    delta = exact.pld.product_hockey_stick(pairs, 1.0)
+    infinite = (Fraction(1, 2) * (1 + 2 * U), Fraction(1, 2) * (1 - 2 * U))
+    hi, lo = _documented_product_bounds([((1 + U) / 2, (1 - U) / 2, 1), (1 + U, 1 - U, 3)], 0.0, infinite)
+    assert lo <= Fraction(1, 2) <= hi
+    assert _within_the_ends_own_roundings(delta.hi, hi), (float(delta.hi - hi), float(hi))
+    assert _within_the_ends_own_roundings(delta.lo, lo), (float(delta.lo - lo), float(lo))
+
+
+def test_a_pmf_spread_over_two_cells_is_charged_the_fft_bound():
+    """P = (1/2, 1/2) against Q = (1/2 + 1.25e-13, 1/2 - 1.25e-13): losses -+2.5e-13, so the grid's cell is its
+    floor of 1e-12 and P's two outcomes fall in two cells (upward: cells 0 and 1). Convolving the starting pmf
+    (1) with these two cells is an FFT convolution, charged _convolution_error's documented bound, and at eps = 1
+    no cell is in the event, so the upper end is exactly the pmf's error: binning (1.01 * 2 * 2^-53 * (1 + U)) plus
+    the documented FFT bound of ([1], [(1 + U)/2, (1 + U)/2]), to 1e-9 relatively; the lower end is 0."""
+    U = 8 * 2.0**-53
+    P, Q = _law([0.5, 0.5]), _law([0.5 + 1.25e-13, 0.5 - 1.25e-13])
+    delta = exact.pld.product_hockey_stick([(P, Q)], 1.0)
+    mass = 0.5 * (1 + U)
+    want = 1.01 * 2 * 2.0**-53 * (2 * mass) + _documented_convolution_error([1.0], [mass, mass])
+    assert delta.lo == 0
+    assert abs(delta.hi / Fraction(*want.as_integer_ratio()) - 1) <= 1e-9, (float(delta.hi), float(want))
+
+
+def test_a_profile_with_gaussians_evaluates_the_upper_end_at_mu_rounded_up_and_the_lower_at_mu_rounded_down(
+        monkeypatch):
+    """delta_G grows with mu, so (module docstring) the upper end must use mu rounded up and the lower end mu
+    rounded down, past the square root's own rounding. The mu each end hands to gaussian_delta is recorded and
+    compared with the 60-digit sqrt(mu^2), for mu^2 below and above 1 (a float sqrt rounded either way)."""
+    seen = []
+    original = exact.pld.gaussian_delta
+
+    def spy(e, mu):
+        seen.append(mu)
+        return original(e, mu)
+
+    monkeypatch.setattr(exact.pld, "gaussian_delta", spy)
+    P = _law([0.5, 0.5])
+    for mu2 in (Fraction(1, 2), Fraction(1, 3), Fraction(2, 7), Fraction(2), Fraction(7, 3), Fraction(10, 3)):
+        seen.clear()
+        exact.pld.product_hockey_stick([(P, P)], 0.0, mu2)
+        root = mpmath.sqrt(mpmath.mpf(mu2.numerator) / mu2.denominator)
+        assert len(seen) == 2 and seen[1] < root < seen[0], (mu2, seen)
+
+
+def test_a_cell_whose_gaussian_weight_may_be_negative_weighs_nothing_in_the_lower_end(monkeypatch):
+    """Each cell's Balle-Wang value is known to within its error margin, and where value - margin < 0 the lower
+    end must weigh the cell 0 (delta_G >= 0), not less. Here gaussian_delta is made to report 0 +- 1/4 at every
+    cell, for a coordinate with P-mass 1/2 at infinite loss and 1/2 at loss 0: the upper end then charges the
+    finite half 1/4, and the lower end must be exactly the one with no finite cell counting (the same
+    coordinate with no Gaussians at eps = 1), the infinite half less its error."""
+    pairs = [(_law([0.5, 0.5, 0.0]), _law([0.5, 0.0, 0.5]))]
+    without = exact.pld.product_hockey_stick(pairs, 1.0)
+    monkeypatch.setattr(exact.pld, "gaussian_delta", lambda e, mu: (np.zeros_like(e), np.full_like(e, 0.25)))
+    with_gaussians = exact.pld.product_hockey_stick(pairs, 1.0, Fraction(1))
+    assert with_gaussians.lo == without.lo and without.lo >= Fraction(1, 2) - Fraction(1, 10**14)
+    assert abs(with_gaussians.hi - Fraction(5, 8)) <= Fraction(1, 10**14), with_gaussians.floats()
+
+
+def test_a_coordinate_with_disjoint_supports_leaves_a_narrow_grid_as_documented():
+    """A coordinate with disjoint supports (no finite loss: its loss range contributes nothing) next to one whose
+    losses span only about 0.41: the grid divides the 0.41 into 2^16 cells. delta(eps) = 1, and the enclosure is
+    [1 - a few roundings, 1], computed at once (a grid sized from a wrong span would have some 10^11 cells)."""
+    pairs = [(_law([0.5, 0.5, 0.0]), _law([0.0, 0.0, 1.0])), (_law([0.5, 0.5]), _law([0.4, 0.6]))]
+    delta = exact.pld.product_hockey_stick(pairs, 0.0)
+    assert delta.hi == 1 and delta.lo >= 1 - Fraction(1, 10**14), delta.floats()
+
+
+def test_a_loss_on_a_grid_point_is_moved_a_cell_out_for_its_float_rounding():
+    """P = (1, 0) against Q = (e^-L, 1 - e^-L), stored as log-probabilities with no error, where L = k * 1e-12
+    (k = 693147180559) is a point of the grid (the loss range is one point, so the cell is its floor of 1e-12).
+    The float loss 0 - (-L) is exact here, but the PLD cannot know that: it allows the float loss to be U|L| off
+    the true one, which moves L past the grid point, so the upper end is charged at the next point up,
+    (k + 1) * 1e-12, and the lower at the point below, (k - 1) * 1e-12 (delta(0) = 1 - e^-L)."""
+    k, h = 693147180559, 1e-12
+    L = k * h
+    assert L / h == k
+    P = FiniteDistribution(np.arange(2), np.array([0.0, -np.inf]), log_error=0.0)
+    Q = FiniteDistribution(np.arange(2), np.array([-L, math.log(-math.expm1(-L))]), log_error=0.0)
+    delta = exact.pld.product_hockey_stick([(P, Q)], 0.0)
+    above, below = (1 - mpmath.exp(-mpmath.mpf(j) * mpmath.mpf(h)) for j in (k + 1, k - 1))
+    assert delta.hi >= Fraction(*above.as_integer_ratio()) and delta.lo <= Fraction(*below.as_integer_ratio())
+    assert width(delta) <= 2.1 * h * 0.5, delta.floats()

@@ -132,11 +132,13 @@ def product_hockey_stick(pairs: list[tuple[FiniteDistribution, FiniteDistributio
         else:
             weights = np.where(losses > eps, -np.expm1(eps - losses), 0.0)
         total = positive_sum(pmf * weights)
-        # the weights lie in [0, 1], so the pmf's summed error moves the weighted sum by at most as much
+        # the weights lie in [0, 1], so the pmf's summed error moves the weighted sum by at most as much;
+        # the ends are added in fractions (a Fraction times a float would round to a float)
+        up, down = 1 + Fraction(U), 1 - Fraction(U)
         if upward:
-            bounds.append(total.hi * (1 + U) + Fraction(pmf_error) + Fraction(1 - finite_mass) * (1 + U))
+            bounds.append(total.hi * up + Fraction(pmf_error) + Fraction(1 - finite_mass) * up)
         else:
             missing = Fraction(max(1 - finite_mass, 0))
-            bounds.append(max(total.lo * (1 - U) - Fraction(pmf_error) + missing * (1 - U), 0))
+            bounds.append(max(total.lo * down - Fraction(pmf_error) + missing * down, 0))
     upper, lower = bounds
     return Enclosure(lower, min(upper, 1))
