@@ -581,3 +581,132 @@ def test_a_reference_whose_cells_drift_from_summing_to_one_is_renormalised_for_t
     seen = observed > 0
     g = 2 * float(np.sum(observed[seen] * np.log(observed[seen] / expected[seen])))
     assert g_test["test"] == "G-test" and g_test["statistic"] == pytest.approx(g, rel=1e-9)
+
+
+# -- the G-test's bins, recomputed by hand on small laws ------------------------------------------------------
+
+def _sixteenths(support=(0.0, 15.0), pmf=True):
+    """Uniform on 0..15 (P = 1/16 each: every cumulative count below is exact in binary), with the declared
+    ``support``. Its logpmf is a table defined on the declared support only (it refuses other integers, -inf off
+    0..15 within it), or it has none (``pmf=False``: the cells then come from the cdf)."""
+    from dpaudit.laws import Law
+
+    def cdf(x):
+        return np.clip(np.floor(np.asarray(x)) + 1, 0, 16) / 16
+
+    def logpmf(k):
+        k = np.asarray(k)
+        if (k < support[0]).any() or (k > support[1]).any():
+            raise ValueError(f"the law was asked about {k}, outside its support {support}")
+        with np.errstate(divide="ignore"):
+            return np.log(np.where((k >= 0) & (k <= 15), 1 / 16, 0.0))
+
+    return Law("uniform on 0..15", True, 7.5, 255 / 12, support, cdf, lambda x: 1 - cdf(x),
+               lambda n, rng: rng.integers(0, 16, n).astype(float), logpmf=logpmf if pmf else None)
+
+
+@pytest.mark.parametrize("pmf", [True, False], ids=["from the logpmf", "from the cdf"])
+def test_bins_are_closed_as_soon_as_they_expect_ten_outputs_and_a_last_bin_of_exactly_ten_stands(pmf):
+    """The pooling rule at its threshold. Uniform on 0..15, 160 outputs (80 at 2, 80 at 13): the listed cells are
+    1..14 (one beyond the outputs each side), the mass below them (P{0}) and above them (P{15}) is an extended
+    cell each, and every extended cell expects exactly 160 / 16 = 10 outputs: each is a bin of its own, the first
+    (10, not more) and the last (exactly 10 is not short) included: 16 bins "<= 0", "1", ..., "14", ">= 15".
+    At 32 outputs (16 at 0, 16 at 15) the cells 0..15 expect 2 each: bins of five cells reach 10 (0..4, 5..9),
+    then 10..14 with the two outputs the law puts at 15 would close a third, leaving nothing after it; it
+    stands: "<= 4", "5..9", ">= 10" expecting 10, 10 and 12. At 20 outputs (10 at 0, 10 at 15), 1.25 per cell:
+    cells 0..7 reach 10, the rest forms a bin expecting 10: "<= 7", ">= 8". Every probability a multiple of
+    1/16, compared exactly; the same from the law's logpmf and, for a law without one, its cdf. Deterministic."""
+    from dpaudit.auditors.conformance import _cells
+
+    law = _sixteenths(pmf=pmf)
+    labels, observed, p = _cells(law, np.repeat([2.0, 13.0], 80))
+    assert labels.tolist() == ["<= 0"] + [str(v) for v in range(1, 15)] + [">= 15"]
+    assert observed.tolist() == [0, 0, 80] + [0] * 10 + [80, 0, 0]
+    assert p.tolist() == [1 / 16] * 16
+    labels, observed, p = _cells(law, np.repeat([0.0, 15.0], 16))
+    assert labels.tolist() == ["<= 4", "5..9", ">= 10"]
+    assert observed.tolist() == [16, 0, 16] and p.tolist() == [5 / 16, 5 / 16, 6 / 16]
+    labels, observed, p = _cells(law, np.repeat([0.0, 15.0], 10))
+    assert labels.tolist() == ["<= 7", ">= 8"]
+    assert observed.tolist() == [10, 10] and p.tolist() == [0.5, 0.5]
+
+
+@pytest.mark.parametrize("support", [(0.0, 15.0), (-math.inf, math.inf)], ids=["declared", "unknown"])
+def test_the_mass_beyond_the_outputs_is_one_bin_on_each_side(support):
+    """Uniform on 0..15, 160 outputs (80 at 6, 80 at 7), none of the law's other values: the cells listed are
+    5..8 (one beyond the outputs each side), each its own bin expecting 10, and the law's mass below 5 (5/16,
+    50 expected, none seen) and above 8 (7/16, 70 expected) forms one bin each, "<= 4" and ">= 9", whether the
+    law declares its support or not. Exact (multiples of 1/16). Deterministic."""
+    from dpaudit.auditors.conformance import _cells
+
+    labels, observed, p = _cells(_sixteenths(support), np.repeat([6.0, 7.0], 80))
+    assert labels.tolist() == ["<= 4", "5", "6", "7", "8", ">= 9"]
+    assert observed.tolist() == [0, 0, 80, 80, 0, 0]
+    assert p.tolist() == [5 / 16, 1 / 16, 1 / 16, 1 / 16, 1 / 16, 7 / 16]
+
+
+@pytest.mark.parametrize("support", [(0.0, 15.0), (0.0, math.inf), (-math.inf, 15.0)])
+def test_a_law_is_asked_for_probabilities_only_on_its_declared_support(support):
+    """A law given as a table may be defined on its support only: the cells are listed one beyond the outputs
+    but never beyond a declared support bound. Uniform on 0..15 with outputs at both ends (80 at 0, 80 at 15),
+    its logpmf refusing integers outside the declared support: 16 bins of one cell each, the first and the last
+    holding the outputs. Deterministic."""
+    from dpaudit.auditors.conformance import _cells
+
+    labels, observed, p = _cells(_sixteenths(support), np.repeat([0.0, 15.0], 80))
+    assert labels.tolist() == ["<= 0"] + [str(v) for v in range(1, 15)] + [">= 15"]
+    assert observed.tolist() == [80] + [0] * 14 + [80]
+    assert p.tolist() == [1 / 16] * 16
+
+
+def test_far_tail_bins_take_their_probabilities_from_the_pmf_not_from_cdf_differences():
+    """Geometric law P{k} = 0.7 * 0.3^k (k >= 0) with its closed-form cdf 1 - 0.3^(k + 1), which in floating point
+    keeps 0.3^(k + 1) only to an absolute 1.1e-16: at 2 * 10^6 outputs the last bin (0.3^10 = 5.9e-6) computed
+    from cdf differences is off by about 3e-12 of itself. From the logpmf each bin's probability is the law's
+    mass on the bin's label to 1e-13 relative: 0.3^a - 0.3^(b + 1) on a..b and 0.3^a on ">= a", summed exactly
+    in rationals. Deterministic."""
+    from dpaudit.auditors.conformance import _cells
+    from dpaudit.laws import Law
+
+    def cdf(x):
+        x = np.floor(np.asarray(x, dtype=float))
+        return np.where(x >= 0, 1 - 0.3 ** (x + 1), 0.0)
+
+    def sf(x):
+        x = np.floor(np.asarray(x, dtype=float))
+        return np.where(x >= 0, 0.3 ** (x + 1), 1.0)
+
+    law = Law("geometric(0.7)", True, 3 / 7, 30 / 49, (0.0, math.inf), cdf, sf, None,
+              logpmf=lambda k: math.log(0.7) + np.asarray(k) * math.log(0.3))
+    n = 2 * 10**6
+    labels, observed, p = _cells(law, np.concatenate([np.zeros(n - 30), np.arange(1.0, 31.0)]))
+    assert labels.tolist() == ["<= 0"] + [str(v) for v in range(1, 10)] + [">= 10"]
+    assert observed.tolist() == [n - 30] + [1] * 9 + [21]
+    r = Fraction(3, 10)
+    mass = [1 - r] + [r**a - r ** (a + 1) for a in range(1, 10)] + [r**10]
+    assert p.tolist() == [pytest.approx(float(m), rel=1e-13, abs=0) for m in mass]
+
+
+def test_every_two_sided_binomial_p_value_is_capped_at_one():
+    """Twice the smaller binomial tail, capped at 1: 1 of Binomial(2, 1/2) has both tails 3/4 (doubled 1.5,
+    capped to 1), 0 of it the lower tail 1/4 (0.5); 5 of Binomial(10, 1/2), both tails 638/1024, gives 1."""
+    from dpaudit.auditors.conformance import _binomial_two_sided
+
+    assert _binomial_two_sided(np.array([1, 0, 5]), np.array([2, 2, 10]), np.array([0.5, 0.5, 0.5])).tolist() == [
+        1.0, 0.5, 1.0]
+
+
+def test_counts_exactly_as_expected_report_p_value_one_for_the_first_cell_and_pair():
+    """2,000 outputs 500 x 0, 1,000 x 1, 500 x 2 against Binomial(2, 1/2): every cell holds exactly its expected
+    count, so each cell's two-sided p-value is 1 and Bonferroni's 3 x 1 is capped at 1, reported for the first
+    cell (no cell stands out; the uncapped doubled tails, 1.021 for the first and 1.018 for the middle cell,
+    must not decide); both pairs (1,500 outputs each) hold exactly their expected share, 2/3 and 1/3: each
+    pair's p-value 1, Bonferroni's 2 x 1 capped at 1, reported for the first pair. Deterministic."""
+    x = np.repeat([0.0, 1.0, 2.0], [500, 1000, 500])
+    r = dpaudit.audit_sampler(lambda n, rng: x, stats.binom(2, 0.5), samples=2_000, seed=0)
+    tests = {t["test"]: t for t in r.parameters["tests"]}
+    assert tests["cell residuals"] == {"test": "cell residuals", "p_value": 1.0, "cell": "<= 0", "observed": 500,
+                                       "expected": pytest.approx(500.0, rel=1e-12)}
+    assert tests["log-ratio slope"] == {"test": "log-ratio slope", "p_value": 1.0, "pair": [0, 1],
+                                        "counts": [500, 1000], "expected_share": pytest.approx(2 / 3, rel=1e-12)}
+    assert r.verdict == "not-refuted"
