@@ -519,7 +519,8 @@ def test_criterion_two_user_view_composes_its_parts_and_has_power():
     whole = exact.privacy_profile(ProductDistribution(Q), ProductDistribution(P), eps).delta
     nodes = exact.privacy_profile(ProductDistribution(Q[:192]), ProductDistribution(P[:192]), eps).delta
     call = exact.privacy_profile(ProductDistribution(Q[192:]), ProductDistribution(P[192:]), eps).delta
-    assert whole.hi >= max(nodes.lo, call.lo) and whole.hi < 1e-12
+    # the true delta is ~0: the upper end is the bound on the FFT convolution's error summed over the grid (~1e-10)
+    assert whole.hi >= max(nodes.lo, call.lo) and whole.hi < 1e-9
     claim = ApproxDP(eps, 2 * params.delta / 3)
     assert dpaudit.audit_privacy(view, claim, pairs=[(a, b)], auditor="exact").verdict == "verified"
     weak = CriterionTwoUserView(SymmetricGaussianTree(64, 2, view.tree.sigma / 20), view.optimizer, [4, 5, 6, 7])
