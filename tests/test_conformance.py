@@ -710,3 +710,30 @@ def test_counts_exactly_as_expected_report_p_value_one_for_the_first_cell_and_pa
     assert tests["log-ratio slope"] == {"test": "log-ratio slope", "p_value": 1.0, "pair": [0, 1],
                                         "counts": [500, 1000], "expected_share": pytest.approx(2 / 3, rel=1e-12)}
     assert r.verdict == "not-refuted"
+
+
+def test_a_law_given_as_a_table_is_asked_about_integer_arrays_even_for_float_outputs():
+    """A lattice law may be a table indexed by the outcome (here Binomial(2, 1/2): logpmf(k) = log([1/4, 1/2,
+    1/4])[k], which numpy refuses to index with floats): the auditor asks it about integer arrays only, also
+    for the slope test's pairs, whether the sampler returns floats (as here) or integers. 2,000 outputs
+    500 x 0, 1,000 x 1, 500 x 2, each cell exactly as expected: the pair (0, 1) has 1,500 outputs and the
+    share 2/3 of them on 1, its p-value 1. Deterministic."""
+    from dpaudit.laws import Law
+
+    table = np.log([0.25, 0.5, 0.25])
+    cumulative = np.array([0.0, 0.25, 0.75, 1.0])
+
+    def cdf(x):
+        return cumulative[np.clip(np.floor(np.asarray(x, dtype=float)) + 1, 0, 3).astype(np.int64)]
+
+    def logpmf(k):
+        return table[k]  # IndexError for a float array
+
+    law = Law("Binomial(2, 1/2) as a table", True, 1.0, 0.5, (0.0, 2.0), cdf, lambda x: 1 - cdf(x), None,
+              logpmf=logpmf)
+    for outputs in (np.repeat([0.0, 1.0, 2.0], [500, 1000, 500]), np.repeat([0, 1, 2], [500, 1000, 500])):
+        r = dpaudit.audit_sampler(lambda n, rng, x=outputs: x, law, samples=2_000, seed=0)
+        tests = {t["test"]: t for t in r.parameters["tests"]}
+        assert tests["log-ratio slope"] == {"test": "log-ratio slope", "p_value": 1.0, "pair": [0, 1],
+                                            "counts": [500, 1000], "expected_share": pytest.approx(2 / 3, rel=1e-12)}
+        assert r.verdict == "not-refuted"

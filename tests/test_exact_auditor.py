@@ -469,3 +469,24 @@ def test_pair_epsilon_lists_one_output_per_differing_coordinate_and_names_the_di
     for dists, direction in (((p, q), "d0/d1"), ((q, p), "d1/d0")):
         r = pair_epsilon(*dists)
         assert r.direction == direction and r.output == [1] and r.lo <= Fraction(math.log(5)) <= r.hi
+
+
+def test_outputs_that_cannot_be_compared_coordinate_by_coordinate_are_a_mechanism_error_saying_why():
+    """The exact auditor compares M(d0) and M(d1) coordinate by coordinate: outputs with different numbers of
+    coordinates, or a coordinate that is a finite law for one input and a Gaussian for the other, are a mistake in
+    the mechanism, and the error says which (the counts, and the two kinds in the order d0, d1)."""
+    from dpaudit.distributions import GaussianDistribution
+
+    finite = FiniteDistribution.from_probs([0, 1], HALF)
+    gaussian = GaussianDistribution(0.0, 1.0)
+    cases = [
+        ({0: ProductDistribution((Laplace(1.0), Laplace(1.0))), 1: Laplace(1.0)},
+         "the two outputs have 2 and 1 coordinates"),
+        ({0: finite, 1: gaussian}, "cannot compare a finite coordinate with a gaussian one"),
+        ({0: ProductDistribution((Laplace(1.0), gaussian)), 1: ProductDistribution((Laplace(1.0), finite))},
+         "cannot compare a gaussian coordinate with a finite one"),
+    ]
+    for table, message in cases:
+        with pytest.raises(dpaudit.MechanismError) as info:
+            audit(TableMechanism(table), PureDP(1.0), [(0, 1)])
+        assert str(info.value) == message

@@ -1708,3 +1708,242 @@ def test_a_loss_on_a_grid_point_is_moved_a_cell_out_for_its_float_rounding():
     above, below = (1 - mpmath.exp(-mpmath.mpf(j) * mpmath.mpf(h)) for j in (k + 1, k - 1))
     assert delta.hi >= Fraction(*above.as_integer_ratio()) and delta.lo <= Fraction(*below.as_integer_ratio())
     assert width(delta) <= 2.1 * h * 0.5, delta.floats()
+
+
+# -- exact ends, documented margins and the rho bracketing on hand-built inputs --------------------
+
+
+def test_an_end_beyond_the_float_range_adds_exactly_whichever_side_it_is_on():
+    """Enclosure ends are exact rationals, and one too large for a float (10^400) must add exactly to a
+    finite end and be absorbed by an infinite one, whether it is the left or the right operand's end:
+    [10^400, 10^400] + [1/3, inf] = [10^400 + 1/3, inf], and [-10^400, 2] + [-inf, 1] = [-inf, 3]. Asking
+    whether such an end is infinite by turning it into a float would overflow instead."""
+    huge = Fraction(10**400)
+    total = Enclosure(huge, huge) + Enclosure(Fraction(1, 3), math.inf)
+    assert total.lo == huge + Fraction(1, 3) and total.hi == math.inf
+    total = Enclosure(-huge, 2) + Enclosure(-math.inf, 1)
+    assert total.lo == -math.inf and total.hi == 3
+    total = Enclosure(huge, huge) + Enclosure(huge, huge)
+    assert total == Enclosure.point(2 * huge)
+
+
+def test_gaussians_with_both_means_away_from_zero_have_mu_from_the_difference_of_their_means():
+    """N(1, 2^2) against N(4, 2^2): mu = |1 - 4| / 2 = 3/2, so D_alpha = alpha mu^2 / 2 = 27/8 at alpha = 3
+    and rho = mu^2 / 2 = 9/8, exactly; delta(1/2) holds the 60-digit Balle-Wang value at mu = 3/2. As a
+    vector, (N(1, 2^2), N(-2, 1)) against (N(4, 2^2), N(1, 1)) has mu^2 = 9/4 + 9 = 45/4. (The means' sum
+    would give 25/4 and 25/4 + 1.)"""
+    p, q = GaussianDistribution(1.0, 2.0), GaussianDistribution(4.0, 2.0)
+    assert exact.renyi_divergence(p, q, 3.0) == Enclosure.point(Fraction(27, 8))
+    assert exact.zcdp_rho(p, q).rho == Enclosure.point(Fraction(9, 8))
+    true = _balle_wang(mpmath.mpf(3) / 2, mpmath.mpf("0.5"))
+    assert contains(exact.privacy_profile(p, q, 0.5).delta, Fraction(*true.as_integer_ratio()), slack=1e-50)
+    vp = ProductDistribution((GaussianDistribution(1.0, 2.0), GaussianDistribution(-2.0, 1.0)))
+    vq = ProductDistribution((GaussianDistribution(4.0, 2.0), GaussianDistribution(1.0, 1.0)))
+    assert exact.zcdp_rho(vp, vq).rho == Enclosure.point(Fraction(45, 8))
+    assert exact.renyi_divergence(vp, vq, 2.0) == Enclosure.point(Fraction(45, 4))
+
+
+def _mp256_fraction(x) -> Fraction:
+    return Fraction(*x.as_integer_ratio())
+
+
+@pytest.mark.parametrize("mu2, eps", [(Fraction(1, 3), 0.5), (Fraction(9, 4), -0.3), (Fraction(7, 5), 0.1)])
+def test_a_gaussian_profile_is_the_256_bit_closed_form_widened_by_its_margin_exactly(mu2, eps):
+    """The module docstring: results that are not rational are evaluated with mpmath at 256 bits and widened by
+    2^-200 relative (plus e^eps 2^-200 for delta). So delta(eps)'s enclosure is centred exactly on the
+    Balle-Wang value evaluated at 256 bits, here recomputed in mpmath's own context at that precision, with
+    half-width 2^-200 (1 + |v|) + 2^-200 e^eps: the same inputs always give the same exact ends. (A 257-bit
+    evaluation differs from the 256-bit one in its last bits for most inputs, as at these three.)"""
+    delta = exact.gaussian.delta_from_mu_squared(mu2, eps)
+    with mpmath.workprec(256):
+        mu = mpmath.sqrt(mpmath.mpf(mu2.numerator) / mu2.denominator)
+        e = mpmath.mpf(eps)
+        v = _mp256_fraction(mpmath.ncdf(mu / 2 - e / mu) - mpmath.exp(e) * mpmath.ncdf(-mu / 2 - e / mu))
+    assert (delta.lo + delta.hi) / 2 == v
+    assert delta.hi - v == Fraction(1, 2**200) * (1 + abs(v)) + Fraction(1, 2**200) * Fraction(math.exp(eps))
+
+
+@pytest.mark.parametrize("m0, s0, m1, s1, alpha", [(0.0, 1.0, 0.5, 1.3, 2.0), (1.0, 2.0, -1.0, 1.5, 1.5),
+                                                   (0.25, 0.5, 0.0, 0.75, 3.0)])
+def test_gaussian_renyi_with_unequal_variances_is_the_256_bit_closed_form_widened_by_its_margin_exactly(
+        m0, s0, m1, s1, alpha):
+    """With different variances, D_alpha = log(s1/s0) + log(s1^2 / s_a^2) / (2 (alpha - 1)) + alpha d^2 / (2 s_a^2),
+    s_a^2 = alpha s1^2 + (1 - alpha) s0^2 (module docstring), evaluated at 256 bits and widened by 2^-200 (1 + |v|):
+    the enclosure is centred exactly on that value recomputed in mpmath at 256 bits, from the exact rationals."""
+    got = exact.renyi_divergence(GaussianDistribution(m0, s0), GaussianDistribution(m1, s1), alpha)
+    a, f0, f1, d = Fraction(alpha), Fraction(s0), Fraction(s1), Fraction(m0) - Fraction(m1)
+    sa2 = a * f1**2 + (1 - a) * f0**2
+    with mpmath.workprec(256):
+        def f(x: Fraction):
+            return mpmath.mpf(x.numerator) / x.denominator
+
+        v = _mp256_fraction(mpmath.log(f(f1) / f(f0)) + mpmath.log(f(f1**2) / f(sa2)) / (2 * (f(a) - 1))
+                            + f(a) * f(d**2) / (2 * f(sa2)))
+    assert got.lo > 0 and (got.lo + got.hi) / 2 == v
+    assert got.hi - v == Fraction(1, 2**200) * (1 + abs(v))
+
+
+@pytest.mark.parametrize("e, mu", [(0.0, 1.0), (0.5, 1.0), (-1.0, 2.0), (2.0, 0.5), (1.0, 3.0)])
+def test_the_balle_wang_error_allowance_of_a_pld_cell_is_the_documented_one(e, mu):
+    """This pins gaussian_delta's documented allowance: GAUSSIAN_ULPS = 64 units of 2^-53, scaled by
+    1 + a^2 + b^2 + |e| (a = mu/2 - e/mu, b = -mu/2 - e/mu) and by the size of the two terms Phi(a) + e^e Phi(b),
+    plus 1e-300; recomputed here in 60 digits from mpmath's Phi, to within 1e-12 relatively (the float terms are
+    within a few ulps of the true ones). At these points each part of the scale shows: 1 alone, a^2 + b^2, and
+    |e| of either sign. The returned value must also lie within its allowance of the true delta_G."""
+    from dpaudit.exact.pld import gaussian_delta
+
+    value, error = gaussian_delta(np.array([e]), mu)
+    m, x = mpmath.mpf(mu), mpmath.mpf(e)
+    a, b = m / 2 - x / m, -m / 2 - x / m
+    first, second = mpmath.ncdf(a), mpmath.exp(x) * mpmath.ncdf(b)
+    want = 64 * mpmath.mpf(2) ** -53 * (1 + a**2 + b**2 + abs(x)) * (first + second) + mpmath.mpf("1e-300")
+    assert abs(float(error[0]) - want) <= 1e-12 * want, (float(error[0]), float(want))
+    assert abs(mpmath.mpf(float(value[0])) - (first - second)) <= float(error[0])
+
+
+def test_the_first_coordinates_pmf_error_grows_by_the_second_coordinates_mass_and_binning_error():
+    """This pins the propagation of product_hockey_stick's pmf error (module docstring: convolving with a pmf of
+    mass m scales a summed error by at most m; the binning error f_error of the new pmf adds, as it can only
+    enlarge that mass): pmf_error <- pmf_error (sum f + f_error) + mass f_error + stage error. Two coordinates
+    with P = Q uniform on 1024 outcomes (probabilities 2^-10, stored exactly): every loss is 0, so each binned pmf
+    is one cell (a product, charged U = 8 * 2^-53 of its mass), and at eps = 1 no cell is in the event, so the
+    upper end is exactly the pmf's error bound. Each outcome enters with mass 2^-10 (1 + U), summed one by one
+    (numpy's bincount; recomputed here in float order), and the accounting is then exact in fractions. 1024
+    outcomes make f_error about 1024 * 2^-53, so the second stage's pmf_error * f_error term moves the end by
+    about 1000 of its roundings; the end must be the accounting's to within 8 roundings, and the lower end 0."""
+    U = 8 * 2.0**-53
+    law = FiniteDistribution(np.arange(1024), np.full(1024, math.log(2.0**-10)), log_error=0.0)
+    assert np.exp(law.log_probs[0]) == 2.0**-10
+    binned = []
+    for mass in (2.0**-10 * (1 + U), 2.0**-10 * (1 - U)):
+        total = 0.0
+        for _ in range(1024):
+            total += mass
+        binned.append(Fraction(total))
+    hi, _ = _documented_product_bounds([(binned[0], binned[1], 1024)] * 2, 0.0)
+    delta = exact.pld.product_hockey_stick([(law, law), (law, law)], 1.0)
+    assert abs(delta.hi - hi) <= Fraction(8, 2**53) * hi, (float(delta.hi), float(hi))
+    assert delta.lo == 0
+
+
+def _one_round_bound(alphas, his, sup_hi, lower) -> mpmath.mpf:
+    """The module docstring's bound on rho from one grid, in 40 digits: on [a, b] between consecutive orders the
+    smaller of the chord bound (the maximum over [a, b] of (c0 + c1 x) / (x (x - 1)), c0 + c1 x the chord through
+    (a, (a - 1) hi_a) and (b, (b - 1) hi_b): at an end or at a root of c1 x^2 + 2 c0 x - c0 inside, where the
+    derivative vanishes) and the monotone bound min_{c >= b} hi_c / a; on (1, a_1], min over the grid of hi;
+    beyond the last order, D_inf / a_max; and the lower bound. The largest of these."""
+    with mpmath.workdps(40):
+        A = [mpmath.mpf(a) for a in alphas]
+        H = [mpmath.mpf(h.numerator) / h.denominator for h in his]
+        pieces = []
+        for i in range(len(A) - 1):
+            a, b = A[i], A[i + 1]
+            c1 = ((b - 1) * H[i + 1] - (a - 1) * H[i]) / (b - a)
+            c0 = (a - 1) * H[i] - c1 * a
+            points = [a, b]
+            if c1 != 0 and c0 * (c0 + c1) >= 0:
+                roots = ((-c0 + s * mpmath.sqrt(c0 * (c0 + c1))) / c1 for s in (1, -1))
+                points += [x for x in roots if a <= x <= b]
+            chord = max((c0 + c1 * x) / (x * (x - 1)) for x in points)
+            pieces.append(min(chord, min(H[i + 1:]) / a))
+        return max(pieces + [min(H), mpmath.mpf(sup_hi) / A[-1], mpmath.mpf(lower)])
+
+
+@pytest.mark.parametrize("width_of_k", [Fraction(0), Fraction(1, 1000)])
+def test_one_round_of_the_rho_bracketing_is_the_documented_bound(width_of_k):
+    """One round (no refinement) on the full grid for a curve like a Gaussian with rho = 1/8: D_alpha enclosed in
+    [alpha/8, alpha/8 + w / (alpha - 1)], i.e. K = (alpha - 1) D_alpha known to within w, as a finite law's
+    log-error makes it, and a loss bounded by 512. With w = 0 the largest bound is the chord bound of the last
+    interval, [3495, 4096] (the chord's excess grows with alpha); with w = 1/1000 the chord bound blows up near
+    alpha = 1 (it divides w by alpha (alpha - 1)), the monotone bound D_c / a takes over on the first intervals,
+    and the bound on (1, a_1] (the smallest upper end, D at about 1.09) is the largest. The lower end is 1/8
+    (every D_alpha / alpha), reached at the first order; the upper end must be the documented bound recomputed in
+    40 digits, to within the 128-bit interval evaluation's rounding (1e-12 relative is far beyond it)."""
+    from dpaudit.exact import rho
+
+    def hi(a: float) -> Fraction:
+        return Fraction(a) / 8 + width_of_k / (Fraction(a) - 1)
+
+    def curve(alphas):
+        return [Enclosure(Fraction(a) / 8, hi(a)) for a in alphas]
+
+    r = rho.zcdp_rho(curve, Enclosure(0, 512), None, refinements=0)
+    want = _one_round_bound(rho.GRID, [hi(a) for a in rho.GRID], 512, Fraction(1, 8))
+    assert r.rho.lo == Fraction(1, 8) and r.alpha == rho.GRID[0]
+    assert abs(r.rho.hi - Fraction(*want.as_integer_ratio())) <= Fraction(1, 10**12) * r.rho.hi, (
+        float(r.rho.hi), float(want))
+
+
+def _recording(batches, bounds, known=lambda a: 0):
+    """A curve for rho.zcdp_rho: D_alpha enclosed in [known(alpha), bounds(alpha)], recording the orders of each
+    call."""
+    def curve(alphas):
+        batches.append(list(alphas))
+        return [Enclosure(known(a), bounds(a)) for a in alphas]
+    return curve
+
+
+def test_without_a_claim_rho_is_refined_until_the_bracket_is_within_a_tenth_of_a_percent():
+    """Without a claim the target is the lower end plus 0.1% (module docstring). D_alpha = 1 at every order (as
+    for P on one outcome against a Q giving it probability 1/e), with a supremum of the loss known only to be
+    below S = 4096 * 1.0015 / a_1 (a_1 = 1 + 2^-10, the first order): one round gives the lower end 1 / a_1
+    (D_a / a at a_1), the bound 1 on (1, a_1] and S / 4096 = 1.0015 / a_1 beyond the last order 4096, which is
+    above the target 1.001 / a_1. So the grid is extended by doubling: S / alpha falls below the target at 8192,
+    and one more doubling gives the orders 8192 and 16384; then the bracket [1 / a_1, 1] is within 0.1% (a_1 is
+    1.00098) and refinement stops: two evaluations."""
+    from dpaudit.exact import rho
+
+    batches: list[list[float]] = []
+    a1 = Fraction(rho.GRID[0])
+    assert a1 == 1 + Fraction(1, 1024)
+    r = rho.zcdp_rho(_recording(batches, lambda a: 1, lambda a: 1), Enclosure(0, 4096 * Fraction(10015, 10000) / a1))
+    assert batches[1:] == [[8192.0, 16384.0]]
+    assert r.rho == Enclosure(1 / a1, 1) and r.rho.hi <= r.rho.lo * Fraction(1001, 1000)
+
+
+def test_a_claim_on_the_bound_below_the_grid_adds_no_orders_below_it_and_the_tail_doubles_from_the_last_order():
+    """D_alpha enclosed in [0, 1] at every order and a loss bounded by 16384, claim rho <= 1. Each interval's bound
+    is 1 / a (the chord through (a, a - 1) and (b, b - 1) is x - 1), below the claim; the bound on (1, a_1] is D_{a_1}
+    <= 1, equal to the claim, so it needs no orders closer to 1 (only a bound above the target does); beyond the
+    last order 4096 the bound is 16384 / 4096 = 4, above it, so the grid is extended by doubling the last order
+    until 16384 / alpha <= 1 (at 16384) and once more: 8192, 16384, 32768 and nothing else. The bracket is
+    [0, 4] after the one round."""
+    from dpaudit.exact import rho
+
+    batches: list[list[float]] = []
+    r = rho.zcdp_rho(_recording(batches, lambda a: 1), Enclosure(0, 16384), Fraction(1), refinements=0)
+    assert batches == [rho.COARSE_GRID, [8192.0, 16384.0, 32768.0]]
+    assert r.rho == Enclosure(0, 4)
+
+
+def test_intervals_whose_bound_equals_the_claim_are_not_split():
+    """D_alpha enclosed in [0, 1] at every order of the claim's (coarse) grid a_1 < a_2 < ..., a loss bounded by 1
+    and the claim rho <= 1 / a_3: the bound on [a_i, a_i+1] is exactly 1 / a_i, above the claim for the first two
+    intervals and equal to it on the third, which needs no splitting; the bound 1 on (1, a_1] exceeds it too. So
+    the next orders are the geometric midpoints 1 + sqrt((a_1 - 1)(a_2 - 1)) and 1 + sqrt((a_2 - 1)(a_3 - 1)) and
+    the two orders below a_1, 1 + (a_1 - 1)/4 and 1 + (a_1 - 1)/16, and no others."""
+    from dpaudit.exact import rho
+
+    batches: list[list[float]] = []
+    g = rho.COARSE_GRID
+    rho.zcdp_rho(_recording(batches, lambda a: 1), Enclosure(0, 1), 1 / Fraction(g[2]), refinements=0)
+    midpoints = [1 + math.sqrt((g[0] - 1) * (g[1] - 1)), 1 + math.sqrt((g[1] - 1) * (g[2] - 1))]
+    assert batches[1:] == [midpoints + [1 + 2.0**-12, 1 + 2.0**-14]]
+
+
+def test_refinement_goes_on_while_each_round_at_least_halves_the_excess_over_the_claim():
+    """Claim rho <= T = 1/8, and D_alpha enclosed in [0, T (1 + t/10)] on the grid and [0, T (1 + t/25)] closer to
+    1 (t = 2^-10, the first order's distance to 1). In the first two rounds every interval's monotone bound
+    hi_b / a is below T, so only the bound on (1, a_1], the smallest upper end, exceeds the claim: round one's
+    excess is T t/10, and the orders 1 + t/4 and 1 + t/16 are added below; round two's excess is T t/25, cut by
+    2.5, at least half, so refining goes on (orders 1 + t/64 and 1 + t/256); in round three no bound exceeds
+    T (1 + t/25) (the new intervals' T (1 + t/25) / a is below it), so the excess is again T t/25, not halved,
+    and refining stops: three evaluations, and the bracket [0, T (1 + t/25)]."""
+    from dpaudit.exact import rho
+
+    T, t = Fraction(1, 8), Fraction(1, 1024)
+    batches: list[list[float]] = []
+    r = rho.zcdp_rho(_recording(batches, lambda a: T * (1 + t / 10) if Fraction(a) - 1 >= t else T * (1 + t / 25)),
+                     Enclosure(0, T), T)
+    assert batches[1:] == [[1 + 2.0**-12, 1 + 2.0**-14], [1 + 2.0**-16, 1 + 2.0**-18]]
+    assert r.rho == Enclosure(0, T * (1 + t / 25))

@@ -317,3 +317,36 @@ def test_a_sequential_audit_is_reproducible_from_its_seed():
     assert runs[0].parameters["confirmation_samples"] == runs[1].parameters["confirmation_samples"] == 10_000
     assert runs[0].witness["counts"] == runs[1].witness["counts"]
     assert runs[0].epsilon_lower == runs[1].epsilon_lower
+
+
+def test_atom_counts_do_not_depend_on_the_shape_numpy_gives_the_inverse_of_unique(monkeypatch):
+    """np.unique(..., axis=0, return_inverse=True) returns the inverse as a 1-D array on numpy 1.x and from
+    2.0.1 on, but numpy 2.0.0 alone (which the dependency numpy>=1.26 admits) shaped it for
+    np.take_along_axis: (n, 1) for rows (numpy gh-25553, partly reverted in gh-26914). The atom family
+    must count the same on both: here numpy 2.0.0's shape is emulated by wrapping np.unique. Atoms (2, -1),
+    30 times on side 0, and (3, 3), 5 times on side 1, among otherwise distinct normal rows: the single
+    atoms count (30, 0) and (0, 5) either way."""
+    from dpaudit.auditors.events import atom_candidates
+
+    rng = np.random.default_rng(0)
+    y0, y1 = rng.normal(size=(1000, 2)), rng.normal(size=(1000, 2))
+    y0[:30] = [2.0, -1.0]
+    y1[:5] = [3.0, 3.0]
+    unique = np.unique
+
+    def unique_as_numpy_2_0_0(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+                              **kwargs):
+        out = unique(ar, return_index=return_index, return_inverse=return_inverse, return_counts=return_counts,
+                     axis=axis, **kwargs)
+        if not (return_inverse and axis is not None):
+            return out
+        shape = [1] * np.ndim(ar)
+        shape[axis] = np.shape(ar)[axis]
+        out = list(out)
+        out[1 + bool(return_index)] = out[1 + bool(return_index)].reshape(shape)
+        return tuple(out)
+
+    monkeypatch.setattr(np, "unique", unique_as_numpy_2_0_0)
+    assert np.unique(y0, axis=0, return_inverse=True)[1].shape == (1000, 1)
+    singles, _ = atom_candidates(y0, y1)
+    assert sorted(zip(singles.counts0.tolist(), singles.counts1.tolist())) == [(0, 5), (30, 0)]

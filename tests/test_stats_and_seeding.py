@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -45,6 +47,14 @@ def test_bonferroni():
     assert bonferroni(0.01, 0) == 0.01
     with pytest.raises(ValueError):
         bonferroni(1.5, 3)
+
+
+@pytest.mark.parametrize("alpha", [0, 0.0, 1, 1.0, -0.01, float("nan")])
+def test_bonferroni_refuses_a_level_outside_the_open_unit_interval_by_name(alpha):
+    """A level of 0 (confidence 1) or 1 (confidence 0) is no test at all: the open interval's ends are
+    refused, with the value named, rather than turned into per-test levels of 0 or 1/m."""
+    with pytest.raises(ValueError, match=re.escape(f"alpha must be in (0, 1), got {alpha!r}")):
+        bonferroni(alpha, 3)
 
 
 def test_claim_seeds_depend_only_on_run_seed_and_id():

@@ -1374,3 +1374,388 @@ def test_a_refutation_at_a_grid_order_names_the_clearest_order():
     claimed = orders**2 * s**2 / 2
     excess = k - claimed - MGF_TOL * (np.abs(k) + claimed) - (1e-12 + 1e-10 * (np.abs(k + orders * 0.1) + orders * 0.1))
     assert excess.max() > 0 and found.witness["lambda"] == pytest.approx(orders[np.argmax(excess)], rel=1e-12)
+
+
+def _alternating(values):
+    """A sampler that returns the given values in turn, whatever the generator: its sample standard
+    deviation is known exactly, so the orders lam the statistical MGF path considers are too."""
+    return lambda n, rng: np.resize(np.asarray(values, dtype=float), n)
+
+
+@pytest.mark.parametrize("values, claim", [
+    ([-2.0, 2.0], SubGaussian(3.0)),          # sd 2, s 3: the grid is scaled by the sample's sd, not s
+    ([-0.25, 0.25], SubGaussian(0.1)),        # sd 1/4: the grid divides by sd (times would be 16x smaller)
+    ([-2.0, 2.0], SubExponential(3.0, 2.5)),  # the claim's range |lam| < 1 / 2.5 cuts the grid below 0.4
+    ([-2.0, 2.0], SubExponential(3.0, 2.0)),  # the grid's ends +-1/2 are exactly 1/b: outside the open range
+])
+def test_the_statistical_mgf_path_considers_orders_up_to_one_over_sd_on_both_sides(values, claim):
+    """The documented grid: lam = +-geomspace(0.02, 1, grid_points // 2) / sd on the selection half's sd,
+    both signs, within the claim's range. The variable alternates +-v exactly, so sd = v and the grid is
+    known in closed form; the plot of the finding shows every order considered."""
+    r = dpaudit.audit_tail(_alternating(values), claim, auditor="statistical", samples=4_000, seed=0)
+    sd = float(np.std(values))
+    side = np.geomspace(0.02, 1.0, 32) / sd
+    expected = np.sort(np.concatenate([side, -side]))
+    expected = expected[np.abs(expected) < claim.mgf_bound[1]]
+    assert len(expected) == {math.inf: 64, 0.4: 60, 0.5: 62}[claim.mgf_bound[1]]
+    np.testing.assert_allclose(r.plot_data["lam"], expected, rtol=1e-12)
+
+
+def test_a_mean_below_zero_breaks_an_uncentred_claim_only_at_negative_orders():
+    """E exp(lam X) = exp(-lam/2 + lam^2/2) for X ~ N(-1/2, 1) exceeds the uncentred claim exp(lam^2/2)
+    only for lam < 0 (by 65% at lam = -1), so only an audit that looks at negative orders refutes it.
+    Two seeds at 200,000 samples; a miss has probability below 1e-6 per seed (as for the power test
+    above, whose excess is smaller)."""
+    for seed in range(2):
+        r = dpaudit.audit_tail(lambda n, rng: rng.normal(-0.5, 1.0, n), SubGaussian(1.0), auditor="statistical",
+                               samples=200_000, seed=seed)
+        assert r.verdict == "refuted" and r.witness["lambda"] < 0, seed
+
+
+def test_a_cumulant_function_finite_up_to_its_edge_is_refuted_at_the_clearest_order_near_it():
+    """Before the grid, a cumulant function diverging inside the claimed range is tried at 60 orders
+    edge (1 - d), d geometric from 1e-1 to 1e-12 (10^(-1 - 11 i / 59), i = 0..59), and both signs; the witness is
+    the clearest. A convex K, finite up to its edge |lam| = 1 (E exp(lam Y) finite there, infinite beyond),
+    K(lam) = lam^2 / 4 + c max(|lam| - 0.1, 0) with Var = K''(0) = 1/2, against SubGaussian(1): g = K - lam^2 / 2
+    = c (|lam| - 0.1) - lam^2 / 4 peaks at |lam| = 2c, set to the order i = 5 (d = 0.0117), so the clearest order
+    is there and not at the edge (g = 0.195 there, and lower by 1e-5 and 4e-6 at its neighbours i = 4 and 6,
+    far above rounding); it is on the positive side (the two sides tie exactly, the first is kept).
+    The auditor relies only on K being convex with K(0) = 0."""
+    orders = 1 - 10.0 ** (-1 - 11 * np.arange(60) / 59)
+    c = orders[5] / 2
+
+    def cgf(lam):
+        lam = np.asarray(lam, dtype=float)
+        return np.where(np.abs(lam) < 1, lam**2 / 4 + c * np.maximum(np.abs(lam) - 0.1, 0.0), np.inf)
+
+    normal = stats.norm(0, math.sqrt(0.5))
+    law = Law("kinked", False, 0.0, 0.5, (-math.inf, math.inf), normal.cdf, normal.sf, None, cgf=cgf,
+              cgf_domain=(-1.0, 1.0))
+    g = c * (orders - 0.1) - orders**2 / 4
+    assert int(np.argmax(g)) == 5 and g[5] > 0.19
+    found = exact(law, SubGaussian(1.0))
+    assert found.verdict == "refuted"
+    assert found.notes == ["the MGF diverges at |lam| = 1, inside the claimed range |lam| < inf"]
+    assert found.witness["lambda"] == pytest.approx(orders[5], rel=1e-14, abs=0)
+    assert found.witness["cgf"] == pytest.approx(orders[5] ** 2 / 4 + c * (orders[5] - 0.1), rel=1e-14)
+    assert found.witness["claimed"] == pytest.approx(orders[5] ** 2 / 2, rel=1e-14)
+
+
+def _empirical_bernstein_lower(x, lam, cap, level):
+    """Maurer & Pontil (2009, Thm 4) for Z = min(exp(lam Y), c) in [0, c], written out at each order lam:
+    mean(Z) - sqrt(2 var(Z) L / m) - 7 c L / (3 (m - 1)), var with 1 / (m - 1), L = log(2 / level)."""
+    z = np.minimum(np.exp(np.outer(lam, x)), np.asarray(cap)[:, None])
+    m, log_term = len(x), math.log(2 / level)
+    return (z.mean(axis=1) - np.sqrt(2 * z.var(axis=1, ddof=1) * log_term / m)
+            - 7 * np.asarray(cap) * log_term / (3 * (m - 1)))
+
+
+def _evenly_spaced(n, rng):
+    """Both halves of the samples are linspace(-1, 1, n / 2), whatever the generator: the statistical MGF
+    path's caps, bounds and choices are then known without sampling."""
+    return np.linspace(-1.0, 1.0, n)
+
+
+@pytest.mark.parametrize("claim", [SubGaussian(0.3), SubGaussian(0.3, centred=True)])
+def test_the_statistical_mgf_lower_bound_is_maurer_and_pontils_empirical_bernstein_bound(claim):
+    """The lower confidence bound reported at the witness order is the published one (Maurer & Pontil
+    2009, Thm 4, scaled to [0, c]): with Z = min(exp(lam Y), c) on the m confirmation samples, c the
+    1 - 1/m' quantile of exp(lam Y) on the m' selection samples, and L = log(2 / level),
+        mean(Z) - sqrt(2 var(Z) L / m) - 7 c L / (3 (m - 1)),   var with the 1 / (m - 1) normalisation,
+    at level alpha / 16 (the quarter of the 64 orders confirmed), against the claim exp(lam^2 s^2 / 2);
+    the note says how far the claim was checked, in these words."""
+    samples, alpha = 4_000, 0.01
+    r = dpaudit.audit_tail(_evenly_spaced, claim, auditor="statistical", samples=samples, seed=0,
+                           confidence=1 - alpha)
+    assert r.verdict == "refuted"          # sd 0.58 against s = 0.3: far above the claim
+    lam, m = r.witness["lambda"], samples // 2
+    x_sel = x_conf = np.linspace(-1.0, 1.0, m)
+    if claim.centred:
+        x_sel, x_conf = x_sel - x_sel.mean(), x_conf - x_conf.mean()
+    cap = np.quantile(np.exp(lam * x_sel), 1 - 1 / m)
+    assert cap < np.exp(lam * x_conf).max()   # the cap binds
+    expected = _empirical_bernstein_lower(x_conf, [lam], [cap], alpha / 16)[0]
+    assert r.statistic.value == pytest.approx(expected, rel=1e-12, abs=0)
+    assert r.witness["mgf_lower"] == r.statistic.value
+    assert (r.statistic.name, r.statistic.interval, r.statistic.kind) == (
+        "E exp(lam Y)", (r.statistic.value, math.inf), "lower-bound")
+    assert (r.confidence, r.samples) == (1 - alpha, samples)
+    assert r.plot_data["witness_label"].startswith(f"witness lam = {lam:.4g}: lower bound")
+    assert r.witness["claimed"] == pytest.approx(math.exp(lam**2 * 0.3**2 / 2), rel=1e-14, abs=0)
+    assert r.notes == [f"tested at |lam| sd <= 1 only (16 orders, empirical Bernstein bounds at level "
+                       f"{alpha / 16:.3g}): the MGF at larger lam is driven by events too rare to sample, so "
+                       "samples cannot refute the claim there"]
+
+
+@pytest.mark.parametrize("grid_points, confirmed, conf_range, s", [
+    (64, 16, (-1.1, 1.1), 0.55),   # the witness is not the first order chosen
+    (64, 16, (-1.0, 1.1), 0.5),    # the witness is not where bound + claim is largest
+    (4, 1, (-1.1, 1.1), 0.55),
+    (2, 1, (-1.1, 1.1), 0.55),
+])
+def test_the_statistical_mgf_path_confirms_the_orders_the_selection_half_puts_furthest_above_the_claim(
+        grid_points, confirmed, conf_range, s):
+    """Selection: the empirical Bernstein bound on the selection half at level alpha / (orders considered)
+    minus the claim, at every order; the largest quarter (at least one) are confirmed on the other half,
+    and the witness is the confirmed order whose bound exceeds the claim most. Written out on evenly spaced
+    halves (closed-form data: the confirmation half up to 10% wider than the selection half, so the two
+    halves rank the orders differently) for claims near the data's sd 0.58."""
+    from dpaudit.auditors.base import TailSubject
+    from dpaudit.auditors.statistical_tail import StatisticalTailAuditor
+
+    alpha, m = 0.05, 2_000
+    x, x_conf = np.linspace(-1.0, 1.0, m), np.linspace(*conf_range, m)
+    halves = iter([x, x_conf])   # the selection half is drawn first
+    r = StatisticalTailAuditor().audit(TailSubject(None, lambda n, rng: next(halves), "evenly spaced"),
+                                       SubGaussian(s), samples=2 * m, confidence=1 - alpha,
+                                       seed=np.random.SeedSequence(0), grid_points=grid_points)
+    side = np.geomspace(0.02, 1.0, grid_points // 2) / np.std(x)
+    lam = np.concatenate([side, -side])
+    caps = np.quantile(np.exp(np.outer(lam, x)), 1 - 1 / m, axis=1)
+    claimed = np.exp(lam**2 * s**2 / 2)
+    score = _empirical_bernstein_lower(x, lam, caps, alpha / len(lam)) - claimed
+    chosen = np.argsort(-score)[:confirmed]
+    np.testing.assert_array_equal(r.plot_data["lower_lam"], lam[chosen])
+    lows = _empirical_bernstein_lower(x_conf, lam[chosen], caps[chosen], alpha / confirmed)
+    j = int(np.argmax(lows - claimed[chosen]))
+    assert r.witness["lambda"] == lam[chosen][j]
+    assert r.statistic.value == pytest.approx(lows[j], rel=1e-12, abs=0)
+    assert r.verdict == ("refuted" if lows[j] > claimed[chosen][j] else "not-refuted")
+    if grid_points == 64:
+        # the data tell the rules apart: the witness is not the first order chosen, or not where the bound
+        # plus the claim is largest; ranking by the bound alone (or plus the claim) would choose other orders
+        assert 0 < j if s == 0.55 else int(np.argmax(lows + claimed[chosen])) != j
+        assert set(chosen) != set(np.argsort(-(score + claimed))[:confirmed])
+        assert set(chosen) != set(np.argsort(-(score + 2 * claimed))[:confirmed])
+
+
+def test_a_chord_bound_of_exactly_zero_at_the_start_of_the_grid_verifies():
+    """The chord bound must be strictly above 0 to leave a claim "holding up to the resolution". SubExponential(1,
+    1/10) at tolerance 0, orders from lam_0 = sqrt(2e-6) (lam_0^2 / 2 = 1e-6). A convex K, max(lam^2 / 4,
+    k0 + 0.99 lam_0 (|lam| - lam_0)) (Var = 1/2), rising slower than the claim beyond lam_0, so that on the first
+    interval the chord bound is largest at lam_0 itself: K(lam_0) + e(K(lam_0)) - 1e-6 with e the error allowed in
+    a double-precision K, 1e-12 + 1e-10 |K|. k0 is the double that makes it exactly 0.0 in double precision;
+    everywhere else the bound is below -4e-10. Verified (a bound of 0 proves g <= 0 there); with the next double
+    above k0 the bound is positive and within the resolution: "holds up to the resolution". Deterministic."""
+    lam0 = math.sqrt(2e-6)
+    claimed = lam0**2 * 1.0 / 2
+
+    def bound_at_lam0(k):
+        return (k + 0.0 * abs(k) + (1e-12 + 1e-10 * (abs(k) + 0.0))) - claimed
+
+    guess = (claimed - 1e-12) / (1 + 1e-10)
+    k0 = next(k for k in guess + np.spacing(guess) * np.arange(-20, 21) if bound_at_lam0(k) == 0.0)
+    above = float(np.nextafter(k0, 1.0))
+    assert 0 < bound_at_lam0(above) <= 2 * (1e-12 + 1e-10 * above)
+    for k, verdict in ((k0, "verified"), (above, "not-refuted")):
+        def cgf(lam, k=k):
+            u = np.abs(np.asarray(lam, dtype=float))
+            return np.maximum(u**2 / 4, k + 0.99 * lam0 * (u - lam0))
+
+        normal = stats.norm(0, math.sqrt(0.5))
+        law = Law("max(lam^2 / 4, a line)", False, 0.0, 0.5, (-math.inf, math.inf), normal.cdf, normal.sf, None,
+                  cgf=cgf)
+        found = dpaudit.audit_tail(law, SubExponential(1.0, 0.1), auditor="exact", tolerance=0.0)
+        assert found.verdict == verdict, k
+        if verdict == "not-refuted":
+            assert found.notes[0] == ("the claim holds up to the resolution of double precision (relative 0); it may "
+                                      "hold with equality")
+
+
+def test_a_chord_bound_exactly_at_the_resolution_on_the_last_interval_is_within_it():
+    """A chord bound equal to the resolution (not beyond it) leaves the claim "holding up to the resolution", not
+    verified. SubExponential(1, 1 / 3e-4) at tolerance 0: 400 orders from top / 10 to b = top (1 - 1e-12), top =
+    3e-4. A convex K, max(lam^2 / 4, K_b + beta (|lam| - b)) (Var = 1/2 < s^2), 1 % steeper than the claim at b, so
+    that on the last interval [a, b] the chord bound is taken at x = b: the chord of K + e(K) (e = 1e-12 +
+    1e-10 |K|, the error allowed in a double-precision K) minus b^2 / 2, against the resolution e(K(a)) +
+    e(K(b)). K_b and beta are doubles found (by a search) to make the two exactly equal in double precision,
+    with K_b - b^2 / 2 = e(K(a)) < e(K(b)): b itself is not beyond the allowance; on every other interval the
+    bound is below -4e-12. Deterministic."""
+    k_b, beta = 4.5001000004357786e-08, 0.00030300461399969695
+    claim = SubExponential(1.0, 1 / 3e-4)
+    top = claim.mgf_bound[1]
+    a, b = np.geomspace(top / 10, top * (1 - 1e-12), 400)[398:]
+
+    def cgf(lam):
+        u = np.abs(np.asarray(lam, dtype=float))
+        return np.maximum(u**2 / 4, k_b + beta * (u - b))
+
+    def e(k):
+        return 1e-12 + 1e-10 * (np.abs(k) + 0.0)
+
+    k_a = cgf(a)
+    high_a, high_b = k_a + 0.0 * k_a + e(k_a), k_b + 0.0 * k_b + e(k_b)
+    slope = (high_b - high_a) / (b - a)
+    assert slope > b and high_a + slope * (b - a) - b**2 * 1.0 / 2 == 0.0 * b**2 / 2 + e(k_a) + e(k_b)
+    assert (k_b - b**2 / 2) - e(k_b) < 0
+    normal = stats.norm(0, math.sqrt(0.5))
+    law = Law("max(lam^2 / 4, a line)", False, 0.0, 0.5, (-math.inf, math.inf), normal.cdf, normal.sf, None, cgf=cgf)
+    found = dpaudit.audit_tail(law, claim, auditor="exact", tolerance=0.0)
+    assert found.verdict == "not-refuted"
+    assert found.notes[0] == ("the claim holds up to the resolution of double precision (relative 0); it may hold "
+                              "with equality")
+
+
+@pytest.mark.parametrize("tolerance", [0.0, 1e-5])
+@pytest.mark.parametrize("share, verdict", [(0.25, "not-refuted"), (-0.25, "verified")], ids=["above", "below"])
+def test_a_chord_bound_within_the_resolution_between_two_orders_is_not_verified(tolerance, share, verdict):
+    """SubExponential(1, 1/10), s = 1, checked on |lam| < 10 with 400 orders geometric from sqrt(2e-6) (where
+    lam^2 s^2 / 2 = 1e-6) to 10; x_m is the geometric middle of the 200th and 201st, 0.1216. A convex K,
+    max(lam^2 / 4, A + B |lam|) (Var = 1/2 < s^2: not the equality case), linear around x_m, with A and B set so
+    that the chord bound the auditor takes between the two orders, (1 + tolerance) K + e(K) - lam^2 / 2 (e = 1e-12
+    + 1e-10 |K|, the error allowed in a double-precision K; linear K: the chord is the line itself), peaks at x_m
+    (B = x_m / (1 + tolerance + 1e-10)) at `share` of the resolution there, tolerance x_m^2 / 2 + 2 e(x_m). A
+    quarter above 0 (K within the resolution of the claim): "holds up to the resolution", not verified; a
+    quarter below: verified. At both orders the bound is below -8e-7 (they are 0.0013 from x_m) and nowhere
+    else does it come near 0, so this one interval decides. Deterministic."""
+    start, top = math.sqrt(2e-6), 10.0
+    x_m = start * (top * (1 - 1e-12) / start) ** (200.5 / 399)
+    e = 1e-12 + 1e-10 * x_m**2 / 2
+    peak = share * (tolerance * x_m**2 / 2 + 2 * e)
+    c1 = 1 + tolerance + 1e-10
+    slope, intercept = x_m / c1, (peak - 1e-12 - x_m**2 / 2) / c1
+
+    def cgf(lam):
+        lam = np.asarray(lam, dtype=float)
+        return np.maximum(lam**2 / 4, intercept + slope * np.abs(lam))
+
+    normal = stats.norm(0, math.sqrt(0.5))
+    law = Law("max(lam^2 / 4, A + B |lam|)", False, 0.0, 0.5, (-math.inf, math.inf), normal.cdf, normal.sf, None,
+              cgf=cgf)
+    found = dpaudit.audit_tail(law, SubExponential(1.0, 0.1), auditor="exact", tolerance=tolerance)
+    assert found.verdict == verdict
+    if verdict == "not-refuted":
+        assert found.notes[0] == (f"the claim holds up to the resolution of double precision (relative {tolerance:g}); "
+                                  "it may hold with equality")
+    assert found.parameters["lambda_max_checked"] == 10.0
+
+
+@pytest.mark.parametrize("var, verdict", [(1 - 1.3e-3, "verified"), (1 - 1.1e-3, "not-refuted")])
+def test_a_normal_law_1_3_tolerances_inside_the_claim_is_verified_on_neighbouring_orders(var, verdict):
+    """N(0, var) (K = var lam^2 / 2) against SubExponential(1, 1/10) at tolerance 1e-3: the 400 orders from
+    sqrt(2e-6) to 10 are a factor 1.0225 apart (w = 0.0222 lam), and between two neighbouring orders the auditor
+    bounds g by the chord of (1 + tolerance) K + e, which exceeds (1 + tolerance) K by at most var w^2 / 8:
+    the bound is at most ((1.001 var - 1) / 2 + 6.2e-5) lam^2, -8.9e-5 lam^2 for var = 1 - 1.3e-3 (below 0 on every
+    interval: verified), +1.2e-5 lam^2 for var = 1 - 1.1e-3 (within the resolution 1e-3 lam^2 / 2: "holds up to
+    the resolution"). Chords over two orders (w doubled, 4 times the slack) would put the first at +9.7e-5 lam^2,
+    not verified. Both variances are below s^2 (1 - tolerance): not the equality case. Deterministic."""
+    found = dpaudit.audit_tail(gaussian(math.sqrt(var)), SubExponential(1.0, 0.1), auditor="exact", tolerance=1e-3)
+    assert found.verdict == verdict
+    if verdict == "not-refuted":
+        assert found.notes[0] == ("the claim holds up to the resolution of double precision (relative 0.001); it may "
+                                  "hold with equality")
+    assert found.parameters["lambda_max_checked"] == 10.0
+
+
+def test_bisection_of_lam_goes_on_at_exactly_20000_open_intervals():
+    """Bisection of lam gives up only beyond 20,000 open intervals (MAX_INTERVALS). SubExponential(1, 1/10) at
+    tolerance 0: the 400 orders lam_i = sqrt(2e-6) R^(i / 399), R = 10 (1 - 1e-12) / sqrt(2e-6). A convex K equal
+    to the claim plus exactly the error allowed in a double-precision K (_at_the_allowance: the largest double not
+    beyond it) from lam_0 to B, at 0.49 of the way (geometrically) from lam_312 to lam_313, continued beyond B by
+    its tangent, and max'ed with lam^2 / 4 (Var = 1/2 < s^2). No point is beyond the allowance (not refuted), but
+    the chord of K plus the allowance lies above the claim plus the resolution on every interval within [lam_0, B],
+    and on the one holding B: these stay open at every halving (geometric middles), the others close. After r
+    halvings 312 * 2^r + floor(0.49 * 2^r) + 1 are open: 313, 625, 1,250, ..., 10,000, then exactly 20,000 after
+    6, which are halved once more into 40,000, of which 39,999 are open: more than 20,000, so bisection stops and
+    the 40,000 intervals tested are reported. Deterministic."""
+    start = math.sqrt(2e-6)
+    top = 10 * (1 - 1e-12)
+    B = start * (top / start) ** (312.49 / 399)
+
+    def tangent(u, at):  # of the allowance curve (u^2 / 2 + 1e-12) / (1 - 1e-10) at `at`
+        return (at**2 / 2 + 1e-12) / (1 - 1e-10) + at / (1 - 1e-10) * (u - at)
+
+    def cgf(lam):
+        u = np.abs(np.asarray(lam, dtype=float))
+        hug = np.where((u >= start) & (u <= B), _at_the_allowance(np.clip(u, start, B)),
+                       np.where(u < start, tangent(u, start), tangent(u, B)))
+        return np.maximum(u**2 / 4, hug)
+
+    normal = stats.norm(0, math.sqrt(0.5))
+    law = Law("the claim plus its allowance up to B", False, 0.0, 0.5, (-math.inf, math.inf), normal.cdf, normal.sf,
+              None, cgf=cgf)
+    found = dpaudit.audit_tail(law, SubExponential(1.0, 0.1), auditor="exact", tolerance=0.0)
+    assert found.verdict == "not-refuted"
+    assert found.notes[0] == "40000 intervals of lam stayed undecided after bisection"
+
+
+def _in_turn(*halves):
+    """A sampler that returns the given arrays in turn (the selection half is drawn first, then the
+    confirmation half), whatever the generator: the statistical path's choices are then known exactly."""
+    arrays = iter([np.asarray(h, dtype=float) for h in halves])
+    return lambda n, rng: next(arrays)
+
+
+def _statistical_tail(sampler, claim, *, samples, alpha, grid_points=64):
+    from dpaudit.auditors.base import TailSubject
+    from dpaudit.auditors.statistical_tail import StatisticalTailAuditor
+
+    return StatisticalTailAuditor().audit(TailSubject(None, sampler, "fixed halves"), claim, samples=samples,
+                                          confidence=1 - alpha, seed=np.random.SeedSequence(0),
+                                          grid_points=grid_points)
+
+
+def _tail_selection_written_out(two_sided, grid_points):
+    """The documented selection, written out with scipy's beta quantiles for Clopper-Pearson: candidates are
+    the distinct quantiles of the positive selection outcomes (|Y| when two-sided; the zeros are left out)
+    at the 4 grid_points levels 1 - geomspace(min(5 / m+, 1/2), 0.99); each scores its lower bound at level
+    alpha on P(Y >= t) minus the bound; the grid_points best are counted on the confirmation half at level
+    alpha / grid_points and the witness is the one furthest above the bound. Fixed halves, with 300 zeros,
+    a long negative side and a confirmation half wider than the selection half, so that one-sided and
+    two-sided counts, the zeros and the two halves all change the answer."""
+    alpha, m = 0.05, 2_000
+    x_sel = np.concatenate([np.zeros(300), np.linspace(-1.5, 1.0, m - 300)])
+    x_conf = np.concatenate([np.zeros(300), np.linspace(-1.8, 1.2, m - 300)])
+    claim = TailBound(lambda t: 0.45 * np.exp(-1.5 * t), "0.45 e^-1.5t", two_sided=two_sided)
+    r = _statistical_tail(_in_turn(x_sel, x_conf), claim, samples=2 * m, alpha=alpha, grid_points=grid_points)
+
+    def counts(x, t):
+        y = np.abs(x) if two_sided else x
+        return (y[:, None] >= t[None, :]).sum(axis=0)
+
+    def cp_lower(k, n, level):
+        return np.where(k > 0, stats.beta.ppf(level, np.maximum(k, 1), n - k + 1), 0.0)
+
+    y = np.abs(x_sel) if two_sided else x_sel
+    positive = np.sort(y[y > 0])
+    t = np.unique(np.quantile(positive, 1 - np.geomspace(min(5 / len(positive), 0.5), 0.99, 4 * grid_points)))
+    bound = 0.45 * np.exp(-1.5 * t)
+    score = cp_lower(counts(x_sel, t), m, alpha) - bound
+    chosen = t[np.argsort(-score)[:grid_points]]
+    k = counts(x_conf, chosen)
+    lower = cp_lower(k, m, alpha / grid_points)
+    j = int(np.argmax(lower - 0.45 * np.exp(-1.5 * chosen)))
+    assert r.witness["t"] == chosen[j] and r.witness["count"] == k[j] and r.witness["n"] == m
+    assert r.witness["lower_bound"] == pytest.approx(lower[j], rel=1e-9, abs=0)
+    assert r.witness["bound"] == pytest.approx(0.45 * np.exp(-1.5 * chosen[j]), rel=1e-15, abs=0)
+    assert r.verdict == ("refuted" if lower[j] > 0.45 * np.exp(-1.5 * chosen[j]) else "not-refuted")
+    assert (r.statistic.name, r.statistic.value, r.statistic.interval, r.statistic.kind) == (
+        "P(|Y| >= t)" if two_sided else "P(Y >= t)", k[j] / m, (r.witness["lower_bound"], math.inf), "lower-bound")
+    assert (r.confidence, r.samples) == (1 - alpha, 2 * m)
+    np.testing.assert_array_equal(r.plot_data["lower_t"], chosen)
+    np.testing.assert_allclose(r.plot_data["lower"], lower, rtol=1e-9, atol=0)
+    return r.verdict, j
+
+
+@pytest.mark.parametrize("two_sided", [True, False])
+@pytest.mark.parametrize("grid_points", [64, 1])
+def test_the_statistical_tail_path_confirms_the_quantiles_the_selection_half_puts_furthest_above_the_bound(
+        two_sided, grid_points):
+    """The selection and confirmation as documented (``_tail_selection_written_out``), on fixed halves."""
+    _tail_selection_written_out(two_sided, grid_points)
+
+
+def test_the_fixed_halves_of_the_tail_selection_test_tell_its_rules_apart():
+    """The cases above are not alike: with 64 t confirmed the two-sided claim is refuted and the one-sided
+    one is not, and the witness is not the first t chosen (so picking the first, or counting |Y| for a
+    one-sided claim, would show)."""
+    two, one = _tail_selection_written_out(True, 64), _tail_selection_written_out(False, 64)
+    assert two[0] == "refuted" and one[0] == "not-refuted", (two, one)
+    assert two[1] > 0 or one[1] > 0, (two, one)
+
+
+def test_outcomes_all_zero_leave_a_tail_bound_unrefuted_with_the_reason():
+    """No positive outcome: no t > 0 has any evidence, so the claim is not refuted and the note says why."""
+    r = _statistical_tail(_in_turn(np.zeros(500), np.zeros(500)), GAUSS_TAIL, samples=1_000, alpha=0.05)
+    assert r.verdict == "not-refuted" and r.notes == ["no positive outcome"]
+    assert r.witness["count"] == 0 and r.witness["n"] == 500 and r.witness["t"] is None

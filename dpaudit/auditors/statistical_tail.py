@@ -68,7 +68,11 @@ def _exceed(x: np.ndarray, t: np.ndarray, two_sided: bool) -> np.ndarray:
 
 
 def _tailbound_statistical(claim: TailBound, x_sel, x_conf, alpha, grid_points) -> Finding:
-    # selection: the grid of t where the empirical tail most exceeds the bound (relative to noise)
+    """Selection: the candidates t are the distinct quantiles of the positive outcomes Y of the selection
+    half (|Y| for a two-sided claim; Y = 0 is no evidence for any t > 0) at the 4 grid_points upper levels
+    geomspace(min(5 / m+, 1/2), 0.99) (from about five exceedances to the body); each is scored by the
+    Clopper-Pearson lower bound at level alpha on the share of the half with Y >= t, minus the claimed
+    bound, and the grid_points best are confirmed on the other half at level alpha / (their number)."""
     y = np.abs(x_sel) if claim.two_sided else x_sel
     positive = np.sort(y[y > 0])
     if len(positive) == 0:
@@ -113,7 +117,10 @@ def _mgf_statistical(claim, x_sel, x_conf, alpha, grid_points) -> Finding:
     tail assumption, so the sample mean's confidence bound is taken on the bounded variable
     min(exp(lam Y), c), whose mean is a lower bound on the MGF (truncation only lowers it); c is
     the 1 - 1/n quantile of exp(lam Y) on the selection half, and the empirical Bernstein bound
-    for [0, c]-valued variables gives the lower confidence bound."""
+    for [0, c]-valued variables gives the lower confidence bound. The orders considered are
+    lam = +-geomspace(0.02, 1, grid_points // 2) / sd (sd the selection half's standard deviation, the
+    claim's s when that is 0), those inside the claim's range |lam| < lam_max; the quarter of them that
+    the selection half puts furthest above the claim are confirmed, Bonferroni over them."""
     s, lam_max = claim.mgf_bound
     sd = float(np.std(x_sel)) or s
     lam = np.concatenate([np.geomspace(0.02, 1.0, grid_points // 2), -np.geomspace(0.02, 1.0, grid_points // 2)]) / sd

@@ -80,7 +80,12 @@ def _coordinate(p: FiniteDistribution, q: FiniteDistribution, h: float,
 def gaussian_delta(e: np.ndarray, mu: float) -> tuple[np.ndarray, np.ndarray]:
     """Balle-Wang delta_G(e) = Phi(mu/2 - e/mu) - e^e Phi(-mu/2 - e/mu) at every e, in floats, with
     a bound on each value's error. Both terms go through log Phi, so neither under- nor overflows
-    before it is small; the error grows with the size of the exponents (a^2, b^2, |e|)."""
+    before it is small; the error grows with the size of the exponents (a^2, b^2, |e|): with
+    a = mu/2 - e/mu and b = -mu/2 - e/mu, the bound is
+
+        GAUSSIAN_ULPS 2^-53 (1 + a^2 + b^2 + |e|) (Phi(a) + e^e Phi(b)) + 1e-300,
+
+    the two terms taken as computed (the 1e-300 covers terms that underflowed to 0)."""
     a, b = mu / 2 - e / mu, -mu / 2 - e / mu
     first, second = np.exp(log_ndtr(a)), np.exp(e + log_ndtr(b))
     # relative part, plus an absolute 1e-300 for terms that underflowed to 0 (the true ones are below 1e-308)

@@ -14,7 +14,9 @@ re-tests only the functions that changed. ``report`` turns mutmut's results into
 test, and timed out, the share killed of those that are not equivalent, and for every mutant not
 killed its diff with the reason it is equivalent (from ``tools/mutation/equivalent/``: one file per module,
 ``<module>.toml``, naming mutants, and ``patterns.toml``, classes of mutants matched on their diff) or the
-word "survived". A survivor is a test to write, or an equivalence to explain in that file.
+word "survived". A survivor is a test to write, or an equivalence to explain in that file; a survivor that
+differs from the original only where both are correct (an exact tie broken the other way, a rigorous bound
+made tighter) is listed there under ``[accepted."..."]`` with why, and stays counted as survived.
 
 ``check`` answers "does my new test kill these survivors?" without touching mutmut's results, so it can run
 while a long ``run`` goes on: for each mutant named (or matched by a glob, e.g.
@@ -74,12 +76,17 @@ def results() -> dict[str, str]:
     return out
 
 
-def equivalences() -> dict[str, str]:
+def equivalences(table: str = "mutant") -> dict[str, str]:
     """Mutant name -> why it is equivalent (behaves as the original on every input dpaudit can give it),
-    from the per-module files of ``equivalent/``."""
+    from the per-module files of ``equivalent/`` (their ``[mutant."..."]`` entries).
+
+    With ``table="accepted"``: the ``[accepted."..."]`` entries, survivors that are *not* equivalent but differ
+    from the original only where both versions are correct (a tie at an exact float broken the other way, a
+    rigorous bound that the mutant makes tighter): no test can ask for one of two right answers. They stay
+    counted as survived; the record prints why each was left."""
     reasons = {}
     for path in sorted(EQUIVALENT.glob("*.toml")):
-        for name, entry in tomllib.loads(path.read_text()).get("mutant", {}).items():
+        for name, entry in tomllib.loads(path.read_text()).get(table, {}).items():
             if name in reasons:
                 raise SystemExit(f"{path.name}: {name} is explained twice")
             reasons[name] = str(entry["reason"])
@@ -134,8 +141,8 @@ def diff_of(name: str) -> str:
                      if line.startswith(("-", "+")) and not line.startswith(("---", "+++")))
 
 
-def write_record(statuses: dict[str, str], reasons: dict[str, str]) -> str:
-    stale = sorted(set(reasons) - set(statuses))
+def write_record(statuses: dict[str, str], reasons: dict[str, str], accepted: dict[str, str]) -> str:
+    stale = sorted((set(reasons) | set(accepted)) - set(statuses))
     rules = patterns()
     rows = collections.defaultdict(collections.Counter)
     detail = []
@@ -147,6 +154,8 @@ def write_record(statuses: dict[str, str], reasons: dict[str, str]) -> str:
                 reason = pattern_reason(diff, rules) or ""
             if status == "survived" and reason:
                 status = "equivalent"
+            elif status == "survived" and name in accepted:
+                reason = accepted[name]
         rows[module_of(name)][status] += 1
         if status not in ("killed", "not checked"):
             detail.append((name, status, reason, diff))
@@ -155,7 +164,8 @@ def write_record(statuses: dict[str, str], reasons: dict[str, str]) -> str:
         total.update(counts)
     lines = ["# Mutation record", "",
              "Made by `python tools/mutation/record.py run` (mutmut over the modules in pyproject.toml's "
-             "`[tool.mutmut]`); do not edit by hand: equivalences are explained in `tools/mutation/equivalent/`.",
+             "`[tool.mutmut]`); do not edit by hand: equivalences (and survivors left where both versions are "
+             "correct) are explained in `tools/mutation/equivalent/`.",
              "",
              "| module | mutants | killed | survived | equivalent | no tests | timeout | not yet run "
              "| killed of non-equivalent run |",
@@ -165,23 +175,29 @@ def write_record(statuses: dict[str, str], reasons: dict[str, str]) -> str:
     summary = _row("**all**", total)
     lines.append(summary)
     lines += ["", "Statuses: *killed*, a test failed; *survived*, every test reaching the function passed (a test "
-              "to write); *equivalent*, survived and explained below as behaving like the original; *no tests*, "
-              "no test of the selection reaches the function (counted as not killed); *timeout*, the tests ran over "
-              "mutmut's limit (an infinite loop: counted as killed, and listed below); *not yet run*, mutmut has "
+              "to write, unless listed below as *left*: it differs from the original only where both are correct, "
+              "and stays counted as survived); *equivalent*, survived and explained below as behaving like the "
+              "original; *no tests*, no test of the selection reaches the function (counted as not killed); "
+              "*timeout*, the tests ran over mutmut's limit (an infinite loop: counted as killed, and listed "
+              "below); *not yet run*, mutmut has "
               "not tested it yet (a run was stopped: `record.py run` resumes it), left out of the share.", ""]
     if stale:
         lines += ["Equivalences naming mutants mutmut no longer makes (the code moved; re-check them): "
                   + ", ".join(f"`{s}`" for s in stale), ""]
-    by_function = collections.Counter(_function_of(name) for name, status, _, _ in detail if status == "survived")
+    by_function = collections.Counter(_function_of(name) for name, status, _, _ in detail
+                                      if status == "survived" and name not in accepted)
     if by_function:
-        lines += ["## Survivors by function", "", "| function | survived |", "|---|---:|"]
+        lines += ["## Survivors by function", "", "Not counting the survivors left where both versions are correct.",
+                  "", "| function | survived |", "|---|---:|"]
         lines += [f"| `{function}` | {count} |" for function, count in by_function.most_common()]
         lines += [""]
     lines += ["## Mutants not killed", ""]
     for name, status, reason, body in detail:
         lines += [f"### `{name}`: {status}", ""]
-        if reason:
+        if reason and status == "equivalent":
             lines += [f"Equivalent: {reason}", ""]
+        elif reason:
+            lines += [f"Left (not equivalent; both versions correct): {reason}", ""]
         lines += ["```diff", body, "```", ""]
     RECORD.parent.mkdir(parents=True, exist_ok=True)
     RECORD.write_text("\n".join(lines).rstrip() + "\n")
@@ -224,7 +240,7 @@ def _matching(statuses: dict[str, str], globs: list[str]) -> list[str]:
 def survivors(globs: list[str]) -> None:
     """Print the matching mutants mutmut has not killed and no equivalence explains, each with its diff, and a
     count of the matching mutants by status (``not checked``: a run has not reached them yet)."""
-    statuses, explained, rules = results(), equivalences(), patterns()
+    statuses, explained, rules, accepted = results(), equivalences(), patterns(), equivalences("accepted")
     names = _matching(statuses, globs)
     counts = collections.Counter()
     for name in names:
@@ -235,6 +251,9 @@ def survivors(globs: list[str]) -> None:
         diff = diff_of(name)
         if status == "survived" and (name in explained or pattern_reason(diff, rules)):
             counts["equivalent"] += 1
+            continue
+        if status == "survived" and name in accepted:
+            counts["survived, left where both versions are correct"] += 1
             continue
         counts[status] += 1
         print(f"## {name}: {status}\n{diff}")
@@ -272,7 +291,7 @@ def _start(name: str, tests: list[str], log: Path) -> int:
 
 def check(globs: list[str], tests: list[str], only: bool, every: bool, jobs: int, timeout: float) -> int:
     """Run each matching mutant against the checkout's tests; print its fate; return how many survived."""
-    statuses, explained = results(), equivalences()
+    statuses, explained = results(), {**equivalences(), **equivalences("accepted")}
     names = [n for n in _matching(statuses, globs) if every or (statuses[n] != "killed" and n not in explained)]
     if not names:
         raise SystemExit(f"no mutant{'' if every else ' not killed or explained'} matches {' '.join(globs)}")
@@ -337,7 +356,7 @@ def main() -> None:
     if args.command == "run":
         extra = ["--max-children", str(args.max_children)] if args.max_children else []
         _mutmut("run", *extra, capture=False)
-    summary = write_record(results(), equivalences())
+    summary = write_record(results(), equivalences(), equivalences("accepted"))
     print(f"{RECORD.relative_to(ROOT)}: {summary}")
 
 
