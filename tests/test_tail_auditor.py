@@ -1695,7 +1695,7 @@ def _statistical_tail(sampler, claim, *, samples, alpha, grid_points=64):
                                           grid_points=grid_points)
 
 
-def _tail_selection_written_out(two_sided, grid_points):
+def _tail_selection_written_out(two_sided, grid_points, centred=False, x_sel=None, x_conf=None):
     """The documented selection, written out with scipy's beta quantiles for Clopper-Pearson: candidates are
     the distinct quantiles of the positive selection outcomes (|Y| when two-sided; the zeros are left out)
     at the 4 grid_points levels 1 - geomspace(min(5 / m+, 1/2), 0.99); each scores its lower bound at level
@@ -1704,10 +1704,15 @@ def _tail_selection_written_out(two_sided, grid_points):
     a long negative side and a confirmation half wider than the selection half, so that one-sided and
     two-sided counts, the zeros and the two halves all change the answer."""
     alpha, m = 0.05, 2_000
-    x_sel = np.concatenate([np.zeros(300), np.linspace(-1.5, 1.0, m - 300)])
-    x_conf = np.concatenate([np.zeros(300), np.linspace(-1.8, 1.2, m - 300)])
-    claim = TailBound(lambda t: 0.45 * np.exp(-1.5 * t), "0.45 e^-1.5t", two_sided=two_sided)
-    r = _statistical_tail(_in_turn(x_sel, x_conf), claim, samples=2 * m, alpha=alpha, grid_points=grid_points)
+    if x_sel is None:
+        x_sel = np.concatenate([np.zeros(300), np.linspace(-1.5, 1.0, m - 300)])
+        x_conf = np.concatenate([np.zeros(300), np.linspace(-1.8, 1.2, m - 300)])
+    m = len(x_conf)
+    claim = TailBound(lambda t: 0.45 * np.exp(-1.5 * t), "0.45 e^-1.5t", two_sided=two_sided, centred=centred)
+    r = _statistical_tail(_in_turn(x_sel, x_conf), claim, samples=len(x_sel) + m, alpha=alpha,
+                          grid_points=grid_points)
+    if centred:   # Y = X - the sample mean of its own half
+        x_sel, x_conf = x_sel - x_sel.mean(), x_conf - x_conf.mean()
 
     def counts(x, t):
         y = np.abs(x) if two_sided else x
@@ -1720,10 +1725,10 @@ def _tail_selection_written_out(two_sided, grid_points):
     positive = np.sort(y[y > 0])
     t = np.unique(np.quantile(positive, 1 - np.geomspace(min(5 / len(positive), 0.5), 0.99, 4 * grid_points)))
     bound = 0.45 * np.exp(-1.5 * t)
-    score = cp_lower(counts(x_sel, t), m, alpha) - bound
+    score = cp_lower(counts(x_sel, t), len(x_sel), alpha) - bound
     chosen = t[np.argsort(-score)[:grid_points]]
     k = counts(x_conf, chosen)
-    lower = cp_lower(k, m, alpha / grid_points)
+    lower = cp_lower(k, m, alpha / len(chosen))
     j = int(np.argmax(lower - 0.45 * np.exp(-1.5 * chosen)))
     assert r.witness["t"] == chosen[j] and r.witness["count"] == k[j] and r.witness["n"] == m
     assert r.witness["lower_bound"] == pytest.approx(lower[j], rel=1e-9, abs=0)
@@ -1731,18 +1736,36 @@ def _tail_selection_written_out(two_sided, grid_points):
     assert r.verdict == ("refuted" if lower[j] > 0.45 * np.exp(-1.5 * chosen[j]) else "not-refuted")
     assert (r.statistic.name, r.statistic.value, r.statistic.interval, r.statistic.kind) == (
         "P(|Y| >= t)" if two_sided else "P(Y >= t)", k[j] / m, (r.witness["lower_bound"], math.inf), "lower-bound")
-    assert (r.confidence, r.samples) == (1 - alpha, 2 * m)
+    assert (r.auditor, r.confidence, r.samples) == ("statistical-tail", 1 - alpha, 2 * m)
     np.testing.assert_array_equal(r.plot_data["lower_t"], chosen)
     np.testing.assert_allclose(r.plot_data["lower"], lower, rtol=1e-9, atol=0)
+    refuted = lower[j] > 0.45 * np.exp(-1.5 * chosen[j])
+    assert r.plot_data["witness_t"] == chosen[j]
+    assert r.plot_data["witness_label"].startswith(f"witness t = {chosen[j]:.4g}: " if refuted else "closest: ")
+    level = alpha / len(chosen)
+    assert r.notes == ([] if refuted else [
+        f"no tail probability exceeded the bound at {len(chosen)} values of t (Bonferroni level {level:.3g}); "
+        f"tails below about {-math.log(level) / m:.2g} are not resolvable with {m} samples"])
     return r.verdict, j
 
 
 @pytest.mark.parametrize("two_sided", [True, False])
 @pytest.mark.parametrize("grid_points", [64, 1])
+@pytest.mark.parametrize("centred", [False, True])
 def test_the_statistical_tail_path_confirms_the_quantiles_the_selection_half_puts_furthest_above_the_bound(
-        two_sided, grid_points):
-    """The selection and confirmation as documented (``_tail_selection_written_out``), on fixed halves."""
-    _tail_selection_written_out(two_sided, grid_points)
+        two_sided, grid_points, centred):
+    """The selection and confirmation as documented (``_tail_selection_written_out``), on fixed halves
+    (their means are -0.2 and -0.26: a centred claim is about each half minus its own mean)."""
+    _tail_selection_written_out(two_sided, grid_points, centred)
+
+
+@pytest.mark.parametrize("two_sided", [True, False])
+def test_fewer_than_ten_positive_outcomes_start_the_candidates_at_the_median(two_sided):
+    """With m+ < 10 positive outcomes the candidate levels start at 1 - 1/2 (the median), not at
+    1 - 5 / m+ (which would be below 0): six positive outcomes among zeros and negatives, written out."""
+    x_sel = np.array([0.0] * 9 + [-3.0, -2.0] + [0.5, 1.0, 1.5, 2.0, 2.5, 3.0])             # 17: samples // 2
+    x_conf = np.array([0.0] * 9 + [-2.5] + [0.4, 0.9, 1.4, 2.1, 2.6, 3.1, 3.6, 4.0])        # 18
+    _tail_selection_written_out(two_sided, 4, x_sel=x_sel, x_conf=x_conf)
 
 
 def test_the_fixed_halves_of_the_tail_selection_test_tell_its_rules_apart():
@@ -1759,3 +1782,75 @@ def test_outcomes_all_zero_leave_a_tail_bound_unrefuted_with_the_reason():
     r = _statistical_tail(_in_turn(np.zeros(500), np.zeros(500)), GAUSS_TAIL, samples=1_000, alpha=0.05)
     assert r.verdict == "not-refuted" and r.notes == ["no positive outcome"]
     assert r.witness["count"] == 0 and r.witness["n"] == 500 and r.witness["t"] is None
+    assert (r.auditor, r.statistic.value, r.statistic.interval) == ("statistical-tail", 0.0, None)
+
+
+def test_one_confirmation_sample_reports_its_share_out_of_one():
+    """Two samples, one per half: the share of the confirmation half beyond the witness t is count / 1."""
+    r = _statistical_tail(_in_turn([1.0], [2.0]), GAUSS_TAIL, samples=2, alpha=0.05)
+    assert (r.witness["t"], r.witness["count"], r.witness["n"]) == (1.0, 1, 1)
+    assert r.statistic.value == 1.0
+
+
+def test_a_bound_equal_to_the_confirmed_lower_bound_is_not_refuted():
+    """Refutation needs the lower confidence bound strictly above the claim. A constant bound c does not
+    change which t are chosen (every score moves by c), so the confirmed lower bound L at the witness is
+    the same for every c: at c just below L the claim is refuted, at c = L exactly it is not."""
+    x_sel, x_conf = np.linspace(-1.0, 1.0, 2_000), np.linspace(-1.1, 1.1, 2_000)
+
+    def audit(c):
+        claim = TailBound(lambda t: np.full(np.shape(t), c), f"{c!r}")
+        return _statistical_tail(_in_turn(x_sel, x_conf), claim, samples=4_000, alpha=0.05)
+
+    first = audit(0.01)
+    lower = first.witness["lower_bound"]
+    below, at = audit(np.nextafter(lower, 0.0)), audit(lower)
+    assert below.verdict == "refuted" and below.witness["lower_bound"] == lower
+    assert at.verdict == "not-refuted" and at.witness["lower_bound"] == lower == at.witness["bound"]
+
+
+def test_a_statistical_tail_audit_is_a_function_of_its_seed():
+    """Both halves come from streams spawned from the audit's seed: the same seed gives the same
+    witness, counts and bound, and another seed other samples."""
+    def run(seed):
+        r = dpaudit.audit_tail(lambda n, rng: rng.laplace(0.0, 1.0, n), GAUSS_TAIL, auditor="statistical",
+                               samples=4_000, seed=seed)
+        return r.witness["t"], r.witness["count"], r.witness["lower_bound"]
+
+    assert run(7) == run(7) and run(7) != run(8)
+
+
+def test_the_default_grid_confirms_64_values_of_t():
+    """audit_tail's statistical path confirms 64 values of t (chosen from 256 candidates) by default."""
+    r = dpaudit.audit_tail(lambda n, rng: rng.normal(0.0, 1.0, n), GAUSS_TAIL, auditor="statistical",
+                           samples=20_000, seed=0)
+    assert len(r.plot_data["lower_t"]) == 64
+
+
+def test_a_sampler_of_exact_numbers_is_audited_as_floats():
+    """A sampler may return Python numbers of any exact type (Fractions, ints): they are read as floats,
+    so a sampler of Fractions gives the audit a sampler of the same floats gives."""
+    from fractions import Fraction
+
+    exact = _statistical_tail(lambda n, rng: [Fraction(int(k), 4) for k in rng.integers(-8, 9, n)], GAUSS_TAIL,
+                              samples=2_000, alpha=0.05)
+    floats = _statistical_tail(lambda n, rng: rng.integers(-8, 9, n) / 4, GAUSS_TAIL, samples=2_000, alpha=0.05)
+    assert (exact.verdict, exact.witness) == (floats.verdict, floats.witness)
+
+
+def test_samplers_returning_nan_or_infinite_values_are_refused_by_name():
+    """A NaN or infinite draw is refused before any count, in these words."""
+    for bad in (np.nan, np.inf, -np.inf):
+        with pytest.raises(ValueError, match=r"^the sampler returned NaN or infinite values$"):
+            dpaudit.audit_tail(lambda n, rng, bad=bad: np.r_[np.zeros(n - 1), bad], GAUSS_TAIL,
+                               auditor="statistical", samples=1_000, seed=0)
+
+
+def test_the_statistical_tail_auditor_says_which_claims_it_tests():
+    """Asked about a privacy claim, it declines with the kinds it tests and the kind it got."""
+    from dpaudit.auditors.statistical_tail import StatisticalTailAuditor
+
+    support = StatisticalTailAuditor().supports(None, dpaudit.PureDP(1.0))
+    assert not support
+    assert support.reason == ("tail auditors test sub-Gaussian, sub-exponential and tail-bound claims; got "
+                              f"{dpaudit.PureDP(1.0).kind}")
