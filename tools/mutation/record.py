@@ -142,7 +142,9 @@ def diff_of(name: str) -> str:
 
 
 def write_record(statuses: dict[str, str], reasons: dict[str, str], accepted: dict[str, str]) -> str:
-    stale = sorted((set(reasons) | set(accepted)) - set(statuses))
+    # an explanation of a mutant mutmut no longer makes, or now kills, is stale: a test caught it, or the
+    # function changed and its mutants were renumbered (the name may now point at another mutant)
+    stale = sorted(name for name in set(reasons) | set(accepted) if statuses.get(name, "killed") == "killed")
     rules = patterns()
     rows = collections.defaultdict(collections.Counter)
     detail = []
@@ -182,7 +184,8 @@ def write_record(statuses: dict[str, str], reasons: dict[str, str], accepted: di
               "below); *not yet run*, mutmut has "
               "not tested it yet (a run was stopped: `record.py run` resumes it), left out of the share.", ""]
     if stale:
-        lines += ["Equivalences naming mutants mutmut no longer makes (the code moved; re-check them): "
+        lines += ["Explanations naming mutants mutmut no longer makes or now kills (a test caught them, or the code "
+                  "moved and renumbered them: re-check them): "
                   + ", ".join(f"`{s}`" for s in stale), ""]
     by_function = collections.Counter(_function_of(name) for name, status, _, _ in detail
                                       if status == "survived" and name not in accepted)
