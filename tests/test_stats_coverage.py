@@ -516,6 +516,54 @@ def test_certificates_are_the_claims_value_at_the_clopper_pearson_box(claim):
     assert np.count_nonzero(bound.value) >= 2  # not all zero: the values are compared where they matter
 
 
+@pytest.mark.parametrize("claim", CERTIFIED, ids=lambda c: c.kind)
+def test_a_certificate_carries_its_parameter_name_point_estimate_and_excess_over_the_claim(claim):
+    """Beside the certified value, the bound names its parameter and gives the plug-in estimate at the
+    empirical frequencies p = k_num / n, q = k_den / n, written out here: log(p / q) where p > 0 (0 where
+    the event never occurs under d_num, +inf where it occurs only there), p - e^eps q, the Renyi divergence
+    of the two Bernoullis at the order whose certified value exceeds the claim most, and the largest
+    D_a / a over the rho orders; the excess is the certified value minus the claim at that order. The
+    counts cover p = 0, q = 0, both 0 and both n, and orders of the Renyi claim that win by turns."""
+    n, alpha = 1_000, 0.05
+    k_num = np.array([0, 30, 40, 500, 900, 1000, 700, 1000, 0])
+    k_den = np.array([0, 0, 10, 520, 990, 1000, 20, 900, 7])
+    bound = certify(claim, k_num, k_den, n, alpha)
+    p, q = k_num / n, k_den / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if isinstance(claim, PureDP):
+            name, estimate, excess = "epsilon", np.where(p > 0, np.log(p) - np.log(q), 0.0), bound.value - 1.0
+            assert estimate[1] == math.inf and estimate[0] == estimate[8] == 0.0 and estimate[3] < 0
+        elif isinstance(claim, ApproxDP):
+            name, estimate, excess = "delta", p - math.exp(0.7) * q, bound.value - 0.1
+        elif isinstance(claim, RenyiDP):
+            orders = np.asarray(bound.detail["alpha"])
+            assert set(orders) == {1.5, 4.0}    # each order wins somewhere
+            eps = np.where(orders == 1.5, 0.2, 0.5)
+            name, estimate, excess = "renyi", np.array([_renyi(a, pi, qi) for a, pi, qi in zip(orders, p, q)]), \
+                bound.value - eps
+            other = np.where(orders == 1.5, 4.0, 1.5)
+            lower_other = np.array([float(certify(RenyiDP((a,), (e,)), kn, kd, n, alpha).value)
+                                    for a, e, kn, kd in zip(other, np.where(other == 1.5, 0.2, 0.5), k_num, k_den)])
+            assert (excess >= lower_other - np.where(other == 1.5, 0.2, 0.5)).all()
+        else:
+            name = "rho"
+            estimate = np.max(_renyi(RHO_ORDERS[:, None], p, q) / RHO_ORDERS[:, None], axis=0)
+            excess = bound.value - 0.05
+            lo = [np.where(k == 0, 0.0, stats.beta.ppf(alpha / 4, k, n - k + 1)) for k in (k_num, k_den)]
+            hi = [np.where(k == n, 1.0, stats.beta.isf(alpha / 4, k + 1, n - k)) for k in (k_num, k_den)]
+            above, below = lo[0] > hi[1], hi[0] < lo[1]
+            corner_p = np.where(above, lo[0], np.where(below, hi[0], 0.5))
+            corner_q = np.where(above, hi[1], np.where(below, lo[1], 0.5))
+            at = np.where(above | below, _renyi(RHO_ORDERS[:, None], corner_p, corner_q), 0.0) / RHO_ORDERS[:, None]
+            best = RHO_ORDERS[np.argmax(at, axis=0)]
+            decided = above | below   # where the box is apart the largest ratio is at one order, to rounding
+            np.testing.assert_allclose(np.asarray(bound.detail["alpha"])[decided], best[decided], rtol=0.05)
+            assert np.asarray(bound.detail["alpha"]).shape == k_num.shape
+    assert bound.name == name
+    np.testing.assert_allclose(bound.estimate, estimate, rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(bound.excess, excess, rtol=0, atol=0)
+
+
 def test_sequential_certificates_hold_and_are_the_confidence_sequences_at_alpha_over_two():
     """The sequential certifier's box is the confidence sequence at alpha/2 per side (each an anytime-valid
     interval), and its pure-DP bound exceeds the truth at most alpha = 0.05 often over 2,000 draws
@@ -813,3 +861,22 @@ def test_holm_treats_a_missing_p_value_as_one_that_is_never_rejected():
         want = multipletests(np.array(substitute), alpha=0.05, method="holm")[0]
         assert holm(pvalues, 0.05).tolist() == want.tolist()
     assert holm([0.001, None, 0.02], 0.05).tolist() == [True, False, True]
+
+
+def test_a_one_order_renyi_certificate_names_its_order_for_every_candidate_event():
+    """Vectorised over candidate events: with one order, the order reported is an array of that order,
+    one per event, as with several."""
+    bound = certify(RenyiDP((2.0,), (0.3,)), np.array([10, 500, 900]), np.array([400, 500, 100]), 1_000, 0.05)
+    assert np.shape(bound.detail["alpha"]) == (3,)
+    np.testing.assert_array_equal(bound.detail["alpha"], [2.0, 2.0, 2.0])
+
+
+def test_among_orders_whose_excess_ties_the_first_named_is_reported():
+    """Where the boxes overlap every order certifies 0, so orders with the same claimed epsilon tie: the
+    first order of the claim is reported, with its plug-in estimate."""
+    k_num, k_den, n = np.array([500, 502]), np.array([500, 498]), 1_000
+    for orders in ((1.5, 4.0), (4.0, 1.5)):
+        bound = certify(RenyiDP(orders, (0.5, 0.5)), k_num, k_den, n, 0.05)
+        np.testing.assert_array_equal(bound.value, [0.0, 0.0])
+        np.testing.assert_array_equal(bound.detail["alpha"], [orders[0]] * 2)
+        np.testing.assert_allclose(bound.estimate, _renyi(orders[0], k_num / n, k_den / n), rtol=1e-9, atol=1e-15)
