@@ -154,16 +154,25 @@ EXACT_TAILS = {
 }
 
 
-def _tail_refutations(sampler, claim, *, samples, alpha, seeds, **settings):
+def _statistical_tail(sampler, claim, *, samples, alpha, seed=0, **settings):
+    """The statistical tail auditor's finding on a plain sampler, at level alpha."""
     from dpaudit.auditors.base import TailSubject
     from dpaudit.auditors.statistical_tail import StatisticalTailAuditor
 
-    subject = TailSubject(None, sampler, "exact tail")
-    return sum(
-        StatisticalTailAuditor().audit(subject, claim, samples=samples, confidence=1 - alpha,
-                                       seed=np.random.SeedSequence(seed), **settings).verdict == "refuted"
-        for seed in seeds
-    )
+    return StatisticalTailAuditor().audit(TailSubject(None, sampler, "sampler"), claim, samples=samples,
+                                          confidence=1 - alpha, seed=np.random.SeedSequence(seed), **settings)
+
+
+def _in_turn(*halves):
+    """A sampler that returns the given arrays in turn (the selection half is drawn first, then the
+    confirmation half), whatever the generator: the statistical path's choices are then known exactly."""
+    arrays = iter([np.asarray(h, dtype=float) for h in halves])
+    return lambda n, rng: next(arrays)
+
+
+def _tail_refutations(sampler, claim, *, samples, alpha, seeds, **settings):
+    return sum(_statistical_tail(sampler, claim, samples=samples, alpha=alpha, seed=seed, **settings).verdict
+               == "refuted" for seed in seeds)
 
 
 @pytest.mark.parametrize("case", list(EXACT_TAILS))
@@ -1500,15 +1509,9 @@ def test_the_statistical_mgf_path_confirms_the_orders_the_selection_half_puts_fu
     and the witness is the confirmed order whose bound exceeds the claim most. Written out on evenly spaced
     halves (closed-form data: the confirmation half up to 10% wider than the selection half, so the two
     halves rank the orders differently) for claims near the data's sd 0.58."""
-    from dpaudit.auditors.base import TailSubject
-    from dpaudit.auditors.statistical_tail import StatisticalTailAuditor
-
     alpha, m = 0.05, 2_000
     x, x_conf = np.linspace(-1.0, 1.0, m), np.linspace(*conf_range, m)
-    halves = iter([x, x_conf])   # the selection half is drawn first
-    r = StatisticalTailAuditor().audit(TailSubject(None, lambda n, rng: next(halves), "evenly spaced"),
-                                       SubGaussian(s), samples=2 * m, confidence=1 - alpha,
-                                       seed=np.random.SeedSequence(0), grid_points=grid_points)
+    r = _statistical_tail(_in_turn(x, x_conf), SubGaussian(s), samples=2 * m, alpha=alpha, grid_points=grid_points)
     side = np.geomspace(0.02, 1.0, grid_points // 2) / np.std(x)
     lam = np.concatenate([side, -side])
     caps = np.quantile(np.exp(np.outer(lam, x)), 1 - 1 / m, axis=1)
@@ -1677,22 +1680,6 @@ def test_bisection_of_lam_goes_on_at_exactly_20000_open_intervals():
     found = dpaudit.audit_tail(law, SubExponential(1.0, 0.1), auditor="exact", tolerance=0.0)
     assert found.verdict == "not-refuted"
     assert found.notes[0] == "40000 intervals of lam stayed undecided after bisection"
-
-
-def _in_turn(*halves):
-    """A sampler that returns the given arrays in turn (the selection half is drawn first, then the
-    confirmation half), whatever the generator: the statistical path's choices are then known exactly."""
-    arrays = iter([np.asarray(h, dtype=float) for h in halves])
-    return lambda n, rng: next(arrays)
-
-
-def _statistical_tail(sampler, claim, *, samples, alpha, grid_points=64):
-    from dpaudit.auditors.base import TailSubject
-    from dpaudit.auditors.statistical_tail import StatisticalTailAuditor
-
-    return StatisticalTailAuditor().audit(TailSubject(None, sampler, "fixed halves"), claim, samples=samples,
-                                          confidence=1 - alpha, seed=np.random.SeedSequence(0),
-                                          grid_points=grid_points)
 
 
 def _tail_selection_written_out(two_sided, grid_points, centred=False, x_sel=None, x_conf=None):
