@@ -474,6 +474,24 @@ def test_certified_bounds_spend_their_whole_level(claim, edge, n, k):
 CERTIFIED = [PureDP(1.0), ApproxDP(0.7, 0.1), RenyiDP((1.5, 4.0), (0.2, 0.5)), ZCDP(0.05)]
 
 
+def _clopper_pearson_ends(k_num, k_den, n, tail):
+    """([p_lo, q_lo], [p_hi, q_hi]): exact Clopper-Pearson ends at ``tail`` per end, from scipy's beta
+    quantiles (0 and 1 where the count is 0 or n)."""
+    with np.errstate(invalid="ignore"):
+        lo = [np.where(k == 0, 0.0, stats.beta.ppf(tail, k, n - k + 1)) for k in (k_num, k_den)]
+        hi = [np.where(k == n, 1.0, stats.beta.isf(tail, k + 1, n - k)) for k in (k_num, k_den)]
+    return lo, hi
+
+
+def _nearest_corner(lo, hi):
+    """The box's corner nearest the diagonal where the p and q intervals are apart (p above or below q),
+    and (1/2, 1/2) where they overlap: (above, below, p, q)."""
+    above, below = lo[0] > hi[1], hi[0] < lo[1]
+    p = np.where(above, lo[0], np.where(below, hi[0], 0.5))
+    q = np.where(above, hi[1], np.where(below, lo[1], 0.5))
+    return above, below, p, q
+
+
 @pytest.mark.parametrize("claim", CERTIFIED, ids=lambda c: c.kind)
 def test_certificates_are_the_claims_value_at_the_clopper_pearson_box(claim):
     """Sharpness where no law isolates one tail (finite Renyi orders, rho), and for every side of the box:
@@ -487,10 +505,7 @@ def test_certificates_are_the_claims_value_at_the_clopper_pearson_box(claim):
     k_den = np.array([0, 0, 10, 520, 990, 1000, 20, 900])
     bound = certify(claim, k_num, k_den, n, alpha)
     two_sided = isinstance(claim, (RenyiDP, ZCDP))
-    tail = alpha / 4 if two_sided else alpha / 2
-    with np.errstate(invalid="ignore"):
-        lo = [np.where(k == 0, 0.0, stats.beta.ppf(tail, k, n - k + 1)) for k in (k_num, k_den)]
-        hi = [np.where(k == n, 1.0, stats.beta.isf(tail, k + 1, n - k)) for k in (k_num, k_den)]
+    lo, hi = _clopper_pearson_ends(k_num, k_den, n, alpha / 4 if two_sided else alpha / 2)
     box = (lo[0], hi[0], lo[1], hi[1]) if two_sided else (lo[0], None, None, hi[1])
     for got, want in zip(bound.intervals, box):
         if want is None:
@@ -503,9 +518,7 @@ def test_certificates_are_the_claims_value_at_the_clopper_pearson_box(claim):
     elif isinstance(claim, ApproxDP):
         want = np.maximum(lo[0] - math.exp(claim.epsilon) * hi[1], 0.0)
     else:
-        above, below = lo[0] > hi[1], hi[0] < lo[1]
-        p = np.where(above, lo[0], np.where(below, hi[0], 0.5))
-        q = np.where(above, hi[1], np.where(below, lo[1], 0.5))
+        above, below, p, q = _nearest_corner(lo, hi)
         if isinstance(claim, RenyiDP):
             want = np.array([_renyi(a, pi, qi) for a, pi, qi in zip(bound.detail["alpha"], p, q)])
         else:
@@ -549,11 +562,7 @@ def test_a_certificate_carries_its_parameter_name_point_estimate_and_excess_over
             name = "rho"
             estimate = np.max(_renyi(RHO_ORDERS[:, None], p, q) / RHO_ORDERS[:, None], axis=0)
             excess = bound.value - 0.05
-            lo = [np.where(k == 0, 0.0, stats.beta.ppf(alpha / 4, k, n - k + 1)) for k in (k_num, k_den)]
-            hi = [np.where(k == n, 1.0, stats.beta.isf(alpha / 4, k + 1, n - k)) for k in (k_num, k_den)]
-            above, below = lo[0] > hi[1], hi[0] < lo[1]
-            corner_p = np.where(above, lo[0], np.where(below, hi[0], 0.5))
-            corner_q = np.where(above, hi[1], np.where(below, lo[1], 0.5))
+            above, below, corner_p, corner_q = _nearest_corner(*_clopper_pearson_ends(k_num, k_den, n, alpha / 4))
             at = np.where(above | below, _renyi(RHO_ORDERS[:, None], corner_p, corner_q), 0.0) / RHO_ORDERS[:, None]
             best = RHO_ORDERS[np.argmax(at, axis=0)]
             decided = above | below   # where the box is apart the largest ratio is at one order, to rounding
