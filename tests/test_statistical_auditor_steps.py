@@ -284,6 +284,20 @@ def test_fixed_confirmation_counts_the_event_on_both_sides_and_certifies_in_the_
     assert float(bound.excess) == pytest.approx(float(bound.value) - 0.5, rel=1e-9, abs=1e-12)
 
 
+def test_confirmation_counts_each_side_on_its_own_outputs_when_the_mechanism_reuses_one_buffer():
+    """A mechanism that returns the same float64 buffer on every call, refilled: the first side's
+    outputs must be counted as they were drawn, not as the second call left the buffer."""
+    buffer = np.empty(1000)
+
+    def reusing(share, size, rng):
+        buffer[:] = _spread(share, size)
+        return buffer
+
+    *_, inside = sp._confirm_fixed(Mechanism(reusing), PureDP(0.5), (0.8, 0.3), Threshold(">=", 1.0), "d0/d1",
+                                   1000, 0.05, 0, None)
+    assert inside == (800, 300)
+
+
 def test_fixed_confirmation_draws_from_its_own_seed_and_applies_the_statistic():
     def noisy(d, n, rng):
         return d + rng.laplace(size=n)

@@ -61,7 +61,9 @@ FAMILIES = ("threshold", "cells", "rows", "classifier", "atoms")
 
 
 def as_features(outputs: np.ndarray, statistic: Callable[[np.ndarray], Any] | None) -> np.ndarray:
-    """Outputs (or the user's features of them) as a float array of shape (n, d)."""
+    """Outputs (or the user's features of them) as a float array of shape (n, d), always a copy: a
+    mechanism (or statistic) that fills one buffer on every call would otherwise have the samples of
+    one side overwritten by the next call's, and the audit would compare a side with itself."""
     n = len(outputs)
     values = outputs if statistic is None else np.asarray(statistic(outputs))
     if statistic is not None and (values.ndim not in (1, 2) or values.shape[0] != n):
@@ -69,7 +71,7 @@ def as_features(outputs: np.ndarray, statistic: Callable[[np.ndarray], Any] | No
             f"statistic returned shape {values.shape} for {n} outputs; it must map each output row to one "
             "number or to a row of features"
         )
-    values = values.reshape(n, -1).astype(float, copy=False)
+    values = values.reshape(n, -1).astype(float)
     if statistic is not None and not np.isfinite(values).all():
         raise MechanismError("statistic returned a non-finite value")
     return values
