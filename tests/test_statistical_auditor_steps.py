@@ -427,6 +427,25 @@ def test_the_audit_selects_for_the_confirmation_it_will_run():
     assert at_selection_size.event.describe() == "x <= 0.0"
 
 
+def test_pairs_are_ranked_by_the_value_of_their_events_not_by_their_conservative_scores():
+    """Two pairs, 10,000 selection samples each, 990,000 to confirm. The first pair's best event is
+    frequent ({x >= 1}, 0.9 against 0.1): its score 1.64 barely moves from its value 1.69. The second
+    pair's is rare ({x >= 2}, 20 against 0): its score, at the confidence limits, is 0.74, but at its
+    estimates confirmation would certify 5.7. Ranked by value, as the module documents, the second
+    pair is selected; ranked by score it would lose."""
+    def either(data, size, rng):
+        return _spread(data, size) if isinstance(data, float) else _three_valued(data, size)
+
+    pairs = [(0.9, 0.1), ("d", "d'")]
+    choice, _ = sp._select(Mechanism(either), PureDP(0.5), pairs, 20_000, np.random.SeedSequence(0), None, None,
+                           (990_000, 0.05))
+    assert choice.pair_index == 1 and choice.event.describe() == "x >= 2.0"
+    first, _ = sp._select(Mechanism(either), PureDP(0.5), pairs[:1], 10_000, np.random.SeedSequence(0), None, None,
+                          (990_000, 0.05))
+    assert first.score > choice.score  # the first pair wins on scores
+    assert sp._value(PureDP(0.5), first, (990_000, 0.05)) < sp._value(PureDP(0.5), choice, (990_000, 0.05))
+
+
 def test_a_certified_bound_that_only_reaches_the_claim_does_not_refute_it():
     """Equal laws: the certified epsilon is 0 (floored) and the certified delta 0, exactly the claims'
     values; refuting needs a bound above the claim."""
@@ -529,13 +548,15 @@ def test_histograms_of_outputs_on_few_integers_have_one_bin_per_value():
     np.testing.assert_array_equal(h["edges"], [-0.5, 0.5, 1.5, 2.5, 3.5])
     np.testing.assert_array_equal(h["counts0"], [1, 2, 0, 1])
     np.testing.assert_array_equal(h["counts1"], [0, 0, 2, 0])
+    # as many integers as bins: still one bin per value
     h = sp._histograms(np.arange(5.0), np.arange(5.0), bins=5)
-    assert len(h["edges"]) == 6
+    np.testing.assert_array_equal(h["edges"], [-0.5, 0.5, 1.5, 2.5, 3.5, 4.5])
 
 
 def test_histograms_of_continuous_or_many_valued_outputs_span_the_central_999_per_mille():
     rng = np.random.default_rng(0)
     y0, y1 = rng.normal(size=4000), 1 + rng.normal(size=4000)
+    assert len(sp._histograms(y0, y1)["edges"]) == 121  # 120 bins unless told otherwise
     h = sp._histograms(y0, y1, bins=10)
     lo, hi = np.quantile(np.concatenate([y0, y1]), [0.0005, 0.9995])
     np.testing.assert_allclose(h["edges"], np.linspace(lo, hi, 11), rtol=1e-12)
