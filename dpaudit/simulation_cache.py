@@ -15,6 +15,7 @@ in a notebook cell's closure, say) is simulated every time.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import pickle
 import tempfile
@@ -25,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ._version import __version__
 from .seeding import as_seed_sequence
 
 #: simulations kept in memory per process
@@ -34,13 +36,14 @@ _memory: OrderedDict[str, Any] = OrderedDict()
 
 @cache
 def code_version() -> str:
-    """A hash of the source of dpaudit and its subpackages (algorithms, mechanisms, ...)."""
-    import dpaudit
+    """A hash of the source of dpaudit and its subpackages (algorithms, mechanisms, ...).
 
-    digest = hashlib.sha256(dpaudit.__version__.encode())
-    root = Path(dpaudit.__file__).parent
+    The folders are located, not imported (``find_spec``): the cache sits below the package's public
+    face and the algorithms, and must not import them."""
+    digest = hashlib.sha256(__version__.encode())
+    root = Path(__file__).resolve().parent
     roots = [root] + [Path(p) for name in ("algorithms", "mechanisms")
-                      for p in getattr(__import__(f"dpaudit.{name}", fromlist=["_"]), "__path__", [])]
+                      for p in (importlib.util.find_spec(f"dpaudit.{name}").submodule_search_locations or [])]
     for base in dict.fromkeys(roots):
         for path in sorted(base.rglob("*.py")):
             digest.update(str(path.relative_to(base)).encode())

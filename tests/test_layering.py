@@ -229,29 +229,12 @@ KNOWN_VIOLATIONS = {
     "dpaudit.laws (core) imports dpaudit.subjects (subjects)",  # subject_name, for naming a law's subject
     "dpaudit.transcripts (engine) imports dpaudit.subjects (subjects)",
     "dpaudit.contextual_transcripts (engine) imports dpaudit.subjects (subjects)",
-    "dpaudit.simulation_cache (engine) imports dpaudit (face) lazily",  # __version__ and the package's folder
     "dpaudit.algorithms.mab.dp_se (algorithms) imports dpaudit.auditors.exact_regret (auditors) lazily",  # DP-SE law
     "dpaudit.algorithms.mab.batch_se (algorithms) imports dpaudit.transcripts (engine) lazily",  # per-round run
 }
 KNOWN_CYCLES = [
-    # closed by simulation_cache's lazy `import dpaudit` and dp_se's lazy import of exact_regret
-    {"dpaudit", "dpaudit.adapters", "dpaudit.adapters._diffprivlib", "dpaudit.adapters._opendp",
-     "dpaudit.adapters.base", "dpaudit.algorithms.mab.dp_se", "dpaudit.algorithms.mab.registry",
-     "dpaudit.algorithms.registry", "dpaudit.api", "dpaudit.auditors.base", "dpaudit.auditors.conformance",
-     "dpaudit.auditors.exact_privacy", "dpaudit.auditors.exact_regret", "dpaudit.auditors.exact_tail",
-     "dpaudit.auditors.lower_bound", "dpaudit.auditors.regret_bound", "dpaudit.auditors.regret_order",
-     "dpaudit.auditors.regret_rate", "dpaudit.auditors.statistical_privacy", "dpaudit.auditors.statistical_tail",
-     "dpaudit.driver", "dpaudit.experiment_reports", "dpaudit.experiments", "dpaudit.simulation_cache"},
-    {"dpaudit.regret_entries", "dpaudit.suite"},
-    # each paper's submodules take `suite` from the package __init__, which imports them back
-    {"dpaudit.audits.concurrent_shuffle", "dpaudit.audits.concurrent_shuffle.lower_bounds",
-     "dpaudit.audits.concurrent_shuffle.regret"},
-    {"dpaudit.audits.dist_mab", "dpaudit.audits.dist_mab.regret"},
-    {"dpaudit.audits.private_online", "dpaudit.audits.private_online.regret"},
-    {"dpaudit.audits.shuffle_glm", "dpaudit.audits.shuffle_glm.algorithms", "dpaudit.audits.shuffle_glm.regret",
-     "dpaudit.audits.shuffle_glm.summation", "dpaudit.audits.shuffle_glm.tails",
-     "dpaudit.audits.shuffle_glm.transcripts", "dpaudit.audits.shuffle_glm.trees"},
-    {"dpaudit.audits.shuffle_lcb", "dpaudit.audits.shuffle_lcb.regret"},
+    {"dpaudit.experiment_reports", "dpaudit.experiments"},  # presets and their reports, each needing the other
+    {"dpaudit.regret_entries", "dpaudit.suite"},  # the suite builds regret entries, which are suite entries
 ]
 
 

@@ -119,10 +119,8 @@ from dpaudit.mechanisms.concurrent_shuffle import (
 )
 from dpaudit.mechanisms.concurrent_tree import BinarySummation, ConcurrentShuffleTree
 from dpaudit.neighbours import ReplaceOne, ReplaceUser, one_changed
-from dpaudit.suite import Suite
 
-suite = Suite("concurrent-shuffle",
-              "Tenenbaum, Kaplan, Mansour, Stemmer, Concurrent Shuffle DP Under Continual Observation (ICML 2023)")
+from ._suite import suite
 
 EPS, DELTA = 0.9, 1e-3
 

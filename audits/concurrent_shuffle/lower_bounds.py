@@ -69,7 +69,7 @@ from dpaudit.algorithms.counting import ContinualCounter, erred
 from dpaudit.algorithms.environments.streams import RepeatedBitStream
 from dpaudit.mechanisms.concurrent_shuffle import ConcurrentShuffleCounter
 
-from . import suite
+from ._suite import suite
 
 # -- the proof's quantities ---------------------------------------------------------------------------
 

@@ -60,7 +60,7 @@ from dpaudit.algorithms.linear.cs_linucb import REWARD_SIGMA, ConcurrentShuffleS
 from dpaudit.algorithms.linear.registry import ALGORITHMS
 from dpaudit.audits.experiments.concurrent_shuffle import DELTA, DIMENSION, EPS, HORIZON, LINUCB, RUNS
 
-from . import suite
+from ._suite import suite
 
 ENVIRONMENT = LINUCB.configurations[0].environment
 CURVES = {c.label: c for c in LINUCB.configurations[0].curves}

@@ -175,10 +175,9 @@ from dpaudit.mechanisms.distributed_sum_analysis import (
     theorem4_epsilon_hat,
 )
 from dpaudit.neighbours import ReplaceRewardVector, ReplaceUser, one_changed
-from dpaudit.suite import Suite
 from dpaudit.transcripts import DecisionTranscript
 
-suite = Suite("dist-mab", "Chowdhury & Zhou, Distributed Differential Privacy in Multi-Armed Bandits (ICLR 2023)")
+from ._suite import suite
 
 LOG_2T = math.log(2 * T)
 # conformance samples: the per-user constructions draw n values per sample

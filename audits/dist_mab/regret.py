@@ -118,7 +118,7 @@ from dpaudit import Difference, RegretBound, RegretOrder, RegretRate
 from dpaudit.algorithms import ALGORITHMS, BernoulliBandit
 from dpaudit.audits.experiments.dist_mab import PRESETS
 
-from . import suite
+from ._suite import suite
 
 # -- the theorems' instance and grids --------------------------------------------------------------
 

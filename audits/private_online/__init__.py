@@ -140,11 +140,9 @@ from dpaudit.mechanisms.online_releases import (
     epoch_comparison,
 )
 from dpaudit.neighbours import ReplaceOne, ReplaceRewardVector, one_changed
-from dpaudit.suite import Suite
 from dpaudit.transcripts import DecisionTranscript
 
-suite = Suite("private-online",
-              "Hu, Huang, Mehta, Near-Optimal Algorithms for Private Online Learning in a Stochastic Environment")
+from ._suite import suite
 
 for eps in (0.5, 1.0):
     b = 1 / eps

@@ -161,7 +161,7 @@ from dpaudit.algorithms import ALGORITHMS, BernoulliBandit, BernoulliExperts
 from dpaudit.audits.experiments import private_online as experiments
 from dpaudit.experiments import PerHorizon
 
-from . import suite
+from ._suite import suite
 
 # == Theorems 3 and 4: Anytime-Lazy-UCB ==========================================================
 

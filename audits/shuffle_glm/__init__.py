@@ -54,9 +54,8 @@ Left out (with why):
 
 from __future__ import annotations
 
-from dpaudit.suite import Suite
+from ._suite import suite  # noqa: F401 (discovery reads the package's ``suite``)
 
-suite = Suite("shuffle-glm", "Sarmasarkar, Shuffle and Joint DP for Generalized Linear Contextual Bandits")
-
+# isort: split
 # the parts add their entries to ``suite`` when imported, in this order
 from . import tails, summation, trees, algorithms, transcripts, regret  # noqa: E402, F401, I001

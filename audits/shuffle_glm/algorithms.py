@@ -88,7 +88,7 @@ from dpaudit.mechanisms.vector_summation import (
 )
 from dpaudit.neighbours import ReplaceUser, one_changed
 
-from . import suite
+from ._suite import suite
 from .summation import DELTA_A1, E1, EPS_A1, KAPPA_A1, T_A1
 from .trees import D_TAIL, T_TAIL, TAIL_TREE
 

@@ -129,7 +129,7 @@ from dpaudit.audits.experiments.shuffle_glm import FIG1_EPS, PRESETS, TABLE2_EPS
 from dpaudit.mechanisms.glm_links import logistic_mean
 from dpaudit.mechanisms.glm_lower_bound import SignFollowingRR, proof_constants
 
-from . import suite
+from ._suite import suite
 
 # -- the experiments (Sec. 8 Table 2, App. A Fig. 1), from the presets ----------------------------------
 #: Table 2's recorded rounds: geometric up to the paper's T = 5000 (the orderings' curves within one run of

@@ -40,7 +40,7 @@ from dpaudit.mechanisms.vector_summation import (
 )
 from dpaudit.neighbours import ReplaceUser, one_changed
 
-from . import suite
+from ._suite import suite
 
 #: random base datasets per search (besides the structured ones): each pair costs a table convolution
 SEARCH_RANDOM = 4

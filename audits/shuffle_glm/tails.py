@@ -54,7 +54,7 @@ from dpaudit.mechanisms.vector_summation import (
     chernoff_gap,
 )
 
-from . import suite
+from ._suite import suite
 
 
 def at_most(p):

@@ -64,7 +64,7 @@ from dpaudit.algorithms.registry import ALGORITHMS
 from dpaudit.contextual_transcripts import ContextualTranscript, fixed_arms
 from dpaudit.neighbours import ReplaceUser
 
-from . import suite
+from ._suite import suite
 
 T_ALG, K_ALG, D_ALG = 16, 2, 2
 POINT = f"T{T_ALG},K{K_ALG},d{D_ALG}"

@@ -53,7 +53,7 @@ from dpaudit.mechanisms.exploration_set import (
 from dpaudit.mechanisms.tree import BinaryTreeMechanism
 from dpaudit.neighbours import ReplaceUser, one_changed
 
-from . import suite
+from ._suite import suite
 from .summation import SEARCH_RANDOM
 
 # -- Appendix I.1: the generic tree's composition ------------------------------------------------

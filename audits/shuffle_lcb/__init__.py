@@ -168,9 +168,8 @@ from dpaudit.mechanisms.shuffle_vec import (
     p_vec_parameters,
 )
 from dpaudit.neighbours import ReplaceUser, one_changed
-from dpaudit.suite import Suite
 
-suite = Suite("shuffle-lcb", "Chowdhury & Zhou, Shuffle Private Linear Contextual Bandits (ICML 2022)")
+from ._suite import suite
 
 D, B, DELTA = EXPERIMENT_D, EXPERIMENT_B, EXPERIMENT_DELTA  # the paper's experiment
 

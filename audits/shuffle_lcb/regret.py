@@ -149,7 +149,7 @@ from dpaudit import Difference, RegretBound, RegretOrder, RegretRate
 from dpaudit.algorithms import ALGORITHMS, LinearBandit, ReturningUsers
 from dpaudit.audits.experiments import shuffle_lcb as figures
 
-from . import suite
+from ._suite import suite
 
 DELTA = figures.DELTA  # the experiments' delta = 0.1, also delta0 of the local variants
 BATCH = figures.BATCH  # the experiments' B = 20
