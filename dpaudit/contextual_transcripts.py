@@ -39,8 +39,8 @@ from typing import Any
 
 import numpy as np
 
+from .names import subject_name
 from .policies import check_policy, feedback_of
-from .subjects import subject_name
 from .transcripts import checked_rounds
 from .validation import integer, sample_size
 

@@ -52,6 +52,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
+from .errors import UnsupportedAudit
+
 
 @runtime_checkable
 class Instances(Protocol):
@@ -182,4 +184,19 @@ def run_sums(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return out
 
 
-__all__ = ["Environment", "Instances", "Pulls", "check_environment", "run_sums"]
+def bernoulli_means(environment: Any, arms: int | None = None) -> np.ndarray:
+    """The fixed means of a Bernoulli bandit (the same instance in every run: the environment's
+    ``bernoulli_means()``), for an ``exact_regret`` (a policy's, or an auditor's);
+    :class:`~dpaudit.errors.UnsupportedAudit` for any other environment (or another number of arms)."""
+    means = getattr(environment, "bernoulli_means", None)
+    means = means() if callable(means) else None
+    if means is None:
+        raise UnsupportedAudit(f"the exact regret is computed on a Bernoulli bandit with fixed means, not on "
+                               f"{getattr(environment, 'name', environment)!r}")
+    means = np.asarray(means, dtype=float)
+    if arms is not None and means.size != arms:
+        raise UnsupportedAudit(f"the exact regret is computed for {arms} arms, not {means.size}")
+    return means
+
+
+__all__ = ["Environment", "Instances", "Pulls", "bernoulli_means", "check_environment", "run_sums"]

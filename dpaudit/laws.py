@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from .subjects import subject_name
+from .names import subject_name
 
 #: scipy discrete laws with at most this many support points get a cumulant function by summation
 MAX_SUMMED_SUPPORT = 2_000_000

@@ -169,6 +169,37 @@ def _start_reads_horizon(cls: type) -> bool | None:
     return False
 
 
+def checked_decisions(owner: str, played: Any, shape: tuple[int, ...], arms: int, where: str) -> np.ndarray:
+    """Decisions as int64 arms of ``shape`` in [0, arms), or a ValueError naming ``owner`` and ``where``."""
+    out = np.asarray(played)
+    if out.shape != shape or out.dtype.kind not in "iu" or (out < 0).any() or (out >= arms).any():
+        raise ValueError(f"{owner}: the policy's {where} must be arms in [0, {arms}) of shape {shape}, "
+                         f"got dtype {out.dtype} and shape {out.shape}")
+    return out.astype(np.int64, copy=False)
+
+
+def run_decisions(policy: Any, table: np.ndarray, rounds: tuple[int, ...], size: int, rng: np.random.Generator,
+                  owner: str = "DecisionTranscript") -> np.ndarray:
+    """The arms ``policy`` plays at ``rounds`` (1-based, increasing) in ``size`` runs over a reward table of
+    shape (horizon, arms), by the per-round protocol: the reference every fast path of the decisions is
+    tested against, and the run :class:`dpaudit.transcripts.DecisionTranscript` and a policy's own
+    ``decisions`` fall back to. Rounds after the last recorded one are not played (they cannot change it)."""
+    horizon, arms = table.shape
+    policy.start(size, arms, horizon, rng)
+    out = np.empty((size, len(rounds)), dtype=np.int64)
+    column = {t: j for j, t in enumerate(rounds)}
+    full = feedback_of(policy) == "full"
+    for t in range(1, rounds[-1] + 1):
+        played = checked_decisions(owner, policy.choose(t), (size,), arms, f"choice at round {t}")
+        if t in column:
+            out[:, column[t]] = played
+        if t == rounds[-1]:
+            break
+        row = table[t - 1]
+        policy.observe(t, played, np.broadcast_to(row, (size, arms)) if full else row[played])
+    return out
+
+
 def checked_contexts(owner: str, contexts: Any, runs: int, dimension: int | None, t: int) -> np.ndarray:
     """A contextual policy's check of ``choose(t, contexts)``: the contexts as a float array (runs, K, d),
     or a ValueError naming ``owner`` if the shape is wrong or d changed from ``dimension`` (None: the
@@ -181,4 +212,5 @@ def checked_contexts(owner: str, contexts: Any, runs: int, dimension: int | None
     return x
 
 
-__all__ = ["FEEDBACKS", "Policy", "check_policy", "checked_contexts", "feedback_of", "horizon_use"]
+__all__ = ["FEEDBACKS", "Policy", "check_policy", "checked_contexts", "checked_decisions", "feedback_of", "horizon_use",
+           "run_decisions"]

@@ -133,3 +133,15 @@ def binomial_confidence_sequence(k: int, n: int, alpha: float, a: float = 0.5, b
 
 
 _TINY = 1e-300
+
+
+def difference_pmf(pulls: int, first: float, second: float) -> np.ndarray:
+    """The law of S_1 - S_2 for independent S_i ~ Binomial(pulls, mean_i), on -pulls..pulls (by FFT
+    convolution; negative rounding residue clipped to 0): what decides an elimination between two Bernoulli
+    arms pulled equally often, for DP-SE's exact regret and the auditor that reads it."""
+    from scipy.signal import fftconvolve
+    from scipy.stats import binom
+
+    k = np.arange(pulls + 1)
+    pmf = fftconvolve(binom.pmf(k, pulls, first), binom.pmf(k, pulls, second)[::-1])
+    return np.clip(pmf, 0.0, None)

@@ -70,7 +70,7 @@ class ExploreThenCommit:
         and before it the explored arm's gap is charged round by round)."""
         import numpy as np
 
-        from .auditors.exact_regret import bernoulli_means
+        from .environments import bernoulli_means
 
         means = bernoulli_means(environment, arms=2)
         t = np.asarray(rounds, dtype=float)

@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from .policies import check_policy, feedback_of
-from .subjects import subject_name
+from .names import subject_name
+from .policies import check_policy, checked_decisions, run_decisions
 from .validation import integer, sample_size
 
 
@@ -118,27 +118,10 @@ class DecisionTranscript:
         return self.sample(data, size, rng)
 
     def _checked(self, played: Any, shape: tuple[int, ...], where: str) -> np.ndarray:
-        out = np.asarray(played)
-        if out.shape != shape or out.dtype.kind not in "iu" or (out < 0).any() or (out >= self.arms).any():
-            raise ValueError(f"{self.owner}: the policy's {where} must be arms in [0, {self.arms}) of shape {shape}, "
-                             f"got dtype {out.dtype} and shape {out.shape}")
-        return out.astype(np.int64, copy=False)
+        return checked_decisions(self.owner, played, shape, self.arms, where)
 
     def _run(self, table: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-        policy = self.policy
-        policy.start(size, self.arms, self.horizon, rng)
-        out = np.empty((size, len(self.rounds)), dtype=np.int64)
-        column = {t: j for j, t in enumerate(self.rounds)}
-        full = feedback_of(policy) == "full"
-        for t in range(1, self.rounds[-1] + 1):  # later rounds cannot change the recorded decisions
-            played = self._checked(policy.choose(t), (size,), f"choice at round {t}")
-            if t in column:
-                out[:, column[t]] = played
-            if t == self.rounds[-1]:
-                break
-            row = table[t - 1]
-            policy.observe(t, played, np.broadcast_to(row, (size, self.arms)) if full else row[played])
-        return out
+        return run_decisions(self.policy, table, self.rounds, size, rng, self.owner)
 
 
 class ExactDecisionTranscript(DecisionTranscript):

@@ -413,10 +413,9 @@ class BatchSuccessiveElimination:
         ``release.secure_sum``, then the analyzer and the elimination rule (a DecisionTranscript's fast path).
         Other numbers of arms run the per-round path."""
         if np.ndim(table) == 2 and np.shape(table)[1] != 2:
-            from dpaudit.transcripts import DecisionTranscript
+            from dpaudit.policies import run_decisions
 
-            x = np.asarray(table, dtype=float)
-            return DecisionTranscript(self, x.shape[1], len(x), rounds).sample_per_round(x, size, rng)
+            return run_decisions(self, np.asarray(table, dtype=float), tuple(int(t) for t in rounds), size, rng)
         x, horizon, rounds, batches = self._two_arm_setup(table, rounds)
         T = self.horizon_T(horizon)
         path = np.full(size, len(batches) * 2, dtype=np.int64)  # index of the run's path; last = none

@@ -216,9 +216,10 @@ class DPSuccessiveElimination:
         pulls in each epoch reached with both arms alive, and, after an epoch that eliminates the better
         arm, every remaining round; an epoch cut off by the horizon releases nothing.
         """
-        from dpaudit.auditors.exact_regret import bernoulli_means, difference_pmf
+        from dpaudit.environments import bernoulli_means
         from dpaudit.errors import UnsupportedAudit
         from dpaudit.mechanisms.noise import LaplaceSum
+        from dpaudit.stats import difference_pmf
 
         means = bernoulli_means(environment, arms=2)
         if self.noise != "per-arm":

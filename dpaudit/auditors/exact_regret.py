@@ -25,37 +25,14 @@ from typing import Any
 import numpy as np
 
 from ..claims import Claim, RegretBound
+from ..environments import bernoulli_means
 from ..errors import UnsupportedAudit
 from ..results import REFUTED, VERIFIED, Statistic
+from ..stats import difference_pmf
 from .base import Auditor, Finding, RegretSubject, Support
 
 #: relative tolerance of the comparison of the exact regret with the bound (floating-point rounding)
 TOLERANCE = 1e-9
-
-
-def bernoulli_means(environment: Any, arms: int | None = None) -> np.ndarray:
-    """The fixed means of a Bernoulli bandit (the same instance in every run: the environment's
-    ``bernoulli_means()``), for an ``exact_regret``; :class:`~dpaudit.errors.UnsupportedAudit` for any
-    other environment (or another number of arms)."""
-    means = getattr(environment, "bernoulli_means", None)
-    means = means() if callable(means) else None
-    if means is None:
-        raise UnsupportedAudit(f"the exact regret is computed on a Bernoulli bandit with fixed means, not on "
-                               f"{getattr(environment, 'name', environment)!r}")
-    means = np.asarray(means, dtype=float)
-    if arms is not None and means.size != arms:
-        raise UnsupportedAudit(f"the exact regret is computed for {arms} arms, not {means.size}")
-    return means
-
-
-def difference_pmf(pulls: int, first: float, second: float) -> np.ndarray:
-    """The law of S_1 - S_2 for independent S_i ~ Binomial(pulls, mean_i), on -pulls..pulls (by FFT
-    convolution; negative rounding residue clipped to 0)."""
-    from scipy import signal, stats
-
-    k = np.arange(pulls + 1)
-    pmf = signal.fftconvolve(stats.binom.pmf(k, pulls, first), stats.binom.pmf(k, pulls, second)[::-1])
-    return np.clip(pmf, 0.0, None)
 
 
 class ExactRegretAuditor(Auditor):
