@@ -1,6 +1,6 @@
 """Bandit and online-learning algorithms, installed as ``dpaudit.algorithms``: their decision policies
-(:mod:`dpaudit.policies`' protocol, vectorised over runs) and their parameters from the papers'
-formulas. Their decisions are audited through :class:`dpaudit.transcripts.DecisionTranscript`; the
+(:mod:`dpaudit.bandits.policies`' protocol, vectorised over runs) and their parameters from the papers'
+formulas. Their decisions are audited through :class:`dpaudit.bandits.transcripts.DecisionTranscript`; the
 releases they rest on are in ``dpaudit.mechanisms``.
 
 - :mod:`.online` (private-online): Follow-the-Noisy-Leader and naive FTNL, full information;

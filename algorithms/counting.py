@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpaudit.validation import non_negative
+from dpaudit.core.validation import non_negative
 
 
 class ContinualCounter:

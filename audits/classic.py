@@ -7,7 +7,7 @@ samples only, so both the exact and the statistical auditor are checked on every
 whose mechanism has no exact distribution exist only as ``-blackbox``.
 
 The additive-noise entries at the top use query answers within the sensitivity 1
-(:class:`~dpaudit.neighbours.QueryDistance`), audited on the extreme pair (0, 1); by translation
+(:class:`~dpaudit.core.neighbours.QueryDistance`), audited on the extreme pair (0, 1); by translation
 invariance of additive noise every pair at distance 1 has the same privacy loss. The entries
 below them state their own relation (add/remove or replace one record, one user replaced in a
 batch, l-infinity query distance) and use the worst-case pairs known from the literature (StatDP's

@@ -26,7 +26,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from dpaudit import exact
-from dpaudit.distributions import FiniteDistribution, ProductDistribution
+from dpaudit.core.distributions import FiniteDistribution, ProductDistribution
 from dpaudit.mechanisms import RandomizedResponse
 
 SIGMA = 100.0

@@ -30,7 +30,7 @@ import tempfile
 import time
 
 from dpaudit import simulate
-from dpaudit.experiments import algorithm_registry, power_text, run_preset, select_presets
+from dpaudit.bandits.experiments import algorithm_registry, power_text, run_preset, select_presets
 
 FULL_FIGURES = ("dist-mab/fig1", "private-online")
 

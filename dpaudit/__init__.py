@@ -7,11 +7,15 @@
 'verified'
 """
 
-from . import adapters  # dpaudit.adapters.opendp, .diffprivlib (the libraries are imported when used)
+from . import _compat, adapters  # noqa: F401 - _compat: the old module paths; dpaudit.adapters.opendp, .diffprivlib (the libraries are imported when used)
 from ._version import __version__
-from .api import audit_lower_bound, audit_privacy, audit_regret, audit_sampler, audit_tail
+from .api.privacy import audit_privacy
+from .api.regret import audit_lower_bound, audit_regret
+from .api.tail import audit_sampler, audit_tail
 from .auditors.regret_order import Difference
-from .claims import (
+from .bandits.experiments import run_preset
+from .bandits.simulation import SimulationResult, simulate
+from .core.claims import (
     ZCDP,
     Accuracy,
     ApproxDP,
@@ -29,7 +33,7 @@ from .claims import (
     TailBound,
     parse_claim,
 )
-from .errors import (
+from .core.errors import (
     AuditTimeout,
     DpauditError,
     InvalidClaim,
@@ -40,11 +44,16 @@ from .errors import (
     UnsupportedAudit,
     UsageError,
 )
-from .experiments import run_preset
-from .neighbours import AddRemoveOne, NeighbourRelation, QueryDistance, ReplaceOne, ReplaceRewardVector, ReplaceUser
-from .results import ERROR, NOT_REFUTED, REFUTED, VERDICTS, VERIFIED, AuditResult, Statistic
-from .samplers import scalar, unseeded
-from .simulation import SimulationResult, simulate
+from .core.neighbours import (
+    AddRemoveOne,
+    NeighbourRelation,
+    QueryDistance,
+    ReplaceOne,
+    ReplaceRewardVector,
+    ReplaceUser,
+)
+from .core.results import ERROR, NOT_REFUTED, REFUTED, VERDICTS, VERIFIED, AuditResult, Statistic
+from .core.samplers import scalar, unseeded
 
 __all__ = [
     "ERROR", "NOT_REFUTED", "REFUTED", "VERDICTS", "VERIFIED", "ZCDP", "Accuracy", "AddRemoveOne", "ApproxDP",

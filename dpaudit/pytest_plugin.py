@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from .api import audit_privacy
-from .claims import Claim
-from .results import REFUTED, AuditResult
-from .seeding import claim_seed_sequence
+from .api.privacy import audit_privacy
+from .core.claims import Claim
+from .core.results import REFUTED, AuditResult
+from .core.seeding import claim_seed_sequence
 from .testing import refutation_message
 
 

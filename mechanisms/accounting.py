@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from dpaudit.validation import integer, positive, probability
+from dpaudit.core.validation import integer, positive, probability
 
 
 def advanced_composition(k: int, eps0: float, delta0: float, delta_prime: float) -> tuple[float, float]:

@@ -1,7 +1,7 @@
 """Additive-noise mechanisms: release a query answer plus independent noise per coordinate.
 
 The input ``data`` is the query answer f(d) (a scalar or a vector); neighbouring inputs are
-answers within the query's sensitivity (:class:`dpaudit.neighbours.QueryDistance`).
+answers within the query's sensitivity (:class:`dpaudit.core.neighbours.QueryDistance`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.distributions import ProductDistribution
+from dpaudit.core.distributions import ProductDistribution
 
 from .base import ExactRelease
 from .noise import DiscreteLaplace, Laplace, Staircase

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpaudit.validation import sample_size
+from dpaudit.core.validation import sample_size
 
 
 class Release:

@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from dpaudit.distributions import ProductDistribution
-from dpaudit.validation import integer, sample_size
+from dpaudit.core.distributions import ProductDistribution
+from dpaudit.core.validation import integer, sample_size
 
 from .base import ExactRelease
 from .noise import FiniteIntegerLaw, RandomizedRounding, convolve

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.distributions import LogConstant, exact
-from dpaudit.piecewise_exponential import PiecewiseExponentialDistribution
-from dpaudit.validation import finite_number, positive
+from dpaudit.core.distributions import LogConstant, exact
+from dpaudit.core.piecewise_exponential import PiecewiseExponentialDistribution
+from dpaudit.core.validation import finite_number, positive
 
 from .base import ExactRelease
 

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.validation import choice, integer, positive, probability
+from dpaudit.core.validation import choice, integer, positive, probability
 
 from .base import Adapter
 from .gaussian import analytic_gaussian_sigma

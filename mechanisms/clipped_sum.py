@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.validation import positive
+from dpaudit.core.validation import positive
 
 from .base import ExactRelease
 from .noise import Laplace

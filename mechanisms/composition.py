@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.distributions import ProductDistribution
-from dpaudit.validation import integer
+from dpaudit.core.distributions import ProductDistribution
+from dpaudit.core.validation import integer
 
 from .base import Release
 

@@ -67,8 +67,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from dpaudit.distributions import ProductDistribution
-from dpaudit.validation import integer, probability, sample_size
+from dpaudit.core.distributions import ProductDistribution
+from dpaudit.core.validation import integer, probability, sample_size
 
 from .base import ExactRelease
 from .concurrent_tree import BinarySummation, coins_for, cover_counts, tree_cover, user_bits

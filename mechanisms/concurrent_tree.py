@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from dpaudit.distributions import FiniteDistribution, ProductDistribution
-from dpaudit.validation import integer, positive, probability, sample_size
+from dpaudit.core.distributions import FiniteDistribution, ProductDistribution
+from dpaudit.core.validation import integer, positive, probability, sample_size
 
 from .base import ExactRelease
 

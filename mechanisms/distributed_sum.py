@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.validation import choice, integer, positive, probability, sample_size
+from dpaudit.core.validation import choice, integer, positive, probability, sample_size
 
 from .base import ExactRelease
 from .noise import (
@@ -222,7 +222,7 @@ def wrapped_mixture(rounded: FiniteIntegerLaw, noise: Any, m: int):
     log P(r) = logsumexp_k (log P[K = k] + log P[Y = r - k mod m])."""
     from scipy.special import logsumexp
 
-    from dpaudit.distributions import FiniteDistribution
+    from dpaudit.core.distributions import FiniteDistribution
 
     with np.errstate(divide="ignore"):
         log_w = np.log(rounded.probs)
@@ -459,7 +459,7 @@ class IntegerQueryNoise(ExactRelease):
 
     def _distribution(self, q: int):
         """The exact law of q + Z on {lo, ..., hi + max_answer} (log space)."""
-        from dpaudit.distributions import FiniteDistribution
+        from dpaudit.core.distributions import FiniteDistribution
 
         outcomes = np.arange(self.lo, self.hi + self.max_answer + 1)
         start = self.max_answer - q  # log_probs[0] is Z = lo - max_answer

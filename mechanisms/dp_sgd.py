@@ -44,8 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.distributions import ProductDistribution
-from dpaudit.validation import integer, positive, probability, sample_size
+from dpaudit.core.distributions import ProductDistribution
+from dpaudit.core.validation import integer, positive, probability, sample_size
 
 from .base import ExactRelease
 from .noise import Gaussian

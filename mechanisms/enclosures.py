@@ -2,7 +2,7 @@
 
 The mechanisms with finite outputs compute every probability (or log-probability) as an interval
 that certainly contains it: exact rational arithmetic, or mpmath interval arithmetic. This module
-turns such enclosures into a :class:`dpaudit.distributions.FiniteDistribution` whose ``log_error`` is a
+turns such enclosures into a :class:`dpaudit.core.distributions.FiniteDistribution` whose ``log_error`` is a
 true bound on the distance between each stored float log-probability and the exact one (the
 enclosure's width plus the rounding to a float), so an exact auditor can widen by it and stay
 rigorous.
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.distributions import FiniteDistribution, interval_bounds
+from dpaudit.core.distributions import FiniteDistribution, interval_bounds
 
 from .piecewise import interval_context
 

@@ -43,8 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.distributions import ProductDistribution
-from dpaudit.validation import integer, positive, probability
+from dpaudit.core.distributions import ProductDistribution
+from dpaudit.core.validation import integer, positive, probability
 
 from .base import Adapter, ExactRelease
 from .noise import Gaussian

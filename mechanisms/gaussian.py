@@ -21,8 +21,8 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from dpaudit.distributions import GaussianDistribution, ProductDistribution
-from dpaudit.validation import choice, positive, probability
+from dpaudit.core.distributions import GaussianDistribution, ProductDistribution
+from dpaudit.core.validation import choice, positive, probability
 
 from .base import ExactRelease
 
@@ -97,7 +97,7 @@ class GaussianMechanism(ExactRelease):
     range); epsilon = 10 gives sigma = 0.4845 and delta(10) = 2.27e-5 > 1e-5: the claim fails.
 
     sigma is the float nearest to the formula; the exact distribution
-    (:class:`~dpaudit.distributions.GaussianDistribution`) uses that same float, so the audited mechanism is
+    (:class:`~dpaudit.core.distributions.GaussianDistribution`) uses that same float, so the audited mechanism is
     exactly the one sampled.
     """
 

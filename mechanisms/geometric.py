@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.distributions import FiniteDistribution, interval_bounds
-from dpaudit.validation import integer, positive
+from dpaudit.core.distributions import FiniteDistribution, interval_bounds
+from dpaudit.core.validation import integer, positive
 
 from .base import ExactRelease
 from .enclosures import from_log_enclosures

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.validation import positive
+from dpaudit.core.validation import positive
 
 
 class Ball:

@@ -49,8 +49,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpaudit.core.validation import integer, positive
 from dpaudit.mechanisms.glm_links import logistic_mean, logistic_slope
-from dpaudit.validation import integer, positive
 
 #: where |mu''| of the logistic link peaks: mu''' = 0 at z = log(2 + sqrt 3)
 LOGISTIC_CURVATURE_PEAK = math.log(2 + math.sqrt(3))

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.distributions import ProductDistribution
-from dpaudit.validation import integer, positive
+from dpaudit.core.distributions import ProductDistribution
+from dpaudit.core.validation import integer, positive
 
 from .base import ExactRelease
 from .noise import Laplace
@@ -37,7 +37,7 @@ class NoisyHistogram(ExactRelease):
     scale, 1/epsilon for the bug (e.g. 1/0.7 = 1.43 against a claim of 0.7). Under replace-one
     (a record moves between two bins) two counts change and the true epsilon is 2/b.
 
-    Exact distribution: a :class:`~dpaudit.distributions.ProductDistribution` of the shifted Laplace laws, with
+    Exact distribution: a :class:`~dpaudit.core.distributions.ProductDistribution` of the shifted Laplace laws, with
     b kept as the exact rational 1/epsilon of the float given (sampling uses its nearest float).
     """
 

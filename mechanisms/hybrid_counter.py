@@ -51,8 +51,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.distributions import FiniteDistribution, ProductDistribution
-from dpaudit.validation import choice, integer, positive, sample_size
+from dpaudit.core.distributions import FiniteDistribution, ProductDistribution
+from dpaudit.core.validation import choice, integer, positive, sample_size
 
 from .base import ExactRelease, Release
 from .lazy_laplace import rewards

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.distributions import FiniteDistribution, interval_bounds
-from dpaudit.validation import choice, exact_vector, integer, positive, query_vector
+from dpaudit.core.distributions import FiniteDistribution, interval_bounds
+from dpaudit.core.validation import choice, exact_vector, integer, positive, query_vector
 
 from .base import ExactRelease, Release
 from .enclosures import from_enclosures, from_log_enclosures

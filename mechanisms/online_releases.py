@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.distributions import ProductDistribution
-from dpaudit.validation import integer, positive
+from dpaudit.core.distributions import ProductDistribution
+from dpaudit.core.validation import integer, positive
 
 from .base import Adapter, ExactRelease
 from .noise import (

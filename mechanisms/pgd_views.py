@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.distributions import ProductDistribution
+from dpaudit.core.distributions import ProductDistribution
 
 from .base import Adapter, ExactRelease
 from .exploration_set import SymmetricGaussianTree

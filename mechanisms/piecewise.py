@@ -27,7 +27,7 @@ from fractions import Fraction
 
 from mpmath.ctx_iv import MPIntervalContext
 
-from dpaudit.distributions import interval_bounds
+from dpaudit.core.distributions import interval_bounds
 
 # A piece: {(rate, constant): coefficient} for the function sum coefficient * exp(constant + rate * z).
 Piece = dict[tuple[Fraction, Fraction], Fraction]

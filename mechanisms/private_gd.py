@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.validation import choice, integer, positive, sample_size
+from dpaudit.core.validation import choice, integer, positive, sample_size
 
 from .accounting import advanced_composition
 from .geometry import Ball, Ellipsoid

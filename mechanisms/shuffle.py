@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.distributions import FiniteDistribution, interval_bounds
-from dpaudit.validation import integer, positive, probability
+from dpaudit.core.distributions import FiniteDistribution, interval_bounds
+from dpaudit.core.validation import integer, positive, probability
 
 from .base import ExactRelease
 from .enclosures import from_enclosures

@@ -47,8 +47,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.distributions import GaussianDistribution, ProductDistribution
-from dpaudit.validation import integer, positive, sample_size
+from dpaudit.core.distributions import GaussianDistribution, ProductDistribution
+from dpaudit.core.validation import integer, positive, sample_size
 
 from .base import ExactRelease, Release
 from .shuffle import fmt_shuffle_epsilon

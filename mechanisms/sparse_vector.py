@@ -41,8 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.distributions import FiniteDistribution
-from dpaudit.validation import choice, exact_vector, finite_number, integer, positive, query_vector
+from dpaudit.core.distributions import FiniteDistribution
+from dpaudit.core.validation import choice, exact_vector, finite_number, integer, positive, query_vector
 
 from .base import ExactRelease
 from .enclosures import from_enclosures

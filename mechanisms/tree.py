@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.distributions import ProductDistribution
-from dpaudit.validation import integer, positive
+from dpaudit.core.distributions import ProductDistribution
+from dpaudit.core.validation import integer, positive
 
 from .base import ExactRelease
 from .noise import Gaussian, IntegerLaw, Laplace, LaplaceSum, iid_sum

@@ -31,7 +31,7 @@ Choices where the paper is silent:
 Paths: :meth:`sample` draws each label's count from its exact law (the rounding sum's law and one
 Bin(n b, p)); :meth:`sample_per_user` runs every user's R* and sums the users' counts per label, as
 the shuffler groups them. :meth:`distribution` is the exact law of the counts (independent labels:
-a :class:`~dpaudit.distributions.ProductDistribution` of finite laws), for the exact auditor. The binomial is
+a :class:`~dpaudit.core.distributions.ProductDistribution` of finite laws), for the exact auditor. The binomial is
 tabled on a window of +-12 standard deviations, the mass outside bounded by Hoeffding's inequality
 and carried as ``tail_mass`` (it can only count against a claim).
 
@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.validation import integer, positive
+from dpaudit.core.validation import integer, positive
 
 from .base import Adapter
 from .bit_summation import P_BITS, BitSummation

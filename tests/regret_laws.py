@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from dpaudit.auditors import RegretSubject
-from dpaudit.seeding import SeedRecord
-from dpaudit.simulation import SimulationResult
+from dpaudit.bandits.simulation import SimulationResult
+from dpaudit.core.seeding import SeedRecord
 
 #: a fixed two-armed instance whose gap, 0.5, is exact in binary: T * gap is exact, so a regret drawn as
 #: a multiple of T * gap lands exactly on the ends of its range [0, T * gap]

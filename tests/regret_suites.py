@@ -9,8 +9,8 @@ import warnings
 
 import numpy as np
 
-from dpaudit.claims import RegretClaim
-from dpaudit.seeding import claim_seed_sequence
+from dpaudit.core.claims import RegretClaim
+from dpaudit.core.seeding import claim_seed_sequence
 from dpaudit.suite import RunContext
 
 QUICK = RunContext(0, "quick", 0.01, np.random.SeedSequence(0))

@@ -19,7 +19,7 @@ import pytest
 
 import dpaudit
 from dpaudit.adapters import audit
-from dpaudit.samplers import UNSEEDED_NOTE
+from dpaudit.core.samplers import UNSEEDED_NOTE
 
 adapt = dpaudit.adapters.opendp
 SMALL = {"samples": 10_000, "conformance_samples": 10_000, "seed": 0}

@@ -14,6 +14,7 @@ from scipy import stats
 
 import dpaudit
 from dpaudit import ApproxDP
+from dpaudit.core.neighbours import ReplaceUser
 from dpaudit.mechanisms.central_tree import (
     LEAF_SENSITIVITY,
     WORST_ROW_PAIR,
@@ -24,7 +25,6 @@ from dpaudit.mechanisms.central_tree import (
     tree_levels,
 )
 from dpaudit.mechanisms.gaussian import analytic_gaussian_sigma
-from dpaudit.neighbours import ReplaceUser
 
 
 def upper(z: np.ndarray) -> np.ndarray:

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpaudit.claim_ids import KINDS, PAPERS, PARTS, InvalidClaimId, parse_claim_id, selector_matches
+from dpaudit.core.claim_ids import KINDS, PAPERS, PARTS, InvalidClaimId, parse_claim_id, selector_matches
 
 
 @pytest.mark.parametrize(

@@ -166,7 +166,7 @@ def test_accuracy_claims_become_their_tail_bound_and_are_decided_exactly():
     import numpy as np
 
     from dpaudit import TailBound
-    from dpaudit.errors import InvalidClaim
+    from dpaudit.core.errors import InvalidClaim
     from dpaudit.mechanisms.noise import Binomial
 
     claim = TailBound.accuracy(15, 0.01, centred=True)

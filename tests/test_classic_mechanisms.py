@@ -27,8 +27,8 @@ from scipy.special import logsumexp, softmax
 import dpaudit
 from dpaudit import ZCDP, ApproxDP, PureDP, exact
 from dpaudit.audits import classic
-from dpaudit.distributions import FiniteDistribution, GaussianDistribution, ProductDistribution
-from dpaudit.errors import UnsupportedAudit
+from dpaudit.core.distributions import FiniteDistribution, GaussianDistribution, ProductDistribution
+from dpaudit.core.errors import UnsupportedAudit
 from dpaudit.mechanisms import (
     ClampedLaplaceMechanism,
     ClippedSum,

@@ -126,7 +126,7 @@ def test_continual_counter_reads_out_the_error_event():
     env = RepeatedBitStream(27, 2, (1,))
     policy = ContinualCounter(counter, threshold=2.0)
     res = dpaudit.simulate(policy, env, 28, 60, seed=7, grid=[28])
-    # replay: the engine's streams for the single block of runs (dpaudit.simulation's seeding)
+    # replay: the engine's streams for the single block of runs (dpaudit.bandits.simulation's seeding)
     root = np.random.SeedSequence(7)
     seq = np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + (0,))
     _, reward_rng, policy_rng, _ = (np.random.default_rng(s) for s in seq.spawn(4))

@@ -14,7 +14,8 @@ from scipy import stats
 
 import dpaudit
 from dpaudit import ApproxDP, SubGaussian, TailBound
-from dpaudit.domains import Datasets
+from dpaudit.core.domains import Datasets
+from dpaudit.core.neighbours import ReplaceOne
 from dpaudit.mechanisms.accounting import advanced_composition_budget
 from dpaudit.mechanisms.concurrent_shuffle import (
     Batch,
@@ -26,7 +27,6 @@ from dpaudit.mechanisms.concurrent_shuffle import (
 )
 from dpaudit.mechanisms.concurrent_tree import ConcurrentShuffleTree
 from dpaudit.mechanisms.noise import Binomial, FiniteIntegerLaw
-from dpaudit.neighbours import ReplaceOne
 
 EPS, DELTA = 0.9, 1e-3
 

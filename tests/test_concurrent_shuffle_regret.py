@@ -19,8 +19,8 @@ from dpaudit.auditors.lower_bound import Contender
 from dpaudit.audits.concurrent_shuffle import lower_bounds as lb
 from dpaudit.audits.concurrent_shuffle import regret, suite
 from dpaudit.audits.experiments.concurrent_shuffle import DELTA, EPS, HORIZON, LINUCB
-from dpaudit.claim_ids import parse_claim_id
-from dpaudit.claims import LowerBound, RegretBound, RegretClaim
+from dpaudit.core.claim_ids import parse_claim_id
+from dpaudit.core.claims import LowerBound, RegretBound, RegretClaim
 
 # The spec's claims table, its id and type columns (the paper's claims as the specification lists them).
 SPEC_TABLE = """

@@ -10,10 +10,10 @@ import pytest
 
 import dpaudit
 from dpaudit import ApproxDP
-from dpaudit.domains import Datasets
+from dpaudit.core.domains import Datasets
+from dpaudit.core.neighbours import ReplaceOne
 from dpaudit.mechanisms.concurrent_tree import BinarySummation, ConcurrentShuffleTree, binomial_delta, coins_for
 from dpaudit.mechanisms.noise import FiniteIntegerLaw
-from dpaudit.neighbours import ReplaceOne
 
 
 @pytest.mark.parametrize("eps, delta", [(0.9, 1e-3), (0.3, 1e-3 / 3), (0.5, 1e-6)])

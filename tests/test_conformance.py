@@ -17,7 +17,7 @@ import pytest
 from scipy import stats
 
 import dpaudit
-from dpaudit.results import Statistic
+from dpaudit.core.results import Statistic
 from dpaudit.suite import ConformanceEntry
 
 STANDARD = 2_000_000
@@ -109,7 +109,7 @@ def test_one_point_law_accepts_exactly_its_value():
 
 def _half_uniform_half_atoms(atoms: int = 20):
     """Uniform(0, 1) with probability 1/2, else one of ``atoms`` equally likely points in (0, 1)."""
-    from dpaudit.laws import Law
+    from dpaudit.core.laws import Law
 
     points = (np.arange(atoms) + 0.5) / atoms
     mass = 0.5 / atoms
@@ -141,7 +141,7 @@ def test_the_g_test_holds_its_level_on_its_pooled_cells():
     about 4e-3. Measured: 421; 521 with the tails pooled only until the next cell would bring them to 5
     expected outputs (a pooled cell expecting about 1.5, inner cells about 3)."""
     from dpaudit.auditors.conformance import _lattice_tests
-    from dpaudit.laws import as_law
+    from dpaudit.core.laws import as_law
 
     law = as_law(stats.dlaplace(1 / 3))
     rng = np.random.default_rng(2026)
@@ -162,7 +162,7 @@ def test_every_g_test_bin_expects_at_least_ten_outputs(law, samples):
     outputs and the whole law, each expecting at least 10 outputs, a short last bin merged into its
     neighbour. Deterministic given the seed."""
     from dpaudit.auditors.conformance import _cells
-    from dpaudit.laws import as_law
+    from dpaudit.core.laws import as_law
 
     x = law.rvs(samples, random_state=np.random.default_rng(3)).astype(float)
     labels, observed, p = _cells(as_law(law), x)
@@ -177,7 +177,7 @@ def test_every_g_test_bin_expects_at_least_ten_outputs(law, samples):
 def test_the_g_test_divides_by_williams_correction():
     """On k equally likely cells Williams' divisor is 1 + (k + 1) / (6 n) (Williams 1976)."""
     from dpaudit.auditors.conformance import _lattice_tests
-    from dpaudit.laws import as_law
+    from dpaudit.core.laws import as_law
 
     n, k = 2_000, 20
     x = np.random.default_rng(4).integers(0, k, n).astype(float)
@@ -237,7 +237,7 @@ def test_an_adapted_mechanism_splits_alpha_over_its_inputs():
 
 def _atoms_on_uniform():
     """P{0} = 0.3, P{1} = 0.2, and the other half uniform on (0, 1): a continuous law with two atoms."""
-    from dpaudit.laws import Law
+    from dpaudit.core.laws import Law
 
     def cdf(x):
         x = np.asarray(x, dtype=float)
@@ -275,7 +275,7 @@ def test_the_atom_count_and_ks_records_are_the_hand_computation():
 
 def test_the_one_point_record_names_the_first_mismatch():
     from dpaudit.auditors import conformance
-    from dpaudit.laws import Law
+    from dpaudit.core.laws import Law
 
     law = Law("3", True, 3.0, 0.0, (3.0, 3.0), lambda x: 1.0 * (np.asarray(x) >= 3),
               lambda x: 1.0 * (np.asarray(x) < 3), lambda n, rng: np.full(n, 3.0))
@@ -474,9 +474,9 @@ def test_the_conformance_auditor_says_why_it_cannot_audit():
     verbatim, also as the UnsupportedAudit its audit raises."""
     from dpaudit.auditors import ConformanceAuditor
     from dpaudit.auditors.base import TailSubject
-    from dpaudit.claims import Conforms
-    from dpaudit.errors import UnsupportedAudit
-    from dpaudit.laws import as_law
+    from dpaudit.core.claims import Conforms
+    from dpaudit.core.errors import UnsupportedAudit
+    from dpaudit.core.laws import as_law
 
     auditor = ConformanceAuditor()
     law = as_law(stats.binom(10, 0.5))
@@ -498,8 +498,8 @@ def test_the_auditor_spends_one_minus_its_confidence_unless_given_alpha():
     confidence 1 - that rate."""
     from dpaudit.auditors import ConformanceAuditor
     from dpaudit.auditors.base import TailSubject
-    from dpaudit.claims import Conforms
-    from dpaudit.laws import as_law
+    from dpaudit.core.claims import Conforms
+    from dpaudit.core.laws import as_law
 
     x = np.repeat([0.0, 1.0, 2.0], [20, 30, 30])
     subject = TailSubject(as_law(stats.binom(2, 0.5)), lambda n, rng: x, "three points")
@@ -519,7 +519,7 @@ def _perturbed_binomial(shift: dict[int, float]):
     becomes ``shift[d]`` (0 elsewhere): P[X = 10 + j] changes by T(j - 1) - T(j) and P[X = 10] makes up the mass.
     The mean stays 10 when the shifts sum to 0 (the mean's change is sum_j j (T(j - 1) - T(j)) = sum_d T(d)).
     With dyadic shifts every sum below is exact in floating point."""
-    from dpaudit.laws import Law
+    from dpaudit.core.laws import Law
 
     pmf = np.array([math.comb(20, k) / 2**20 for k in range(21)])
     for j in range(1, 11):
@@ -571,7 +571,7 @@ def test_a_reference_whose_cells_drift_from_summing_to_one_is_renormalised_for_t
     scipy's power_divergence demands. The auditor renormalises the cells: its G statistic is 2 sum O ln(O / E)
     with E = n p / sum p, written out here over the same cells. Seeded; no chance failure (a computation)."""
     from dpaudit.auditors.conformance import _cells, _lattice_tests
-    from dpaudit.laws import as_law
+    from dpaudit.core.laws import as_law
 
     law = as_law(stats.binom(10**7, 0.5))
     x = law.sample(20_000, np.random.default_rng(1)).astype(float)
@@ -589,7 +589,7 @@ def _sixteenths(support=(0.0, 15.0), pmf=True):
     """Uniform on 0..15 (P = 1/16 each: every cumulative count below is exact in binary), with the declared
     ``support``. Its logpmf is a table defined on the declared support only (it refuses other integers, -inf off
     0..15 within it), or it has none (``pmf=False``: the cells then come from the cdf)."""
-    from dpaudit.laws import Law
+    from dpaudit.core.laws import Law
 
     def cdf(x):
         return np.clip(np.floor(np.asarray(x)) + 1, 0, 16) / 16
@@ -666,7 +666,7 @@ def test_far_tail_bins_take_their_probabilities_from_the_pmf_not_from_cdf_differ
     mass on the bin's label to 1e-13 relative: 0.3^a - 0.3^(b + 1) on a..b and 0.3^a on ">= a", summed exactly
     in rationals. Deterministic."""
     from dpaudit.auditors.conformance import _cells
-    from dpaudit.laws import Law
+    from dpaudit.core.laws import Law
 
     def cdf(x):
         x = np.floor(np.asarray(x, dtype=float))
@@ -718,7 +718,7 @@ def test_a_law_given_as_a_table_is_asked_about_integer_arrays_even_for_float_out
     for the slope test's pairs, whether the sampler returns floats (as here) or integers. 2,000 outputs
     500 x 0, 1,000 x 1, 500 x 2, each cell exactly as expected: the pair (0, 1) has 1,500 outputs and the
     share 2/3 of them on 1, its p-value 1. Deterministic."""
-    from dpaudit.laws import Law
+    from dpaudit.core.laws import Law
 
     table = np.log([0.25, 0.5, 0.25])
     cumulative = np.array([0.0, 0.25, 0.75, 1.0])

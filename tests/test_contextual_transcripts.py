@@ -1,4 +1,4 @@
-"""ContextualTranscript (dpaudit.contextual_transcripts): a contextual policy's own decisions on a given
+"""ContextualTranscript (dpaudit.bandits.contextual_transcripts): a contextual policy's own decisions on a given
 table of users, the JDP output without the protected round, the analyzer's views recorded by the
 statistics releases, the returning-users layout, the power to refute a policy that leaks one user's
 reward into later actions, and clear errors."""
@@ -14,8 +14,8 @@ import dpaudit
 from dpaudit import ApproxDP
 from dpaudit.algorithms.linear.linucb import LinUCB, linucb_one_run
 from dpaudit.algorithms.linear.registry import ALGORITHMS
-from dpaudit.contextual_transcripts import ContextualTranscript
-from dpaudit.neighbours import ReplaceUser
+from dpaudit.bandits.contextual_transcripts import ContextualTranscript
+from dpaudit.core.neighbours import ReplaceUser
 
 T, K, D = 8, 2, 2
 FEATURES = np.array([[0.7, 0.0], [0.0, 0.7]])
@@ -159,7 +159,7 @@ def test_a_non_contextual_policy_is_refused():
 
 
 def test_the_first_batch_view_and_its_exact_law():
-    from dpaudit.contextual_transcripts import FirstBatchView
+    from dpaudit.bandits.contextual_transcripts import FirstBatchView
 
     rewards = np.random.default_rng(7).random((T, K))
     policy = ALGORITHMS["linucb-sdp-vec"](eps=15.0, delta=0.4, B=4)

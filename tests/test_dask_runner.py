@@ -15,7 +15,7 @@ import time
 import pytest
 
 from dpaudit import UsageError
-from dpaudit.errors import AuditTimeout
+from dpaudit.core.errors import AuditTimeout
 from dpaudit.runner import RunOptions, run
 from dpaudit.runner import dask as dask_runner
 from dpaudit.runner.time_limits import _watchdog, call_with_time_limit

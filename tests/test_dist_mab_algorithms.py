@@ -23,7 +23,9 @@ import dpaudit
 from dpaudit.algorithms import ALGORITHMS, BernoulliBandit, GaussianBandit
 from dpaudit.algorithms.mab.batch_se import BatchSuccessiveElimination, batch_size
 from dpaudit.algorithms.registry import describe
-from dpaudit.environments import run_sums
+from dpaudit.bandits.environments import run_sums
+from dpaudit.bandits.policies import check_policy
+from dpaudit.bandits.transcripts import DecisionTranscript
 from dpaudit.mechanisms import DistributedSum, LocalModularRandomizer
 from dpaudit.mechanisms.distributed_sum import CentralModularSum, ShuffleModSum
 from dpaudit.mechanisms.noise import (
@@ -34,8 +36,6 @@ from dpaudit.mechanisms.noise import (
     convolve,
     iid_sum,
 )
-from dpaudit.policies import check_policy
-from dpaudit.transcripts import DecisionTranscript
 
 X8 = np.array([0.0, 0.1, 0.25, 0.5, 0.77, 0.9, 1.0, 0.33])
 
@@ -270,7 +270,7 @@ def test_local_protocol_decisions_agree_between_the_paths():
 def test_pulls_rounded_sums_binary_and_from_the_instances():
     """Engine: Pulls.rounded_sums is g times the sums for binary rewards, and otherwise asks the instances'
     rounded_sums once, whose sums then become the block's sums; asked after the values, it refuses."""
-    from dpaudit.environments import Pulls
+    from dpaudit.bandits.environments import Pulls
 
     env = BernoulliBandit([0.3, 0.8])
     inst = env.instances(3, np.random.default_rng(0))

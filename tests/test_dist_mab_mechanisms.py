@@ -12,10 +12,10 @@ import pytest
 
 import dpaudit
 from dpaudit import ZCDP, PureDP, RenyiDP, TailBound
-from dpaudit.domains import Box, Datasets
+from dpaudit.core.domains import Box, Datasets
+from dpaudit.core.neighbours import ReplaceUser
 from dpaudit.mechanisms.distributed_sum import IntegerQueryNoise, ShuffleModSum, log_iid_sum
 from dpaudit.mechanisms.noise import DiscreteGaussian, FiniteIntegerLaw, iid_sum
-from dpaudit.neighbours import ReplaceUser
 
 T = 10**6
 

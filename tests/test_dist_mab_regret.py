@@ -13,8 +13,8 @@ from regret_suites import KINDS, PAPER, QUICK, as_expected, audit_in_a_run, regr
 
 from dpaudit.audits.dist_mab import regret, suite
 from dpaudit.audits.experiments.dist_mab import PRESETS, SE_ORDERING, TRUST_ORDERING
-from dpaudit.claim_ids import parse_claim_id
-from dpaudit.claims import RegretBound, RegretOrder, RegretRate
+from dpaudit.core.claim_ids import parse_claim_id
+from dpaudit.core.claims import RegretBound, RegretOrder, RegretRate
 
 # The spec's claims table, its id and type columns (the paper's claims as the specification lists them).
 SPEC_TABLE = """
@@ -134,7 +134,8 @@ def test_theorem_settings_are_the_docstrings(thm):
     assert (in_t.claim.exponent, in_t.claim.variable, in_t.claim.log_power) == (0.0, "T", 1.0)
     grid = np.asarray(in_t.settings(QUICK)["horizons"])
     assert grid.size == 25 and grid[0] == (10**4 if thm == "thm6" else 10**3)
-    # p = 1/T of a run started with each horizon T of the grid (dpaudit.horizons), not one run tuned for the last
+    # p = 1/T of a run started with each horizon T of the grid (dpaudit.bandits.horizons), not one run tuned for the
+    # last
     assert grid[-1] == (10**8 if thm == "thm6" else 10**7) and "T" not in in_t.params and "p" not in in_t.params
     assert in_t.params["eps"] == (0.5 if thm == "thm6" else 0.1)
     assert in_t.settings(QUICK)["runs"] == (20 if thm == "thm4" else 100)
@@ -156,7 +157,7 @@ def test_lemma2_reads_one_run_tuned_for_its_horizon():
     of the algorithm tuned for T = 10^7 (anytime once T is given), on the rounds of the rate in T, whose
     runs are started with each horizon instead; the two forms of the bound share that one simulation."""
     from dpaudit.algorithms import ALGORITHMS
-    from dpaudit.policies import horizon_use
+    from dpaudit.bandits.policies import horizon_use
 
     entries_ = by_id()
     for thm, name in [("thm1", "dist-dp-se"), ("thm2", "dist-rdp-se")]:

@@ -53,8 +53,8 @@ def test_analyzer_recovers_sums_in_range_and_wraps_outside():
 def test_theorem1_is_audited_exactly_over_searched_neighbours():
     """Theorem 1: eps-DP under one user's reward replaced. The worst pair moves one user from 0 to
     1 (its rounded value from 0 to g, the noise's sensitivity), where the loss reaches eps exactly."""
-    from dpaudit.domains import Box, Datasets
-    from dpaudit.neighbours import ReplaceUser
+    from dpaudit.core.domains import Box, Datasets
+    from dpaudit.core.neighbours import ReplaceUser
     protocol = DistributedSum("polya", 1.0, 16, 10**6)
     search = ReplaceUser(batch_size=16).over(Datasets(16, Box(0.0, 1.0)))
     result = dpaudit.audit_privacy(protocol, PureDP(1.0), neighbours=search, auditor="exact", seed=1)

@@ -14,13 +14,13 @@ from scipy import stats
 import dpaudit
 from dpaudit import PureDP
 from dpaudit.algorithms.mab import DPSEEpoch, DPSuccessiveElimination, epoch_length
-from dpaudit.domains import Box, Datasets
+from dpaudit.bandits.policies import check_policy
+from dpaudit.bandits.transcripts import DecisionTranscript
+from dpaudit.core.domains import Box, Datasets
+from dpaudit.core.neighbours import ReplaceOne
 from dpaudit.mechanisms.base import Adapter, ExactRelease
 from dpaudit.mechanisms.noise import Laplace, LaplaceSum
 from dpaudit.mechanisms.online_releases import NoisyArmSums
-from dpaudit.neighbours import ReplaceOne
-from dpaudit.policies import check_policy
-from dpaudit.transcripts import DecisionTranscript
 
 RNG_DATA = np.random.default_rng(13)
 

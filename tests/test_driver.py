@@ -17,6 +17,8 @@ import scipy.stats
 
 from dpaudit import ApproxDP, PureDP, SubGaussian, TailBound, UnsupportedAudit
 from dpaudit.api import PRIVACY, TAIL, privacy_plan, tail_subject
+from dpaudit.api.driver import AuditPlan, conduct, plan_audit
+from dpaudit.api.records import assemble_record
 from dpaudit.auditors import (
     ConformanceAuditor,
     ExactPrivacyAuditor,
@@ -25,13 +27,11 @@ from dpaudit.auditors import (
     StatisticalTailAuditor,
     TailSubject,
 )
-from dpaudit.claims import Conforms
-from dpaudit.driver import AuditPlan, conduct, plan_audit
+from dpaudit.core.claims import Conforms
+from dpaudit.core.seeding import claim_seed_sequence
+from dpaudit.core.subjects import Mechanism
 from dpaudit.mechanisms import LaplaceMechanism
 from dpaudit.mechanisms.noise import Laplace
-from dpaudit.records import assemble_record
-from dpaudit.seeding import claim_seed_sequence
-from dpaudit.subjects import Mechanism
 from dpaudit.suite import PrivacyEntry, RunContext, TailEntry, load_suites
 
 
@@ -210,7 +210,7 @@ def test_what_an_auditor_decides_it_audits_to_a_verdict(auditor, subject, claim,
 
 def test_tail_family_plans_without_building_a_fixed_mode_law():
     """Planning an `exact` or `statistical` entry asks no auditor, so a lazily built law stays unbuilt."""
-    from dpaudit.laws import LazyLaw
+    from dpaudit.core.laws import LazyLaw
 
     built = []
     lazy = LazyLaw(lambda: built.append(1) or Laplace(1.0), "lazy Laplace")

@@ -14,7 +14,7 @@ from dpaudit.algorithms.environments import (
     UniformMeans,
     bandits,
 )
-from dpaudit.environments import Pulls, check_environment, run_sums
+from dpaudit.bandits.environments import Pulls, check_environment, run_sums
 
 
 def test_fixed_and_random_instances():

@@ -35,7 +35,7 @@ from dpaudit.auditors.events import (
     rows_are_exhaustive,
     threshold_candidates,
 )
-from dpaudit.errors import MechanismError
+from dpaudit.core.errors import MechanismError
 
 
 def column(*values) -> np.ndarray:

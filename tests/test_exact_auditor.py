@@ -16,7 +16,9 @@ import dpaudit
 from dpaudit import ZCDP, ApproxDP, PureDP, RenyiDP, SubGaussian
 from dpaudit.auditors.base import Support
 from dpaudit.auditors.exact_privacy import ExactPrivacyAuditor, pair_epsilon
-from dpaudit.distributions import FiniteDistribution, LogLinearDistribution, ProductDistribution
+from dpaudit.core.distributions import FiniteDistribution, LogLinearDistribution, ProductDistribution
+from dpaudit.core.results import Statistic
+from dpaudit.core.subjects import Mechanism
 from dpaudit.mechanisms import (
     AdditiveNoiseMechanism,
     DiscreteLaplace,
@@ -25,8 +27,6 @@ from dpaudit.mechanisms import (
     LaplaceMechanism,
     RandomizedResponse,
 )
-from dpaudit.results import Statistic
-from dpaudit.subjects import Mechanism
 
 
 def audit(mech, claim, pairs, **kw):
@@ -86,7 +86,7 @@ def test_identical_distributions_have_zero_loss():
 def test_irrational_constants_are_enclosed():
     """Truncation-free check of the interval path: a log-linear density with the same shape but a
     different normaliser; the loss is the constant difference log(2)."""
-    from dpaudit.distributions import LogConstant
+    from dpaudit.core.distributions import LogConstant
 
     def density(c, key):
         return LogLinearDistribution.build([0], [1, -1], 0, LogConstant(key, lambda ctx: ctx.log(ctx.mpf(c))), False)
@@ -475,7 +475,7 @@ def test_outputs_that_cannot_be_compared_coordinate_by_coordinate_are_a_mechanis
     """The exact auditor compares M(d0) and M(d1) coordinate by coordinate: outputs with different numbers of
     coordinates, or a coordinate that is a finite law for one input and a Gaussian for the other, are a mistake in
     the mechanism, and the error says which (the counts, and the two kinds in the order d0, d1)."""
-    from dpaudit.distributions import GaussianDistribution
+    from dpaudit.core.distributions import GaussianDistribution
 
     finite = FiniteDistribution.from_probs([0, 1], HALF)
     gaussian = GaussianDistribution(0.0, 1.0)

@@ -1,4 +1,4 @@
-"""Experiment presets (dpaudit.experiments, dpaudit.audits.experiments), ``dpaudit simulate`` and
+"""Experiment presets (dpaudit.bandits.experiments, dpaudit.audits.experiments), ``dpaudit simulate`` and
 ``dpaudit list --algorithms``: selection by name, the built-in presets against the papers' settings,
 the files a run writes, worker-count independence, common random numbers, and the command line.
 
@@ -15,14 +15,14 @@ import numpy as np
 import pytest
 
 import dpaudit
-from dpaudit import experiments
 from dpaudit.algorithms import registry
 from dpaudit.algorithms.environments import BernoulliBandit, BernoulliExperts, GaussianBandit, UniformMeans
 from dpaudit.algorithms.mab import DPSuccessiveElimination
 from dpaudit.algorithms.online import FollowTheNoisyLeader
+from dpaudit.bandits import experiments
+from dpaudit.bandits.experiments import Configuration, Curve, PerHorizon, Preset, select_presets
 from dpaudit.cli import main
-from dpaudit.errors import UsageError
-from dpaudit.experiments import Configuration, Curve, PerHorizon, Preset, select_presets
+from dpaudit.core.errors import UsageError
 
 # -- a registry and presets to run -------------------------------------------------------------------------
 
@@ -319,7 +319,7 @@ def test_progress_lines(tmp_path, toy_registry, capsys):
 
 def test_cli_simulate_runs_a_configuration(tmp_path, toy_registry, monkeypatch, capsys):
     toy = bandit_preset(stand_in="Synthetic stand-in for data we cannot fetch.")
-    monkeypatch.setattr(experiments, "load_presets", lambda: {toy.name: toy})
+    monkeypatch.setattr(experiments.presets, "load_presets", lambda: {toy.name: toy})
     rc = main(["simulate", "dist-mab/toy@gap0.2,eps1", "--runs", "2", "--horizon", "80", "--out", str(tmp_path),
                "--workers", "1", "--no-progress", "--seed", "3"])
     out = capsys.readouterr().out
@@ -397,7 +397,7 @@ def test_every_preset_builds_its_algorithms_from_the_registry():
     # CDP-SE, LDP-SE and Dist-CDP-SE warns: their theorems cover eps < 1; so do shuffle-lcb's eps = 1
     # and 10 for LinUCB-SDP-Amp, LinUCB-LDP and LinUCB-JDP)
     for name in experiments.load_presets():
-        tasks = experiments._tasks(select_presets(name))
+        tasks = experiments.run._tasks(select_presets(name))
         assert tasks and all(callable(getattr(t.policy, "start", None)) for t in tasks), name
 
 

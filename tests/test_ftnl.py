@@ -13,11 +13,11 @@ import pytest
 import dpaudit
 from dpaudit import PureDP
 from dpaudit.algorithms.online import FollowTheNoisyLeader
-from dpaudit.domains import Box
+from dpaudit.bandits.policies import check_policy
+from dpaudit.bandits.transcripts import DecisionTranscript, ExactDecisionTranscript
+from dpaudit.core.domains import Box
+from dpaudit.core.neighbours import ReplaceRewardVector
 from dpaudit.mechanisms.noise import FiniteIntegerLaw
-from dpaudit.neighbours import ReplaceRewardVector
-from dpaudit.policies import check_policy
-from dpaudit.transcripts import DecisionTranscript, ExactDecisionTranscript
 
 RNG_DATA = np.random.default_rng(11)
 

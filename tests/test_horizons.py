@@ -1,4 +1,4 @@
-"""Regret claims about horizon-aware policies are audited on runs of that horizon (dpaudit.horizons).
+"""Regret claims about horizon-aware policies are audited on runs of that horizon (dpaudit.bandits.horizons).
 
 Explore-then-commit with m = ceil(T^(2/3)) pulls per arm is started with its horizon T and uses it. Read
 off one long run, as every policy used to be, its regret at small T is that of a run still exploring,
@@ -15,9 +15,9 @@ import pytest
 
 import dpaudit
 from dpaudit.algorithms import ALGORITHMS, BernoulliBandit
-from dpaudit.horizons import simulate_horizons
-from dpaudit.policies import _declared_anytime, horizon_use
-from dpaudit.simulation import ONE_RUN, PER_HORIZON, horizon_grid
+from dpaudit.bandits.horizons import simulate_horizons
+from dpaudit.bandits.policies import _declared_anytime, horizon_use
+from dpaudit.bandits.simulation import ONE_RUN, PER_HORIZON, horizon_grid
 from dpaudit.testing import ExploreThenCommit
 
 ENV = BernoulliBandit([0.6, 0.5])
@@ -158,7 +158,7 @@ def test_an_int_horizon_gives_a_coarser_grid_for_horizon_aware_policies():
     assert horizon_grid(4096).sum() < 3.5 * 4096
     anytime = dpaudit.audit_regret(ExploreThenCommit(30), ENV, TRUE_BOUND, horizons=4096, runs=20, seed=0,
                                    auditor="statistical")
-    assert np.array_equal(anytime.parameters["grid"], dpaudit.simulation.regret_grid(4096))
+    assert np.array_equal(anytime.parameters["grid"], dpaudit.bandits.simulation.regret_grid(4096))
 
 
 def test_what_a_policy_says_about_its_horizon_is_read_with_care():
@@ -260,7 +260,7 @@ def test_a_subject_reads_its_horizons_as_the_claim_means_them_unless_told_otherw
     runs as asked for with reading="horizon", not the one run of the largest horizon a figure reads. The
     regret at the last round is that run's either way. Without ``workers`` every simulation runs in this
     process (one worker). Seeded: deterministic."""
-    import dpaudit.simulation_cache as cache
+    import dpaudit.bandits.cache as cache
     from dpaudit.auditors import RegretSubject
 
     asked, original = [], cache.cached_simulate

@@ -1,22 +1,26 @@
 """dpaudit's layering, read from the code: no import cycle among dpaudit's modules, and no import across
 the layers' rules (dpaudit/ and the folders pyproject.toml maps into it: mechanisms/, algorithms/, audits/).
 
-The layers, bottom up: the shared vocabulary (claims, laws and distributions, neighbours and domains,
-results, statistics), the subject handles, the exact engines, the bandit protocols (policies,
-environments) and the engine on them (simulation, transcripts, the cache), the auditors, the audit API,
-reports, adapters, the suite runner and CLI, and the public face (``dpaudit/__init__``). mechanisms/ and
-algorithms/ import only the vocabulary and the protocols; nothing imports audits/ but discovery.
+The layers, bottom up (docs/architecture.md draws them): the shared vocabulary (``dpaudit.core``,
+``dpaudit.stats``), the subject handles (``core.subjects``, ``core.samplers``), the exact engines, the bandit
+protocols (``bandits.policies``, ``bandits.environments``) and the engine on them (the rest of
+``dpaudit.bandits``; its experiments a tier up), the auditors, the audit API, the suites, the reports, the
+adapters, the runner and CLI, and the public face (``dpaudit/__init__``, ``testing``). mechanisms/ and
+algorithms/ import only the vocabulary and the protocols (algorithms/ also mechanisms/); nothing imports
+audits/ but discovery.
 
-The imports that break these rules today, and the cycles, are listed in ``KNOWN_VIOLATIONS`` and
-``KNOWN_CYCLES``: the tests fail on any new one, and on a listed one that has gone (so the lists only
-shrink, to nothing)."""
+``KNOWN_VIOLATIONS`` and ``KNOWN_CYCLES`` list the rule breaks and cycles there are (none): the tests fail on
+any new one, and on a listed one that has gone, so the lists can only stay empty."""
 
 from __future__ import annotations
 
 import ast
 import functools
+import importlib.util
 import tomllib
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -118,43 +122,39 @@ def imports(module: str) -> list[tuple[str, int, str]]:
 
 # (prefix, layer): the longest matching prefix names a module's layer
 LAYERS = [
-    ("dpaudit", "face"), ("dpaudit.__main__", "face"),
-    # the shared vocabulary
-    *((f"dpaudit.{name}", "core") for name in (
-        "_version", "stats", "errors", "validation", "seeding", "claim_ids", "results", "files", "distributions",
-        "piecewise_exponential", "laws", "neighbours", "domains", "claims", "names")),
-    ("dpaudit.schema", "core"),
-    # the subject handles, a tier above the vocabulary
-    ("dpaudit.subjects", "subjects"), ("dpaudit.samplers", "subjects"),
+    ("dpaudit", "face"), ("dpaudit.__main__", "face"), ("dpaudit._compat", "face"), ("dpaudit.testing", "face"),
+    ("dpaudit.pytest_plugin", "face"),
+    # the shared vocabulary, and the subject handles a tier above it
+    ("dpaudit.core", "core"), ("dpaudit.stats", "core"), ("dpaudit._version", "core"), ("dpaudit.schema", "core"),
+    ("dpaudit.core.subjects", "subjects"), ("dpaudit.core.samplers", "subjects"),
     ("dpaudit.exact", "exact"),
-    # the bandit protocols, and the engine on them
-    ("dpaudit.policies", "protocols"), ("dpaudit.environments", "protocols"),
-    *((f"dpaudit.{name}", "engine") for name in (
-        "simulation", "horizons", "simulation_cache", "transcripts", "contextual_transcripts")),
-    ("dpaudit.experiments", "experiments"), ("dpaudit.experiment_reports", "experiments"),
+    # the bandit wing: the protocols, the engine on them, the papers' experiments
+    ("dpaudit.bandits", "engine"),
+    ("dpaudit.bandits.policies", "protocols"), ("dpaudit.bandits.environments", "protocols"),
+    ("dpaudit.bandits.experiments", "experiments"),
     ("dpaudit.auditors", "auditors"),
-    ("dpaudit.api", "api"), ("dpaudit.driver", "api"), ("dpaudit.records", "api"),
-    ("dpaudit.reports", "reports"), ("dpaudit.plots", "reports"),
+    ("dpaudit.api", "api"),
+    ("dpaudit.suite", "suite"),
+    ("dpaudit.reports", "reports"),
     ("dpaudit.adapters", "adapters"),
-    *((f"dpaudit.{name}", "runner")
-      for name in ("runner", "suite", "regret_entries", "cli", "pytest_plugin", "testing")),
+    ("dpaudit.runner", "runner"), ("dpaudit.cli", "runner"),
     ("dpaudit.mechanisms", "mechanisms"), ("dpaudit.algorithms", "algorithms"), ("dpaudit.audits", "audits"),
 ]
+_AUDIT = {"core", "subjects", "exact", "protocols", "engine", "auditors", "api"}
 BELOW = {  # layer -> the layers it may import (its own included)
     "core": {"core"},
     "subjects": {"core", "subjects"},
     "exact": {"core", "exact"},
     "protocols": {"core", "protocols"},
     "engine": {"core", "protocols", "engine"},
-    "auditors": {"core", "subjects", "exact", "protocols", "engine", "auditors"},
-    "api": {"core", "subjects", "exact", "protocols", "engine", "auditors", "api"},
-    "reports": {"core", "reports"},
     "experiments": {"core", "protocols", "engine", "experiments"},
+    "auditors": {"core", "subjects", "exact", "protocols", "engine", "auditors"},
+    "api": _AUDIT,
+    "suite": _AUDIT | {"suite"},
+    "reports": {"core", "subjects", "auditors", "reports"},
     "adapters": {"core", "subjects", "api", "adapters"},
-    "runner": {"core", "subjects", "exact", "protocols", "engine", "auditors", "api", "reports", "experiments",
-               "adapters", "runner"},
-    "face": {"core", "subjects", "exact", "protocols", "engine", "auditors", "api", "reports", "experiments",
-             "adapters", "runner"},
+    "runner": _AUDIT | {"suite", "reports", "experiments", "adapters", "runner"},
+    "face": _AUDIT | {"suite", "reports", "experiments", "adapters", "runner", "face"},
     "mechanisms": {"core", "protocols", "mechanisms"},
     "algorithms": {"core", "protocols", "mechanisms", "algorithms"},
     "audits": None,  # the suites use anything; nothing imports them but discovery (DISCOVERY)
@@ -164,7 +164,7 @@ BY_NAME = {("api", "dpaudit.algorithms.registry"), ("experiments", "dpaudit.algo
            ("runner", "dpaudit.algorithms.registry"), ("runner", "dpaudit.algorithms.environments"),
            ("adapters", "dpaudit.mechanisms")}
 # the only modules that may name dpaudit.audits (a string handed to importlib / pkgutil)
-DISCOVERY = {"dpaudit.suite", "dpaudit.experiments"}
+DISCOVERY = {"dpaudit.suite.discovery", "dpaudit.bandits.experiments.presets"}
 
 
 def layer(module: str) -> str:
@@ -226,10 +226,7 @@ def cycles() -> list[list[str]]:
 
 # what breaks the rules today; each line goes when its import is fixed
 KNOWN_VIOLATIONS: set[str] = set()
-KNOWN_CYCLES = [
-    {"dpaudit.experiment_reports", "dpaudit.experiments"},  # presets and their reports, each needing the other
-    {"dpaudit.regret_entries", "dpaudit.suite"},  # the suite builds regret entries, which are suite entries
-]
+KNOWN_CYCLES: list[set[str]] = []
 
 
 def test_no_new_import_cycle():
@@ -249,10 +246,71 @@ def test_imports_follow_the_layers():
 
 def test_the_walker_sees_lazy_relative_and_re_exported_imports():
     lower_bound = {(t, k) for t, _, k in imports("dpaudit.auditors.lower_bound")}
-    assert ("dpaudit.simulation", "lazy") in lower_bound
-    assert any(t == "dpaudit.errors" for t, _, _ in imports("dpaudit.exact.finite"))  # from ..errors import
+    assert ("dpaudit.bandits.simulation", "lazy") in lower_bound
+    assert any(t == "dpaudit.core.errors" for t, _, _ in imports("dpaudit.exact.finite"))  # from ..errors import
     # ``from dpaudit import PureDP`` in a suite is an import of the module that defines PureDP
-    assert "dpaudit.claims" in {t for t, _, _ in imports("dpaudit.audits.classic")}
+    assert "dpaudit.core.claims" in {t for t, _, _ in imports("dpaudit.audits.classic")}
+
+
+def test_every_relative_import_names_a_module_or_a_name_that_is_there():
+    """A relative import resolved against its module's place: a lazy one that points nowhere (a module moved
+    and its function's import left behind) would otherwise fail only when the function is called."""
+    bad = []
+    for module, (path, init) in MODULES.items():
+        for node in ast.walk(_parsed(path)):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = _absolute(module, init, node.level, node.module)
+                if base not in MODULES:
+                    bad.append(f"{module}:{node.lineno} imports from {base}, which is not a module")
+                    continue
+                defined = _defined(base)
+                bad += [f"{module}:{node.lineno} imports {a.name} from {base}, which has no such name"
+                        for a in node.names if f"{base}.{a.name}" not in MODULES and a.name not in defined]
+    assert not bad, "\n".join(bad)
+
+
+def _defined(module: str) -> set[str]:
+    """The names a module binds at its top level (definitions, assignments, imports)."""
+    names: set[str] = set()
+    for node in _parsed(MODULES[module][0]).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.If):  # e.g. names bound under TYPE_CHECKING
+            names.update(n.name for n in ast.walk(node) if isinstance(n, (ast.FunctionDef, ast.ClassDef)))
+    return names
+
+
+def test_a_relative_import_that_points_nowhere_is_found(tmp_path, monkeypatch):
+    stray = tmp_path / "stray.py"
+    stray.write_text("def f():\n    from .core.validation import integer\n    from ..core.validation import nothing\n")
+    monkeypatch.setitem(MODULES, "dpaudit.bandits.stray", (stray, False))
+    with pytest.raises(AssertionError) as caught:
+        test_every_relative_import_names_a_module_or_a_name_that_is_there()
+    message = str(caught.value)
+    assert "dpaudit.bandits.stray:2 imports from dpaudit.bandits.core.validation, which is not a module" in message
+    assert "dpaudit.bandits.stray:3 imports nothing from dpaudit.core.validation, which has no such name" in message
+
+
+def test_the_architecture_picture_shows_these_rules():
+    """docs/architecture.png is drawn from BELOW (tools/architecture.py) and carries its arrows in its text: a
+    change of the rules without a new picture fails here."""
+    tool = _tool()
+    assert tool.describe(tool.edges(BELOW)) == tool.drawn_edges(), "rules changed: run python tools/architecture.py"
+    assert not {name for pair in tool.edges(BELOW) for name in pair} - set(tool.PLACES)
+    changed = {**BELOW, "mechanisms": {"core", "mechanisms"}}  # the picture's check would see a changed rule
+    assert tool.describe(tool.edges(changed)) != tool.drawn_edges()
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("architecture_tool", ROOT / "tools" / "architecture.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_a_forbidden_import_or_a_new_cycle_fails(tmp_path, monkeypatch):

@@ -22,7 +22,7 @@ import dpaudit
 from dpaudit import LowerBound, ProofStep
 from dpaudit.auditors.lower_bound import Contender, LowerBoundAuditor, LowerBoundSubject, evaluate_step, mean_upper
 from dpaudit.audits import private_online as po
-from dpaudit.errors import InvalidClaim, UnsupportedAudit
+from dpaudit.core.errors import InvalidClaim, UnsupportedAudit
 from dpaudit.suite import LowerBoundEntry, load_suites
 
 POINT = po._thm10_point(4, 0.1, 14)
@@ -177,7 +177,7 @@ def test_a_lower_bound_equal_to_the_regret_is_refuted_at_most_alpha_often(monkey
     assertion fails with probability 3e-36), 0.87 without it (it then holds with probability 2e-5); an
     upper bound without its concentration term, with Hoeffding's deviation halved or at the wrong tail
     refutes in 1, 0.98 and 1. Power: a bound of 0.7 T gap is beaten in each of 5 groups (exact rate 1)."""
-    monkeypatch.setattr("dpaudit.simulation.simulate", simulate_on_member)
+    monkeypatch.setattr("dpaudit.bandits.simulation.simulate", simulate_on_member)
     assert _law_refutations(0.5, [0.5], 100, 40) <= limit(40, 0.25)
     assert _law_refutations(0.7, [0.5], 100, 5) == 5
 
@@ -188,7 +188,7 @@ def test_a_lower_bound_is_beaten_only_on_every_member(monkeypatch):
     algorithm beats it only if its upper bound is below it on every member. 20 repetitions at alpha = 0.25:
     at most limit(20, 0.25) = 15 refutations; the exact rate is 0.020 (failure 3e-24), and an auditor that
     takes the best member instead of the worst refutes in every one."""
-    monkeypatch.setattr("dpaudit.simulation.simulate", simulate_on_member)
+    monkeypatch.setattr("dpaudit.bandits.simulation.simulate", simulate_on_member)
     assert _law_refutations(0.5, [0.5, 0.25], 1, 20) <= limit(20, 0.25)
 
 
@@ -259,7 +259,7 @@ def test_a_proof_step_is_tight_within_its_tolerance_and_holds_beyond_it():
 
 def test_the_level_is_split_over_the_algorithms_of_the_class(monkeypatch):
     """Bonferroni over the algorithms that can refute (in the class): each is held at (1 - confidence) / m."""
-    monkeypatch.setattr("dpaudit.simulation.simulate", simulate_on_member)
+    monkeypatch.setattr("dpaudit.bandits.simulation.simulate", simulate_on_member)
     claim = LowerBound("E[R_T] >= T gap / 2", {"T": 1000}, "the algorithms of the class",
                        lambda p: [Member(0.5, 0)], lambda p: 0.5 * GAP * p["T"], "T gap / 2")
     for in_class in ((True, True, None), (True, False, False), (False,)):
@@ -302,7 +302,7 @@ def test_a_lower_bound_finding_is_recomputed_from_the_runs_it_read(monkeypatch):
     the readings say, word for word, why each counts or not. Deterministic."""
     from regret_laws import GAP as gap
 
-    monkeypatch.setattr("dpaudit.simulation.simulate", simulate_on_member)
+    monkeypatch.setattr("dpaudit.bandits.simulation.simulate", simulate_on_member)
     members = [0.1, 0.2]
     claim = LowerBound("E[R_T] >= share T gap for some member", {"T": 1000, "share": 0.5},
                        "the algorithms of the class", lambda p: [Member(q, j) for j, q in enumerate(members)],
@@ -365,7 +365,7 @@ def test_a_lower_bound_finding_is_recomputed_from_the_runs_it_read(monkeypatch):
     outside = LowerBoundAuditor().audit(LowerBoundSubject(contenders[2:4]), claim, confidence=0.9, seed=4, runs=300)
     assert outside.verdict == "not-refuted" and outside.witness == {}
     assert outside.parameters["level_per_algorithm"] == pytest.approx(0.1)
-    assert outside.statistic == dpaudit.results.Statistic("max over members of the regret / the bound", None)
+    assert outside.statistic == dpaudit.core.results.Statistic("max over members of the regret / the bound", None)
     assert outside.auditor == "lower-bound"
 
 
@@ -402,7 +402,7 @@ def test_a_proof_step_finding_reports_the_worst_failing_step_and_the_tight_ones(
 
 
 def test_a_lower_bound_with_algorithms_needs_a_level_and_an_instance(monkeypatch):
-    monkeypatch.setattr("dpaudit.simulation.simulate", simulate_on_member)
+    monkeypatch.setattr("dpaudit.bandits.simulation.simulate", simulate_on_member)
     subject = LowerBoundSubject((Contender(LawPolicy("0"), "a", in_class=True),))
 
     def claim(members):
@@ -448,7 +448,7 @@ def test_an_error_lower_bound_finding_is_recomputed_from_the_runs_it_read(monkey
     runs: the count, the frequency, and Clopper-Pearson's one-sided upper bound at the level (scipy's exact
     two-sided interval at confidence 1 - 2 level, whose upper end is the one-sided bound); the ratio and the
     estimate are against the bound 0.35. Deterministic."""
-    monkeypatch.setattr("dpaudit.simulation.simulate", simulate_on_member)
+    monkeypatch.setattr("dpaudit.bandits.simulation.simulate", simulate_on_member)
     claim = _error_claim(0.35, lambda res, j: res.pseudo_regret[:, -1])
     contender = Contender(LawPolicy("0"), "in", in_class=True, privacy="verified")
     found = LowerBoundAuditor().audit(LowerBoundSubject((contender,)), claim, confidence=0.9,
@@ -473,7 +473,7 @@ def test_a_bound_its_upper_confidence_bound_only_reaches_is_not_beaten(monkeypat
     """An event that happens in every run: Clopper-Pearson's upper bound is 1 exactly (k = n), which does not
     beat a claimed error probability of 1 (beating needs an upper bound strictly below it): ratio and
     estimate 1. A bound of 0 cannot be beaten, and its ratio and estimate are infinite, not a division by 0."""
-    monkeypatch.setattr("dpaudit.simulation.simulate", simulate_on_member)
+    monkeypatch.setattr("dpaudit.bandits.simulation.simulate", simulate_on_member)
     claim = _error_claim(bound, lambda res, j: np.ones(res.pseudo_regret.shape[0], dtype=bool), members=(0.5,))
     found = LowerBoundAuditor().audit(LowerBoundSubject((Contender(LawPolicy("0"), "in", in_class=True),)), claim,
                                       confidence=0.9, seed=1, runs=50)
@@ -487,7 +487,7 @@ def test_a_bound_its_upper_confidence_bound_only_reaches_is_not_beaten(monkeypat
 
 
 def test_an_event_must_give_one_truth_value_per_run(monkeypatch):
-    monkeypatch.setattr("dpaudit.simulation.simulate", simulate_on_member)
+    monkeypatch.setattr("dpaudit.bandits.simulation.simulate", simulate_on_member)
     claim = _error_claim(0.5, lambda res, j: np.zeros(res.pseudo_regret.shape[0] - 1, dtype=bool))
     with pytest.raises(ValueError, match=r"^the claim's event must give one boolean per run, shape \(50,\), got "
                                          r"\(49,\)$"):
@@ -509,7 +509,7 @@ def test_the_hypotheses_are_checked_at_the_claim_point_and_at_each_algorithms_po
     claim's point) or the algorithm and its point (an algorithm held elsewhere). Both checks, and the proof
     steps, use the audit's tolerance: eps = 1 + 1e-9 is within 1e-6 of the hypothesis eps <= 1 but violates it
     at the default 1e-12, and a step missed by 1e-9 is tight at 1e-6 but fails at 1e-12."""
-    monkeypatch.setattr("dpaudit.simulation.simulate", simulate_on_member)
+    monkeypatch.setattr("dpaudit.bandits.simulation.simulate", simulate_on_member)
     subject = LowerBoundSubject((Contender(LawPolicy("0"), "a", in_class=True),))
     with pytest.raises(UnsupportedAudit, match=r"^the point \{'T': 100, 'eps': 1\.5\} is outside the theorem's "
                                                r"hypotheses: eps <= 1 \(1\.5 <= 1 fails\)$"):
@@ -553,7 +553,7 @@ def test_a_lower_bound_is_simulated_at_each_algorithms_horizon_on_the_members_se
         calls.append((policy.name, environment.index, horizon, runs, list(grid), workers, seed.spawn_key))
         return simulate_on_member(policy, environment, horizon, runs, seed, grid=grid)
 
-    monkeypatch.setattr("dpaudit.simulation.simulate", spy)
+    monkeypatch.setattr("dpaudit.bandits.simulation.simulate", spy)
     claim = _conditioned_claim(0.5)
     claim = LowerBound(claim.statement, claim.parameters, claim.algorithm_class,
                        lambda p: [Member(0.5, 0), Member(0.25, 1)], claim.bound, claim.bound_text)
@@ -589,7 +589,7 @@ def test_the_regret_range_is_the_largest_gap_of_any_runs_instance(monkeypatch):
         regret = result.pseudo_regret * np.where(np.arange(runs) % 2 == 0, 1.0, 0.2)[:, None]
         return dataclasses.replace(law_result(result.grid, regret), means=means)
 
-    monkeypatch.setattr("dpaudit.simulation.simulate", mixed)
+    monkeypatch.setattr("dpaudit.bandits.simulation.simulate", mixed)
     claim = LowerBound("E[R_T] >= 0.3 T", {"T": 1000}, "the class", lambda p: [Member(0.5, 0)],
                        lambda p: 0.3 * p["T"], "0.3 T")
     found = LowerBoundAuditor().audit(LowerBoundSubject((Contender(LawPolicy("0"), "a"),)), claim, confidence=0.9,

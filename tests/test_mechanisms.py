@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpaudit.distributions import ProductDistribution
+from dpaudit.core.distributions import ProductDistribution
 from dpaudit.mechanisms import (
     AdditiveNoiseMechanism,
     DiscreteLaplace,

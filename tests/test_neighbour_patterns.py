@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import dpaudit
-import dpaudit.neighbours as neighbours
-from dpaudit.distributions import GaussianDistribution, ProductDistribution
-from dpaudit.domains import Box, Datasets
+import dpaudit.core.neighbours as neighbours
+from dpaudit.core.distributions import GaussianDistribution, ProductDistribution
+from dpaudit.core.domains import Box, Datasets
 from dpaudit.mechanisms import ExponentialMechanism
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from dpaudit import AddRemoveOne, NotNeighbours, QueryDistance, ReplaceOne, ReplaceRewardVector, ReplaceUser
-from dpaudit.neighbours import parse_relation
+from dpaudit.core.neighbours import parse_relation
 
 
 def test_replace_one():

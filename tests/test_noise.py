@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import dpaudit
-from dpaudit.laws import as_law
+from dpaudit.core.laws import as_law
 from dpaudit.mechanisms import noise as N
 
 INTEGER_LAWS = [
@@ -311,7 +311,7 @@ def test_integer_plus_continuous_tails_are_exact_mixtures():
 
 
 def test_lazy_law_builds_on_first_use():
-    from dpaudit.laws import LazyLaw
+    from dpaudit.core.laws import LazyLaw
     built = []
 
     def build():

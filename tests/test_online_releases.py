@@ -11,7 +11,7 @@ import pytest
 
 import dpaudit
 from dpaudit import PureDP
-from dpaudit.domains import Box
+from dpaudit.core.domains import Box
 from dpaudit.mechanisms.noise import FiniteIntegerLaw, Laplace
 from dpaudit.mechanisms.online_releases import EpochNoisyMax, LazyArrayRelease, NaiveEpochLaplace
 
@@ -40,7 +40,7 @@ def test_epoch_noisy_max_follows_its_exact_law():
 
 
 def test_naive_ftnl_is_eps_dp():
-    from dpaudit.neighbours import ReplaceRewardVector
+    from dpaudit.core.neighbours import ReplaceRewardVector
     result = dpaudit.audit_privacy(NaiveEpochLaplace(1.0, 3, 2), PureDP(1.0),
                                    neighbours=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(4, 3))),
                                    auditor="exact", seed=0)

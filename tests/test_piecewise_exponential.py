@@ -17,13 +17,13 @@ from scipy.integrate import quad
 
 import dpaudit
 from dpaudit import exact
-from dpaudit.distributions import FiniteDistribution, LogConstant
-from dpaudit.errors import MechanismError, UnsupportedAudit
+from dpaudit.core.distributions import FiniteDistribution, LogConstant
+from dpaudit.core.errors import MechanismError, UnsupportedAudit
+from dpaudit.core.piecewise_exponential import PiecewiseExponentialDistribution
 from dpaudit.exact import finite
 from dpaudit.exact.enclosure import Enclosure
 from dpaudit.mechanisms import BoundedDomainLaplaceMechanism, ClampedLaplaceMechanism, StaircaseMechanism
 from dpaudit.mechanisms.noise import Staircase
-from dpaudit.piecewise_exponential import PiecewiseExponentialDistribution
 
 
 def law(dist):

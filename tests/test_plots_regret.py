@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 import dpaudit
-from dpaudit import plots
 from dpaudit.algorithms import BernoulliBandit
 from dpaudit.audits import private_online as po
-from dpaudit.plots import render
-from dpaudit.results import Finding, to_jsonable
+from dpaudit.core.results import Finding, to_jsonable
+from dpaudit.reports import plots
+from dpaudit.reports.plots import render
 from dpaudit.testing import ExploreThenCommit, explore_then_commit_regret
 
 MEANS = [0.6, 0.5]

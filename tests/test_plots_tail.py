@@ -18,8 +18,8 @@ from scipy import stats
 
 import dpaudit
 from dpaudit import SubExponential, SubGaussian, TailBound
-from dpaudit.plots import render
-from dpaudit.results import Finding, to_jsonable
+from dpaudit.core.results import Finding, to_jsonable
+from dpaudit.reports.plots import render
 
 PNG = b"\x89PNG\r\n\x1a\n"
 GAUSS_BOUND = TailBound(lambda t: 2 * np.exp(-(t**2) / 2), "2 exp(-t^2/2)")
@@ -62,7 +62,7 @@ def audits() -> dict[str, dpaudit.AuditResult]:
 def _drawn(data: dict):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from dpaudit import plots
+    from dpaudit.reports import plots
 
     fig, ax = plots._figure(plots.WIDE)
     plots._RENDERERS[data["kind"]](ax, data, "title")

@@ -22,7 +22,12 @@ from scipy.special import logsumexp
 import dpaudit
 from dpaudit import ZCDP, ApproxDP, PureDP, RenyiDP, exact
 from dpaudit.auditors.exact_privacy import ExactUndecided
-from dpaudit.distributions import FiniteDistribution, GaussianDistribution, LogLinearDistribution, ProductDistribution
+from dpaudit.core.distributions import (
+    FiniteDistribution,
+    GaussianDistribution,
+    LogLinearDistribution,
+    ProductDistribution,
+)
 from dpaudit.exact import Enclosure
 from dpaudit.mechanisms import DiscreteLaplace, Laplace, RandomizedResponse
 
@@ -1421,13 +1426,13 @@ def test_a_pmf_and_a_density_cannot_be_compared():
     for call in (lambda: exact.loglinear.loss_range(density, pmf),
                  lambda: exact.loglinear.hockey_stick(pmf, density, 0.0),
                  lambda: exact.loglinear.renyi(density, pmf, 2.0)):
-        with pytest.raises(dpaudit.errors.MechanismError, match=message):
+        with pytest.raises(dpaudit.core.errors.MechanismError, match=message):
             call()
 
 
 def _known_to_within(half_width: float):
     """A log-constant known only to lie in [-half_width, half_width] (a rigorous but wide enclosure)."""
-    from dpaudit.distributions import LogConstant
+    from dpaudit.core.distributions import LogConstant
 
     return LogConstant(key=("known to within", half_width), enclose=lambda ctx: ctx.mpf([-half_width, half_width]),
                        approx=0.0)

@@ -26,9 +26,9 @@ from dpaudit.algorithms.online import (
     HybridUCB,
 )
 from dpaudit.algorithms.registry import ALGORITHMS, describe
+from dpaudit.bandits.policies import check_policy
 from dpaudit.mechanisms.hybrid_counter import HybridCounter
 from dpaudit.mechanisms.lazy_laplace import LazyLaplaceArrays
-from dpaudit.policies import check_policy
 
 ALPHA = 1e-5  # false-failure rate of each KS test below
 

@@ -14,7 +14,8 @@ from scipy import integrate, stats
 
 import dpaudit
 from dpaudit import PureDP
-from dpaudit.domains import Box, Datasets
+from dpaudit.core.domains import Box, Datasets
+from dpaudit.core.neighbours import ReplaceOne
 from dpaudit.mechanisms.hybrid_counter import (
     HybridCounter,
     HybridEstimateView,
@@ -23,7 +24,6 @@ from dpaudit.mechanisms.hybrid_counter import (
 )
 from dpaudit.mechanisms.lazy_laplace import LazyLaplaceArrays
 from dpaudit.mechanisms.noise import FiniteIntegerLaw, Laplace, LaplaceSum
-from dpaudit.neighbours import ReplaceOne
 
 RNG_DATA = np.random.default_rng(11)
 

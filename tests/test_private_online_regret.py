@@ -17,9 +17,9 @@ from dpaudit.algorithms import ALGORITHMS
 from dpaudit.audits import private_online
 from dpaudit.audits.experiments import private_online as experiments
 from dpaudit.audits.private_online import regret
-from dpaudit.claim_ids import parse_claim_id
-from dpaudit.claims import LowerBound, RegretBound, RegretOrder, RegretRate
-from dpaudit.experiments import PerHorizon
+from dpaudit.bandits.experiments import PerHorizon
+from dpaudit.core.claim_ids import parse_claim_id
+from dpaudit.core.claims import LowerBound, RegretBound, RegretOrder, RegretRate
 
 suite = private_online.suite
 

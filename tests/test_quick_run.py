@@ -7,7 +7,7 @@ run deterministic, and its records are compared with a stored snapshot.
 The snapshot (``snapshots/quick-records.json.gz``) holds every record of ``dpaudit run --budget quick``
 at seed 0 apart from its timings (every ``seconds``, the record's and its simulations'). It was taken
 before the audit path was unified and re-generated once for the changes that refactor made on purpose:
-the record's ``seed`` in the documented shape of :class:`dpaudit.seeding.SeedRecord` (schema version 2),
+the record's ``seed`` in the documented shape of :class:`dpaudit.core.seeding.SeedRecord` (schema version 2),
 the names of bound samplers without memory addresses, the noise laws' names with the location last, and,
 where a private-online entry combines hand-picked pairs with a search, the search drawn inside the audit
 from the claim's seed (the hand-picked pairs follow the searched ones, so one witness's pair index moved

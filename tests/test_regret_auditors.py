@@ -28,9 +28,9 @@ from scipy import stats
 import dpaudit
 from dpaudit.algorithms import BernoulliBandit
 from dpaudit.auditors import RegretBoundAuditor, RegretRateAuditor, RegretSubject, Support
-from dpaudit.errors import InvalidClaim
-from dpaudit.seeding import SeedRecord
-from dpaudit.simulation import SimulationResult
+from dpaudit.bandits.simulation import SimulationResult
+from dpaudit.core.errors import InvalidClaim
+from dpaudit.core.seeding import SeedRecord
 from dpaudit.testing import ExploreThenCommit, explore_then_commit_regret
 
 MEANS = [0.6, 0.4]
@@ -539,7 +539,7 @@ def test_a_bound_reads_the_gaps_given_and_no_gaps_of_instances_that_vary():
 def test_the_workers_asked_for_reach_the_simulation(monkeypatch):
     """An audit's ``workers`` is handed to the simulation (results never depend on it; the time does), and a
     subject's own simulation runs in this process unless told otherwise."""
-    import dpaudit.simulation_cache as cache
+    import dpaudit.bandits.cache as cache
 
     asked, original = [], cache.cached_simulate
 
@@ -901,7 +901,7 @@ def test_a_log_factor_leaves_out_only_fitted_rounds_and_notes_only_those():
 def test_an_auditor_not_told_its_workers_simulates_in_this_process(monkeypatch):
     """Called without ``workers``, the rate auditor asks for one worker (the simulation in this process, no
     pool of processes), for a rate in T and in a parameter alike."""
-    import dpaudit.simulation_cache as cache
+    import dpaudit.bandits.cache as cache
 
     asked, original = [], cache.cached_simulate
 

@@ -14,8 +14,8 @@ from scipy import stats
 import dpaudit
 from dpaudit.algorithms import BernoulliBandit
 from dpaudit.auditors import regret_order
-from dpaudit.errors import InvalidClaim
-from dpaudit.simulation_cache import cached_simulate, clear_memory, simulation_key
+from dpaudit.bandits.cache import cached_simulate, clear_memory, simulation_key
+from dpaudit.core.errors import InvalidClaim
 from dpaudit.stats import bounded_mean_lower, bounded_mean_pvalue, holm
 from dpaudit.suite import RunContext, Suite, at_budget
 from dpaudit.testing import ExploreThenCommit, explore_then_commit_regret
@@ -97,7 +97,7 @@ def limit(m: int, alpha: float) -> float:
 def law_refutations(monkeypatch, series, claim, test, repetitions, alpha, horizons, runs):
     """Audit ``claim`` on ``repetitions`` groups of runs of ``series`` (label -> law); the auditor's
     simulations are draws from the laws (the seed carries the group)."""
-    monkeypatch.setattr("dpaudit.simulation_cache.cached_simulate", simulate_law)
+    monkeypatch.setattr("dpaudit.bandits.cache.cached_simulate", simulate_law)
     policies = {label: LawPolicy(label, law) for label, law in series.items()}
     subject = regret_order.OrderSubject(policies, None, "laws")
     auditor = regret_order.RegretOrderAuditor()
@@ -170,7 +170,7 @@ def _audit_groups(sims, monkeypatch, claim, test):
         return dataclasses.replace(r, pseudo_regret=r.pseudo_regret[rows], regret=r.regret[rows],
                                    pulls=r.pulls[rows], means=r.means[rows])
 
-    monkeypatch.setattr("dpaudit.simulation_cache.cached_simulate", sliced)
+    monkeypatch.setattr("dpaudit.bandits.cache.cached_simulate", sliced)
     policies = {label: dataclasses.make_dataclass("P", [("label", str)])(label) for label in sims}
     subject = regret_order.OrderSubject(policies, BernoulliBandit(MEANS), "etc")
     auditor = regret_order.RegretOrderAuditor()
@@ -400,7 +400,7 @@ def test_an_order_finding_is_recomputed_from_the_runs_it_read(monkeypatch, test)
     from regret_laws import GAP
     from statsmodels.stats.multitest import multipletests
 
-    monkeypatch.setattr("dpaudit.simulation_cache.cached_simulate", simulate_law)
+    monkeypatch.setattr("dpaudit.bandits.cache.cached_simulate", simulate_law)
     series = {"a": coin(0.05, 1), "b": coin(0.5, 2), "c": coin(0.2, 3)}
     claim = dpaudit.RegretOrder([["a"], ["b"], ["c"]], at="grid")
     grid = np.array([100, 200, 400, 800, 1600, 3200, 6400])
@@ -512,7 +512,7 @@ def test_a_difference_series_is_tested_on_its_own_range(monkeypatch, regret):
     Deterministic."""
     from regret_laws import GAP, MEANS
 
-    monkeypatch.setattr("dpaudit.simulation_cache.cached_simulate", simulate_law_with_luck)
+    monkeypatch.setattr("dpaudit.bandits.cache.cached_simulate", simulate_law_with_luck)
     a, b, c = LawPolicy("a", coin(0.2, 1)), LawPolicy("b", coin(0.5, 2)), LawPolicy("c", coin(0.1, 3))
     subject = regret_order.OrderSubject({"gap": regret_order.Difference(b, a), "c": c}, None, "laws")
     grid, runs, group = np.array([100, 1000]), 300, 5
@@ -549,7 +549,7 @@ def test_an_order_reads_each_round_from_the_runs_its_claim_and_reading_ask_for(m
         calls.append((policy.name, horizon, [int(t) for t in grid], workers))
         return simulate_law(policy, environment, horizon, runs, seed, grid=grid)
 
-    monkeypatch.setattr("dpaudit.simulation_cache.cached_simulate", spy)
+    monkeypatch.setattr("dpaudit.bandits.cache.cached_simulate", spy)
     series = {"a": LawPolicy("a", coin(0.3, 1), anytime=False), "b": LawPolicy("b", coin(0.5, 2), anytime=False)}
     subject = regret_order.OrderSubject(series, None, "laws")
     grid, runs, group = np.array([100, 1000]), 200, 3

@@ -18,8 +18,8 @@ import time
 import pytest
 
 from dpaudit import UsageError
-from dpaudit.files import atomic_write
-from dpaudit.records import error_info
+from dpaudit.api.records import error_info
+from dpaudit.core.files import atomic_write
 from dpaudit.runner import RunOptions, run
 from dpaudit.runner.lock import OutputLock
 

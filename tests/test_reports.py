@@ -15,8 +15,8 @@ import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
 import dpaudit
+from dpaudit.core.results import json_schema
 from dpaudit.reports import rerender
-from dpaudit.results import json_schema
 from dpaudit.runner import RunOptions, run
 
 
@@ -129,7 +129,7 @@ def test_plots_exist_and_are_referenced(mixed_run):
                                    dpaudit.RenyiDP((2.0, 8.0), (0.5, 0.9)), dpaudit.ZCDP(0.5)])
 def test_every_exact_claim_type_has_a_plot(claim):
     from dpaudit.mechanisms import LaplaceMechanism
-    from dpaudit.plots import render
+    from dpaudit.reports.plots import render
 
     res = dpaudit.audit_privacy(LaplaceMechanism(1.0), claim, pairs=[(0, 1)], auditor="exact")
     png = render(res)
@@ -138,7 +138,7 @@ def test_every_exact_claim_type_has_a_plot(claim):
 
 def test_black_box_event_plot_renders():
     from dpaudit.mechanisms import RandomizedResponse
-    from dpaudit.plots import render
+    from dpaudit.reports.plots import render
 
     res = dpaudit.audit_privacy(RandomizedResponse(1.0), dpaudit.PureDP(0.5), pairs=[([0], [1])], auditor="statistical",
                                 samples=20_000, seed=0)

@@ -17,7 +17,7 @@ import jsonschema
 import pytest
 
 from dpaudit import UsageError
-from dpaudit.results import json_schema
+from dpaudit.core.results import json_schema
 from dpaudit.runner import RunOptions, run
 
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import dpaudit
+from dpaudit.core.samplers import UNSEEDED_NOTE
+from dpaudit.core.subjects import Mechanism
 from dpaudit.mechanisms import LaplaceMechanism
-from dpaudit.samplers import UNSEEDED_NOTE
-from dpaudit.subjects import Mechanism
 
 LN3 = math.log(3)  # randomized response answering truthfully with probability 3/4
 

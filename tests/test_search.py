@@ -11,7 +11,7 @@ import pytest
 
 import dpaudit
 from dpaudit import AddRemoveOne, NotNeighbours, PureDP, QueryDistance, ReplaceOne, ReplaceRewardVector, ReplaceUser
-from dpaudit.domains import Box, Datasets
+from dpaudit.core.domains import Box, Datasets
 from dpaudit.mechanisms import LaplaceMechanism
 from dpaudit.suite import PrivacyEntry
 

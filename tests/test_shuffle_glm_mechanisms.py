@@ -435,7 +435,7 @@ def test_out_of_range_parameters_of_the_algorithm_calls_are_clear_errors(make, m
 # -- Algorithm 2's released view for one criterion-II user (Lemma I.7 / Theorem 6.2) ------------------
 
 from dpaudit.algorithms.glm.parameters import criterion_two_user_view  # noqa: E402
-from dpaudit.distributions import ProductDistribution  # noqa: E402
+from dpaudit.core.distributions import ProductDistribution  # noqa: E402
 from dpaudit.mechanisms.pgd_views import CriterionTwoUserView  # noqa: E402
 
 _LOGISTIC_KAPPA = 1 / stats.logistic.pdf(1.0)  # kappa = 1/mu'(1) for R = S = 1

@@ -8,9 +8,9 @@ import json
 import pytest
 
 import dpaudit
-from dpaudit import experiments
 from dpaudit.algorithms.environments.glm import GLMBandit
 from dpaudit.audits.experiments.shuffle_glm import TABLE2
+from dpaudit.bandits import experiments
 
 # the experiments' delta = zeta is outside Theorem 6.2: Private-GLM warns (tested with the algorithm)
 pytestmark = pytest.mark.filterwarnings("ignore:.*needs delta > zeta:UserWarning")

@@ -19,8 +19,8 @@ from dpaudit import Difference, LowerBound
 from dpaudit.algorithms.environments import FixedArmsGLMBandit, assouad_family
 from dpaudit.audits.experiments.shuffle_glm import PRESETS
 from dpaudit.audits.shuffle_glm import regret, suite
-from dpaudit.claim_ids import parse_claim_id
-from dpaudit.claims import RegretBound, RegretClaim, RegretOrder, RegretRate
+from dpaudit.core.claim_ids import parse_claim_id
+from dpaudit.core.claims import RegretBound, RegretClaim, RegretOrder, RegretRate
 from dpaudit.mechanisms.glm_links import logistic_mean
 from dpaudit.mechanisms.glm_lower_bound import SignFollowingRR, proof_constants
 from dpaudit.suite import RunContext

@@ -14,6 +14,7 @@ from scipy import stats
 
 import dpaudit
 from dpaudit import ApproxDP
+from dpaudit.core.neighbours import ReplaceUser
 from dpaudit.mechanisms import noise
 from dpaudit.mechanisms.shuffle import fmt_shuffle_epsilon
 from dpaudit.mechanisms.shuffle_amp import (
@@ -35,7 +36,6 @@ from dpaudit.mechanisms.shuffle_vec import (
     unique_user_parameters,
     user_entries,
 )
-from dpaudit.neighbours import ReplaceUser
 
 # -- parameters, recomputed from the printed formulas (natural log) ----------------------------------
 

@@ -8,11 +8,11 @@ import json
 import numpy as np
 import pytest
 
-from dpaudit import experiments
 from dpaudit.algorithms import LinearBandit
+from dpaudit.bandits import experiments
+from dpaudit.bandits.experiments import Configuration, Curve, Preset
+from dpaudit.bandits.experiments.reports import ordering_observation
 from dpaudit.cli import main
-from dpaudit.experiment_reports import ordering_observation
-from dpaudit.experiments import Configuration, Curve, Preset
 
 
 def test_presets_follow_the_paper():

@@ -16,9 +16,9 @@ from dpaudit import RegretBound, RegretOrder, RegretRate
 from dpaudit.api import regret_subject
 from dpaudit.audits.experiments import shuffle_lcb as figures
 from dpaudit.audits.shuffle_lcb import regret, suite
-from dpaudit.claim_ids import parse_claim_id
-from dpaudit.regret_entries import OrderEntry, RegretEntry
+from dpaudit.core.claim_ids import parse_claim_id
 from dpaudit.suite import RunContext
+from dpaudit.suite.regret import OrderEntry, RegretEntry
 
 # The claims table of the paper's specification: claim id and type, as printed there (aliases kept).
 SPEC_TABLE = """

@@ -10,10 +10,10 @@ import pytest
 from scipy import stats
 
 import dpaudit
-from dpaudit import simulation
 from dpaudit.algorithms import ALGORITHMS
 from dpaudit.algorithms.environments import BernoulliBandit, BernoulliExperts, GaussianBandit, UniformMeans
-from dpaudit.simulation import RUN_BLOCK, SimulationResult, regret_grid, simulate
+from dpaudit.bandits import simulation
+from dpaudit.bandits.simulation import RUN_BLOCK, SimulationResult, regret_grid, simulate
 
 
 class ExploreThenCommit:

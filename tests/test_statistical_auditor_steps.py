@@ -20,9 +20,9 @@ from scipy import stats
 from dpaudit import ApproxDP, PureDP, SubGaussian
 from dpaudit.auditors import statistical_privacy as sp
 from dpaudit.auditors.events import Candidates, Threshold
-from dpaudit.results import Statistic
+from dpaudit.core.results import Statistic
+from dpaudit.core.subjects import Mechanism
 from dpaudit.stats import binomial_confidence_sequence
-from dpaudit.subjects import Mechanism
 
 
 def _spread(share: float, size: int, rng=None) -> np.ndarray:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from dpaudit.seeding import SeedRecord, as_seed_sequence, claim_seed_sequence
+from dpaudit.core.seeding import SeedRecord, as_seed_sequence, claim_seed_sequence
 from dpaudit.stats import binomial_lower, binomial_upper, bonferroni
 
 

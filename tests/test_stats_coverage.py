@@ -682,8 +682,8 @@ def test_the_d_inf_estimate_of_an_event_equally_frequent_on_both_sides_at_an_edg
 def test_certify_rejects_a_claim_no_ratio_bound_decides_with_its_message():
     """The ratio certifier bounds pure, approximate, Renyi and zero-concentrated DP only: any other claim
     is an UnsupportedAudit naming the claim's kind, not a silent or internal error. Deterministic."""
-    from dpaudit.claims import Conforms
-    from dpaudit.errors import UnsupportedAudit
+    from dpaudit.core.claims import Conforms
+    from dpaudit.core.errors import UnsupportedAudit
 
     with pytest.raises(UnsupportedAudit) as raised:
         certify(Conforms("Uniform(0, 1)"), np.array([3]), np.array([1]), 10, 0.05)

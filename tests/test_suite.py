@@ -34,7 +34,7 @@ def test_expected_refutation_needs_a_reason_and_a_footing():
 def test_the_record_carries_the_footing():
     import numpy as np
 
-    from dpaudit.records import assemble_record
+    from dpaudit.api.records import assemble_record
     from dpaudit.suite import RunContext
 
     refuted = entry(expected="refuted", reason="known bug", footing="typo evident")
@@ -134,7 +134,7 @@ def test_bound_samplers_are_named_by_their_parameters():
     """A sampler with bound parameters is listed by name and values, never by memory address."""
     from functools import partial
 
-    from dpaudit.subjects import subject_name
+    from dpaudit.core.subjects import subject_name
 
     def draws(size, rng, n, beta):
         return rng.geometric(beta, (size, n)).sum(1)

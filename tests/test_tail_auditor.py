@@ -21,7 +21,7 @@ from scipy import stats
 import dpaudit
 from dpaudit import SubExponential, SubGaussian, TailBound, UnsupportedAudit
 from dpaudit.auditors.base import Undecided
-from dpaudit.laws import Law, as_law
+from dpaudit.core.laws import Law, as_law
 
 
 def gaussian(sigma: float) -> Law:

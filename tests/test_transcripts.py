@@ -1,4 +1,4 @@
-"""The policy protocol (dpaudit.policies) and DecisionTranscript (dpaudit.transcripts) on small
+"""The policy protocol (dpaudit.bandits.policies) and DecisionTranscript (dpaudit.bandits.transcripts) on small
 policies written here: the feedback each kind receives, the rounds recorded, the fast path, the exact
 law only when the policy supplies one, and clear errors."""
 
@@ -11,10 +11,10 @@ import pytest
 
 import dpaudit
 from dpaudit import PureDP
-from dpaudit.distributions import FiniteDistribution, ProductDistribution
-from dpaudit.policies import Policy, check_policy
-from dpaudit.subjects import Mechanism
-from dpaudit.transcripts import DecisionTranscript, ExactDecisionTranscript
+from dpaudit.bandits.policies import Policy, check_policy
+from dpaudit.bandits.transcripts import DecisionTranscript, ExactDecisionTranscript
+from dpaudit.core.distributions import FiniteDistribution, ProductDistribution
+from dpaudit.core.subjects import Mechanism
 
 
 class Greedy:

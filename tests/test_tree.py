@@ -12,10 +12,10 @@ import pytest
 
 import dpaudit
 from dpaudit import ZCDP, PureDP
-from dpaudit.domains import Box, Datasets
+from dpaudit.core.domains import Box, Datasets
+from dpaudit.core.neighbours import ReplaceOne
 from dpaudit.mechanisms.noise import Gaussian, Laplace, LaplaceSum
 from dpaudit.mechanisms.tree import BinaryTreeMechanism
-from dpaudit.neighbours import ReplaceOne
 
 
 def test_blocks_follow_the_lowest_set_bit():

@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
-from dpaudit.environments import run_sums
-from dpaudit.validation import integer, positive, real, sample_size
+from dpaudit.bandits.environments import run_sums
+from dpaudit.core.validation import integer, positive, real, sample_size
 
 #: most rewards drawn one by one in one array; larger blocks are drawn in pieces
 CHUNK = 1 << 22

@@ -37,8 +37,8 @@ import math
 
 import numpy as np
 
+from dpaudit.core.validation import choice, integer, positive
 from dpaudit.mechanisms.glm_links import LINKS, Link
-from dpaudit.validation import choice, integer, positive
 
 GLM_GENERATORS = ("paper", "repository")
 REPOSITORY_SEED = 109832

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit.validation import choice, integer, positive
+from dpaudit.core.validation import choice, integer, positive
 
 from .bandits import clipped_normal_mean
 

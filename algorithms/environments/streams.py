@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.validation import integer, sample_size
+from dpaudit.core.validation import integer, sample_size
 
 
 class _StreamInstances:

@@ -48,9 +48,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dpaudit.algorithms.linear.linucb import first_best
+from dpaudit.bandits.policies import checked_contexts
+from dpaudit.core.validation import integer, positive, probability
 from dpaudit.mechanisms.exploration_set import SymmetricGaussianTree
-from dpaudit.policies import checked_contexts
-from dpaudit.validation import integer, positive, probability
 
 from .base import curvature, planned_horizon
 
@@ -133,7 +133,7 @@ class Algorithm2:
     @property
     def anytime(self) -> bool:
         """Whether its decisions ignore the horizon it is started with: its schedule and noise are planned for
-        T, the horizon unless ``T`` is given (:func:`dpaudit.policies.horizon_use`)."""
+        T, the horizon unless ``T`` is given (:func:`dpaudit.bandits.policies.horizon_use`)."""
         return self.T is not None
 
     def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:

@@ -12,10 +12,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dpaudit.algorithms.environments.glm import kappa_bounds
+from dpaudit.bandits.policies import checked_contexts
+from dpaudit.core.validation import choice, integer, positive, probability
 from dpaudit.mechanisms.glm_links import LINKS, Link
 from dpaudit.mechanisms.glm_links import link as glm_link
-from dpaudit.policies import checked_contexts
-from dpaudit.validation import choice, integer, positive, probability
 
 
 def curvature(owner: str, link: Any, S: float, kappa: float | None, kappa_star: float | None
@@ -72,7 +72,7 @@ class GLMPolicy:
     @property
     def anytime(self) -> bool:
         """Whether its decisions ignore the horizon it is started with: a subclass's constants may use T,
-        the horizon unless ``T`` is given (:func:`dpaudit.policies.horizon_use`); subclasses that never
+        the horizon unless ``T`` is given (:func:`dpaudit.bandits.policies.horizon_use`); subclasses that never
         read T say so."""
         return self.T is not None
 

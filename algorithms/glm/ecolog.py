@@ -45,8 +45,8 @@ import numpy as np
 from scipy import optimize
 
 from dpaudit.algorithms.linear.linucb import first_best
+from dpaudit.core.validation import positive
 from dpaudit.mechanisms.glm_links import Link
-from dpaudit.validation import positive
 
 from .base import GLMPolicy
 from .mle import sherman_morrison, weighted_norms

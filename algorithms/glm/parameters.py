@@ -23,13 +23,13 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit.core.validation import integer, positive, probability
 from dpaudit.mechanisms.exploration_set import SymmetricGaussianTree, node_noise_sigma
 from dpaudit.mechanisms.geometry import Ellipsoid
 from dpaudit.mechanisms.glm_links import logistic_gradient
 from dpaudit.mechanisms.pgd_views import CriterionTwoUserView, FirstIterationView
 from dpaudit.mechanisms.private_gd import PrivateGD
 from dpaudit.mechanisms.vector_summation import summation_parameters
-from dpaudit.validation import integer, positive, probability
 
 
 def algorithm1_lambdas(epsilon: float, delta: float, d: int, n: int, T: int, kappa_star: float, R: float = 1.0

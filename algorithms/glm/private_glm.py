@@ -39,11 +39,11 @@ from __future__ import annotations
 import math
 import warnings
 
+from dpaudit.core.validation import choice
 from dpaudit.mechanisms.accounting import advanced_composition_budget
 from dpaudit.mechanisms.dp_sgd import DPSGD
 from dpaudit.mechanisms.exploration_set import node_noise_sigma, zcdp_node_sigma
 from dpaudit.mechanisms.geometry import Ball
-from dpaudit.validation import choice
 
 from .algorithm2 import Algorithm2, Algorithm2Settings, cumulant_gradient
 

@@ -39,8 +39,8 @@ from typing import ClassVar
 import numpy as np
 
 from dpaudit.algorithms.linear.linucb import first_best
+from dpaudit.core.validation import positive
 from dpaudit.mechanisms.glm_links import Link
-from dpaudit.validation import positive
 
 from .base import GLMPolicy
 from .mle import History, fit_mle, fit_mle_one_run, sherman_morrison, weighted_norms

@@ -52,10 +52,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from dpaudit.bandits.policies import checked_contexts
+from dpaudit.core.validation import integer, positive
 from dpaudit.mechanisms.private_gd import iterations
 from dpaudit.mechanisms.vector_summation import OuterProductSummation, ShuffledMatrixSummation
-from dpaudit.policies import checked_contexts
-from dpaudit.validation import integer, positive
 
 from .algorithm2 import cumulant_gradient
 from .base import curvature, planned_horizon
@@ -144,7 +144,7 @@ class ShuffleGLM:
     @property
     def anytime(self) -> bool:
         """Whether its decisions ignore the horizon it is started with: its batches, design and noise are
-        planned for T, the horizon unless ``T`` is given (:func:`dpaudit.policies.horizon_use`)."""
+        planned for T, the horizon unless ``T`` is given (:func:`dpaudit.bandits.policies.horizon_use`)."""
         return self.T is not None
 
     def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:

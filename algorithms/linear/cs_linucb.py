@@ -56,9 +56,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from dpaudit.core.validation import integer, positive, probability
 from dpaudit.mechanisms.central_tree import CentralTreeMechanism
 from dpaudit.mechanisms.concurrent_shuffle import VectorConcurrentTree
-from dpaudit.validation import integer, positive, probability
 
 from .linucb import LinUCB, first_best
 

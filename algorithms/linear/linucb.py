@@ -29,9 +29,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from dpaudit.bandits.policies import checked_contexts
+from dpaudit.core.validation import integer, positive, probability
 from dpaudit.mechanisms.shuffle_vec import upper_indices
-from dpaudit.policies import checked_contexts
-from dpaudit.validation import integer, positive, probability
 
 INDEFINITE = "a released V was not positive definite"
 REFRESH = 512  # incremental width updates between two exact computations (fixed arm sets, B = 1)
@@ -96,7 +96,7 @@ class LinUCB:
     @property
     def anytime(self) -> bool:
         """Whether its decisions ignore the horizon it is started with: alpha = 1/T reads it unless
-        ``alpha`` is given (:func:`dpaudit.policies.horizon_use`)."""
+        ``alpha`` is given (:func:`dpaudit.bandits.policies.horizon_use`)."""
         return self.alpha is not None
 
     def radius(self, t_m: Any, d: int) -> np.ndarray:

@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpaudit.validation import integer
+from dpaudit.core.validation import integer
 
 from .linucb import LinUCB, first_best
 
@@ -59,7 +59,7 @@ class PrivateLinUCB(LinUCB):
     @property
     def anytime(self) -> bool:
         """Whether its decisions ignore the horizon it is started with: the release's noise, lambda and
-        alpha are calibrated to T, the horizon unless ``T`` is given (:func:`dpaudit.policies.horizon_use`)."""
+        alpha are calibrated to T, the horizon unless ``T`` is given (:func:`dpaudit.bandits.policies.horizon_use`)."""
         return self.T is not None
 
     def _note(self, text: str) -> None:

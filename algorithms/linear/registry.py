@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from dpaudit.core.validation import integer, positive
 from dpaudit.mechanisms.shuffle_amp import unique_user_epsilon_max
-from dpaudit.validation import integer, positive
 
 from .cs_linucb import CentralTreeStatistics, ConcurrentShuffleStatistics, TreeLinUCB
 from .linucb import LinUCB

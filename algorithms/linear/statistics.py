@@ -39,10 +39,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from dpaudit.core.validation import integer, positive
 from dpaudit.mechanisms.central_tree import CentralTreeMechanism, tree_levels
 from dpaudit.mechanisms.shuffle_amp import GaussianRandomizer, ShuffledGaussianProtocol, returning_user_epsilon_max
 from dpaudit.mechanisms.shuffle_vec import ShuffledVectorProtocol
-from dpaudit.validation import integer, positive
 
 
 def rows_of(X: np.ndarray, y: np.ndarray) -> np.ndarray:

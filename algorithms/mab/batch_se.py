@@ -1,5 +1,5 @@
 """dist-mab Algorithm 1 (Chowdhury & Zhou, ICLR 2023): private batch-based successive arm elimination
-with forgetting, as one policy (:mod:`dpaudit.policies`) parameterised by its batch protocol.
+with forgetting, as one policy (:mod:`dpaudit.bandits.policies`) parameterised by its batch protocol.
 
 Batch b = 1, 2, ... has size l(b) = eta^b. Every active arm (the set Phi(b), in index order) is
 pulled l(b) times in turn, one new user per pull; each user's reward goes through the protocol's
@@ -78,7 +78,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpaudit.environments import run_sums
+from dpaudit.bandits.environments import run_sums
+from dpaudit.core.validation import check, choice, integer, positive, probability
 from dpaudit.mechanisms.distributed_sum import (
     LEMMA5_C,
     CentralModularSum,
@@ -87,7 +88,6 @@ from dpaudit.mechanisms.distributed_sum import (
     ShuffleModSum,
 )
 from dpaudit.mechanisms.noise import RandomizedRounding
-from dpaudit.validation import check, choice, integer, positive, probability
 
 PROTOCOLS = ("exact", "polya", "skellam", "discrete-gaussian", "central", "local", "shuffle")
 #: the protocols whose releases (and theorems) cover eps in (0, 1) only
@@ -177,7 +177,8 @@ class BatchSuccessiveElimination:
     @property
     def anytime(self) -> bool:
         """Whether its decisions ignore the horizon it is started with: p = 1/T (in eq. (2) and the
-        releases' tau) reads the horizon unless ``p`` or ``T`` is given (:func:`dpaudit.policies.horizon_use`)."""
+        releases' tau) reads the horizon unless ``p`` or ``T`` is given
+        (:func:`dpaudit.bandits.policies.horizon_use`)."""
         return self.p is not None or self.T is not None
 
     def horizon_T(self, horizon: int) -> int:
@@ -367,7 +368,7 @@ class BatchSuccessiveElimination:
 
     def decision_distribution(self, table: Any, rounds: Any) -> Any:
         """The exact law of the arms played at ``rounds`` on a reward table of two arms, shape (T, 2)
-        (:class:`dpaudit.transcripts.DecisionTranscript`'s input), from the releases' exact laws.
+        (:class:`dpaudit.bandits.transcripts.DecisionTranscript`'s input), from the releases' exact laws.
 
         Each batch that both arms enter ends in one of: arm 1 eliminated (c_0 - c_1 > 2 beta(b) l(b) g,
         c = the analyzer's corrected sum in units of 1/g), arm 0 eliminated (c_1 - c_0 > the same), or
@@ -380,7 +381,7 @@ class BatchSuccessiveElimination:
         """
         from scipy.special import logsumexp
 
-        from dpaudit.distributions import FiniteDistribution
+        from dpaudit.core.distributions import FiniteDistribution
 
         if self.protocol in ("exact", "local"):
             raise ValueError(f"{self.owner}: the exact law of the decisions is built for the SecAgg, shuffle and "
@@ -413,7 +414,7 @@ class BatchSuccessiveElimination:
         ``release.secure_sum``, then the analyzer and the elimination rule (a DecisionTranscript's fast path).
         Other numbers of arms run the per-round path."""
         if np.ndim(table) == 2 and np.shape(table)[1] != 2:
-            from dpaudit.policies import run_decisions
+            from dpaudit.bandits.policies import run_decisions
 
             return run_decisions(self, np.asarray(table, dtype=float), tuple(int(t) for t in rounds), size, rng)
         x, horizon, rounds, batches = self._two_arm_setup(table, rounds)

@@ -1,6 +1,6 @@
 """DP-SE: differentially private successive elimination (Sajed & Sheffet, ICML 2019), the baseline of
 private-online's experiments (Hu, Huang & Mehta, Section 6, beta = 1/T) and of dist-mab's, as a
-bandit policy (:mod:`dpaudit.policies`), with one epoch's noisy means as an auditable release.
+bandit policy (:mod:`dpaudit.bandits.policies`), with one epoch's noisy means as an auditable release.
 
 Neither paper prints DP-SE; this follows the reconstruction both specs give (private-online A3,
 dist-mab 3.5, which agree): in epoch e (e = 1, 2, ...) with the set S of surviving arms,
@@ -56,10 +56,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from dpaudit.core.validation import choice, integer, positive, probability
 from dpaudit.mechanisms.base import Adapter
 from dpaudit.mechanisms.lazy_laplace import rewards
 from dpaudit.mechanisms.online_releases import NoisyArmSums
-from dpaudit.validation import choice, integer, positive, probability
 
 #: "per-arm": an independent Lap(1/eps) per arm's sum; "shared": one draw per epoch added to every arm's
 #: sum (dist-mab's released code)
@@ -147,7 +147,7 @@ class DPSuccessiveElimination:
     @property
     def anytime(self) -> bool:
         """Whether its decisions ignore the horizon it is started with: beta = 1/T reads the horizon
-        unless ``beta`` or ``T`` is given (:func:`dpaudit.policies.horizon_use`)."""
+        unless ``beta`` or ``T`` is given (:func:`dpaudit.bandits.policies.horizon_use`)."""
         return self.beta is not None or self.T is not None
 
     def stage(self, arms: int, epoch: int) -> DPSEEpoch:
@@ -216,8 +216,8 @@ class DPSuccessiveElimination:
         pulls in each epoch reached with both arms alive, and, after an epoch that eliminates the better
         arm, every remaining round; an epoch cut off by the horizon releases nothing.
         """
-        from dpaudit.environments import bernoulli_means
-        from dpaudit.errors import UnsupportedAudit
+        from dpaudit.bandits.environments import bernoulli_means
+        from dpaudit.core.errors import UnsupportedAudit
         from dpaudit.mechanisms.noise import LaplaceSum
         from dpaudit.stats import difference_pmf
 

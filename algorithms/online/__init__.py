@@ -1,4 +1,4 @@
-"""private-online's algorithms as policies (:mod:`dpaudit.policies`): the bandit algorithms UCB1 (the
+"""private-online's algorithms as policies (:mod:`dpaudit.bandits.policies`): the bandit algorithms UCB1 (the
 non-private reference), Anytime-Lazy-UCB (Algorithm 1) and Hybrid-UCB (Algorithm 4); the
 full-information learners Follow-the-Noisy-Leader, naive FTNL and Follow-the-Leader; and Appendix
 H's batch-to-online selector."""

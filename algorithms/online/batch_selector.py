@@ -19,11 +19,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpaudit.policies import check_policy, feedback_of
+from dpaudit.bandits.policies import check_policy, feedback_of
 
 
 class BatchToOnlineSelector:
-    """Appendix H's selector around ``learner`` (a policy, :mod:`dpaudit.policies`; copied per call)."""
+    """Appendix H's selector around ``learner`` (a policy, :mod:`dpaudit.bandits.policies`; copied per call)."""
 
     owner: ClassVar[str] = "BatchToOnlineSelector"
     paper: ClassVar[str] = "private-online"

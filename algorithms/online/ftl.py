@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpaudit.validation import integer
+from dpaudit.core.validation import integer
 
 
 class FollowTheLeader:

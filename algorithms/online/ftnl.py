@@ -1,5 +1,5 @@
 """private-online M3/M4: Follow-the-Noisy-Leader (Hu, Huang & Mehta, Algorithm 2 with report-noisy-max,
-Algorithm 3) and naive FTNL (Section 5), as policies (:mod:`dpaudit.policies`) with full information.
+Algorithm 3) and naive FTNL (Section 5), as policies (:mod:`dpaudit.bandits.policies`) with full information.
 
 FTNL plays in epochs of doubling length: epoch s covers rounds 2^s .. 2^{s+1} - 1. Epoch 0 (round
 1) plays action 1; epoch s >= 1 plays
@@ -41,7 +41,7 @@ each computed exactly.
 Two paths with one law, both vectorised over runs: :meth:`FollowTheNoisyLeader.decisions` reads each
 epoch's sums directly from the reward table; the protocol (``start``, ``choose``, ``observe``) runs
 Algorithm 2 round by round, accumulating G over the epoch and calling report-noisy-max when the next
-epoch starts. :class:`dpaudit.transcripts.DecisionTranscript` makes either an auditable subject.
+epoch starts. :class:`dpaudit.bandits.transcripts.DecisionTranscript` makes either an auditable subject.
 
 Neighbouring relation (Definition 1): two tables differing in one round's reward vector
 (``ReplaceRewardVector``); every action's epoch sum moves by at most 1, in either direction.
@@ -55,9 +55,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpaudit.distributions import ProductDistribution
+from dpaudit.core.distributions import ProductDistribution
+from dpaudit.core.validation import choice, integer, positive
 from dpaudit.mechanisms.noisy_max import ReportNoisyMax
-from dpaudit.validation import choice, integer, positive
 
 VARIANTS = ("ftnl", "naive")
 #: FTNL's noise scale: Algorithm 3 as printed, or report-noisy-max's usual 2/eps (sums that may move

@@ -1,5 +1,5 @@
 """private-online Algorithm 4: Hybrid-UCB (Hu, Huang & Mehta, Appendix E.2, eqs. 32-35), a bandit
-policy (:mod:`dpaudit.policies`) vectorised over runs.
+policy (:mod:`dpaudit.bandits.policies`) vectorised over runs.
 
 Arm j's pulls are grouped in blocks: block 0 is the initialisation pull; block r >= 1 holds its pulls
 2^r .. 2^{r+1} - 1, stored in an array F^(r) and in a binary tree B^(r) with 2^r leaves. After every
@@ -43,8 +43,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from dpaudit.core.validation import positive
 from dpaudit.mechanisms.hybrid_counter import HybridCounter
-from dpaudit.validation import positive
 
 from .indices import PerPullIndexPolicy
 

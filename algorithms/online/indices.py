@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpaudit.validation import integer
+from dpaudit.core.validation import integer
 
 #: largest look-ahead window of a block certificate (pulls): bounds the (runs, window, K) work arrays
 MAX_WINDOW = 4096

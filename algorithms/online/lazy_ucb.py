@@ -1,5 +1,5 @@
 """private-online Algorithm 1: Anytime-Lazy-UCB (Hu, Huang & Mehta, Section 4.1), a bandit policy
-(:mod:`dpaudit.policies`) vectorised over runs.
+(:mod:`dpaudit.bandits.policies`) vectorised over runs.
 
 Arm j's pulls fill arrays of doubling size 1, 2, 4, ... (array r holds its pulls 2^r .. 2^{r+1} - 1).
 When array r is full the arm's private mean becomes mu~_j = (sum of array r + Lap(1/eps)) / 2^r
@@ -37,8 +37,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from dpaudit.core.validation import positive
 from dpaudit.mechanisms.lazy_laplace import LazyLaplaceArrays, full_arrays
-from dpaudit.validation import positive
 
 from .indices import IndexPolicy
 

@@ -50,7 +50,7 @@ binomials, so they run at larger n.
     delta/log n)) with shuffle-lcb's P_Vec (Theorem C.1's g and b at each block's size) on rows (phi, y)
     in dimension 2; exact on the two blocks of the user that changes, one pair (cost: ~35 s).
 
-Algorithm 4's own privacy (cs-linucb, through :class:`~dpaudit.contextual_transcripts.ContextualTranscript`):
+Algorithm 4's own privacy (cs-linucb, through :class:`~dpaudit.bandits.contextual_transcripts.ContextualTranscript`):
 the CSDP transcript (Sec 3: the concatenation of every shuffler's outputs) is every completed block's label
 counts (P_Vec's shuffled view at the block's (eps/k, delta/k)), in the order the blocks complete, of a run on
 a fixed table of n = 8 users, K = 2 arms (e_1 paying 1, e_2 paying 0, for every user), d = 2. Small because
@@ -107,8 +107,9 @@ import numpy as np
 
 from dpaudit import ApproxDP, SubGaussian, TailBound
 from dpaudit.algorithms.linear.registry import ALGORITHMS
-from dpaudit.contextual_transcripts import ContextualTranscript, fixed_arms
-from dpaudit.domains import Datasets
+from dpaudit.bandits.contextual_transcripts import ContextualTranscript, fixed_arms
+from dpaudit.core.domains import Datasets
+from dpaudit.core.neighbours import ReplaceOne, ReplaceUser, one_changed
 from dpaudit.mechanisms.accounting import advanced_composition_budget
 from dpaudit.mechanisms.concurrent_shuffle import (
     ConcurrentShuffleCounter,
@@ -118,7 +119,6 @@ from dpaudit.mechanisms.concurrent_shuffle import (
     variance_bound,
 )
 from dpaudit.mechanisms.concurrent_tree import BinarySummation, ConcurrentShuffleTree
-from dpaudit.neighbours import ReplaceOne, ReplaceUser, one_changed
 
 from ._suite import suite
 

@@ -14,7 +14,7 @@ Encoded (id -> claim, point):
     (the + 1: the regret is at most T on the event of probability alpha = 1/n where the regularity
     fails), sigma = 1/2 (Bernoulli rewards), lam the algorithm's own for n = T: the algorithm is
     started with n = T users and its lam, beta_t and alpha follow from n, so the bound at T is audited on
-    runs of horizon T, one per recorded T with common random numbers (:mod:`dpaudit.horizons`).
+    runs of horizon T, one per recorded T with common random numbers (:mod:`dpaudit.bandits.horizons`).
   - thm5.1-regret@k1,eps: the rate 1/sqrt(eps) as a rate in eps (exponent -1/2, eps -> 0), k = 1, six
     values eps = 0.9 / 2^i, i = 5..0, one simulation each at n = 1024 (quick) and 2^14 (paper).
   (thmC.3-regret is the appendix's number of the same theorem: these entries are its entries.)

@@ -70,7 +70,7 @@ Mechanism-level privacy (the batch protocol, :class:`dpaudit.mechanisms.Distribu
     is eps-DP, eps in (0, 1): exact, at (eps, n) = (0.5, 16) over searched pairs and (0.9, 1024) on two
     pairs. Its released output is one-to-one with y = (sum x_hat + Lap_Z(g/eps)) mod m, Theorem 1's law.
   - fact3-privacy: Lap_Z(Delta/eps) added to an integer query of sensitivity Delta is eps-DP (N-query:
-    :class:`~dpaudit.neighbours.QueryDistance`, pairs searched over answers in {0, ..., Delta}); at
+    :class:`~dpaudit.core.neighbours.QueryDistance`, pairs searched over answers in {0, ..., Delta}); at
     Theorem 1's (Delta, eps) = (g, eps) = (32, 1) and (4, 0.1). The loss is exactly eps at distance Delta.
   - lem3 (Agarwal et al. 2021): Sk(0, sigma^2) on a sensitivity-Delta integer query is
     (alpha, eps(alpha))-RDP, eps(alpha) = alpha Delta^2/(2 sigma^2) + min{((2 alpha - 1) Delta^2 + 6 Delta)/(4 sigma^4),
@@ -109,8 +109,8 @@ Mechanism-level privacy (the batch protocol, :class:`dpaudit.mechanisms.Distribu
     exactly) is checked exhaustively in tests/test_noise.py.
 
 Algorithm-level privacy (the decision sequence of Algorithm 1, :class:`dpaudit.algorithms.BatchSuccessiveElimination`,
-through :class:`~dpaudit.transcripts.DecisionTranscript`, under dist-mab's relation: one user's reward replaced is
-one round's reward of a reward table, ``ReplaceRewardVector``): K = 2 arms, batches l(b) = 4^b, p = 0.1 (the
+through :class:`~dpaudit.bandits.transcripts.DecisionTranscript`, under dist-mab's relation: one user's reward replaced
+is one round's reward of a reward table, ``ReplaceRewardVector``): K = 2 arms, batches l(b) = 4^b, p = 0.1 (the
 experiments' value; privacy does not depend on p, which only sets tau), horizon T = 425 = 2 (4 + 16 + 64) + 1 + 256,
 decisions at the first round of batch 4 and of its second half (``two_arm_decision_rounds``: they tell which arms
 survived batches 1-3, so the whole decision sequence is a function of them). Exact where the releases give the
@@ -157,8 +157,10 @@ import numpy as np
 
 from dpaudit import ZCDP, PureDP, QueryDistance, RenyiDP, SubExponential, SubGaussian, TailBound
 from dpaudit.algorithms import BatchSuccessiveElimination
-from dpaudit.domains import Box, Datasets
-from dpaudit.laws import LazyLaw
+from dpaudit.bandits.transcripts import DecisionTranscript
+from dpaudit.core.domains import Box, Datasets
+from dpaudit.core.laws import LazyLaw
+from dpaudit.core.neighbours import ReplaceRewardVector, ReplaceUser, one_changed
 from dpaudit.mechanisms import DiscreteLaplaceMechanism, DistributedSum, LocalModularRandomizer, noise
 from dpaudit.mechanisms.distributed_sum import CentralModularSum, IntegerQueryNoise, ShuffleModSum
 from dpaudit.mechanisms.distributed_sum_analysis import (
@@ -174,8 +176,6 @@ from dpaudit.mechanisms.distributed_sum_analysis import (
     theorem2_epsilon,
     theorem4_epsilon_hat,
 )
-from dpaudit.neighbours import ReplaceRewardVector, ReplaceUser, one_changed
-from dpaudit.transcripts import DecisionTranscript
 
 from ._suite import suite
 

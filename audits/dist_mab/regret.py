@@ -30,7 +30,7 @@ in proportion to the pulls: 20 runs at the quick budget.
 **Rates in T** (``@rate-T``): E[Reg(T)] = O(log T) at fixed eps (RegretRate(0, T, log_power=1)) of the
 algorithm the theorem describes, started with horizon T (p = 1/T): one run of each horizon T of 25
 geometric rounds from 10^3 to 10^7 (Theorem 6: from 10^4 to 10^8) in the upper half of the log-range
-(T >= 10^5; 10^6), with common random numbers (:mod:`dpaudit.horizons`). (Read off one run tuned for
+(T >= 10^5; 10^6), with common random numbers (:mod:`dpaudit.bandits.horizons`). (Read off one run tuned for
 10^7, the regret at an earlier round would be that run's regret so far, whose log(1/p) does not grow with
 T.) Regime: at eps = 0.1 (Theorem 6: eps = 0.5) every suboptimal arm has left within about 10^5 rounds
 (Theorem 6: 3 10^5), the lower end of the fitted range.

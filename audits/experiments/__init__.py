@@ -1,10 +1,10 @@
-"""The papers' experiments as presets (:mod:`dpaudit.experiments`), one module per paper, collected
-into :data:`PRESETS` (``paper/figure`` -> :class:`~dpaudit.experiments.Preset`). ``dpaudit simulate``
-reaches them through :func:`dpaudit.experiments.load_presets`; suite discovery skips this package."""
+"""The papers' experiments as presets (:mod:`dpaudit.bandits.experiments`), one module per paper, collected
+into :data:`PRESETS` (``paper/figure`` -> :class:`~dpaudit.bandits.experiments.Preset`). ``dpaudit simulate``
+reaches them through :func:`dpaudit.bandits.experiments.load_presets`; suite discovery skips this package."""
 
 from __future__ import annotations
 
-from dpaudit.experiments import Preset
+from dpaudit.bandits.experiments import Preset
 
 from . import concurrent_shuffle, dist_mab, private_online, shuffle_glm, shuffle_lcb
 

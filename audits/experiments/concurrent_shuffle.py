@@ -2,7 +2,7 @@
 that shows the k-shuffler counter's n^(1/(2k+1))-type summation error and Algorithm 4's regret for
 k = 1 and k = log n. Two entries:
 
-- ``concurrent-shuffle/linucb`` (a :class:`~dpaudit.experiments.Preset`): cumulative pseudo-regret of
+- ``concurrent-shuffle/linucb`` (a :class:`~dpaudit.bandits.experiments.Preset`): cumulative pseudo-regret of
   cs-linucb at k = 1 and k = log n, of its central-tree baseline and of non-private LinUCB, on a
   linear bandit with fresh contexts every round (the paper's setting is adversarial contexts; the
   ``LinearBandit`` paper generator draws them), K = 10, d = 5, n = 2^14, 10 runs, eps = 0.5 and
@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit.algorithms.environments import LinearBandit
-from dpaudit.experiments import Configuration, Curve, Preset
+from dpaudit.bandits.experiments import Configuration, Curve, Preset
 
 PAPER = "concurrent-shuffle"
 EPS, DELTA = 0.5, 0.1

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpaudit.algorithms.environments import BernoulliBandit, GaussianBandit, UniformMeans
-from dpaudit.experiments import Configuration, Curve, Preset
+from dpaudit.bandits.experiments import Configuration, Curve, Preset
 
 PAPER = "dist-mab"
 ARMS = 10

@@ -12,7 +12,7 @@ simulations as the per-eps figures of their setting, run once when run together)
 from __future__ import annotations
 
 from dpaudit.algorithms.environments import BernoulliBandit
-from dpaudit.experiments import Configuration, Curve, PerHorizon, Preset
+from dpaudit.bandits.experiments import Configuration, Curve, PerHorizon, Preset
 
 PAPER = "private-online"
 HORIZON = 2**22

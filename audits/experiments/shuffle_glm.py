@@ -14,7 +14,7 @@ delta = zeta = 0.02 for Private-GLM (Algorithm 2 as the experiments run it, Rema
 from __future__ import annotations
 
 from dpaudit.algorithms.environments.glm import GLMBandit
-from dpaudit.experiments import Configuration, Curve, Preset
+from dpaudit.bandits.experiments import Configuration, Curve, Preset
 
 PAPER = "shuffle-glm"
 RUNS = 10

@@ -15,7 +15,7 @@ LinUCB-SDP-Vec} < LinUCB-LDP of the final regrets (``Preset.ordering``), as an o
 from __future__ import annotations
 
 from dpaudit.algorithms.environments import LinearBandit
-from dpaudit.experiments import Configuration, Curve, Preset
+from dpaudit.bandits.experiments import Configuration, Curve, Preset
 
 PAPER = "shuffle-lcb"
 ARMS = 100

@@ -87,7 +87,7 @@ searched ones:
   - fact2@hybrid-array,eps1,pull14 and @hybrid-tree,eps1,pull14: inequality (7) on the two noises of
     the estimate at pull 14 (3 x Lap(2), 3 x Lap(6)), the step (43) of Lemma 12's proof.
   - thm6@eps1,K2,T31 and @eps0.5,K3,T15 (:class:`~dpaudit.algorithms.online.FollowTheNoisyLeader`
-    through :class:`~dpaudit.transcripts.DecisionTranscript`): FTNL's whole decision sequence over T
+    through :class:`~dpaudit.bandits.transcripts.DecisionTranscript`): FTNL's whole decision sequence over T
     rounds (epochs 0..4, resp. 0..3), at the epoch starts where it can change, an end-to-end audit of
     Theorem 6 (decisions are a product of report-noisy-max laws). Expected refuted (FTNL_REASON):
     1.78 eps with round 8's vector reversed; 1.15 eps found by the search alone at K = 3.
@@ -98,7 +98,7 @@ searched ones:
 
 Algorithm-level privacy (the bandit algorithms' decision sequences, black-box), under Definition 1's
 relation over reward tables (``ReplaceRewardVector``), through
-:class:`~dpaudit.transcripts.DecisionTranscript`: the decisions at every round, one categorical
+:class:`~dpaudit.bandits.transcripts.DecisionTranscript`: the decisions at every round, one categorical
 output per run (the sequence's code sum_t a_t K^(t-1), a one-to-one post-processing). The decisions'
 law is a function of the releases' laws through the adaptive choice of which arm's array or tree
 each round feeds, with no closed form here, so the statistical auditor decides (a lower bound on
@@ -124,8 +124,10 @@ import numpy as np
 
 from dpaudit import LowerBound, ProofStep, PureDP, TailBound
 from dpaudit.algorithms.online import AnytimeLazyUCB, FollowTheNoisyLeader, HybridUCB
-from dpaudit.domains import Box, Datasets
-from dpaudit.laws import LazyLaw
+from dpaudit.bandits.transcripts import DecisionTranscript
+from dpaudit.core.domains import Box, Datasets
+from dpaudit.core.laws import LazyLaw
+from dpaudit.core.neighbours import ReplaceOne, ReplaceRewardVector, one_changed
 from dpaudit.mechanisms import noise
 from dpaudit.mechanisms.hybrid_counter import (
     HybridCounter,
@@ -139,8 +141,6 @@ from dpaudit.mechanisms.online_releases import (
     NaiveEpochLaplace,
     epoch_comparison,
 )
-from dpaudit.neighbours import ReplaceOne, ReplaceRewardVector, one_changed
-from dpaudit.transcripts import DecisionTranscript
 
 from ._suite import suite
 

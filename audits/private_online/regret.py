@@ -159,7 +159,7 @@ from scipy.special import zeta
 from dpaudit import RegretBound, RegretOrder, RegretRate
 from dpaudit.algorithms import ALGORITHMS, BernoulliBandit, BernoulliExperts
 from dpaudit.audits.experiments import private_online as experiments
-from dpaudit.experiments import PerHorizon
+from dpaudit.bandits.experiments import PerHorizon
 
 from ._suite import suite
 

@@ -75,7 +75,8 @@ from dpaudit.algorithms.glm.parameters import (
     criterion_two_optimizer,
     criterion_two_user_view,
 )
-from dpaudit.domains import Datasets
+from dpaudit.core.domains import Datasets
+from dpaudit.core.neighbours import ReplaceUser, one_changed
 from dpaudit.mechanisms.exploration_set import (
     RankOneLeaves,
     SymmetricGaussianTree,
@@ -86,7 +87,6 @@ from dpaudit.mechanisms.pgd_views import BatchRelease, FirstIterationView
 from dpaudit.mechanisms.vector_summation import (
     ShuffledMatrixSummation,
 )
-from dpaudit.neighbours import ReplaceUser, one_changed
 
 from ._suite import suite
 from .summation import DELTA_A1, E1, EPS_A1, KAPPA_A1, T_A1

@@ -26,7 +26,7 @@ Encoded (id -> claim; point; horizons and runs per budget):
     leading terms) on Algorithm 2 as the experiments run it (Private-GLM, Remark A.1's hyperparameters; the
     theorem's own parameters (19)-(21) cannot reach the regime, see below), RegretRate(0.5, log_power=1.5),
     fitted on Table 2's rounds 500-5000 at S = 3, each T from runs started with horizon T (Private-GLM's
-    schedule and noise are planned for T: :mod:`dpaudit.horizons`; quick 2 runs, paper 10). At quick the
+    schedule and noise are planned for T: :mod:`dpaudit.bandits.horizons`; quick 2 runs, paper 10). At quick the
     fitted exponent (log^1.5 divided out) is 0.76 over 500-5000 and -0.07 over its upper half: the regret
     of a run of horizon T rises to about 500 at T = 1000 and stays near 540-580 up to T = 5000 (read off one
     run of horizon 5000 instead: 0.78 and -0.18), so the curve is not in a power regime at T <= 5000 and

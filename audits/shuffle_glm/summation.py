@@ -30,7 +30,8 @@ import math
 import numpy as np
 
 from dpaudit import ApproxDP
-from dpaudit.domains import Box, Datasets
+from dpaudit.core.domains import Box, Datasets
+from dpaudit.core.neighbours import ReplaceUser, one_changed
 from dpaudit.mechanisms.pgd_views import LinearLossTranscript
 from dpaudit.mechanisms.private_gd import PrivateGD
 from dpaudit.mechanisms.vector_summation import (
@@ -38,7 +39,6 @@ from dpaudit.mechanisms.vector_summation import (
     ShuffledMatrixSummation,
     ShuffledVectorSummation,
 )
-from dpaudit.neighbours import ReplaceUser, one_changed
 
 from ._suite import suite
 

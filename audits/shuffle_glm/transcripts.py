@@ -1,6 +1,6 @@
 """shuffle-glm, algorithm level: the registry's JDP-GLM (Algorithm 2) and ShuffleGLM (Algorithm 1) run
 on small tables of users, their own published outputs audited black-box
-(:class:`~dpaudit.contextual_transcripts.ContextualTranscript`) against Theorems 6.2 and 5.1 as printed.
+(:class:`~dpaudit.bandits.contextual_transcripts.ContextualTranscript`) against Theorems 6.2 and 5.1 as printed.
 
 Instance: T = 16 users, K = 2 arms, d = 2; every user sees e_1 paying 1 and e_2 paying 0, but the
 protected one (round 1), whose data a pair changes. Small because each sample is a whole run of the
@@ -61,8 +61,8 @@ import numpy as np
 
 from dpaudit import ApproxDP
 from dpaudit.algorithms.registry import ALGORITHMS
-from dpaudit.contextual_transcripts import ContextualTranscript, fixed_arms
-from dpaudit.neighbours import ReplaceUser
+from dpaudit.bandits.contextual_transcripts import ContextualTranscript, fixed_arms
+from dpaudit.core.neighbours import ReplaceUser
 
 from ._suite import suite
 

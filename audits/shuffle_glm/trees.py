@@ -39,7 +39,8 @@ from functools import partial
 import numpy as np
 
 from dpaudit import ApproxDP, TailBound
-from dpaudit.domains import Box, Datasets
+from dpaudit.core.domains import Box, Datasets
+from dpaudit.core.neighbours import ReplaceUser, one_changed
 from dpaudit.mechanisms import noise
 from dpaudit.mechanisms.exploration_set import (
     RankOneLeaves,
@@ -51,7 +52,6 @@ from dpaudit.mechanisms.exploration_set import (
     tree_depth,
 )
 from dpaudit.mechanisms.tree import BinaryTreeMechanism
-from dpaudit.neighbours import ReplaceUser, one_changed
 
 from ._suite import suite
 from .summation import SEARCH_RANDOM

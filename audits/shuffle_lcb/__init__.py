@@ -74,7 +74,7 @@ experiment's), T = 16 (a full five-level tree).
     (0.8, 0.729) (eps = 1 makes the bound vacuous at k = 4).
 
 Algorithm-level privacy (the private LinUCB variants' own outputs, through
-:class:`~dpaudit.contextual_transcripts.ContextualTranscript`): the registry's policies run on a fixed
+:class:`~dpaudit.bandits.contextual_transcripts.ContextualTranscript`): the registry's policies run on a fixed
 table of T = 16 users, K = 2 arms (e_1 paying 1, e_2 paying 0, the same for every user), d = 2, B = 4
 (M = 4 batches). Small because the audit is black-box: each sample is a whole run of the policy (the
 runs are vectorised, but every output costs T rounds of batched linear algebra), and the views have no
@@ -141,8 +141,9 @@ import numpy as np
 
 from dpaudit import ApproxDP, SubGaussian
 from dpaudit.algorithms.linear.registry import ALGORITHMS
-from dpaudit.contextual_transcripts import ContextualTranscript, FirstBatchView, fixed_arms
-from dpaudit.domains import Box, Datasets
+from dpaudit.bandits.contextual_transcripts import ContextualTranscript, FirstBatchView, fixed_arms
+from dpaudit.core.domains import Box, Datasets
+from dpaudit.core.neighbours import ReplaceUser, one_changed
 from dpaudit.mechanisms import noise
 from dpaudit.mechanisms.central_tree import (
     WORST_ROW_PAIR,
@@ -167,7 +168,6 @@ from dpaudit.mechanisms.shuffle_vec import (
     ShuffledVectorProtocol,
     p_vec_parameters,
 )
-from dpaudit.neighbours import ReplaceUser, one_changed
 
 from ._suite import suite
 

@@ -40,7 +40,7 @@ same range, regret 0.10 T at 10^5). So:
 Batch sizes tuned to T and eps (the corollaries) are written with their O(.) constant 1 and rounded up:
 the rate in eps takes B(eps) per value at the entry's fixed T (named in its point). A rate in T with a
 B tuned to each T is not encoded yet: the harness runs a policy started with T once per recorded T
-(:mod:`dpaudit.horizons`), but the registry's batched algorithms take B as a number, not as a function
+(:mod:`dpaudit.bandits.horizons`), but the registry's batched algorithms take B as a number, not as a function
 of the horizon they are started with; the T-exponents 3/5, 3/4 and 2/3 are the algebra of the
 theorems' dB + B^(-1/4) T^(3/4) (resp. T/sqrt(B)) terms, whose T-part is audited at fixed B
 (thm3.2-regret@T, propF.1-regret@T).

@@ -8,6 +8,9 @@
 - :func:`opendp` (``pip install dpaudit[opendp]``): a measurement and its ``d_in``;
 - :func:`audit`: the exact privacy of the law the parameters define, and a conformance audit that the
   library's samples follow it, where the law is known; a black-box audit of the samples otherwise.
+
+May import the vocabulary, the subject handles and the audit API, and ``dpaudit.mechanisms``' noise laws (by
+name, when a library mechanism's known law is built); the runner and the public face import it.
 """
 
 from ._diffprivlib import diffprivlib

@@ -25,7 +25,7 @@ Known laws (exact privacy plus a conformance audit of the samples):
 ==================  ==========================================================================
 
 The clamped, bounded-domain and staircase laws are piecewise-exponential
-(:mod:`dpaudit.piecewise_exponential`); for the first two the conformance audit tests the outputs
+(:mod:`dpaudit.core.piecewise_exponential`); for the first two the conformance audit tests the outputs
 themselves against the law (its atoms make the Kolmogorov-Smirnov test conservative: its false-failure
 rate stays below alpha). Other mechanisms (``LaplaceFolded``, whose folded density is a sum of
 exponentials on each side of the input, ``GaussianDiscrete``, ``GeometricFolded``, ``PermuteAndFlip``,
@@ -42,10 +42,10 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ..claims import ApproxDP, PureDP
-from ..distributions import FiniteDistribution, GaussianDistribution
-from ..neighbours import QueryDistance, ReplaceOne
-from ..samplers import scalar
+from ..core.claims import ApproxDP, PureDP
+from ..core.distributions import FiniteDistribution, GaussianDistribution
+from ..core.neighbours import QueryDistance, ReplaceOne
+from ..core.samplers import scalar
 from .base import Adapted, Reference
 
 INSTALL = "diffprivlib is not installed: pip install 'dpaudit[diffprivlib]'"

@@ -32,10 +32,10 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ..claims import ZCDP, ApproxDP, PureDP
-from ..distributions import GaussianDistribution, ProductDistribution
-from ..neighbours import AddRemoveOne, QueryDistance, ReplaceOne
-from ..samplers import ScalarSampler
+from ..core.claims import ZCDP, ApproxDP, PureDP
+from ..core.distributions import GaussianDistribution, ProductDistribution
+from ..core.neighbours import AddRemoveOne, QueryDistance, ReplaceOne
+from ..core.samplers import ScalarSampler
 from .base import Adapted, Reference
 
 INSTALL = "OpenDP is not installed: pip install 'dpaudit[opendp]'"
@@ -238,7 +238,7 @@ def opendp(measurement: Any, d_in: Any = 1, *, delta: float | None = None, noise
 def _randomized_response(prob: float, carrier: str, categories: Sequence[Any] | None) -> tuple[Any, Any]:
     """The exact law on the categories' codes (their index in ``categories``; False, True for booleans)
     and its reference for the conformance audit."""
-    from dpaudit.distributions import FiniteDistribution
+    from dpaudit.core.distributions import FiniteDistribution
 
     if categories is None:
         if carrier != "bool":
@@ -283,7 +283,7 @@ DISCRETE_REACH = 1024
 def _discrete_gaussian(law: Any, q: int) -> Any:
     """The exact law of q + N_Z(0, sigma^2) on the window shared by every input within the reach, from the
     closed-form log pmf (accurate in log space however far out)."""
-    from dpaudit.distributions import FiniteDistribution
+    from dpaudit.core.distributions import FiniteDistribution
     from dpaudit.mechanisms.noise._lattice import TABLE_LOG_ERROR
 
     if abs(q) > DISCRETE_REACH:

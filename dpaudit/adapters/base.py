@@ -20,11 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from ..api import audit_privacy, audit_sampler
-from ..claims import Claim
-from ..neighbours import NeighbourRelation
-from ..results import ERROR, REFUTED, AuditResult
-from ..seeding import as_seed_sequence
+from ..api.privacy import audit_privacy
+from ..api.tail import audit_sampler
+from ..core.claims import Claim
+from ..core.neighbours import NeighbourRelation
+from ..core.results import ERROR, REFUTED, AuditResult
+from ..core.seeding import as_seed_sequence
 
 #: a reference for the conformance audit at one input: a law (with cdf, sf, mean, var) and the map
 #: from the mechanism's outputs to that law's variable (the noise: output minus input; or codes)

@@ -10,6 +10,10 @@
 - regret: :class:`RegretBoundAuditor` tests explicit bounds (rigorous lower confidence bounds on
   E[R_T], or Clopper-Pearson on exceedances), :class:`RegretRateAuditor` fits rates,
   :class:`RegretOrderAuditor` tests orderings of algorithms (pairwise at matched seeds, Holm).
+
+May import the vocabulary (:mod:`dpaudit.core`, :mod:`dpaudit.stats`), the subject handles, the exact engines
+(:mod:`dpaudit.exact`) and the bandit wing's protocols and engine; the API, the suites and the reports
+import them.
 """
 
 from .base import Auditor, Finding, RegretSubject, Support, TailSubject, Undecided

@@ -1,6 +1,6 @@
 """The auditor protocol: what every auditor answers, and what it returns.
 
-An auditor is asked two things, in this order, by :mod:`dpaudit.driver`:
+An auditor is asked two things, in this order, by :mod:`dpaudit.api.driver`:
 
 - :meth:`Auditor.supports` (subject, claim) -> :class:`Support`: whether it can audit this claim
   about this subject, and whether it then always ends in a verdict. It is answered by the same code
@@ -14,7 +14,7 @@ An auditor is asked two things, in this order, by :mod:`dpaudit.driver`:
   confidence to spend, and reports an error otherwise.
 
 The subject an auditor sees is already checked by its family's entry point: a
-:class:`~dpaudit.subjects.Mechanism` for privacy auditors, a :class:`TailSubject` for tail and
+:class:`~dpaudit.core.subjects.Mechanism` for privacy auditors, a :class:`TailSubject` for tail and
 conformance auditors, a :class:`RegretSubject` for regret auditors.
 """
 
@@ -24,8 +24,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..errors import UnsupportedAudit
-from ..results import Finding
+from ..core.errors import UnsupportedAudit
+from ..core.results import Finding
 
 DECIDES, ATTEMPTS, NO = "decides", "attempts", "no"
 
@@ -102,7 +102,7 @@ class Auditor(ABC):
 @dataclass(frozen=True)
 class TailSubject:
     """A random variable as the tail and conformance auditors see it: its exact law if it has one
-    (:func:`dpaudit.laws.as_law`), and a sampler ``f(size, rng)``."""
+    (:func:`dpaudit.core.laws.as_law`), and a sampler ``f(size, rng)``."""
 
     law: Any
     sampler: Any
@@ -111,10 +111,10 @@ class TailSubject:
 
 @dataclass(frozen=True)
 class RegretSubject:
-    """An algorithm as the regret auditors see it: a policy (:mod:`dpaudit.policies`) and an
-    environment (:mod:`dpaudit.environments`), or, for a rate in a parameter (eps, d, K, n), ``make``:
+    """An algorithm as the regret auditors see it: a policy (:mod:`dpaudit.bandits.policies`) and an
+    environment (:mod:`dpaudit.bandits.environments`), or, for a rate in a parameter (eps, d, K, n), ``make``:
     value -> (policy, environment), one pair per value of the parameter. ``params`` are the named
-    parameters a :class:`~dpaudit.claims.RegretBound`'s function may take (eps, d, K, n, gaps);
+    parameters a :class:`~dpaudit.core.claims.RegretBound`'s function may take (eps, d, K, n, gaps);
     ``cache_dir`` where simulations are cached on disk (None: in memory only)."""
 
     policy: Any
@@ -133,8 +133,8 @@ class RegretSubject:
     def simulate(self, horizon: int, runs: int, seed: Any, grid: Any = None, value: float | None = None,
                  workers: int = 1) -> Any:
         """:func:`dpaudit.simulate` of the subject (at ``value`` of the rate's variable if given), through
-        the simulation cache (:mod:`dpaudit.simulation_cache`; on disk in ``cache_dir`` if set)."""
-        from ..simulation_cache import cached_simulate
+        the simulation cache (:mod:`dpaudit.bandits.cache`; on disk in ``cache_dir`` if set)."""
+        from ..bandits.cache import cached_simulate
 
         policy, environment = (self.policy, self.environment) if value is None else self.at(value)
         return cached_simulate(policy, environment, horizon, runs, seed, grid=grid, workers=workers,
@@ -143,9 +143,9 @@ class RegretSubject:
     def simulate_horizons(self, horizons: Any, runs: int, seed: Any, reading: str = "horizon",
                           workers: int = 1) -> Any:
         """The regret at every round of ``horizons`` read as the claim means it: from one run to the last
-        of them for an anytime policy, else from one run of each horizon (:mod:`dpaudit.horizons`), each
+        of them for an anytime policy, else from one run of each horizon (:mod:`dpaudit.bandits.horizons`), each
         through :meth:`simulate`."""
-        from ..horizons import simulate_horizons
+        from ..bandits.horizons import simulate_horizons
 
         return simulate_horizons(lambda T, grid: self.simulate(T, runs, seed, grid=grid, workers=workers),
                                  self.policy, horizons, reading)

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..claims import ZCDP, ApproxDP, Claim, PureDP, RenyiDP
-from ..errors import UnsupportedAudit
+from ..core.claims import ZCDP, ApproxDP, Claim, PureDP, RenyiDP
+from ..core.errors import UnsupportedAudit
 from ..stats import binomial_confidence_sequence, binomial_interval, binomial_lower, binomial_upper
 
 RHO_ORDERS = np.concatenate([np.geomspace(1.001, 2.0, 40), np.geomspace(2.0, 1e4, 160)[1:]])

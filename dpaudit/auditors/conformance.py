@@ -43,9 +43,9 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ..claims import Claim, Conforms
-from ..laws import Law
-from ..results import NOT_REFUTED, REFUTED, Statistic
+from ..core.claims import Claim, Conforms
+from ..core.laws import Law
+from ..core.results import NOT_REFUTED, REFUTED, Statistic
 from .base import Auditor, Finding, Support, TailSubject
 
 DEFAULT_ALPHA = 1e-6
@@ -211,7 +211,7 @@ def _one_point_test(law: Law, x: np.ndarray) -> dict[str, Any]:
 
 class ConformanceAuditor(Auditor):
     """Tests a sampler's outputs against its exact reference law (module docstring). The claim is a
-    :class:`~dpaudit.claims.Conforms`; the subject's law is the reference and its sampler the one
+    :class:`~dpaudit.core.claims.Conforms`; the subject's law is the reference and its sampler the one
     tested. The false-failure rate is ``alpha`` per audit (1 - the audit's confidence)."""
 
     name = "conformance"

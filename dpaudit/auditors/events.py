@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import MechanismError
+from ..core.errors import MechanismError
 
 MAX_DISCRETE_VALUES = 4096  # up to this many distinct scalar values, every value is a threshold
 QUANTILE_LEVELS = 256

@@ -37,14 +37,14 @@ from typing import Any
 import numpy as np
 
 from .. import exact
-from ..claims import ZCDP, ApproxDP, Claim, PureDP, RenyiDP
-from ..distributions import FiniteDistribution, GaussianDistribution, ProductDistribution, as_exact_distribution
-from ..errors import UnsupportedAudit
+from ..core.claims import ZCDP, ApproxDP, Claim, PureDP, RenyiDP
+from ..core.distributions import FiniteDistribution, GaussianDistribution, ProductDistribution, as_exact_distribution
+from ..core.errors import UnsupportedAudit
+from ..core.piecewise_exponential import PiecewiseExponentialDistribution
+from ..core.results import NOT_REFUTED, REFUTED, VERIFIED, Statistic
+from ..core.subjects import Mechanism
 from ..exact import Enclosure
 from ..exact.loss import point_value
-from ..piecewise_exponential import PiecewiseExponentialDistribution
-from ..results import NOT_REFUTED, REFUTED, VERIFIED, Statistic
-from ..subjects import Mechanism
 from .base import Auditor, Finding, Support, Undecided
 
 INF = math.inf

@@ -3,14 +3,14 @@
 A policy may offer ``exact_regret(environment, rounds, horizon)``: its expected pseudo-regret at each
 of ``rounds`` when it runs for ``horizon`` rounds on ``environment`` (an array of the rounds' shape),
 computed from the laws of its decisions rather than simulated, raising
-:class:`~dpaudit.errors.UnsupportedAudit` for an environment it cannot treat exactly. That is the
+:class:`~dpaudit.core.errors.UnsupportedAudit` for an environment it cannot treat exactly. That is the
 case of lazy and elimination algorithms whose decisions depend on a few noisy releases on a small
 instance: explore-then-commit (:class:`dpaudit.testing.ExploreThenCommit`) and DP-SE on two Bernoulli
 arms (:class:`dpaudit.algorithms.mab.dp_se.DPSuccessiveElimination`: its epochs use fresh rewards,
 so each epoch's elimination is an independent event whose probability is an exact sum over the
 binomial law of the reward sums and the Laplace law of the noise).
 
-For a policy started with its horizon (:mod:`dpaudit.horizons`) E[R_T] is computed for a run of horizon
+For a policy started with its horizon (:mod:`dpaudit.bandits.horizons`) E[R_T] is computed for a run of horizon
 T at every recorded T; for an anytime one, at every recorded round of a run of the largest horizon.
 A bound E[R_T] <= f(T) is then decided with no sampling: verified when it holds at every round of the
 grid, refuted at the first round where it fails (the witness), up to floating-point rounding (a
@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from ..claims import Claim, RegretBound
-from ..environments import bernoulli_means
-from ..errors import UnsupportedAudit
-from ..results import REFUTED, VERIFIED, Statistic
+from ..bandits.environments import bernoulli_means
+from ..core.claims import Claim, RegretBound
+from ..core.errors import UnsupportedAudit
+from ..core.results import REFUTED, VERIFIED, Statistic
 from ..stats import difference_pmf
 from .base import Auditor, Finding, RegretSubject, Support
 
@@ -54,8 +54,8 @@ class ExactRegretAuditor(Auditor):
 
     def audit(self, subject: RegretSubject, claim: RegretBound, *, horizons: np.ndarray, regret: str = "pseudo",
               reading: str = "horizon", **_: Any) -> Finding:
-        from ..horizons import reading_of
-        from ..simulation import PER_HORIZON
+        from ..bandits.horizons import reading_of
+        from ..bandits.simulation import PER_HORIZON
 
         self.require(subject, claim)
         if regret != "pseudo":
@@ -63,7 +63,7 @@ class ExactRegretAuditor(Auditor):
         grid = np.asarray(horizons, dtype=np.int64)
         mode, why = reading_of(subject.policy, reading)
         policy = subject.policy
-        if mode == PER_HORIZON:  # E[R_T] of a run started with horizon T, at every T (dpaudit.horizons)
+        if mode == PER_HORIZON:  # E[R_T] of a run started with horizon T, at every T (dpaudit.bandits.horizons)
             exact = np.array([np.asarray(policy.exact_regret(subject.environment, [T], int(T)), dtype=float).ravel()[0]
                               for T in grid])
             rounds = f"E[R_T] of a run of horizon T, at each of the {grid.size} recorded rounds"

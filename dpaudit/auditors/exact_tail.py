@@ -39,10 +39,10 @@ from typing import Any
 
 import numpy as np
 
-from ..claims import Claim, SubExponential, SubGaussian, TailBound, TailClaim
-from ..errors import UnsupportedAudit
-from ..laws import Law
-from ..results import NOT_REFUTED, REFUTED, VERIFIED, Statistic
+from ..core.claims import Claim, SubExponential, SubGaussian, TailBound, TailClaim
+from ..core.errors import UnsupportedAudit
+from ..core.laws import Law
+from ..core.results import NOT_REFUTED, REFUTED, VERIFIED, Statistic
 from .base import Auditor, Finding, Support, TailSubject, Undecided
 from .tail_plots import implied_label, law_cgf_plot, law_tail_plot
 

@@ -1,9 +1,9 @@
 """The lower-bound auditor: a lower-bound theorem's proof steps, computed exactly, and its bound held
 against every implemented algorithm of the stated class on the hard instance.
 
-A :class:`~dpaudit.claims.LowerBound` is checked in two parts.
+A :class:`~dpaudit.core.claims.LowerBound` is checked in two parts.
 
-1. **Proof steps.** Every :class:`~dpaudit.claims.ProofStep` is evaluated at the claim's parameters
+1. **Proof steps.** Every :class:`~dpaudit.core.claims.ProofStep` is evaluated at the claim's parameters
    (both sides, on the step's grid where it quantifies over one). A step fails when its relation is
    violated by more than the rounding tolerance (``tolerance`` times the larger side); the claim is
    then refuted exactly, and the witness names the step, the grid point and both sides. A step that
@@ -47,9 +47,9 @@ from typing import Any
 
 import numpy as np
 
-from ..claims import LowerBound, ProofStep
-from ..errors import UnsupportedAudit
-from ..results import NOT_REFUTED, REFUTED, VERIFIED, Finding, Statistic
+from ..core.claims import LowerBound, ProofStep
+from ..core.errors import UnsupportedAudit
+from ..core.results import NOT_REFUTED, REFUTED, VERIFIED, Finding, Statistic
 from ..stats import binomial_upper, bounded_mean_lower
 from .base import Auditor, Support
 
@@ -61,7 +61,7 @@ DEFAULT_TOLERANCE = 1e-12
 class Contender:
     """An algorithm held to a lower bound.
 
-    ``policy`` follows :mod:`dpaudit.policies`' protocol; ``label`` names it in the record.
+    ``policy`` follows :mod:`dpaudit.bandits.policies`' protocol; ``label`` names it in the record.
     ``privacy`` says what was checked about its membership of the claim's class (e.g. the suite
     entry that verifies its privacy); ``in_class`` is True where that check verified it, None where
     it was not verified (a beaten bound then implicates the algorithm's privacy or the bound), and
@@ -243,7 +243,7 @@ class LowerBoundAuditor(Auditor):
 
     def _hold(self, claim: LowerBound, c: Contender, environments: list[Any], member_seeds: list[Any], runs: int,
               level: float, tolerance: float, workers: int) -> dict[str, Any]:
-        from ..simulation import simulate
+        from ..bandits.simulation import simulate
 
         point = {**claim.parameters, **c.parameters}
         outside = [s for s in claim.conditions if evaluate_step(s, point, tolerance)["status"] == "fails"]
@@ -299,7 +299,7 @@ def _fmt_point(params: Mapping[str, Any]) -> str:
 
 
 def _seed_sequence(seed: Any) -> np.random.SeedSequence:
-    from ..seeding import as_seed_sequence
+    from ..core.seeding import as_seed_sequence
 
     return as_seed_sequence(seed)
 

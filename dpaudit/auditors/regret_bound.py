@@ -3,7 +3,7 @@
 The subject's regret is recorded at every T of the grid over R independent runs
 (:func:`dpaudit.simulate`): read from one run to the largest horizon for an anytime policy, and from
 one run of each horizon T for a policy that is started with its horizon and uses it
-(:mod:`dpaudit.horizons`; ``reading="figure"`` reads one run whatever the policy, as a figure plots
+(:mod:`dpaudit.bandits.horizons`; ``reading="figure"`` reads one run whatever the policy, as a figure plots
 it). Per run the regret at round T lies in a range known before the simulation, so the bounds below
 are rigorous for every law of the regret, without a normal approximation:
 
@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from ..claims import Claim, RegretBound
-from ..results import NOT_REFUTED, REFUTED, Statistic
+from ..core.claims import Claim, RegretBound
+from ..core.results import NOT_REFUTED, REFUTED, Statistic
 from ..stats import binomial_lower, bonferroni, bounded_mean_lower
 from .base import Auditor, Finding, RegretSubject, Support
 
@@ -84,7 +84,7 @@ class RegretBoundAuditor(Auditor):
               horizons: np.ndarray, runs: int, regret: str = "pseudo", reading: str = "horizon", workers: int = 1,
               **_: Any) -> Finding:
         """Simulate ``runs`` runs at ``horizons`` (module docstring) and test the bound at every one of them."""
-        from ..horizons import describe
+        from ..bandits.horizons import describe
 
         self.require(subject, claim)
         if regret not in REGRET_KINDS:

@@ -1,11 +1,11 @@
-"""Orderings of algorithms by regret (:class:`~dpaudit.claims.RegretOrder`): pairwise one-sided tests
+"""Orderings of algorithms by regret (:class:`~dpaudit.core.claims.RegretOrder`): pairwise one-sided tests
 at matched seeds, Holm-corrected.
 
 Every series of the subject (an algorithm, or the difference of two) is simulated on one environment
 with one seed, so all series see the same rewards in every run (common random numbers: the
 environment and the policy draw from separate streams, :func:`dpaudit.simulate`), and the runs pair
 up. With ``at="grid"`` a policy that is started with its horizon and uses it is run once per recorded
-round T, started with T (:mod:`dpaudit.horizons`; ``reading="figure"`` reads one run instead, as a
+round T, started with T (:mod:`dpaudit.bandits.horizons`; ``reading="figure"`` reads one run instead, as a
 paper's figure plots regret against t); ``at="final"`` needs only the run of the last horizon. For
 each pair (a, b) the claim orders, E[R(a)] <= E[R(b)], and each tested round T (the last
 recorded one, or every one with ``at="grid"``), the per-run differences D = R_T(a) - R_T(b) are
@@ -37,8 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from ..claims import Claim, RegretOrder
-from ..results import NOT_REFUTED, REFUTED, Statistic
+from ..core.claims import Claim, RegretOrder
+from ..core.results import NOT_REFUTED, REFUTED, Statistic
 from ..stats import bounded_mean_lower, bounded_mean_pvalue, holm
 from .base import Auditor, Finding, Support
 from .regret_bound import REGRET_KINDS, regret_range
@@ -96,8 +96,8 @@ class RegretOrderAuditor(Auditor):
               horizons: np.ndarray, runs: int, regret: str = "pseudo", test: str = "t", reading: str = "horizon",
               workers: int = 1, **_: Any) -> Finding:
         """Simulate every series with the same seed and test each claimed pair (module docstring)."""
-        from ..horizons import check_reading, describe, simulate_horizons
-        from ..simulation_cache import cached_simulate
+        from ..bandits.cache import cached_simulate
+        from ..bandits.horizons import check_reading, describe, simulate_horizons
 
         self.require(subject, claim)
         if regret not in REGRET_KINDS:
@@ -107,7 +107,7 @@ class RegretOrderAuditor(Auditor):
         grid = np.asarray(horizons, dtype=np.int64)
         # only the last round is claimed at="final": its run of horizon T is the one run to T, whose other
         # rounds are the plot's curves; at="grid" claims every round, each from runs of its own horizon
-        # for a horizon-aware policy (dpaudit.horizons)
+        # for a horizon-aware policy (dpaudit.bandits.horizons)
         reading = "figure" if claim.at == "final" else check_reading(reading)
 
         def simulate(policy: Any) -> Any:

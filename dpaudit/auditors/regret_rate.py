@@ -2,7 +2,7 @@
 
 **Data.** For v = T: the mean regret over runs at the recorded rounds, from one simulation to the
 largest horizon for an anytime policy, or from one run of each fitted horizon T for a policy started
-with T (:mod:`dpaudit.horizons`); the fit uses the grid's *asymptotic part*, the rounds in the upper
+with T (:mod:`dpaudit.bandits.horizons`); the fit uses the grid's *asymptotic part*, the rounds in the upper
 ``asymptotic`` share (default 1/2) of its log-range, i.e. T >= sqrt(T_min T_max) by default. For v = eps, d,
 K or n: one simulation per value (the same seed for every value: common random numbers), the mean
 regret at the horizon; every value is fitted (the values given are the range the claim is about).
@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from ..claims import Claim, RegretRate
-from ..horizons import describe, reading_of
-from ..results import NOT_REFUTED, REFUTED, Statistic
-from ..simulation import PER_HORIZON
+from ..bandits.horizons import describe, reading_of
+from ..bandits.simulation import PER_HORIZON
+from ..core.claims import Claim, RegretRate
+from ..core.results import NOT_REFUTED, REFUTED, Statistic
 from .base import Auditor, Finding, RegretSubject, Support
 from .regret_bound import REGRET_KINDS
 
@@ -86,7 +86,7 @@ class RegretRateAuditor(Auditor):
         if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 100:
             raise ValueError(f"bootstrap must be an integer >= 100, got {bootstrap!r}")
         # the simulation takes the audit's seed itself, so that a bound and a rate about the same simulation
-        # share it (dpaudit.simulation_cache); the bootstrap draws from a child no simulation block uses
+        # share it (dpaudit.bandits.cache); the bootstrap draws from a child no simulation block uses
         sim_seed = seed
         boot_seed = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, BOOTSTRAP_STREAM))
         notes: list[str] = []
@@ -98,7 +98,7 @@ class RegretRateAuditor(Auditor):
             grid = rounds.astype(float)
             lo, hi = math.log(grid[0]), math.log(grid[-1])
             keep = np.log(grid) >= lo + (1 - asymptotic) * (hi - lo) - 1e-12
-            # a horizon-aware policy is run once per fitted round (dpaudit.horizons); an anytime one once to
+            # a horizon-aware policy is run once per fitted round (dpaudit.bandits.horizons); an anytime one once to
             # the last round, recording every round (so a bound and a rate about it share the simulation)
             per_horizon = reading_of(subject.policy, reading)[0] == PER_HORIZON
             rule = (f"rounds in the upper {asymptotic:g} of the grid's log-range (T >= {grid[keep][0]:g}) "

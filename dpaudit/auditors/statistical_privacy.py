@@ -40,10 +40,10 @@ from typing import Any
 
 import numpy as np
 
-from ..claims import ApproxDP, Claim, PureDP
-from ..results import NOT_REFUTED, REFUTED, Statistic
+from ..core.claims import ApproxDP, Claim, PureDP
+from ..core.results import NOT_REFUTED, REFUTED, Statistic
+from ..core.subjects import Mechanism
 from ..stats import binomial_lower, binomial_upper
-from ..subjects import Mechanism
 from .base import Auditor, Finding, Support
 from .bounds import SUPPORTED, certify
 from .events import FAMILIES, Candidates, as_features, candidates, default_families

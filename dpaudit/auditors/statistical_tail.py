@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..claims import Claim, TailBound, TailClaim
-from ..results import NOT_REFUTED, REFUTED, Statistic
+from ..core.claims import Claim, TailBound, TailClaim
+from ..core.results import NOT_REFUTED, REFUTED, Statistic
 from ..stats import binomial_lower, bonferroni
 from .base import Auditor, Finding, Support, TailSubject
 from .tail_plots import sample_cgf_plot, sample_tail_plot

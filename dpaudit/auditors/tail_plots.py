@@ -1,4 +1,4 @@
-"""Plot data of the tail auditors, drawn by :mod:`dpaudit.plots`:
+"""Plot data of the tail auditors, drawn by :mod:`dpaudit.reports.plots`:
 
 - ``"tail"``: the tail the verdict rests on (a law's exact P(|Y| >= t), or the empirical one of the
   confirmation samples with a DKW band and the auditor's own lower bounds) against the claimed bound
@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from ..claims import SubExponential, SubGaussian, TailBound
-from ..laws import Law
+from ..core.claims import SubExponential, SubGaussian, TailBound
+from ..core.laws import Law
 
 GRID_POINTS = 241
 #: a lattice law's jump points are added to the grid (so its steps are exact) when there are at most this many

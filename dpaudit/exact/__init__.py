@@ -1,7 +1,7 @@
 """Exact privacy quantities of a mechanism's output distributions, as rigorous enclosures.
 
 For two output distributions P = M(d0) and Q = M(d1), each a scalar distribution or a
-:class:`~dpaudit.distributions.ProductDistribution` of independent coordinates, this module computes:
+:class:`~dpaudit.core.distributions.ProductDistribution` of independent coordinates, this module computes:
 
 - :func:`pure_epsilon`: sup |log P/Q| (both directions), with where it is attained;
 - :func:`privacy_profile`: the hockey-stick divergence delta(eps) = sup_S P(S) - e^eps Q(S);
@@ -9,16 +9,18 @@ For two output distributions P = M(d0) and Q = M(d1), each a scalar distribution
 - :func:`zcdp_rho`: sup over alpha > 1 of D_alpha(P || Q) / alpha.
 
 Every function returns :class:`~dpaudit.exact.enclosure.Enclosure` objects (lo <= true <= hi with
-exact rational end points). Supported coordinate types: :class:`~dpaudit.distributions.FiniteDistribution`,
-:class:`~dpaudit.distributions.GaussianDistribution`, log-piecewise-linear densities
-(:class:`~dpaudit.distributions.LogLinearDistribution`, or anything with ``exact_distribution()``, such as
+exact rational end points). Supported coordinate types: :class:`~dpaudit.core.distributions.FiniteDistribution`,
+:class:`~dpaudit.core.distributions.GaussianDistribution`, log-piecewise-linear densities
+(:class:`~dpaudit.core.distributions.LogLinearDistribution`, or anything with ``exact_distribution()``, such as
 ``dpaudit.mechanisms.Laplace``) and piecewise-exponential laws with atoms and periodic tails
-(:class:`~dpaudit.piecewise_exponential.PiecewiseExponentialDistribution`: clamped and bounded-domain
+(:class:`~dpaudit.core.piecewise_exponential.PiecewiseExponentialDistribution`: clamped and bounded-domain
 Laplace noise, the staircase mechanism). Coordinates whose two distributions are identical contribute
 nothing and are dropped first. Pure epsilon and Renyi divergences add over coordinates; delta of a
 product is computed in closed form for Gaussians and through the privacy-loss distribution for
 finite coordinates, alone or together with equal-variance Gaussians; other mixtures raise
-:class:`~dpaudit.errors.UnsupportedAudit`.
+:class:`~dpaudit.core.errors.UnsupportedAudit`.
+
+Imports only the vocabulary (:mod:`dpaudit.core`, :mod:`dpaudit.stats`); the auditors import it.
 """
 
 from __future__ import annotations
@@ -28,9 +30,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..distributions import FiniteDistribution, GaussianDistribution, ProductDistribution, as_exact_distribution
-from ..errors import MechanismError, UnsupportedAudit
-from ..piecewise_exponential import PiecewiseExponentialDistribution
+from ..core.distributions import FiniteDistribution, GaussianDistribution, ProductDistribution, as_exact_distribution
+from ..core.errors import MechanismError, UnsupportedAudit
+from ..core.piecewise_exponential import PiecewiseExponentialDistribution
 from . import finite, gaussian, loglinear, piecewise, rho
 from .enclosure import Enclosure
 from .loss import ZERO, LossRange, PureEpsilon, pure_epsilon_of

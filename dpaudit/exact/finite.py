@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ..distributions import FiniteDistribution
-from ..errors import MechanismError
+from ..core.distributions import FiniteDistribution
+from ..core.errors import MechanismError
 from .enclosure import Enclosure
 from .loss import LossRange
 

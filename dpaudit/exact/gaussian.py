@@ -25,7 +25,7 @@ import mpmath
 from mpmath import libmp
 from mpmath.ctx_mp import MPContext
 
-from ..distributions import GaussianDistribution, exact
+from ..core.distributions import GaussianDistribution, exact
 from .enclosure import Enclosure
 from .loss import LossRange
 

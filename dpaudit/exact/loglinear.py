@@ -30,8 +30,8 @@ from typing import Any
 
 from mpmath.ctx_iv import MPIntervalContext
 
-from ..distributions import LogConstant, LogLinearDistribution
-from ..errors import MechanismError
+from ..core.distributions import LogConstant, LogLinearDistribution
+from ..core.errors import MechanismError
 from .enclosure import Enclosure
 from .loss import LossRange
 

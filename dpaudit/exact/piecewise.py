@@ -1,4 +1,4 @@
-"""Exact privacy quantities of two piecewise-exponential distributions (:mod:`dpaudit.piecewise_exponential`):
+"""Exact privacy quantities of two piecewise-exponential distributions (:mod:`dpaudit.core.piecewise_exponential`):
 clamped and bounded-domain Laplace noise, the staircase mechanism.
 
 The two densities are cut at the pieces of both over a window that holds every explicit piece of
@@ -9,7 +9,7 @@ location (an atom of P where Q has none is an infinite loss). Tails: when both d
 one period scaled by the same ratio r on a side (a location family such as the staircase), the pair
 repeats too past the window: the loss over one period is the loss over all of them, and delta's and
 the Renyi integrals' contributions of the first period beyond the window are multiplied by
-1 / (1 - r). Tails that differ are not analysed (:class:`~dpaudit.errors.UnsupportedAudit`).
+1 / (1 - r). Tails that differ are not analysed (:class:`~dpaudit.core.errors.UnsupportedAudit`).
 
 Every result is a rigorous enclosure: rational parts are exact, constants are evaluated in mpmath
 interval arithmetic (256 bits).
@@ -25,8 +25,8 @@ from typing import Any
 
 from mpmath.ctx_iv import MPIntervalContext
 
-from ..errors import UnsupportedAudit
-from ..piecewise_exponential import PeriodicTail, PiecewiseExponentialDistribution, Segment
+from ..core.errors import UnsupportedAudit
+from ..core.piecewise_exponential import PeriodicTail, PiecewiseExponentialDistribution, Segment
 from .enclosure import Enclosure
 from .loglinear import (
     Piece,

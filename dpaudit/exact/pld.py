@@ -29,7 +29,7 @@ from scipy import fft as sp_fft
 from scipy.signal import fftconvolve
 from scipy.special import log_ndtr
 
-from ..distributions import FiniteDistribution
+from ..core.distributions import FiniteDistribution
 from .enclosure import Enclosure
 from .finite import U, align, positive_sum
 

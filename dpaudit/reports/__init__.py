@@ -1,11 +1,15 @@
-"""Reports rendered from a results document: ``report.md``, ``report.html``, ``junit.xml``."""
+"""Reports rendered from a results document: ``report.md``, ``report.html``, ``junit.xml``; the evidence plots
+(:mod:`~dpaudit.reports.plots`) and the comparison of two runs (:mod:`~dpaudit.reports.compare`).
+
+May import the vocabulary, the subject handles and the auditors' findings; the runner and the CLI import it.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from ..files import atomic_write, load_results
+from ..core.files import atomic_write, load_results
 from .html import render_html
 from .junit import render_junit
 from .markdown import render_markdown

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..files import load_results
-from ..results import ERROR, EXPECTED_REFUTATION, NOT_REPRODUCED, UNEXPECTED_REFUTATION, AuditResult
+from ..core.files import load_results
+from ..core.results import ERROR, EXPECTED_REFUTATION, NOT_REPRODUCED, UNEXPECTED_REFUTATION, AuditResult
 
 #: outcomes that make ``dpaudit run`` exit non-zero; a claim reaching one of them has newly failed
 FAILING = (UNEXPECTED_REFUTATION, NOT_REPRODUCED, ERROR)
@@ -38,7 +38,7 @@ class Run:
 
     @classmethod
     def from_document(cls, document: dict[str, Any], source: str) -> Run:
-        """The run of a results document (as :func:`dpaudit.files.load_results` returns it); a record
+        """The run of a results document (as :func:`dpaudit.core.files.load_results` returns it); a record
         that cannot be read, or two records of one claim, raise :class:`ValueError` naming ``source``."""
         records: dict[str, AuditResult] = {}
         for index, raw in enumerate(document.get("records", [])):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from ..results import ERROR, EXPECTED_REFUTATION, NOT_REPRODUCED, UNEXPECTED_REFUTATION
+from ..core.results import ERROR, EXPECTED_REFUTATION, NOT_REPRODUCED, UNEXPECTED_REFUTATION
 from .summary import by_paper, statistic_text, witness_text
 
 

@@ -7,8 +7,8 @@ import re
 from collections import Counter, defaultdict
 from typing import Any
 
-from ..claim_ids import PAPERS
-from ..results import OUTCOMES, VERDICTS, Statistic, number_from_json
+from ..core.claim_ids import PAPERS
+from ..core.results import OUTCOMES, VERDICTS, Statistic, number_from_json
 
 SUMMARY_COLUMNS = ("claims", *VERDICTS, "unexpected")
 UNEXPECTED = ("unexpected-refutation", "not-reproduced")

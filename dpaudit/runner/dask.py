@@ -20,7 +20,7 @@ import logging
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..errors import UsageError
+from ..core.errors import UsageError
 
 INSTALL = "running on a Dask cluster needs distributed: pip install 'dpaudit[dask]'"
 #: times a local cluster reruns a task whose worker died, before the claim is recorded as an error

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
-from ..errors import UsageError
+from ..core.errors import UsageError
 
 
 class Executor(Protocol):

@@ -14,7 +14,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from ..errors import UsageError
+from ..core.errors import UsageError
 
 LOCK_NAME = ".dpaudit.lock"
 

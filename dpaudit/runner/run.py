@@ -11,13 +11,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
-from ..files import atomic_write
+from ..core.errors import UsageError
+from ..core.files import atomic_write
+from ..core.results import ERROR, NOT_REPRODUCED, UNEXPECTED_REFUTATION, AuditResult
+from ..core.seeding import check_seed, claim_seed_sequence
 from ..reports import write_reports
-from ..results import ERROR, NOT_REPRODUCED, UNEXPECTED_REFUTATION, AuditResult
-from ..seeding import check_seed, claim_seed_sequence
 from ..stats import bonferroni
-from ..suite import BUDGETS, Entry, RunContext, load_suites, select
+from ..suite.budgets import BUDGETS
+from ..suite.discovery import load_suites, select
+from ..suite.entries import Entry, RunContext
 from .executors import Executor, ProcessExecutor, make_executor
 from .interrupts import signals_held, stop_on_signals
 from .lock import OutputLock, prepare_output_dir
@@ -28,7 +30,7 @@ from .worker import ClaimOutcome, ClaimTask, error_record, run_claim
 REPORT_INTERVAL = 2.0  # seconds between re-renders of the reports while claims finish
 
 
-#: where a run keeps its simulations (:mod:`dpaudit.simulation_cache`), inside its output folder
+#: where a run keeps its simulations (:mod:`dpaudit.bandits.cache`), inside its output folder
 SIMULATION_CACHE = Path(".cache") / "simulations"
 
 #: where the claims' plots go; every file in it is listed by one record of results.json

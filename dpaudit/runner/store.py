@@ -1,4 +1,4 @@
-"""``results.json``: the run's records, rewritten atomically (:func:`dpaudit.files.atomic_write`)
+"""``results.json``: the run's records, rewritten atomically (:func:`dpaudit.core.files.atomic_write`)
 after every finished claim, so a run killed at any moment leaves a complete, valid file holding
 every claim that had finished. Records are kept sorted by claim id, so the file does not depend on the order in
 which workers finish.
@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
-from ..files import atomic_write, load_results
-from ..results import ERROR, SCHEMA, SCHEMA_VERSION
+from ..core.files import atomic_write, load_results
+from ..core.results import ERROR, SCHEMA, SCHEMA_VERSION
 
 #: the run options a resumed run must share with the run it resumes, with their command-line flags
 RUN_OPTIONS = (("seed", "--seed"), ("budget", "--budget"), ("alpha", "--alpha"))

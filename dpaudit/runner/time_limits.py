@@ -22,7 +22,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from ..errors import AuditTimeout
+from ..core.errors import AuditTimeout
 
 T = TypeVar("T")
 

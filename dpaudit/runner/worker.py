@@ -12,11 +12,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..plots import plot_filename, render
-from ..records import assemble_record
-from ..results import AuditResult
-from ..seeding import claim_seed_sequence
-from ..suite import Entry, RunContext, find_entry
+from ..api.records import assemble_record
+from ..core.results import AuditResult
+from ..core.seeding import claim_seed_sequence
+from ..reports.plots import plot_filename, render
+from ..suite.discovery import find_entry
+from ..suite.entries import Entry, RunContext
 from .time_limits import call_with_time_limit
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.distributions import FiniteDistribution
+from dpaudit.core.distributions import FiniteDistribution
 
 #: log of a probability too small to be a positive double: the window's edges
 LOG_NEGLIGIBLE = -750.0
@@ -103,7 +103,7 @@ class IntegerLaw:
         return FiniteIntegerLaw(lo, p, log_error=TABLE_LOG_ERROR)
 
     def finite_distribution(self) -> FiniteDistribution:
-        """The law as a :class:`~dpaudit.distributions.FiniteDistribution`, for the exact privacy auditor."""
+        """The law as a :class:`~dpaudit.core.distributions.FiniteDistribution`, for the exact privacy auditor."""
         return self.table().finite_distribution()
 
 

@@ -10,7 +10,7 @@ from functools import cached_property
 import numpy as np
 from scipy import stats
 
-from dpaudit.validation import integer, non_negative, probability
+from dpaudit.core.validation import integer, non_negative, probability
 
 from ._lattice import FiniteIntegerLaw, IntegerLaw, ScipyIntegerLaw, convolve
 

@@ -24,8 +24,8 @@ import numpy as np
 from scipy import special, stats
 from scipy.special import logsumexp
 
-from dpaudit.distributions import GaussianDistribution
-from dpaudit.validation import finite_number, integer, positive
+from dpaudit.core.distributions import GaussianDistribution
+from dpaudit.core.validation import finite_number, integer, positive
 
 from ._lattice import IntegerLaw
 from .exact_coins import discrete_gaussian as exact_discrete_gaussian

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpaudit.distributions import LogConstant, LogLinearDistribution, exact
-from dpaudit.validation import finite_number, integer, positive, probability
+from dpaudit.core.distributions import LogConstant, LogLinearDistribution, exact
+from dpaudit.core.validation import finite_number, integer, positive, probability
 
 from ._lattice import IntegerLaw
 

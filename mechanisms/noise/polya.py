@@ -17,7 +17,7 @@ from functools import cached_property
 import numpy as np
 from scipy import special, stats
 
-from dpaudit.validation import integer, positive, probability
+from dpaudit.core.validation import integer, positive, probability
 
 from ._lattice import IntegerLaw, ScipyIntegerLaw
 

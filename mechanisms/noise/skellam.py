@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special, stats
 
-from dpaudit.validation import integer, positive
+from dpaudit.core.validation import integer, positive
 
 from ._lattice import TABLE_LOG_ERROR, ScipyIntegerLaw
 

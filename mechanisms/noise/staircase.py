@@ -19,9 +19,9 @@ from functools import cached_property
 
 import numpy as np
 
-from dpaudit.distributions import LogConstant, exact
-from dpaudit.piecewise_exponential import PiecewiseExponentialDistribution
-from dpaudit.validation import finite_number, positive, probability
+from dpaudit.core.distributions import LogConstant, exact
+from dpaudit.core.piecewise_exponential import PiecewiseExponentialDistribution
+from dpaudit.core.validation import finite_number, positive, probability
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,76 @@
+"""Plots of audit evidence, rendered to PNG bytes (no display, no global pyplot state): one module per kind of
+evidence (:mod:`~dpaudit.reports.plots.privacy`, :mod:`~dpaudit.reports.plots.regret`,
+:mod:`~dpaudit.reports.plots.tail`), what they share in :mod:`~dpaudit.reports.plots._axes`, and
+:func:`render`, which picks the renderer by the evidence's kind."""
+
+from __future__ import annotations
+
+import io
+import re
+
+from ...core.results import AuditResult, Finding
+from ._axes import WIDE, _figure, _NothingToPlot
+from .privacy import _event_bars, _privacy_loss, _privacy_profile, _renyi, _threshold
+from .regret import _lower_bound, _regret_bound, _regret_order, _regret_rate
+from .tail import _tail, _tail_cgf
+
+
+def plot_filename(claim_id: str) -> str:
+    """A file name for a claim's plot, unique per (case-folded) id."""
+    return "plots/" + re.sub(r"[^a-z0-9._-]+", "_", claim_id.casefold()) + ".png"
+
+
+_RENDERERS = {
+    "privacy-loss": _privacy_loss,
+    "threshold": _threshold,
+    "event-bars": _event_bars,
+    "privacy-profile": _privacy_profile,
+    "renyi": _renyi,
+    "regret-bound": _regret_bound,
+    "regret-rate": _regret_rate,
+    "lower-bound": _lower_bound,
+    "regret-order": _regret_order,
+    "tail": _tail,
+    "tail-cgf": _tail_cgf,
+}
+
+#: kinds whose legend sits outside the axes, on a wider figure
+_WIDE_KINDS = {"regret-bound", "regret-rate", "lower-bound", "regret-order", "tail", "tail-cgf"}
+
+
+def render(evidence: Finding | AuditResult, title: str | None = None) -> bytes | None:
+    """The evidence plot of a finding or a record as PNG bytes, or ``None`` if it has nothing to plot;
+    ``title`` defaults to a record's claim id (or subject) and verdict."""
+    data = evidence.plot_data
+    if not isinstance(data, dict) or data.get("kind") not in _RENDERERS:
+        return None
+    if title is None:
+        name = getattr(evidence, "claim_id", None) or getattr(evidence, "subject", "")
+        title = f"{name}: {evidence.verdict}"
+    fig, ax = _figure(WIDE if data["kind"] in _WIDE_KINDS else 6.4)
+    try:
+        _RENDERERS[data["kind"]](ax, data, title)
+    except _NothingToPlot:
+        return None
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    return _palette_png(buf.getvalue())
+
+
+#: colours kept in a plot's palette: line plots on white use a few dozen, so 64 loses nothing visible
+PALETTE_COLOURS = 64
+
+
+def _palette_png(png: bytes) -> bytes:
+    """``png`` as an 8-bit palette image, a quarter of matplotlib's RGBA size: a five-paper report
+    carries a few hundred plots. Deterministic (median cut, no dithering)."""
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    palette = image.quantize(colors=PALETTE_COLOURS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    buf = io.BytesIO()
+    palette.save(buf, format="PNG", optimize=True)
+    return buf.getvalue()
+
+
+__all__ = ["PALETTE_COLOURS", "WIDE", "plot_filename", "render"]
