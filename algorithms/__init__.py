@@ -15,6 +15,11 @@ releases they rest on are in ``dpaudit.mechanisms``.
 
 - :mod:`.environments`: the stochastic environments :func:`dpaudit.simulate` runs them against;
 - :mod:`.registry`: :data:`ALGORITHMS`, every built-in algorithm by its stable name.
+
+Imports only dpaudit's vocabulary (:mod:`dpaudit.core`, :mod:`dpaudit.stats`), the bandit protocols
+(:mod:`dpaudit.bandits.policies`, :mod:`dpaudit.bandits.environments`) and ``dpaudit.mechanisms``, never the
+engine, an auditor, the suites or the runner (``tests/test_layering.py``); the harness reaches it by registry
+name.
 """
 
 from .environments import (

@@ -13,6 +13,9 @@ implements and any choice made where the source is silent, and derives its true 
   :class:`CentralTreeMechanism`, :class:`ReturningUserStream` (shuffle-lcb's central JDP tree baselines);
 - finite outputs: :class:`TruncatedGeometric`, :class:`RandomizedResponse`,
   :class:`KaryRandomizedResponse`, :class:`ShuffledRandomizedResponse`.
+
+Imports only dpaudit's vocabulary (:mod:`dpaudit.core`, :mod:`dpaudit.stats`) and the bandit protocols, never an
+auditor, the engine, the suites or the runner (``tests/test_layering.py``); the algorithms and the suites import it.
 """
 
 from .additive import AdditiveNoiseMechanism, DiscreteLaplaceMechanism, LaplaceMechanism, StaircaseMechanism

@@ -441,7 +441,7 @@ def test_the_law_of_a_difference_of_binomial_sums_is_a_law():
     """difference_pmf(n, p, q), the law of S_1 - S_2 on -n..n, against the same law summed term by term in
     30 digits (each binomial term by the ratio of successive terms): equal to 1e-15, and nonnegative where
     the FFT convolution leaves rounding residue of about -1e-17 (extreme means, most terms below 1e-20)."""
-    from dpaudit.auditors.exact_regret import difference_pmf
+    from dpaudit.stats import difference_pmf
 
     for n, p, q in [(30, 0.97, 0.2), (12, 0.5, 0.35)]:
         with mp.workdps(30):
@@ -459,7 +459,7 @@ def test_bernoulli_means_names_the_environment_it_cannot_read_and_reads_means_as
     its repr), and the means an environment gives, whatever their type (exact fractions here), come back as
     a float array, on which the exact regrets compute."""
     from dpaudit.algorithms import GaussianBandit, UniformMeans
-    from dpaudit.auditors.exact_regret import bernoulli_means
+    from dpaudit.bandits.environments import bernoulli_means
 
     class Unnamed:
         def __repr__(self):

@@ -25,7 +25,7 @@ from ...core.validation import integer
 from ..simulation import regret_grid
 
 #: the package whose ``PRESETS`` mapping holds the built-in presets (found by discovery, as suites are)
-PRESETS_MODULE = "dpaudit.audits.experiments"  # its last part is suite.PRESETS_PACKAGE
+PRESETS_MODULE = "dpaudit.audits.experiments"  # its last part is dpaudit.suite.entries.PRESETS_PACKAGE
 METRICS = ("time-average", "cumulative")
 #: evenly spaced rounds recorded besides the log-spaced ones, so that plots on a linear time axis are smooth
 LINEAR_POINTS = 50

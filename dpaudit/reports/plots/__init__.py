@@ -1,7 +1,8 @@
 """Plots of audit evidence, rendered to PNG bytes (no display, no global pyplot state): one module per kind of
 evidence (:mod:`~dpaudit.reports.plots.privacy`, :mod:`~dpaudit.reports.plots.regret`,
 :mod:`~dpaudit.reports.plots.tail`), what they share in :mod:`~dpaudit.reports.plots._axes`, and
-:func:`render`, which picks the renderer by the evidence's kind."""
+:func:`render`, which picks the renderer by the evidence's kind. Imports the vocabulary's findings and
+records only."""
 
 from __future__ import annotations
 
