@@ -112,6 +112,62 @@ def test_the_exponential_mechanisms_strongest_pair_is_among_the_default_pairs(me
     assert res.privacy.epsilon_lower > 0.95
 
 
+def _permute_and_flip_by_every_order(utility, epsilon, sensitivity, monotonic=False):
+    """Permute-and-flip's output law summed over every order of the candidates (n! of them), as the library
+    runs it: candidate j kept with probability exp(eps (u_j - max u) / ((2 - monotonic) s)) when reached."""
+    import itertools
+
+    u = np.asarray(utility, dtype=float)
+    keep = np.exp(epsilon * (u - u.max()) / ((2 - monotonic) * sensitivity))
+    law = np.zeros(u.size)
+    orders = list(itertools.permutations(range(u.size)))
+    for order in orders:
+        reach = 1.0
+        for j in order:
+            law[j] += reach * keep[j] / len(orders)
+            reach *= 1 - keep[j]
+    return law
+
+
+@pytest.mark.parametrize("utility, monotonic", [([0.0, 2.0, 2.5, 1.0, 0.3], False), ([1.0, 1.0, 0.0, 4.0], True),
+                                                ([3.0, 3.0, 3.0], False), ([0.0], False)])
+def test_permute_and_flip_has_its_law_over_every_order(mechanisms, utility, monotonic):
+    """The adapter's law (elementary symmetric sums) against the sum over all n! orders, ties and a single
+    candidate included: equal to 1e-15."""
+    from dpaudit.adapters._diffprivlib import _permute_and_flip_probs
+
+    mech = mechanisms.PermuteAndFlip(epsilon=1.3, sensitivity=0.7, utility=[0, 1], monotonic=monotonic)
+    expected = _permute_and_flip_by_every_order(utility, 1.3, 0.7, monotonic)
+    np.testing.assert_allclose(_permute_and_flip_probs(mech)(utility), expected, rtol=0, atol=1e-15)
+
+
+def test_permute_and_flip_is_audited_exactly_its_samples_conform_and_a_smaller_claim_is_refuted(mechanisms):
+    """An exact law: the privacy audit is exact on the default pairs (one utility up by the sensitivity, the
+    others down), where permute-and-flip's loss is its epsilon itself (not refuted: epsilon = 1 up to the
+    law's rounding, as for Laplace), the library's samples follow the law (conformance at alpha = 1e-6), and
+    epsilon = 0.9 is refuted with certainty."""
+    mech = mechanisms.PermuteAndFlip(epsilon=1.0, sensitivity=1.0, utility=[0.0, 1.0, 3.0, 3.5])
+    subject = adapt(mech, n_jobs=1)
+    assert subject.white_box and subject.claim == dpaudit.PureDP(1.0)
+    res = audit(subject, **SMALL)
+    assert res.verdict == "not-refuted" and res.privacy.auditor == "exact"
+    assert res.privacy.epsilon_lower == pytest.approx(1.0, abs=1e-9)
+    assert res.conformance and [r.verdict for r in res.conformance] == ["not-refuted"] * len(res.conformance)
+    below = audit(subject, claim=dpaudit.PureDP(0.9), **SMALL)
+    assert below.verdict == "refuted" and below.privacy.auditor == "exact"
+
+
+def test_permute_and_flip_told_half_its_sensitivity_is_refuted_on_the_querys_real_neighbours(mechanisms):
+    """A permute-and-flip calibrated for sensitivity 0.5 on utilities that move by 1 between neighbours (the
+    calibration bug): its exact loss on the real neighbours exceeds the claimed epsilon."""
+    from dpaudit.adapters._diffprivlib import _exponential_pairs
+
+    utility = [0.0, 1.0, 3.0, 3.5]
+    subject = adapt(mechanisms.PermuteAndFlip(epsilon=1.0, sensitivity=0.5, utility=utility), n_jobs=1)
+    res = audit(subject, pairs=_exponential_pairs(utility, 1.0), neighbours=dpaudit.QueryDistance(1.0), **SMALL)
+    assert res.verdict == "refuted" and res.privacy.auditor == "exact" and res.privacy.epsilon_lower > 1.0
+
+
 def test_mechanisms_without_a_known_law_are_audited_black_box_from_their_claimed_epsilon(mechanisms):
     folded = mechanisms.LaplaceFolded(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=2.0)
     subject = adapt(folded, n_jobs=1)

@@ -22,14 +22,17 @@ Known laws (exact privacy plus a conformance audit of the samples):
 ``Binary``          keeps the label with probability (e^eps + delta) / (e^eps + 1); labels coded 0, 1
 ``Exponential``     candidate i with probability proportional to measure_i exp(eps u_i / (2 s))
                     (exp(eps u_i / s) when monotonic); the input is the utility vector
+``PermuteAndFlip``  candidates visited in a uniformly random order, i kept with probability
+                    p_i = exp(eps (u_i - max u) / (2 s)) (/ s when monotonic; the library applies no
+                    measure): P(i) = p_i sum_k e_k(1 - p_j, j != i) / (n C(n-1, k))
 ==================  ==========================================================================
 
 The clamped, bounded-domain and staircase laws are piecewise-exponential
 (:mod:`dpaudit.core.piecewise_exponential`); for the first two the conformance audit tests the outputs
 themselves against the law (its atoms make the Kolmogorov-Smirnov test conservative: its false-failure
 rate stays below alpha). Other mechanisms (``LaplaceFolded``, whose folded density is a sum of
-exponentials on each side of the input, ``GaussianDiscrete``, ``GeometricFolded``, ``PermuteAndFlip``,
-...) are audited black-box.
+exponentials on each side of the input, ``GaussianDiscrete``, ``GeometricFolded``, ...) are audited
+black-box.
 """
 
 from __future__ import annotations
@@ -165,6 +168,31 @@ def _exponential_probs(mech: Any) -> Callable[[Any], np.ndarray]:
     return probs
 
 
+def _permute_and_flip_probs(mech: Any) -> Callable[[Any], np.ndarray]:
+    """The law of permute-and-flip's output (McKenna and Sheldon, 2020) as diffprivlib runs it: one pass over a
+    uniformly random order of the candidates, keeping candidate j with probability p_j (the best one has
+    p = 1, so the pass always ends). i is reached after exactly the k candidates before it, a uniformly random
+    k-subset of the others for k uniform on 0..n-1, all rejected: P(i) = p_i sum_k e_k(q) / (n C(n-1, k)),
+    e_k the elementary symmetric sums of q_j = 1 - p_j over j != i. Every term is nonnegative, so the sums
+    keep their relative precision (no cancellation)."""
+    from scipy.special import comb
+
+    def probs(utility: Any) -> np.ndarray:
+        u = np.asarray(utility, dtype=float)
+        scale = mech.epsilon / mech.sensitivity / (2 - bool(mech.monotonic))
+        keep = np.exp(scale * (u - u.max()))
+        n = u.size
+        weights = 1.0 / (n * comb(n - 1, np.arange(n)))
+        out = np.empty(n)
+        for i in range(n):  # n candidates, n^2 work: a utility vector, not a sample
+            e = np.array([1.0])
+            for q in np.delete(1.0 - keep, i):  # coefficients of prod_j (1 + q_j x)
+                e = np.append(e, 0.0) + q * np.append(0.0, e)
+            out[i] = keep[i] * float(weights @ e)
+        return out / out.sum()  # sums to 1 up to rounding
+    return probs
+
+
 def _mechanism_subject(mech: Any, n_jobs: int | None, pairs: Sequence[tuple[Any, Any]] | None) -> Adapted:
     import diffprivlib.mechanisms as M
 
@@ -246,8 +274,8 @@ def _mechanism_subject(mech: Any, n_jobs: int | None, pairs: Sequence[tuple[Any,
         default_pairs = _exponential_pairs(mech.utility, float(mech.sensitivity))
         notes.append("input: the utility vector (each utility moves by at most the sensitivity between "
                      "neighbours); output: the candidate's index")
-        if kind is M.Exponential:
-            probs = _exponential_probs(mech)
+        if kind in (M.Exponential, M.PermuteAndFlip):
+            probs = _exponential_probs(mech) if kind is M.Exponential else _permute_and_flip_probs(mech)
             law = _finite(probs)
             reference = _finite_reference(probs, name)
     if law is None:
