@@ -17,17 +17,17 @@ import os
 import sys
 
 from ..core.errors import DpauditError, MechanismError
-from .audit import _cmd_audit, _cmd_regret
-from .parser import _parser
-from .simulate import _cmd_simulate
-from .suites import _cmd_list, _cmd_report, _cmd_run
+from .audit import cmd_audit, cmd_regret
+from .parser import build_parser
+from .simulate import cmd_simulate
+from .suites import cmd_list, cmd_report, cmd_run
 
-COMMANDS = {"list": _cmd_list, "run": _cmd_run, "report": _cmd_report, "audit": _cmd_audit, "regret": _cmd_regret,
-            "simulate": _cmd_simulate}
+COMMANDS = {"list": cmd_list, "run": cmd_run, "report": cmd_report, "audit": cmd_audit, "regret": cmd_regret,
+            "simulate": cmd_simulate}
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         code = COMMANDS[args.command](args)
         sys.stdout.flush()  # here, not at exit, so that a closed pipe is handled below

@@ -8,16 +8,16 @@ import sys
 from typing import Any
 
 from ..core.errors import DpauditError, UsageError
-from .inputs import _literal, _parse_pair, load_target, parse_environment
+from .inputs import literal, load_target, parse_environment, parse_pair
 
 
-def _cmd_audit(args: argparse.Namespace) -> int:
+def cmd_audit(args: argparse.Namespace) -> int:
     from ..api.privacy import audit_privacy
     from ..core.claims import parse_claim
     from ..core.neighbours import parse_relation
 
     claim = parse_claim(args.claim)
-    pairs = [_parse_pair(p) for p in args.pair]
+    pairs = [parse_pair(p) for p in args.pair]
     relation = parse_relation(args.relation) if args.relation else None
     mech = load_target(args.target)
     if args.unseeded:
@@ -50,7 +50,7 @@ def _report_result(result: Any, claim: Any, as_json: bool, unit: str, witness: b
     return 1 if result.verdict == "refuted" else 0
 
 
-def _cmd_regret(args: argparse.Namespace) -> int:
+def cmd_regret(args: argparse.Namespace) -> int:
     from ..api.regret import audit_regret
     from ..core.claims import RegretBound, RegretOrder, parse_claim
 
@@ -62,7 +62,7 @@ def _cmd_regret(args: argparse.Namespace) -> int:
         name, sep, value = item.partition("=")
         if not sep or not name:
             raise UsageError(f"--param {item!r}: expected NAME=VALUE, e.g. eps=0.5")
-        params[name.strip()] = _literal(value.strip(), f"--param {name}")
+        params[name.strip()] = literal(value.strip(), f"--param {name}")
     environment = parse_environment(args.env)
     if isinstance(claim, RegretOrder):
         if args.policy:
@@ -72,11 +72,11 @@ def _cmd_regret(args: argparse.Namespace) -> int:
         raise UsageError("name the POLICY: a registry name (dpaudit list --algorithms) or MODULE:ATTR")
     else:
         policy = load_target(args.policy) if ":" in args.policy else args.policy
-    horizons: Any = [_literal(h, "--horizons") for h in args.horizons.split(",")]
+    horizons: Any = [literal(h, "--horizons") for h in args.horizons.split(",")]
     horizons = horizons[0] if len(horizons) == 1 else horizons
     settings: dict[str, Any] = {"workers": args.workers}
     if args.values is not None:
-        settings["values"] = [_literal(v, "--values") for v in args.values.split(",")]
+        settings["values"] = [literal(v, "--values") for v in args.values.split(",")]
     try:
         result = audit_regret(policy, environment, claim, horizons=horizons, runs=args.runs,
                               confidence=args.confidence, seed=args.seed, params=params, **settings)

@@ -48,7 +48,7 @@ def load_target(target: str) -> Any:
     return obj
 
 
-def _parse_pair(text: str) -> tuple[Any, Any]:
+def parse_pair(text: str) -> tuple[Any, Any]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -58,7 +58,7 @@ def _parse_pair(text: str) -> tuple[Any, Any]:
     return value[0], value[1]
 
 
-def _literal(text: str, what: str) -> Any:
+def literal(text: str, what: str) -> Any:
     import ast
 
     try:

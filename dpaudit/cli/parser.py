@@ -41,7 +41,7 @@ examples:
 """
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="dpaudit",
         description="Audit differential-privacy claims: verify them exactly, refute them with a witness, "

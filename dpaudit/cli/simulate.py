@@ -11,7 +11,7 @@ from typing import Any
 from ..core.errors import UsageError
 
 
-def _list_algorithms(args: argparse.Namespace) -> int:
+def list_algorithms(args: argparse.Namespace) -> int:
     from ..bandits.experiments import algorithm_registry
 
     if args.selectors or args.suite:
@@ -57,7 +57,7 @@ def _simulation_backend(scheduler: str | None, workers: int | None) -> Iterator[
         disconnect(client, cluster)
 
 
-def _cmd_simulate(args: argparse.Namespace) -> int:
+def cmd_simulate(args: argparse.Namespace) -> int:
     from ..bandits.experiments import (
         default_workers,
         load_presets,

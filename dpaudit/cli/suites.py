@@ -8,14 +8,14 @@ import sys
 from pathlib import Path
 
 from ..core.errors import UsageError
-from .simulate import _list_algorithms
+from .simulate import list_algorithms
 
 
-def _cmd_list(args: argparse.Namespace) -> int:
+def cmd_list(args: argparse.Namespace) -> int:
     from ..suite.discovery import load_suites, select
 
     if args.algorithms:
-        return _list_algorithms(args)
+        return list_algorithms(args)
 
     entries = select(load_suites(args.suite), args.selectors)
     rows = [e.describe() for e in entries]
@@ -31,7 +31,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_run(args: argparse.Namespace) -> int:
+def cmd_run(args: argparse.Namespace) -> int:
     from ..api.records import describe_where
     from ..runner import RunOptions, run
 
@@ -51,7 +51,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return summary.exit_code
 
 
-def _cmd_report(args: argparse.Namespace) -> int:
+def cmd_report(args: argparse.Namespace) -> int:
     from ..reports import rerender
 
     if args.compare is not None:
