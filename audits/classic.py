@@ -26,6 +26,8 @@ import numpy as np
 from dpaudit import ZCDP, AddRemoveOne, ApproxDP, PureDP, QueryDistance, RenyiDP, ReplaceOne, ReplaceUser
 from dpaudit.mechanisms import (
     AdditiveNoiseMechanism,
+    BoundedDomainLaplaceMechanism,
+    ClampedLaplaceMechanism,
     ClippedSum,
     DiscreteLaplaceMechanism,
     ExponentialMechanism,
@@ -40,6 +42,7 @@ from dpaudit.mechanisms import (
     ReportNoisyMaxWithValue,
     ShuffledRandomizedResponse,
     SparseVector,
+    StaircaseMechanism,
     TruncatedGeometric,
     ZCDPGaussianMechanism,
     fmt_shuffle_epsilon,
@@ -532,5 +535,86 @@ _twins(
     footing="as printed",
     reason="known-broken validation mechanism: noise for sensitivity 1 on a sensitivity-2 query gives true "
            "epsilon 2, not 1",
+    truth=2.0,
+)
+
+# -- the bounded-output and staircase mechanisms diffprivlib's adapter brings (LaplaceTruncated,
+# LaplaceBoundedDomain, Staircase), each correct and with its classic bug, on answers of sensitivity 1 --------
+# Clamped Laplace(1/eps) on [0, 5]: clamping is post-processing, and the atom at a bound has probability
+# 1/2 e^{-(q - lower)/b}, whose ratio between neighbouring answers inside is e^eps: exactly eps = 1. With the
+# scale set to eps = 0.5 instead of 1/eps, the same argument gives 1/0.5 = 2 against the claimed 0.5.
+_twins(
+    "classic/clamped-laplace-eps1",
+    "Laplace clamped to [0, 5] (diffprivlib's LaplaceTruncated), eps=1",
+    subject=ClampedLaplaceMechanism(1.0, lower=0.0, upper=5.0),
+    claim=PureDP(1.0),
+    pairs=[(0.0, 1.0), (2.0, 3.0), (4.0, 5.0)],
+    relation=UNIT,
+    truth=1.0,
+)
+_twins(
+    "classic/clamped-laplace-scale-eps",
+    "Laplace clamped to [0, 5] with scale eps instead of 1/eps, eps=0.5",
+    subject=ClampedLaplaceMechanism(scale=0.5, lower=0.0, upper=5.0),
+    claim=PureDP(0.5),
+    pairs=[(0.0, 1.0), (2.0, 3.0), (4.0, 5.0)],
+    relation=UNIT,
+    expected="refuted",
+    footing="as printed",
+    reason="known-broken validation mechanism: scale eps = 0.5 instead of 1/eps = 2 gives true epsilon 1/0.5 = 2",
+    truth=2.0,
+)
+
+# Bounded-domain Laplace on [0, 2] (Holohan et al. 2018): noise conditioned on the range, so the loss adds the
+# log-ratio of the normalisers Z(q) to 1/b. Calibrated (the widened scale b = 1.4133 solving 1/b +
+# log Z(1)/Z(0) = 1): exactly 1, attained at answers (0, 1), output 0. With the unwidened scale b = 1/eps = 1:
+# 1 + log((2 - 2/e) / (1 - e^-2)) = 1.3799.
+BOUNDED = BoundedDomainLaplaceMechanism.calibrated(1.0, 0.0, 2.0)
+_twins(
+    "classic/bounded-domain-laplace-eps1",
+    "Bounded-domain Laplace on [0, 2], scale calibrated for eps=1",
+    subject=BOUNDED,
+    claim=PureDP(1.0),
+    pairs=[(0.0, 1.0), (1.0, 2.0)],
+    relation=UNIT,
+    truth=1.0,  # the calibration's, to its float scale's rounding (true_epsilon() = 1 + 2e-16)
+)
+_twins(
+    "classic/bounded-domain-laplace-unwidened",
+    "Bounded-domain Laplace on [0, 2] with the unwidened scale 1/eps, eps=1",
+    subject=BoundedDomainLaplaceMechanism(1.0, 0.0, 2.0),
+    claim=PureDP(1.0),
+    pairs=[(0.0, 1.0), (1.0, 2.0)],
+    relation=UNIT,
+    expected="refuted",
+    footing="as printed",
+    reason="known-broken validation mechanism: conditioning Laplace(1/eps) on the range changes the normaliser "
+           "between neighbouring answers; true epsilon 1 + log(Z(1)/Z(0)) = 1.38 (Holohan et al. widen the scale)",
+    truth=BoundedDomainLaplaceMechanism(1.0, 0.0, 2.0).true_epsilon(),
+)
+
+# Staircase noise (Geng & Viswanath 2014), gamma = 1/(1 + e^{eps/2}): a shift by one step maps each step onto
+# the next, e^-eps times lower, so exactly eps = 1 for answers 1 apart; on a query of sensitivity 2 the shift is
+# two steps: exactly 2.
+_twins(
+    "classic/staircase-eps1",
+    "Staircase mechanism, eps=1, sensitivity 1",
+    subject=StaircaseMechanism(1.0),
+    claim=PureDP(1.0),
+    pairs=[(0.0, 1.0)],
+    relation=UNIT,
+    truth=1.0,
+)
+_twins(
+    "classic/staircase-sensitivity2",
+    "Staircase calibrated for sensitivity 1 on a sensitivity-2 query, eps=1",
+    subject=StaircaseMechanism(1.0),
+    claim=PureDP(1.0),
+    pairs=[(0.0, 2.0)],
+    relation=QueryDistance(sensitivity=2),
+    expected="refuted",
+    footing="as printed",
+    reason="known-broken validation mechanism: staircase noise for sensitivity 1 on a sensitivity-2 query gives "
+           "true epsilon 2, not 1",
     truth=2.0,
 )

@@ -26,7 +26,7 @@ from dpaudit.suite import PrivacyEntry, load_suites
 def audit(entry: PrivacyEntry, samples: int, confidence: float, seed: int = 0):
     start = time.perf_counter()
     result = dpaudit.audit_privacy(
-        entry.mechanism, entry.claim, pairs=entry.pairs, neighbours=entry.relation, auditor="statistical",
+        entry.subject, entry.claim, pairs=entry.pairs, neighbours=entry.relation, auditor="statistical",
         samples=samples, confidence=confidence, seed=seed, **entry.options,
     )
     return result, time.perf_counter() - start

@@ -777,6 +777,20 @@ def _shuffled_rr_delta(n: int, eps0: float, eps: float) -> float:
         return float(mpmath.fsum(max(count(s, False) - factor * count(s, True), 0) for s in range(n + 1)))
 
 
+def _bounded_domain_epsilon(scale: float, lower: float, upper: float) -> float:
+    """The bounded-domain Laplace's loss between answers lower and lower + 1 at output lower (Holohan et al.):
+    1/b + log Z(lower + 1) / Z(lower), Z(q) = 2 - e^{-(q - lower)/b} - e^{-(upper - q)/b}, in 60-digit mpmath."""
+    import mpmath
+
+    with mpmath.workdps(60):
+        b, lo, hi = mpmath.mpf(scale), mpmath.mpf(lower), mpmath.mpf(upper)
+
+        def z(q):
+            return 2 - mpmath.exp(-(q - lo) / b) - mpmath.exp(-(hi - q) / b)
+
+        return float(1 / b + mpmath.log(z(lo + 1) / z(lo)))
+
+
 # claim id -> (the audited pairs, or None for all the entry's; the reference value; its allowance)
 EXACT_PINS = {
     # Laplace, discrete Laplace, clipped sums and histograms: epsilon = sensitivity / scale exactly
@@ -792,6 +806,16 @@ EXACT_PINS = {
     "classic/clipped-sum-replace-one": (None, 2.0, 1e-15),
     "classic/sum-without-clipping": (None, 10.0, 1e-14),
     "classic/double-spending-laplace-eps0.5": (None, 2 * 0.5, 1e-15),
+    # clamped Laplace (the atom at a bound) and staircase noise (one step per unit shift): sensitivity / scale
+    "classic/clamped-laplace-eps1": (None, 1.0, 1e-15),
+    "classic/clamped-laplace-scale-eps": (None, 1 / 0.5, 1e-15),
+    "classic/staircase-eps1": (None, 1.0, 1e-15),
+    "classic/staircase-sensitivity2": (None, 2.0, 1e-15),
+    # bounded-domain Laplace on [0, 2]: the calibrated scale's loss (1 up to the scale's rounding) and the
+    # unwidened scale 1's, at the pair (0, 1), in mpmath
+    "classic/bounded-domain-laplace-eps1": (
+        "first", lambda _: _bounded_domain_epsilon(float(classic.BOUNDED.scale), 0.0, 2.0), 1e-15),
+    "classic/bounded-domain-laplace-unwidened": ("first", lambda _: _bounded_domain_epsilon(1.0, 0.0, 2.0), 1e-15),
     # report noisy max, scale 2/eps: the pair the entry derives (Laplace) and StatDP's one-below-rest-above
     # (exponential noise), by quadrature
     "classic/noisy-max-laplace-eps0.7": (

@@ -103,6 +103,40 @@ def test_the_bounded_domain_laplace_loses_more_than_its_scale_says():
     assert dpaudit.audit_privacy(narrow, dpaudit.PureDP(1.0), pairs=[(0.0, 1.0)]).verdict == "refuted"
 
 
+@pytest.mark.parametrize("scale, lower, upper, sensitivity", [
+    (1.0, 0.0, 2.0, 1.0), (0.7, 0.0, 1.0, 0.8), (2.0, -1.0, 3.0, 0.5), (1.0, 0.0, 1.0, 3.0)])
+def test_the_bounded_domain_true_epsilon_is_the_largest_exact_loss_over_answers_within_the_sensitivity(
+        scale, lower, upper, sensitivity):
+    """true_epsilon's formula (answers lower and lower + d, d = min(sensitivity, range)) against the exact
+    auditor's pure epsilon over a grid of answer pairs within the sensitivity, both orders: no pair exceeds it
+    and the formula's pair attains it (to 1e-12); sensitivities below, above half and above the whole range."""
+    mech = BoundedDomainLaplaceMechanism(scale, lower, upper)
+    d = min(sensitivity, upper - lower)
+    pairs = [(q, min(q + t, upper)) for q in np.linspace(lower, upper, 9) for t in (0.25 * d, 0.5 * d, d)]
+    pairs.append((lower, lower + d))
+    losses = [float(exact.pure_epsilon(mech.distribution(a), mech.distribution(b)).epsilon.hi)
+              for a, b in pairs if a != b]
+    formula = mech.true_epsilon(sensitivity)
+    assert max(losses) <= formula + 1e-12
+    assert losses[-1] == pytest.approx(formula, abs=1e-12)
+
+
+def test_the_bounded_domain_calibration_is_the_librarys_and_gives_the_epsilon_asked_for():
+    """calibrated(eps, ...) solves true_epsilon = eps: diffprivlib's scales for eps = 1 on [0, 5] and [0, 2]
+    (its LaplaceBoundedDomain._find_scale, recorded), and eps itself back, also where the sensitivity exceeds
+    the range (d = the range, where the normalisers are equal and the scale is d / eps unwidened)."""
+    assert float(BoundedDomainLaplaceMechanism.calibrated(1.0, 0.0, 5.0).scale) == pytest.approx(
+        1.5889381066059731, rel=1e-12)
+    assert float(BoundedDomainLaplaceMechanism.calibrated(1.0, 0.0, 2.0).scale) == pytest.approx(
+        1.4133426977378734, rel=1e-12)
+    for eps, lower, upper, sensitivity in [(0.3, 0.0, 10.0, 1.0), (2.0, -1.0, 1.0, 1.5), (1.0, 0.0, 1.0, 4.0)]:
+        mech = BoundedDomainLaplaceMechanism.calibrated(eps, lower, upper, sensitivity)
+        assert mech.true_epsilon(sensitivity) == pytest.approx(eps, abs=1e-12)
+        d = min(sensitivity, upper - lower)
+        # widened where the normalisers differ; answers a whole range apart have equal normalisers (b = d / eps)
+        assert float(mech.scale) > d / eps if d < upper - lower else float(mech.scale) == pytest.approx(d / eps)
+
+
 def test_mass_outside_the_other_support_is_an_infinite_loss():
     """Two bounded-domain laws on different ranges: P has mass where Q has none."""
     p = BoundedDomainLaplaceMechanism(1.0, 0.0, 5.0).distribution(1.0)
