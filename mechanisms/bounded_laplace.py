@@ -32,6 +32,12 @@ def _q(ctx: Any, x: Fraction) -> Any:
     return ctx.mpf(x.numerator) / ctx.mpf(x.denominator)
 
 
+def _mass_over_scale(left: float, right: float, b: float) -> float:
+    """The mass of exp(-|x - q| / b) on [lower, upper], over b, for q at distances ``left`` = q - lower and
+    ``right`` = upper - q from the bounds (floats)."""
+    return 2 - math.exp(-left / b) - math.exp(-right / b)
+
+
 def _laplace_pieces(q: Fraction, b: Fraction, lo: Fraction, hi: Fraction) -> tuple[list, list, list]:
     """breaks, slopes and offsets of exp(-|x - q| / b) on [lo, hi) (log-density up to a constant)."""
     if lo < q < hi:
@@ -136,8 +142,8 @@ class BoundedDomainLaplaceMechanism(ExactRelease):
 
     @staticmethod
     def _loss(b: float, lower: float, upper: float, sensitivity: float) -> float:
-        def z(q: float) -> float:  # the mass of exp(-|x - q| / b) on [lower, upper], over b
-            return 2 - math.exp(-(q - lower) / b) - math.exp(-(upper - q) / b)
+        def z(q: float) -> float:
+            return _mass_over_scale(q - lower, upper - q, b)
 
         d = min(sensitivity, upper - lower)  # answers are clamped into the range first
         return d / b + math.log(z(lower + d) / z(lower))
@@ -169,7 +175,7 @@ class BoundedDomainLaplaceMechanism(ExactRelease):
             return -ctx.log(bb * (2 - ctx.exp(-_q(ctx, v - lo) / bb) - ctx.exp(-_q(ctx, hi - v) / bb)))
 
         fb = float(b)
-        approx = -math.log(fb) - math.log(2 - math.exp(-float(v - lo) / fb) - math.exp(-float(hi - v) / fb))
+        approx = -math.log(fb) - math.log(_mass_over_scale(float(v - lo), float(hi - v), fb))
         return PiecewiseExponentialDistribution.build(
             breaks, slopes, offsets, LogConstant(("bounded-laplace", b, lo, hi, v), enclose, approx),
             name=f"{self.name} at {q:g}")

@@ -159,11 +159,18 @@ def _tail(k: int, q: float, *, below: bool) -> float:
     return 1 - q ** (k + 1) / (1 + q)
 
 
+def _relative_weights(mech: Any, utility: Any) -> np.ndarray:
+    """exp(eps (u_i - max u) / ((2 - monotonic) s)) for diffprivlib's exponential family (Exponential,
+    PermuteAndFlip): the exponential mechanism's weights before the measure, permute-and-flip's keep
+    probabilities."""
+    u = np.asarray(utility, dtype=float)
+    scale = mech.epsilon / mech.sensitivity / (2 - bool(mech.monotonic))
+    return np.exp(scale * (u - u.max()))
+
+
 def _exponential_probs(mech: Any) -> Callable[[Any], np.ndarray]:
     def probs(utility: Any) -> np.ndarray:
-        u = np.asarray(utility, dtype=float)
-        scale = mech.epsilon / mech.sensitivity / (2 - bool(mech.monotonic))
-        w = np.exp(scale * (u - u.max())) * (np.asarray(mech.measure, dtype=float) if mech.measure else 1.0)
+        w = _relative_weights(mech, utility) * (np.asarray(mech.measure, dtype=float) if mech.measure else 1.0)
         return w / w.sum()
     return probs
 
@@ -178,10 +185,8 @@ def _permute_and_flip_probs(mech: Any) -> Callable[[Any], np.ndarray]:
     from scipy.special import comb
 
     def probs(utility: Any) -> np.ndarray:
-        u = np.asarray(utility, dtype=float)
-        scale = mech.epsilon / mech.sensitivity / (2 - bool(mech.monotonic))
-        keep = np.exp(scale * (u - u.max()))
-        n = u.size
+        keep = _relative_weights(mech, utility)
+        n = keep.size
         weights = 1.0 / (n * comb(n - 1, np.arange(n)))
         out = np.empty(n)
         for i in range(n):  # n candidates, n^2 work: a utility vector, not a sample

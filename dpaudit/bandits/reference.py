@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.validation import integer
 from .environments import bernoulli_means
 
 
@@ -23,8 +24,6 @@ class ExploreThenCommit:
     anytime = True  # m is fixed: the exploration does not depend on the horizon
 
     def __init__(self, m: int, reverse: bool = False):
-        from ..core.validation import integer
-
         self.m = integer("ExploreThenCommit", "m", m, 1)
         self.reverse = bool(reverse)
         self.name = f"ExploreThenCommit(m={self.m}{', reverse' if self.reverse else ''})"
