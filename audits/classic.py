@@ -31,6 +31,8 @@ from dpaudit.mechanisms import (
     ClippedSum,
     DiscreteLaplaceMechanism,
     ExponentialMechanism,
+    FoldedGeometricMechanism,
+    FoldedLaplaceMechanism,
     GaussianMechanism,
     KaryRandomizedResponse,
     Laplace,
@@ -45,8 +47,11 @@ from dpaudit.mechanisms import (
     StaircaseMechanism,
     TruncatedGeometric,
     ZCDPGaussianMechanism,
+    classic_sigma,
     fmt_shuffle_epsilon,
 )
+from dpaudit.mechanisms.distributed_sum import IntegerQueryNoise
+from dpaudit.mechanisms.noise import DiscreteGaussian
 from dpaudit.suite import Suite
 
 suite = Suite("classic", "Well-known mechanisms with known true privacy")
@@ -409,6 +414,38 @@ _twins(
     truth=math.exp(-1),
 )
 
+# Black-box validation of the binned Renyi auditor (dpaudit.auditors.renyi) at 1.2x in rho. The discrete Gaussian
+# N_Z(0, sigma^2) on integer answers 1 apart has D_alpha <= alpha / (2 sigma^2), with equality at every integer
+# order (Canonne, Kamath & Steinke 2020; dist-mab's Fact 2), so its rho is exactly 1 / (2 sigma^2): 0.5 at
+# sigma = 1. Noise calibrated for rho = 0.6 (sigma = 1/sqrt(1.2) = 0.9129, for the Gaussian as for the discrete
+# Gaussian) claimed as rho = 0.5 has true rho 0.6. Black-box only: the exact twins of such claims are decided exactly
+# elsewhere (classic/gaussian-zcdp-rho0.5, dist-mab/fact2@privacy,...).
+suite.privacy(
+    "classic/discrete-gaussian-zcdp-rho0.5-blackbox",
+    title="Discrete Gaussian N_Z(0, 1) on integer answers 1 apart, rho=0.5 (black-box)",
+    subject=IntegerQueryNoise.discrete_gaussian(1.0, 1),
+    claim=ZCDP(0.5),
+    pairs=[(0, 1)],
+    relation=UNIT,
+    auditor="statistical",
+    truth=0.5,
+)
+for _name, _subject in (("gaussian", ZCDPGaussianMechanism(0.6)),
+                        ("discrete-gaussian", IntegerQueryNoise.discrete_gaussian(math.sqrt(1 / 1.2), 1))):
+    suite.privacy(
+        f"classic/{_name}-zcdp-miscalibrated-1.2x-blackbox",
+        title=f"{_name.replace('-', ' ').capitalize()} noise calibrated for rho=0.6, claimed rho=0.5 (black-box)",
+        subject=_subject,
+        claim=ZCDP(0.5),
+        pairs=[(0, 1)] if _name == "discrete-gaussian" else [(0.0, 1.0)],
+        relation=UNIT,
+        auditor="statistical",
+        expected="refuted",
+        footing="as printed",
+        reason="known-broken validation mechanism: noise for rho = 0.6 (1.2x the claim) gives true rho 0.6, not 0.5",
+        truth=0.6,
+    )
+
 # -- double spending: two independent Laplace(1/eps) answers of one query, claimed eps -----------
 # The losses add and are both eps on {x1, x2 <= q}: true epsilon exactly 2 eps = 1.
 _twins(
@@ -617,4 +654,116 @@ _twins(
     reason="known-broken validation mechanism: staircase noise for sensitivity 1 on a sensitivity-2 query gives "
            "true epsilon 2, not 1",
     truth=2.0,
+)
+
+
+# -- the folded and discrete-Gaussian mechanisms diffprivlib's adapter brings (LaplaceFolded, GeometricFolded,
+# GaussianDiscrete), each correct and with a bug a real implementer makes ------------------------------------------
+# Folded Laplace(1/eps) on [0, 2] (noise reflected at the bounds): post-processing of the Laplace mechanism, so at
+# most eps = 1; folding flattens both laws near the bounds, and the exact loss is 0.8912 on the pairs at the bounds
+# (0, 1) and (1, 2), 0.7353 on (0.5, 1.5) (the largest over a 0.05 grid of answer pairs is at the bounds; the
+# supremum over all pairs is not derived, so no truth is recorded). The bug: the sensitivity of an answer
+# confined to [lower, upper] taken as the range's half-width (upper - lower)/2 = 1 instead of its width 2, so
+# answers 2 apart get noise for 1: the exact loss on (0, 2) is 1.3250 against the claimed 1.
+FOLDED_LAPLACE = FoldedLaplaceMechanism(1.0, lower=0.0, upper=2.0)
+_twins(
+    "classic/folded-laplace-eps1",
+    "Laplace folded into [0, 2] (diffprivlib's LaplaceFolded), eps=1",
+    subject=FOLDED_LAPLACE,
+    claim=PureDP(1.0),
+    pairs=[(0.0, 1.0), (1.0, 2.0), (0.5, 1.5)],
+    relation=UNIT,
+)
+_twins(
+    "classic/folded-laplace-half-width",
+    "Laplace folded into [0, 2] calibrated for the half-width 1 as sensitivity, answers anywhere in [0, 2], eps=1",
+    subject=FOLDED_LAPLACE,
+    claim=PureDP(1.0),
+    pairs=[(0.0, 2.0)],
+    relation=QueryDistance(sensitivity=2),
+    expected="refuted",
+    footing="as printed",
+    reason="known-broken validation mechanism: noise for sensitivity (upper - lower)/2 = 1 on answers that move by "
+           "upper - lower = 2: exact loss 1.325 on (0, 2), not 1",
+)
+
+# Folded geometric (two-sided geometric noise, ratio a = e^-eps, reflected at the bounds) on {0..5}: folding is
+# 1-Lipschitz, so every neighbouring pair folds onto one of the five adjacent pairs audited, and the largest exact
+# loss over them is the truth: 0.99971 on (0, 1) and (4, 5) for eps = 1 (just below eps: the mass folded back at
+# a bound). The bug: the geometric ratio set to eps itself (Ghosh, Roughgarden & Sundararajan parameterise the
+# mechanism by alpha = e^-eps; alpha = eps = 0.2 was passed): at most -log 0.2 = 1.609, and 1.6094 exactly on
+# (0, 1), against the claimed 0.2.
+FOLDED_PAIRS = [(k, k + 1) for k in range(5)]
+
+
+def _largest_finite_loss(mech, pairs) -> float:
+    """The largest |log P/Q| of a finite law over the pairs (floats; the exact audit's enclosure is the reference)."""
+    return max(float(np.max(np.abs(mech.distribution(a).log_probs - mech.distribution(b).log_probs)))
+               for a, b in pairs)
+
+
+FOLDED_GEOMETRIC = FoldedGeometricMechanism(1.0, lower=0, upper=5)
+_twins(
+    "classic/folded-geometric-eps1",
+    "Geometric noise folded into {0..5} (diffprivlib's GeometricFolded), eps=1",
+    subject=FOLDED_GEOMETRIC,
+    claim=PureDP(1.0),
+    pairs=FOLDED_PAIRS,
+    relation=UNIT,
+    truth=_largest_finite_loss(FOLDED_GEOMETRIC, FOLDED_PAIRS),
+)
+FOLDED_GEOMETRIC_BUG = FoldedGeometricMechanism(None, lower=0, upper=5, ratio=0.2)
+_twins(
+    "classic/folded-geometric-alpha-for-epsilon",
+    "Geometric noise folded into {0..5} with the ratio alpha set to eps = 0.2 instead of e^-eps",
+    subject=FOLDED_GEOMETRIC_BUG,
+    claim=PureDP(0.2),
+    pairs=FOLDED_PAIRS,
+    relation=UNIT,
+    expected="refuted",
+    footing="as printed",
+    reason="known-broken validation mechanism: geometric ratio alpha = eps = 0.2 instead of e^-0.2 gives true "
+           "epsilon 1.609 (about -log 0.2), not 0.2",
+    truth=_largest_finite_loss(FOLDED_GEOMETRIC_BUG, FOLDED_PAIRS),
+)
+
+# Discrete Gaussian (Canonne, Kamath & Steinke 2020) with the classic sigma = sqrt(2 ln(1.25/delta))/eps = 9.6896
+# for eps = 0.5, delta = 1e-5 on integer answers 1 apart: CKS Theorem 7 gives delta(0.5) = 1.6245e-8 (a little
+# above the continuous Gaussian's 1.6079e-8 at the same sigma, far below the claim). The bug: sigma handed to a
+# sampler that takes the variance sigma^2 (CKS's Algorithm 3 does), so the noise has sigma' = sqrt(9.6896) = 3.1128
+# and delta(0.5) = 0.0106 against the claimed 1e-5. Exact laws: dpaudit's N-query discrete Gaussian
+# (IntegerQueryNoise, dist-mab's Fact 2), whose two laws of a pair share one support.
+def _discrete_gaussian_delta(sigma: float, eps: float) -> float:
+    """delta(eps) of N_Z(0, sigma^2) noise on integer answers 1 apart, Canonne, Kamath & Steinke's Theorem 7:
+    P[X > eps sigma^2 - 1/2] - e^eps P[X > eps sigma^2 + 1/2], X ~ N_Z(0, sigma^2) (floats, from the law's tail
+    sums; the exact audit's enclosure is the reference). Translation invariance: every such pair has it."""
+    law = DiscreteGaussian(sigma)
+    t = eps * sigma**2
+    return float(law.sf(t - 0.5) - math.exp(eps) * law.sf(t + 0.5))
+
+
+DG_SIGMA = classic_sigma(0.5, 1e-5)
+DISCRETE_GAUSSIAN = IntegerQueryNoise.discrete_gaussian(DG_SIGMA, 1)
+_twins(
+    "classic/discrete-gaussian-eps0.5",
+    "Discrete Gaussian (diffprivlib's GaussianDiscrete) with the classic sigma for eps=0.5, delta=1e-5",
+    subject=DISCRETE_GAUSSIAN,
+    claim=ApproxDP(0.5, 1e-5),
+    pairs=[(0, 1)],
+    relation=UNIT,
+    truth=_discrete_gaussian_delta(DG_SIGMA, 0.5),
+)
+DISCRETE_GAUSSIAN_BUG = IntegerQueryNoise.discrete_gaussian(math.sqrt(DG_SIGMA), 1)
+_twins(
+    "classic/discrete-gaussian-sigma-as-variance",
+    "Discrete Gaussian with sigma passed where the sampler takes the variance, eps=0.5, delta=1e-5",
+    subject=DISCRETE_GAUSSIAN_BUG,
+    claim=ApproxDP(0.5, 1e-5),
+    pairs=[(0, 1)],
+    relation=UNIT,
+    expected="refuted",
+    footing="as printed",
+    reason="known-broken validation mechanism: sigma 9.69 given as the variance leaves sigma 3.11; true delta(0.5) "
+           "= 0.0106, not 1e-5",
+    truth=_discrete_gaussian_delta(math.sqrt(DG_SIGMA), 0.5),
 )

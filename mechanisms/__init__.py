@@ -6,7 +6,8 @@ implements and any choice made where the source is silent, and derives its true 
 - additive noise: :class:`LaplaceMechanism`, :class:`DiscreteLaplaceMechanism`, :class:`StaircaseMechanism`,
   :class:`GaussianMechanism` (classic calibration), :class:`ZCDPGaussianMechanism`, :class:`ClippedSum`,
   :class:`NoisyHistogram`, :class:`RepeatedRelease` (double spending);
-- bounded outputs: :class:`ClampedLaplaceMechanism`, :class:`BoundedDomainLaplaceMechanism`;
+- bounded outputs: :class:`ClampedLaplaceMechanism`, :class:`BoundedDomainLaplaceMechanism`,
+  :class:`FoldedLaplaceMechanism`, :class:`FoldedGeometricMechanism`;
 - selection: :class:`ReportNoisyMax`, :class:`ReportNoisyMaxWithValue`,
   :class:`ExponentialMechanism`, :class:`SparseVector`;
 - continual release: :class:`BinaryTreeMechanism` (the binary mechanism's noisy dyadic p-sums);
@@ -24,6 +25,7 @@ from .central_tree import CentralTreeMechanism, ReturningUserStream
 from .clipped_sum import ClippedSum
 from .composition import RepeatedRelease
 from .distributed_sum import DistributedSum, LocalModularRandomizer
+from .folded import FoldedGeometricMechanism, FoldedLaplaceMechanism
 from .gaussian import GaussianMechanism, ZCDPGaussianMechanism, analytic_gaussian_delta, classic_sigma
 from .geometric import TruncatedGeometric
 from .histogram import NoisyHistogram
@@ -40,7 +42,8 @@ __all__ = [
     "DistributedSum",
     "LocalModularRandomizer",
     "AdditiveNoiseMechanism", "BoundedDomainLaplaceMechanism", "ClampedLaplaceMechanism", "ClippedSum",
-    "DiscreteLaplace", "DiscreteLaplaceMechanism", "ExponentialMechanism",
+    "DiscreteLaplace", "DiscreteLaplaceMechanism", "ExponentialMechanism", "FoldedGeometricMechanism",
+    "FoldedLaplaceMechanism",
     "GaussianMechanism", "KaryRandomizedResponse", "Laplace", "LaplaceMechanism", "NoisyHistogram",
     "RandomizedResponse", "RepeatedRelease", "ReportNoisyMax", "ReportNoisyMaxWithValue", "ShuffledRandomizedResponse",
     "SparseVector", "StaircaseMechanism", "TruncatedGeometric",

@@ -791,6 +791,66 @@ def _bounded_domain_epsilon(scale: float, lower: float, upper: float) -> float:
         return float(1 / b + mpmath.log(z(lo + 1) / z(lo)))
 
 
+def _folded_laplace_epsilon(pairs, b: float, lower: float, upper: float) -> float:
+    """The folded Laplace's largest |log p/q| over the pairs, from the density summed by brute force over the
+    images y + 2kW and 2 lower - y + 2kW (|k| <= 40) at the break points {lower, q, q', upper}, where the loss's
+    extremes lie (a Moebius map of e^{2y/b} between them; tests/test_folded_mechanisms.py checks that against a
+    dense grid), in 40-digit mpmath."""
+    import mpmath
+
+    with mpmath.workdps(40):
+        bb, lo, w = mpmath.mpf(b), mpmath.mpf(lower), mpmath.mpf(upper) - mpmath.mpf(lower)
+
+        def density(y, q):
+            images = [image for k in range(-40, 41) for image in (y + 2 * k * w, 2 * lo - y + 2 * k * w)]
+            return mpmath.fsum(mpmath.exp(-abs(x - q) / bb) for x in images) / (2 * bb)
+
+        return float(max(abs(mpmath.log(density(mpmath.mpf(y), q0) / density(mpmath.mpf(y), q1)))
+                         for q0, q1 in pairs for y in (lower, q0, q1, upper)))
+
+
+def _folded_geometric_epsilon(pairs, a: float, lower: float, upper: float) -> float:
+    """The folded geometric's largest |log P/Q| over the pairs, its law summed by brute force: the two-sided
+    geometric pmf (1 - a)/(1 + a) a^|z| over |z| <= 600, each q + z reflected at the bounds until inside, in
+    40-digit mpmath."""
+    import mpmath
+
+    def fold(x):
+        while x < lower or x > upper:
+            x = 2 * lower - x if x < lower else 2 * upper - x
+        return int(x)
+
+    with mpmath.workdps(40):
+        aa = mpmath.mpf(a)
+
+        def law(q):
+            out = {}
+            for z in range(-600, 601):
+                j = fold(q + z)
+                out[j] = out.get(j, 0) + (1 - aa) / (1 + aa) * aa ** abs(z)
+            return out
+
+        worst = 0
+        for q0, q1 in pairs:
+            p, r = law(q0), law(q1)
+            worst = max([worst] + [abs(mpmath.log(p[j] / r[j])) for j in p])
+        return float(worst)
+
+
+def _discrete_gaussian_delta(sigma: float, eps: float) -> float:
+    """delta(eps) of N_Z(0, sigma^2) against N_Z(1, sigma^2): the sum over the integers |k| <= 60 sigma of
+    (p(k) - e^eps p(k - 1))_+, normalised, in 40-digit mpmath."""
+    import mpmath
+
+    with mpmath.workdps(40):
+        s = mpmath.mpf(sigma)
+        reach = int(60 * sigma) + 2
+        w = {k: mpmath.exp(-mpmath.mpf(k) ** 2 / (2 * s * s)) for k in range(-reach, reach + 2)}
+        factor = mpmath.exp(mpmath.mpf(eps))
+        return float(mpmath.fsum(max(w[k] - factor * w[k - 1], 0) for k in range(-reach + 1, reach + 2))
+                     / mpmath.fsum(w.values()))
+
+
 # claim id -> (the audited pairs, or None for all the entry's; the reference value; its allowance)
 EXACT_PINS = {
     # Laplace, discrete Laplace, clipped sums and histograms: epsilon = sensitivity / scale exactly
@@ -816,6 +876,19 @@ EXACT_PINS = {
     "classic/bounded-domain-laplace-eps1": (
         "first", lambda _: _bounded_domain_epsilon(float(classic.BOUNDED.scale), 0.0, 2.0), 1e-15),
     "classic/bounded-domain-laplace-unwidened": ("first", lambda _: _bounded_domain_epsilon(1.0, 0.0, 2.0), 1e-15),
+    # folded Laplace (scale 1 on [0, 2]) and folded geometric (on {0..5}): brute-force sums over the reflected
+    # images; the discrete Gaussian's delta(0.5) at sigma = 9.6896 and at sqrt(9.6896): the sum over the integers
+    "classic/folded-laplace-eps1": (None, lambda pairs: _folded_laplace_epsilon(pairs, 1.0, 0.0, 2.0), 1e-12),
+    "classic/folded-laplace-half-width": (None, lambda pairs: _folded_laplace_epsilon(pairs, 1.0, 0.0, 2.0), 1e-12),
+    "classic/folded-geometric-eps1": (
+        None, lambda pairs: _folded_geometric_epsilon(pairs, math.exp(-1), 0, 5), 1e-12),
+    "classic/folded-geometric-alpha-for-epsilon": (
+        None, lambda pairs: _folded_geometric_epsilon(pairs, 0.2, 0, 5), 1e-12),
+    "classic/discrete-gaussian-eps0.5": (
+        None, lambda _: _discrete_gaussian_delta(math.sqrt(2 * math.log(1.25e5)) / 0.5, 0.5), 1e-9 * 1.7e-8),
+    "classic/discrete-gaussian-sigma-as-variance": (
+        None, lambda _: _discrete_gaussian_delta(math.sqrt(math.sqrt(2 * math.log(1.25e5)) / 0.5), 0.5),
+        1e-9 * 1.1e-2),
     # report noisy max, scale 2/eps: the pair the entry derives (Laplace) and StatDP's one-below-rest-above
     # (exponential noise), by quadrature
     "classic/noisy-max-laplace-eps0.7": (

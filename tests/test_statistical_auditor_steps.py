@@ -457,10 +457,11 @@ def test_a_certified_bound_that_only_reaches_the_claim_does_not_refute_it():
 def test_a_renyi_finding_names_the_order_its_bound_is_worst_at():
     """A curve claimed at orders 2 and 4 with the same epsilon: the divergence grows with the order,
     so the bound exceeds the claim most at order 4, which the witness names; the Renyi bound needs
-    both ends of both probabilities."""
+    both ends of both probabilities. (Event families are named: scalar Renyi claims otherwise go to the
+    binned auditor, tests/test_renyi_auditor.py.)"""
     from dpaudit import RenyiDP
 
-    f = _audit(_spread, RenyiDP((2.0, 4.0), (0.1, 0.1)))
+    f = _audit(_spread, RenyiDP((2.0, 4.0), (0.1, 0.1)), events=["threshold", "cells"])
     assert f.verdict == "refuted" and f.statistic.name == "renyi"
     assert f.witness["alpha"] == 4.0 and type(f.witness["alpha"]) is float
     assert set(f.witness["probability_bounds"]) == {"d1_lower", "d1_upper", "d0_lower", "d0_upper"}

@@ -14,9 +14,13 @@ Known laws (exact privacy plus a conformance audit of the samples):
 ``LaplaceTruncated`` that, clamped to [lower, upper]: a density inside and atoms at the bounds
 ``LaplaceBoundedDomain`` the input clamped to [lower, upper], plus Laplace noise of the library's widened
                     scale (``_find_scale()``) conditioned on [lower, upper]: a density on the range
+``LaplaceFolded``   input + Laplace noise scaled as ``Laplace``, folded (reflected) at the bounds until inside:
+                    a sum of two exponentials on each side of the input (``FoldedLaplaceMechanism``)
 ``Staircase``       input + staircase noise of (epsilon, sensitivity, gamma): a piecewise-constant density
 ``Geometric``       input + discrete Laplace(sensitivity / epsilon) (two-sided geometric)
 ``GeometricTruncated`` that, clamped to [lower, upper]: a finite law
+``GeometricFolded`` that, folded at the (integer or half-integer) bounds: a finite law in closed form
+``GaussianDiscrete`` input + discrete Gaussian N_Z(0, sigma^2), sigma the library's calibration (``_scale``)
 ``Gaussian``,       input + Normal(0, sigma^2), sigma the library's calibration (``_scale``): the exact
 ``GaussianAnalytic`` audit decides whether that sigma gives (epsilon, delta)
 ``Binary``          keeps the label with probability (e^eps + delta) / (e^eps + 1); labels coded 0, 1
@@ -30,9 +34,9 @@ Known laws (exact privacy plus a conformance audit of the samples):
 The clamped, bounded-domain and staircase laws are piecewise-exponential
 (:mod:`dpaudit.core.piecewise_exponential`); for the first two the conformance audit tests the outputs
 themselves against the law (its atoms make the Kolmogorov-Smirnov test conservative: its false-failure
-rate stays below alpha). Other mechanisms (``LaplaceFolded``, whose folded density is a sum of
-exponentials on each side of the input, ``GaussianDiscrete``, ``GeometricFolded``, ...) are audited
-black-box.
+rate stays below alpha). The folded Laplace law has its own exact analysis (:mod:`dpaudit.exact.folded`: pure
+epsilon and delta(eps), not Renyi divergences); its conformance audit tests the outputs against the law too.
+Other mechanisms (``Uniform``, ``Snapping``, ``Vector``, ``Bingham``, ...) are audited black-box.
 """
 
 from __future__ import annotations
@@ -205,10 +209,12 @@ def _mechanism_subject(mech: Any, n_jobs: int | None, pairs: Sequence[tuple[Any,
         BoundedDomainLaplaceMechanism,
         ClampedLaplaceMechanism,
         DiscreteLaplaceMechanism,
+        FoldedGeometricMechanism,
+        FoldedLaplaceMechanism,
         LaplaceMechanism,
         StaircaseMechanism,
     )
-    from dpaudit.mechanisms.noise import DiscreteLaplace, Laplace
+    from dpaudit.mechanisms.noise import DiscreteGaussian, DiscreteLaplace, Laplace
 
     kind = type(mech)
     name = f"diffprivlib.{kind.__name__}({_parameters(mech)})"
@@ -237,6 +243,10 @@ def _mechanism_subject(mech: Any, n_jobs: int | None, pairs: Sequence[tuple[Any,
         eps = mech.epsilon - math.log1p(-mech.delta)  # scaled as Laplace is, then clamped
         exact = ClampedLaplaceMechanism(eps, mech.lower, mech.upper, mech.sensitivity)
         law, reference = exact.distribution, _output_reference(exact)
+    elif kind is M.LaplaceFolded:
+        eps = mech.epsilon - math.log1p(-mech.delta)  # scaled as Laplace is, then folded
+        exact = FoldedLaplaceMechanism(eps, mech.lower, mech.upper, mech.sensitivity)
+        law, reference = exact.distribution, _output_reference(exact)
     elif kind is M.LaplaceBoundedDomain:
         scale = float(mech._find_scale())  # the library's calibration, the number audited
         notes.append(f"law: input clamped to [{mech.lower:g}, {mech.upper:g}] plus Laplace({scale:.6g}) noise "
@@ -254,6 +264,18 @@ def _mechanism_subject(mech: Any, n_jobs: int | None, pairs: Sequence[tuple[Any,
     elif kind is M.GeometricTruncated:
         law, probs = _truncated_geometric_law(mech)
         reference = _finite_reference(probs, name, offset=int(mech.lower))
+    elif kind is M.GeometricFolded:
+        folded = FoldedGeometricMechanism(mech.epsilon, mech.lower, mech.upper, int(mech.sensitivity))
+        law = folded.distribution
+        reference = _finite_reference(lambda data: np.exp(folded.distribution(data).log_probs), name,
+                                      offset=int(folded.outputs[0]))
+        lo, hi, step = int(folded.outputs[0]), int(folded.outputs[-1]), int(mech.sensitivity)
+        default_pairs = [(lo, min(lo + step, hi)), (max(hi - step, lo), hi)]  # integer answers (half-integer bounds)
+    elif kind is M.GaussianDiscrete:
+        sigma = float(mech._scale)  # the library's calibration, the number audited
+        notes.append(f"law: input + N_Z(0, {sigma:.6g}^2), sigma as the library calibrates it")
+        law = _discrete_gaussian(sigma)
+        reference = _noise_reference(DiscreteGaussian(sigma))
     elif kind in (M.Gaussian, M.GaussianAnalytic):
         sigma = float(mech._scale)  # the library's calibration, the number audited
         notes.append(f"law: input + Normal(0, {sigma:.6g}^2), sigma as the library calibrates it")
@@ -304,6 +326,16 @@ def _finite(probs: Callable[[Any], np.ndarray]) -> Callable[[Any], FiniteDistrib
     def law(data: Any) -> FiniteDistribution:
         p = probs(data)
         return FiniteDistribution.from_probs(np.arange(len(p)), p, log_error=1e-12)
+    return law
+
+
+def _discrete_gaussian(sigma: float) -> Callable[[Any], FiniteDistribution]:
+    """q + N_Z(0, sigma^2) for an integer q: the noise law's pmf table over its window (every integer outside
+    has probability below e^-750), shifted to q."""
+    from dpaudit.mechanisms.noise import DiscreteGaussian
+
+    def law(data: Any) -> FiniteDistribution:
+        return DiscreteGaussian(sigma, loc=int(np.asarray(data))).finite_distribution()
     return law
 
 

@@ -3,7 +3,8 @@
 
 - privacy: :class:`ExactPrivacyAuditor` decides claims from exact output distributions, rigorously;
   :class:`StatisticalPrivacyAuditor` certifies lower bounds on epsilon, delta, Renyi divergence or
-  rho from samples (events proposed by :mod:`.events`, bounds from :mod:`.bounds`);
+  rho from samples (events proposed by :mod:`.events`, bounds from :mod:`.bounds`; Renyi and zCDP claims
+  about scalar outputs from a binning of them, :mod:`.renyi`);
 - tails: :class:`ExactTailAuditor` from a law's cdf/sf and cumulant generating function,
   :class:`StatisticalTailAuditor` from samples;
 - conformance: :class:`ConformanceAuditor` tests a sampler against its exact law;

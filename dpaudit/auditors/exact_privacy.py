@@ -40,6 +40,7 @@ from .. import exact
 from ..core.claims import ZCDP, ApproxDP, Claim, PureDP, RenyiDP
 from ..core.distributions import FiniteDistribution, GaussianDistribution, ProductDistribution, as_exact_distribution
 from ..core.errors import UnsupportedAudit
+from ..core.folded_laplace import FoldedLaplaceDistribution
 from ..core.piecewise_exponential import PiecewiseExponentialDistribution
 from ..core.results import NOT_REFUTED, REFUTED, VERIFIED, Statistic
 from ..core.subjects import Mechanism
@@ -354,6 +355,9 @@ def _loss_points(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray, bool] | None:
             x, lp, lq = x[top], lp[top], lq[top]
         with np.errstate(invalid="ignore"):
             return x.astype(float), lp - lq, True
+    if isinstance(p, FoldedLaplaceDistribution):
+        x = np.linspace(float(p.lower), float(p.upper), 801)
+        return x, p.log_density(x) - q.log_density(x), False
     if isinstance(p, PiecewiseExponentialDistribution):  # the densities' loss (atoms are not drawn)
         lo, hi = float(min(p.breaks[0], q.breaks[0])), float(max(p.breaks[-1], q.breaks[-1]))
         pad = (hi - lo) / 4 if p.left_tail or p.right_tail else 0.0

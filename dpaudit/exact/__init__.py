@@ -14,7 +14,9 @@ exact rational end points). Supported coordinate types: :class:`~dpaudit.core.di
 (:class:`~dpaudit.core.distributions.LogLinearDistribution`, or anything with ``exact_distribution()``, such as
 ``dpaudit.mechanisms.Laplace``) and piecewise-exponential laws with atoms and periodic tails
 (:class:`~dpaudit.core.piecewise_exponential.PiecewiseExponentialDistribution`: clamped and bounded-domain
-Laplace noise, the staircase mechanism). Coordinates whose two distributions are identical contribute
+Laplace noise, the staircase mechanism) and folded Laplace laws
+(:class:`~dpaudit.core.folded_laplace.FoldedLaplaceDistribution`, :mod:`dpaudit.exact.folded`: pure epsilon and
+delta(eps); Renyi divergences only at alpha = inf). Coordinates whose two distributions are identical contribute
 nothing and are dropped first. Pure epsilon and Renyi divergences add over coordinates; delta of a
 product is computed in closed form for Gaussians and through the privacy-loss distribution for
 finite coordinates, alone or together with equal-variance Gaussians; other mixtures raise
@@ -32,8 +34,9 @@ from typing import Any
 
 from ..core.distributions import FiniteDistribution, GaussianDistribution, ProductDistribution, as_exact_distribution
 from ..core.errors import MechanismError, UnsupportedAudit
+from ..core.folded_laplace import FoldedLaplaceDistribution
 from ..core.piecewise_exponential import PiecewiseExponentialDistribution
-from . import finite, gaussian, loglinear, piecewise, rho
+from . import finite, folded, gaussian, loglinear, piecewise, rho
 from .enclosure import Enclosure
 from .loss import ZERO, LossRange, PureEpsilon, pure_epsilon_of
 from .pld import product_hockey_stick
@@ -44,6 +47,7 @@ __all__ = [
 ]
 
 FINITE, GAUSSIAN, LOGLINEAR, PIECEWISE = "finite", "gaussian", "log-linear", "piecewise-exponential"
+FOLDED = "folded-laplace"
 
 
 def _kind(d: Any) -> str:
@@ -53,11 +57,14 @@ def _kind(d: Any) -> str:
         return GAUSSIAN
     if isinstance(d, PiecewiseExponentialDistribution):
         return PIECEWISE
+    if isinstance(d, FoldedLaplaceDistribution):
+        return FOLDED
     return LOGLINEAR
 
 
 def _coordinate(d: Any) -> Any:
-    if isinstance(d, (FiniteDistribution, GaussianDistribution, PiecewiseExponentialDistribution)):
+    if isinstance(d, (FiniteDistribution, GaussianDistribution, PiecewiseExponentialDistribution,
+                      FoldedLaplaceDistribution)):
         return d
     to_density = getattr(d, "exact_distribution", None)  # a noise law standing for its density
     if callable(to_density) and isinstance(density := to_density(),
@@ -93,7 +100,7 @@ def differing_coordinates(dist0: Any, dist1: Any) -> list[tuple[str, Any, Any]]:
 
 
 _LOSS = {FINITE: finite.loss_range, GAUSSIAN: gaussian.loss_range, LOGLINEAR: loglinear.loss_range,
-         PIECEWISE: piecewise.loss_range}
+         PIECEWISE: piecewise.loss_range, FOLDED: folded.loss_range}
 
 
 def loss_range(dist0: Any, dist1: Any) -> LossRange:
@@ -131,6 +138,8 @@ def privacy_profile(dist0: Any, dist1: Any, eps: float) -> Profile:
             return Profile(loglinear.hockey_stick(p, q, eps), {})
         if kind == PIECEWISE:
             return Profile(piecewise.hockey_stick(p, q, eps), {})
+        if kind == FOLDED:
+            return Profile(folded.hockey_stick(p, q, eps), {})
     gaussians = [(p, q) for kind, p, q in coords if kind == GAUSSIAN]
     if kinds <= {FINITE, GAUSSIAN} and all(gaussian.same_variance(p, q) for p, q in gaussians):
         mu2 = sum((gaussian.mu_squared(p, q) for p, q in gaussians), Fraction(0))
@@ -145,7 +154,8 @@ def privacy_profile(dist0: Any, dist1: Any, eps: float) -> Profile:
     )
 
 
-_RENYI = {FINITE: finite.renyi, GAUSSIAN: gaussian.renyi, LOGLINEAR: loglinear.renyi, PIECEWISE: piecewise.renyi}
+_RENYI = {FINITE: finite.renyi, GAUSSIAN: gaussian.renyi, LOGLINEAR: loglinear.renyi, PIECEWISE: piecewise.renyi,
+          FOLDED: folded.renyi}
 
 
 def renyi_divergence(dist0: Any, dist1: Any, alpha: float) -> Enclosure:
