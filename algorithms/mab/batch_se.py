@@ -54,6 +54,22 @@ Choices where the paper is silent or prints only orders (spec 6.2):
   released code and Figs. 1-3 use 4.
 - p: ``p=None`` is the theorems' p = 1/T (T the horizon, or ``T=``); the experiments use p = 0.1.
 
+The ``shuffle`` protocol (Theorem 3, App. D.2: pure DP via secure shuffling). Parameters as printed:
+eps' = eps/2, g = ceil(eps' sqrt n), p' = q = 1/(2T) (p/2 when ``p`` is given), tau = ceil((g/eps')
+log(2/p')), m = n g + 2 tau + 1, shares gamma+ - gamma-, gamma+- ~ Polya(1/n, e^{-eps/g}) as printed
+(``noise_parameter="printed"``, the default; the n shares sum to Lap_Z(g/eps)) or with the prime the
+dump may have lost, e^{-eps'/g} (``noise_parameter="primed"``, Lap_Z(g/eps')). S is S~ o R~^n: the
+Cheu-Yan randomizer R~ encodes each message as random bits (length d, unspecified by the paper) whose
+uniformly shuffled multiset simulates an (eps~, q)-relaxed SecAgg, eps~ = eps/4, and the server's POST
+step recovers (sum_i y_i) mod m from it, the only thing A uses. [choice] R~ is not implemented: the
+relaxed SecAgg is modelled as exact SecAgg, so the decisions here are exactly those of the shuffled
+protocol (they are a function of the mod-m sums POST computes, whatever R~ is); what the multiset
+reveals beyond the sum, the proof's additive 2 eps~ (LLR(S(R(x)), S(R(x'))) <= 2 eps~ + LLR of the mod
+sums), and POST's failure probability q are stated, not simulated. The order of the shuffled multiset
+carries nothing POST uses, so the reference path's running sum mod m of the messages as they arrive is
+POST's sum of the multiset. Algorithm 1's decisions with this protocol are audited exactly
+(``dist-mab/thm3-privacy@algorithm,...``).
+
 Paths (both vectorised over runs; they have the same law of the decisions, tested):
 
 - reference (``choose``/``observe``): every user runs R as printed (``release.messages``: her own
@@ -113,8 +129,12 @@ class BatchSuccessiveElimination:
     source: ClassVar[str] = "Algorithm 1 (private batch-based successive arm elimination)"
 
     def __init__(self, protocol: str = "exact", eps: float | None = None, *, s: float = 10.0, p: float | None = None,
-                 eta: float = 2, T: int | None = None, c: float = LEMMA5_C):
+                 eta: float = 2, T: int | None = None, c: float = LEMMA5_C, noise_parameter: str = "printed"):
         self.protocol = choice(self.owner, "protocol", protocol, PROTOCOLS)
+        self.noise_parameter = choice(self.owner, "noise_parameter", noise_parameter, ShuffleModSum.NOISE_PARAMETERS)
+        if self.noise_parameter != "printed" and self.protocol != "shuffle":
+            raise ValueError(f"{self.owner}: noise_parameter reads Theorem 3's share decay; the {self.protocol!r} "
+                             "protocol takes none")
         self.notes: list[str] = []  # what the result of a simulation should say about this run
         if self.protocol == "exact":
             if eps is not None:
@@ -145,6 +165,8 @@ class BatchSuccessiveElimination:
         parts = [] if self.eps is None else [f"eps={self.eps:g}"]
         if self.protocol in ("skellam", "discrete-gaussian"):
             parts.append(f"s={self.s:g}")
+        if self.noise_parameter != "printed":
+            parts.append("noise=e^(-eps'/g)")
         parts.append(f"eta={self.eta:g}")
         parts.append("p=1/T" if self.p is None else f"p={self.p:g}")
         if self.T is not None:
@@ -203,7 +225,7 @@ class BatchSuccessiveElimination:
             elif self.protocol == "local":
                 rel = LocalModularRandomizer(self.eps, n, T, c=self.c, p=self.p, outside_theorem=True)
             else:
-                rel = ShuffleModSum(self.eps, n, T, p=self.p)
+                rel = ShuffleModSum(self.eps, n, T, noise_parameter=self.noise_parameter, p=self.p)
             self._releases[key] = rel
         return self._releases[key]
 

@@ -66,8 +66,8 @@ def ldp_se(*, eps: float, p: float | None = None, eta: float = 2, T: int | None 
     return BatchSuccessiveElimination("local", eps, p=p, eta=eta, T=T)
 
 
-def shuffle_dp_se(*, eps: float, p: float | None = None, eta: float = 2, T: int | None = None
-                  ) -> BatchSuccessiveElimination:
+def shuffle_dp_se(*, eps: float, p: float | None = None, eta: float = 2, T: int | None = None,
+                  noise_parameter: str = "printed") -> BatchSuccessiveElimination:
     """dist-mab Algorithm 1: Shuffle-DP-SE, Theorem 3's protocol as far as printed (the mod sum POST recovers).
 
     Polya(1/n, e^{-eps/g}) shares as printed, g = ceil(eps' sqrt n), tau = ceil((g/eps') log(2/p')),
@@ -75,8 +75,9 @@ def shuffle_dp_se(*, eps: float, p: float | None = None, eta: float = 2, T: int 
     randomizer R~ mapping each message to a random bit vector of length d, and d itself, are not
     specified by the paper, so the shuffled messages and the relaxed SecAgg's failure probability q are
     not simulated: the analyzer reads the exact mod sum, which POST recovers with probability >= 1 - q.
-    Radius eq. (2) with Theorem 1's constants at eps' (sigma = sqrt 2/eps', h = 1/eps')."""
-    return BatchSuccessiveElimination("shuffle", eps, p=p, eta=eta, T=T)
+    Radius eq. (2) with Theorem 1's constants at eps' (sigma = sqrt 2/eps', h = 1/eps').
+    ``noise_parameter="primed"`` reads the shares' decay as e^{-eps'/g}, a prime the dump may have lost."""
+    return BatchSuccessiveElimination("shuffle", eps, p=p, eta=eta, T=T, noise_parameter=noise_parameter)
 
 
 def dp_se(*, eps: float, p: float | None = None, beta: float | None = None, T: int | None = None,
