@@ -20,6 +20,14 @@ Choices where the paper is silent: the initialisation pull is released by eq. 3 
 Lap(1/eps) draw (Algorithm 1 says only "pull j once to initialize mu~_{j,1,0}"); ``literal_init=True``
 takes the box as printed, the raw first reward without noise (not covered by Theorem 2's proof,
 which noises every array). Ties go to the lowest arm. Natural log (eq. 4; Hybrid-UCB uses base 2).
+``noise_scale="1/(2eps)"`` draws the arrays' noise at half the printed scale, Lap(1/(2 eps)), while the
+index keeps eq. 4's eps: a calibration bug the exact audit must refute (a test does).
+
+Exact law of the decisions (:meth:`AnytimeLazyUCB.decision_distribution`): on two arms and at most
+:data:`EXACT_MAX_HORIZON` rounds, by :mod:`algorithms.online.lazy_law` (decision paths enumerated
+depth-first, each path's probability by transfers along the chain of array releases). Its presence makes
+every :class:`~dpaudit.bandits.transcripts.DecisionTranscript` of the policy exact; a transcript over a
+longer horizon is still built and sampled, and only asking for its law is refused.
 
 Fast path (``next_block``): between two array completions the indices change only through ln t,
 and for two arms the difference of their indices is monotone in t (both bonus coefficients
@@ -33,14 +41,24 @@ rounding error of each other). Blocks never cross an array completion.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
 
-from dpaudit.core.validation import positive
+from dpaudit.core.distributions import FiniteDistribution
+from dpaudit.core.validation import choice, positive
 from dpaudit.mechanisms.lazy_laplace import LazyLaplaceArrays, full_arrays
 
 from .indices import IndexPolicy
+from .lazy_law import decision_law
+
+#: the array noise: Lap(1/eps) as printed (eq. 3), or half that scale, Lap(1/(2 eps)) (a calibration bug
+#: the exact audit must refute: it loses 2 eps)
+NOISE_SCALES = ("1/eps", "1/(2eps)")
+#: largest horizon of the exact decision law (the paths and the messages' pieces grow with T: a law takes
+#: about 0.5 s at T = 10, 1.5 s at T = 12 and 5 s at T = 14)
+EXACT_MAX_HORIZON = 14
 
 
 class AnytimeLazyUCB(IndexPolicy):
@@ -52,17 +70,21 @@ class AnytimeLazyUCB(IndexPolicy):
     #: arm), whose law for the arrays a run fills does not depend on it
     anytime: ClassVar[bool] = True
 
-    def __init__(self, epsilon: float, literal_init: bool = False):
+    def __init__(self, epsilon: float, literal_init: bool = False, noise_scale: str = "1/eps"):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
         if not isinstance(literal_init, (bool, np.bool_)):
             raise ValueError(f"{self.owner}: literal_init must be True or False, got {literal_init!r}")
         self.literal_init = bool(literal_init)
-        self.name = f"Anytime-Lazy-UCB(eps={self.epsilon:g}" + (", literal init)" if self.literal_init else ")")
+        self.scale_rule = choice(self.owner, "noise_scale", noise_scale, NOISE_SCALES)
+        # the budget whose Lap(1/budget) the arrays' sums get: eps as printed, 2 eps for half the scale
+        self.noise_epsilon = self.epsilon * (1 if self.scale_rule == "1/eps" else 2)
+        self.name = (f"Anytime-Lazy-UCB(eps={self.epsilon:g}" + (", literal init" if self.literal_init else "")
+                     + ("" if self.scale_rule == "1/eps" else f", Lap({self.scale_rule})") + ")")
 
     def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:
         super().start(runs, arms, horizon, rng)
         self.arrays = full_arrays(self.horizon)
-        self.release = LazyLaplaceArrays(self.epsilon, 2**self.arrays - 1)
+        self.release = LazyLaplaceArrays(self.noise_epsilon, 2**self.arrays - 1)
         self.noise = self.release.sample_sum_noise((self.runs, self.K, self.arrays), rng)
         self.means = np.zeros((self.runs, self.K))  # mu~_j of the last full array
         self.sizes = np.ones((self.runs, self.K))  # lambda_j
@@ -118,5 +140,25 @@ class AnytimeLazyUCB(IndexPolicy):
             bad = np.where(open_ & ~ok, middle, bad)
         return played, good - t + 1
 
+    def decision_distribution(self, table: Any, rounds: Any) -> FiniteDistribution:
+        """The exact law of the arms played at ``rounds`` (1-based) on a reward table of two arms, shape
+        (T, 2) with T <= :data:`EXACT_MAX_HORIZON` (:mod:`algorithms.online.lazy_law`: depth-first
+        enumeration of the decision paths, each path's probability by transfers along the chain of
+        array releases, in mpmath with an error estimate). Refused for other shapes: with more arms a
+        decision compares several noises at once, and the number of paths and of the messages' pieces
+        grows quickly with T."""
+        x = np.asarray(table, dtype=float)
+        if (x.ndim != 2 or x.shape[1] != 2 or not 1 <= len(x) <= EXACT_MAX_HORIZON or not np.isfinite(x).all()
+                or (x < 0).any() or (x > 1).any()):
+            raise ValueError(f"{self.owner}: the exact decision law is built for two arms and at most "
+                             f"{EXACT_MAX_HORIZON} rounds (a reward table of shape (T, 2), rewards in [0, 1]; the "
+                             f"paths and the exact messages grow quickly with T), got shape {x.shape}")
+        rounds = [int(t) for t in rounds]
+        if not rounds or min(rounds) < 1 or max(rounds) > len(x):
+            raise ValueError(f"{self.owner}: rounds must lie in 1..{len(x)}, got {rounds!r}")
+        outcomes, log_probs, error = decision_law(x, rounds, self.epsilon, Fraction(self.noise_epsilon),
+                                                  self.literal_init)
+        return FiniteDistribution(outcomes, log_probs, log_error=min(max(error, 1e-15), 0.5))
 
-__all__ = ["AnytimeLazyUCB"]
+
+__all__ = ["EXACT_MAX_HORIZON", "NOISE_SCALES", "AnytimeLazyUCB"]

@@ -25,6 +25,9 @@ Left out (with why):
     proofs' noise steps are fact1 and fact2, encoded above).
   - regret claims and the experiments' claims: in :mod:`.regret` (its docstring lists them, and what is
     left out).
+  - def1 (eps-DP for decision sequences: the relation every privacy entry here uses, one reward vector
+    replaced) and eq1/eq2 (the regret definitions, computed by the simulation engine as pseudo-regret):
+    definitions, no constant to check.
 
 Lower bound (Theorem 10, Appendix H), audited by :mod:`dpaudit.auditors.lower_bound` (suite.lower_bound):
   - thm10@K4,eps0.1,m14 and @K8,eps0.5,m8: Step 1's packing (P_j: coordinate j Bernoulli(1/2 + Delta),
@@ -101,8 +104,9 @@ relation over reward tables (``ReplaceRewardVector``), through
 :class:`~dpaudit.bandits.transcripts.DecisionTranscript`: the decisions at every round, one categorical
 output per run (the sequence's code sum_t a_t K^(t-1), a one-to-one post-processing). The decisions'
 law is a function of the releases' laws through the adaptive choice of which arm's array or tree
-each round feeds, with no closed form here, so the statistical auditor decides (a lower bound on
-the loss, verified when it stays below eps):
+each round feeds, with no closed form; the statistical auditor decides these entries (a lower bound
+on the loss, verified when it stays below eps; Anytime-Lazy-UCB's are recomputed exactly below, and its
+transcript has an exact law, so ``auditor="statistical"`` is what keeps them sampled):
   - thm2@algorithm,eps1,K2,T10 (:class:`~dpaudit.algorithms.online.AnytimeLazyUCB`): Anytime-Lazy-UCB's
     decisions are eps-DP (Theorem 2).
   - thm2@algorithm,literal-init,eps1,K2,T10: the same with Algorithm 1's initialisation box read
@@ -113,6 +117,26 @@ the loss, verified when it stays below eps):
 Hand-picked pairs: arm 0 always paying 1 and arm 1 nothing, against the table with one round's
 vector reversed (round 1, arm 0's initialisation pull; round 3, the first pull after the
 initialisation).
+
+Algorithm-level privacy, exact (Anytime-Lazy-UCB): with two arms the decision sequence has an exact
+law on small tables (:meth:`~dpaudit.algorithms.online.AnytimeLazyUCB.decision_distribution`, T <= 14:
+the decision paths enumerated depth-first, each path's probability an integral of Laplace densities
+over the comparisons, computed by transfers along the chain of array releases in mpmath at 40 digits,
+its rounding estimated by a second computation at 60), so the loss is the maximum over decision
+sequences of the log-ratio of their probabilities on the two tables. Same relation and hand-picked
+pairs as the black-box entries (kept beside them as cross-checks); the search keeps the relation's
+structured pairs only (random=0), for time:
+  - thm2@algorithm,exact,eps1,K2,T10: not refuted, loss 1 - 8e-15 (enclosure [1 - 1e-13, 1 + 8e-14],
+    so not verified either: it lies within float resolution of eps), on the all-zero table against
+    round 1's vector (1, 1), at the sequence that plays arm 1 from round 2 on. The bound is attained in
+    the limit: arm 0 is never pulled again, and its initial release is eps-DP alone.
+  - thm2@algorithm,exact,literal-init,eps1,K2,T10: refuted, loss infinite (expected, LITERAL_INIT_REASON):
+    with both initial releases noiseless, round 3's comparison is deterministic, so a sequence possible
+    on one table (all ones) is impossible on its neighbour (round 1's vector (0, 0)).
+  Hybrid-UCB (thm5-privacy@algorithm) stays black-box: its estimate moves at every pull and reads array
+  noises (Z, carried over all later blocks) plus the tree's p-sum noises of the current prefix, shared
+  between consecutive pulls, so a decision's law needs each arm's accumulated array noise and its
+  current tree prefix at once: messages of four variables on polyhedral cells, not one.
 """
 
 from __future__ import annotations
@@ -358,6 +382,23 @@ for _id, _policy, _T, _title, _expected in [
                   options={"statistic": _sequence_code},
                   title=f"{_title} over T = {_T} rounds (K = 2) are 1-DP, black-box (rounds 1 and 3 reversed on "
                         "a table where arm 0 pays 1)")
+
+# The same two Anytime-Lazy-UCB points, exact: AnytimeLazyUCB.decision_distribution (K = 2, T <= 14) gives
+# the law of the whole decision sequence, so the loss is the max log-ratio of the two tables' path
+# probabilities. Same relation and hand-picked pairs as the black-box entries above (kept as cross-checks);
+# the search keeps the relation's structured pairs and no random ones (random=0): a law takes about half a
+# second at T = 10, and the 16 random pairs would make the entry minutes long.
+for _id, _policy, _title, _expected in [
+        ("thm2@algorithm,exact,eps1,K2,T10", AnytimeLazyUCB(1.0), "Anytime-Lazy-UCB's decisions", {}),
+        ("thm2@algorithm,exact,literal-init,eps1,K2,T10", AnytimeLazyUCB(1.0, literal_init=True),
+         "Anytime-Lazy-UCB's decisions with the initialisation box as printed (no noise)",
+         {"expected": "refuted", "reason": LITERAL_INIT_REASON, "footing": "as printed"})]:
+    suite.privacy(f"private-online/{_id}", auditor="exact", **_expected,
+                  subject=DecisionTranscript(_policy, arms=2, horizon=10), claim=PureDP(1.0),
+                  relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(10, 2)), random=0),
+                  pairs=_reversed_rounds(10),
+                  title=f"{_title} over T = 10 rounds (K = 2) are 1-DP, exactly (searched, and rounds 1 and 3 "
+                        "reversed on a table where arm 0 pays 1)")
 
 
 # --- Theorem 10 (Section 5.1, Appendix H): the lower bound for eps-DP stochastic DTOL ----------------
