@@ -7,14 +7,16 @@ one query and claim epsilon, as if the budget were spent once.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
+from scipy.stats import binom
 
-from dpaudit.core.distributions import ProductDistribution
+from dpaudit.core.distributions import FiniteDistribution, ProductDistribution
 from dpaudit.core.validation import integer
 
-from .base import Release
+from .base import ExactRelease, Release
 
 
 class RepeatedRelease(Release):
@@ -59,4 +61,44 @@ class RepeatedRelease(Release):
         return ProductDistribution((one,) * self.times)
 
 
-__all__ = ["RepeatedRelease"]
+class RepeatedResponseCount(ExactRelease):
+    """k independent binary randomized responses at eps of one user's bit, released as the number of
+    responses equal to 1: Bin(k, a) on a 1, Bin(k, 1 - a) on a 0, a = e^eps/(1 + e^eps). The count is a
+    sufficient statistic of the k responses (their likelihood ratio is e^{eps (2 c - k)} for c ones), so
+    this release has the privacy profile of the k-fold composition
+    (:class:`~dpaudit.mechanisms.composition.RepeatedRelease` of :class:`~dpaudit.mechanisms.RandomizedResponse`,
+    checked against the 2^k answer vectors in tests/test_dist_mab_conversions.py) with k + 1 outcomes instead
+    of 2^k. Used by dist-mab's Theorem 7 entries (an audit fixture, not a mechanism of that paper).
+    log_error = 1e-9 bounds the rounding of scipy's log binomial coefficients (a few ulps of values up to
+    k log 2) with a wide margin."""
+
+    paper = "Kairouz, Oh & Viswanath 2015"
+    source = "randomized response composed k times (the worst case of Theorem 3.3 for pure eps)"
+
+    def __init__(self, epsilon: float, k: int):
+        self.epsilon, self.k = float(epsilon), int(k)
+        self.name = f"RepeatedResponseCount(eps={self.epsilon:.4g}, k={self.k})"
+
+    def _input(self, data: Any) -> int:
+        x = int(np.asarray(data).ravel()[0])
+        if x not in (0, 1):
+            raise ValueError(f"{self.owner}: the user's bit must be 0 or 1, got {x}")
+        return x
+
+    def _keep(self) -> float:
+        return 1 / (1 + math.exp(-self.epsilon))
+
+    def _sample(self, x: int, size: int, rng: np.random.Generator) -> np.ndarray:
+        p = self._keep() if x == 1 else 1 - self._keep()
+        return rng.binomial(self.k, p, size).astype(np.int64)
+
+    def _distribution(self, x: int) -> FiniteDistribution:
+        c = np.arange(self.k + 1)
+        # log pmf: log C(k, c) + c log p + (k - c) log(1 - p), with log p = -log1p(e^-eps) for the kept answer
+        log_keep, log_flip = -math.log1p(math.exp(-self.epsilon)), -math.log1p(math.exp(self.epsilon))
+        ones, zeros = (log_keep, log_flip) if x == 1 else (log_flip, log_keep)
+        log_pmf = binom.logpmf(c, self.k, 0.5) + self.k * math.log(2) + c * ones + (self.k - c) * zeros
+        return FiniteDistribution(c, log_pmf, log_error=1e-9)
+
+
+__all__ = ["RepeatedRelease", "RepeatedResponseCount"]

@@ -92,7 +92,7 @@ def test_row_ids_expand_the_table_cells():
 
 def test_entries_build_and_ids_parse():
     found = entries()
-    assert len(found) == 13
+    assert len(found) == 13 + 9  # + the likelihood-set lemmas (lemB.2, lemB.3; tests/test_concurrent_shuffle_lemmas.py)
     for entry in found:
         cid = parse_claim_id(entry.id)
         assert cid.suite == "concurrent-shuffle" and cid.point, entry.id

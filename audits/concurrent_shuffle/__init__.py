@@ -61,7 +61,8 @@ two extreme moves, arm 0 from (e_1, 1) to (-e_1, 1) and to (e_2, 0) (as shuffle-
 entries). Statistical, 40,000 runs per side at the quick budget.
   - thm5.1-privacy@algorithm,k1,...: Algorithm 4 with k = 1 shuffler (d = 4, d_low = 2) is (eps, delta)-CSDP at
     eps = 0.5, delta = 0.1 (the registry's defaults, inside eps < 1, delta < 1/2);
-  - thm5.1-privacy@algorithm,k3,...: the same with k = log2 n = 3 shufflers (Corollary 5.2's k; d = 2, d_low = 1).
+  - thm5.1-privacy@algorithm,k3,...: the same with k = log2 n = 3 shufflers (Corollary 5.2's k, so also
+    cor5.2-privacy; d = 2, d_low = 1).
 
 Considered and left out (with why):
   - thm3.2-accuracy and thm3.4-accuracy as stated (alpha = O(.)), cor3.3-accuracy, cor3.5-accuracy: printed
@@ -82,6 +83,11 @@ Considered and left out (with why):
     P_Vec's b is of order 1e9 per node (b ~ 24e4 g^2 log^2(.)/(eps^2 B)) and one exact pair takes ~35 s;
     P_Vec's own privacy is searched in the shuffle-lcb suite.
   - lemB.4 (anti-concentration, Matousek): its constants a, b, c are existential.
+  - lemB.1 (independence of the parties' inputs given the transcript, after Chan, Shi & Song) and lemB.5
+    (releasing (M(D), D_I) keeps (eps, delta)-DP for D_{-I}): structural statements without a constant
+    (Lemma B.5's (eps, delta) is M's own, a post-processing identity); lemB.2 and lemB.3 are encoded in
+    :mod:`.likelihood_sets`.
+  - claimsec3d (Algorithm 2 needs O(log n) memory): an order of memory, not a privacy or accuracy claim.
   - the regularity step in the proof of thm5.1 (entrywise error bound => ||H_t - lambda I|| <= sigma sqrt d):
     not implied deterministically (the all-sigma matrix has norm d sigma); a random-matrix statement,
     to be audited with the algorithm.
@@ -90,6 +96,9 @@ Regret and lower bounds (the suite's parts, which add their entries to ``suite``
   - :mod:`.lower_bounds`: thm4.1 (the lower bound for k-shuffler binary PSCO: its proof's identities
     exactly, and the implemented counters held to it on Delta_{n,k}) and lemB.6 (its small-batch case;
     the proof's variance step is refuted as printed, by c_eps^2, and holds in the form the proof supports).
+  - :mod:`.likelihood_sets`: lemB.2 (reconstructed) and lemB.3 (Theorem 4.1's set (1)): the bad sets'
+    masses and the sets' ratio property exactly, on a bit mechanism at the edge of (eps, delta) and on a
+    shuffled randomized-response count averaged over i.i.d. Ber(1/2) inputs.
   - :mod:`.regret`: thm5.1-regret (alias thmC.3-regret) and cor5.2-regret: cs-linucb under Theorem C.2's
     explicit bound with Theorem C.3's constants, and the rates in T and eps; pre-asymptotic at every
     simulable n (the rates in T are expected refuted for that reason, not as findings).
@@ -274,3 +283,4 @@ for _k in (1, 3):
 
 # the parts add their entries to ``suite`` when imported, in this order
 from . import lower_bounds, regret  # noqa: E402, F401, I001
+from . import likelihood_sets  # noqa: E402, F401, I001

@@ -127,10 +127,15 @@ Left out (with why):
     claim; the exact error law of a prefix sum is CentralTreeMechanism.error_law (tested).
   - corB.2-jdp, corB.3-jdp, corC.2-jdp, corC.3-jdp, remark3.4-jdp (Billboard lemma), thmE.2:
     algorithm-level or composition statements, audited with the algorithms.
-  - communication claims: another issue.
+  - communication claims: another issue; among them claimsec6d (P_Amp's one real vector and matrix per
+    user; P_Vec's O(d^2 (g + b)) bits with "g + b <~ sqrt B + log(1/delta)/eps^2" as printed): orders only.
+  - claimsec6c (Garcelon et al.'s determinant trick needs V_t >= V_tau_t, which noisy increments need not
+    give): a remark on another paper's proof, no constant.
 
 Regret, lower-bound and experiment claims: :mod:`.regret` (its docstring lists what is encoded and
 what is left out).
+Claim A.6 (inside Lemma A.2's proof: |Psi| <= (d T/(2 M log 2)) log(1 + T/(d lambda_min))): :mod:`.batch_potential`,
+exactly per run on the played features of noiseless batched LinUCB.
 """
 
 from __future__ import annotations
@@ -521,4 +526,5 @@ suite.privacy(f"shuffle-lcb/propF.3-jdp@algorithm,eps1,delta{_ALG_DELTA:g},B1,{_
                     "when user 1 changes (her arm moved to -e_1 and to (e_2, 0); black-box)")
 
 # the regret claims and the experiments' orderings add their entries to ``suite`` when imported
-from . import regret  # noqa: E402, F401
+from . import regret  # noqa: E402, F401, I001
+from . import batch_potential  # noqa: E402, F401, I001
