@@ -6,6 +6,8 @@ loss, so its exact law is a product of finite laws (:class:`FirstIterationView`;
 iteration's view when T_it > 1). The returned average is then theta_0 itself: only the shuffled view
 carries the data, and Lemma T.2's privacy is about that view. For the linear loss every iteration sees
 the same inputs, so the whole multi-round transcript has a product law (:class:`LinearLossTranscript`).
+For a loss whose gradient depends on theta the multi-round view (:class:`Transcript`) is adaptive and is
+sampled only.
 
 Algorithm 1's batch release (:class:`BatchRelease`: P_2 and P_GD on one batch) and Algorithm 2's
 view for one criterion-II user (:class:`CriterionTwoUserView`: B_H's Gaussian nodes composed with the
@@ -24,7 +26,7 @@ import numpy as np
 
 from dpaudit.core.distributions import ProductDistribution
 
-from .base import Adapter, ExactRelease
+from .base import Adapter, ExactRelease, Release
 from .exploration_set import SymmetricGaussianTree
 from .geometry import Ellipsoid
 from .glm_links import logistic_slope
@@ -57,6 +59,48 @@ class LinearLossTranscript(ExactRelease):
 
     def _sample(self, inputs: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         return np.concatenate([self.pgd.protocol.sample(inputs, size, rng) for _ in range(self.pgd.T_it)], axis=1)
+
+
+class Transcript(Release):
+    """The whole multi-round view of P_GD for any loss: every iteration's shuffled view (P_1's d counts
+    on the gradients at theta_t), with theta_{t+1} = Pi_Theta(theta_t - eta (1/n) A_1(view_t)) computed
+    from the views as Algorithm 7 does (the same draws as :meth:`PrivateGD.run`, seed for seed). When the
+    gradient depends on theta, iteration t's inputs depend on the earlier views, so the law is adaptive:
+    a mixture over the earlier iterates of products, not a product (the distinct iterates multiply with
+    every iteration), so this release has no ``distribution`` and is audited from samples.
+
+    Data: the n users' records (r, x), shape (n, 1 + d); ``gradient`` as for :meth:`PrivateGD.run`
+    (data (rewards, contexts)). :meth:`sample`: shape (size, T_it * d), iteration-major."""
+
+    paper = "shuffle-glm"
+    source = "Appendix T, Algorithm 7 (P_GD): every iteration's P_1 view, Lemma T.2"
+
+    def __init__(self, pgd: PrivateGD, gradient: Callable[[np.ndarray, Any], np.ndarray]):
+        self.pgd, self.gradient = pgd, gradient
+        self.name = f"{pgd!r}: the views of all {pgd.T_it} iterations"
+
+    def _input(self, data: Any) -> tuple[np.ndarray, np.ndarray]:
+        rows = split_points(self.owner, data, self.pgd.n, self.pgd.d)
+        return rows[:, 0], rows[:, 1:]
+
+    def path(self, views: np.ndarray) -> np.ndarray:
+        """The iterates theta_1..theta_T_it that the views (size, T_it * d) determine, (size, T_it, d)."""
+        pgd = self.pgd
+        views = np.asarray(views, dtype=float).reshape(len(views), pgd.T_it, pgd.d)
+        theta, out = pgd.start(len(views)), np.empty(views.shape)
+        for t in range(pgd.T_it):
+            theta = pgd.project(theta - pgd.eta * pgd.protocol.analyze(views[:, t]) / pgd.n)
+            out[:, t] = theta
+        return out
+
+    def _sample(self, data: tuple[np.ndarray, np.ndarray], size: int, rng: np.random.Generator) -> np.ndarray:
+        pgd = self.pgd
+        theta, views = pgd.start(size), []
+        for _ in range(pgd.T_it):
+            counts = pgd.protocol.sample_inputs(pgd._gradients(self.gradient, theta, data), rng)
+            views.append(counts)
+            theta = pgd.project(theta - pgd.eta * pgd.protocol.analyze(counts) / pgd.n)
+        return np.concatenate(views, axis=1)
 
 
 def split_points(owner: str, data: Any, n: int, d: int, extra: int = 0) -> np.ndarray:
@@ -227,4 +271,5 @@ class CriterionTwoUserView(ExactRelease):
         return np.concatenate([nodes, self.optimizer.sample(data, size, rng)], axis=1)
 
 
-__all__ = ["BatchRelease", "CriterionTwoUserView", "FirstIterationView", "LinearLossTranscript", "split_points"]
+__all__ = ["BatchRelease", "CriterionTwoUserView", "FirstIterationView", "LinearLossTranscript", "Transcript",
+           "split_points"]

@@ -4,6 +4,9 @@ the registry refuses a probit link."""
 
 from __future__ import annotations
 
+import math
+from functools import partial
+
 import numpy as np
 import pytest
 
@@ -79,3 +82,59 @@ def test_registry_and_bad_input():
     policy.observe(1, np.zeros(2, dtype=int), np.zeros(2))
     with pytest.raises(ValueError, match="changed dimension from 4 to 5"):
         policy.choose(2, np.zeros((2, 3, 5)))
+
+
+# -- the constants' claims (dpaudit.audits.shuffle_glm.ecolog) -------------------------------------------------
+
+def _gamma_params():
+    from dpaudit.audits.shuffle_glm import ecolog as E
+
+    return {"lam": E.GAMMA_LAM, "delta": E.GAMMA_DELTA, "d": E.GAMMA_D, "n": E.GAMMA_N}
+
+
+def test_gamma_is_lemma_j2_threshold_and_the_check_catches_the_code_bases_form(monkeypatch):
+    from dpaudit.auditors.lower_bound import evaluate_step
+    from dpaudit.audits.shuffle_glm import ecolog as E
+
+    assert evaluate_step(E.GAMMA_STEP, _gamma_params())["status"] == "tight"
+    # one point by hand: lam = 5, delta = 0.02, d = 5, n = 1000: det^{1/2}/lam^{d/2} = (1 + n/(4 d lam))^{d/2}
+    by_hand = math.sqrt(5) / 2 + 2 / math.sqrt(5) * (math.log(50) + 2.5 * math.log(11) + 5 * math.log(2))
+    assert math.isclose(E.confidence_gamma(5.0, 0.02, 5, 1000), by_hand, rel_tol=1e-13)
+    # the code bases' d = 1 form (log(2 sqrt(1 + n/(4 lam))/delta)) is not the printed threshold at d > 1
+    monkeypatch.setattr(E, "confidence_gamma", lambda lam, delta, d, n: (
+        math.sqrt(lam) / 2 + 2 / math.sqrt(lam) * math.log(2 * math.sqrt(1 + n / (4 * lam)) / delta)))
+    result = evaluate_step(E.GAMMA_STEP, _gamma_params())
+    assert result["status"] == "fails" and result["at"]["d"] == 5
+
+
+def test_det_bound_holds_and_the_check_has_power():
+    from dpaudit import ProofStep
+    from dpaudit.auditors.lower_bound import evaluate_step
+    from dpaudit.audits.shuffle_glm import ecolog as E
+
+    params = {"d": (2, 5), "n": (1, 10, 100), "count": 200, "lam": 5.0, "T": 200}
+    assert evaluate_step(E.DET_STEP, params)["status"] == "holds"
+    # the random matrices come close to the bound (unit-sphere arms, weights up to 1/4): a bound with weights
+    # capped at 1/8 instead of 1/4 fails on them
+    def halved_sides(p):
+        lhs, _, where = E._det_bound(p)
+        return lhs, where["d"] * np.log(p["lam"] + where["n"] / (8 * where["d"])), where
+
+    halved = ProofStep("halved", "det <= (lam + n/(8d))^d", halved_sides, "<=")
+    assert evaluate_step(halved, params)["status"] == "fails"
+
+
+def test_coverage_audit_accepts_the_set_and_refutes_a_shrunk_one():
+    # 400 runs of 30 rounds (d = 5, K = 20, S = 3.5, lam = 5). ECOLog's set is about twice the distance to
+    # theta* (ratio <= 0.5 at every round seen), so at scale 1 no run leaves it: a refutation is then
+    # impossible (false-failure rate 0); at scale 0.4 every run leaves it at round 1 (ratio 0.469 / 0.4 > 1:
+    # ||theta*||_{lam I} / sqrt(2 lam S^2 + (1 + S)^2 gamma_1)), refuted at confidence 0.99 whatever the seed
+    from dpaudit.audits.shuffle_glm import ecolog as E
+
+    claim = dpaudit.TailBound(E.at_most(0.02), "delta", two_sided=False)
+    ok = dpaudit.audit_tail(partial(E.confidence_excess, T=30, **E.COVERAGE), claim, samples=400, seed=0,
+                            auditor="statistical")
+    assert ok.verdict == "not-refuted"
+    shrunk = dpaudit.audit_tail(partial(E.confidence_excess, T=30, scale=0.4, **E.COVERAGE), claim, samples=400,
+                                seed=0, auditor="statistical")
+    assert shrunk.verdict == "refuted"

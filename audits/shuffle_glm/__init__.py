@@ -5,10 +5,12 @@ variables with explicit constants. Laws with closed forms are audited exactly (b
 chi-square, Gaussian sums); the random-matrix norm claims are audited from samples of the matrices
 (their laws have no closed form), with the confidence of the run.
 
-The suite is in six parts, added in this order (each module lists the claims it encodes):
+The suite is in parts, added in this order (each module lists the claims it encodes):
   - :mod:`.tails`: tail and concentration claims about a noise or a sum of independent variables;
-  - :mod:`.summation`: the shuffled summation protocols P_1, P_2 (Appendix S), Algorithm 1's uses of
-    P_2, and P_GD (Appendix T);
+  - :mod:`.summation`: the shuffled summation protocols P_1, P_2 (Appendix S) and Cheu et al.'s Theorem 4.2(i)
+    they rest on (thm4.2i-privacy, the spec's external row X1), Algorithm 1's uses of P_2, and P_GD's views
+    (Appendix T: one iteration's, the linear loss's whole transcript exactly, the logistic loss's adaptive
+    whole view black-box);
   - :mod:`.trees`: the binary trees of Appendix I.1 and Algorithm 2 (B_V, B_H; Lemmas I.4, 6.1, I.5),
     their privacy and the spectral norm of their noise;
   - :mod:`.algorithms`: Algorithm 2's criterion-II optimizer call, the compositions of Lemma I.7,
@@ -17,12 +19,16 @@ The suite is in six parts, added in this order (each module lists the claims it 
     users' actions) and ShuffleGLM (the analyzer's view of every batch) run on T = 16 users, black-box;
   - :mod:`.regret`: the regret, lower-bound and experiment claims (Table 2's and Figure 1's orderings from the
     presets, Theorem 6.2's rate on the experiments' configuration, Theorem J.1's bound, Lemma 7.1 and
-    Appendix Q's lemmas and proof steps), with their own list of what is left out.
+    Appendix Q's lemmas and proof steps), with their own list of what is left out;
+  - :mod:`.links`: Appendix G's inequalities about the link (lemG.1, lemG.2, claimobs2) for the logistic and
+    probit links with R = 1, proof steps on a grid in closed form at 50 digits (probit refutes lemG.1 and
+    lemG.2 off |z| <= 1: a finding).
 
 Mechanism-level privacy (mechanisms/vector_summation.py, private_gd.py, pgd_views.py, exploration_set.py,
-tree.py; the algorithms' parameters from algorithms/glm/parameters.py) is all audited exactly (the
+tree.py; the algorithms' parameters from algorithms/glm/parameters.py) is audited exactly (the
 exact laws: per label a convolution of randomized roundings with Bin(n b, 1/4); products over labels
-and iterations; Gaussian trees in whitened coordinates).
+and iterations; Gaussian trees in whitened coordinates), except P_GD's multi-round view for a loss whose
+gradient depends on theta (adaptive, no product law), audited black-box.
 
 Left out (with why):
   - lemS.1-tail, lemS.2-tail, claimsecD.2, lemT.2 (its gradient-noise proxy, and its utility bounds
@@ -30,6 +36,8 @@ Left out (with why):
   - lemS.1-accuracy, lemS.2-accuracy (unbiasedness) and lemG.3: moment identities (dpaudit has no
     moment claim); the analyzer's unbiasedness is checked from the exact laws in
     tests/test_shuffle_glm_mechanisms.py.
+  - claimobs2 for the probit link: the probit model is no exponential family in z, it has no log-partition b
+    (see :mod:`.links`).
   - lemI.4-tail's second inequality: replaces m = ceil(log T + 1) by log T, an arithmetic step that is
     off by 5-17%.
   - lemI.6-privacy: budget arithmetic (advanced composition of the per-call budgets), checked in the
@@ -50,6 +58,7 @@ Left out (with why):
     lemL.3, lemL.4, lemL.5, corM.1, lemM.2: confidence statements about the GLM estimators and the
     elimination, audited with the algorithms.
   - regret, lower-bound and experiment claims: in :mod:`.regret`, whose docstring lists them.
+  - the ECOLog baseline's constants (Lemma J.2's threshold, its confidence set's coverage): in :mod:`.ecolog`.
 """
 
 from __future__ import annotations
@@ -58,4 +67,4 @@ from ._suite import suite  # noqa: F401 (discovery reads the package's ``suite``
 
 # isort: split
 # the parts add their entries to ``suite`` when imported, in this order
-from . import tails, summation, trees, algorithms, transcripts, regret  # noqa: E402, F401, I001
+from . import tails, summation, trees, algorithms, transcripts, regret, ecolog, links  # noqa: E402, F401, I001

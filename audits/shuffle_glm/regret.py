@@ -104,8 +104,16 @@ Left out (with why):
     2 sqrt 2 beta ||x_t||_{H_t^-1}): a per-round lemma inside Theorem J.1's proof; with the printed
     parameters no criterion-II round occurs (above), and the per-round H_t of a run is not recorded: covered
     by thmJ.1.
-  - remark4.4 (G-optimal vs distributional optimal design: d^{3/2} against d): needs the distributional
-    optimal design, not built (and Algorithm 1 never leaves its warm-up, above).
+  - remark4.4 (G-optimal vs distributional optimal design: d^{3/2} against d in the leading regret term): an
+    upper-bound statement (the leading term of Theorem 5.1's bound), so an audit could only say "not refuted"
+    or "refuted" on a rate, never verify it. Its audit would be a non-private ablation of Algorithm 1 (batched
+    elimination with the MLE, no P_2 or P_GD noise) run with each design at six or more d at one T, every
+    run of horizon T, as RegretRate(1.5, variable="d") for the G-optimal version and RegretRate(1.0,
+    variable="d") for the distributional one (with common seeds, also the ordering of the two). Not built:
+    the distributional optimal design (Ruan, Yang, Zhou 2021, used by Sawarni et al. 2024; external, neither
+    the paper nor the spec states it, and :mod:`dpaudit.algorithms.glm.design` has only the G-optimal one)
+    and the non-private batched algorithm; Algorithm 1 itself never leaves its warm-up at simulable T
+    (above), so it cannot stand in for the ablation.
   - remark1.1 (the doubling trick makes known-T algorithms anytime at a constant factor): cited (Besson &
     Kaufmann 2018), a statement about a generic wrapper; no algorithm of the paper is stated with it.
   - claimsec7 (Omega(d sqrt(T/kappa*) + d/eps) under JDP when T = Omega(d/eps^2)): combines lem7.1 (encoded,
