@@ -10,7 +10,10 @@ Every figure plots the time-average regret Reg(t)/t against t, averaged over 20 
 - ``fig4`` (App. J): the trust models compared on the easy instance: CDP-SE, LDP-SE, Dist-DP-SE,
   Dist-RDP-SE(s = 10), Dist-CDP-SE(s = 10), batch growth 2;
 - ``fig1-mslr`` (Fig. 1 bottom) and ``fig5`` (App. J): MSLR-WEB10K, which is not fetched: a synthetic
-  stand-in instance (:data:`MSLR_STAND_IN`).
+  stand-in instance (:data:`MSLR_STAND_IN`), or the real data when a user gives its file
+  (``dpaudit simulate dist-mab/fig5 --data Fold1/train.txt``; :mod:`dpaudit.algorithms.environments.mslr`
+  reads it and builds the paper's 50 K-means arms); every record and report says which was used
+  (:data:`MSLR_NOT_GIVEN`, or "data: MSLR-WEB10K from <file name> (...)").
 
 Algorithms are named by registry name: ``dp-se`` (eps, beta; the experiments' p = 0.1 is DP-SE's
 beta), ``dist-dp-se``, ``dist-rdp-se``, ``dist-cdp-se``, ``cdp-se``, ``ldp-se`` (eps, p, eta, s).
@@ -18,9 +21,13 @@ beta), ``dist-dp-se``, ``dist-rdp-se``, ``dist-cdp-se``, ``cdp-se``, ``ldp-se`` 
 
 from __future__ import annotations
 
+from functools import partial
+from pathlib import Path
+
 import numpy as np
 
 from dpaudit.algorithms.environments import BernoulliBandit, GaussianBandit, UniformMeans
+from dpaudit.algorithms.environments.mslr import load_mslr
 from dpaudit.bandits.experiments import Configuration, Curve, Preset
 
 PAPER = "dist-mab"
@@ -104,7 +111,7 @@ MSLR_STAND_IN = (
     "each cluster's label proportions one draw of Dirichlet(20 x (0.52, 0.32, 0.13, 0.02, 0.01)) (label "
     "frequencies roughly those of MSLR-WEB10K) from numpy.random.default_rng(0) "
     f"(best mean {_means[0]:.4f}, second {_means[1]:.4f}, worst {_means[-1]:.4f}). The paper's numbers, were "
-    "there any, would not apply to it.")
+    "there any, would not apply to it. Give the real file to use it: dpaudit simulate dist-mab/fig5 --data PATH.")
 MSLR_EPSILONS = (1.0, 2.0, 5.0)
 MSLR_HORIZON = 10**7
 MSLR_NOTES = COMMON_NOTES + (
@@ -116,12 +123,28 @@ MSLR_NOTES = COMMON_NOTES + (
 )
 
 
-def _mslr(figure: str, title: str) -> Preset:
-    env = BernoulliBandit(mslr_stand_in_means())
-    return Preset(PAPER, figure, title, OBSERVATION, OBSERVATION_SOURCE, ("eps",),
+MSLR_NOT_GIVEN = "data: synthetic stand-in (MSLR-WEB10K not given)"
+MSLR_REAL_NOTES = MSLR_NOTES[:-2] + (
+    "Arms: K-means (K = 50) on the standardised 136 features of the given file, each cluster's mean relevance "
+    "label / 4 its mean; Bernoulli(mean) rewards (how a pull draws a reward is not stated).",
+    "The instance is fixed, so the 20 runs differ in their rewards and noise only.",
+)
+
+
+def _mslr(figure: str, title: str, data: Path | None = None) -> Preset:
+    """The MSLR-WEB10K figure on the synthetic stand-in, or (``data``, a LETOR file) on the real data."""
+    if data is None:
+        means, line, stand_in, notes = mslr_stand_in_means(), MSLR_NOT_GIVEN, MSLR_STAND_IN, MSLR_NOTES
+        shown = f"{title} (synthetic stand-in)"
+    else:
+        (means, line), stand_in, notes = load_mslr(data), None, MSLR_REAL_NOTES
+        shown = f"{title} (MSLR-WEB10K from {Path(data).name})"
+    env = BernoulliBandit(means)
+    return Preset(PAPER, figure, shown, OBSERVATION, OBSERVATION_SOURCE, ("eps",),
                   tuple(Configuration((("eps", eps),), env, MSLR_HORIZON, RUNS, se_curves(eps))
                         for eps in MSLR_EPSILONS),
-                  metric="time-average", notes=MSLR_NOTES, stand_in=MSLR_STAND_IN, ordering=SE_ORDERING)
+                  metric="time-average", notes=notes, stand_in=stand_in, ordering=SE_ORDERING, data=line,
+                  with_data=partial(_mslr, figure, title))
 
 
 def _instance(figure: str, title: str, gap: float, notes: tuple[str, ...]) -> Preset:
@@ -145,7 +168,7 @@ PRESETS = (
                "and --horizon 1000000 does here).",
                "The hard instance's plots use the released plot script's y range [0, 0.045]."),
            ordering=SE_ORDERING),
-    _mslr("fig1-mslr", "Fig. 1 (bottom): MSLR-WEB10K, 50 arms (synthetic stand-in)"),
+    _mslr("fig1-mslr", "Fig. 1 (bottom): MSLR-WEB10K, 50 arms"),
     _instance("fig2", "Fig. 2 (App. J): easy instance, means U[0.25, 0.75]", EASY,
               ("T = 10^6, the released code's horizon for the easy instance.",)),
     _instance("fig3", "Fig. 3 (App. J): hard instance, means U[0.45, 0.55]", HARD,
@@ -162,8 +185,9 @@ PRESETS = (
                "in Fig. 1.",
                "The classes behind Fig. 4 are not in the released code; its colours are not known."),
            ordering=TRUST_ORDERING),
-    _mslr("fig5", "Fig. 5 (App. J): MSLR-WEB10K, 50 arms (synthetic stand-in)"),
+    _mslr("fig5", "Fig. 5 (App. J): MSLR-WEB10K, 50 arms"),
 )
 
-__all__ = ["MSLR_STAND_IN", "PRESETS", "SE_ORDERING", "TRUST_ORDERING", "mslr_stand_in_means", "se_curves", "synthetic",
+__all__ = ["MSLR_NOT_GIVEN", "MSLR_STAND_IN",
+           "PRESETS", "SE_ORDERING", "TRUST_ORDERING", "mslr_stand_in_means", "se_curves", "synthetic",
            "trust_curves"]

@@ -164,6 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("preset", nargs="?", metavar="PRESET", help="e.g. dist-mab/fig1 or dist-mab/fig1@gap0.1,eps0.5")
     sm.add_argument("--list", action="store_true", help="list the presets, their configurations and paper scale")
     sm.add_argument("--runs", type=int, default=None, help="runs per configuration (default: the paper's)")
+    sm.add_argument("--data", type=Path, default=None, metavar="PATH",
+                    help="a data file for presets that use a real data set (dist-mab/fig1-mslr and fig5: MSLR-WEB10K "
+                         "in LETOR format, e.g. Fold1/train.txt); without it they use their synthetic stand-in")
     sm.add_argument("--horizon", type=int, default=None, help="rounds T (default: the paper's)")
     sm.add_argument("--out", type=Path, default=Path("dpaudit-simulations"),
                     help="output directory (default ./dpaudit-simulations)")

@@ -78,6 +78,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             print(f"    algorithms: {', '.join(preset.labels())}")
             if preset.stand_in:
                 print("    uses a synthetic stand-in for data that is not fetched")
+            if preset.with_data is not None:
+                print("    takes --data PATH: the real data file in place of the stand-in")
         for name, runner in load_studies().items():
             print(f"{name}  {_first_line(runner)} (a study, not a bandit simulation)")
         return 0
@@ -90,6 +92,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.seed is not None and args.seed < 0:
         raise UsageError(f"--seed must be a non-negative integer, got {args.seed}")
     study = load_studies().get(args.preset.strip().casefold())
+    if study is not None and args.data is not None:
+        raise UsageError(f"--data: {args.preset} is a study, not a preset that reads a data file")
     if study is not None:  # not a bandit simulation: its own runner, plot and table
         for path in study(args.out, runs=args.runs, horizon=args.horizon, seed=args.seed):
             print(f"  {path}")
@@ -98,7 +102,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     with _simulation_backend(args.scheduler, args.workers) as cluster_workers:
         done = run_preset(args.preset, runs=args.runs, horizon=args.horizon, out=args.out,
                           workers=cluster_workers or args.workers or default_workers(), progress=not args.no_progress,
-                          seed=args.seed)
+                          seed=args.seed, data=args.data)
     for preset, configs in done.selections:
         for config in configs:
             print(f"{preset.name}@{config.key}: T = {power_text(config.horizon)}, {config.runs} runs")
@@ -109,6 +113,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                                                              for c in config.curves})
             if observed:
                 print(f"  observed: {observed['text']}")
+    for preset, _ in done.selections:
+        if preset.data:
+            print(f"{preset.name}: {preset.data}")
     for notice in done.stand_ins:
         print(f"note: {notice}")
     tables = [p for p in done.paths if p.name == "table.md"]

@@ -131,6 +131,10 @@ class Preset:
     (labels within a group are not ordered among themselves), which every configuration's summary
     checks as an observation (:func:`~dpaudit.bandits.experiments.reports.ordering_observation`);
     ``paper_numbers`` says where the curves' ``paper_value`` numbers are printed (None: only plots).
+    ``data`` is the line every record and report of a preset that uses a data set carries ("data: synthetic
+    stand-in (MSLR-WEB10K not given)", "data: MSLR-WEB10K from train.txt (...)"), and ``with_data`` builds
+    the same preset on a user's data file (``run_preset(..., data=path)``, ``dpaudit simulate --data PATH``;
+    None: the preset takes no data file).
     """
 
     paper: str
@@ -146,6 +150,8 @@ class Preset:
     stand_in: str | None = None
     ordering: tuple[tuple[str, ...], ...] = ()
     paper_numbers: str | None = None
+    data: str | None = None
+    with_data: Callable[[Path], Preset] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         owner = f"Preset {self.paper}/{self.figure}"

@@ -103,7 +103,7 @@ def configuration_summary(preset: Preset, config: Configuration, results: dict[s
         "same_instances": all(np.array_equal(m, means[0], equal_nan=True) for m in means[1:]),
         "observation": preset.observation, "observation_source": preset.source,
         "paper_numbers": preset.paper_numbers or NO_NUMBERS,
-        "stand_in": preset.stand_in, "notes": list(preset.notes), "curves": curves,
+        "stand_in": preset.stand_in, "data": preset.data, "notes": list(preset.notes), "curves": curves,
         "ordering": ordering_observation(preset, config, results),
     }
 
@@ -134,6 +134,8 @@ def _table(summary: dict[str, Any], heading: str) -> str:
 def _preamble(preset: Preset) -> list[str]:
     lines = [f"Paper's reported observation ({preset.source}): \"{preset.observation}\"", "",
              preset.paper_numbers or NO_NUMBERS]
+    if preset.data:
+        lines += ["", preset.data]
     if preset.stand_in:
         lines += ["", f"**Stand-in data.** {preset.stand_in}"]
     if preset.notes:

@@ -35,6 +35,7 @@ from .presets import (
     Preset,
     Selection,
     algorithm_registry,
+    load_presets,
     power_text,
     select_presets,
 )
@@ -69,20 +70,23 @@ class PresetRun:
 
 def run_preset(name: str | Preset, runs: int | None = None, horizon: int | None = None, out: Any = DEFAULT_OUT,
                workers: int = 1, progress: bool = True, seed: int | None = None, *,
-               presets: Mapping[str, Preset] | None = None, stream: TextIO | None = None) -> PresetRun:
+               presets: Mapping[str, Preset] | None = None, stream: TextIO | None = None,
+               data: str | Path | None = None) -> PresetRun:
     """Simulate a preset (module docstring) and write its results, plots, tables and summaries to ``out``.
 
     ``name`` is what :func:`select_presets` reads (``"dist-mab/fig1"``, ``"dist-mab/fig1@gap0.1,eps0.5"``,
     a paper key) or a :class:`Preset`. ``runs``, ``horizon`` and ``seed`` replace every selected
     configuration's (a horizon-dependent argument such as beta = 1/T follows the new horizon);
     ``workers`` processes run the simulations; ``progress`` shows a bar on ``stream`` (default stderr)
-    on a terminal and one line per simulation otherwise.
+    on a terminal and one line per simulation otherwise. ``data`` is a data file for presets that use a
+    real data set (their ``with_data``; e.g. MSLR-WEB10K for dist-mab's fig1-mslr and fig5): every
+    selected preset must take one (:func:`with_data`).
     """
     from .reports import write_configuration, write_figure
 
     stream = stream or sys.stderr
     selections = [(p, tuple(_override(c, runs, horizon, seed) for c in configs))
-                  for p, configs in select_presets(name, presets)]
+                  for p, configs in with_data(select_presets(name, presets), data)]
     workers = integer("run_preset", "workers", workers, 1)
     tasks = _tasks(selections)
     out = Path(out)
@@ -116,6 +120,23 @@ def run_preset(name: str | Preset, runs: int | None = None, horizon: int | None 
     return PresetRun(out, selections, results, paths, stand_ins, time.perf_counter() - start, len(tasks))
 
 
+def with_data(selections: list[Selection], data: str | Path | None) -> list[Selection]:
+    """The selections rebuilt on the data file ``data`` (each preset's ``with_data``, the same configurations by
+    key); unchanged when ``data`` is None. A preset that takes no data file is a usage error."""
+    if data is None:
+        return selections
+    refusing = [p.name for p, _ in selections if p.with_data is None]
+    if refusing:
+        takers = ", ".join(p.name for p in load_presets().values() if p.with_data is not None) or "none"
+        raise UsageError(f"--data: {', '.join(refusing)} take(s) no data file (presets that do: {takers})")
+    out = []
+    for preset, configs in selections:
+        rebuilt = preset.with_data(Path(data))
+        keys = {c.key for c in configs}
+        out.append((rebuilt, tuple(c for c in rebuilt.configurations if c.key in keys)))
+    return out
+
+
 def configuration_dir(out: Path, preset: Preset, config: Configuration) -> Path:
     return Path(out) / preset.paper / preset.figure / config.key
 
@@ -132,7 +153,8 @@ def _override(config: Configuration, runs: int | None, horizon: int | None, seed
 
 
 def _provenance(preset: Preset, config: Configuration, curve: Curve) -> str:
-    return f"preset {preset.name}@{config.key}, curve {curve.label!r}: {curve.describe(config.horizon)}"
+    data = f"; {preset.data}" if preset.data else ""
+    return f"preset {preset.name}@{config.key}, curve {curve.label!r}: {curve.describe(config.horizon)}{data}"
 
 
 def _tasks(selections: list[Selection]) -> list[_Task]:
