@@ -1,24 +1,39 @@
 """The exact law of Anytime-Lazy-UCB's decisions on two arms (AnytimeLazyUCB.decision_distribution,
 algorithms/online/lazy_law.py): against the per-round sampler (seeded chi-square goodness-of-fit
 tests, false-failure rate stated beside each), against an independent computation by numerical
-integration with scipy on small horizons, its error estimate, its size limit, the half-noise bug
+integration with scipy on small horizons, its ball enclosures (against a 60-digit recomputation, under a
+broken ball operation, exact ordering of break points, precision retries), its size limit, the half-noise bug
 refuted exactly, and the private-online suite entries that use it."""
 
 from __future__ import annotations
 
+import contextlib
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
 import pytest
+from flint import arb
 from scipy import integrate, stats
 
 from dpaudit import PureDP, audit_privacy
 from dpaudit.algorithms.online import AnytimeLazyUCB, lazy_law
 from dpaudit.audits import private_online
 from dpaudit.bandits.transcripts import DecisionTranscript, ExactDecisionTranscript
+from dpaudit.suite import RunContext
 
 ALPHA = 1e-4  # false-failure rate of each chi-square test below
+
+
+@contextlib.contextmanager
+def flint_precision(bits: int):
+    saved = lazy_law.ctx.prec
+    lazy_law.ctx.prec = bits
+    try:
+        yield
+    finally:
+        lazy_law.ctx.prec = saved
 
 
 def _bonus(t: int, lam: int, eps: float) -> float:
@@ -119,19 +134,87 @@ def test_exact_law_across_an_array_release_equals_direct_integration():
     assert math.isclose(law[(0, 1, 1, 1, 1, 1)], direct, rel_tol=1e-9)
 
 
-def test_stated_error_covers_the_rounding_of_a_low_precision_run(monkeypatch):
-    """The error estimate (two precisions) must cover the true error: at 8 digits (checked at 16), the
-    stated log_error must exceed the distance to a 40-digit reference, which it does only through the
-    two-precision difference (the float64 rounding term alone is about 1e-14)."""
-    policy, table = AnytimeLazyUCB(1.0), np.random.default_rng(5).uniform(size=(8, 2))
-    reference = policy.decision_distribution(table, range(1, 9))
-    monkeypatch.setattr(lazy_law, "DIGITS", 8)
-    monkeypatch.setattr(lazy_law, "CHECK_DIGITS", 8)
-    rough = policy.decision_distribution(table, range(1, 9))
-    assert np.array_equal(rough.outcomes, reference.outcomes)
-    actual = float(np.abs(rough.log_probs - reference.log_probs).max())
-    assert actual > 1e-12  # 8 digits do show
-    assert rough.log_error >= actual
+def _contains_reference(low: dict, high: dict) -> bool:
+    """Every path's ball at the working precision holds the path probability computed at ~60 digits."""
+    return low.keys() == high.keys() and all(low[k].contains(arb(high[k].mid())) for k in low)
+
+
+_TABLE = np.random.default_rng(5).uniform(size=(9, 2))
+
+
+def test_enclosures_contain_the_60_digit_value_and_are_tiny():
+    """The two-precision comparison, as a check: each path's ball at the working precision (40 digits), and
+    at lower ones (where the balls are wide enough that a ball operation understating its radius shows),
+    holds the value recomputed at 200 bits (60 digits); at the working precision the balls' relative widths
+    are below 1e-30, and the stated error of the float64 log-probabilities covers their distance to the
+    60-digit logs while being only their float64 rounding (a unit in the last place at most)."""
+    high = lazy_law.path_probabilities(_TABLE, 1.0, Fraction(1), False, precision=200)
+    for bits in (20, 24, 48, 64):
+        assert _contains_reference(lazy_law.path_probabilities(_TABLE, 1.0, Fraction(1), False, bits), high), bits
+    low = lazy_law.path_probabilities(_TABLE, 1.0, Fraction(1), False)
+    assert _contains_reference(low, high)
+    assert max(float(b.rad()) / float(b.mid()) for b in low.values()) < 1e-30
+    outcomes, logs, error = lazy_law.decision_law(_TABLE, range(1, 10), 1.0, Fraction(1), False)
+    with flint_precision(200):
+        reference = [float(high[tuple(row)].log().mid()) for row in outcomes.tolist()]
+        distance = max(float(abs(arb(float(x)) - high[tuple(row)].log()).upper())
+                       for row, x in zip(outcomes.tolist(), logs, strict=True))
+    assert np.allclose(logs, reference, rtol=0, atol=1e-14)
+    assert distance <= error <= 2.0**-52 * float(np.abs(logs).max())
+
+
+def test_a_broken_ball_operation_is_caught(monkeypatch):
+    """Mutation: e^x returned as an exact number 1e-30 (relative) off, the radius dropped. Some path's ball
+    then misses the 60-digit value, so the containment check above fails."""
+    high = lazy_law.path_probabilities(_TABLE, 1.0, Fraction(1), False, precision=200)
+    monkeypatch.setattr(lazy_law, "_exp", lambda x: arb((x.exp() * (1 + arb(10) ** -30)).mid()))
+    low = lazy_law.path_probabilities(_TABLE, 1.0, Fraction(1), False)
+    assert low.keys() == high.keys()
+    assert not _contains_reference(low, high)
+
+
+def test_points_are_ordered_exactly_or_not_at_all():
+    """Equal expressions compare equal (a threshold with equal sizes: the bonuses cancel exactly); different
+    expressions are ordered only when their difference's ball excludes 0: a rational within 1e-45 of
+    sqrt(3 ln 2) is undecided at 136 bits and decided at 272, and sqrt(3 ln 4) against sqrt(2) sqrt(3 ln 2)
+    (equal in fact, different expressions) is undecided at every precision."""
+    P = lazy_law.Point
+    eps = Fraction(1)
+    with flint_precision(lazy_law.PRECISION):
+        bonus = P(lazy_law._bonus_form(7, 2, eps))
+        assert lazy_law.compare(bonus - bonus, lazy_law.ZERO) == 0
+        assert lazy_law.compare(P.rational(Fraction(1, 3)), P.rational(Fraction(1, 3) + Fraction(1, 10**60))) == -1
+    with mpmath.workdps(80):
+        approx = Fraction(mpmath.nstr(mpmath.sqrt(3 * mpmath.log(2)), 70)) + Fraction(1, 10**45)
+    with flint_precision(lazy_law.PRECISION), pytest.raises(lazy_law.PrecisionNeeded):
+        lazy_law.compare(P({("sq", 2, 0): Fraction(1)}), P.rational(approx))
+    with flint_precision(2 * lazy_law.PRECISION):
+        assert lazy_law.compare(P({("sq", 2, 0): Fraction(1)}), P.rational(approx)) == -1
+    for bits in (lazy_law.PRECISION, lazy_law.MAX_PRECISION):
+        with flint_precision(bits), pytest.raises(lazy_law.PrecisionNeeded):
+            lazy_law.compare(P({("sq", 4, 0): Fraction(1)}), P({("sq", 2, 1): Fraction(1)}))
+
+
+def test_an_undecided_comparison_is_retried_at_a_higher_precision(monkeypatch):
+    """Started at 8 bits (where two thresholds' balls overlap) or 10 (where a path probability's ball holds
+    0), the law is recomputed at doubled precisions until everything is decided (the retries counted), its
+    balls exclude 0 and hold the 60-digit values; a comparison that stays undecided at MAX_PRECISION raises
+    instead of returning a law."""
+    paths = lazy_law._paths
+    high = lazy_law.path_probabilities(_TABLE, 1.0, Fraction(1), False, precision=200)
+    for start in (8, 10):
+        calls: list[int] = []
+        monkeypatch.setattr(lazy_law, "_paths", lambda *a, calls=calls: calls.append(lazy_law.ctx.prec) or paths(*a))
+        low = lazy_law.path_probabilities(_TABLE, 1.0, Fraction(1), False, precision=start)
+        assert len(calls) > 1 and calls == [start * 2**i for i in range(len(calls))]
+        assert all(b > 0 for b in low.values()) and _contains_reference(low, high)
+
+    def undecided(*args):
+        raise lazy_law.PrecisionNeeded("always")
+
+    monkeypatch.setattr(lazy_law, "_paths", undecided)
+    with pytest.raises(ArithmeticError, match="undecided"):
+        lazy_law.path_probabilities(_TABLE, 1.0, Fraction(1), False)
 
 
 def test_rounds_are_a_marginal_of_the_whole_sequence():
@@ -183,17 +266,20 @@ def test_suite_keeps_black_box_entries_statistical_beside_the_exact_ones():
 
 
 def test_piecewise_algebra_integrates_a_laplace_difference():
-    """The algebra alone: the density of v0 - v1 (two Lap(1)) integrated by one transfer is 1, and its CDF
-    at 0.7 matches the closed form 1 - (2 + 0.7) e^{-0.7} / 4."""
-    with mpmath.workdps(30):
-        f = lazy_law.Piecewise.laplace(lazy_law.Fraction(1))
-        h = lazy_law.transfer(f, lazy_law.Piecewise.laplace(lazy_law.Fraction(1)), lazy_law.Fraction(1),
-                              mpmath.mpf(0), mpmath.inf)  # v0 in (v1, inf): P(v0 - v1 > 0) = 1/2
-        assert abs(lazy_law.total(h) - mpmath.mpf(1) / 2) < mpmath.mpf(10) ** -25
-        h = lazy_law.transfer(f, lazy_law.Piecewise.laplace(lazy_law.Fraction(1)), lazy_law.Fraction(1),
-                              -mpmath.inf, mpmath.mpf("0.7"))  # P(v0 - v1 < 0.7)
-        exact = 1 - (2 + mpmath.mpf("0.7")) * mpmath.exp(-mpmath.mpf("0.7")) / 4
-        assert abs(lazy_law.total(h) - exact) < mpmath.mpf(10) ** -25
+    """The algebra alone: the density of v0 - v1 (two Lap(1)) integrated by one transfer is 1/2 on v0 > v1,
+    and its CDF at 0.7 matches the closed form 1 - (2 + 0.7) e^{-0.7} / 4, each inside the ball returned."""
+    laplace = lazy_law.Piecewise.laplace
+    with flint_precision(100):
+        h = lazy_law.transfer(laplace(Fraction(1)), laplace(Fraction(1)), Fraction(1), lazy_law.ZERO,
+                              lazy_law.POS_INF)  # v0 in (v1, inf): P(v0 - v1 > 0) = 1/2
+        p = lazy_law.total(h)
+        assert p.contains(arb(0.5)) and p.rad() < 1e-25
+        point = lazy_law.Point.rational(Fraction(7, 10))
+        h = lazy_law.transfer(laplace(Fraction(1)), laplace(Fraction(1)), Fraction(1), lazy_law.NEG_INF, point)
+        p = lazy_law.total(h)  # P(v0 - v1 < 0.7)
+    with mpmath.workdps(60):
+        exact = 1 - (2 + mpmath.mpf(7) / 10) * mpmath.exp(-mpmath.mpf(7) / 10) / 4
+        assert p.rad() < 1e-25 and abs(mpmath.mpf(p.mid().str(50, radius=False)) - exact) <= float(p.rad())
 
 
 def test_tiny_horizons_have_their_closed_forms():
@@ -205,3 +291,17 @@ def test_tiny_horizons_have_their_closed_forms():
         assert law.outcomes.tolist() == [played] and law.probs.tolist() == [1.0]
     law = _law(policy, np.array([[0.5, 0.5], [0.1, 0.2], [0.1, 0.2]]))
     assert math.isclose(law[(0, 1, 1)], (2 + 0.3) * math.exp(-0.3) / 4, rel_tol=1e-12)
+
+
+def test_suite_exact_entries_keep_their_verdicts():
+    """The private-online exact entries at the quick budget: the printed noise is not refuted (verified now
+    that the law's error is a bound: the loss 1 - 7.6e-15 at the sequence that plays arm 1 from round 2
+    on, its enclosure below 1), and the literal initialisation is refuted with an infinite loss."""
+    entries = {e.id: e for e in private_online.suite.entries}
+    ctx = RunContext(0, "quick", 0.01, np.random.SeedSequence(0))
+    finding = entries["private-online/thm2@algorithm,exact,eps1,K2,T10"].audit(ctx).finding
+    lo, hi = finding.statistic.interval
+    assert finding.verdict == "verified"
+    assert 1 - 1e-13 < lo <= 1 - 7.6e-15 <= hi < 1
+    finding = entries["private-online/thm2@algorithm,exact,literal-init,eps1,K2,T10"].audit(ctx).finding
+    assert finding.verdict == "refuted" and finding.statistic.interval[0] == math.inf
