@@ -86,6 +86,22 @@ Encoded (id -> claim; point; horizons and runs per budget):
         (1/(2d)) 4 C_DP T_0 (eps^2 + delta log(1/delta)) = 1/8 (tight), and (116)'s "c' eps T_0 = c' d/eps"
         (with T_0's c_0 on both sides). Expected refuted: eps T_0 = c_0 d eps/(eps^2 + delta log(1/delta)) is
         below c_0 d/eps whenever delta > 0 (ratio eps^2/(eps^2 + delta log(1/delta)) = 0.11 at eps = 0.1).
+  - remark4.4@design,spikes,s0.1,d2-8 (Remark 4.4: the G-optimal design instead of the distributional optimal
+    design costs sqrt(d) in the leading term): where the sqrt(d) comes from, Appendix H's design quantity
+    Q(pi) = E_X max_{x in X} ||x||^2_{W(pi)^-1}, W(pi) = E_X E_{y ~ pi(X)} y y^T, which Lemma E.11 (35), (39)
+    puts under a square root: Q <= d^2 for the per-set G-optimal design (Claim 2; Kiefer-Wolfowitz on each set
+    alone) against Q <= d for the distributional design (Ruan et al.). Computed exactly on a finite
+    distribution of sets, the spike family X_j = {e_j} u {s e_k: k != j}, j uniform, s = 0.1, d = 2..8: two
+    proof steps, Q(pi_D) <= d (the log-det policy over all policies; d is the minimum of Q over policies, Q
+    >= tr(W^-1 W) = d for every policy, so the step is tight and is checked at the solver's stopping tolerance,
+    d (1 + 1e-6)) and Q(pi_G) <= d^2. Observed: Q(pi_D) = d (to 1e-7 relative), Q(pi_G) = d^2/(1 + (d - 1)
+    s^2) = 3.96 at d = 2, 59.8 at d = 8 (d^2 = 64): Claim 2's d^2 is nearly attained, so on this family the
+    G-optimal design's extra factor is sqrt(Q_G/Q_D) ~ sqrt(d) as the remark says. Design and choices:
+    :mod:`dpaudit.algorithms.glm.distributional_design`. Measured, not an entry: on the environments' own
+    context law (K = 20 arms uniform in the unit ball, 50 sampled sets as the finite distribution) Q(pi_G)/d is
+    1.06-1.16 for d = 2..6, so there the G-optimal design costs little; the d^2 is a worst case (the
+    multiplicative solver needs 2-10 s per d and up to 20000 iterations on such sets, too slow for the quick
+    budget).
 
 Left out (with why):
   - thm5.1-regret, thmD.3, thmE.1 (Algorithm 1's rates, all in O(.)), remark5.2 (the arm scaling's effect
@@ -104,16 +120,13 @@ Left out (with why):
     2 sqrt 2 beta ||x_t||_{H_t^-1}): a per-round lemma inside Theorem J.1's proof; with the printed
     parameters no criterion-II round occurs (above), and the per-round H_t of a run is not recorded: covered
     by thmJ.1.
-  - remark4.4 (G-optimal vs distributional optimal design: d^{3/2} against d in the leading regret term): an
-    upper-bound statement (the leading term of Theorem 5.1's bound), so an audit could only say "not refuted"
-    or "refuted" on a rate, never verify it. Its audit would be a non-private ablation of Algorithm 1 (batched
-    elimination with the MLE, no P_2 or P_GD noise) run with each design at six or more d at one T, every
-    run of horizon T, as RegretRate(1.5, variable="d") for the G-optimal version and RegretRate(1.0,
-    variable="d") for the distributional one (with common seeds, also the ordering of the two). Not built:
-    the distributional optimal design (Ruan, Yang, Zhou 2021, used by Sawarni et al. 2024; external, neither
-    the paper nor the spec states it, and :mod:`dpaudit.algorithms.glm.design` has only the G-optimal one)
-    and the non-private batched algorithm; Algorithm 1 itself never leaves its warm-up at simulable T
-    (above), so it cannot stand in for the ablation.
+  - remark4.4's regret rate (the leading term d^{3/2} with the G-optimal design against d with the
+    distributional one; its design quantity is encoded above): an upper-bound statement on a rate, so an audit
+    could only refute or not refute it. It needs a non-private ablation of Algorithm 1 (batched elimination
+    with the MLE, no P_2 or P_GD noise) run with each design (:mod:`dpaudit.algorithms.glm.distributional_design`
+    has both) at six or more d at one T, every run of horizon T, as RegretRate(1.5, variable="d") and
+    RegretRate(1.0, variable="d"); that batched algorithm is not built, and Algorithm 1 itself never leaves
+    its warm-up at simulable T (above), so it cannot stand in for it.
   - remark1.1 (the doubling trick makes known-T algorithms anytime at a constant factor): cited (Besson &
     Kaufmann 2018), a statement about a generic wrapper; no algorithm of the paper is stated with it.
   - claimsec7 (Omega(d sqrt(T/kappa*) + d/eps) under JDP when T = Omega(d/eps^2)): combines lem7.1 (encoded,
@@ -132,6 +145,14 @@ import numpy as np
 
 from dpaudit import Difference, LowerBound, ProofStep, RegretBound, RegretOrder, RegretRate
 from dpaudit.algorithms.environments import assouad_family, kappa_bounds
+from dpaudit.algorithms.glm.distributional_design import TOLERANCE as DESIGN_TOLERANCE
+from dpaudit.algorithms.glm.distributional_design import (
+    design_value,
+    distributional_design,
+    norms_squared,
+    per_set_g_optimal_policy,
+    spike_sets,
+)
 from dpaudit.algorithms.glm.parameters import algorithm2_parameters
 from dpaudit.audits.experiments.shuffle_glm import FIG1_EPS, PRESETS, TABLE2_EPS, TABLE2_S
 from dpaudit.mechanisms.glm_links import logistic_mean
@@ -532,3 +553,52 @@ suite.lower_bound("shuffle-glm/claimsecQ@algebra,delta0.02,d2", claim=LowerBound
     reason="eps T_0 = c_0 d eps/(eps^2 + delta log(1/delta)) is below c_0 d/eps whenever delta > 0 (0.11 of it at "
            "eps = 0.1, delta = 0.02): (116)'s last equality needs delta log(1/delta) <= O(eps^2)",
     title="The proof of Lemma 7.1's algebra at delta = 0.02, d = 2, eps in [1e-3, 1] (31 points), C_DP = 1/2")
+
+
+# -- Remark 4.4: G-optimal against the distributional optimal design (Appendix H's design quantity) --------
+REMARK44_D = tuple(range(2, 9))
+REMARK44_SPIKE = 0.1
+
+
+def _remark44_values(p):
+    """Q(pi) = E_X max_x ||x||^2_{W(pi)^-1} of the distributional and the per-set G-optimal design, per d, and
+    the largest max_{x in X} ||x||^2_{W_X^-1} over the sets of the per-set design (Kiefer-Wolfowitz's d)."""
+    q_dist, q_g, kw = [], [], []
+    for d in p["d"]:
+        sets = spike_sets(d, p["s"])
+        pi_g = per_set_g_optimal_policy(sets)[0]
+        q_dist.append(design_value(sets, distributional_design(sets)[0]))
+        q_g.append(design_value(sets, pi_g))
+        kw.append(norms_squared(sets, np.einsum("ik,ika,ikb->iab", pi_g, sets, sets)).max())
+    return np.array(q_dist), np.array(q_g), {"d": np.array(p["d"])}, np.array(kw)
+
+
+def _remark44_distributional(p):
+    q_dist, _, where, _ = _remark44_values(p)
+    return q_dist, where["d"] * (1 + DESIGN_TOLERANCE), where
+
+
+def _remark44_g_optimal(p):
+    _, q_g, where, _ = _remark44_values(p)
+    return q_g, where["d"].astype(float) ** 2, where
+
+
+def _remark44_kiefer_wolfowitz(p):
+    _, _, where, kw = _remark44_values(p)
+    return kw, where["d"] * (1 + DESIGN_TOLERANCE), where
+
+
+suite.lower_bound(f"shuffle-glm/remark4.4@design,spikes,s{REMARK44_SPIKE:g},d2-8", claim=LowerBound(
+    "Remark 4.4 through Appendix H: with the distributional optimal design E_X max_x ||x||^2_{W^-1} <= d (Ruan et "
+    "al.; Lemma 4.3's bound for a distribution of sets), with the per-set G-optimal design only <= d^2 (Claim 2); "
+    "the leading term carries the square root of it (Lemma E.11 (35), (39)): d^{3/2} against d",
+    {"d": REMARK44_D, "s": REMARK44_SPIKE},
+    steps=(ProofStep("distributional design", "Q(pi_D) <= d: the minimum over policies is exactly d (Q >= d for "
+                     "every policy), reached by the log-det policy to the solver's tolerance, d (1 + 1e-6)",
+                     _remark44_distributional, "<="),
+           ProofStep("per-set G-optimal design (Claim 2)", "Q(pi_G) <= d^2", _remark44_g_optimal, "<=")),
+    conditions=(ProofStep("pi_G is G-optimal on each set", "max_{x in X} ||x||^2_{W_X^-1} <= d (1 + 1e-6) on every "
+                          "set (Kiefer-Wolfowitz, to the solver's tolerance)", _remark44_kiefer_wolfowitz, "<="),)),
+    title=f"Remark 4.4's design quantity on the spike family (X_j = {{e_j}} u {{s e_k: k != j}}, s = "
+          f"{REMARK44_SPIKE:g}, j uniform), d = 2..8: distributional design Q = d, per-set G-optimal Q = d^2/(1 + "
+          "(d - 1) s^2), the d^2 of Claim 2 up to 1 + (d - 1) s^2")
