@@ -6,8 +6,10 @@ loss, so its exact law is a product of finite laws (:class:`FirstIterationView`;
 iteration's view when T_it > 1). The returned average is then theta_0 itself: only the shuffled view
 carries the data, and Lemma T.2's privacy is about that view. For the linear loss every iteration sees
 the same inputs, so the whole multi-round transcript has a product law (:class:`LinearLossTranscript`).
-For a loss whose gradient depends on theta the multi-round view (:class:`Transcript`) is adaptive and is
-sampled only.
+For a loss whose gradient depends on theta the multi-round view (:class:`Transcript`) is adaptive: a
+mixture over the earlier iterates of products; with T_it = 2 its exact law is a mixture keyed by theta_1
+(a function of the observed first view), built when the first view's table and the distinct theta_1 are
+few enough.
 
 Algorithm 1's batch release (:class:`BatchRelease`: P_2 and P_GD on one batch) and Algorithm 2's
 view for one criterion-II user (:class:`CriterionTwoUserView`: B_H's Gaussian nodes composed with the
@@ -24,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.core.distributions import ProductDistribution
+from dpaudit.core.distributions import FiniteDistribution, KeyedMixtureDistribution, ProductDistribution
 
-from .base import Adapter, ExactRelease, Release
+from .base import Adapter, ExactRelease
 from .exploration_set import SymmetricGaussianTree
 from .geometry import Ellipsoid
 from .glm_links import logistic_slope
@@ -61,13 +63,26 @@ class LinearLossTranscript(ExactRelease):
         return np.concatenate([self.pgd.protocol.sample(inputs, size, rng) for _ in range(self.pgd.T_it)], axis=1)
 
 
-class Transcript(Release):
+class Transcript(ExactRelease):
     """The whole multi-round view of P_GD for any loss: every iteration's shuffled view (P_1's d counts
     on the gradients at theta_t), with theta_{t+1} = Pi_Theta(theta_t - eta (1/n) A_1(view_t)) computed
     from the views as Algorithm 7 does (the same draws as :meth:`PrivateGD.run`, seed for seed). When the
     gradient depends on theta, iteration t's inputs depend on the earlier views, so the law is adaptive:
-    a mixture over the earlier iterates of products, not a product (the distinct iterates multiply with
-    every iteration), so this release has no ``distribution`` and is audited from samples.
+    a mixture over the earlier iterates of products, not a product.
+
+    Exact law (:meth:`distribution`), for T_it <= 2: with T_it = 1 the first view's product law; with
+    T_it = 2 the second view depends on the first only through theta_1, a function of the observed first
+    view computed as :meth:`sample` computes it (:meth:`step`, the same float operations), so the law is a
+    :class:`~dpaudit.core.distributions.KeyedMixtureDistribution`: the first view's finite law (the d labels'
+    counts jointly), each outcome keyed by its theta_1 (compared exactly, as floats: iterates one ulp apart
+    are different blocks, as they are different inputs to the sampler), and per distinct theta_1 the product
+    law of the second view at the gradients there. The exact auditor then sums hockey-stick divergences
+    over the theta_1 blocks (:mod:`dpaudit.exact.mixture`). Choices: refused (ValueError) for T_it > 2
+    (theta_2 depends on both views: the blocks would nest), when the first view's joint support exceeds
+    :data:`MAX_FIRST_OUTCOMES` outcomes (the labels' tables multiply: in practice d = 1) and when there are
+    more than :data:`MAX_BLOCKS` distinct theta_1 (each costs a table convolution and a divergence). At
+    P_GD's parameters the step eta against an estimate's spread sends theta_1 to the ball's boundary for
+    almost every first view, so a handful of blocks carries nearly all the mass.
 
     Data: the n users' records (r, x), shape (n, 1 + d); ``gradient`` as for :meth:`PrivateGD.run`
     (data (rewards, contexts)). :meth:`sample`: shape (size, T_it * d), iteration-major."""
@@ -83,13 +98,18 @@ class Transcript(Release):
         rows = split_points(self.owner, data, self.pgd.n, self.pgd.d)
         return rows[:, 0], rows[:, 1:]
 
+    def step(self, theta: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """Line 4: theta_{t+1} = Pi_Theta(theta_t - eta (1/n) A_1(counts)), per row."""
+        pgd = self.pgd
+        return pgd.project(theta - pgd.eta * pgd.protocol.analyze(counts) / pgd.n)
+
     def path(self, views: np.ndarray) -> np.ndarray:
         """The iterates theta_1..theta_T_it that the views (size, T_it * d) determine, (size, T_it, d)."""
         pgd = self.pgd
         views = np.asarray(views, dtype=float).reshape(len(views), pgd.T_it, pgd.d)
         theta, out = pgd.start(len(views)), np.empty(views.shape)
         for t in range(pgd.T_it):
-            theta = pgd.project(theta - pgd.eta * pgd.protocol.analyze(views[:, t]) / pgd.n)
+            theta = self.step(theta, views[:, t])
             out[:, t] = theta
         return out
 
@@ -99,8 +119,60 @@ class Transcript(Release):
         for _ in range(pgd.T_it):
             counts = pgd.protocol.sample_inputs(pgd._gradients(self.gradient, theta, data), rng)
             views.append(counts)
-            theta = pgd.project(theta - pgd.eta * pgd.protocol.analyze(counts) / pgd.n)
+            theta = self.step(theta, counts)
         return np.concatenate(views, axis=1)
+
+    def _view_law(self, theta: np.ndarray, data: tuple[np.ndarray, np.ndarray]) -> list[ProductDistribution]:
+        """Per row of theta (runs, d), the exact law of one iteration's view at theta: P_1's d counts."""
+        grads = self.pgd._gradients(self.gradient, theta, data)
+        return [self.pgd.protocol.distribution(g) for g in grads]
+
+    def _distribution(self, data: tuple[np.ndarray, np.ndarray]) -> ProductDistribution | KeyedMixtureDistribution:
+        pgd = self.pgd
+        if pgd.T_it > 2:
+            raise ValueError(f"{self.owner}: the exact law is built for T_it <= 2 (theta_2 depends on both views), "
+                             f"got T_it = {pgd.T_it}")
+        (first,) = self._view_law(pgd.start(1), data)
+        if pgd.T_it == 1:
+            return first
+        laws = first.coordinates
+        outcomes = math.prod(len(law.outcomes) for law in laws)
+        if outcomes > MAX_FIRST_OUTCOMES:
+            raise ValueError(f"{self.owner}: the first view has {outcomes} outcomes (the product of the d = {pgd.d} "
+                             f"labels' tables), above MAX_FIRST_OUTCOMES = {MAX_FIRST_OUTCOMES}")
+        joint = _joint(laws)
+        views = joint.outcomes.reshape(outcomes, pgd.d).astype(float)
+        theta_1 = self.step(pgd.start(outcomes), views)
+        if pgd.d == 1:  # a sort of floats, not of rows
+            labels, block_of = np.unique(theta_1[:, 0], return_inverse=True)
+            labels = labels[:, None]
+        else:
+            labels, block_of = np.unique(theta_1, axis=0, return_inverse=True)
+        if len(labels) > MAX_BLOCKS:
+            raise ValueError(f"{self.owner}: the first view leads to {len(labels)} distinct theta_1, above "
+                             f"MAX_BLOCKS = {MAX_BLOCKS}")
+        return KeyedMixtureDistribution(joint, block_of.reshape(-1), labels, tuple(self._view_law(labels, data)))
+
+
+#: the largest joint support of the first view :meth:`Transcript.distribution` tables (float64 log-probabilities:
+#: 16 MB), and the most distinct theta_1 it builds a second-view law for
+MAX_FIRST_OUTCOMES = 2_000_000
+MAX_BLOCKS = 256
+
+
+def _joint(laws: tuple[FiniteDistribution, ...]) -> FiniteDistribution:
+    """The joint finite law of independent finite coordinates: outcomes (m,) for one, rows (m, k) for k;
+    log-errors add, and the tail masses add up to a bound on the mass outside the listed rows."""
+    if len(laws) == 1:
+        return laws[0]
+    grids = np.meshgrid(*[law.outcomes for law in laws], indexing="ij")
+    logs = np.meshgrid(*[law.log_probs for law in laws], indexing="ij")
+    total = sum(lp.reshape(-1) for lp in logs)
+    finite = total[np.isfinite(total)]
+    rounding = len(laws) * 2.0**-52 * (float(np.abs(finite).max()) if len(finite) else 0.0)  # k - 1 additions
+    return FiniteDistribution(np.stack([g.reshape(-1) for g in grids], axis=1), total,
+                              log_error=sum(law.log_error for law in laws) + rounding,
+                              tail_mass=sum(law.tail_mass for law in laws))
 
 
 def split_points(owner: str, data: Any, n: int, d: int, extra: int = 0) -> np.ndarray:

@@ -10,7 +10,7 @@ The suite is in parts, added in this order (each module lists the claims it enco
   - :mod:`.summation`: the shuffled summation protocols P_1, P_2 (Appendix S) and Cheu et al.'s Theorem 4.2(i)
     they rest on (thm4.2i-privacy, the spec's external row X1), Algorithm 1's uses of P_2, and P_GD's views
     (Appendix T: one iteration's, the linear loss's whole transcript exactly, the logistic loss's adaptive
-    whole view black-box);
+    whole view exactly as a mixture over theta_1 keyed by the first view, and black-box as a cross-check);
   - :mod:`.trees`: the binary trees of Appendix I.1 and Algorithm 2 (B_V, B_H; Lemmas I.4, 6.1, I.5),
     their privacy and the spectral norm of their noise;
   - :mod:`.algorithms`: Algorithm 2's criterion-II optimizer call, the compositions of Lemma I.7,
@@ -27,8 +27,9 @@ The suite is in parts, added in this order (each module lists the claims it enco
 Mechanism-level privacy (mechanisms/vector_summation.py, private_gd.py, pgd_views.py, exploration_set.py,
 tree.py; the algorithms' parameters from algorithms/glm/parameters.py) is audited exactly (the
 exact laws: per label a convolution of randomized roundings with Bin(n b, 1/4); products over labels
-and iterations; Gaussian trees in whitened coordinates), except P_GD's multi-round view for a loss whose
-gradient depends on theta (adaptive, no product law), audited black-box.
+and iterations; Gaussian trees in whitened coordinates; P_GD's two-iteration view for a loss whose gradient
+depends on theta as a mixture of such products over theta_1, keyed by the observed first view), with P_GD's
+adaptive view also audited black-box as a cross-check.
 
 Left out (with why):
   - lemS.1-tail, lemS.2-tail, claimsecD.2, lemT.2 (its gradient-noise proxy, and its utility bounds

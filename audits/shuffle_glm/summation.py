@@ -29,10 +29,12 @@ Encoded (id -> statement, parameter points):
     accounting (advanced composition with delta' = delta/(T_it + 1)) gives 2.37 > eps; the claim is
     audited on the mechanism, not on that arithmetic (see tests). For a loss whose gradient depends on
     theta the view is adaptive (iteration t's inputs are the gradients at theta_t, a function of the
-    earlier views): its law is no product and has no tractable exact form, so P_GD's whole view for the
-    logistic loss (the loss of Algorithms 1 and 2) is audited from samples, black-box, at (1, 0.4, n = 8,
-    d = 1, T_it = 2). A d = 2 transcript (eps = 3 or 4, n = 4) takes 20-60 s exactly: left out of the
-    suite.
+    earlier views) and its law is no product: with T_it = 2 it is a mixture over theta_1, a function of the
+    observed first view, of products (a keyed mixture; delta(eps) sums the blocks' hockey-stick divergences),
+    so P_GD's whole view for the logistic loss (the loss of Algorithms 1 and 2) is audited exactly at
+    (1, 0.4, n = 8, d = 1, T_it = 2) (37 blocks), and from samples, black-box, as a cross-check. T_it > 2
+    (nested blocks) and d > 1 (the first view's table is the product of the labels') are out of reach exactly.
+    A d = 2 linear-loss transcript (eps = 3 or 4, n = 4) takes 20-60 s exactly: left out of the suite.
 """
 
 from __future__ import annotations
@@ -162,19 +164,27 @@ for eps, delta, n in [(1.0, 0.4, 8), (2.0, 0.4, 4)]:
 
 # The adaptive view: for the logistic loss (Algorithms 1 and 2's loss, 1-Lipschitz on records with r in [0, 1],
 # ||x|| <= 1) iteration 2's inputs are the gradients at theta_1, a function of iteration 1's view, so the
-# transcript's law is a mixture over theta_1 of products, not a product, which the exact auditor does not take
-# (here eta = 2.83 against an estimate's sd ~ 400 sends theta_1 to the ball's ends +-1 except for ~34 values of
-# the first view's 5 10^5, each its own law of the second view): audited from samples, black-box, at the first
-# point above (T_it = 2); false refutation at most the run's per-claim share of --alpha (Bonferroni).
-# Pairs: one user's record (r, x) from (0, 1) to (1, 1) and from (0, 1) to (0, -1) (gradients
+# transcript's law is a mixture over theta_1 of products, not a product. theta_1 is a function of the observed
+# first view, common to both neighbours, so the law is a keyed mixture (Transcript.distribution: here eta = 2.83
+# against an estimate's sd ~ 400 sends theta_1 to the ball's ends +-1 for all but 33 of the first view's
+# 4.8 10^5 values, 37 blocks in all counting the iterates one ulp inside +-1) and delta(eps) is the sum over the
+# blocks of hockey-stick divergences: audited exactly at the first point above (T_it = 2), and, as a cross-check
+# of the exact law, from samples, black-box (false refutation at most the run's per-claim share of --alpha,
+# Bonferroni). Pairs: one user's record (r, x) from (0, 1) to (1, 1) and from (0, 1) to (0, -1) (gradients
 # (mu(theta) - r) x move by 1 at every theta), the others (0, 0) (gradient 0).
 _LOGISTIC_PGD = PrivateGD(1.0, 0.4, 8, 1, lipschitz=1.0, radius=1.0)
 _ZERO_RECORDS = np.zeros((8, 2))
+_LOGISTIC_PAIRS = [one_changed(_ZERO_RECORDS, [0.0, 1.0], [1.0, 1.0]),
+                   one_changed(_ZERO_RECORDS, [0.0, 1.0], [0.0, -1.0])]
 suite.privacy("shuffle-glm/lemT.2-privacy@transcript,logistic,eps1,delta0.4,n8,d1", auditor="statistical",
               samples=PGD_SAMPLES, subject=Transcript(_LOGISTIC_PGD, logistic_gradient()), claim=ApproxDP(1.0, 0.4),
-              pairs=[one_changed(_ZERO_RECORDS, [0.0, 1.0], [1.0, 1.0]),
-                     one_changed(_ZERO_RECORDS, [0.0, 1.0], [0.0, -1.0])],
-              relation=ReplaceUser(batch_size=8),
+              pairs=_LOGISTIC_PAIRS, relation=ReplaceUser(batch_size=8),
               title=f"P_GD's whole {_LOGISTIC_PGD.T_it}-iteration view for the logistic loss (adaptive: iteration 2 "
                     "runs at theta_1) is (1, 0.4)-shuffle private; one user's (r, x) from (0, 1) to (1, 1) and to "
                     "(0, -1) (black-box)")
+suite.privacy("shuffle-glm/lemT.2-privacy@transcript,logistic,exact,eps1,delta0.4,n8,d1", auditor="exact",
+              subject=Transcript(_LOGISTIC_PGD, logistic_gradient()), claim=ApproxDP(1.0, 0.4),
+              pairs=_LOGISTIC_PAIRS, relation=ReplaceUser(batch_size=8),
+              title=f"P_GD's whole {_LOGISTIC_PGD.T_it}-iteration view for the logistic loss (adaptive: iteration 2 "
+                    "runs at theta_1) is (1, 0.4)-shuffle private; one user's (r, x) from (0, 1) to (1, 1) and to "
+                    "(0, -1) (exact: a mixture over theta_1 keyed by the first view)")

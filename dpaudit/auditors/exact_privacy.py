@@ -38,7 +38,13 @@ import numpy as np
 
 from .. import exact
 from ..core.claims import ZCDP, ApproxDP, Claim, PureDP, RenyiDP
-from ..core.distributions import FiniteDistribution, GaussianDistribution, ProductDistribution, as_exact_distribution
+from ..core.distributions import (
+    FiniteDistribution,
+    GaussianDistribution,
+    KeyedMixtureDistribution,
+    ProductDistribution,
+    as_exact_distribution,
+)
 from ..core.errors import UnsupportedAudit
 from ..core.folded_laplace import FoldedLaplaceDistribution
 from ..core.piecewise_exponential import PiecewiseExponentialDistribution
@@ -394,8 +400,11 @@ def _loss_plot(dists: tuple[Any, Any], direction: str, claimed: float) -> dict[s
 
 # pragma: no mutate start (data for the report's plots, not a verdict's statistics)
 def _profile_plot(dists: tuple[Any, Any], direction: str, claim: ApproxDP) -> dict[str, Any] | None:
-    """delta(eps') on a grid of eps' around the claimed epsilon, for the worst direction."""
+    """delta(eps') on a grid of eps' around the claimed epsilon, for the worst direction. None for keyed mixtures
+    (an adaptive view's law): each point would cost a full evaluation block by block."""
     grid = np.linspace(0.0, max(2 * claim.epsilon, 1.0), 17)
+    if isinstance(dists[0], KeyedMixtureDistribution):
+        return None
     try:
         p, q = _ordered(dists, direction)
         if isinstance(p, FiniteDistribution) and isinstance(q, FiniteDistribution):

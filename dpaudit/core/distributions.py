@@ -243,3 +243,47 @@ class GaussianDistribution:
             raise ValueError(f"GaussianDistribution: mean must be finite, got {self.mean!r}")
         if not 0 < self.sigma < math.inf:
             raise ValueError(f"GaussianDistribution: sigma must be > 0 and finite, got {self.sigma!r}")
+
+
+@dataclass(frozen=True, eq=False)
+class KeyedMixtureDistribution:
+    """A two-stage output (X, Y): X has the finite law ``first``, and given X the rest Y has the law
+    ``conditionals[block_of[i]]`` when X is ``first.outcomes[i]``. Y's law depends on X only through
+    the block *label* ``labels[block_of[i]]``, a function of the observed X that the mechanism computes
+    the same way on every input (an adaptive mechanism's next state, e.g. an iterate computed from the
+    first round's view). The law is a mixture over blocks of products first-restricted-to-the-block
+    times the block's conditional; the output is the row X followed by Y's coordinates.
+
+    Because a label is a function of the observed X, two such distributions (two neighbouring inputs)
+    split the outcomes of X alike, so delta(eps) of the pair is the sum over blocks of the hockey-stick
+    divergences of the sub-probability products (an exact decomposition) and the privacy loss on block B
+    is X's loss plus the block's conditional loss (:mod:`dpaudit.exact.mixture`).
+
+    ``first``: a :class:`FiniteDistribution`; ``block_of``: shape ``(m,)`` integers, the block of each of
+    ``first``'s outcomes; ``labels``: shape ``(blocks,)`` or ``(blocks, k)``, distinct, one per block (compared
+    exactly between the two distributions of a pair); ``conditionals``: one distribution per block (a
+    :class:`FiniteDistribution` or a :class:`ProductDistribution` of them)."""
+
+    first: FiniteDistribution
+    block_of: np.ndarray
+    labels: np.ndarray
+    conditionals: tuple[Any, ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.first, FiniteDistribution):
+            raise ValueError("KeyedMixtureDistribution: first must be a FiniteDistribution")
+        block_of = np.asarray(self.block_of)
+        labels = np.asarray(self.labels)
+        conditionals = tuple(self.conditionals)
+        if labels.ndim not in (1, 2) or len(labels) == 0 or len(conditionals) != len(labels):
+            raise ValueError("KeyedMixtureDistribution: labels must be a non-empty (blocks,) or (blocks, k) array with "
+                             "one conditional per label")
+        if len(np.unique(labels, axis=0)) != len(labels):
+            raise ValueError("KeyedMixtureDistribution: labels must be distinct")
+        if (block_of.shape != (len(self.first.outcomes),) or not np.issubdtype(block_of.dtype, np.integer)
+                or (block_of < 0).any() or (block_of >= len(labels)).any()):
+            raise ValueError(f"KeyedMixtureDistribution: block_of must hold one block index in [0, {len(labels)}) "
+                             f"per outcome of first ({len(self.first.outcomes)})")
+        object.__setattr__(self, "block_of", block_of)
+        object.__setattr__(self, "labels", labels)
+        object.__setattr__(self, "conditionals", conditionals)

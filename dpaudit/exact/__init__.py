@@ -20,7 +20,10 @@ delta(eps); Renyi divergences only at alpha = inf). Coordinates whose two distri
 nothing and are dropped first. Pure epsilon and Renyi divergences add over coordinates; delta of a
 product is computed in closed form for Gaussians and through the privacy-loss distribution for
 finite coordinates, alone or together with equal-variance Gaussians; other mixtures raise
-:class:`~dpaudit.core.errors.UnsupportedAudit`.
+:class:`~dpaudit.core.errors.UnsupportedAudit`. A pair of
+:class:`~dpaudit.core.distributions.KeyedMixtureDistribution` (a finite first stage and, per block of its
+outcomes, a conditional law of the rest: an adaptive mechanism's view) has its pure epsilon and delta(eps)
+computed block by block (:mod:`dpaudit.exact.mixture`); its Renyi divergences raise UnsupportedAudit.
 
 Imports only the vocabulary (:mod:`dpaudit.core`, :mod:`dpaudit.stats`); the auditors import it.
 """
@@ -32,11 +35,17 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..core.distributions import FiniteDistribution, GaussianDistribution, ProductDistribution, as_exact_distribution
+from ..core.distributions import (
+    FiniteDistribution,
+    GaussianDistribution,
+    KeyedMixtureDistribution,
+    ProductDistribution,
+    as_exact_distribution,
+)
 from ..core.errors import MechanismError, UnsupportedAudit
 from ..core.folded_laplace import FoldedLaplaceDistribution
 from ..core.piecewise_exponential import PiecewiseExponentialDistribution
-from . import finite, folded, gaussian, loglinear, piecewise, rho
+from . import finite, folded, gaussian, loglinear, mixture, piecewise, rho
 from .enclosure import Enclosure
 from .loss import ZERO, LossRange, PureEpsilon, pure_epsilon_of
 from .pld import product_hockey_stick
@@ -103,7 +112,17 @@ _LOSS = {FINITE: finite.loss_range, GAUSSIAN: gaussian.loss_range, LOGLINEAR: lo
          PIECEWISE: piecewise.loss_range, FOLDED: folded.loss_range}
 
 
+def _keyed(dist0: Any, dist1: Any) -> bool:
+    """Whether the pair is two keyed mixtures (:mod:`dpaudit.exact.mixture`); one alone is a type error."""
+    k0, k1 = isinstance(dist0, KeyedMixtureDistribution), isinstance(dist1, KeyedMixtureDistribution)
+    if k0 != k1:
+        raise MechanismError("cannot compare a keyed mixture with another kind of distribution")
+    return k0
+
+
 def loss_range(dist0: Any, dist1: Any) -> LossRange:
+    if _keyed(dist0, dist1):
+        return mixture.loss_range(dist0, dist1, loss_range)
     total = ZERO
     for kind, p, q in differing_coordinates(dist0, dist1):
         total = total + _LOSS[kind](p, q) if total is not ZERO else _LOSS[kind](p, q)
@@ -125,6 +144,9 @@ class Profile:
 
 def privacy_profile(dist0: Any, dist1: Any, eps: float) -> Profile:
     """delta(eps) = sup_S P(S) - e^eps Q(S) for P = dist0, Q = dist1 (one direction)."""
+    if _keyed(dist0, dist1):
+        delta, event = mixture.hockey_stick(dist0, dist1, eps, differing_coordinates)
+        return Profile(delta, event)
     coords = differing_coordinates(dist0, dist1)
     if not coords:
         return Profile(Enclosure.point(0), {})
@@ -162,14 +184,22 @@ def renyi_divergence(dist0: Any, dist1: Any, alpha: float) -> Enclosure:
     """D_alpha(P || Q), alpha > 1 (inf: sup of log P/Q), summed over coordinates."""
     if not alpha > 1:
         raise ValueError(f"Renyi order alpha must be > 1, got {alpha!r}")
+    _no_keyed_renyi(dist0, dist1)
     total = Enclosure.point(0)
     for kind, p, q in differing_coordinates(dist0, dist1):
         total = total + _RENYI[kind](p, q, alpha)
     return total
 
 
+def _no_keyed_renyi(dist0: Any, dist1: Any) -> None:
+    if _keyed(dist0, dist1):
+        raise UnsupportedAudit("Renyi divergences of keyed mixtures are not computed exactly (pure and approximate DP "
+                               "are)")
+
+
 def renyi_curve(dist0: Any, dist1: Any, alphas: Any) -> list[Enclosure]:
     """D_alpha(P || Q) at several orders (finite coordinates are aligned once)."""
+    _no_keyed_renyi(dist0, dist1)
     coords = differing_coordinates(dist0, dist1)
     totals = [Enclosure.point(0) for _ in alphas]
     for kind, p, q in coords:
@@ -184,6 +214,7 @@ def renyi_curve(dist0: Any, dist1: Any, alphas: Any) -> list[Enclosure]:
 def zcdp_rho(dist0: Any, dist1: Any, claim: float | Fraction | None = None, refinements: int = 6) -> Rho:
     """rho of P = dist0 against Q = dist1 (one direction), bracketed by :mod:`dpaudit.exact.rho`:
     refined until ``claim`` is decided, or else to within 0.1% of the lower bound."""
+    _no_keyed_renyi(dist0, dist1)
     coords = differing_coordinates(dist0, dist1)
     if not coords:
         return Rho(Enclosure.point(0), 1.0)

@@ -58,6 +58,16 @@ def align(p: FiniteDistribution, q: FiniteDistribution) -> Aligned:
     if p.outcomes is q.outcomes or (p.outcomes.shape == q.outcomes.shape and np.array_equal(p.outcomes, q.outcomes)):
         _check_distinct(p.outcomes)
         return Aligned(p.outcomes, p.log_probs, q.log_probs, error, p, q)
+    if _integer_run(p.outcomes) and _integer_run(q.outcomes) and (  # two runs of consecutive integers that
+            int(p.outcomes[0]) <= int(q.outcomes[-1]) + 1 and int(q.outcomes[0]) <= int(p.outcomes[-1]) + 1):  # meet
+        lo = min(int(p.outcomes[0]), int(q.outcomes[0]))
+        hi = max(int(p.outcomes[-1]), int(q.outcomes[-1]))
+        union = np.arange(lo, hi + 1, dtype=np.result_type(p.outcomes.dtype, q.outcomes.dtype))
+        logp = np.full(len(union), -np.inf)
+        logq = np.full(len(union), -np.inf)
+        logp[int(p.outcomes[0]) - lo:int(p.outcomes[-1]) - lo + 1] = p.log_probs
+        logq[int(q.outcomes[0]) - lo:int(q.outcomes[-1]) - lo + 1] = q.log_probs
+        return Aligned(union, logp, logq, error, p, q)
     both = np.concatenate([p.outcomes, q.outcomes])
     union, inverse = np.unique(both, axis=0 if both.ndim == 2 else None, return_inverse=True)
     inverse = inverse.reshape(-1)
@@ -69,6 +79,12 @@ def align(p: FiniteDistribution, q: FiniteDistribution) -> Aligned:
     logp[inverse[:m]] = p.log_probs
     logq[inverse[m:]] = q.log_probs
     return Aligned(union, logp, logq, error, p, q)
+
+
+def _integer_run(outcomes: np.ndarray) -> bool:
+    """Whether the outcomes are k, k + 1, ..., k + m - 1 (integer scalars, in that order)."""
+    return (outcomes.ndim == 1 and np.issubdtype(outcomes.dtype, np.integer)
+            and int(outcomes[-1]) - int(outcomes[0]) == len(outcomes) - 1 and bool((np.diff(outcomes) == 1).all()))
 
 
 def _check_distinct(outcomes: np.ndarray) -> None:
@@ -157,12 +173,18 @@ def hockey_stick(p: FiniteDistribution, q: FiniteDistribution, eps: float,
                  aligned: Aligned | None = None) -> HockeyStick:
     a = aligned or align(p, q)
     e = a.error
+    # Only outcomes with log p - log q > eps - 2 e can have a positive upper term: below that (with 1e-9 to
+    # spare for the roundings, each far under 1e-12 here) p_hi <= f_lo q_lo (1 - U) holds in floats, so the
+    # terms left out are exactly 0 in both sums.
+    with np.errstate(invalid="ignore"):  # outcomes impossible under both laws: -inf - -inf
+        near = np.flatnonzero(a.logp - a.logq > eps - 2 * e - 1e-9)
+    logp, logq = a.logp[near], a.logq[near]
     # upper bound: largest p, smallest e^eps q; lower bound: the reverse
     with np.errstate(over="ignore"):
-        p_hi = np.exp(a.logp + e) * (1 + U)
-        p_lo = np.exp(a.logp - e) * (1 - U)
-        q_hi = np.exp(a.logq + e) * (1 + U)
-        q_lo = np.exp(a.logq - e) * (1 - U)
+        p_hi = np.exp(logp + e) * (1 + U)
+        p_lo = np.exp(logp - e) * (1 - U)
+        q_hi = np.exp(logq + e) * (1 + U)
+        q_lo = np.exp(logq - e) * (1 - U)
     factor = math.exp(eps)
     f_hi, f_lo = factor * (1 + U), factor * (1 - U)
     # The products are inflated (deflated) beyond their own rounding, so each subtraction is of
@@ -172,16 +194,17 @@ def hockey_stick(p: FiniteDistribution, q: FiniteDistribution, eps: float,
     lower_terms = np.maximum(p_lo - f_hi * (q_hi * (1 + U)), 0.0) * (1 - U)
     upper = positive_sum(upper_terms).hi + Fraction(p.tail_mass)
     lower = positive_sum(lower_terms).lo
-    with np.errstate(invalid="ignore"):  # outcomes impossible under both laws: -inf - -inf is not inside
-        inside = a.logp - a.logq > eps
-    gain = np.where(inside, np.exp(a.logp) - factor * np.exp(a.logq), 0.0)
-    order = np.argsort(-gain)[: min(5, int(inside.sum()))]
+    inside = logp - logq > eps  # the event {p > e^eps q}, within ``near``
+    gain = np.where(inside, np.exp(logp) - factor * np.exp(logq), 0.0)
+    top = min(5, int(inside.sum()))
+    largest = np.argpartition(-gain, top - 1)[:top] if 0 < top < len(gain) else np.arange(len(gain))
+    order = largest[np.argsort(-gain[largest])][:top]
     return HockeyStick(
         Enclosure(max(lower, 0), upper),
         int(inside.sum()),
-        float(np.exp(a.logp[inside]).sum()),
-        float(np.exp(a.logq[inside]).sum()),
-        [_outcome(a, int(i)) for i in order],
+        float(np.exp(logp[inside]).sum()),
+        float(np.exp(logq[inside]).sum()),
+        [_outcome(a, int(near[i])) for i in order],
     )
 
 
