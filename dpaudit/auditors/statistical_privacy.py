@@ -5,7 +5,9 @@
    confirmation would certify (``n_conf`` samples per side, the audit's level) if the event's
    probabilities were its selection estimates moved to their 1 / (number of candidates) confidence
    limits against it, so a rare event with lucky counts does not beat a frequent one whose
-   advantage is real. Projecting to
+   advantage is real. The certified value is clipped at the claim's floor, so when no candidate
+   projects a positive excess their scores tie; the tie goes to the one whose estimate at the moved
+   probabilities comes closest (then to the first listed). Projecting to
    the confirmation size matters: a score at the selection size (Clopper-Pearson at level
    0.05 / candidates, used when no confirmation size is given) favours frequent events over rarer
    ones of larger loss that confirmation, on many more samples, certifies higher (on the sparse
@@ -66,6 +68,9 @@ class _Choice:
     order: str  # "d0/d1": the event is likelier under M(d0)
     candidates: Candidates
     index: int  # of the event among ``candidates``
+    # the projected bound before it is clipped at the claim's floor: when no candidate projects a positive
+    # excess, every clipped score is the same (-delta, -eps), and this ranks them by how close each comes
+    closeness: float = -math.inf
 
     @property
     def family(self) -> str:
@@ -94,13 +99,23 @@ def _sample_features(mechanism: Mechanism, data: Any, n: int, rng: np.random.Gen
 
 
 def _projected_excess(claim: Claim, num: np.ndarray, den: np.ndarray, n: int, confirmation: tuple[int, float],
-                      level: float):
+                      level: float) -> tuple[np.ndarray, np.ndarray]:
     """The excess confirmation would certify if each event's probabilities were its selection estimates,
-    each moved to its one-sided confidence limit at ``level`` against the event."""
+    each moved to its one-sided confidence limit at ``level`` against the event; and the closeness that
+    ranks events whose excess is clipped (:func:`_closeness`)."""
     n_conf, alpha = confirmation
     p = binomial_lower(num, n, level)
     q = binomial_upper(den, n, level)
-    return certify(claim, p * n_conf, q * n_conf, n_conf, alpha).excess
+    bound = certify(claim, p * n_conf, q * n_conf, n_conf, alpha)
+    return bound.excess, _closeness(bound)
+
+
+def _closeness(bound) -> np.ndarray:
+    """The bound's point estimate (at the moved probabilities when projected), NaN read as -inf: the
+    certified value is clipped at the claim's floor (0 for delta and epsilon), so among events that all
+    certify nothing this keeps the one nearest to certifying rather than the first listed (a full-mass
+    event, p - e^eps q = -0.65, was confirmed for a discrete Gaussian whose best event has delta 0.01)."""
+    return np.nan_to_num(np.asarray(bound.estimate, dtype=float), nan=-np.inf)
 
 
 def _best_candidate(claim: Claim, found: list[tuple[int, Candidates]],
@@ -113,27 +128,36 @@ def _best_candidate(claim: Claim, found: list[tuple[int, Candidates]],
             if len(num) == 0:
                 continue
             if confirmation is None:
-                excess = certify(claim, num, den, cand.n, level).excess
+                bound = certify(claim, num, den, cand.n, level)
+                excess, closeness = bound.excess, _closeness(bound)
             else:
-                excess = _projected_excess(claim, num, den, cand.n, confirmation, PROJECTION_LEVEL / max(total, 1))
-            j = int(np.argmax(excess))
-            if best is None or excess[j] > best.score:
-                best = _Choice(float(excess[j]), index, order, cand, j)
+                excess, closeness = _projected_excess(claim, num, den, cand.n, confirmation,
+                                                      PROJECTION_LEVEL / max(total, 1))
+            excess, closeness = np.broadcast_arrays(np.asarray(excess, dtype=float), closeness)
+            # the largest excess, ties by closeness, then the first listed (the choice must not hang on how
+            # ties fall)
+            j = int(np.lexsort((-np.arange(excess.size), closeness, excess))[-1])
+            if best is None or (excess[j], closeness[j]) > (best.score, best.closeness):
+                best = _Choice(float(excess[j]), index, order, cand, j, float(closeness[j]))
     return best
 
 
-def _value(claim: Claim, choice: _Choice | None, confirmation: tuple[int, float] | None) -> float:
+def _value(claim: Claim, choice: _Choice | None, confirmation: tuple[int, float] | None) -> tuple[float, float]:
     """What a pair's chosen event is worth: the excess confirmation would certify if the event's
-    probabilities were its selection estimates (module docstring); its score when no confirmation
-    size is given."""
+    probabilities were its selection estimates (module docstring), its score when no confirmation
+    size is given; then the closeness that ranks pairs whose excess is clipped alike."""
     if choice is None:
-        return -math.inf
+        return -math.inf, -math.inf
     if confirmation is None:
-        return choice.score
+        return choice.score, choice.closeness
     cand, n_conf = choice.candidates, confirmation[0]
     num, den = (cand.counts0, cand.counts1) if choice.order == "d0/d1" else (cand.counts1, cand.counts0)
     p, q = num[choice.index] / cand.n, den[choice.index] / cand.n
-    return float(np.max(certify(claim, np.array([p * n_conf]), np.array([q * n_conf]), n_conf, confirmation[1]).excess))
+    bound = certify(claim, np.array([p * n_conf]), np.array([q * n_conf]), n_conf, confirmation[1])
+    excess, closeness = (a.reshape(-1) for a in np.broadcast_arrays(np.asarray(bound.excess, dtype=float),
+                                                                       _closeness(bound)))
+    j = int(np.argmax(excess))
+    return float(excess[j]), float(closeness[j])
 
 
 def _select(
@@ -155,7 +179,7 @@ def _select(
     history = []
     for round_seed in seed.spawn(rounds):
         n_each = max(MIN_SAMPLES, per_round // len(alive))
-        ranked: list[tuple[float, int, _Choice | None]] = []
+        ranked: list[tuple[tuple[float, float], int, _Choice | None]] = []
         for index, pair_seed in zip(alive, round_seed.spawn(len(alive))):
             rng = np.random.default_rng(pair_seed)
             d0, d1 = pairs[index]
@@ -168,7 +192,7 @@ def _select(
             ranked.append((_value(claim, choice, confirmation), index, choice))
             used += n_each
         history.append({"pairs": len(alive), "samples_per_side": n_each})
-        ranked.sort(key=lambda item: -item[0])
+        ranked.sort(key=lambda item: (-item[0][0], -item[0][1]))
         alive = [index for _, index, _ in ranked[: max(1, math.ceil(len(alive) / 2))]]
         drawn = {index: drawn[index] for index in alive}
     best = ranked[0][2]
