@@ -310,3 +310,11 @@ def test_registry_entries_name_their_paper_and_check_their_parameters():
             ALGORITHMS[name](eps=0.0)
     with pytest.raises(ValueError, match="literal_init"):
         ALGORITHMS["anytime-lazy-ucb"](eps=1.0, literal_init="yes")
+
+
+def test_the_registry_passes_anytime_lazy_ucbs_options_on():
+    from dpaudit.algorithms import ALGORITHMS
+
+    policy = ALGORITHMS["anytime-lazy-ucb"](eps=0.5, literal_init=True, noise_scale="1/(2eps)")
+    assert (policy.epsilon, policy.literal_init, policy.scale_rule) == (0.5, True, "1/(2eps)")
+    assert ALGORITHMS["anytime-lazy-ucb"](eps=0.5).scale_rule == "1/eps"

@@ -21,13 +21,14 @@ def ucb() -> UCB1:
     return UCB1()
 
 
-def anytime_lazy_ucb(eps: float, literal_init: bool = False) -> AnytimeLazyUCB:
+def anytime_lazy_ucb(eps: float, literal_init: bool = False, noise_scale: str = "1/eps") -> AnytimeLazyUCB:
     """private-online Algorithm 1: Anytime-Lazy-UCB, UCB on the last full doubling array's Laplace-noised mean.
 
     Silent points and choices: the initialisation pull is released by eq. 3 with r = 0 (a Lap(1/eps)
     draw; ``literal_init=True`` keeps the printed box, the raw reward); ties to the lowest arm;
-    natural log in eq. 4."""
-    return AnytimeLazyUCB(eps, literal_init=literal_init)
+    natural log in eq. 4. ``noise_scale="1/(2eps)"`` is a validation bug: the arrays' noise at half the
+    printed scale."""
+    return AnytimeLazyUCB(eps, literal_init=literal_init, noise_scale=noise_scale)
 
 
 def hybrid_ucb(eps: float) -> HybridUCB:
