@@ -29,9 +29,16 @@ def bounded_mean_lower(z: np.ndarray, level: float) -> tuple[np.ndarray, np.ndar
     hoeffding = mean - math.sqrt(math.log(1 / half) / (2 * n))
     if n < 2:
         return hoeffding, np.zeros(np.shape(hoeffding), dtype=bool)
-    log_term = math.log(2 / half)
-    bernstein = mean - np.sqrt(2 * z.var(axis=0, ddof=1) * log_term / n) - 7 * log_term / (3 * (n - 1))
+    bernstein = empirical_bernstein_lower(mean, z.var(axis=0, ddof=1), n, level)
     return np.maximum(bernstein, hoeffding), bernstein > hoeffding
+
+
+def empirical_bernstein_lower(mean: Any, var: Any, n: int, level: float, span: float = 1.0) -> Any:
+    """The empirical Bernstein part of :func:`bounded_mean_lower` (Maurer & Pontil 2009, Thm 4, at
+    ``level / 2``) from a sample's mean and variance (ddof = 1) over ``n >= 2`` draws of a variable whose
+    range has width ``span``: mean - sqrt(2 var log(4/level) / n) - 7 span log(4/level) / (3 (n - 1))."""
+    log_term = math.log(4 / level)
+    return mean - np.sqrt(2 * var * log_term / n) - 7 * span * log_term / (3 * (n - 1))
 
 
 def bounded_mean_pvalue(z: np.ndarray, threshold: Any) -> np.ndarray:

@@ -63,7 +63,7 @@ from scipy.special import logsumexp
 from ..core.claims import ZCDP, Claim, RenyiDP
 from ..core.results import NOT_REFUTED, REFUTED, Statistic
 from ..core.subjects import Mechanism
-from ..stats import binomial_lower, binomial_upper, bounded_mean_lower
+from ..stats import binomial_lower, binomial_upper, bounded_mean_lower, empirical_bernstein_lower
 from .base import Finding
 from .bounds import RHO_ORDERS
 from .events import as_features
@@ -193,14 +193,6 @@ def certify_cells(claim: Claim, k_num: np.ndarray, k_den: np.ndarray, n: int, al
     raise TypeError(f"Renyi cell bounds audit zCDP and Renyi DP claims, got a {claim.kind} claim")
 
 
-def _bernstein_lower(mean, var, n: int, level: float, span):
-    """The bound :func:`~dpaudit.stats.bounded_mean_lower` would give (its Bernstein branch, at
-    ``level``) for a variable of range ``span`` with this mean and variance over ``n`` draws: used only
-    to project a selection estimate to the confirmation size."""
-    log_term = math.log(4 / level)
-    return mean - np.sqrt(2 * var * log_term / n) - 7 * span * log_term / (3 * (n - 1))
-
-
 def tangent_coefficients(orders: np.ndarray, log_t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """u = a t^(a - 1) and v = (a - 1) t^a per order (rows) and cell (columns): p^a q^(1-a) >=
     u p - v q for all p, q >= 0 (the tangent plane at ratio t of a convex function homogeneous of degree
@@ -277,8 +269,9 @@ def _projected(claim: Claim, k_num: np.ndarray, k_den: np.ndarray, n: int, n_con
         eu, ev = u @ f, v @ g
         vu, vv = np.maximum((u**2) @ f - eu**2, 0), np.maximum((v**2) @ g - ev**2, 0)
         su, sv = np.ptp(u, axis=1), np.ptp(v, axis=1)
-        lower = _bernstein_lower(eu, vu, n_conf, alpha / 2, su)
-        upper = ev + (ev - _bernstein_lower(ev, vv, n_conf, alpha / 2, sv))
+        # what confirmation's bounded_mean_lower would give (its Bernstein branch) at the confirmation size
+        lower = empirical_bernstein_lower(eu, vu, n_conf, alpha / 2, su)
+        upper = ev + (ev - empirical_bernstein_lower(ev, vv, n_conf, alpha / 2, sv))
         total = np.nan_to_num(lower - upper, nan=-1.0, neginf=-1.0, posinf=-1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         values = np.where(total > 0, np.log(np.where(total > 0, total, 1.0)) / (orders - 1), 0.0)
