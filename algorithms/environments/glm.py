@@ -28,6 +28,11 @@ run in ``instances.kappa`` and ``instances.kappa_star`` (updated as the engine d
 
 The engine's pseudo-regret is then max_x mu(<x, theta*>) - mu(<x_t, theta*>) per round, the repository's
 metric.
+
+:class:`FiniteSetsGLMBandit` draws each round's arm set from a finite family instead (a context distribution
+D with finite support, the setting of Ruan et al.'s distributional optimal design, shuffle-glm Remark 4.4), one
+theta* for every run; :func:`spike_bandit` is it on the spike family. :class:`FixedArmsGLMBandit` keeps one
+public arm set (the lower bound's model).
 """
 
 from __future__ import annotations
@@ -286,6 +291,88 @@ class FixedArmsGLMBandit:
         return FixedArmInstances(np.broadcast_to(self.theta, (runs, self.dimension)).copy(), self.link, self.arm_set)
 
 
+class FiniteSetsInstances(GLMInstances):
+    """The instances of a block of runs of a :class:`FiniteSetsGLMBandit`: each round every run draws the index
+    of its context set from ``probabilities`` (inverse cdf of one uniform per run, from the context stream);
+    ``last_index`` (runs,) is the index drawn at the latest round."""
+
+    def __init__(self, theta: np.ndarray, link: Link, sets: np.ndarray, probabilities: np.ndarray):
+        super().__init__(theta, link, sets.shape[1])
+        self._sets, self._cumulative = sets, np.cumsum(probabilities)
+        self.last_index = np.zeros(self.runs, dtype=np.int64)
+
+    def contexts(self, rng: np.random.Generator) -> np.ndarray:
+        u = rng.random(self.runs)
+        index = np.minimum(np.searchsorted(self._cumulative, u * self._cumulative[-1], side="right"),
+                           len(self._sets) - 1)
+        self.last_index = index
+        contexts = self._sets[index]
+        self.round += 1
+        slopes = self.link.slope(np.einsum("rkd,rd->rk", contexts, self.theta))
+        self._min_slope = np.minimum(self._min_slope, slopes.min(axis=1))
+        self._max_slope = np.maximum(self._max_slope, slopes.max(axis=1))
+        self.kappa, self.kappa_star = 1 / self._min_slope, 1 / self._max_slope
+        return contexts
+
+
+class FiniteSetsGLMBandit:
+    """A generalised linear contextual bandit whose context sets are drawn from a finite family: every round
+    each run draws X_i, i ~ ``probabilities`` (uniform unless given), from ``sets`` (n, K, d) (arms in the unit
+    ball), and the reward of arm x is Bernoulli with mean mu(<x, theta*>), one theta* for every run. The finite
+    context distribution D of Ruan et al.'s distributional optimal design (shuffle-glm Remark 4.4);
+    :func:`spike_bandit` builds it on the spike family."""
+
+    owner = "FiniteSetsGLMBandit"
+    feedback = "bandit"
+
+    def __init__(self, sets: np.ndarray, theta: np.ndarray, link: str = "logistic",
+                 probabilities: np.ndarray | None = None, label: str | None = None):
+        sets = np.array(sets, dtype=float)
+        theta = np.array(theta, dtype=float)
+        if sets.ndim != 3 or sets.shape[0] < 1 or sets.shape[1] < 2 or sets.shape[2] < 1:
+            raise ValueError(f"{self.owner}: sets must have shape (n, K, d) with n >= 1, K >= 2, got {sets.shape}")
+        if not np.all(np.isfinite(sets)) or np.linalg.norm(sets, axis=2).max() > 1 + 1e-12:
+            raise ValueError(f"{self.owner}: arms must be finite and lie in the unit ball (Assumption 4.2)")
+        if theta.shape != (sets.shape[2],) or not np.all(np.isfinite(theta)):
+            raise ValueError(f"{self.owner}: theta must be a finite vector of dimension {sets.shape[2]}")
+        n = sets.shape[0]
+        p = np.full(n, 1.0 / n) if probabilities is None else np.array(probabilities, dtype=float)
+        if p.shape != (n,) or not np.all(np.isfinite(p)) or np.any(p < 0) or not np.isclose(p.sum(), 1.0):
+            raise ValueError(f"{self.owner}: probabilities must be a distribution on the {n} sets")
+        sets.flags.writeable = theta.flags.writeable = p.flags.writeable = False
+        self.sets, self.theta, self.probabilities = sets, theta, p
+        self.arms, self.dimension = sets.shape[1], sets.shape[2]
+        self.link = _link(self.owner, link)
+        self.name = label or (f"{self.owner}(n={n}, K={self.arms}, d={self.dimension}, "
+                              f"theta*={np.round(theta, 6).tolist()}, {self.link.name})")
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def instances(self, runs: int, rng: np.random.Generator) -> FiniteSetsInstances:
+        runs = integer(self.owner, "runs", runs, 0)
+        return FiniteSetsInstances(np.broadcast_to(self.theta, (runs, self.dimension)).copy(), self.link, self.sets,
+                                   self.probabilities)
+
+
+def spike_bandit(d: int, s: float = 0.1, S: float = 1.0, link: str = "logistic") -> FiniteSetsGLMBandit:
+    """The spike family X_j = {e_j} u {s e_k : k != j} (arm k of X_j is e_j if k = j, else s e_k; j uniform) with
+    theta* = S e_1, a fixed unit vector times S (the choice: the first axis, so that on X_1 the unit arm is best
+    by mu(S) - mu(0) and on every other set the spike s e_1 by mu(s S) - mu(0), and no design's favourite arm is
+    the best one on every set)."""
+    owner = "spike_bandit"
+    d = integer(owner, "d", d, 2)
+    s, S = positive(owner, "s", s), positive(owner, "S", S)
+    if s > 1:
+        raise ValueError(f"{owner}: the spikes s e_k must lie in the unit ball, got s={s!r}")
+    sets = np.tile(s * np.eye(d), (d, 1, 1))
+    sets[np.arange(d), np.arange(d), np.arange(d)] = 1.0
+    theta = np.zeros(d)
+    theta[0] = S
+    return FiniteSetsGLMBandit(sets, theta, link, label=f"SpikeGLM(d={d}, s={s:g}, theta*={S:g} e_1, "
+                                                        f"{_link(owner, link).name})")
+
+
 def assouad_family(d: int, a: float, r: float, link: str = "logistic", theta0: np.ndarray | None = None
                    ) -> list[FixedArmsGLMBandit]:
     """shuffle-glm Appendix Q's hard instance: the public arm set {+r e_j, -r e_j : j in [d]} (arms ordered
@@ -307,5 +394,6 @@ def assouad_family(d: int, a: float, r: float, link: str = "logistic", theta0: n
     return out
 
 
-__all__ = ["FixedArmInstances", "FixedArmsGLMBandit", "GLMBandit", "GLMInstances", "GLM_GENERATORS", "REPOSITORY_SEED",
-           "RepositoryArms", "assouad_family", "kappa_bounds", "unit_ball"]
+__all__ = ["FiniteSetsGLMBandit", "FiniteSetsInstances", "FixedArmInstances", "FixedArmsGLMBandit", "GLMBandit",
+           "GLMInstances", "GLM_GENERATORS", "REPOSITORY_SEED", "RepositoryArms", "assouad_family", "kappa_bounds",
+           "spike_bandit", "unit_ball"]

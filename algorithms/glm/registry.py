@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .batched_ablation import BatchedGLMAblation
+from .distributional_design import spike_sets
 from .ecolog import ECOLog
 from .glm_ucb import GLMUCB
 from .gloc import GLOC
@@ -87,6 +89,21 @@ def shuffle_glm(*, eps: float, delta: float = 0.02, S: float = 1.0, kappa: float
     return ShuffleGLM(eps, delta, S, kappa, kappa_star, link, R, T)
 
 
+def glm_ablation(*, design: str = "g-optimal", d: int = 4, s: float = 0.1, sets: Any = None,
+                 probabilities: Any = None, link: str = "logistic", S: float = 1.0, kappa: float | None = None,
+                 delta: float = 0.02, lam: float = 1.0, gamma: float | None = None, T: int | None = None
+                 ) -> BatchedGLMAblation:
+    """shuffle-glm Remark 4.4: non-private batched ablation of Algorithm 1 with the G-optimal or distributional design.
+
+    Unnoised design matrices and MLE per batch, elimination with widths gamma sqrt(kappa) ||x||_{W^-1}, batches
+    on eqs. (6)-(7)'s grid with B_1 = alpha; the learner knows the finite family of context sets: ``sets``
+    (n, K, d) with ``probabilities``, or the spike family X_j = {e_j} u {s e_k : k != j} at (d, s) when not
+    given; gamma = sqrt(2 log(2 N M / delta)) unless given, lam = 1, delta = 0.02."""
+    family = spike_sets(int(d), float(s)) if sets is None else sets
+    return BatchedGLMAblation(family, design, probabilities, link, S, kappa, delta, lam, gamma, T)
+
+
 ALGORITHMS: dict[str, Callable[..., Any]] = {"glm-ucb": glm_ucb, "gloc": gloc, "ecolog": ecolog,
                                              "rs-glinucb": rs_glinucb, "jdp-glm": jdp_glm,
-                                             "private-glm": private_glm, "shuffle-glm": shuffle_glm}
+                                             "private-glm": private_glm, "shuffle-glm": shuffle_glm,
+                                             "glm-ablation": glm_ablation}

@@ -47,6 +47,7 @@ other values (ValueError), as the printed lambda is not defined for them.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -78,9 +79,16 @@ class Algorithm1Settings:
 
 def batch_schedule(T: int, d: int, S: float, kappa: float, gamma: float) -> tuple[int, ...]:
     """Eqs. (6)-(7): B_1..B_M rounded up, the last cut so that they add up to T, M = ceil(log2 log2 T)."""
+    return grid_schedule(T, lambda alpha: (math.sqrt(kappa) * math.exp(3 * S) * d**2 * gamma**2 * alpha / S) ** (2 / 3))
+
+
+def grid_schedule(T: int, first: Callable[[float], float]) -> tuple[int, ...]:
+    """Eq. (7)'s grid after a first batch of length ``first(alpha)``: M = max(2, ceil(log2 log2 T)), alpha =
+    T^(1 / (2 (1 - 2^(-M+1)))), B_2 = alpha, B_k = alpha sqrt(B_{k-1}), rounded up, the last cut so that the
+    lengths add up to T."""
     M = max(2, math.ceil(math.log2(math.log2(T))))
     alpha = T ** (1 / (2 * (1 - 2 ** (-M + 1))))
-    lengths = [(math.sqrt(kappa) * math.exp(3 * S) * d**2 * gamma**2 * alpha / S) ** (2 / 3), alpha]
+    lengths = [first(alpha), alpha]
     while len(lengths) < M:
         lengths.append(alpha * math.sqrt(lengths[-1]))
     out, total = [], 0
