@@ -7,13 +7,19 @@ refuted exactly, and the private-online suite entries that use it."""
 
 from __future__ import annotations
 
-import contextlib
 import math
 from fractions import Fraction
 
 import mpmath
 import numpy as np
 import pytest
+from decision_laws import (
+    assert_logs_within_stated_error,
+    assert_sampler_matches_law,
+    contains_reference,
+    flint_precision,
+    sequence_law,
+)
 from flint import arb
 from scipy import integrate, stats
 
@@ -26,24 +32,9 @@ from dpaudit.suite import RunContext
 ALPHA = 1e-4  # false-failure rate of each chi-square test below
 
 
-@contextlib.contextmanager
-def flint_precision(bits: int):
-    saved = lazy_law.ctx.prec
-    lazy_law.ctx.prec = bits
-    try:
-        yield
-    finally:
-        lazy_law.ctx.prec = saved
-
-
 def _bonus(t: int, lam: int, eps: float) -> float:
     """Eq. 4's bonus, written out here independently of the policy."""
     return math.sqrt(3 * math.log(t) / lam) + 3 * math.log(t) / (eps * lam)
-
-
-def _law(policy: AnytimeLazyUCB, table: np.ndarray) -> dict[tuple[int, ...], float]:
-    dist = policy.decision_distribution(table, range(1, len(table) + 1))
-    return {tuple(int(a) for a in row): float(p) for row, p in zip(dist.outcomes, dist.probs, strict=True)}
 
 
 @pytest.mark.parametrize("policy, table", [
@@ -56,27 +47,7 @@ def test_exact_law_matches_the_per_round_sampler(policy, table):
     """60,000 per-round runs against the exact law: every run's sequence is an outcome of the law, and a
     chi-square test (cells of expected count < 5 pooled, a pool below 5 merged into the smallest cell)
     passes at level 1e-4 (its false-failure rate)."""
-    law = _law(policy, table)
-    assert math.isclose(sum(law.values()), 1.0, rel_tol=1e-12)
-    transcript = DecisionTranscript(policy, arms=2, horizon=len(table))
-    runs = transcript.sample_per_round(table, 60_000, np.random.default_rng(11))
-    keys = list(law)
-    code = {k: i for i, k in enumerate(keys)}
-    index = np.array([code.get(tuple(row), -1) for row in runs.tolist()])
-    assert (index >= 0).all(), "the sampler played a sequence the exact law gives probability 0"
-    counts = np.bincount(index, minlength=len(keys))
-    expected = np.array([law[k] for k in keys]) * len(runs)
-    big = expected >= 5
-    observed, wanted = counts[big], expected[big]
-    if not big.all():  # the small cells pooled, and the pool into the smallest large cell if it is small too
-        if expected[~big].sum() >= 5:
-            observed, wanted = np.append(observed, counts[~big].sum()), np.append(wanted, expected[~big].sum())
-        else:
-            smallest = np.argmin(wanted)
-            observed[smallest] += counts[~big].sum()
-            wanted[smallest] += expected[~big].sum()
-    if len(observed) > 1:
-        assert stats.chisquare(observed, wanted * observed.sum() / wanted.sum()).pvalue > ALPHA
+    assert_sampler_matches_law(policy, table, ALPHA)
 
 
 def _laplace_sf(x: np.ndarray, eps: float) -> np.ndarray:
@@ -103,7 +74,7 @@ def test_exact_law_at_T4_equals_direct_integration():
         direct[(0, 1, 0, 1)] = prob(theta[3], theta[4])
     else:
         direct[(0, 1, 1, 0)] = prob(theta[4], theta[3])
-    law = _law(AnytimeLazyUCB(eps), table)
+    law = sequence_law(AnytimeLazyUCB(eps), table)
     direct = {k: v for k, v in direct.items() if v > 0}
     assert law.keys() == direct.keys()
     for key, p in direct.items():
@@ -121,7 +92,7 @@ def test_exact_law_across_an_array_release_equals_direct_integration():
     pdf = stats.laplace(scale=1 / eps).pdf
     f = lambda v1: pdf(v1) * _laplace_sf(v1 + first, eps) * _laplace_sf(2 * (v1 + second), eps)  # noqa: E731
     direct = integrate.quad(f, -np.inf, np.inf, epsabs=1e-14, epsrel=1e-12)[0]
-    law = _law(AnytimeLazyUCB(eps), table)
+    law = sequence_law(AnytimeLazyUCB(eps), table)
     assert math.isclose(law[(0, 1, 0, 0, 0, 0)], direct, rel_tol=1e-9)
     # mirrored: arm 1 pays 1; on 0, 1, 1, 1, 1, 1 arm 1's array 1 fills at round 4, and the comparisons
     # are v0 - v1 < min theta_3,4, then v0 - v1'/2 < min theta_5,6: the integral over v0
@@ -130,13 +101,8 @@ def test_exact_law_across_an_array_release_equals_direct_integration():
     second = min(_bonus(t, 2, eps) - _bonus(t, 1, eps) + 2.0 / 2 - 0.0 for t in (5, 6))
     f = lambda v0: pdf(v0) * _laplace_sf(v0 - first, eps) * _laplace_sf(2 * (v0 - second), eps)  # noqa: E731
     direct = integrate.quad(f, -np.inf, np.inf, epsabs=1e-14, epsrel=1e-12)[0]
-    law = _law(AnytimeLazyUCB(eps), table)
+    law = sequence_law(AnytimeLazyUCB(eps), table)
     assert math.isclose(law[(0, 1, 1, 1, 1, 1)], direct, rel_tol=1e-9)
-
-
-def _contains_reference(low: dict, high: dict) -> bool:
-    """Every path's ball at the working precision holds the path probability computed at ~60 digits."""
-    return low.keys() == high.keys() and all(low[k].contains(arb(high[k].mid())) for k in low)
 
 
 _TABLE = np.random.default_rng(5).uniform(size=(9, 2))
@@ -150,17 +116,12 @@ def test_enclosures_contain_the_60_digit_value_and_are_tiny():
     60-digit logs while being only their float64 rounding (a unit in the last place at most)."""
     high = lazy_law.path_probabilities(_TABLE, 1.0, Fraction(1), False, precision=200)
     for bits in (20, 24, 48, 64):
-        assert _contains_reference(lazy_law.path_probabilities(_TABLE, 1.0, Fraction(1), False, bits), high), bits
+        assert contains_reference(lazy_law.path_probabilities(_TABLE, 1.0, Fraction(1), False, bits), high), bits
     low = lazy_law.path_probabilities(_TABLE, 1.0, Fraction(1), False)
-    assert _contains_reference(low, high)
+    assert contains_reference(low, high)
     assert max(float(b.rad()) / float(b.mid()) for b in low.values()) < 1e-30
     outcomes, logs, error = lazy_law.decision_law(_TABLE, range(1, 10), 1.0, Fraction(1), False)
-    with flint_precision(200):
-        reference = [float(high[tuple(row)].log().mid()) for row in outcomes.tolist()]
-        distance = max(float(abs(arb(float(x)) - high[tuple(row)].log()).upper())
-                       for row, x in zip(outcomes.tolist(), logs, strict=True))
-    assert np.allclose(logs, reference, rtol=0, atol=1e-14)
-    assert distance <= error <= 2.0**-52 * float(np.abs(logs).max())
+    assert_logs_within_stated_error(high, outcomes, logs, error)
 
 
 def test_a_broken_ball_operation_is_caught(monkeypatch):
@@ -170,7 +131,7 @@ def test_a_broken_ball_operation_is_caught(monkeypatch):
     monkeypatch.setattr(lazy_law, "_exp", lambda x: arb((x.exp() * (1 + arb(10) ** -30)).mid()))
     low = lazy_law.path_probabilities(_TABLE, 1.0, Fraction(1), False)
     assert low.keys() == high.keys()
-    assert not _contains_reference(low, high)
+    assert not contains_reference(low, high)
 
 
 def test_points_are_ordered_exactly_or_not_at_all():
@@ -207,7 +168,7 @@ def test_an_undecided_comparison_is_retried_at_a_higher_precision(monkeypatch):
         monkeypatch.setattr(lazy_law, "_paths", lambda *a, calls=calls: calls.append(lazy_law.ctx.prec) or paths(*a))
         low = lazy_law.path_probabilities(_TABLE, 1.0, Fraction(1), False, precision=start)
         assert len(calls) > 1 and calls == [start * 2**i for i in range(len(calls))]
-        assert all(b > 0 for b in low.values()) and _contains_reference(low, high)
+        assert all(b > 0 for b in low.values()) and contains_reference(low, high)
 
     def undecided(*args):
         raise lazy_law.PrecisionNeeded("always")
@@ -219,7 +180,7 @@ def test_an_undecided_comparison_is_retried_at_a_higher_precision(monkeypatch):
 
 def test_rounds_are_a_marginal_of_the_whole_sequence():
     policy, table = AnytimeLazyUCB(1.0), np.random.default_rng(6).uniform(size=(9, 2))
-    whole = _law(policy, table)
+    whole = sequence_law(policy, table)
     part = policy.decision_distribution(table, [3, 7])
     for row, p in zip(part.outcomes, part.probs, strict=True):
         assert math.isclose(p, sum(q for k, q in whole.items() if (k[2], k[6]) == tuple(row)), rel_tol=1e-12)
@@ -289,7 +250,7 @@ def test_tiny_horizons_have_their_closed_forms():
     for table, played in ((np.array([[0.5, 0.5]]), [0]), (np.array([[0.5, 0.5], [0.1, 0.2]]), [0, 1])):
         law = policy.decision_distribution(table, range(1, len(table) + 1))
         assert law.outcomes.tolist() == [played] and law.probs.tolist() == [1.0]
-    law = _law(policy, np.array([[0.5, 0.5], [0.1, 0.2], [0.1, 0.2]]))
+    law = sequence_law(policy, np.array([[0.5, 0.5], [0.1, 0.2], [0.1, 0.2]]))
     assert math.isclose(law[(0, 1, 1)], (2 + 0.3) * math.exp(-0.3) / 4, rel_tol=1e-12)
 
 

@@ -26,7 +26,20 @@ chunks, plus the in-chunk part, accumulated in order of popcount). Eq. 34 itself
 
 Choices where the paper is silent (the mechanism's, recorded there): each Z and p-sum noise is drawn
 once; the estimate at the pull that fills block r reads the full tree and r moves on afterwards.
-Ties go to the lowest arm.
+Ties go to the lowest arm. ``noise_scale="1/eps"`` draws every noise at half the printed scale (the
+arrays' Lap(1/eps) instead of Lap(2/eps), block r's p-sums Lap(r/eps) instead of Lap(2r/eps)) while
+the index keeps eq. 35's eps: a calibration bug. On the decisions over the exact law's horizons (T <= 6)
+the exact audit does not refute it: its loss doubles (0.5 to 1 - 4.6e-8 at T = 4) but stays below eps
+(a test records it): the printed scales spend only eps/2 on the first array, the release every comparison
+reads. ``noise_scale="1/(2eps)"`` (a quarter of the printed scales) is the bug that breaks the claim there:
+the exact audit refutes it with certainty (loss 2 eps, a test).
+
+Exact law of the decisions (:meth:`HybridUCB.decision_distribution`): on two arms and at most
+:data:`EXACT_MAX_HORIZON` rounds, by :mod:`algorithms.online.hybrid_law` (decision paths enumerated
+depth-first, each path's probability the Laplace measure of a polyhedron, by
+:mod:`algorithms.online.polytope_law`). Its presence makes every
+:class:`~dpaudit.bandits.transcripts.DecisionTranscript` of the policy exact; a transcript over a
+longer horizon is still built and sampled, and only asking for its law is refused.
 
 Fast path: the block certificate of :class:`~dpaudit.algorithms.online.indices.PerPullIndexPolicy`
 (J's estimate after i more pulls is at least (F~ + S + prefix noise of leaf n + i) / (O + i), its
@@ -38,19 +51,29 @@ same decisions: the chunk draws happen at the same pulls on both.
 from __future__ import annotations
 
 import math
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
 
-from dpaudit.core.validation import positive
+from dpaudit.core.distributions import FiniteDistribution
+from dpaudit.core.validation import choice, positive
 from dpaudit.mechanisms.hybrid_counter import HybridCounter
 
+from .hybrid_law import decision_law
 from .indices import PerPullIndexPolicy
 
 #: most p-sum noises of one arm drawn at once (a chunk of consecutive leaves of its tree)
 CHUNK = 2048
 BONUS = 6 * math.sqrt(8)
+#: the noise: Lap(2/eps) arrays and Lap(2r/eps) p-sums as printed (eqs. 32-33), half those scales (a
+#: calibration bug, not refuted on the decisions at T <= 6) or a quarter of them (refuted; module docstring)
+NOISE_SCALES = ("2/eps", "1/eps", "1/(2eps)")
+#: the budget whose scales (2/budget, 2r/budget) the noises get, per noise_scale, as a multiple of eps
+NOISE_BUDGETS = {"2/eps": 1, "1/eps": 2, "1/(2eps)": 4}
+#: largest horizon of the exact decision law (the paths double and each path's polyhedron gains a
+#: dimension or two with every round: a law takes about 0.02 s at T = 4, 0.2 s at T = 5 and 2 s at T = 6)
+EXACT_MAX_HORIZON = 6
 
 
 @cache
@@ -63,6 +86,14 @@ def _popcount_steps(size: int) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
     return tuple((leaves[popcount == p], parents[popcount == p]) for p in range(1, int(popcount.max(initial=0)) + 1))
 
 
+@lru_cache(maxsize=128)
+def _law(table: bytes, horizon: int, rounds: tuple, epsilon: float, noise_epsilon: float) -> tuple:
+    """:func:`~algorithms.online.hybrid_law.decision_law`, remembered: an audit asks for the law of the same
+    table in several pairs, and a law takes seconds at the largest horizon."""
+    x = np.frombuffer(table, dtype=float).reshape(horizon, 2)
+    return decision_law(x, rounds, epsilon, noise_epsilon)
+
+
 class HybridUCB(PerPullIndexPolicy):
     """Hybrid-UCB at budget ``epsilon`` (module docstring)."""
 
@@ -73,10 +104,13 @@ class HybridUCB(PerPullIndexPolicy):
     #: the blocks a run fills does not depend on it
     anytime: ClassVar[bool] = True
 
-    def __init__(self, epsilon: float):
+    def __init__(self, epsilon: float, noise_scale: str = "2/eps"):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
-        self.counter = HybridCounter(self.epsilon, 1)
-        self.name = f"Hybrid-UCB(eps={self.epsilon:g})"
+        self.scale_rule = choice(self.owner, "noise_scale", noise_scale, NOISE_SCALES)
+        self.noise_epsilon = self.epsilon * NOISE_BUDGETS[self.scale_rule]
+        self.counter = HybridCounter(self.noise_epsilon, 1)
+        label = {"2/eps": "", "1/eps": ", half noise", "1/(2eps)": ", quarter noise"}[self.scale_rule]
+        self.name = f"Hybrid-UCB(eps={self.epsilon:g}{label})"
 
     def bonus(self, t: Any, pulls: Any) -> np.ndarray:
         log_t = np.log2(t)
@@ -170,5 +204,24 @@ class HybridUCB(PerPullIndexPolicy):
         return self.counter.estimate(self.noisy_arrays[rows, arms][:, None], self.tree_sum[rows, arms][:, None], noise,
                                      self.pulls[rows, arms][:, None] + extra)
 
+    def decision_distribution(self, table: Any, rounds: Any) -> FiniteDistribution:
+        """The exact law of the arms played at ``rounds`` (1-based) on a reward table of two arms, shape
+        (T, 2) with T <= :data:`EXACT_MAX_HORIZON` (:mod:`algorithms.online.hybrid_law`: depth-first
+        enumeration of the decision paths, each path's probability the Laplace measure of a polyhedron, in
+        ball arithmetic: the stated ``log_error`` is a bound). Refused for other shapes: with more arms a
+        decision compares several estimates at once, and the paths and each polyhedron's cells grow quickly
+        with T."""
+        x = np.asarray(table, dtype=float)
+        if (x.ndim != 2 or x.shape[1] != 2 or not 1 <= len(x) <= EXACT_MAX_HORIZON or not np.isfinite(x).all()
+                or (x < 0).any() or (x > 1).any()):
+            raise ValueError(f"{self.owner}: the exact decision law is built for two arms and at most "
+                             f"{EXACT_MAX_HORIZON} rounds (a reward table of shape (T, 2), rewards in [0, 1]; the "
+                             f"paths and the polyhedra's cells grow quickly with T), got shape {x.shape}")
+        rounds = [int(t) for t in rounds]
+        if not rounds or min(rounds) < 1 or max(rounds) > len(x):
+            raise ValueError(f"{self.owner}: rounds must lie in 1..{len(x)}, got {rounds!r}")
+        outcomes, log_probs, error = _law(x.tobytes(), len(x), tuple(rounds), self.epsilon, self.noise_epsilon)
+        return FiniteDistribution(outcomes.copy(), log_probs.copy(), log_error=min(max(error, 1e-15), 0.5))
 
-__all__ = ["CHUNK", "HybridUCB"]
+
+__all__ = ["CHUNK", "EXACT_MAX_HORIZON", "NOISE_SCALES", "HybridUCB"]

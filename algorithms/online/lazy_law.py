@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -101,6 +101,13 @@ def _rational(q: Fraction) -> arb:
 def _atom_at(atom: tuple, prec: int) -> arb:
     if atom[0] == "ln":  # ln p, p prime
         return arb(atom[1]).log()
+    # Hybrid-UCB's base-2 bonus (algorithms.online.hybrid_law): sqrt(m), sqrt(m log2 s), sqrt(2) log2 p
+    if atom[0] == "sqrt":
+        return arb(atom[1]).sqrt()
+    if atom[0] == "sqlog2":
+        return (atom[2] * arb(atom[1]).log() / arb(2).log()).sqrt()
+    if atom[0] == "r2log2":
+        return arb(2).sqrt() * arb(atom[1]).log() / arb(2).log()
     _, t, root2 = atom  # sqrt(3 ln t), times sqrt(2) if root2
     value = (3 * arb(t).log()).sqrt()
     return value * arb(2).sqrt() if root2 else value
@@ -115,7 +122,8 @@ def _evaluate(form: dict) -> arb:
 
 class Point:
     """A real number kept as an exact expression (``form``: atom -> rational coefficient, the atoms being 1,
-    ln p for primes p, and sqrt(3 ln t) or sqrt(2) sqrt(3 ln t)) with its ball at the current precision, or
+    ln p for primes p, and sqrt(3 ln t) or sqrt(2) sqrt(3 ln t); for Hybrid-UCB's bonus also sqrt(m),
+    sqrt(m log2 s) and sqrt(2) log2 p) with its ball at the current precision, or
     an infinity (``inf`` = +-1). Equal forms are equal numbers; different forms are ordered by their
     difference's ball, which must exclude 0 (:func:`compare`)."""
 
@@ -464,23 +472,30 @@ def _paths(table: np.ndarray, epsilon: float, noise_rate: Fraction, literal_init
     return out
 
 
-def path_probabilities(table: np.ndarray, epsilon: float, noise_rate: Fraction, literal_init: bool,
-                       precision: int = PRECISION) -> dict[tuple[int, ...], arb]:
-    """Every decision path with positive probability and a ball enclosing its probability: computed at
-    ``precision`` bits, and again at twice that while a comparison is undecided or a probability's ball
-    reaches 0 (:class:`PrecisionNeeded`), up to :data:`MAX_PRECISION` (then an ArithmeticError)."""
+def with_retries(compute: Callable[[], list[tuple[list, arb]]], owner: str, precision: int = PRECISION
+                 ) -> dict[tuple[int, ...], arb]:
+    """The paths ``compute`` returns at ``precision`` bits, computed again at twice that while a comparison is
+    undecided or a probability's ball reaches 0 (:class:`PrecisionNeeded`), up to :data:`MAX_PRECISION` (then an
+    ArithmeticError naming ``owner``)."""
     saved = ctx.prec
     try:
         while True:
             ctx.prec = precision
             try:
-                return {tuple(p): q for p, q in _paths(table, epsilon, noise_rate, literal_init)}
+                return {tuple(p): q for p, q in compute()}
             except PrecisionNeeded as undecided:
                 if 2 * precision > MAX_PRECISION:
-                    raise ArithmeticError(f"AnytimeLazyUCB: undecided at {precision} bits ({undecided})") from None
+                    raise ArithmeticError(f"{owner}: undecided at {precision} bits ({undecided})") from None
                 precision *= 2
     finally:
         ctx.prec = saved
+
+
+def path_probabilities(table: np.ndarray, epsilon: float, noise_rate: Fraction, literal_init: bool,
+                       precision: int = PRECISION) -> dict[tuple[int, ...], arb]:
+    """Every decision path with positive probability and a ball enclosing its probability (:func:`with_retries`
+    from ``precision`` bits)."""
+    return with_retries(lambda: _paths(table, epsilon, noise_rate, literal_init), "AnytimeLazyUCB", precision)
 
 
 def _upper(x: arb) -> float:
@@ -488,13 +503,12 @@ def _upper(x: arb) -> float:
     return math.nextafter(float(x.upper()), math.inf)
 
 
-def decision_law(table: np.ndarray, rounds: Sequence[int], epsilon: float, noise_rate: Fraction,
-                 literal_init: bool) -> tuple[np.ndarray, np.ndarray, float]:
+def law_of_paths(paths: dict[tuple[int, ...], arb], rounds: Sequence[int], owner: str
+                 ) -> tuple[np.ndarray, np.ndarray, float]:
     """The distinct decision vectors at ``rounds`` (rows), their log-probabilities (float64) and a bound on
     the log-probabilities' error: each outcome's probability is the sum of its paths' balls, its log a ball
     [log lo, log hi], and the error bounds the distance from the float reported to every point of that ball
     (module docstring)."""
-    paths = path_probabilities(table, epsilon, noise_rate, literal_init)
     keys = list(paths)
     index = np.asarray(rounds, dtype=np.int64) - 1
     decisions = np.array(keys, dtype=np.int64)[:, index]
@@ -512,9 +526,14 @@ def decision_law(table: np.ndarray, rounds: Sequence[int], epsilon: float, noise
     finally:
         ctx.prec = saved
     if not math.isfinite(error):
-        raise ArithmeticError("AnytimeLazyUCB: a log-probability's ball is not finite")
+        raise ArithmeticError(f"{owner}: a log-probability's ball is not finite")
     return outcomes, np.minimum(merged, 0.0), error
 
 
+def decision_law(table: np.ndarray, rounds: Sequence[int], epsilon: float, noise_rate: Fraction,
+                 literal_init: bool) -> tuple[np.ndarray, np.ndarray, float]:
+    """The law of the decisions at ``rounds`` (:func:`law_of_paths` of :func:`path_probabilities`)."""
+    return law_of_paths(path_probabilities(table, epsilon, noise_rate, literal_init), rounds, "AnytimeLazyUCB")
+
 __all__ = ["MAX_PRECISION", "PRECISION", "Piecewise", "Point", "PointMass", "PrecisionNeeded", "compare",
-           "decision_law", "path_probabilities", "total", "transfer"]
+           "decision_law", "law_of_paths", "path_probabilities", "total", "transfer", "with_retries"]

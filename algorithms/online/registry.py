@@ -31,12 +31,14 @@ def anytime_lazy_ucb(eps: float, literal_init: bool = False, noise_scale: str = 
     return AnytimeLazyUCB(eps, literal_init=literal_init, noise_scale=noise_scale)
 
 
-def hybrid_ucb(eps: float) -> HybridUCB:
+def hybrid_ucb(eps: float, noise_scale: str = "2/eps") -> HybridUCB:
     """private-online Algorithm 4: Hybrid-UCB, UCB on the hybrid (arrays + tree) mechanism's mean after every pull.
 
     Silent points and choices: every array and p-sum noise drawn once and reused; the estimate at the
-    pull that fills a block reads its full tree; base-2 log in eq. 35; ties to the lowest arm."""
-    return HybridUCB(eps)
+    pull that fills a block reads its full tree; base-2 log in eq. 35; ties to the lowest arm.
+    ``noise_scale="1/eps"`` and ``"1/(2eps)"`` are validation bugs: every noise at half (Lap(1/eps) arrays,
+    Lap(r/eps) p-sums) or a quarter of the printed scale."""
+    return HybridUCB(eps, noise_scale=noise_scale)
 
 
 def ftnl(eps: float, noise_scale: str = "1/eps") -> FollowTheNoisyLeader:

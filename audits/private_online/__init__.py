@@ -105,8 +105,9 @@ relation over reward tables (``ReplaceRewardVector``), through
 output per run (the sequence's code sum_t a_t K^(t-1), a one-to-one post-processing). The decisions'
 law is a function of the releases' laws through the adaptive choice of which arm's array or tree
 each round feeds, with no closed form; the statistical auditor decides these entries (a lower bound
-on the loss, verified when it stays below eps; Anytime-Lazy-UCB's are recomputed exactly below, and its
-transcript has an exact law, so ``auditor="statistical"`` is what keeps them sampled):
+on the loss, verified when it stays below eps; Anytime-Lazy-UCB's and Hybrid-UCB's are recomputed exactly
+below, at T = 10 and T = 5, and their transcripts have exact laws, so ``auditor="statistical"`` is what
+keeps them sampled):
   - thm2@algorithm,eps1,K2,T10 (:class:`~dpaudit.algorithms.online.AnytimeLazyUCB`): Anytime-Lazy-UCB's
     decisions are eps-DP (Theorem 2).
   - thm2@algorithm,literal-init,eps1,K2,T10: the same with Algorithm 1's initialisation box read
@@ -136,10 +137,21 @@ structured pairs only (random=0), for time:
   - thm2@algorithm,exact,literal-init,eps1,K2,T10: refuted, loss infinite (expected, LITERAL_INIT_REASON):
     with both initial releases noiseless, round 3's comparison is deterministic, so a sequence possible
     on one table (all ones) is impossible on its neighbour (round 1's vector (0, 0)).
-  Hybrid-UCB (thm5-privacy@algorithm) stays black-box: its estimate moves at every pull and reads array
-  noises (Z, carried over all later blocks) plus the tree's p-sum noises of the current prefix, shared
-  between consecutive pulls, so a decision's law needs each arm's accumulated array noise and its
-  current tree prefix at once: messages of four variables on polyhedral cells, not one.
+  - thm5-privacy@algorithm,exact,eps1,K2,T5 (:meth:`~dpaudit.algorithms.online.HybridUCB.decision_distribution`,
+    T <= 6): Hybrid-UCB's estimate moves at every pull and reads array noises (Z, carried over all later
+    blocks) plus the p-sum noises of the current prefix, shared between consecutive pulls, so a path's
+    probability is the Laplace measure of a polyhedron (one half-space per round) in up to six noises at T = 6; it is
+    integrated exactly by Fourier-Motzkin elimination carrying the integrand (polynomial-exponential terms,
+    arb balls; thresholds in a canonical exact form, so that equal numbers compare equal). Verified (not
+    refuted, as expected): loss 0.5 - 5.04e-7 (enclosure width ~5e-15), on the all-zero table against round
+    1's vector (1, 1), at the sequence that plays arm 1 from round 2 on (arm 0's initial estimate x + Z^(0),
+    Z^(0) ~ Lap(2/eps), read by every comparison: the loss tends to eps/2 with T). A law takes 0.02 s at
+    T = 4, 0.2 s at T = 5, 2 s at T = 6 (18 s at T = 7), so the entry stays at T = 5; the black-box entry
+    (T = 12) is kept. Every noise at half its scale (``noise_scale="1/eps"``) is not refuted at these
+    horizons: its exact loss doubles to 1 - 4.6e-8 (T = 4) and 1 - 3.8e-12 (T = 5), still below eps, on
+    the same pairs and search; a test records it, and no suite entry is kept for it: the printed scales
+    spend eps/2 on the first array, the release every comparison reads, so halving them reaches eps and no
+    more. A quarter of the scales (``noise_scale="1/(2eps)"``) is refuted with certainty (loss 2 eps, a test).
 """
 
 from __future__ import annotations
@@ -402,6 +414,15 @@ for _id, _policy, _title, _expected in [
                   pairs=_reversed_rounds(10),
                   title=f"{_title} over T = 10 rounds (K = 2) are 1-DP, exactly (searched, and rounds 1 and 3 "
                         "reversed on a table where arm 0 pays 1)")
+
+# Hybrid-UCB's decisions, exact: HybridUCB.decision_distribution (K = 2, T <= 6) integrates the Laplace noises
+# over each decision path's polyhedron. T = 5 (a law takes about 0.2 s; the entry's 31 distinct tables about
+# 4 s; T = 6 would take a minute): rounds 3..5 read both arms' initial array noises and block 1's p-sums.
+suite.privacy("private-online/thm5-privacy@algorithm,exact,eps1,K2,T5", auditor="exact",
+              subject=DecisionTranscript(HybridUCB(1.0), arms=2, horizon=5), claim=PureDP(1.0),
+              relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(5, 2)), random=0), pairs=_reversed_rounds(5),
+              title="Hybrid-UCB's decisions over T = 5 rounds (K = 2) are 1-DP, exactly (searched, and rounds 1 and 3 "
+                    "reversed on a table where arm 0 pays 1)")
 
 
 # --- Theorem 10 (Section 5.1, Appendix H): the lower bound for eps-DP stochastic DTOL ----------------

@@ -236,8 +236,8 @@ SITES: tuple[Site, ...] = (
          "HybridCounter.error_laws, the estimate's noise law",
          ONLINE + (NEW,)),
     Site("hybrid-ucb/call-eps", "hybrid-ucb", "algorithms/online/hybrid_ucb.py",
-         "self.counter = HybridCounter(self.epsilon, 1)",
-         "self.counter = HybridCounter(2 * self.epsilon, 1)",
+         "self.counter = HybridCounter(self.noise_epsilon, 1)",
+         "self.counter = HybridCounter(2 * self.noise_epsilon, 1)",
          "HybridUCB: the eps passed to its counter",
          ONLINE + (NEW,)),
     # -- private-online: FTNL and naive FTNL --------------------------------------------------------------
