@@ -9,12 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from dpaudit.core.names import Registry
+
 from .glm.registry import ALGORITHMS as _GLM
 from .linear.registry import ALGORITHMS as _LINEAR
 from .mab.registry import ALGORITHMS as _MAB
 from .online.registry import ALGORITHMS as _ONLINE
 
-ALGORITHMS: dict[str, Callable[..., Any]] = {**_MAB, **_ONLINE, **_LINEAR, **_GLM}
+#: a :class:`~dpaudit.core.names.Registry`: an unknown name raises a KeyError that lists the known ones
+ALGORITHMS: dict[str, Callable[..., Any]] = Registry("algorithm", {**_MAB, **_ONLINE, **_LINEAR, **_GLM})
 
 
 def describe(name: str) -> str:

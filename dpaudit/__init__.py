@@ -7,6 +7,8 @@
 'verified'
 """
 
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
 from . import _compat, adapters  # noqa: F401 - _compat: the old module paths; dpaudit.adapters.opendp, .diffprivlib (the libraries are imported when used)
 from ._version import __version__
 from .api.privacy import audit_privacy
@@ -55,6 +57,34 @@ from .core.neighbours import (
 from .core.results import ERROR, NOT_REFUTED, REFUTED, VERDICTS, VERIFIED, AuditResult, Statistic
 from .core.samplers import scalar, unseeded
 
+if _TYPE_CHECKING:
+    import os as _os
+
+    from .runner.run import RunSummary as _RunSummary
+
+
+def read_results(folder: "str | _os.PathLike[str]") -> "_RunSummary":
+    """The run in ``folder`` (the ``--out`` of ``dpaudit run``) as a :class:`dpaudit.runner.RunSummary`:
+    ``.records``, ``.exit_code`` and ``.to_frame()`` (a pandas DataFrame, one row per claim). Imports the
+    runner only when called, so ``import dpaudit`` stays light."""
+    from .runner.run import RunSummary
+
+    return RunSummary.load(folder)
+
+
+#: the subject packages, imported on first use (``import dpaudit; dpaudit.algorithms.ALGORITHMS``), so that
+#: ``import dpaudit`` does not pay for them (algorithms: about 0.3 s more)
+_LAZY_SUBPACKAGES = ("algorithms", "mechanisms")
+
+
+def __getattr__(name: str):
+    if name in _LAZY_SUBPACKAGES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")  # the import binds it as an attribute too
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "ERROR", "NOT_REFUTED", "REFUTED", "VERDICTS", "VERIFIED", "ZCDP", "Accuracy", "AddRemoveOne", "ApproxDP",
     "AuditResult", "AuditTimeout", "Claim", "Conforms", "Difference", "DpauditError", "InvalidClaim", "InvalidClaimId",
@@ -64,5 +94,5 @@ __all__ = [
     "ReplaceOne", "ReplaceRewardVector", "ReplaceUser", "SelectionError", "SimulationResult", "Statistic",
     "SubExponential", "SubGaussian", "TailBound", "UnsupportedAudit", "UsageError", "__version__", "audit_privacy",
     "adapters", "audit_lower_bound", "audit_regret", "audit_sampler",
-    "audit_tail", "parse_claim", "run_preset", "scalar", "simulate", "unseeded",
+    "audit_tail", "parse_claim", "read_results", "run_preset", "scalar", "simulate", "unseeded",
 ]

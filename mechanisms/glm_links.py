@@ -29,6 +29,8 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from dpaudit.core.names import Registry
+
 
 def logistic_mean(z: Any) -> np.ndarray:
     """The logistic link mu(z) = 1/(1 + e^-z), as 0.5 (1 + tanh(z/2)) (no overflow for large |z|)."""
@@ -176,7 +178,7 @@ LOGISTIC = Link("logistic", logistic_mean, logistic_slope, _logistic_loss, _logi
                 _logistic_loss_curvature, _logistic_cumulant, _logistic_loss_derivatives)
 PROBIT = Link("probit", probit_mean, probit_slope, _probit_loss, _probit_loss_slope, _probit_loss_curvature,
               _probit_cumulant, _probit_loss_derivatives)
-LINKS: dict[str, Link] = {"logistic": LOGISTIC, "probit": PROBIT}
+LINKS: dict[str, Link] = Registry("link", {"logistic": LOGISTIC, "probit": PROBIT})
 
 
 def link(name: Any) -> Link:

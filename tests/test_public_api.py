@@ -26,7 +26,7 @@ TOP_LEVEL = [
     "DpauditError", "InvalidClaim", "InvalidClaimId", "MechanismError", "NotNeighbours", "SelectionError",
     "UnsupportedAudit", "UsageError", "AuditTimeout",
     "audit_privacy", "audit_tail", "audit_sampler", "audit_regret", "audit_lower_bound", "parse_claim",
-    "run_preset", "simulate", "scalar", "unseeded", "adapters", "__version__",
+    "run_preset", "simulate", "scalar", "unseeded", "adapters", "__version__", "read_results",
 ]
 
 # documented submodules and the names the README takes from them
@@ -40,8 +40,11 @@ DOCUMENTED = {
     "dpaudit.bandits.transcripts": ["DecisionTranscript"],
     "dpaudit.bandits.contextual_transcripts": ["ContextualTranscript"],
     "dpaudit.testing": ["assert_private", "ExploreThenCommit"],
+    "dpaudit.strategies": ["neighbouring", "inputs", "audit_sensitivity", "SensitivityResult"],
     "dpaudit.bandits.experiments": ["Preset"],
     "dpaudit.reports.plots": ["render"],
+    "dpaudit.reports.frames": ["RESULT_COLUMNS", "RESULT_DTYPES", "results_frame"],
+    "dpaudit.runner": ["RunOptions", "RunSummary", "run"],
     "dpaudit.bandits.cache": [],
     "dpaudit.core.validation": [],
     "dpaudit.core.piecewise_exponential": [],

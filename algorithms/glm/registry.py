@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from dpaudit.core.names import Registry
+
 from .batched_ablation import BatchedGLMAblation
 from .distributional_design import spike_sets
 from .ecolog import ECOLog
@@ -103,7 +105,6 @@ def glm_ablation(*, design: str = "g-optimal", d: int = 4, s: float = 0.1, sets:
     return BatchedGLMAblation(family, design, probabilities, link, S, kappa, delta, lam, gamma, T)
 
 
-ALGORITHMS: dict[str, Callable[..., Any]] = {"glm-ucb": glm_ucb, "gloc": gloc, "ecolog": ecolog,
-                                             "rs-glinucb": rs_glinucb, "jdp-glm": jdp_glm,
-                                             "private-glm": private_glm, "shuffle-glm": shuffle_glm,
-                                             "glm-ablation": glm_ablation}
+ALGORITHMS: dict[str, Callable[..., Any]] = Registry("algorithm", {
+    "glm-ucb": glm_ucb, "gloc": gloc, "ecolog": ecolog, "rs-glinucb": rs_glinucb, "jdp-glm": jdp_glm,
+    "private-glm": private_glm, "shuffle-glm": shuffle_glm, "glm-ablation": glm_ablation})

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from dpaudit.core.names import Registry
 from dpaudit.core.validation import integer, positive
 from dpaudit.mechanisms.shuffle_amp import unique_user_epsilon_max
 
@@ -187,7 +188,7 @@ def cs_linucb_central(*, eps: float = 0.5, delta: float = 0.1, lam: float | None
     return TreeLinUCB(CentralTreeStatistics(eps, delta), eps, delta, lam, alpha, label="cs-linucb-central")
 
 
-ALGORITHMS: dict[str, Callable[..., Any]] = {
+ALGORITHMS: dict[str, Callable[..., Any]] = Registry("algorithm", {
     "linucb": linucb,
     "linucb-jdp": linucb_jdp,
     "linucb-ldp": linucb_ldp,
@@ -200,4 +201,4 @@ ALGORITHMS: dict[str, Callable[..., Any]] = {
     "linucb-jdp-user-level": linucb_jdp_user_level,
     "cs-linucb": cs_linucb,
     "cs-linucb-central": cs_linucb_central,
-}
+})

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from dpaudit.core.names import Registry
+
 from .batch_se import BatchSuccessiveElimination
 from .dp_se import DPSuccessiveElimination
 
@@ -95,7 +97,7 @@ def dp_se(*, eps: float, p: float | None = None, beta: float | None = None, T: i
     return DPSuccessiveElimination(eps, beta if p is None else p, noise="shared" if shared_noise else "per-arm", T=T)
 
 
-ALGORITHMS: dict[str, Callable[..., Any]] = {
+ALGORITHMS: dict[str, Callable[..., Any]] = Registry("algorithm", {
     "se": se,
     "dist-dp-se": dist_dp_se,
     "dist-rdp-se": dist_rdp_se,
@@ -104,4 +106,4 @@ ALGORITHMS: dict[str, Callable[..., Any]] = {
     "ldp-se": ldp_se,
     "shuffle-dp-se": shuffle_dp_se,
     "dp-se": dp_se,
-}
+})

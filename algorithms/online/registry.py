@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from dpaudit.core.names import Registry
+
 from .ftl import FollowTheLeader
 from .ftnl import FollowTheNoisyLeader
 from .hybrid_ucb import HybridUCB
@@ -65,11 +67,11 @@ def ftl() -> FollowTheLeader:
     return FollowTheLeader()
 
 
-ALGORITHMS: dict[str, Callable[..., Any]] = {
+ALGORITHMS: dict[str, Callable[..., Any]] = Registry("algorithm", {
     "ucb": ucb,
     "anytime-lazy-ucb": anytime_lazy_ucb,
     "hybrid-ucb": hybrid_ucb,
     "ftnl": ftnl,
     "naive-ftnl": naive_ftnl,
     "ftl": ftl,
-}
+})

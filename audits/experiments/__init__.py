@@ -5,13 +5,14 @@ reaches them through :func:`dpaudit.bandits.experiments.load_presets`; suite dis
 from __future__ import annotations
 
 from dpaudit.bandits.experiments import Preset
+from dpaudit.core.names import Registry
 
 from . import concurrent_shuffle, dist_mab, private_online, shuffle_glm, shuffle_lcb
 
-PRESETS: dict[str, Preset] = {p.name: p for module in (dist_mab, private_online, shuffle_lcb, shuffle_glm,
-                                                       concurrent_shuffle)
-                              for p in module.PRESETS}
+PRESETS: dict[str, Preset] = Registry("preset", {p.name: p for module in (dist_mab, private_online, shuffle_lcb,
+                                                                          shuffle_glm, concurrent_shuffle)
+                                                 for p in module.PRESETS})
 #: experiments that are not bandit simulations: name -> runner(out, runs, horizon, seed) -> written paths
-STUDIES = dict(concurrent_shuffle.STUDIES)
+STUDIES = Registry("study", concurrent_shuffle.STUDIES)
 
 __all__ = ["PRESETS", "STUDIES"]

@@ -14,6 +14,7 @@ from ..core.claims import (
     PrivacyClaim,
 )
 from ..core.errors import InvalidClaim
+from ..core.memory import check_sample_memory
 from ..core.neighbours import NeighbourRelation, NeighbourSearch
 from ..core.results import AuditResult
 from ..core.samplers import UNSEEDED_NOTE
@@ -81,10 +82,13 @@ def privacy_audit(
         raise ValueError("give pairs=[(d0, d1), ...], or neighbours=relation.over(domain) to search a domain for pairs")
     checked_pairs = _check_pairs(pairs, relation)
     mechanism = Mechanism(mech)
+    width = 1  # numbers per output, the widest the probes saw
     for d0, d1 in checked_pairs:
-        mechanism.probe(d0)
-        mechanism.probe(d1)
+        for probe in (mechanism.probe(d0), mechanism.probe(d1)):
+            width = max(width, int(np.prod(probe.shape[1:], dtype=np.int64)))
     plan = plan or plan_audit(PRIVACY, mechanism, claim, auditor)
+    if plan.statistical:  # samples will (or may) be drawn: refuse a count that cannot fit, with the figure
+        check_sample_memory(samples, width)
     finding, seconds = conduct(plan, mechanism, claim, confidence=confidence, seed=audit_seed, pairs=checked_pairs,
                                samples=samples, **settings)
     if isinstance(neighbours, NeighbourSearch):

@@ -22,6 +22,7 @@ from ..core.claims import (
     RegretOrder,
 )
 from ..core.errors import InvalidClaim
+from ..core.names import unknown_name
 from ..core.results import AuditResult
 from ..core.seeding import as_seed_sequence
 from ..core.subjects import subject_name
@@ -36,15 +37,12 @@ DEFAULT_RUNS = 200
 
 def _registry_policy(name: str, params: dict[str, Any], value: tuple[str, float] | None = None) -> Any:
     """A built-in algorithm by registry name, constructed with the parameters its constructor takes."""
-    import difflib
     import inspect
 
     from ..algorithms.registry import ALGORITHMS
 
-    if name not in ALGORITHMS:
-        close = difflib.get_close_matches(name, list(ALGORITHMS), n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else " (dpaudit list --algorithms lists them)"
-        raise ValueError(f"unknown algorithm {name!r}: not in dpaudit.algorithms.ALGORITHMS{hint}")
+    if name not in ALGORITHMS:  # one line naming every known algorithm (the registry's own KeyError's text)
+        raise ValueError(f"{unknown_name('algorithm', name, ALGORITHMS)} (dpaudit list --algorithms describes them)")
     make = ALGORITHMS[name]
     kwargs = dict(params)
     if value is not None:

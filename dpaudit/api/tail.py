@@ -17,6 +17,7 @@ from ..core.claims import (
 )
 from ..core.errors import InvalidClaim
 from ..core.laws import as_law
+from ..core.memory import check_sample_memory
 from ..core.results import AuditResult
 from ..core.seeding import as_seed_sequence
 from ..core.subjects import subject_name
@@ -59,6 +60,8 @@ def tail_audit(
     subject = tail_subject(dist_or_sampler)
     seq = as_seed_sequence(seed)
     plan = plan or plan_audit(TAIL, subject, claim, auditor)
+    if plan.statistical:  # a scalar variable: one column of samples
+        check_sample_memory(samples)
     finding, seconds = conduct(plan, subject, claim, confidence=confidence, seed=seq, samples=samples,
                                tolerance=tolerance)
     return Audit(claim, subject.name, finding, seq, seconds)
@@ -105,6 +108,7 @@ def sampler_audit(
     if law is None:
         raise TypeError(f"reference must be a law with cdf, sf, mean and var; got {reference!r}")
     check_numbers(None, samples, "statistical")
+    check_sample_memory(samples)
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     draw = getattr(sampler, "sample", sampler)

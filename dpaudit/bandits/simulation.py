@@ -123,6 +123,23 @@ class SimulationResult:
             raise ValueError(f"SimulationResult: kind must be 'pseudo' or 'realised', got {kind!r}")
         return self.pseudo_regret if kind == "pseudo" else self.regret
 
+    def to_frame(self) -> Any:
+        """The regret in tidy long form, a pandas DataFrame with one row per run and recorded round, run-major
+        (run 0's rounds first): ``algorithm`` (str), ``run`` (int64, 0-based), ``round`` (int64, the recorded
+        round of :attr:`grid`), ``pseudo_regret`` and ``regret`` (float64, cumulative at that round). With
+        the ``per horizon`` reading (:attr:`reading`) round T's values come from its own runs of horizon T.
+        Several algorithms' frames stack with ``pandas.concat`` (one ``algorithm`` column tells them apart)."""
+        import pandas as pd
+
+        runs, rounds = self.pseudo_regret.shape
+        return pd.DataFrame({
+            "algorithm": np.full(runs * rounds, self.algorithm, dtype=object),
+            "run": np.repeat(np.arange(runs, dtype=np.int64), rounds),
+            "round": np.tile(np.asarray(self.grid, dtype=np.int64), runs),
+            "pseudo_regret": np.asarray(self.pseudo_regret, dtype=np.float64).reshape(-1),
+            "regret": np.asarray(self.regret, dtype=np.float64).reshape(-1),
+        })
+
     def summary(self) -> dict[str, Any]:
         """A JSON-ready summary: names, sizes, final regret mean and standard error, seconds."""
         return {"algorithm": self.algorithm, "environment": self.environment, "horizon": self.horizon,

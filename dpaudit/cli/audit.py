@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from ..core.errors import DpauditError, UsageError
-from .inputs import literal, load_target, parse_environment, parse_pair
+from .inputs import literal, load_target, parse_environment, parse_pair, whole_number
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -72,7 +72,7 @@ def cmd_regret(args: argparse.Namespace) -> int:
         raise UsageError("name the POLICY: a registry name (dpaudit list --algorithms) or MODULE:ATTR")
     else:
         policy = load_target(args.policy) if ":" in args.policy else args.policy
-    horizons: Any = [literal(h, "--horizons") for h in args.horizons.split(",")]
+    horizons: Any = [whole_number(h, "--horizons") for h in args.horizons.split(",")]
     horizons = horizons[0] if len(horizons) == 1 else horizons
     settings: dict[str, Any] = {"workers": args.workers}
     if args.values is not None:

@@ -4,7 +4,6 @@ inputs, a literal, an environment."""
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import json
 import os
 import sys
@@ -12,10 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import UsageError
+from ..core.modules import load_file
 
 
 def load_target(target: str) -> Any:
-    """Load ``MODULE:ATTR`` (module name or path to a .py file; ATTR may be dotted)."""
+    """Load ``MODULE:ATTR`` (module name or path to a .py file; ATTR may be dotted). A file is run with its
+    folder first on the import path, so that it can import the modules beside it, and the folder stays
+    on the path for the rest of the command (:mod:`dpaudit.core.modules`); a module name is imported with
+    the current folder on the path."""
     module_name, sep, attr = target.rpartition(":")
     if not sep or not module_name or not attr:
         raise UsageError(f"{target!r}: expected MODULE:ATTR, e.g. mymech.py:mech or mypackage.mechs:laplace")
@@ -24,10 +27,8 @@ def load_target(target: str) -> Any:
         if module_name.endswith(".py") or path.is_file():
             if not path.is_file():
                 raise UsageError(f"{module_name}: no such file")
-            spec = importlib.util.spec_from_file_location(path.stem, path)
-            module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-            sys.modules.setdefault(path.stem, module)
-            spec.loader.exec_module(module)  # type: ignore[union-attr]
+            # the file's folder first on the import path, and kept there (dpaudit.core.modules says why)
+            module = load_file(path, path.stem, keep_path=True)
         else:
             if os.getcwd() not in sys.path:
                 sys.path.insert(0, os.getcwd())
@@ -46,6 +47,39 @@ def load_target(target: str) -> Any:
     if isinstance(obj, type):
         raise UsageError(f"{target} is a class; name an instance or a function (e.g. mech = {attr}(...))")
     return obj
+
+
+#: the largest power of ten a count may be written with (1e30): beyond it, no count is meant
+_COUNT_DIGITS = 30
+
+
+def whole_number(text: str, what: str) -> int:
+    """A count as the user may type it: ``1000000``, ``1_000_000``, ``1e6`` or ``2.5e3``, i.e. any decimal
+    number that is an exact integer; anything else (``1.5``, ``1e-3``, ``inf``) is a one-line
+    :class:`~dpaudit.core.errors.UsageError` naming ``what``. The range (at least 1, ...) is the command's
+    to check."""
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        value = Decimal(text.strip())
+    except InvalidOperation:
+        value = None
+    if value is None or not value.is_finite() or value != value.to_integral_value():
+        raise UsageError(f"{what}: {text!r} is not a whole number (write e.g. 1000000 or 1e6)")
+    if value.adjusted() > _COUNT_DIGITS:
+        raise UsageError(f"{what}: {text!r} is too large a count")
+    return int(value)
+
+
+def count(text: str) -> int:
+    """argparse ``type=`` of a count option (--samples, --runs, --horizon, --workers): :func:`whole_number`,
+    its error turned into argparse's (one line: ``argument --samples: '1.5' is not a whole number``)."""
+    import argparse
+
+    try:
+        return whole_number(text, "value")
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("value: ")) from None
 
 
 def parse_pair(text: str) -> tuple[Any, Any]:

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from .._version import __version__
+from .inputs import count
 
 EPILOG = """\
 exit codes: 0 every verdict matches its expectation; 1 a claim was refuted unexpectedly (or an
@@ -30,7 +31,7 @@ Exit codes: 0 done; 2 unknown preset or configuration, or bad options.
 """
 
 REPORT_EPILOG = """\
-exit codes: 0 reports written; 2 DIR has no readable results.json.
+exit codes: 0 reports written; 2 DIR has no readable results.json (with --format csv: or no records).
 with --compare: 0 nothing got worse; 1 a claim newly fails (refuted unexpectedly, an error, or a finding
 not reproduced) in NEW_DIR; 2 bad input (a missing folder or results.json, a damaged file, bad options).
 
@@ -38,6 +39,7 @@ examples:
   dpaudit report dpaudit-report                       re-render the reports
   dpaudit report --compare main-run this-run          what changed, as text
   dpaudit report --compare old new --format markdown --out changes.md
+  dpaudit report dpaudit-report --format csv          the results table, one row per claim: results.csv
 """
 
 
@@ -75,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "regret entries at the papers' horizons and run counts")
     rn.add_argument("--seed", type=int, default=0,
                     help="run seed; each claim's seed derives from it and its id (default 0)")
-    rn.add_argument("--workers", type=int, default=None,
+    rn.add_argument("--workers", type=count, default=None,
                     help="worker processes (default: all cores; 0 = run in this process)")
     rn.add_argument("--alpha", type=float, default=0.01,
                     help="family-wise false-refutation probability of the run, split over its statistical claims "
@@ -99,10 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("dir", type=Path, metavar="DIR", nargs="?", help="the run folder (the --out of dpaudit run)")
     rp.add_argument("--compare", type=Path, nargs=2, metavar=("OLD_DIR", "NEW_DIR"),
                     help="compare two run folders: new and lost findings, verdicts that moved, claims newly failing")
-    rp.add_argument("--format", choices=("text", "markdown", "json"), default=None,
-                    help="of --compare (default text)")
+    rp.add_argument("--format", choices=("text", "markdown", "json", "csv"), default=None,
+                    help="of --compare: text (default), markdown or json; with DIR: csv writes the results table "
+                         "(one row per claim) instead of re-rendering the reports")
     rp.add_argument("--out", type=Path, default=None, metavar="FILE",
-                    help="write the --compare output to FILE (default: standard output)")
+                    help="write the --compare output to FILE (default: standard output); with DIR --format csv, "
+                         "the table (default DIR/results.csv)")
 
     au = sub.add_parser(
         "audit", help="audit your own mechanism",
@@ -118,7 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help='a pair of neighbouring inputs as JSON, e.g. "[0, 1]" or "[[0,0],[0,1]]" (repeatable)')
     au.add_argument("--relation", default=None,
                     help='check the pairs against a relation, e.g. "query-distance sensitivity=1" or "replace-one"')
-    au.add_argument("--samples", type=int, default=1_000_000, help="samples per side of a pair (default 10^6)")
+    au.add_argument("--samples", type=count, default=1_000_000,
+                    help="samples per side of a pair, e.g. 1000000 or 1e6 (default 10^6)")
     au.add_argument("--confidence", type=float, default=0.99, help="confidence of a statistical verdict (default 0.99)")
     au.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     au.add_argument("--auditor", default="auto", choices=("auto", "exact", "statistical"))
@@ -145,14 +150,15 @@ def build_parser() -> argparse.ArgumentParser:
                          '0.5])", or MODULE:ATTR')
     rg.add_argument("--claim", required=True, help='e.g. "regret-rate T^0.5 log^1" or "regret-order ucb < dp-se"')
     rg.add_argument("--horizons", default="10000",
-                    help="the horizon (log-spaced rounds up to it) or a comma-separated list of rounds (default 10000)")
-    rg.add_argument("--runs", type=int, default=200, help="independent runs (default 200)")
+                    help="the horizon (log-spaced rounds up to it) or a comma-separated list of rounds, each e.g. "
+                         "20000 or 2e4 (default 10000)")
+    rg.add_argument("--runs", type=count, default=200, help="independent runs (default 200)")
     rg.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                     help="a constructor parameter of the registry algorithm(s), e.g. eps=0.5 (repeatable)")
     rg.add_argument("--values", default=None, help="for a rate in eps, d, K or n: comma-separated values")
     rg.add_argument("--confidence", type=float, default=0.99, help="confidence of a refutation (default 0.99)")
     rg.add_argument("--seed", type=int, default=0, help="seed (default 0)")
-    rg.add_argument("--workers", type=int, default=1, help="processes of each simulation (default 1)")
+    rg.add_argument("--workers", type=count, default=1, help="processes of each simulation (default 1)")
     rg.add_argument("--plot", type=Path, default=None, metavar="PNG", help="write the evidence plot to this file")
     rg.add_argument("--json", action="store_true", help="print the result record as JSON")
     sm = sub.add_parser(
@@ -163,14 +169,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sm.add_argument("preset", nargs="?", metavar="PRESET", help="e.g. dist-mab/fig1 or dist-mab/fig1@gap0.1,eps0.5")
     sm.add_argument("--list", action="store_true", help="list the presets, their configurations and paper scale")
-    sm.add_argument("--runs", type=int, default=None, help="runs per configuration (default: the paper's)")
+    sm.add_argument("--runs", type=count, default=None, help="runs per configuration (default: the paper's)")
     sm.add_argument("--data", type=Path, default=None, metavar="PATH",
                     help="a data file for presets that use a real data set (dist-mab/fig1-mslr and fig5: MSLR-WEB10K "
                          "in LETOR format, e.g. Fold1/train.txt); without it they use their synthetic stand-in")
-    sm.add_argument("--horizon", type=int, default=None, help="rounds T (default: the paper's)")
+    sm.add_argument("--horizon", type=count, default=None, help="rounds T, e.g. 100000 or 1e5 (default: the paper's)")
     sm.add_argument("--out", type=Path, default=Path("dpaudit-simulations"),
                     help="output directory (default ./dpaudit-simulations)")
-    sm.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    sm.add_argument("--workers", type=count, default=None, help="worker processes (default: all cores)")
     sm.add_argument("--scheduler", default=None, metavar="ADDRESS",
                     help="run the simulations on a Dask cluster (tcp://host:8786, or local:N), through joblib's "
                          "dask backend (pip install 'dpaudit[dask]')")

@@ -57,11 +57,17 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.compare is not None:
         if args.dir is not None:
             raise UsageError("give either DIR (re-render its reports) or --compare OLD_DIR NEW_DIR, not both")
+        if args.format == "csv":
+            raise UsageError("--format csv writes one run's results table: dpaudit report DIR --format csv; "
+                             "--compare takes text, markdown or json")
         return _compare(args.compare[0], args.compare[1], args.format or "text", args.out)
     if args.dir is None:
         raise UsageError("name the run folder DIR, or compare two with --compare OLD_DIR NEW_DIR")
+    if args.format == "csv":
+        return _write_csv(args.dir, args.out)
     if args.format is not None or args.out is not None:
-        raise UsageError("--format and --out go with --compare; a re-render writes its reports into DIR")
+        raise UsageError("--format and --out go with --compare, or with DIR as --format csv; a re-render writes "
+                         "its reports into DIR")
     if not (args.dir / "results.json").is_file():
         raise UsageError(f"{args.dir / 'results.json'} does not exist; run `dpaudit run --out {args.dir}` first")
     try:
@@ -72,6 +78,30 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.dir / 'results.json'}: a record cannot be rendered ({type(exc).__name__}: "
                          f"{exc}); the file was edited or written by another program") from None
     print(f"{len(document['records'])} claims; report: {args.dir / 'report.html'}")
+    return 0
+
+
+def _write_csv(folder: Path, out: Path | None) -> int:
+    """Write the results table of the run in ``folder`` (one row per claim,
+    :func:`dpaudit.reports.frames.results_frame`) to ``out``, by default ``folder/results.csv``."""
+    from ..core.files import atomic_write
+    from ..reports.frames import results_csv, results_frame
+    from ..runner.run import RunSummary
+
+    try:
+        summary = RunSummary.load(folder)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if not summary.records:
+        raise UsageError(f"{folder / 'results.json'} has no records; nothing to write")
+    out = folder / "results.csv" if out is None else out
+    if out.is_dir():
+        raise UsageError(f"--out {out} is a folder; name the file to write")
+    try:
+        atomic_write(out, results_csv(results_frame(summary.records)).encode("utf-8"))
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot be written ({exc.strerror or exc})") from None
+    print(f"{len(summary.records)} claims; results table: {out}")
     return 0
 
 

@@ -43,3 +43,12 @@ class AuditTimeout(DpauditError):
 
 class UsageError(DpauditError):
     """The command line or a run's options are inconsistent."""
+
+
+class UnknownName(DpauditError, KeyError):
+    """A name that is not in a registry (:class:`dpaudit.core.names.Registry`); the message lists the known
+    names. A ``KeyError``, as a missing dict key always was, whose text is the message itself (a plain
+    ``KeyError`` shows the repr of its argument)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Iterable
 from typing import Any
+
+from .errors import UnknownName
 
 
 def _short(value: Any) -> str:
@@ -35,4 +38,32 @@ def subject_name(obj: Any) -> str:
     return type(obj).__qualname__
 
 
-__all__ = ["subject_name"]
+class Registry(dict):
+    """A name -> thing registry (algorithms, presets, relations, ...): a plain ``dict`` to its users (``in``,
+    iteration, ``.get``, ``isinstance(r, dict)``), except that looking up a name it does not hold,
+    ``registry["typo"]``, raises :class:`~dpaudit.core.errors.UnknownName` (a ``KeyError``) saying what is
+    known: ``unknown algorithm 'ucbb' (did you mean ucb?); known: ftnl, ucb, ...``. ``kind`` names what
+    it holds in that message. Copies (``dict(r)``, ``{**r}``) are plain dicts."""
+
+    def __init__(self, kind: str, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.kind = kind
+
+    def __missing__(self, name: Any) -> Any:
+        raise UnknownName(unknown_name(getattr(self, "kind", "name"), name, self))
+
+    def __repr__(self) -> str:
+        return f"Registry({self.kind!r}, {dict.__repr__(self)})"
+
+
+def unknown_name(kind: str, name: Any, known: Iterable[Any]) -> str:
+    """One line: ``unknown <kind> 'name' (did you mean ...?); known: a, b, c`` (names in registry order)."""
+    import difflib
+
+    names = [str(k) for k in known]
+    close = difflib.get_close_matches(str(name), names, n=3) if isinstance(name, str) else []
+    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    return f"unknown {kind} {name!r}{hint}; known: {', '.join(names) if names else 'none'}"
+
+
+__all__ = ["Registry", "subject_name", "unknown_name"]

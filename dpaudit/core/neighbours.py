@@ -18,6 +18,7 @@ import numpy as np
 
 from .domains import Box, Datasets
 from .errors import NotNeighbours
+from .names import Registry
 
 Pair = tuple[Any, Any]
 
@@ -283,9 +284,9 @@ class QueryDistance(NeighbourRelation):
         return _unique(pairs)
 
 
-RELATIONS: dict[str, type[NeighbourRelation]] = {
+RELATIONS: dict[str, type[NeighbourRelation]] = Registry("relation", {
     cls.name: cls for cls in (ReplaceOne, AddRemoveOne, ReplaceUser, ReplaceRewardVector, QueryDistance)
-}
+})
 
 
 def parse_relation(text: str) -> NeighbourRelation:

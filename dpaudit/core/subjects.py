@@ -108,12 +108,13 @@ class Mechanism:
             raise MechanismError(f"{self.name} returned a non-finite output ({bad}) on input {data!r}")
         return arr
 
-    def probe(self, data: Any, seed: int = 0) -> None:
+    def probe(self, data: Any, seed: int = 0) -> np.ndarray:
         """Check shape and finiteness on a few outputs before an audit, and determinism given the
-        generator unless the mechanism declares it draws its own randomness."""
+        generator unless the mechanism declares it draws its own randomness; returns the outputs drawn
+        (their shape says how wide an output is)."""
         a = self.sample(data, PROBE_SIZE, np.random.default_rng(seed))
         if not self.reproducible:
-            return
+            return a
         b = self.sample(data, PROBE_SIZE, np.random.default_rng(seed))
         if a.shape != b.shape or not np.array_equal(a, b):
             raise MechanismError(
@@ -122,3 +123,4 @@ class Mechanism:
                 "A mechanism that draws its own randomness, as a library that cannot be seeded does, "
                 "is audited as dpaudit.unseeded(mech)"
             )
+        return a

@@ -65,7 +65,8 @@ def load_run(folder: Path) -> Run:
     in one line naming it."""
     folder = Path(folder)
     if not folder.is_dir():
-        raise ValueError(f"{folder}: no such run folder")
+        raise ValueError(f"{folder} is a file, not a run folder" if folder.exists()
+                         else f"{folder}: no such run folder")
     path = folder / "results.json"
     if not path.is_file():
         raise ValueError(f"{path} does not exist; is {folder} the --out folder of a dpaudit run?")

@@ -16,6 +16,8 @@ from ..core.files import atomic_write
 from ..core.results import ERROR, NOT_REPRODUCED, UNEXPECTED_REFUTATION, AuditResult
 from ..core.seeding import check_seed, claim_seed_sequence
 from ..reports import write_reports
+from ..reports.compare import load_run
+from ..reports.frames import results_frame
 from ..stats import bonferroni
 from ..suite.budgets import BUDGETS
 from ..suite.discovery import load_suites, select
@@ -54,6 +56,9 @@ class RunOptions:
 
 @dataclass
 class RunSummary:
+    """A run's records (sorted by claim id), its folder and how many records ``--resume`` kept: what
+    :func:`run` returns, and what :meth:`load` (``dpaudit.read_results``) reads back from a folder."""
+
     records: list[AuditResult]
     out: Path
     reused: int
@@ -67,6 +72,19 @@ class RunSummary:
         if outcomes & {UNEXPECTED_REFUTATION, NOT_REPRODUCED}:
             return 1
         return 0
+
+    def to_frame(self) -> Any:
+        """The records as a pandas DataFrame, one row per claim (:func:`dpaudit.reports.frames.results_frame`
+        has the columns and dtypes)."""
+        return results_frame(self.records)
+
+    @classmethod
+    def load(cls, folder: Path | str) -> RunSummary:
+        """The run in ``folder`` (the ``--out`` of ``dpaudit run``), read from its ``results.json``; ``reused``
+        is 0. A folder that is not there, has no ``results.json`` or a damaged one raises :class:`ValueError`
+        in one line naming it."""
+        run = load_run(Path(folder))
+        return cls(list(run.records.values()), Path(folder), 0)
 
 
 @dataclass

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import importlib.util
 import pkgutil
 import sys
 from collections.abc import Iterable, Sequence
@@ -14,6 +13,7 @@ from pathlib import Path
 
 from ..core.claim_ids import PAPERS, selector_matches
 from ..core.errors import SelectionError
+from ..core.modules import load_file
 from .collection import Suite
 from .entries import PRESETS_PACKAGE, Entry
 
@@ -26,15 +26,10 @@ def _import_suite_module(spec: str):
         name = "_dpaudit_user_suite_" + hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
         if name in sys.modules:
             return sys.modules[name]
-        mod_spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(mod_spec)  # type: ignore[arg-type]
-        sys.modules[name] = module
-        try:
-            mod_spec.loader.exec_module(module)  # type: ignore[union-attr]
+        try:  # with its folder on the import path while it loads, to import the modules beside it
+            return load_file(path, name)
         except Exception as exc:
-            del sys.modules[name]
             raise SelectionError(f"could not load suite file {spec}: {type(exc).__name__}: {exc}") from exc
-        return module
     try:
         return importlib.import_module(spec)
     except Exception as exc:

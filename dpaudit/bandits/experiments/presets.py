@@ -21,6 +21,7 @@ import numpy as np
 
 from ...core.claim_ids import PAPERS
 from ...core.errors import UsageError
+from ...core.names import Registry
 from ...core.validation import integer
 from ..simulation import regret_grid
 
@@ -233,7 +234,7 @@ def power_text(n: int) -> str:
 def load_presets() -> dict[str, Preset]:
     """Every built-in preset by name (``paper/figure``), from :data:`PRESETS_MODULE`."""
     module = importlib.import_module(PRESETS_MODULE)
-    presets = dict(module.PRESETS)
+    presets = Registry("preset", module.PRESETS)
     for name, preset in presets.items():
         if not isinstance(preset, Preset) or preset.name != name:
             raise TypeError(f"{PRESETS_MODULE}.PRESETS[{name!r}] must be the Preset named {name!r}")
@@ -244,7 +245,7 @@ def load_studies() -> dict[str, Callable[..., list[Path]]]:
     """The built-in experiments that are not bandit simulations (e.g. a mechanism's error against n), by
     name: ``runner(out, runs=, horizon=, seed=)`` writes its files under ``out`` and returns their paths;
     ``dpaudit simulate NAME`` runs them (``--runs``, ``--horizon`` and ``--seed`` passed on, None when unset)."""
-    return dict(getattr(importlib.import_module(PRESETS_MODULE), "STUDIES", {}))
+    return Registry("study", getattr(importlib.import_module(PRESETS_MODULE), "STUDIES", {}))
 
 
 Selection = tuple[Preset, tuple[Configuration, ...]]

@@ -70,6 +70,23 @@ def _positive_finite(owner: str, name: str, value: Any) -> float:
     return validation.positive(owner, name, value, error=InvalidClaim)
 
 
+def _flag(owner: str, name: str, value: Any) -> bool:
+    """A yes/no parameter: True or False (numpy's included). ``bool(value)`` would read any string, even
+    ``"false"``, as True and change what the claim says."""
+    import numpy as np
+
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidClaim(f"{owner}: {name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _text(owner: str, name: str, value: Any) -> str:
+    """A piece of text a record shows (a statement, a description): a string."""
+    if not isinstance(value, str):
+        raise InvalidClaim(f"{owner}: {name} must be a string, got {value!r}")
+    return value
+
+
 class Claim:
     """Base of all claims. ``kind`` is the claim's name in claim strings and records."""
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..errors import InvalidClaim
-from .base import Claim, _fmt
+from .base import Claim, _fmt, _text
 
 _RELATIONS = (">=", ">", "<=", "<", "==")
 
@@ -30,6 +30,7 @@ class ProofStep:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise InvalidClaim("ProofStep: name must be a non-empty string")
+        _text(f"ProofStep {self.name!r}", "statement", self.statement)
         if not callable(self.sides):
             raise InvalidClaim(f"ProofStep {self.name!r}: sides must be a callable params -> (lhs, rhs[, where])")
         if self.relation not in _RELATIONS:
@@ -76,6 +77,8 @@ class LowerBound(Claim):
     def __post_init__(self) -> None:
         if not isinstance(self.statement, str) or not self.statement.strip():
             raise InvalidClaim("LowerBound: statement must be the theorem as printed, a non-empty string")
+        for name in ("algorithm_class", "bound_text", "event_text"):
+            _text("LowerBound", name, getattr(self, name))
         if not isinstance(self.parameters, Mapping):
             raise InvalidClaim(f"LowerBound: parameters must be a mapping name -> value, got {self.parameters!r}")
         object.__setattr__(self, "parameters", dict(self.parameters))

@@ -20,6 +20,8 @@ class RegretClaim(Claim):
 REGRET_BOUND_PARAMETERS = ("eps", "delta", "d", "K", "n", "gaps")
 #: the variables a :class:`RegretRate` may be about
 RATE_VARIABLES = ("T", "eps", "d", "K", "n")
+#: the variables in which a regret rate cannot decrease (exponent >= 0): all but eps
+NONDECREASING_VARIABLES = ("T", "d", "K", "n")
 
 
 @dataclass(frozen=True)
@@ -85,8 +87,11 @@ class RegretBound(RegretClaim):
 class RegretRate(RegretClaim):
     """A regret rate: R = O(variable^exponent log^log_power variable), an upper-bound claim (a
     regret that grows more slowly is consistent with it). ``variable`` is one of
-    :data:`RATE_VARIABLES` (T, eps, d, K, n), the others held fixed; ``exponent`` may be negative
-    (eps). Claim string: ``"regret-rate T^0.5 log^1"``."""
+    :data:`RATE_VARIABLES` (T, eps, d, K, n), the others held fixed. ``exponent`` is finite, and for T, d,
+    K and n at least 0: a regret rate decreasing in the horizon, the dimension, the number of arms or of
+    users is not a regret rate (regret is cumulative, and more arms or dimensions never make the worst
+    case easier); in eps it may be negative (``eps^-1``: less privacy, less regret). ``log_power`` is
+    finite and >= 0. Claim string: ``"regret-rate T^0.5 log^1"``."""
 
     exponent: float
     variable: str = "T"
@@ -98,6 +103,10 @@ class RegretRate(RegretClaim):
         if self.variable not in RATE_VARIABLES:
             raise InvalidClaim(f"RegretRate: variable must be one of {', '.join(RATE_VARIABLES)}, got "
                                f"{self.variable!r}")
+        if self.variable in NONDECREASING_VARIABLES and self.exponent < 0:
+            raise InvalidClaim(f"RegretRate: the exponent of {self.variable} must be >= 0 (a regret rate decreasing "
+                               f"in {self.variable} is not a regret rate; only eps may have a negative exponent), got "
+                               f"{self.exponent!r}")
         object.__setattr__(self, "log_power", _check("RegretRate", "log_power", self.log_power,
                                                      lambda v: math.isfinite(v) and v >= 0, ">= 0 and finite"))
 
@@ -143,6 +152,8 @@ class RegretOrder(RegretClaim):
         object.__setattr__(self, "groups", groups)
         if self.at not in ORDER_POINTS:
             raise InvalidClaim(f"RegretOrder: at must be one of {', '.join(ORDER_POINTS)}, got {self.at!r}")
+        if self.description is not None and (not isinstance(self.description, str) or not self.description.strip()):
+            raise InvalidClaim(f"RegretOrder: description must be a non-empty string or None, got {self.description!r}")
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -162,6 +173,6 @@ class RegretOrder(RegretClaim):
 
 
 __all__ = [
-    "ORDER_POINTS", "RATE_VARIABLES", "REGRET_BOUND_PARAMETERS", "RegretBound", "RegretClaim", "RegretOrder",
-    "RegretRate"
+    "NONDECREASING_VARIABLES", "ORDER_POINTS", "RATE_VARIABLES", "REGRET_BOUND_PARAMETERS", "RegretBound",
+    "RegretClaim", "RegretOrder", "RegretRate"
 ]

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..errors import InvalidClaim
-from .base import Claim, _check, _positive_finite, describe_function
+from .base import Claim, _check, _flag, _positive_finite, describe_function
 
 
 class TailClaim(Claim):
@@ -29,7 +29,7 @@ class SubGaussian(TailClaim):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sigma", _positive_finite("SubGaussian", "sigma", self.sigma))
-        object.__setattr__(self, "centred", bool(self.centred))
+        object.__setattr__(self, "centred", _flag("SubGaussian", "centred", self.centred))
 
     @property
     def mgf_bound(self) -> tuple[float, float]:
@@ -52,7 +52,7 @@ class SubExponential(TailClaim):
     def __post_init__(self) -> None:
         object.__setattr__(self, "nu", _positive_finite("SubExponential", "nu", self.nu))
         object.__setattr__(self, "b", _positive_finite("SubExponential", "b", self.b))
-        object.__setattr__(self, "centred", bool(self.centred))
+        object.__setattr__(self, "centred", _flag("SubExponential", "centred", self.centred))
 
     @property
     def mgf_bound(self) -> tuple[float, float]:
@@ -81,6 +81,8 @@ class TailBound(TailClaim):
             object.__setattr__(self, "description", describe_function(self.bound))
         if not isinstance(self.description, str) or not self.description:
             raise InvalidClaim("TailBound: description must be a non-empty string, e.g. '2 exp(-t^2/2)'")
+        object.__setattr__(self, "two_sided", _flag("TailBound", "two_sided", self.two_sided))
+        object.__setattr__(self, "centred", _flag("TailBound", "centred", self.centred))
 
     def evaluate(self, t: Any) -> Any:
         """The bound at an array of t, checked to be an array of the same shape without NaN."""
@@ -126,7 +128,7 @@ class TailBound(TailClaim):
         P(|X| >= t) <= beta for every t > alpha (and the trivial 1 for t <= alpha)."""
         import numpy as np
 
-        alpha = _check("TailBound.accuracy", "alpha", alpha, lambda v: v >= 0, ">= 0")
+        alpha = _check("TailBound.accuracy", "alpha", alpha, lambda v: 0 <= v < math.inf, ">= 0 and finite")
         beta = _check("TailBound.accuracy", "beta", beta, lambda v: 0 <= v <= 1, "in [0, 1]")
 
         def bound(t: Any) -> Any:
@@ -159,7 +161,8 @@ class Accuracy(Claim):
     family: ClassVar[str] = "accuracy"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "alpha", _check("Accuracy", "alpha", self.alpha, lambda v: v >= 0, ">= 0"))
+        object.__setattr__(self, "alpha", _check("Accuracy", "alpha", self.alpha, lambda v: 0 <= v < math.inf,
+                                                 ">= 0 and finite"))
         object.__setattr__(self, "beta", _check("Accuracy", "beta", self.beta, lambda v: 0 <= v <= 1, "in [0, 1]"))
 
 
