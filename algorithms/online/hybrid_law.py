@@ -51,7 +51,7 @@ import numpy as np
 from flint import arb, ctx
 
 from .lazy_law import ONE, PRECISION, Point, PrecisionNeeded, law_of_paths, with_retries
-from .polytope_law import _infeasible, probability
+from .polytope_law import infeasible, probability
 
 
 def _squarefree(n: int) -> tuple[int, int]:
@@ -173,7 +173,7 @@ def _paths(table: np.ndarray, epsilon: float, noise_epsilon: float, prune: bool 
                 for name in constraint[0]:
                     new_names.setdefault(name, len(new_names))
                 new_constraints = constraints + [constraint]
-                if prune and _infeasible(_dense(new_names, new_constraints), 2):
+                if prune and infeasible(_dense(new_names, new_constraints), 2):
                     continue
             new_pulls, new_sums = list(pulls), list(sums)
             new_pulls[arm] += 1

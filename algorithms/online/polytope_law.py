@@ -228,7 +228,7 @@ def _decide(constraints: list[Constraint]) -> list[Constraint] | None:
     return list(kept.items())
 
 
-def _infeasible(constraints: list[Constraint], least: int | None = None) -> bool:
+def infeasible(constraints: list[Constraint], least: int | None = None) -> bool:
     """The float LP of the module docstring: True only when the best slack is below -LP_MARGIN (not tried
     with fewer than ``least`` constraints, by default :data:`LP_MIN_CONSTRAINTS`)."""
     if len(constraints) < (LP_MIN_CONSTRAINTS if least is None else least):
@@ -262,7 +262,7 @@ def probability(rates: Sequence[Fraction], constraints: Sequence[Constraint], pr
     total = arb(0)
     for depth in range(n + 1):
         for (_, done), (constraints, terms) in levels[depth].items():
-            if prune and _infeasible(constraints):
+            if prune and infeasible(constraints):
                 continue
             held = [0] * n
             for coef, _ in constraints:
@@ -334,4 +334,4 @@ def _unique(bounds: list[Constraint]) -> list[Constraint]:
     return out
 
 
-__all__ = ["LP_MARGIN", "probability"]
+__all__ = ["LP_MARGIN", "infeasible", "probability"]
