@@ -19,7 +19,7 @@ from dpaudit.runner import RunOptions, run
 
 def untimed(value):
     if isinstance(value, dict):
-        return {k: untimed(v) for k, v in value.items() if k not in ("seconds", "started", "finished")}
+        return {k: untimed(v) for k, v in value.items() if k not in ("seconds", "started", "finished", "digest")}
     if isinstance(value, list):
         return [untimed(v) for v in value]
     return value

@@ -81,6 +81,7 @@ def test_laplace_with_delta_is_scaled_as_the_library_scales_it(mechanisms):
     assert res.verdict == "verified"  # scale 1 / (1 - log 0.99): pure DP at 1.01, delta(1) = 0.005 < 0.01
 
 
+@pytest.mark.slow
 def test_geometric_and_its_truncation_are_exact_laws(mechanisms):
     geo = audit(adapt(mechanisms.Geometric(epsilon=0.5, sensitivity=1), n_jobs=1), **SMALL)
     assert geo.verdict == "verified" and len(geo.conformance) == 2
@@ -103,6 +104,7 @@ def test_binary_labels_are_coded_and_audited_exactly(mechanisms):
     assert over.verdict == "refuted"
 
 
+@pytest.mark.slow
 def test_the_exponential_mechanisms_strongest_pair_is_among_the_default_pairs(mechanisms):
     subject = adapt(mechanisms.Exponential(epsilon=1.0, sensitivity=1.0, utility=[0, 6, 6]), n_jobs=1)
     assert ([0.0, 6.0, 6.0], [1.0, 5.0, 5.0]) in subject.pairs
@@ -141,6 +143,7 @@ def test_permute_and_flip_has_its_law_over_every_order(mechanisms, utility, mono
     np.testing.assert_allclose(_permute_and_flip_probs(mech)(utility), expected, rtol=0, atol=1e-15)
 
 
+@pytest.mark.slow
 def test_permute_and_flip_is_audited_exactly_its_samples_conform_and_a_smaller_claim_is_refuted(mechanisms):
     """An exact law: the privacy audit is exact on the default pairs (one utility up by the sensitivity, the
     others down), where permute-and-flip's loss is its epsilon itself (not refuted: epsilon = 1 up to the
@@ -157,6 +160,7 @@ def test_permute_and_flip_is_audited_exactly_its_samples_conform_and_a_smaller_c
     assert below.verdict == "refuted" and below.privacy.auditor == "exact"
 
 
+@pytest.mark.slow
 def test_permute_and_flip_told_half_its_sensitivity_is_refuted_on_the_querys_real_neighbours(mechanisms):
     """A permute-and-flip calibrated for sensitivity 0.5 on utilities that move by 1 between neighbours (the
     calibration bug): its exact loss on the real neighbours exceeds the claimed epsilon."""
@@ -168,6 +172,7 @@ def test_permute_and_flip_told_half_its_sensitivity_is_refuted_on_the_querys_rea
     assert res.verdict == "refuted" and res.privacy.auditor == "exact" and res.privacy.epsilon_lower > 1.0
 
 
+@pytest.mark.slow
 def test_mechanisms_without_a_known_law_are_audited_black_box_from_their_claimed_epsilon(mechanisms):
     folded = mechanisms.Snapping(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=2.0)
     subject = adapt(folded, n_jobs=1)
@@ -213,6 +218,7 @@ def test_the_folded_geometric_is_exact_with_integer_pairs_for_half_integer_bound
     assert [r.verdict for r in res.conformance] == ["not-refuted"] * 4
 
 
+@pytest.mark.slow
 def test_the_discrete_gaussians_calibration_overshoots_its_delta_by_a_millionth(mechanisms):
     """A finding, reproduced exactly: GaussianDiscrete(epsilon=0.5, delta=1e-5) takes sigma = 7.0309505 from a
     bisection that stops at a relative width 1e-6 and returns the midpoint, below the root: its true delta(0.5)
@@ -228,6 +234,7 @@ def test_the_discrete_gaussians_calibration_overshoots_its_delta_by_a_millionth(
     assert audit(subject, claim=dpaudit.ApproxDP(0.5, 1.00001e-5), **SMALL).privacy.verdict == "verified"
 
 
+@pytest.mark.slow
 def test_the_bounded_domain_laplace_is_verified_exactly_and_its_effective_epsilon_refuted(mechanisms):
     """Its law: the library's widened scale, noise conditioned on the range; exact epsilon 1 (to the
     rounding of the library's bisection), while effective_epsilon() = sensitivity / scale is 0.71."""
@@ -272,6 +279,7 @@ def test_a_clamped_sampler_with_its_atoms_moved_fails_conformance(mechanisms):
     assert all(r.verdict == "refuted" for r in res.conformance)
 
 
+@pytest.mark.slow
 def test_a_tool_is_audited_on_datasets_that_differ_in_one_record(tools):
     subject = adapt(tools.mean, epsilon=1.0, bounds=(0, 1), n_jobs=1)
     assert subject.relation == dpaudit.ReplaceOne() and subject.claim == dpaudit.PureDP(1.0)
@@ -279,6 +287,7 @@ def test_a_tool_is_audited_on_datasets_that_differ_in_one_record(tools):
     assert res.verdict == "not-refuted" and res.privacy.auditor == "black-box"
 
 
+@pytest.mark.slow
 def test_process_parallel_draws_match_single_process_draws(mechanisms):
     one = adapt(mechanisms.Laplace(epsilon=1.0, sensitivity=1.0), n_jobs=1)
     two = adapt(mechanisms.Laplace(epsilon=1.0, sensitivity=1.0), n_jobs=2)

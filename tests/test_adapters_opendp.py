@@ -53,6 +53,7 @@ def test_the_claim_and_relation_come_from_the_measurement(dp):
         adapt(curve, d_in=1.0)
 
 
+@pytest.mark.slow
 def test_laplace_with_its_scale_is_verified_exactly_and_conforms(dp):
     """False-failure rate <= 1e-6 (the conformance audit of the two inputs)."""
     res = audit(adapt(scalar_laplace(dp), d_in=1.0, noise="laplace", scale=1.0), **SMALL)
@@ -61,6 +62,7 @@ def test_laplace_with_its_scale_is_verified_exactly_and_conforms(dp):
     assert UNSEEDED_NOTE in res.privacy.notes or res.privacy.auditor == "exact"
 
 
+@pytest.mark.slow
 def test_a_misstated_scale_is_refuted_by_the_samples(dp):
     """Power: the measurement was built with scale 1 but is said to have scale 2; the stated law's
     privacy (0.5) is within the claim, and its samples are twice too wide for it. False-failure rate
@@ -73,6 +75,7 @@ def test_a_misstated_scale_is_refuted_by_the_samples(dp):
     assert res.verdict == "refuted" and {r.verdict for r in res.conformance} == {"refuted"}
 
 
+@pytest.mark.slow
 def test_zcdp_and_approximate_dp_are_decided_exactly(dp):
     """False-failure rate <= 2e-6 (two audits whose conformance must hold; the third verdict is exact)."""
     gauss = dp.m.make_gaussian(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
@@ -88,6 +91,7 @@ def test_zcdp_and_approximate_dp_are_decided_exactly(dp):
     assert res.privacy.statistic.interval[0] == pytest.approx(0.72, rel=1e-6)
 
 
+@pytest.mark.slow
 def test_integer_domains_use_the_discrete_laws(dp):
     """False-failure rate <= 1e-6 (the first audit's conformance; the second verdict is exact)."""
     geo = dp.m.make_laplace(dp.atom_domain(T=int), dp.absolute_distance(T=int), scale=2.0)
@@ -100,6 +104,7 @@ def test_integer_domains_use_the_discrete_laws(dp):
     assert res.verdict == "refuted" and res.privacy.auditor == "exact"  # rho = 1 / (2 * 1.7^2) = 0.173
 
 
+@pytest.mark.slow
 def test_a_vector_measurement_is_sampled_in_batches(dp):
     """False-failure rate <= 1e-6 + 1e-16: the audit's conformance, and the median of 1,000 Laplace(1)
     draws 0.3 or more from its centre (at most 500 of them below 5.3, each with probability 0.63, or the
@@ -113,6 +118,7 @@ def test_a_vector_measurement_is_sampled_in_batches(dp):
     assert res.verdict == "verified" and len(res.conformance) == 2
 
 
+@pytest.mark.slow
 def test_black_box_randomized_response_records_that_it_is_not_reproducible(dp):
     """The claim, log 3, is exactly the mechanism's epsilon, so a black-box audit refutes it with
     probability up to 1 - its confidence: at confidence 1 - 1e-6 the false-failure rate is <= 1e-6 (at
@@ -125,6 +131,7 @@ def test_black_box_randomized_response_records_that_it_is_not_reproducible(dp):
     assert UNSEEDED_NOTE in res.privacy.notes
 
 
+@pytest.mark.slow
 def test_randomized_response_with_its_probability_is_decided_exactly_and_conforms(dp):
     """Boolean and categorical; a probability stated wrongly (0.8 for a measurement built with 0.75) is
     refuted by the samples (and its exact epsilon, log 8 > log 6, by the privacy check). False-failure
@@ -147,6 +154,7 @@ def test_randomized_response_with_its_probability_is_decided_exactly_and_conform
         adapt(built, d_in=1, noise="randomized-response", prob=0.75)
 
 
+@pytest.mark.slow
 def test_a_factory_runs_the_calls_over_processes(dp):
     """False-failure rate 2e-48: the mean of 6,000 draws of |Laplace(1)| = Exp(1) outside (0.8, 1.2),
     a Gamma(6000) tail."""

@@ -46,6 +46,7 @@ def test_free_names_outside_papers():
     assert parse_claim_id("my-suite/anything_1.2").name == "anything_1.2"
 
 
+@pytest.mark.slow
 @given(st.sampled_from(sorted(PAPERS)), st.sampled_from(KINDS),
        st.from_regex(r"[A-H]?[0-9]{1,2}(\.[0-9])?", fullmatch=True),
        st.none() | st.sampled_from(PARTS))

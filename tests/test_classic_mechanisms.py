@@ -413,6 +413,7 @@ def test_svt_stoddard_true_epsilon_is_infinite():
     assert max_loss(e.subject, e.pairs) == math.inf and e.truth == math.inf
 
 
+@pytest.mark.slow
 def test_svt_chen_loss_grows_with_the_number_of_queries():
     e = entry("classic/svt-chen")
     losses = [max_loss(e.subject, [([1.0] * k, [2.0] * (k // 2) + [0.0] * (k - k // 2))]) for k in (2, 4, 6, 8)]

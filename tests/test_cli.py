@@ -48,6 +48,7 @@ def mechs(tmp_path):
     return tmp_path / "mechs.py"
 
 
+@pytest.mark.slow
 def test_help_explains_commands(cli):
     out = cli("--help")
     assert out.returncode == 0
@@ -57,6 +58,7 @@ def test_help_explains_commands(cli):
         assert cli(command, "--help").returncode == 0
 
 
+@pytest.mark.slow
 def test_list(cli):
     out = cli("list", "classic")
     assert out.returncode == 0
@@ -68,6 +70,7 @@ def test_list(cli):
                      "reason": "", "footing": "", "truth": 1.0}]
 
 
+@pytest.mark.slow
 def test_list_prints_no_warnings(cli):
     """Listing every suite plans every entry (building its policy): the out-of-range notes of the
     papers' policies belong to their records, not to the terminal of `dpaudit list`."""
@@ -76,12 +79,14 @@ def test_list_prints_no_warnings(cli):
     assert out.stderr == ""
 
 
+@pytest.mark.slow
 def test_unknown_selector_is_exit_2(cli):
     out = cli("list", "no-such-suite")
     assert out.returncode == 2
     assert "matches no claim" in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_run_quick_says_where_the_report_is(cli, tmp_path):
     out = cli("run", "classic/laplace-*", "classic/discrete-laplace-eps1*", "--out", "rep", "--workers", "2")
     assert out.returncode == 0, out.stderr
@@ -91,6 +96,7 @@ def test_run_quick_says_where_the_report_is(cli, tmp_path):
     assert "[9/9]" in out.stderr  # plain progress lines when not on a terminal
 
 
+@pytest.mark.slow
 def test_run_errors_and_refutations_exit_codes(cli, suites_dir):
     out = cli("run", "testing-broken", "--suite", suites_dir / "broken.py", "--workers", "1")
     assert out.returncode == 2
@@ -99,6 +105,7 @@ def test_run_errors_and_refutations_exit_codes(cli, suites_dir):
     assert cli("run", "testing-broken/overclaimed", "--suite", suites_dir / "broken.py").returncode == 1
 
 
+@pytest.mark.slow
 def test_run_usage_errors(cli):
     out = cli("run", "classic", "--scheduler", "local:none")
     assert out.returncode == 2 and "local:N" in out.stderr and "Traceback" not in out.stderr
@@ -106,6 +113,7 @@ def test_run_usage_errors(cli):
     assert cli("run", "classic", "--alpha", "2").returncode == 2
 
 
+@pytest.mark.slow
 def test_report_rerenders(cli, tmp_path):
     assert cli("run", "classic/laplace-eps1", "--out", "rep").returncode == 0
     (tmp_path / "rep" / "report.html").unlink()
@@ -119,6 +127,7 @@ def test_report_rerenders(cli, tmp_path):
     assert bad.returncode == 2 and "not a dpaudit results file" in bad.stderr
 
 
+@pytest.mark.slow
 def test_audit_own_mechanism(cli, mechs):
     ok = cli("audit", f"{mechs}:laplace", "--claim", "pure-dp eps=1", "--pair", "[0, 1]", "--samples", "100000")
     assert ok.returncode == 0, ok.stderr
@@ -130,6 +139,7 @@ def test_audit_own_mechanism(cli, mechs):
     assert as_json.returncode == 0 and json.loads(as_json.stdout)["verdict"] == "not-refuted"
 
 
+@pytest.mark.slow
 def test_audit_a_mechanism_that_draws_its_own_randomness(cli, mechs):
     args = ("audit", f"{mechs}:draws_its_own", "--claim", "pure-dp eps=1", "--pair", "[0, 1]", "--samples", "100000")
     refused = cli(*args)
@@ -139,6 +149,7 @@ def test_audit_a_mechanism_that_draws_its_own_randomness(cli, mechs):
     assert "not-refuted" in ok.stdout and "not reproducible from the run seed" in ok.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("target", "args", "message"),
     [
@@ -171,6 +182,7 @@ def test_audit_bad_input_is_exit_2_with_one_message(cli, mechs, target, args, me
     assert len(out.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_progress_bar_on_a_terminal(tmp_path):
     """On a terminal (a pseudo-terminal 100 columns wide) the run draws a bar, not one line per claim."""
     import fcntl
@@ -201,6 +213,7 @@ def test_progress_bar_on_a_terminal(tmp_path):
     assert "[1/2]" not in text
 
 
+@pytest.mark.slow
 def test_audit_sequential_and_event_families(cli, mechs):
     out = cli("audit", f"{mechs}:leaky", "--claim", "pure-dp eps=1", "--pair", "[0, 1]", "--samples", "2000000",
               "--sequential", "--events", "threshold", "--json")
@@ -220,6 +233,7 @@ POLICY = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_regret_command(cli, tmp_path):
     """A rate claim about a registry algorithm and the user's own policy, and an ordering: seeded.
     ETC(20) has linear regret after its exploration (it commits to the wrong arm with probability
@@ -240,6 +254,7 @@ def test_regret_command(cli, tmp_path):
     assert order.returncode == 0 and "1 of 1 claimed pairs confirmed" in order.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, message", [
     (["ucb", "--env", "Bogus(1)", "--claim", "regret-rate T^0.5"], "expected an environment call"),
     (["ucb", "--env", "BernoulliBandit(x)", "--claim", "regret-rate T^0.5"], "must be literals"),

@@ -81,6 +81,7 @@ def test_a_suite_file_imports_the_module_beside_it_and_leaves_the_path_as_it_was
     assert sys.path == path_before
 
 
+@pytest.mark.slow
 def test_the_command_line_audits_a_policy_whose_file_imports_its_sibling(cli, tmp_path):
     tag = uuid.uuid4().hex[:8]
     (tmp_path / "pol").mkdir()
@@ -185,6 +186,7 @@ def test_audit_tail_and_audit_sampler_refuse_samples_that_cannot_fit(machine_of_
         dpaudit.audit_sampler(normal, stats.norm(), samples=200_000, seed=0)
 
 
+@pytest.mark.slow
 def test_the_command_line_refuses_a_sample_count_that_is_no_integer_or_cannot_fit(cli, tmp_path):
     (tmp_path / "mech.py").write_text("def laplace(data, size, rng):\n    return data + rng.laplace(0.0, 1.0, size)\n")
     base = ("audit", "mech.py:laplace", "--claim", "pure-dp eps=1", "--pair", "[0, 1]")

@@ -39,6 +39,7 @@ def test_one_pass_covers_are_the_walk(schedule):
     assert [counter._cover(t) for t in range(counter.n + 1)] == counter._covers
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("schedule", SCHEDULES[:4])
 def test_stream_estimates_are_the_counters_and_its_counts_follow_the_law(schedule):
     """Per run different bits: the stream's counts give the counter's own estimates exactly. On one

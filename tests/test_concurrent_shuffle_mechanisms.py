@@ -182,6 +182,7 @@ def test_noise_law_is_the_error_law_at_a_completed_time():
     assert m.shape == (1000,) and (m >= 0).all()
 
 
+@pytest.mark.slow
 def test_composition_is_private_and_the_whole_budget_per_node_is_caught():
     where = ReplaceOne().over(Datasets(16, (0, 1)))
     good = ConcurrentShuffleCounter.binary_tree(16, EPS, DELTA)

@@ -216,6 +216,7 @@ CHEAP = ["concurrent-shuffle/thm4.1@k2,n3125,eps0.5,delta1e-6", "concurrent-shuf
          "concurrent-shuffle/thm5.1-regret@k1,eps"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("claim_id", CHEAP)
 def test_cheap_entries_give_their_expected_verdict(claim_id, tmp_path_factory):
     entry = by_id()[claim_id]

@@ -63,6 +63,7 @@ def test_tree_structure(n, k, d, d_low):
     assert np.allclose(tree.estimates(counts), expected)  # noise at its mean: the intra-batch bias only
 
 
+@pytest.mark.slow
 def test_composition_is_private_and_the_whole_budget_per_block_is_caught():
     where = ReplaceOne().over(Datasets(16, (0, 1)))
     tree = ConcurrentShuffleTree.binary(16, 0.9, 1e-3)

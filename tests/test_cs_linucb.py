@@ -52,6 +52,7 @@ def _stream_counts(tree: VectorConcurrentTree, rows: np.ndarray, runs: int, seed
     return np.concatenate([released[i] for i in range(len(tree.blocks))], axis=1)
 
 
+@pytest.mark.slow
 def test_the_vector_trees_stream_has_the_releases_exact_law():
     tree = VectorConcurrentTree(4, 2, 0.5, 0.1, 2, 1, dim=2)  # blocks of 1 and 2 users
     law = tree.distribution(ROWS)

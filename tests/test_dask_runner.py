@@ -25,12 +25,13 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
 
 
 def comparable(out) -> dict:
-    """results.json without timings (every "seconds" field, the run's start and end)."""
+    """results.json without timings (every "seconds" field, each record's finishing time and the digest that
+covers both, the run's start and end)."""
     doc = json.loads((out / "results.json").read_text())
 
     def untimed(value):
         if isinstance(value, dict):
-            return {k: untimed(v) for k, v in value.items() if k != "seconds"}
+            return {k: untimed(v) for k, v in value.items() if k not in ("seconds", "finished", "digest")}
         if isinstance(value, list):
             return [untimed(v) for v in value]
         return value
@@ -40,6 +41,7 @@ def comparable(out) -> dict:
                                                          key=lambda r: r["claim_id"])}
 
 
+@pytest.mark.slow
 def test_a_local_cluster_run_matches_a_local_run(tmp_path):
     """Exact and statistical claims of the classic suite (the whole suite is compared in the benchmark
     benchmarks/dask_run.py; it takes minutes)."""
@@ -50,6 +52,7 @@ def test_a_local_cluster_run_matches_a_local_run(tmp_path):
     assert comparable(tmp_path / "local") == comparable(tmp_path / "dask")
 
 
+@pytest.mark.slow
 def test_a_claim_that_kills_its_workers_is_an_error_and_the_others_finish(tmp_path, suites_dir):
     s = run(RunOptions(selectors=["testing-crash"], suite_paths=[str(suites_dir / "crash.py")], out=tmp_path / "out",
                        scheduler="local:2", progress_bar=False))
@@ -59,6 +62,7 @@ def test_a_claim_that_kills_its_workers_is_an_error_and_the_others_finish(tmp_pa
     assert s.exit_code == 2
 
 
+@pytest.mark.slow
 def test_a_worker_that_dies_once_is_replaced_and_its_claim_audited(tmp_path, suites_dir, monkeypatch):
     """The first worker to sample the claim exits; the cluster reruns the claim on a new worker, and the
     record is the one a run with no death gives."""
@@ -74,6 +78,7 @@ def test_a_worker_that_dies_once_is_replaced_and_its_claim_audited(tmp_path, sui
     assert comparable(tmp_path / "dask") == comparable(tmp_path / "local")
 
 
+@pytest.mark.slow
 def test_an_error_record_is_the_same_on_a_cluster_and_in_local_processes(tmp_path, suites_dir):
     options = {"selectors": ["testing-broken/raises"], "suite_paths": [str(suites_dir / "broken.py")],
                "progress_bar": False}
@@ -85,6 +90,7 @@ def test_an_error_record_is_the_same_on_a_cluster_and_in_local_processes(tmp_pat
     assert "broken on purpose" in record["error"]["traceback"] and record["error"]["where"]
 
 
+@pytest.mark.slow
 def test_the_time_limit_holds_on_a_cluster_worker_thread(tmp_path, suites_dir):
     """A claim blocked in one 30 s sleep with a 1 s limit: the worker records the timeout within the
     limit and its grace, and audits the next claim while the stuck call finishes in the background."""
@@ -163,6 +169,7 @@ def test_without_distributed_the_scheduler_says_what_to_install(monkeypatch):
         dask_runner.connect("local:1")
 
 
+@pytest.mark.slow
 def test_bad_scheduler_arguments_are_one_line_errors(tmp_path):
     with pytest.raises(UsageError, match="local:N"):
         run(RunOptions(selectors=["classic/laplace-eps1"], out=tmp_path / "a", scheduler="local:zero"))
@@ -174,6 +181,7 @@ def test_bad_scheduler_arguments_are_one_line_errors(tmp_path):
     assert len(done.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_simulations_on_a_local_cluster_match_local_ones(tmp_path):
     common = ["simulate", "dist-mab/fig1@gap0.1,eps0.5", "--runs", "4", "--horizon", "2000", "--no-progress"]
     for name, extra in (("local", ["--workers", "2"]), ("dask", ["--scheduler", "local:1"])):
@@ -185,7 +193,7 @@ def test_simulations_on_a_local_cluster_match_local_ones(tmp_path):
 
     def untimed(value):
         if isinstance(value, dict):
-            return {k: untimed(v) for k, v in value.items() if k != "seconds"}
+            return {k: untimed(v) for k, v in value.items() if k not in ("seconds", "finished", "digest")}
         return [untimed(v) for v in value] if isinstance(value, list) else value
 
     assert untimed(local) == untimed(dask)

@@ -195,6 +195,7 @@ def test_fast_path_has_the_exact_law_of_the_releases(protocol, eps):
     assert stats.binomtest(eliminated, 3000, p).pvalue > 1e-6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, kwargs", [
     ("se", {}), ("dist-dp-se", {"eps": 0.5}), ("dist-rdp-se", {"eps": 0.5}), ("dist-cdp-se", {"eps": 0.5}),
     ("cdp-se", {"eps": 0.5}), ("ldp-se", {"eps": 0.5}), ("shuffle-dp-se", {"eps": 0.5}), ("dp-se", {"eps": 0.5})])

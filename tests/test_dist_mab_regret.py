@@ -241,6 +241,7 @@ CHEAP = ["dist-mab/thm1-regret@rate-eps", "dist-mab/thm1-regret@rate-T", "dist-m
          "dist-mab/fig1@gap0.5,eps0.1", "dist-mab/fig1@gap0.5,gain"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("claim_id", CHEAP)
 def test_cheap_entries_give_their_expected_verdict(claim_id, tmp_path):
     entry = by_id()[claim_id]

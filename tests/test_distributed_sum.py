@@ -30,6 +30,7 @@ def test_parameters_follow_the_theorems(noise, eps, n, s, g, tau):
     assert (protocol.g, protocol.tau) in {(32, 465), (4, 581), (32, 2459), (160, 1724)}  # the worked numbers
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise", ["polya", "skellam", "discrete-gaussian"])
 def test_fast_and_per_user_paths_have_the_exact_law(noise):
     protocol = DistributedSum(noise, 0.9, 8, 1000, s=2.0)  # eps < 1: Theorem 4's range

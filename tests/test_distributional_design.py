@@ -81,6 +81,7 @@ def test_against_brute_force_on_two_sets_of_two_arms():
     assert np.linalg.norm(pis[np.argmin(q_grid)] - pis[np.argmax(logdet)]) < 0.02
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d", [2, 3, 5])
 def test_per_set_g_optimal_meets_kiefer_wolfowitz_and_claim2(d):
     rng = np.random.default_rng(70 + d)

@@ -57,6 +57,7 @@ def test_online_step_is_the_constrained_minimiser(weight, reward):
         assert min(objective(u, i) for u in trial) >= objective(out[i], i) - 1e-12
 
 
+@pytest.mark.slow
 def test_it_learns_on_the_repository_instance():
     # logistic, d = 5, K = 20, S = 3.5 (Fig. 1(a)'s instance), 1500 rounds, 2 runs: the last 500 rounds' mean
     # regret is below half of what playing uniformly at random loses (deterministic given the seed)

@@ -36,6 +36,7 @@ def _agree(policy, env, horizon, runs, seed):
 
 # the last case is ruled by the noise: each arm's sum gets Lap(1/eps) = Lap(50) against a binomial spread of
 # about 40, so a simulation drawing half the noise the exact law assumes is 17 standard errors off at T
+@pytest.mark.slow
 @pytest.mark.parametrize("eps, means, horizon", [(1.0, [0.57, 0.43], 20_000), (0.2, [0.4, 0.55], 50_000),
                                                  (4.0, [0.55, 0.485], 60_000), (0.02, [1.0, 0.82], 50_000)])
 def test_dp_se_exact_regret_matches_simulation(eps, means, horizon):
@@ -158,6 +159,7 @@ def test_dp_se_exact_regret_refuses_what_it_cannot_compute():
     assert not DPSuccessiveElimination(1.0).exact_regret(BernoulliBandit([0.5, 0.5]), grid, 100).any()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reverse", [False, True])
 def test_explore_then_commit_exact_regret_matches_simulation(reverse):
     _agree(ExploreThenCommit(30, reverse=reverse), BernoulliBandit([0.4, 0.55]), 3000, 20_000, seed=2)

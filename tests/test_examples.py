@@ -17,6 +17,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=600, cwd=EXAMPLES.parent)
 
 
+@pytest.mark.slow
 def test_the_diffprivlib_example_gives_its_stated_verdicts():
     pytest.importorskip("diffprivlib")
     done = run(str(EXAMPLES / "diffprivlib_audit.py"), "--samples", "50000")
@@ -24,6 +25,7 @@ def test_the_diffprivlib_example_gives_its_stated_verdicts():
     assert "sensitivity=1.0): verified" in done.stdout and "epsilon in [2, 2] (exact)" in done.stdout
 
 
+@pytest.mark.slow
 def test_the_opendp_example_gives_its_stated_verdicts():
     pytest.importorskip("opendp")
     done = run(str(EXAMPLES / "opendp_audit.py"), "--samples", "10000")
@@ -31,6 +33,7 @@ def test_the_opendp_example_gives_its_stated_verdicts():
     assert "rho in [0.5, 0.5] (exact)" in done.stdout and "epsilon in [1, 1] (exact)" in done.stdout
 
 
+@pytest.mark.slow
 def test_the_example_pytest_file_passes_with_the_plugin():
     pytest.importorskip("diffprivlib")
     done = run("-m", "pytest", "-q", "-p", "no:cacheprovider", str(EXAMPLES / "test_my_mechanisms.py"))

@@ -221,6 +221,7 @@ def test_horizon_dependent_arguments_follow_the_horizon():
 # -- running -----------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_run_writes_results_plots_tables_and_summaries(tmp_path, toy_registry):
     preset = bandit_preset(final_vs="eps", stand_in="A stand-in.")
     done = dpaudit.run_preset(preset, runs=3, horizon=250, out=tmp_path, progress=False)
@@ -255,6 +256,7 @@ def test_full_information_presets_run(tmp_path, toy_registry):
     assert result.pulls.sum(axis=1).tolist() == [200] * 3
 
 
+@pytest.mark.slow
 def test_results_do_not_depend_on_the_worker_count(tmp_path, toy_registry):
     preset = bandit_preset(curves=lambda eps: (Curve("DP-SE", "toy-dp-se", {"eps": eps}),
                                                Curve("DP-SE beta 0.5", "toy-dp-se", {"eps": eps, "beta": 0.5})))
@@ -281,6 +283,7 @@ def test_a_configurations_algorithms_share_their_instances(tmp_path, toy_registr
         assert c.seed.entropy == 1 and not np.array_equal(a.means, c.means)  # the seed does change them
 
 
+@pytest.mark.slow
 def test_identical_simulations_run_once(tmp_path, toy_registry):
     presets = {p.name: p for p in (bandit_preset("toy"), bandit_preset("toy2"))}
     done = dpaudit.run_preset("dist-mab", runs=2, horizon=60, out=tmp_path, progress=False, presets=presets)

@@ -51,6 +51,7 @@ CASES = [(0.0, 1.0, 0.0, 2.0), (0.3, 1.0, 0.0, 2.0), (1.0, 0.5, -1.0, 3.0), (2.0
          (0.7, 4.0, 0.0, 1.5)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("q, b, lower, upper", CASES)
 def test_the_folded_laplace_density_is_the_sum_over_the_images_and_its_cdf_integrates_it(q, b, lower, upper):
     d = FoldedLaplaceDistribution.build(q, b, lower, upper)
@@ -106,6 +107,7 @@ def test_the_exact_folded_loss_is_the_extreme_of_a_dense_grid_of_the_brute_force
         assert abs(brute - _mp(loss.sup.lo)) < 1e-20
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pair, b, lower, upper", [PAIRS[0], PAIRS[3], PAIRS[4]])
 @pytest.mark.parametrize("eps", [0.0, 0.5])
 def test_the_folded_hockey_stick_is_the_quadrature_of_the_brute_force_densities(pair, b, lower, upper, eps):
@@ -222,6 +224,7 @@ def test_the_folded_geometric_law_is_the_brute_force_sum(q, lower, upper, eps):
     np.testing.assert_allclose(np.exp(law.log_probs), [float(brute[j]) for j in sorted(brute)], rtol=1e-13)
 
 
+@pytest.mark.slow
 def test_the_folded_geometric_samplers_follow_the_law():
     """dpaudit's (100,000 draws) and diffprivlib's (20,000) against the law: chi-square, p > 1e-6; the outputs
     have at least 60 expected counts per cell."""

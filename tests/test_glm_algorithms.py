@@ -44,6 +44,7 @@ REFERENCES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("link, S", [("probit", 2.0), ("logistic", 3.0)])
 @pytest.mark.parametrize("make, reference", REFERENCES, ids=["glm-ucb", "gloc", "rs-glinucb"])
 def test_vectorised_decisions_are_the_per_run_references(make, reference, link, S):
@@ -103,6 +104,7 @@ def test_v_norm_projection_onto_the_ball_is_the_constrained_minimiser():
         assert values.min() >= best - 1e-12
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, margin", [("glm-ucb", 0.9), ("gloc", 0.5), ("rs-glinucb", 0.5)])
 def test_it_learns_on_the_repository_instance(name, margin):
     # probit, d = 3, K = 20, S = 2 (Table 2's instance), 600 rounds: the last 300 rounds' mean regret is below

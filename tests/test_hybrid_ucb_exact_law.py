@@ -40,6 +40,7 @@ def _bonus(t: int, pulls: int, eps: float) -> float:
             + 6 * math.sqrt(8) * math.log2(t) * math.floor(math.log2(pulls + 1)) / (pulls * eps))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("policy, table", [
     (HybridUCB(1.0), np.random.default_rng(3).uniform(size=(6, 2)).round(2)),
     (HybridUCB(4.0), np.random.default_rng(4).uniform(size=(5, 2)).round(2)),
@@ -301,6 +302,7 @@ def test_a_term_that_does_not_vanish_at_infinity_raises():
             polytope_law._integrate(grows, 0, ((polytope_law._ZERO,), lazy_law.ZERO), lazy_law.POS_INF)
 
 
+@pytest.mark.slow
 def test_lp_pruning_drops_no_mass(monkeypatch):
     """The float LP only cuts cells and branches whose polyhedra are empty: the paths and their balls are those
     of the computation without it. A margin of the wrong sign (cutting cells with a small positive slack) is
@@ -350,6 +352,7 @@ def test_noise_scale_option_is_checked_and_reaches_the_noise():
     assert HybridUCB(0.5).counter.array_noise.scale == 4  # Lap(2/eps) as printed
 
 
+@pytest.mark.slow
 def test_half_the_noise_scale_doubles_the_exact_loss_but_is_not_refuted_at_small_horizons():
     """Every noise at half its scale: on the table pairs the suite uses and the relation's structured search, the
     exact loss of the decisions doubles (0.5 -> 1, at the sequence that plays arm 1 from round 2 on, whose
@@ -369,6 +372,7 @@ def test_half_the_noise_scale_doubles_the_exact_loss_but_is_not_refuted_at_small
     assert 1 - 1e-7 < losses["1/eps"][0] <= losses["1/eps"][1] < 1
 
 
+@pytest.mark.slow
 def test_suite_exact_entry_keeps_its_verdict():
     """The private-online exact Hybrid-UCB entry at the quick budget: verified, loss 0.5 - 5.04e-7 (the sequence
     that plays arm 1 from round 2 on, on the all-zero table against round 1's vector (1, 1)), enclosure below

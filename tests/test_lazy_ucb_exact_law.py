@@ -254,6 +254,7 @@ def test_tiny_horizons_have_their_closed_forms():
     assert math.isclose(law[(0, 1, 1)], (2 + 0.3) * math.exp(-0.3) / 4, rel_tol=1e-12)
 
 
+@pytest.mark.slow
 def test_suite_exact_entries_keep_their_verdicts():
     """The private-online exact entries at the quick budget: the printed noise is not refuted (verified now
     that the law's error is a bound: the loss 1 - 7.6e-15 at the sequence that plays arm 1 from round 2

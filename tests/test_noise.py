@@ -29,6 +29,7 @@ CONTINUOUS_LAWS = [N.Laplace(1.5), N.Laplace(0.1, loc=-1), N.Gaussian(2, loc=1),
 ALL_LAWS = INTEGER_LAWS + CONTINUOUS_LAWS
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("law", ALL_LAWS, ids=repr)
 def test_every_sampler_conforms_to_its_exact_law(law):
     """The conformance audit (false-failure rate 1e-6 per law, so about 2e-5 for this test)."""

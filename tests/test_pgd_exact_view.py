@@ -134,6 +134,7 @@ def test_sampler_has_the_exact_law_on_the_tiny_instance():
     assert stats.chisquare(obs, exp_).pvalue > 1e-3
 
 
+@pytest.mark.slow
 def test_sampler_has_the_exact_law_at_the_suite_point():
     """At the suite's point (b = 2.65e8, tables of 4.8e5 counts) the sampler against the keyed mixture through
     a coarse statistic: where theta_1 lies (-1, interior, +1) crossed with deciles of the second view (cut at
@@ -165,6 +166,7 @@ def test_sampler_has_the_exact_law_at_the_suite_point():
     assert stats.chisquare(obs, exp_).pvalue > 1e-3
 
 
+@pytest.mark.slow
 def test_suite_point_is_verified_exactly_and_a_weakened_p_gd_is_refuted():
     """The logistic P_GD's whole view at (1, 0.4), n = 8: verified exactly on the suite's first pair; with P_1's
     noise cut to b = 1 (Bin(8, 1/4) against one user's shift of g = 6 counts per iteration) refuted exactly."""

@@ -77,6 +77,7 @@ def _order_data() -> dict:
             "violations": [["private-linucb (eps=1)", "private-linucb (eps=0.1)"]]}
 
 
+@pytest.mark.slow
 def test_regret_auditors_plot_data_renders(audits):
     for name, res in audits.items():
         png = render(res)
@@ -113,6 +114,7 @@ def _legend_outside(fig, ax) -> bool:
     return ax.get_legend().get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["expectation", "high-probability", "rate", "lower-bound"])
 def test_legends_sit_outside_the_axes(audits, name):
     assert _legend_outside(*_drawn(audits[name].plot_data))
@@ -168,6 +170,7 @@ def _spoil(value, where: int, with_: float):
     return a
 
 
+@pytest.mark.slow
 def test_regret_bound_edge_cases(audits):
     data = audits["expectation"].plot_data
     hp = audits["high-probability"].plot_data
@@ -189,6 +192,7 @@ def test_regret_bound_edge_cases(audits):
         assert _png(missing) is None
 
 
+@pytest.mark.slow
 def test_regret_rate_edge_cases(audits):
     data = audits["rate"].plot_data
     one = {**data, "x": data["x"][-1:], "mean": data["mean"][-1:], "stderr": data["stderr"][-1:]}
@@ -206,6 +210,7 @@ def test_regret_rate_edge_cases(audits):
         assert _png(missing) is None
 
 
+@pytest.mark.slow
 def test_lower_bound_edge_cases(audits):
     data = audits["lower-bound"].plot_data
     one = {**data, "algorithms": data["algorithms"][:1], "bounds": data["bounds"][:1],
@@ -227,6 +232,7 @@ def test_lower_bound_edge_cases(audits):
         assert _png(missing) is None
 
 
+@pytest.mark.slow
 def test_regret_order_edge_cases():
     data = _order_data()
     one = {**data, "grid": data["grid"][-1:], "mean": [m[-1:] for m in data["mean"]],
@@ -247,6 +253,7 @@ def test_regret_order_edge_cases():
         assert _png(missing) is None
 
 
+@pytest.mark.slow
 def test_a_suite_run_saves_the_lower_bound_plot():
     """The runner saves what render returns: a lower-bound entry's record names its plot."""
     from dpaudit.runner.worker import ClaimTask, run_claim

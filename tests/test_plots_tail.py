@@ -70,6 +70,7 @@ def _drawn(data: dict):
     return fig, ax
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(AUDITS))
 def test_every_tail_finding_renders_a_wide_png_with_its_legend_outside(audits, name):
     res = audits[name]
@@ -126,6 +127,7 @@ def test_the_cgf_plot_compares_with_the_claimed_quadratic(audits, name):
     assert data["witness_lam"] == audits[name].witness["lambda"]
 
 
+@pytest.mark.slow
 def test_a_law_whose_tail_underflows_renders_without_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -143,6 +145,7 @@ def test_a_law_whose_tail_underflows_renders_without_warnings():
             assert not np.isfinite(res.plot_data["bound"][0]) and render(res) is not None
 
 
+@pytest.mark.slow
 def test_plot_data_read_back_from_json_and_degenerate_data(audits):
     for res in audits.values():
         data = json.loads(json.dumps(to_jsonable(res.plot_data)))

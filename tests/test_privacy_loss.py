@@ -502,6 +502,7 @@ def test_oracle_randomized_response(noise, k, pld):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise, sigma", [(0.5, 1.0), (0.9, 3.0)])
 def test_oracle_randomized_response_composed_with_gaussian(noise, sigma, pld):
     """A binary RR coordinate and a Gaussian coordinate together: dp-accounting composes their PLDs."""

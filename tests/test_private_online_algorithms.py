@@ -170,6 +170,7 @@ def test_lazy_ucb_fast_path_makes_the_per_round_decisions(eps, cut):
     assert (np.diff(reference, axis=1) != 0).sum() > 20  # the runs switch arms: the bisection is exercised
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("policy", [UCB1(), HybridUCB(2.0), SmallChunks(8.0)])
 def test_per_pull_index_fast_paths_make_the_per_round_decisions(policy, seed):
@@ -212,6 +213,7 @@ def test_ftl_fast_path_makes_the_per_round_decisions():
 
 # -- fast path against per-round path in law, through the engine -------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, kwargs, horizon", [
     ("anytime-lazy-ucb", {"eps": 1.0}, 600),
     ("hybrid-ucb", {"eps": 4.0}, 600),

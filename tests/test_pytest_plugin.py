@@ -6,6 +6,8 @@ below 1e-9; the passing test is an exact audit.
 
 from __future__ import annotations
 
+import pytest
+
 pytest_plugins = ["pytester"]
 
 USER_TESTS = '''
@@ -32,6 +34,7 @@ def test_assert_private():
 '''
 
 
+@pytest.mark.slow
 def test_fixture_fails_with_the_witness(pytester):
     pytester.makepyfile(test_user=USER_TESTS)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
@@ -40,6 +43,7 @@ def test_fixture_fails_with_the_witness(pytester):
                                  "*witness: {\"pair\": ?0, 1?, *"])
 
 
+@pytest.mark.slow
 def test_fixture_is_reproducible(pytester):
     pytester.makepyfile(test_user=USER_TESTS)
     first = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-k", "leaky", "--dpaudit-seed", "3")

@@ -42,6 +42,7 @@ def test_order_claim_parses_and_rejects_bad_orders():
         dpaudit.parse_claim("regret-order ucb")
 
 
+@pytest.mark.slow
 def test_bounded_pvalue_is_the_level_where_the_bound_crosses():
     rng = np.random.default_rng(1)
     z = rng.beta(2, 3, size=(300, 3))
@@ -121,6 +122,7 @@ def test_an_ordering_of_equal_series_is_refuted_at_most_alpha_often_over_many_pa
     assert refuted <= limit(60, 0.1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("test", ["t", "bounded"])
 def test_an_ordering_of_equal_series_is_refuted_at_most_alpha_often_over_many_rounds(monkeypatch, test):
     """"a < b" at every one of 100 rounds (at="grid"), where b is a's mirror (b = T gap - a, a = T gap or
@@ -389,6 +391,7 @@ ORDER_TEST_TEXT = {"t": "paired t-tests (asymptotic level)",
                    "bounded": "bounded-range tests (empirical Bernstein / Hoeffding, valid for every law)"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("test", ["t", "bounded"])
 def test_an_order_finding_is_recomputed_from_the_runs_it_read(monkeypatch, test):
     """Every number of an order finding, recomputed from the runs (drawn from known laws, which the

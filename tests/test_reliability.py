@@ -93,6 +93,7 @@ def _workers_of(out) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_stops_the_workers_at_once_and_keeps_finished_records(tmp_path, suites_dir, signum):
     proc, out = _slow_run(tmp_path, suites_dir)
@@ -143,6 +144,7 @@ def test_outputs_are_created_with_the_umask(tmp_path, umask):
         assert (summary.out / name).stat().st_mode & 0o777 == 0o666 & ~umask, name
 
 
+@pytest.mark.slow
 def test_bad_out_folders_are_exit_2_with_one_line(cli, tmp_path):
     (tmp_path / "afile").write_text("")
     for out, message in [("afile", "is a file, not a folder"), ("afile/sub", "cannot create the folder")]:
@@ -151,6 +153,7 @@ def test_bad_out_folders_are_exit_2_with_one_line(cli, tmp_path):
         assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_a_closed_pipe_ends_quietly(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "dpaudit", "list", "classic", "--json"], cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -160,6 +163,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     assert "Traceback" not in stderr and "BrokenPipe" not in stderr
 
 
+@pytest.mark.slow
 def test_damaged_results_files_are_named(cli, tmp_path):
     assert cli("run", "classic/laplace-eps1", "--out", "rep", "--workers", "0").returncode == 0
     text = (tmp_path / "rep" / "results.json").read_text()
@@ -194,6 +198,7 @@ RAISES = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_a_raising_mechanism_is_located_in_the_users_code(cli, tmp_path):
     (tmp_path / "mymech.py").write_text(RAISES)
     res = cli("audit", "mymech.py:mech", "--claim", "pure-dp eps=1", "--pair", "[0, 1]", "--json")

@@ -2,7 +2,8 @@
 packaged chromedriver. The page renders with no console error, its findings section lists what
 results.json says, the filters and the search hide and show what they should, a 400 px window shows the
 summary whole, and screenshots at 1400 px and 400 px are kept (under the run's output folder, and copied
-to ``$DPAUDIT_ARTIFACTS`` when it is set, for CI to keep).
+to ``$DPAUDIT_ARTIFACTS`` when it is set, for CI to keep). A report of a few hundred fabricated records
+opens short, its filters near the top and its closed cards' plots not loaded until a card is opened.
 
 Skipped, with the reason, when selenium, Chromium or chromedriver is missing (``.ci/run`` installs the
 browser when it can). The run behind it has exact verdicts only: nothing here depends on a seed's luck.
@@ -26,6 +27,10 @@ CHROMEDRIVER_PLACES = ("/usr/lib/chromium/chromedriver", "/usr/lib/chromium-brow
 WIDE, NARROW = 1400, 400
 # a full-page screenshot taller than this is cut (a report of every paper is many screens long)
 SCREENSHOT_MAX_HEIGHT = 12_000
+# a report of LONG_CLAIMS claims, its cards closed, at LONG_WIDTH px: at most LONG_MAX_HEIGHT px tall (about
+# 19,000; with every card open, as the report once was, about 240,000), its filters within FIRST_SCREENS px
+# of the top (about 550; below the findings, as they once were, about 4,000)
+LONG_CLAIMS, LONG_WIDTH, LONG_MAX_HEIGHT, FIRST_SCREENS = 300, 1280, 25_000, 1_500
 
 
 def _browser_parts() -> tuple[str, str]:
@@ -56,7 +61,11 @@ def report(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def page(report):
-    """Chromium with report.html open from file://; the same page serves every test of this module."""
+    """Chromium with report.html open from file://; the same page serves every test of the small run."""
+    yield from _chromium(report / "report.html")
+
+
+def _chromium(html: Path):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -71,7 +80,7 @@ def page(report):
     driver = webdriver.Chrome(options=options, service=Service(driver_path))
     try:
         driver.set_window_size(WIDE, 900)
-        driver.get((report / "report.html").resolve().as_uri())
+        driver.get(html.resolve().as_uri())
         yield driver
     finally:
         driver.quit()
@@ -122,7 +131,7 @@ def test_the_findings_section_lists_what_results_json_says(page, report):
     expected = sorted(r["claim_id"] for r in _records(report) if r["outcome"] == "expected-refutation")
     assert expected  # the run has a finding to show
     shown = page.execute_script(
-        "var start=document.getElementById('findings'), end=document.getElementById('papers');"
+        "var start=document.getElementById('findings'), end=document.querySelector('section.claim');"
         "return [...document.querySelectorAll('li.finding')].filter(li =>"
         " start.compareDocumentPosition(li) & Node.DOCUMENT_POSITION_FOLLOWING &&"
         " end.compareDocumentPosition(li) & Node.DOCUMENT_POSITION_PRECEDING)"
@@ -218,3 +227,117 @@ def test_screenshots_are_kept_under_the_output_folder(page, report, width):
         page.set_window_size(WIDE, 900)
     with Image.open(path) as image:
         assert image.width == width and image.height > 900
+
+
+def _long_document(out: Path) -> dict:
+    """A results document of a few hundred claims in four papers, each with a plot beside the report:
+    mostly passes, some findings, and a few claims needing attention (an error, unexpected refutations,
+    a refutation not reproduced)."""
+    from PIL import Image
+
+    (out / "plots").mkdir(parents=True, exist_ok=True)
+    plot = Image.new("P", (640, 360))
+    attention = {5: ("unexpected-refutation", "refuted"), 6: ("not-reproduced", "not-refuted"), 7: ("error", "error")}
+    records = []
+    for paper in ("testing-a", "testing-b", "testing-c", "testing-d"):
+        for i in range(LONG_CLAIMS // 4):
+            outcome, verdict = ("expected-refutation", "refuted") if i % 9 == 0 else ("pass", "verified")
+            outcome, verdict = attention.get(i, (outcome, verdict)) if paper == "testing-a" else (outcome, verdict)
+            claim_id = f"{paper}/claim-{i:03d}"
+            rel = f"plots/{paper}_claim-{i:03d}.png"
+            plot.save(out / rel)
+            records.append({
+                "claim_id": claim_id, "paper": paper, "title": f"Laplace mechanism number {i} of {paper}",
+                "verdict": verdict, "outcome": outcome, "claim": {"kind": "pure-dp", "epsilon": 1.0},
+                "subject": f"LaplaceMechanism(scale={1 + i / 100:.2f}) subject-{paper}-{i:03d}",
+                "relation": {"description": "query answers differing by at most 1"}, "auditor": "exact",
+                "statistic": None if verdict == "error" else
+                {"name": "epsilon", "value": 1.0, "interval": [1.0, 1.0], "kind": "exact"},
+                "confidence": 1.0, "alpha": None, "samples": 0, "seed": None, "budget": "quick", "seconds": 0.1,
+                "expected": {"verdict": "refuted" if outcome == "expected-refutation" else "verified",
+                             "footing": "as printed" if outcome == "expected-refutation" else None,
+                             "reason": "the stated scale gives epsilon 2" if outcome == "expected-refutation"
+                             else None},
+                "notes": ["a note"], "witness": {"pair": [0.0, 1.0], "output": 0},
+                "error": {"type": "MechanismError", "message": "broken", "traceback": "Traceback: broken"}
+                if verdict == "error" else None,
+                "plots": [rel]})
+    return {"dpaudit_version": "test", "records": records,
+            "run": {"seed": 0, "budget": "quick", "alpha": 0.01, "statistical_claims": 0, "claims": len(records),
+                    "suites": {p: f"synthetic paper {p[-1]}" for p in ("testing-a", "testing-b", "testing-c",
+                                                                      "testing-d")}}}
+
+
+@pytest.fixture(scope="module")
+def long_page(tmp_path_factory):
+    """Chromium with the report of :func:`_long_document` open, 1280 px wide."""
+    from dpaudit.reports.html import render_html
+
+    _browser_parts()
+    out = tmp_path_factory.mktemp("long")
+    (out / "report.html").write_text(render_html(_long_document(out), out), encoding="utf-8")
+    for driver in _chromium(out / "report.html"):
+        driver.set_window_size(LONG_WIDTH, 900)
+        driver.refresh()
+        yield driver
+
+
+def _plots_loaded(driver, claim_id: str) -> list:
+    """For each plot of the claim's card: [its src attribute, whether it has been loaded and decoded]."""
+    return driver.execute_script(
+        "var card=document.getElementById(arguments[0]);"
+        "return [...card.querySelectorAll('img')].map(i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0])",
+        "c-" + claim_id.replace("/", "_"))
+
+
+def test_a_long_report_is_short_with_its_cards_closed(long_page):
+    height, filters_top, cards, closed = long_page.execute_script(
+        "return [document.documentElement.scrollHeight,"
+        " document.getElementById('f-paper').getBoundingClientRect().top + window.scrollY,"
+        " document.querySelectorAll('section.claim').length,"
+        " document.querySelectorAll('section.claim > details:not([open])').length]")
+    assert height < LONG_MAX_HEIGHT
+    assert filters_top < FIRST_SCREENS
+    assert cards == LONG_CLAIMS and closed == LONG_CLAIMS - 3  # the claims needing attention stay open
+    # a closed card has not loaded its plot, linked (a pass) or embedded (a finding); an open one has
+    for claim_id in ("testing-b/claim-001", "testing-b/claim-009"):
+        assert _plots_loaded(long_page, claim_id) == [[None, False]]
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(long_page, 10).until(lambda d: _plots_loaded(d, "testing-a/claim-007")[0][1])
+    assert _severe(long_page) == []
+
+
+def test_opening_a_card_loads_its_plot(long_page):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    try:
+        for claim_id, source in (("testing-c/claim-001", "plots/testing-c_claim-001.png"),
+                                 ("testing-c/claim-009", "data:image/png;base64,")):
+            summary = long_page.find_element(By.CSS_SELECTOR, f"#c-{claim_id.replace('/', '_')} > details > summary")
+            long_page.execute_script("arguments[0].scrollIntoView()", summary)
+            summary.click()
+            WebDriverWait(long_page, 10).until(lambda d, c=claim_id: _plots_loaded(d, c)[0][1])
+            assert _plots_loaded(long_page, claim_id)[0][0].startswith(source)
+        # a finding's link opens the card it points to
+        link = long_page.find_element(By.CSS_SELECTOR, '#findings ~ .group a[href="#c-testing-d_claim-018"]')
+        link.click()
+        WebDriverWait(long_page, 10).until(lambda d: _plots_loaded(d, "testing-d/claim-018")[0][1])
+    finally:
+        long_page.execute_script("dpAll(false)")
+    assert _severe(long_page) == []
+
+
+def test_the_search_shows_a_closed_card_by_its_contents(long_page):
+    """The subject is in the closed body only: the search finds the card and shows its summary line."""
+    try:
+        _filter(long_page, search="subject-testing-c-042")
+        assert _visible_cards(long_page) == ["testing-c/claim-042"]
+        opened, summary_height = long_page.execute_script(
+            "var d=document.querySelector('#c-testing-c_claim-042 > details');"
+            "return [d.open, d.querySelector('summary').getBoundingClientRect().height]")
+        assert not opened and summary_height > 0
+    finally:
+        _filter(long_page)
+    assert len(_visible_cards(long_page)) == LONG_CLAIMS

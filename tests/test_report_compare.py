@@ -87,6 +87,7 @@ def ids(changes) -> list[str]:
     return [c.claim_id.removeprefix("testing-compare/") for c in changes]
 
 
+@pytest.mark.slow
 def test_the_runs_have_the_outcomes_the_suite_sets_up(comparison):
     outcomes = {key.removeprefix("testing-compare/"): r.outcome for key, r in comparison.new.records.items()}
     assert outcomes == {"stable": "pass", "fixed": "pass", "breaks": "unexpected-refutation",

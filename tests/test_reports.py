@@ -32,6 +32,7 @@ def mixed_run(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_results_file_matches_schema(mixed_run):
     doc = json.loads((mixed_run / "results.json").read_text())
     jsonschema.validate(doc, json_schema())
@@ -62,11 +63,12 @@ def test_html_opens_offline(mixed_run):
     assert html.startswith("<!DOCTYPE html>")
     doc = json.loads((mixed_run / "results.json").read_text())
     # nothing is fetched: the plots of claims that do not pass are data URIs, those of passing claims
-    # files beside the report; every href is an in-page anchor
+    # files beside the report; every href is an in-page anchor. No plot has a source until its card opens
     embedded = [r for r in doc["records"] if r["outcome"] != "pass" and r.get("plots")]
     linked = [p for r in doc["records"] if r["outcome"] == "pass" for p in r.get("plots") or []]
     assert embedded and linked
-    sources = re.findall(r'src="([^"]*)"', html)
+    assert re.search(r"<img[^>]*\ssrc=", html) is None
+    sources = re.findall(r'<img [^>]*data-src="([^"]*)"', html)
     assert sum(src.startswith("data:image/png;base64,") for src in sources) == sum(len(r["plots"]) for r in embedded)
     assert sorted(src for src in sources if not src.startswith("data:")) == sorted(linked)
     assert all((mixed_run / p).is_file() for p in linked)
@@ -125,6 +127,7 @@ def test_plots_exist_and_are_referenced(mixed_run):
             assert (mixed_run / rel).read_bytes().startswith(b"\x89PNG")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("claim", [dpaudit.PureDP(1.0), dpaudit.ApproxDP(0.5, 0.1),
                                    dpaudit.RenyiDP((2.0, 8.0), (0.5, 0.9)), dpaudit.ZCDP(0.5)])
 def test_every_exact_claim_type_has_a_plot(claim):
@@ -156,9 +159,11 @@ def test_the_report_leads_with_outcomes_and_findings(mixed_run):
     attention = [r["claim_id"] for r in doc["records"] if r["outcome"] in ("unexpected-refutation",
                                                                             "not-reproduced", "error")]
     assert found and attention
+    # the counts and the filters first, then the headline sections, then the claims' cards
     first_card = html.index("<section")
-    assert html.index('id="attention"') < html.index('id="findings"') < first_card
-    headline = html[html.index('id="findings"'):html.index('id="papers"')]
+    assert (html.index('id="papers"') < html.index('id="f-paper"') < html.index('id="attention"')
+            < html.index('id="findings"') < first_card)
+    headline = html[html.index('id="findings"'):first_card]
     assert all(f'href="#c-{cid.casefold().replace("/", "_")}"' in headline for cid in found)
     assert f"## Findings ({len(found)})" in md and f"## Needs attention ({len(attention)})" in md
     # the badge says the outcome first, coloured by it, and the verdict second
@@ -166,6 +171,15 @@ def test_the_report_leads_with_outcomes_and_findings(mixed_run):
     assert '<span class="o o-unexpected-refutation">unexpected refutation</span>' in html
     assert 'id="f-paper"' in html and 'id="f-outcome"' in html and 'id="f-search"' in html
     assert 'name="viewport"' in html
+    # every card is a details element, closed unless its claim needs attention; its summary line names the
+    # claim, its outcome and verdict and its statistic
+    cards = re.findall(r'<section class="claim" id="([^"]*)"[^>]*><details( open)?><summary>(.*?)</summary>', html)
+    assert len(cards) == len(doc["records"])
+    assert sorted(anchor for anchor, opened, _ in cards if opened) == sorted(
+        "c-" + cid.casefold().replace("/", "_") for cid in attention)
+    summary = next(line for anchor, _, line in cards if anchor == "c-testing-refutations_reproduced")
+    assert summary.startswith("<h3>testing-refutations/reproduced</h3> <span class=\"o o-expected-refutation\">")
+    assert '<span class="stat">epsilon' in summary
 
 
 def test_an_error_needing_attention_shows_its_reason(mixed_run):
@@ -230,3 +244,23 @@ def test_plots_are_palette_pngs_a_fraction_of_rgba(mixed_run):
     for path in plots:
         with Image.open(path) as image:
             assert image.mode == "P" and len(image.getcolors()) <= 64
+
+
+def test_cards_needing_attention_open_unless_too_many(tmp_path):
+    """A few cards needing attention open with the report; when most of a run failed, every card is closed."""
+    from dpaudit.reports.html import ATTENTION_OPEN, render_html
+
+    def document(errors):
+        records = [{"claim_id": f"p/c{i:02d}", "paper": "p", "verdict": "error" if i < errors else "verified",
+                    "outcome": "error" if i < errors else "pass", "claim": {"kind": "pure-dp", "epsilon": 1},
+                    "error": {"type": "RuntimeError", "message": "x" * 200} if i < errors else None}
+                   for i in range(ATTENTION_OPEN + 5)]
+        return {"records": records, "run": {}}
+
+    html = render_html(document(ATTENTION_OPEN), tmp_path)
+    assert html.count("<details open><summary><h3>") == ATTENTION_OPEN
+    assert html.count("<details><summary><h3>") == 5
+    # the summary line cuts a long error message; the card's fields hold it whole
+    assert "RuntimeError: " + "x" * 200 in html and re.search(r"RuntimeError: x+…</span></summary>", html)
+    html = render_html(document(ATTENTION_OPEN + 1), tmp_path)
+    assert "<details open><summary><h3>" not in html and html.count("<details><summary><h3>") == ATTENTION_OPEN + 5

@@ -34,6 +34,7 @@ def load(path):
 ADDITIVE = ("classic/laplace-*", "classic/discrete-laplace-eps1*")
 
 
+@pytest.mark.slow
 def test_results_do_not_depend_on_worker_count(tmp_path, strip_timing):
     a = run(options(tmp_path, *ADDITIVE, seed=1, workers=2, name="a"))
     b = run(options(tmp_path, *ADDITIVE, seed=1, workers=1, name="b"))
@@ -65,6 +66,7 @@ def test_unexpected_refutation_and_not_reproduced_exit_1(tmp_path, suites_dir):
     assert s.exit_code == 1
 
 
+@pytest.mark.slow
 def test_alpha_is_split_over_statistical_claims(tmp_path):
     s = run(options(tmp_path, *ADDITIVE, alpha=0.02, workers=2))
     doc = load(s.out)
@@ -138,7 +140,7 @@ def test_interrupted_run_resumes_only_unfinished_claims(tmp_path, suites_dir):
     final = {r["claim_id"]: r for r in load(out)["records"]}
     assert len(final) == 6
     for claim_id, record in finished.items():
-        assert final[claim_id] == record  # kept as written, timing included: not recomputed
+        assert final[claim_id] == {**record, "reused": True}  # kept as written, timing included: not recomputed
 
     # a different seed could reuse nothing: refused, saying so, rather than replacing every record
     cmd[4] = "testing-slow/claim0"
@@ -178,7 +180,34 @@ def test_entries_run_at_their_budgets_and_expect_per_budget(tmp_path, suites_dir
     outcomes = {r.claim_id: (r.verdict, r.outcome) for r in paper.records}
     assert outcomes["testing-budgets/paper-only"] == ("verified", "pass")
     assert outcomes["testing-budgets/fails-at-paper"] == ("refuted", "expected-refutation")
+    assert "] testing-budgets/fails-at-paper: refuted, as expected (" in capsys.readouterr().err
     assert paper.exit_code == 0
     jsonschema.validate(json.loads((paper.out / "results.json").read_text()), json_schema())  # budget "paper"
     with pytest.raises(UsageError, match="only at other budgets"):
         run(options(tmp_path, "testing-budgets/paper-only", suite_paths=suite, workers=0, name="none"))
+
+
+def test_progress_says_a_refutation_was_expected():
+    """An expected refutation is said to be one; only surprising outcomes carry their outcome's tag, in
+    the plain lines and above the bar alike, and the bar counts expected refutations apart."""
+    import io
+
+    from dpaudit.runner.progress import Progress
+
+    plain = io.StringIO()
+    progress = Progress(3, stream=plain, bar=False)
+    progress.claim_done("p/found", "refuted", "expected-refutation", 1.23)
+    progress.claim_done("p/wrong", "refuted", "unexpected-refutation", 0.5)
+    progress.claim_done("p/fine", "verified", "pass", 0.04)
+    assert plain.getvalue().splitlines() == ["[1/3] p/found: refuted, as expected (1.2 s)",
+                                             "[2/3] p/wrong: refuted (0.5 s)  [unexpected-refutation]",
+                                             "[3/3] p/fine: verified (0.0 s)"]
+    terminal = io.StringIO()
+    progress = Progress(3, stream=terminal, bar=True)
+    progress.claim_done("p/found", "refuted", "expected-refutation", 1.23)
+    progress.claim_done("p/wrong", "refuted", "unexpected-refutation", 0.5)
+    progress.claim_done("p/fine", "verified", "pass", 0.04)
+    progress.close()
+    drawn = terminal.getvalue()
+    assert "[2/3] p/wrong: refuted (0.5 s)  [unexpected-refutation]" in drawn and "p/found" not in drawn
+    assert "refuted=1 refuted-as-expected=1 verified=1" in drawn

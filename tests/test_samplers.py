@@ -62,6 +62,7 @@ def test_unseeded_keeps_the_law_so_the_exact_audit_is_unaffected():
     assert UNSEEDED_NOTE in res.notes  # the samples it would have drawn were not reproducible
 
 
+@pytest.mark.slow
 def test_scalar_outputs_do_not_depend_on_the_number_of_processes():
     def noisy(data, rng):
         return data + rng.laplace()

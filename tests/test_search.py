@@ -86,6 +86,7 @@ def test_exact_search_finds_the_worst_pair():
     assert every.relation["domain"].startswith("Box(")
 
 
+@pytest.mark.slow
 def test_statistical_search_refutes_with_a_searched_pair():
     r = dpaudit.audit_privacy(LaplaceMechanism(1.0), PureDP(1.0),
                               neighbours=QueryDistance(1).over(Box(0, 10, shape=(3,))),
@@ -102,6 +103,7 @@ def test_search_in_a_suite_entry():
         PrivacyEntry("my-suite/x", subject=LaplaceMechanism(0.5), claim=PureDP(0.5), relation=QueryDistance(1))
 
 
+@pytest.mark.slow
 def test_search_is_deterministic_given_the_seed():
     search = QueryDistance(1).over(Box(0, 10, shape=(2,)))
     a = dpaudit.audit_privacy(LaplaceMechanism(1.0), PureDP(2.0), neighbours=search, auditor="statistical",

@@ -83,6 +83,7 @@ def test_ids():
                    "shuffle-lcb/claimA.6@d5,K10,B20,T4000"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("claim_id", IDS)
 def test_entries_verify(claim_id):
     entry = next(e for e in suite.entries if e.id == claim_id)

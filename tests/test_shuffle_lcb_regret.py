@@ -257,6 +257,7 @@ def test_figures_follow_the_presets():
 CHEAP = ["remarkA.5@T,B20", "lemA.2-regret@linucb,B20", "propF.3-regret@T,eps1,B20", "remarkF.2@eps,T5000"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cid", CHEAP)
 def test_cheap_entries_reach_their_expected_verdict(cid):
     entry = by_id(f"shuffle-lcb/{cid}")

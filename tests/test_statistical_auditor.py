@@ -161,6 +161,7 @@ def test_sequential_mode_stops_early_on_gross_violations():
     assert full.verdict == "not-refuted" and full.parameters["confirmation_samples"] == 100_000
 
 
+@pytest.mark.slow
 def test_neighbour_candidates_are_screened_by_successive_halving():
     """Many pairs: only the worst one (an input change of 3 under a claim for sensitivity 1) is
     confirmed, and selection spends a bounded budget."""

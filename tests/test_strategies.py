@@ -26,7 +26,8 @@ from dpaudit.core.errors import InvalidClaim, NotNeighbours
 from dpaudit.core.neighbours import NeighbourRelation
 from dpaudit.strategies import SUPPORTED, audit_sensitivity, inputs, neighbouring
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+DOC_PAGES = [ROOT / "README.md", *sorted(ROOT.glob("docs/**/*.md"))]   # the quick start and the manual
 README_MARKER = "<!-- strategies example, checked by tests/test_strategies.py -->"
 
 CASES = [
@@ -269,15 +270,17 @@ def test_a_query_that_misbehaves_is_an_error_not_a_verdict():
         audit_sensitivity(lambda x: "count", add_remove, 1, max_examples=5)
 
 
-# -- the README's example ---------------------------------------------------------------------------------------
+# -- the documented example --------------------------------------------------------------------------------------
 
 
 def test_the_readme_example_runs_as_printed(tmp_path, monkeypatch, capsys):
     """The block under the strategies marker runs and prints the witness its comments show."""
-    blocks = re.findall(re.escape(README_MARKER) + r"\n```python\n(.*?)```", README.read_text(), flags=re.S)
-    assert len(blocks) == 1, "README: the dpaudit.strategies example (one block under its marker)"
+    pattern = re.escape(README_MARKER) + r"\n```python\n(.*?)```"
+    blocks = [(page, block) for page in DOC_PAGES for block in re.findall(pattern, page.read_text(), flags=re.S)]
+    assert len(blocks) == 1, "README.md and docs/: the dpaudit.strategies example (one block under its marker)"
+    page, block = blocks[0]
     monkeypatch.chdir(tmp_path)
-    exec(compile(blocks[0], str(README), "exec"), {})
+    exec(compile(block, str(page), "exec"), {})
     printed = capsys.readouterr().out.splitlines()
-    shown = [line[2:] for line in blocks[0].splitlines() if line.startswith("# ")]
+    shown = [line[2:] for line in block.splitlines() if line.startswith("# ")]
     assert printed[: len(shown)] == shown

@@ -198,6 +198,7 @@ def test_the_confirmed_t_is_counted_on_samples_its_selection_never_saw():
     assert refuted <= stats.binom.isf(1e-4, m, alpha)
 
 
+@pytest.mark.slow
 def test_tail_suite_runs_with_expected_verdicts(cli, suites_dir, tmp_path):
     out = cli("run", "testing-tails", "--suite", suites_dir / "tails.py", "--out", "rep", "--workers", "0")
     assert out.returncode == 0, out.stdout + out.stderr

@@ -60,7 +60,7 @@ fitted exponents between -0.22 and 0 (the regret is near-linear at most values);
 regret is the same at every eps, since Theorem 4.2(ii)'s noise swamps the data (theta_hat ~ noise/lambda
 with lambda proportional to the noise scale: the same plays at every eps on common random numbers).
 Fig. 1 at the paper budget (T = 20,000, 50 runs, seed 0) refutes fig1@eps10: LinUCB-SDP-Vec 9015 against
-LinUCB-LDP 5340 (the README's reproduction also has SDP-Vec above LDP); fig1@eps0.2 and @eps1 and every
+LinUCB-LDP 5340 (the reproduction in docs/papers.md also has SDP-Vec above LDP); fig1@eps0.2 and @eps1 and every
 gap ordering are not refuted there (claimsec5@sdp-vec's gaps 8273, 8321, 7867 at eps 10, 1, 0.2 are not
 resolved). At the quick T = 2000 the same pair is not resolved (820 against 746), so fig1@eps10 expects
 "not-refuted" at the quick and standard budgets and "refuted" at the paper budget (a finding); the

@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import sysconfig
 import traceback
-from collections.abc import Sequence
+import warnings as warnings_module
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,17 @@ def describe_where(error: dict[str, Any]) -> str:
     return f"{frame['file']}:{frame['line']} in {frame['function']}"
 
 
+def warning_counts(caught: Iterable[warnings_module.WarningMessage]) -> list[dict[str, Any]]:
+    """Warnings caught during an audit as a record's ``warnings`` field: one entry per category and message,
+    in the order they first appeared, with how often each was raised (an audit loop repeats the same one)."""
+    counts: dict[tuple[str, str], int] = {}
+    for w in caught:
+        key = (w.category.__name__, str(w.message))
+        counts[key] = counts.get(key, 0) + 1
+    return [{"category": category, "message": message, "count": count}
+            for (category, message), count in counts.items()]
+
+
 def assemble_record(
     audit: Audit | None,
     *,
@@ -98,6 +110,7 @@ def assemble_record(
     plots: Sequence[str] = (),
     error: BaseException | None = None,
     claim_id: str | None = None,
+    warnings: Sequence[dict[str, Any]] = (),
 ) -> AuditResult:
     """The record of ``audit``, or of the ``error`` that stopped it.
 
@@ -105,6 +118,7 @@ def assemble_record(
     given in a suite run: they add the claim id, title, paper, budget, expectation, alpha share, the
     documented truth and the run seed. ``seconds`` overrides the audit's own timing (a suite run times
     the whole claim, plots included). ``claim_id`` names a claim whose entry could not be found.
+    ``warnings`` are those the audit raised, as :func:`warning_counts` gives them.
     """
     if audit is None and error is None:
         raise ValueError("assemble_record needs an audit or the error that stopped it")
@@ -152,8 +166,9 @@ def assemble_record(
                   "footing": entry.footing if entry is not None else None},
         plots=list(plots),
         error=error_info(error) if error is not None else None,
+        warnings=[dict(w) for w in warnings],
         plot_data=finding.plot_data,
     )
 
 
-__all__ = ["Audit", "assemble_record", "describe_where", "error_info", "user_frames"]
+__all__ = ["Audit", "assemble_record", "describe_where", "error_info", "user_frames", "warning_counts"]

@@ -44,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "simulate":
             print("dpaudit: interrupted; finished simulations are in --out (one .npz each)", file=sys.stderr)
         else:
-            print("dpaudit: interrupted; finished claims are in results.json (rerun with --resume)", file=sys.stderr)
+            print("dpaudit: interrupted; finished claims are in results.json (run again to audit only the rest)",
+                  file=sys.stderr)
         return 128 + getattr(exc, "signum", 2)  # 130 for SIGINT, 143 for SIGTERM, as a shell reports them
 
 

@@ -68,7 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     rn = sub.add_parser(
         "run", help="audit the selected claims and write the reports",
         description="Audit the selected claims in parallel. results.json, report.md, report.html and "
-        "junit.xml are written into --out as claims finish; an interrupted run can be resumed.",
+        "junit.xml are written into --out as claims finish. A run into a folder that holds an earlier run reuses "
+        "the records whose content key (a hash of the subject's code and parameters, the claim, the neighbours, "
+        "the budget, the seed, the auditors' code and the versions) is unchanged, and audits only the rest.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     rn.add_argument("selectors", nargs="*", metavar="SELECTOR", help=sel_help)
@@ -85,7 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
     rn.add_argument("--out", type=Path, default=Path("dpaudit-report"),
                     help="report directory (default ./dpaudit-report)")
     rn.add_argument("--resume", action="store_true",
-                    help="keep claims already finished in --out with the same seed, budget and alpha")
+                    help="resume an interrupted run: as without it, but refuse a folder made with another seed, "
+                         "budget or alpha (whose records could not be reused)")
+    rn.add_argument("--fresh", action="store_true",
+                    help="audit every claim again, reusing none of the records already in --out")
     rn.add_argument("--scheduler", default=None, metavar="ADDRESS",
                     help="run the claims on a Dask cluster: a scheduler's address (tcp://host:8786) or local:N for a "
                          "local cluster of N worker processes (pip install 'dpaudit[dask]')")

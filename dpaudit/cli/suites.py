@@ -37,7 +37,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     summary = run(RunOptions(
         selectors=args.selectors, budget=args.budget, seed=args.seed, workers=args.workers, alpha=args.alpha,
-        out=args.out, resume=args.resume, scheduler=args.scheduler, timeout=args.timeout,
+        out=args.out, resume=args.resume, fresh=args.fresh, scheduler=args.scheduler, timeout=args.timeout,
         suite_paths=args.suite, progress_bar=False if args.no_progress else None,
     ))
     counts: dict[str, int] = {}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from importlib.resources import files
 from typing import Any
@@ -75,6 +76,18 @@ def number_from_json(value: Any) -> float | None:
     if isinstance(value, str):
         return float(value)  # "inf", "-inf", "nan"
     return float(value)
+
+
+def warning_totals(records: Iterable[dict[str, Any]]) -> tuple[int, int, int]:
+    """Over the records of a results document: how many warnings they raised, how many distinct (category,
+    message) pairs, and how many records raised any."""
+    total, distinct, claims = 0, set(), 0
+    for r in records:
+        kept = r.get("warnings") or []
+        total += sum(int(w.get("count", 1)) for w in kept)
+        distinct.update((w.get("category"), w.get("message")) for w in kept)
+        claims += bool(kept)
+    return total, len(distinct), claims
 
 
 def _fmt(x: float | None) -> str:
@@ -158,8 +171,9 @@ class AuditResult:
     (exact auditors: the lower end of a rigorous enclosure; may be ``inf``); ``witness`` holds the
     inputs, event, counts or points that exhibit it. ``alpha`` is the false-refutation
     probability a suite run allotted to this claim (statistical claims only). ``seed`` has the shape
-    of :class:`dpaudit.core.seeding.SeedRecord`. ``plot_data`` is kept in memory for plotting and is not
-    part of the JSON record.
+    of :class:`dpaudit.core.seeding.SeedRecord`. ``warnings``: the Python warnings raised while a suite run
+    found and audited the claim, one entry per category and message with its count. ``plot_data`` is kept
+    in memory for plotting and is not part of the JSON record.
     """
 
     verdict: str
@@ -186,6 +200,18 @@ class AuditResult:
                                                                "footing": None})
     plots: list[str] = field(default_factory=list)
     error: dict[str, Any] | None = None
+    #: what the audit warned, each ``{"category", "message", "count"}`` (records written before it: empty)
+    warnings: list[dict[str, Any]] = field(default_factory=list)
+    #: the claim's content key (:mod:`dpaudit.runner.keys`): a run into the same folder reuses this record while
+    #: the key is unchanged; None: audited every time (or a record from before keys)
+    key: str | None = None
+    #: when the audit finished (ISO 8601, UTC); a reused record keeps its own
+    finished: str | None = None
+    #: carried over from an earlier run in the same folder, its key unchanged
+    reused: bool = False
+    #: a checksum of the record's content (:func:`dpaudit.runner.store.seal`): a record that does not match it
+    #: is damaged or edited and is never reused
+    digest: str | None = None
     plot_data: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:

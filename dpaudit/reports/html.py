@@ -1,6 +1,10 @@
 """``report.html``: one file with inline CSS and script that opens offline. The plots of findings and of
 claims needing attention are embedded as data URIs; those of passing claims are linked to their files
-in ``plots/`` beside the report (keep the folder together). Every string from a record is escaped."""
+in ``plots/`` beside the report (keep the folder together). Every string from a record is escaped.
+
+The page reads top down: the counts by paper, the filters, what needs attention, the findings, then one
+card per claim. A card is a ``<details>`` whose one-line summary gives the claim id, its outcome and
+verdict and its statistic; closed, it loads none of its plots (their source waits in ``data-src``)."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from ..core.results import warning_totals
 from .summary import (
     SUMMARY_COLUMNS,
     by_paper,
@@ -21,10 +26,16 @@ from .summary import (
     outcome_counts,
     outcome_label,
     paper_title,
+    reused_line,
+    reused_text,
+    statistic_short,
     statistic_text,
     summary_rows,
     witness_text,
 )
+
+#: at most this many claims needing attention have their cards open when the report opens
+ATTENTION_OPEN = 12
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:70rem;padding:0 1rem;
@@ -33,7 +44,10 @@ h1{margin-bottom:.2rem}.meta{color:#555;margin-top:0}
 .wide{overflow-x:auto}
 table{border-collapse:collapse;margin:1rem 0}th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:right}
 th:first-child,td:first-child{text-align:left}
-section.claim{border:1px solid #ddd;border-radius:6px;padding:.4rem 1rem 1rem;margin:1rem 0}
+section.claim{border:1px solid #ddd;border-radius:6px;margin:.3rem 0}
+section.claim>details>summary{padding:.25rem .8rem;cursor:pointer}
+section.claim>details>summary h3{display:inline;font-size:1rem;margin:0 .4rem 0 0}
+section.claim>details>.body{padding:0 1rem 1rem}.stat{color:#555;margin-left:.3rem}
 dl{display:grid;grid-template-columns:12rem 1fr;gap:.15rem 1rem;margin:.5rem 0}dt{color:#555}dd{margin:0}
 pre{background:#f6f6f6;padding:.6rem;overflow-x:auto;font-size:.85rem;white-space:pre-wrap}
 .o{font-weight:600;padding:.05rem .45rem;border-radius:4px;white-space:nowrap}
@@ -55,6 +69,12 @@ table.summary td:first-child{display:block}table.summary td::before{content:attr
 # filters by paper and outcome and a search box; inline, so the file still opens offline. Every claim's
 # entry carries data-outcome; a group (a heading and its entries) is hidden when none of its entries shows,
 # so no heading stands over an empty list. The search also matches the group's heading (the paper's title).
+# The search reads a closed card's whole text and shows its summary line without opening it. A card's
+# plots get their source when it opens (the toggle handler), so a long report loads only what is read;
+# a link to a card opens it. Printing prints the page as it stands, closed cards as their summary lines:
+# opening every card before printing would make a five-paper report hundreds of pages, and images set
+# loading in a beforeprint handler may not have arrived when the page is laid out. To print the details
+# of a selection, filter it and open the shown cards.
 SCRIPT = """
 function dpFilter(){
  var p=document.getElementById('f-paper').value, o=document.getElementById('f-outcome').value,
@@ -67,20 +87,38 @@ function dpFilter(){
  document.querySelectorAll('.group').forEach(function(g){
   g.classList.toggle('off',!g.querySelector('[data-outcome]:not(.off)'));});
 }
+function dpLoad(d){
+ d.querySelectorAll('img[data-src]').forEach(function(img){if(!img.getAttribute('src'))img.src=img.dataset.src;});
+}
+function dpOpen(id){
+ var card=id&&document.getElementById(id), d=card&&card.querySelector('details');
+ if(d)d.open=true;
+}
+function dpAll(open){
+ document.querySelectorAll('section.claim:not(.off)>details').forEach(function(d){d.open=open;});
+}
+document.addEventListener('toggle',function(e){if(e.target.open)dpLoad(e.target);},true);
+document.addEventListener('click',function(e){
+ var a=e.target.closest&&e.target.closest('a[href^="#c-"]');
+ if(a)dpOpen(a.getAttribute('href').slice(1));});
+window.addEventListener('hashchange',function(){dpOpen(location.hash.slice(1));});
+document.addEventListener('DOMContentLoaded',function(){
+ document.querySelectorAll('details[open]').forEach(dpLoad);
+ dpOpen(location.hash.slice(1));});
 """
 
 
 def _plot(out: Path, rel: str, embed: bool) -> str:
-    """A plot embedded as a data URI, or (``embed`` false) linked to its file beside the report and
-    loaded when scrolled to: only the plots of findings and of claims needing attention are embedded,
-    which keeps a five-paper report small enough to mail and print."""
+    """A plot embedded as a data URI, or (``embed`` false) linked to its file beside the report: only the
+    plots of findings and of claims needing attention are embedded, which keeps a five-paper report small
+    enough to mail. Either way the source waits in ``data-src`` until the card is opened (``dpLoad``)."""
     path = out / rel
     if not path.is_file():
         return f"<p>plot {escape(rel)} is missing</p>"
     if not embed:
-        return f'<img alt="plot {escape(rel)} (a file beside this report)" loading="lazy" src="{escape(rel)}">'
+        return f'<img alt="plot {escape(rel)} (a file beside this report)" data-src="{escape(rel)}">'
     data = base64.b64encode(path.read_bytes()).decode("ascii")
-    return f'<img alt="{escape(rel)}" src="data:image/png;base64,{data}">'
+    return f'<img alt="{escape(rel)}" data-src="data:image/png;base64,{data}">'
 
 
 def _anchor(claim_id: str) -> str:
@@ -102,16 +140,39 @@ def _data(r: dict[str, Any]) -> str:
     return f'data-paper="{escape(_paper(r))}" data-outcome="{escape(str(r.get("outcome")))}"'
 
 
-def _section(r: dict[str, Any], out: Path) -> str:
+def _warnings(r: dict[str, Any]) -> str:
+    """A claim's warnings as a list, repeats counted ('' when it raised none)."""
+    items = "".join(f"<li><b>{escape(str(w.get('category', '')))}</b>: {escape(str(w.get('message', '')))}"
+                    + (f" (x{escape(str(w['count']))})" if w.get("count", 1) > 1 else "") + "</li>"
+                    for w in r.get("warnings") or [])
+    return f'<h4>Warnings</h4><ul class="warnings">{items}</ul>' if items else ""
+
+
+def _warnings_line(records: list[dict[str, Any]]) -> list[str]:
+    """The header's line on warnings (none when no claim raised any)."""
+    total, distinct, claims = warning_totals(records)
+    if not claims:
+        return []
+    return [f'<p class="meta">Warnings: {total} ({distinct} distinct) raised by {claims} '
+            f"claim{'s' if claims > 1 else ''}, listed in their sections.</p>"]
+
+
+def _section(r: dict[str, Any], out: Path, opened: bool = False) -> str:
+    """A claim's card: a one-line summary (``line``, joined by spaces) over the body (``parts``, one piece of
+    HTML each); a mark for the summary or a line for the body is one more append."""
     cid = str(r["claim_id"])
-    title = f" — {escape(r['title'])}" if r.get("title") else ""
-    parts = [f'<section class="claim" id="{_anchor(cid)}" {_data(r)}><h3>{escape(cid)}{title}</h3><dl>']
+    line = [f"<h3>{escape(cid)}</h3>", _badge(r), f'<span class="stat">{escape(statistic_short(r))}</span>']
+    parts = [f'<p class="title">{escape(r["title"])}</p>' if r.get("title") else "", "<dl>"]
     for label, text in claim_fields(r):
         text_html = _badge(r) if label == "verdict" else escape(text)
         parts.append(f"<dt>{escape('outcome' if label == 'verdict' else label)}</dt><dd>{text_html}</dd>")
     parts.append("</dl>")
     for note in r.get("notes") or []:
         parts.append(f"<p>{escape(note)}</p>")
+    parts.append(_warnings(r))
+    if reused_text(r):
+        parts.append(f'<p class="meta">{escape(reused_text(r))}</p>')
+        line.append('<span class="v">reused</span>')
     witness = witness_text(r)
     if witness:
         parts.append(f"<details open><summary>Witness</summary><pre>{escape(witness)}</pre></details>")
@@ -121,8 +182,8 @@ def _section(r: dict[str, Any], out: Path) -> str:
     embed = r.get("outcome") != "pass"
     for rel in r.get("plots") or []:
         parts.append(_plot(out, rel, embed))
-    parts.append("</section>")
-    return "".join(parts)
+    return (f'<section class="claim" id="{_anchor(cid)}" {_data(r)}><details{" open" if opened else ""}>'
+            f'<summary>{" ".join(line)}</summary><div class="body">{"".join(parts)}</div></details></section>')
 
 
 def _finding(r: dict[str, Any], records: list[dict[str, Any]] = ()) -> str:
@@ -174,7 +235,8 @@ def _tools(records: list[dict[str, Any]]) -> str:
     return ('<div class="tools"><label>paper <select id="f-paper" onchange="dpFilter()"><option value="">all'
             f'</option>{paper_opts}</select></label><label>outcome <select id="f-outcome" onchange="dpFilter()">'
             f'<option value="">all</option>{outcome_opts}</select></label><label>search <input id="f-search" '
-            'type="search" oninput="dpFilter()"></label></div>')
+            'type="search" oninput="dpFilter()"></label><button type="button" onclick="dpAll(true)">open shown'
+            '</button><button type="button" onclick="dpAll(false)">close shown</button></div>')
 
 
 def render_html(document: dict[str, Any], out: Path) -> str:
@@ -201,20 +263,24 @@ def render_html(document: dict[str, Any], out: Path) -> str:
         f"<style>{CSS}</style><script>{SCRIPT}</script></head><body>",
         f'<h1>dpaudit report</h1><p class="meta">{head}</p>',
         f"<p>Outcomes: {outcomes}</p>",
-        *_headline(records, run),
+        *_warnings_line(records),
+        *([f'<p class="meta">{escape(reused_line(records))}</p>'] if reused_line(records) else []),
         '<h2 id="papers">Claims by paper</h2><div class="wide"><table class="summary"><thead><tr><th>paper</th>'
         + "".join(f"<th>{escape(c)}</th>" for c in SUMMARY_COLUMNS),
         "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>",
         _tools(records),
+        *_headline(records, run),
     ]
+    # the cards needing attention open, their error or witness read without a click; unless so many need it
+    # (an environment that fails every claim) that open cards would make the page hundreds of screens long
+    attention = needing_attention(records)
+    opened = {r.get("claim_id") for r in attention} if len(attention) <= ATTENTION_OPEN else set()
     for paper, group in by_paper(records).items():
         title = paper_title(paper, run)
+        # the cards' summary lines are the paper's list of claims
         body.append(f'<div class="group" data-paper="{escape(paper)}"><h2 id="p-{escape(paper)}">{escape(paper)}'
                     + (f" — {escape(title)}" if title else "") + "</h2>")
-        body.append("<ul>" + "".join(
-            f'<li {_data(r)}><a href="#{_anchor(str(r["claim_id"]))}">{escape(str(r["claim_id"]))}</a>: '
-            f"{_badge(r)}</li>" for r in group) + "</ul>")
-        body.extend(_section(r, out) for r in group)
+        body.extend(_section(r, out, opened=r.get("claim_id") in opened) for r in group)
         body.append("</div>")
     body.append("</body></html>")
     return "\n".join(body)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.results import warning_totals
 from .summary import (
     SUMMARY_COLUMNS,
     by_paper,
@@ -17,6 +18,8 @@ from .summary import (
     outcome_counts,
     outcome_label,
     paper_title,
+    reused_line,
+    reused_text,
     statistic_text,
     summary_rows,
     witness_text,
@@ -33,6 +36,21 @@ def _item(r: dict[str, Any], records: list[dict[str, Any]] = ()) -> list[str]:
 
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _warnings(r: dict[str, Any]) -> list[str]:
+    """A claim's warnings, one line each, repeats counted."""
+    return [f"- warning: {_cell(w.get('category', ''))}: {_cell(w.get('message', ''))}"
+            + (f" (x{w['count']})" if w.get("count", 1) > 1 else "") for w in r.get("warnings") or []]
+
+
+def _warnings_line(records: list[dict[str, Any]]) -> list[str]:
+    """The header's line on warnings: none when no claim raised any."""
+    total, distinct, claims = warning_totals(records)
+    if not claims:
+        return []
+    return [f"Warnings: {total} ({distinct} distinct) raised by {claims} claim{'s' if claims > 1 else ''}, "
+            "listed in their sections.", ""]
 
 
 def render_markdown(document: dict[str, Any]) -> str:
@@ -52,6 +70,8 @@ def render_markdown(document: dict[str, Any]) -> str:
         lines.append(f"| {_cell(paper)} | " + " | ".join(str(row[c]) for c in SUMMARY_COLUMNS) + " |")
     lines += ["", "Outcomes: " + ", ".join(f"{outcome_label({'outcome': k})} {v}"
                                           for k, v in outcome_counts(records).items()), ""]
+    lines += _warnings_line(records)
+    lines += [reused_line(records), ""] if reused_line(records) else []
     attention = needing_attention(records)
     if attention:
         lines += [f"## Needs attention ({len(attention)})", ""]
@@ -79,6 +99,9 @@ def render_markdown(document: dict[str, Any]) -> str:
             lines += [f"- **{label}**: {_cell(text)}" for label, text in claim_fields(r)]
             for note in r.get("notes") or []:
                 lines.append(f"- note: {_cell(note)}")
+            lines += _warnings(r)
+            if reused_text(r):
+                lines += [f"- {reused_text(r)}"]
             witness = witness_text(r)
             if witness:
                 lines += ["", "Witness:", "", "```json", witness, "```"]

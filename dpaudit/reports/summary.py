@@ -18,6 +18,8 @@ OUTCOME_LABELS = {"pass": "pass", "expected-refutation": "finding", "unexpected-
 #: a witness in a report shows at most this many items of a list (results.json keeps all of them)
 WITNESS_ITEMS = 6
 WITNESS_CHARS = 240
+#: a claim card's summary line shows at most this many characters of the statistic
+STATISTIC_SHORT_CHARS = 90
 
 
 def by_paper(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -68,6 +70,13 @@ def statistic_text(record: dict[str, Any]) -> str:
     return error_text(record) or "—"
 
 
+def statistic_short(record: dict[str, Any], limit: int = STATISTIC_SHORT_CHARS) -> str:
+    """:func:`statistic_text` cut to ``limit`` characters, for a line that names the claim too (an error's
+    message can run long; the claim's fields hold it whole)."""
+    text = statistic_text(record)
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
 def error_text(record: dict[str, Any]) -> str:
     """A record's error as one line, "Type: message" ("" if it has none)."""
     error = record.get("error") or {}
@@ -115,6 +124,22 @@ def claim_fields(record: dict[str, Any]) -> list[tuple[str, str]]:
         ("expected", expected.get("verdict", "") + (f" — {footed_reason(record)}" if footed_reason(record) else "")),
     ]
     return rows
+
+
+def reused_text(record: dict[str, Any]) -> str:
+    """'reused from <date>' for a record a run carried over from an earlier run in its folder, else ''."""
+    if not record.get("reused"):
+        return ""
+    return f"reused from {record.get('finished') or 'an earlier run'} (content key unchanged)"
+
+
+def reused_line(records: list[dict[str, Any]]) -> str:
+    """The header's line on reused records ('' when the run reused none)."""
+    reused = sum(bool(r.get("reused")) for r in records)
+    if not reused:
+        return ""
+    return (f"{reused} of {len(records)} claims reused from earlier runs in this folder (content keys unchanged; "
+            "dpaudit run --fresh audits them again)")
 
 
 def outcome_label(record: dict[str, Any]) -> str:

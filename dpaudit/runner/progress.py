@@ -20,9 +20,12 @@ class Progress:
 
     def claim_done(self, claim_id: str, verdict: str, outcome: str, seconds: float) -> None:
         self.done += 1
-        self.counts[verdict] += 1
+        expected_refutation = outcome == "expected-refutation"
+        # a bare "refuted" reads as an alarm: the line and the bar's counts both say the suite expected it
+        self.counts["refuted-as-expected" if expected_refutation else verdict] += 1
         surprising = outcome not in ("pass", "expected-refutation")
-        line = f"[{self.done}/{self.total}] {claim_id}: {verdict} ({seconds:.1f} s)"
+        said = f"{verdict}, as expected" if expected_refutation else verdict
+        line = f"[{self.done}/{self.total}] {claim_id}: {said} ({seconds:.1f} s)"
         line += f"  [{outcome}]" if surprising else ""
         if self._bar is None:
             print(line, file=self.stream, flush=True)
@@ -31,6 +34,12 @@ class Progress:
             self._bar.write(line, file=self.stream)
         self._bar.set_postfix_str(" ".join(f"{k}={v}" for k, v in sorted(self.counts.items())), refresh=False)
         self._bar.update(1)
+
+    def advance(self, count: int) -> None:
+        """Count ``count`` claims as done without a line each (the records a run reuses)."""
+        self.done += count
+        if self._bar is not None and count:
+            self._bar.update(count)
 
     def message(self, text: str) -> None:
         if self._bar is not None:

@@ -24,9 +24,11 @@ from ..suite.discovery import load_suites, select
 from ..suite.entries import Entry, RunContext
 from .executors import Executor, ProcessExecutor, make_executor
 from .interrupts import signals_held, stop_on_signals
+from .keys import KeyMaker
 from .lock import OutputLock, prepare_output_dir
 from .progress import Progress
-from .store import ResultsStore, Resumption
+from .store import ResultsStore, Resumption, UnreadableResults
+from .warning_summary import report_warnings
 from .worker import ClaimOutcome, ClaimTask, error_record, run_claim
 
 REPORT_INTERVAL = 2.0  # seconds between re-renders of the reports while claims finish
@@ -48,6 +50,8 @@ class RunOptions:
     alpha: float = 0.01
     out: Path = Path("dpaudit-report")
     resume: bool = False
+    #: audit every claim, reusing nothing of the records already in ``out``
+    fresh: bool = False
     scheduler: str | None = None
     timeout: float | None = None
     suite_paths: list[str] = field(default_factory=list)
@@ -114,6 +118,8 @@ def _validate(options: RunOptions) -> None:
         raise UsageError(f"--seed: {exc}") from None
     if not 0 < options.alpha < 1:
         raise UsageError(f"--alpha must be in (0, 1), got {options.alpha}")
+    if options.fresh and options.resume:
+        raise UsageError("--fresh and --resume contradict each other: --fresh audits every claim again")
     if options.timeout is not None and options.timeout <= 0:
         raise UsageError(f"--timeout must be > 0 seconds, got {options.timeout}")
 
@@ -203,15 +209,21 @@ def _run_locked(options: RunOptions, selected: Plan, executor: Executor, out: Pa
         "finished": None,
     }
     store = ResultsStore(out / "results.json", header)
+    progress = Progress(len(selected.entries), bar=options.progress_bar)
+    keys = content_keys(selected.entries, options, selected)
     resumption = Resumption()
-    if options.resume:
+    if not options.fresh:
         expected = {
-            e.claim_id.key: {"run_seed": options.seed, "budget": options.budget, "alpha": selected.alpha_of(e)}
+            e.claim_id.key: {"key": keys[e.claim_id.key], "run_seed": options.seed, "budget": options.budget,
+                             "alpha": selected.alpha_of(e)}
             for e in selected.entries
         }
         try:
-            resumption = store.reusable(expected)
+            resumption = store.reusable(expected, strict=options.resume)
+        except UnreadableResults as exc:
+            progress.message(str(exc))
         except ValueError as exc:
+            progress.close()
             raise UsageError(str(exc)) from None
         for record in resumption.kept.values():
             store.put(record)
@@ -229,16 +241,20 @@ def _run_locked(options: RunOptions, selected: Plan, executor: Executor, out: Pa
             timeout=options.timeout if options.timeout is not None else e.timeout_for(options.budget),
             suite_paths=tuple(options.suite_paths),
             cache_dir=str(out / SIMULATION_CACHE),
+            key=keys[key],
         )
         for key, e in by_key.items()
         if key not in reused
     }
-    progress = Progress(len(by_key), done=len(reused), bar=options.progress_bar)
+    progress.advance(len(reused))
     if selected.skipped:
         progress.message(f"{len(selected.skipped)} claim(s) run only at other budgets, left out at {options.budget}: "
                          + ", ".join(selected.skipped[:5]) + (" ..." if len(selected.skipped) > 5 else ""))
-    if options.resume and (reused or resumption.rerun or resumption.dropped):
-        progress.message(resumption.describe(store.path, len(tasks)))
+    if reused or resumption.rerun or resumption.dropped:
+        progress.message(resumption.describe(store.path, len(tasks), resume=options.resume))
+    untrusted = resumption.warning(store.path)
+    if untrusted:
+        progress.message(untrusted)
 
     def died(key: str, exc: BaseException) -> ClaimOutcome:
         entry = by_key[key]
@@ -267,11 +283,19 @@ def _run_locked(options: RunOptions, selected: Plan, executor: Executor, out: Pa
     else:
         executor.shutdown()
         header["finished"] = datetime.now(UTC).isoformat(timespec="seconds")
+        report_warnings(progress, store.records.values())
     finally:
         progress.close()
         write_all(out, store)
     records = [AuditResult.from_dict(r) for r in store.document()["records"]]
     return RunSummary(records, out, len(reused))
+
+
+def content_keys(entries: list[Entry], options: RunOptions, selected: Plan) -> dict[str, str | None]:
+    """Each entry's content key in this run (:mod:`dpaudit.runner.keys`), by claim-id key."""
+    maker = KeyMaker()
+    return {e.claim_id.key: maker.key(e, run_seed=options.seed, budget=options.budget, alpha=selected.alpha_of(e))
+            for e in entries}
 
 
 def write_all(out: Path, store: ResultsStore) -> None:

@@ -17,13 +17,19 @@ from ..core.modules import load_file
 from .collection import Suite
 from .entries import PRESETS_PACKAGE, Entry
 
+#: the package of the built-in suites (the only name of it outside discovery: :mod:`dpaudit.runner.keys` tells
+#: suite modules by it)
+SUITES_PACKAGE = "dpaudit.audits"
+#: the module name a user's suite file loads under (followed by a hash of its path)
+USER_SUITE_PREFIX = "_dpaudit_user_suite_"
+
 
 def _import_suite_module(spec: str):
     path = Path(spec)
     if spec.endswith(".py") or path.is_file():
         if not path.is_file():
             raise SelectionError(f"suite file {spec} does not exist")
-        name = "_dpaudit_user_suite_" + hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
+        name = USER_SUITE_PREFIX + hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
         if name in sys.modules:
             return sys.modules[name]
         try:  # with its folder on the import path while it loads, to import the modules beside it
