@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -74,12 +76,93 @@ def refuses_bad_contexts():
 
 
 
+# -- the two tiers ---------------------------------------------------------------------------------------------
+# Tests marked ``slow`` (long statistical or end-to-end runs) form the slow tier. A plain ``pytest`` (the README's
+# test command, and CI) runs the fast tier and a seeded sample of the slow one, a different sample at each commit
+# (the seed is read off the checkout's HEAD), so that every slow test keeps running somewhere over the commits;
+# ``pytest --slow=all`` runs every test, ``--slow=none`` the fast tier alone. A test named on the command line
+# (``tests/test_x.py::test_y``), or a ``-k`` / ``-m`` selection, is never sampled out.
+SLOW_FRACTION = 0.1
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("dpaudit", "dpaudit's test tiers")
+    group.addoption("--slow", choices=("sample", "all", "none"), default=None,
+                    help="the slow tier: a seeded sample of it (default), all of it, or none "
+                         "(also $DPAUDIT_SLOW)")
+    group.addoption("--slow-fraction", type=float, default=None,
+                    help=f"the share of the slow tier a sample runs (default {SLOW_FRACTION})")
+    group.addoption("--slow-seed", type=int, default=None,
+                    help="the sample's seed (default: $DPAUDIT_SLOW_SEED, else read off the checkout's HEAD commit)")
+
+
+def slow_mode(config) -> str:
+    mode = config.getoption("--slow") or os.environ.get("DPAUDIT_SLOW") or "sample"
+    if mode not in ("sample", "all", "none"):
+        raise pytest.UsageError(f"--slow / DPAUDIT_SLOW must be sample, all or none, got {mode!r}")
+    named = any("::" in str(arg) for arg in config.args) or config.option.keyword or config.option.markexpr
+    return "all" if named and mode == "sample" else mode
+
+
+def slow_seed(config) -> int:
+    """The slow sample's seed: the option, the environment, or the first 32 bits of the HEAD commit."""
+    seed = config.getoption("--slow-seed")
+    if seed is not None:
+        return seed
+    if os.environ.get("DPAUDIT_SLOW_SEED"):
+        return int(os.environ["DPAUDIT_SLOW_SEED"])
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=config.rootpath, capture_output=True, text=True,
+                              timeout=10, check=True).stdout.strip()
+        return int(head[:8], 16)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return 0
+
+
+def slow_sample(nodeids: list[str], fraction: float, seed: int) -> set[str]:
+    """The seeded sample of the slow tier's node ids: ``fraction`` of them (at least one), the same set for the
+    same ids and seed in every process (pytest-xdist's workers each collect and must agree)."""
+    ordered = sorted(nodeids)
+    if not ordered:
+        return set()
+    count = min(len(ordered), max(1, round(fraction * len(ordered))))
+    return set(random.Random(seed).sample(ordered, count))
+
+
+def pytest_report_header(config):
+    mode = slow_mode(config)
+    if mode == "sample":
+        fraction = config.getoption("--slow-fraction") or SLOW_FRACTION
+        return (f"slow tier: a sample of {fraction:.0%}, seed {slow_seed(config)} (pytest --slow=all runs every "
+                "test; --slow-seed SEED repeats a sample)")
+    return f"slow tier: {mode}"
+
+
+def _select_tier(config, items) -> None:
+    mode = slow_mode(config)
+    if mode == "all":
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    # the whole quick run (ten minutes on two cores) is never sampled: a sample of its claims is in the fast tier
+    sampled = [item for item in slow if not item.get_closest_marker("whole_run")]
+    keep = set()
+    if mode == "sample":
+        keep = slow_sample([item.nodeid for item in sampled], config.getoption("--slow-fraction") or SLOW_FRACTION,
+                           slow_seed(config))
+    dropped = [item for item in slow if item.nodeid not in keep]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        gone = {id(item) for item in dropped}
+        items[:] = [item for item in items if id(item) not in gone]
+
+
 def pytest_collection_modifyitems(config, items):
-    """Run the quick run's file first.
+    """Select the tier (above), then run the quick run's file first.
 
     Under the README's `pytest -n auto --dist loadfile` a worker takes whole files in collection order, and
     tests/test_quick_run.py is the longest file by far (the quick run of every suite): collected last, it
     would start when the other files are nearly done and run alone. First, the other worker takes the rest
     of the files beside it. The sort is stable, so every other file keeps its place.
     """
+    _select_tier(config, items)
     items.sort(key=lambda item: item.path.name != "test_quick_run.py")

@@ -22,13 +22,18 @@ import gzip
 import json
 import math
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from extras import environment_without_extras
+
+from dpaudit.runner.run import RunOptions, plan
+from dpaudit.stats import bonferroni
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "quick-records.json.gz"
 PAPER_SUITES = ("dist-mab", "private-online", "shuffle-lcb", "shuffle-glm", "concurrent-shuffle")
@@ -68,6 +73,7 @@ def test_the_extras_are_blocked_in_the_quick_runs_environment():
 
 
 @pytest.mark.slow
+@pytest.mark.whole_run
 def test_classic_suite_gives_every_expected_verdict(quick_run):
     """Every classic entry passes or is refuted as expected."""
     out, document, rep = quick_run
@@ -82,6 +88,7 @@ def test_classic_suite_gives_every_expected_verdict(quick_run):
 
 
 @pytest.mark.slow
+@pytest.mark.whole_run
 def test_paper_suites_give_every_expected_verdict(quick_run):
     """Every claim encoded from the five papers (tail, distributional, the mechanisms' privacy, regret,
     lower bounds and the experiments' orderings) gets its expected verdict at the quick budget, with a
@@ -143,13 +150,63 @@ def _untimed(value: Any) -> Any:
     return value
 
 
+#: record fields that depend on when and with what code a claim ran, not on what it found: its finishing time,
+#: the digest (which covers the timings), the content key (which changes with every change of the code) and the
+#: mark of a reused record
+UNCOMPARED = ("finished", "digest", "key", "reused")
+
+
 def _comparable(document: dict[str, Any]) -> dict[str, Any]:
     run = {k: v for k, v in document["run"].items() if k not in ("started", "finished")}
-    records = {r["claim_id"]: _untimed(r) for r in document["records"]}
+    records = {r["claim_id"]: _untimed({k: v for k, v in r.items() if k not in UNCOMPARED})
+               for r in document["records"]}
     return {"run": run, "records": records}
 
 
+#: claims of the quick run the fast tier audits and compares with the snapshot
+SAMPLED_CLAIMS = 24
+
+
+def _sampled_alpha(share: float, statistical: int) -> float:
+    """The run alpha whose Bonferroni share over ``statistical`` claims is exactly ``share`` (the full quick run's),
+    so that a sample of its claims is audited at the levels the snapshot's were."""
+    alpha = share * statistical
+    for _ in range(64):
+        got = bonferroni(alpha, statistical)
+        if got == share:
+            return alpha
+        alpha = float(np.nextafter(alpha, np.inf if got < share else -np.inf))
+    raise AssertionError(f"no alpha gives the share {share!r} over {statistical} claims")
+
+
+def test_a_sample_of_the_quick_run_matches_the_snapshot(request, tmp_path):
+    """A seeded sample of the quick run's claims (the slow tier's seed: another sample at every commit), run at
+    the full run's alpha share, gives the snapshot's records. Each claim's seed derives from the run seed and its
+    id alone, so a claim's record does not depend on what else runs; the full run is the slow tier's."""
+    from conftest import slow_seed
+
+    with gzip.open(SNAPSHOT, "rt", encoding="utf-8") as fh:
+        stored = json.load(fh)
+    old = {r["claim_id"]: r for r in stored["records"]}
+    share = stored["run"]["alpha_per_statistical_claim"]
+    chosen = sorted(random.Random(slow_seed(request.config)).sample(sorted(old), SAMPLED_CLAIMS))
+    selected = plan(RunOptions(selectors=chosen))
+    assert sorted(e.id for e in selected.entries) == chosen
+    out = tmp_path / "rep"
+    proc = subprocess.run([sys.executable, "-m", "dpaudit", "run", *chosen, "--budget", "quick", "--out", str(out),
+                           "--alpha", repr(_sampled_alpha(share, selected.statistical)), "--workers", "1",
+                           "--no-progress"], capture_output=True, text=True, timeout=1800,
+                          env=environment_without_extras())
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    document = json.loads((out / "results.json").read_text())
+    assert document["run"]["alpha_per_statistical_claim"] == share
+    new = _comparable(document)["records"]
+    differences = _differences({cid: old[cid] for cid in chosen}, new)
+    assert not differences, f"{len(differences)} differences from the snapshot:\n" + "\n".join(differences[:60])
+
+
 @pytest.mark.slow
+@pytest.mark.whole_run
 def test_quick_run_records_match_the_snapshot(quick_run):
     out, document, _ = quick_run
     assert document, out.stderr[-2000:]
