@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -226,3 +227,29 @@ def test_error_info_skips_the_harness_and_the_standard_library():
         where = error_info(exc)["where"]
     assert [f["function"] for f in where] == ["test_error_info_skips_the_harness_and_the_standard_library",
                                               "user_code"]
+
+
+def test_the_results_file_is_the_documents_json_assembled_from_each_records_text(tmp_path):
+    """results.json is rewritten after every claim from each record's text made once: the text is exactly
+    ``json.dumps(document, indent=1)`` after every put, a replaced record included."""
+    import gzip
+
+    from dpaudit.runner.store import ResultsStore
+
+    snapshot = Path(__file__).parent / "snapshots" / "quick-records.json.gz"
+    with gzip.open(snapshot, "rt", encoding="utf-8") as fh:
+        records = json.load(fh)["records"][:40]
+    store = ResultsStore(tmp_path / "results.json", {"seed": 0, "title": "ünïcode \u2713", "nested": {"a": [1, 2]}})
+
+    def same() -> bool:
+        return store.text() == json.dumps(store.document(), indent=1, sort_keys=False, allow_nan=False)
+
+    assert same()  # no records
+    for record in records[::-1]:  # out of order: the file keeps them sorted
+        store.put(record)
+        assert same()
+    store.put({**records[3], "verdict": "refuted", "witness": {"lines": "a\nb", "deep": [[{"x": 1.5e-300}]]},
+               "digest": None})
+    assert same()
+    store.write()
+    assert json.loads((tmp_path / "results.json").read_text()) == store.document()

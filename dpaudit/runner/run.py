@@ -31,7 +31,10 @@ from .store import ResultsStore, Resumption, UnreadableResults
 from .warning_summary import report_warnings
 from .worker import ClaimOutcome, ClaimTask, error_record, run_claim
 
-REPORT_INTERVAL = 2.0  # seconds between re-renders of the reports while claims finish
+REPORT_INTERVAL = 2.0  # seconds between re-renders of the reports while claims finish, at least
+#: and at most this share of the run's time goes to those re-renders (a five-paper report takes half a second
+#: to render, on the cores the claims run on): the interval grows with the time a render takes
+REPORT_SHARE = 0.1
 
 
 #: where a run keeps its simulations (:mod:`dpaudit.bandits.cache`), inside its output folder
@@ -264,6 +267,7 @@ def _run_locked(options: RunOptions, selected: Plan, executor: Executor, out: Pa
         return ClaimOutcome(error_record(entry, entry.id, error, ctx).to_dict())
 
     last_render = 0.0
+    render_interval = REPORT_INTERVAL
     try:
         for outcome in _dispatch(executor, tasks, died, progress.message):
             with signals_held():  # a plot and the record that lists it are written together
@@ -273,10 +277,12 @@ def _run_locked(options: RunOptions, selected: Plan, executor: Executor, out: Pa
                 store.write()
             r = outcome.record
             progress.claim_done(r["claim_id"], r["verdict"], r["outcome"], r["seconds"])
-            if time.monotonic() - last_render >= REPORT_INTERVAL:
+            if time.monotonic() - last_render >= render_interval:
+                started = time.monotonic()
                 with signals_held():
                     write_reports(out, store.document())
                 last_render = time.monotonic()
+                render_interval = max(REPORT_INTERVAL, (last_render - started) / REPORT_SHARE)
     except KeyboardInterrupt:
         executor.shutdown(cancel=True)  # before the final writes: their claims' results would be dropped
         raise
