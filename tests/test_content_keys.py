@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -275,9 +276,23 @@ def test_functions_count_by_their_code_and_what_they_read():
 
 
 def test_what_the_walk_cannot_see_gets_no_key(monkeypatch):
+    assert KeyMaker().key(_entry(_Scaled(threading.Lock())), run_seed=0, budget="quick", alpha=0.01) is None
     monkeypatch.setattr(keys_module, "MAX_NODES", 50)
     entry = _entry(_Scaled([[i] for i in range(100)]))
     assert KeyMaker().key(entry, run_seed=0, budget="quick", alpha=0.01) is None
+
+
+def test_objects_without_a_dict_count_by_what_pickling_sees():
+    """A slice or a C extension's number has neither a __dict__ nor slots: its value still decides the key."""
+    from flint import fmpq
+
+    maker = KeyMaker()
+
+    def key(value):
+        return maker.key(_entry(_Scaled(value)), run_seed=0, budget="quick", alpha=0.01)
+
+    assert key(slice(0, 5)) == key(slice(0, 5)) != key(slice(0, 6))
+    assert key(fmpq(1, 3)) == key(fmpq(1, 3)) != key(fmpq(1, 4))
 
 
 def test_keys_do_not_depend_on_the_process(tmp_path):

@@ -460,31 +460,30 @@ class _Walker:
         self._class(cls, depth)
         if _is_suite_object(obj):
             raise Unkeyable("an entry's object holds a suite")
-        frozen = getattr(obj, "__getstate__", None)
-        state: Any
         cached = {name for klass in cls.__mro__ for name, value in vars(klass).items()
                   if isinstance(value, functools.cached_property)}
+        state: dict[str, Any] | None = None
         if hasattr(obj, "__dict__"):
             state = {k: v for k, v in vars(obj).items() if k not in cached}
-        else:
-            state = None
         slots = [s for klass in cls.__mro__ for s in getattr(klass, "__slots__", ()) if isinstance(s, str)]
         if slots:
             state = dict(state or {})
             for slot in slots:
                 if slot not in ("__dict__", "__weakref__") and hasattr(obj, slot):
                     state.setdefault(slot, getattr(obj, slot))
-        if state is None:
-            if frozen is None:
-                raise Unkeyable(f"cannot see inside a {cls.__module__}.{cls.__qualname__}")
-            try:
-                state = frozen()
-            except Exception as exc:  # noqa: BLE001 - no state to see
-                raise Unkeyable(f"cannot see inside a {cls.__module__}.{cls.__qualname__}: {exc}") from None
-            if state is None:  # an object without state of its own (object() itself, say)
-                self._feed("stateless")
-                return
-        self.walk(state, depth)
+        if state is not None:
+            self.walk(state, depth)
+            return
+        # an object with neither a __dict__ nor slots (a slice, a C extension's value) holds its state where only
+        # pickling sees it: its constructor's arguments and state, as __reduce_ex__ gives them
+        try:
+            reduced = obj.__reduce_ex__(4)
+        except Exception as exc:  # noqa: BLE001 - an object that does not pickle: no key
+            raise Unkeyable(f"cannot see inside a {cls.__module__}.{cls.__qualname__}: {exc}") from None
+        if isinstance(reduced, str):  # a module-level singleton, named
+            self._feed("global", reduced)
+            return
+        self.walk(tuple(reduced[1:3]), depth)
 
 
 def _names_read(code: types.CodeType) -> set[str]:
