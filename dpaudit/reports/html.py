@@ -13,7 +13,6 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from ..core.results import warning_totals
 from .summary import (
     SUMMARY_COLUMNS,
     by_paper,
@@ -31,6 +30,7 @@ from .summary import (
     statistic_short,
     statistic_text,
     summary_rows,
+    warnings_line,
     witness_text,
 )
 
@@ -148,15 +148,6 @@ def _warnings(r: dict[str, Any]) -> str:
     return f'<h4>Warnings</h4><ul class="warnings">{items}</ul>' if items else ""
 
 
-def _warnings_line(records: list[dict[str, Any]]) -> list[str]:
-    """The header's line on warnings (none when no claim raised any)."""
-    total, distinct, claims = warning_totals(records)
-    if not claims:
-        return []
-    return [f'<p class="meta">Warnings: {total} ({distinct} distinct) raised by {claims} '
-            f"claim{'s' if claims > 1 else ''}, listed in their sections.</p>"]
-
-
 def _section(r: dict[str, Any], out: Path, opened: bool = False) -> str:
     """A claim's card: a one-line summary (``line``, joined by spaces) over the body (``parts``, one piece of
     HTML each); a mark for the summary or a line for the body is one more append."""
@@ -170,8 +161,8 @@ def _section(r: dict[str, Any], out: Path, opened: bool = False) -> str:
     for note in r.get("notes") or []:
         parts.append(f"<p>{escape(note)}</p>")
     parts.append(_warnings(r))
-    if reused_text(r):
-        parts.append(f'<p class="meta">{escape(reused_text(r))}</p>')
+    if reused := reused_text(r):
+        parts.append(f'<p class="meta">{escape(reused)}</p>')
         line.append('<span class="v">reused</span>')
     witness = witness_text(r)
     if witness:
@@ -263,8 +254,7 @@ def render_html(document: dict[str, Any], out: Path) -> str:
         f"<style>{CSS}</style><script>{SCRIPT}</script></head><body>",
         f'<h1>dpaudit report</h1><p class="meta">{head}</p>',
         f"<p>Outcomes: {outcomes}</p>",
-        *_warnings_line(records),
-        *([f'<p class="meta">{escape(reused_line(records))}</p>'] if reused_line(records) else []),
+        *(f'<p class="meta">{escape(line)}</p>' for line in (warnings_line(records), reused_line(records)) if line),
         '<h2 id="papers">Claims by paper</h2><div class="wide"><table class="summary"><thead><tr><th>paper</th>'
         + "".join(f"<th>{escape(c)}</th>" for c in SUMMARY_COLUMNS),
         "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>",

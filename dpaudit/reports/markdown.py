@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.results import warning_totals
 from .summary import (
     SUMMARY_COLUMNS,
     by_paper,
@@ -22,6 +21,7 @@ from .summary import (
     reused_text,
     statistic_text,
     summary_rows,
+    warnings_line,
     witness_text,
 )
 
@@ -44,15 +44,6 @@ def _warnings(r: dict[str, Any]) -> list[str]:
             + (f" (x{w['count']})" if w.get("count", 1) > 1 else "") for w in r.get("warnings") or []]
 
 
-def _warnings_line(records: list[dict[str, Any]]) -> list[str]:
-    """The header's line on warnings: none when no claim raised any."""
-    total, distinct, claims = warning_totals(records)
-    if not claims:
-        return []
-    return [f"Warnings: {total} ({distinct} distinct) raised by {claims} claim{'s' if claims > 1 else ''}, "
-            "listed in their sections.", ""]
-
-
 def render_markdown(document: dict[str, Any]) -> str:
     run = document.get("run", {})
     records = document.get("records", [])
@@ -70,8 +61,8 @@ def render_markdown(document: dict[str, Any]) -> str:
         lines.append(f"| {_cell(paper)} | " + " | ".join(str(row[c]) for c in SUMMARY_COLUMNS) + " |")
     lines += ["", "Outcomes: " + ", ".join(f"{outcome_label({'outcome': k})} {v}"
                                           for k, v in outcome_counts(records).items()), ""]
-    lines += _warnings_line(records)
-    lines += [reused_line(records), ""] if reused_line(records) else []
+    for line in (warnings_line(records), reused_line(records)):
+        lines += [line, ""] if line else []
     attention = needing_attention(records)
     if attention:
         lines += [f"## Needs attention ({len(attention)})", ""]
@@ -100,8 +91,8 @@ def render_markdown(document: dict[str, Any]) -> str:
             for note in r.get("notes") or []:
                 lines.append(f"- note: {_cell(note)}")
             lines += _warnings(r)
-            if reused_text(r):
-                lines += [f"- {reused_text(r)}"]
+            if reused := reused_text(r):
+                lines.append(f"- {reused}")
             witness = witness_text(r)
             if witness:
                 lines += ["", "Witness:", "", "```json", witness, "```"]

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from ..core.claim_ids import PAPERS
-from ..core.results import OUTCOMES, VERDICTS, Statistic, number_from_json
+from ..core.results import OUTCOMES, VERDICTS, Statistic, number_from_json, warning_totals
 
 SUMMARY_COLUMNS = ("claims", *VERDICTS, "unexpected")
 UNEXPECTED = ("unexpected-refutation", "not-reproduced")
@@ -124,6 +124,15 @@ def claim_fields(record: dict[str, Any]) -> list[tuple[str, str]]:
         ("expected", expected.get("verdict", "") + (f" — {footed_reason(record)}" if footed_reason(record) else "")),
     ]
     return rows
+
+
+def warnings_line(records: list[dict[str, Any]]) -> str:
+    """The header's line on the warnings the claims raised ('' when none raised any)."""
+    total, distinct, claims = warning_totals(records)
+    if not claims:
+        return ""
+    return (f"Warnings: {total} ({distinct} distinct) raised by {claims} claim{'s' if claims > 1 else ''}, listed "
+            "in their sections.")
 
 
 def reused_text(record: dict[str, Any]) -> str:

@@ -514,6 +514,7 @@ class KeyMaker:
         self.index = SourceIndex()
         self.names = registry_names()
         self._audit_digest = self.index.digest(AUDIT_MODULES)
+        self._audit_libraries = self.index.libraries(AUDIT_MODULES)
 
     def key(self, entry: Any, *, run_seed: int, budget: str, alpha: float | None) -> str | None:
         """The entry's key in this run, or None where the entry holds what a key cannot account for
@@ -521,13 +522,11 @@ class KeyMaker:
         walker = _Walker(self.index, self.names)
         try:
             walker.walk(entry)
-        except (Unkeyable, RecursionError):
-            return None
-        except Exception:  # noqa: BLE001 - an object the walk does not know: audited every time, never reused
+        except Exception:  # noqa: BLE001 - Unkeyable, too deep, or an object the walk does not know: audited every time
             return None
         modules = sorted(walker.modules)
         code = self.index.digest(modules)
-        third = sorted(walker.libraries | self.index.libraries([*modules, *AUDIT_MODULES]) | {"numpy", "scipy"})
+        third = sorted(walker.libraries | self.index.libraries(modules) | self._audit_libraries | {"numpy", "scipy"})
         parts = [
             f"dpaudit {__version__}",
             f"python {platform.python_version()}",

@@ -213,7 +213,7 @@ def _run_locked(options: RunOptions, selected: Plan, executor: Executor, out: Pa
     }
     store = ResultsStore(out / "results.json", header)
     progress = Progress(len(selected.entries), bar=options.progress_bar)
-    keys = content_keys(selected.entries, options, selected)
+    keys = content_keys(selected, options)
     resumption = Resumption()
     if not options.fresh:
         expected = {
@@ -297,11 +297,11 @@ def _run_locked(options: RunOptions, selected: Plan, executor: Executor, out: Pa
     return RunSummary(records, out, len(reused))
 
 
-def content_keys(entries: list[Entry], options: RunOptions, selected: Plan) -> dict[str, str | None]:
-    """Each entry's content key in this run (:mod:`dpaudit.runner.keys`), by claim-id key."""
+def content_keys(selected: Plan, options: RunOptions) -> dict[str, str | None]:
+    """Each selected entry's content key in this run (:mod:`dpaudit.runner.keys`), by claim-id key."""
     maker = KeyMaker()
     return {e.claim_id.key: maker.key(e, run_seed=options.seed, budget=options.budget, alpha=selected.alpha_of(e))
-            for e in entries}
+            for e in selected.entries}
 
 
 def write_all(out: Path, store: ResultsStore) -> None:

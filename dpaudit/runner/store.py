@@ -98,8 +98,7 @@ class ResultsStore:
             self.path.replace(aside)
             raise UnreadableResults(f"warning: {exc}; moved aside to {aside}, every claim is audited") from None
 
-    def reusable(self, expected: dict[str, dict[str, Any]], *, strict: bool = False,
-                 previous: dict[str, Any] | None = None) -> Resumption:
+    def reusable(self, expected: dict[str, dict[str, Any]], *, strict: bool = False) -> Resumption:
         """What this run keeps of the records already at ``path``: the finished ones (not errors) whose content
         key (:mod:`dpaudit.runner.keys`) equals the one this run computes for the claim, with an intact digest.
         ``expected`` maps claim-id keys to ``{"key", "run_seed", "budget", "alpha"}``.
@@ -108,8 +107,7 @@ class ResultsStore:
         raises :class:`ValueError` saying what differs: none of its records could be kept, and resuming would
         silently replace them all."""
         resumption = Resumption()
-        if previous is None:
-            previous = self.previous(strict)
+        previous = self.previous(strict)
         if previous is None:
             return resumption
         before = previous.get("run") or {}
@@ -153,20 +151,16 @@ class ResultsStore:
         self.records[key] = record
         self._texts.pop(key, None)
 
+    def _head(self) -> dict[str, Any]:
+        return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "dpaudit_version": __version__, "run": self.run}
+
     def document(self) -> dict[str, Any]:
-        return {
-            "schema": SCHEMA,
-            "schema_version": SCHEMA_VERSION,
-            "dpaudit_version": __version__,
-            "run": self.run,
-            "records": [self.records[k] for k in sorted(self.records)],
-        }
+        return {**self._head(), "records": [self.records[k] for k in sorted(self.records)]}
 
     def text(self) -> str:
         """The file's text: ``json.dumps(self.document(), indent=1)``, assembled from each record's text made
         once (a record's lines sit two levels deep in the file, hence the two spaces added to each)."""
-        head = {**self.document(), "records": []}
-        shell = json.dumps(head, indent=1, sort_keys=False, allow_nan=False)
+        shell = json.dumps({**self._head(), "records": []}, indent=1, sort_keys=False, allow_nan=False)
         if not self.records:
             return shell
         for key in self.records.keys() - self._texts.keys():
