@@ -222,9 +222,13 @@ class ShuffledVectorProtocol(BitSummation):
         leading index, each rounded independently at this protocol's precision 2g; shape (..., labels).
         A batch's count of ones is the sum of its users' x_hat plus :meth:`batch_noise`: the law of
         :meth:`sample_per_user` (Bin(b, p) summed over the B users is Bin(B b, p))."""
+        return self.rounding.round(self.user_fractions(rows), rng)
+
+    def user_fractions(self, rows: Any) -> np.ndarray:
+        """What :meth:`round_users` rounds: single users' entries as w / (2 Delta) in [0, 1], shape (..., labels),
+        checked once (a tree rounds the same rows at every level's precision)."""
         x = np.asarray(rows, dtype=float)
-        fractions = _fractions(user_entries(self.owner, x[..., None, :], 1, self.d)[..., 0, :])
-        return self.rounding.round(fractions, rng)
+        return _fractions(user_entries(self.owner, x[..., None, :], 1, self.d)[..., 0, :])
 
     def batch_noise(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         """sum_i gamma2_i of a whole batch, Bin(B b, p) per label: shape (*shape, labels)."""

@@ -262,3 +262,56 @@ def test_a_suite_run_saves_the_lower_bound_plot():
     outcome = run_claim(ClaimTask(claim_id, 0, "quick", 0.01, 600))
     assert outcome.record["plots"] == [plots.plot_filename(claim_id)]
     assert _is_png(outcome.plots[plots.plot_filename(claim_id)])
+
+
+@pytest.mark.parametrize("labels", [3, 30], ids=["short legend", "long legend"])
+def test_the_axes_are_fitted_so_their_labels_and_the_legend_outside_lie_within_the_figure(audits, labels):
+    """_fit replaces matplotlib's constrained layout with one measured pass: after it, every label, drawn tick label
+    and the (left-aligned) title lie within the figure, to a pixel, and the legend outside the axes does not cover
+    them; a legend wider than the figure overflows on the right, never the axis labels on the left."""
+    from dpaudit.reports.plots._axes import WIDE, _figure, _fit, _legend_outside, _note, _title
+
+    fig, ax = _figure(WIDE)
+    x = np.geomspace(10, 1e5, 7)
+    ax.set_xscale("log")
+    ax.plot(x, 1e4 * np.sqrt(x), "o-", label="mean regret of an algorithm with a long name")
+    for i in range(labels):
+        _note(ax, f"note {i}: a line of the legend as long as a finding's note may be, cut at seventy chars")
+    ax.set_xlabel("rounds T")
+    ax.set_ylabel("regret R_T")
+    _title(ax, "a claim id of ordinary length@with,parameters,and,more,of,them: not-refuted")
+    _legend_outside(ax)
+    _fit(fig, ax)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    inside = fig.bbox.expanded(1.0, 1.0)
+    frame = ax.get_window_extent(renderer)
+    (x0, x1), (y0, y1) = sorted(ax.get_xlim()), sorted(ax.get_ylim())
+    ticks = ([t for t in ax.get_xticklabels() if x0 <= t.get_position()[0] <= x1]  # the ones drawn
+             + [t for t in ax.get_yticklabels() if y0 <= t.get_position()[1] <= y1])
+    assert len(ticks) >= 4
+    for text in [ax.xaxis.label, ax.yaxis.label, ax.title, ax._left_title, ax._right_title, *ticks]:
+        box = text.get_window_extent(renderer)
+        if text.get_text():
+            assert inside.x0 - 1 <= box.x0 and box.x1 <= inside.x1 + 1 and inside.y0 - 1 <= box.y0, text.get_text()
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert legend.x0 >= frame.x1  # beside the axes, never over them
+    if labels < 10:
+        assert legend.x1 <= fig.bbox.x1 + 1 and frame.width > 0.35 * fig.bbox.width
+    else:  # two columns wider than the figure: the legend runs off the right edge, the axes keep a fifth of it
+        assert legend.x1 > fig.bbox.x1 and frame.width >= 0.2 * fig.bbox.width - 1
+
+
+def test_every_rendered_plot_is_fitted_once(audits, monkeypatch):
+    """render lays out each plot with _fit (no layout engine of matplotlib's is set, so without it a legend outside
+    the axes would be cut off), once, after the renderer has drawn."""
+    calls = []
+    original = plots._fit
+
+    def spy(fig, ax):
+        calls.append(len(ax.lines))
+        original(fig, ax)
+
+    monkeypatch.setattr(plots, "_fit", spy)
+    assert _is_png(render(audits["expectation"]))
+    assert len(calls) == 1 and calls[0] > 0

@@ -317,6 +317,24 @@ def test_product_profile_by_pld_brackets_brute_force():
         assert width(delta) < 1e-3 * max(brute, 1e-3)
 
 
+def test_a_profile_curve_is_the_profile_at_each_epsilon():
+    """privacy_profile_curve builds a product's loss distribution once for every epsilon: each value must be the
+    enclosure privacy_profile gives at that epsilon alone, for finite products with and without Gaussians, in
+    both directions, and for a law that is not a product (evaluated one epsilon at a time)."""
+    rng = np.random.default_rng(11)
+    pairs = [_random_pair(rng, m) for m in (6, 5, 4)]
+    P = ProductDistribution(tuple(p for p, _ in pairs))
+    Q = ProductDistribution(tuple(q for _, q in pairs))
+    rr = RandomizedResponse(1.0)
+    mixed = (ProductDistribution((rr.distribution([0]), GaussianDistribution(0, 1.0))),
+             ProductDistribution((rr.distribution([1]), GaussianDistribution(0.5, 1.0))))
+    grid = [0.0, 0.25, 0.5, 1.5, 3.0]
+    for a, b in ((P, Q), (Q, P), mixed, (pairs[0][0], pairs[0][1])):
+        curve = exact.privacy_profile_curve(a, b, grid)
+        assert curve == [exact.privacy_profile(a, b, eps).delta for eps in grid]
+        assert float(curve[0].lo) > float(curve[-1].hi)  # not one value repeated
+
+
 def test_pure_epsilon_and_renyi_add_over_coordinates():
     rng = np.random.default_rng(3)
     (p1, q1), (p2, q2) = _random_pair(rng, 5), _random_pair(rng, 7)

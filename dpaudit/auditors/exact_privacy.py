@@ -410,7 +410,7 @@ def _profile_plot(dists: tuple[Any, Any], direction: str, claim: ApproxDP) -> di
         if isinstance(p, FiniteDistribution) and isinstance(q, FiniteDistribution):
             deltas = exact.finite.profile_curve(p, q, grid)
         else:
-            deltas = [float(exact.privacy_profile(p, q, float(e)).delta.hi) for e in grid]
+            deltas = [float(delta.hi) for delta in exact.privacy_profile_curve(p, q, grid.tolist())]
     except Exception:  # noqa: BLE001 - plotting is best effort
         return None
     return {"kind": "privacy-profile", "eps": grid, "delta": np.array(deltas), "claimed": (claim.epsilon, claim.delta),

@@ -4,7 +4,8 @@ For two output distributions P = M(d0) and Q = M(d1), each a scalar distribution
 :class:`~dpaudit.core.distributions.ProductDistribution` of independent coordinates, this module computes:
 
 - :func:`pure_epsilon`: sup |log P/Q| (both directions), with where it is attained;
-- :func:`privacy_profile`: the hockey-stick divergence delta(eps) = sup_S P(S) - e^eps Q(S);
+- :func:`privacy_profile`: the hockey-stick divergence delta(eps) = sup_S P(S) - e^eps Q(S), and
+  :func:`privacy_profile_curve` at many epsilons (a product's loss distribution built once for them all);
 - :func:`renyi_divergence`: D_alpha(P || Q);
 - :func:`zcdp_rho`: sup over alpha > 1 of D_alpha(P || Q) / alpha.
 
@@ -31,6 +32,7 @@ Imports only the vocabulary (:mod:`dpaudit.core`, :mod:`dpaudit.stats`); the aud
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -48,11 +50,12 @@ from ..core.piecewise_exponential import PiecewiseExponentialDistribution
 from . import finite, folded, gaussian, loglinear, mixture, piecewise, rho
 from .enclosure import Enclosure
 from .loss import ZERO, LossRange, PureEpsilon, pure_epsilon_of
-from .pld import product_hockey_stick
+from .pld import product_hockey_stick, product_hockey_sticks
 from .rho import Rho
 
 __all__ = [
-    "Enclosure", "PureEpsilon", "Rho", "privacy_profile", "pure_epsilon", "renyi_divergence", "zcdp_rho",
+    "Enclosure", "PureEpsilon", "Rho", "privacy_profile", "privacy_profile_curve", "pure_epsilon", "renyi_divergence",
+    "zcdp_rho",
 ]
 
 FINITE, GAUSSIAN, LOGLINEAR, PIECEWISE = "finite", "gaussian", "log-linear", "piecewise-exponential"
@@ -142,6 +145,29 @@ class Profile:
     event: dict[str, Any]
 
 
+def privacy_profile_curve(dist0: Any, dist1: Any, eps_values: Sequence[float]) -> list[Enclosure]:
+    """:func:`privacy_profile`'s delta at every epsilon of ``eps_values``, each the enclosure it gives. A product
+    of finite (and Gaussian) coordinates bins and convolves its loss distribution once for every epsilon, not
+    once per epsilon; other laws are evaluated one epsilon at a time."""
+    if not _keyed(dist0, dist1):
+        coords = differing_coordinates(dist0, dist1)
+        product = _product_of_finites(coords) if len(coords) > 1 else None  # one coordinate: privacy_profile's own
+        if product is not None and product[0]:
+            return product_hockey_sticks(product[0], eps_values, product[1])
+    return [privacy_profile(dist0, dist1, eps).delta for eps in eps_values]
+
+
+def _product_of_finites(coords: list[tuple[str, Any, Any]]) -> tuple[list[tuple[Any, Any]], Fraction] | None:
+    """The finite coordinates' pairs and the Gaussian ones' total mu^2, when the coordinates are finite and
+    equal-variance Gaussians (delta then comes from the product's loss distribution); else None."""
+    kinds = {kind for kind, _, _ in coords}
+    gaussians = [(p, q) for kind, p, q in coords if kind == GAUSSIAN]
+    if not (kinds <= {FINITE, GAUSSIAN} and all(gaussian.same_variance(p, q) for p, q in gaussians)):
+        return None
+    mu2 = sum((gaussian.mu_squared(p, q) for p, q in gaussians), Fraction(0))
+    return [(p, q) for kind, p, q in coords if kind == FINITE], mu2
+
+
 def privacy_profile(dist0: Any, dist1: Any, eps: float) -> Profile:
     """delta(eps) = sup_S P(S) - e^eps Q(S) for P = dist0, Q = dist1 (one direction)."""
     if _keyed(dist0, dist1):
@@ -162,13 +188,12 @@ def privacy_profile(dist0: Any, dist1: Any, eps: float) -> Profile:
             return Profile(piecewise.hockey_stick(p, q, eps), {})
         if kind == FOLDED:
             return Profile(folded.hockey_stick(p, q, eps), {})
-    gaussians = [(p, q) for kind, p, q in coords if kind == GAUSSIAN]
-    if kinds <= {FINITE, GAUSSIAN} and all(gaussian.same_variance(p, q) for p, q in gaussians):
-        mu2 = sum((gaussian.mu_squared(p, q) for p, q in gaussians), Fraction(0))
-        finites = [(p, q) for kind, p, q in coords if kind == FINITE]
+    product = _product_of_finites(coords)
+    if product is not None:
+        finites, mu2 = product
         if not finites:
             return Profile(gaussian.delta_from_mu_squared(mu2, eps), {"mu": math.sqrt(float(mu2))})
-        event = {"coordinates": len(coords)} | ({"gaussian mu": math.sqrt(float(mu2))} if gaussians else {})
+        event = {"coordinates": len(coords)} | ({"gaussian mu": math.sqrt(float(mu2))} if GAUSSIAN in kinds else {})
         return Profile(product_hockey_stick(finites, eps, mu2), event)
     raise UnsupportedAudit(
         f"delta(eps) of {len(coords)} independent {'/'.join(sorted(kinds))} coordinates is not computed exactly "

@@ -22,6 +22,8 @@ mpmath in tests/test_privacy_loss.py).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -104,6 +106,14 @@ def product_hockey_stick(pairs: list[tuple[FiniteDistribution, FiniteDistributio
                          gaussian_mu2: Fraction = Fraction(0)) -> Enclosure:
     """delta(eps) of P = prod P_i against Q = prod Q_i over finite coordinates, times (when
     ``gaussian_mu2`` > 0) independent equal-variance Gaussian coordinates with that total mu^2."""
+    return product_hockey_sticks(pairs, [eps], gaussian_mu2)[0]
+
+
+def product_hockey_sticks(pairs: list[tuple[FiniteDistribution, FiniteDistribution]], eps_values: Sequence[float],
+                          gaussian_mu2: Fraction = Fraction(0)) -> list[Enclosure]:
+    """:func:`product_hockey_stick` at every epsilon of ``eps_values``: the binned loss distributions (the costly
+    part, which does not depend on epsilon) are built once for them all, so each value is what the single call
+    would give."""
     ranges = []
     for p, q in pairs:
         a = align(p, q)
@@ -112,25 +122,31 @@ def product_hockey_stick(pairs: list[tuple[FiniteDistribution, FiniteDistributio
         ranges.append((float(loss.min()), float(loss.max())) if len(loss) else (0.0, 0.0))
     span = sum(hi - lo for lo, hi in ranges)
     h = max(span / GRID_POINTS, 1e-12)
-    bounds = []
-    for upward in (True, False):
-        # pmf_error: a bound on sum_k |pmf_k - exact_k|, exact the convolution of the binned masses
-        offset, pmf, finite_mass, pmf_error = 0, np.ones(1), 1.0, 0.0
-        for p, q in pairs:
-            o, f, inf_mass, outcomes = _coordinate(p, q, h, upward)
-            offset += o
-            # bincount adds a cell's masses one by one: fewer than `outcomes` roundings of 2^-53 each
-            f_error = 1.01 * outcomes * 2.0**-53 * float(f.sum())
-            mass = float(pmf.sum())
-            if len(pmf) * len(f) > 1:
-                stage_error = _convolution_error(pmf, f)
-                pmf = np.maximum(fftconvolve(pmf, f), 0.0)  # the exact cells are >= 0: clipping only nears them
-            else:
-                pmf = pmf * f
-                stage_error = U * float(pmf.sum())
-            pmf_error = pmf_error * (float(f.sum()) + f_error) + mass * f_error + stage_error
-            finite_mass *= 1 - min(inf_mass, 1.0)
-        losses = (offset + np.arange(len(pmf))) * h
+    binned = {upward: _loss_distribution(pairs, h, upward) for upward in (True, False)}
+    out = []
+    for eps in eps_values:
+        upper = binned[True].delta(eps, gaussian_mu2)
+        out.append(Enclosure(binned[False].delta(eps, gaussian_mu2), min(upper, 1)))
+    return out
+
+
+@dataclass(frozen=True)
+class _BinnedLoss:
+    """The privacy loss of a product, binned on a grid of width ``h`` upward (every loss rounded up, masses
+    rounded up) or downward: the cells' masses ``pmf`` from ``offset``, a bound ``pmf_error`` on their summed
+    error, and the mass ``finite_mass`` of outcomes whose loss is finite."""
+
+    upward: bool
+    h: float
+    offset: int
+    pmf: np.ndarray
+    pmf_error: float
+    finite_mass: float
+
+    def delta(self, eps: float, gaussian_mu2: Fraction) -> Fraction:
+        """An upper (upward) or lower bound on delta(eps), times the Gaussian coordinates of total mu^2."""
+        upward, pmf = self.upward, self.pmf
+        losses = (self.offset + np.arange(len(pmf))) * self.h
         if gaussian_mu2:
             value, error = gaussian_delta(eps - losses, _mu_bound(gaussian_mu2, upward))
             weights = np.clip(value + error if upward else value - error, 0.0, 1.0)
@@ -141,9 +157,28 @@ def product_hockey_stick(pairs: list[tuple[FiniteDistribution, FiniteDistributio
         # the ends are added in fractions (a Fraction times a float would round to a float)
         up, down = 1 + Fraction(U), 1 - Fraction(U)
         if upward:
-            bounds.append(total.hi * up + Fraction(pmf_error) + Fraction(1 - finite_mass) * up)
+            return total.hi * up + Fraction(self.pmf_error) + Fraction(1 - self.finite_mass) * up
+        missing = Fraction(max(1 - self.finite_mass, 0))
+        return max(total.lo * down - Fraction(self.pmf_error) + missing * down, 0)
+
+
+def _loss_distribution(pairs: list[tuple[FiniteDistribution, FiniteDistribution]], h: float,
+                       upward: bool) -> _BinnedLoss:
+    """The coordinates' binned losses convolved (:class:`_BinnedLoss`)."""
+    # pmf_error: a bound on sum_k |pmf_k - exact_k|, exact the convolution of the binned masses
+    offset, pmf, finite_mass, pmf_error = 0, np.ones(1), 1.0, 0.0
+    for p, q in pairs:
+        o, f, inf_mass, outcomes = _coordinate(p, q, h, upward)
+        offset += o
+        # bincount adds a cell's masses one by one: fewer than `outcomes` roundings of 2^-53 each
+        f_error = 1.01 * outcomes * 2.0**-53 * float(f.sum())
+        mass = float(pmf.sum())
+        if len(pmf) * len(f) > 1:
+            stage_error = _convolution_error(pmf, f)
+            pmf = np.maximum(fftconvolve(pmf, f), 0.0)  # the exact cells are >= 0: clipping only nears them
         else:
-            missing = Fraction(max(1 - finite_mass, 0))
-            bounds.append(max(total.lo * down - Fraction(pmf_error) + missing * down, 0))
-    upper, lower = bounds
-    return Enclosure(lower, min(upper, 1))
+            pmf = pmf * f
+            stage_error = U * float(pmf.sum())
+        pmf_error = pmf_error * (float(f.sum()) + f_error) + mass * f_error + stage_error
+        finite_mass *= 1 - min(inf_mass, 1.0)
+    return _BinnedLoss(upward, h, offset, pmf, pmf_error, finite_mass)

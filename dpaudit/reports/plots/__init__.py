@@ -10,7 +10,7 @@ import io
 import re
 
 from ...core.results import AuditResult, Finding
-from ._axes import WIDE, _figure, _NothingToPlot
+from ._axes import WIDE, _figure, _fit, _NothingToPlot
 from .privacy import _event_bars, _privacy_loss, _privacy_profile, _renyi, _threshold
 from .regret import _lower_bound, _regret_bound, _regret_order, _regret_rate
 from .tail import _tail, _tail_cgf
@@ -53,22 +53,24 @@ def render(evidence: Finding | AuditResult, title: str | None = None) -> bytes |
         _RENDERERS[data["kind"]](ax, data, title)
     except _NothingToPlot:
         return None
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    return _palette_png(buf.getvalue())
+    _fit(fig, ax)
+    fig.canvas.draw()
+    return _palette_png(fig.canvas)
 
 
 #: colours kept in a plot's palette: line plots on white use a few dozen, so 64 loses nothing visible
 PALETTE_COLOURS = 64
 
 
-def _palette_png(png: bytes) -> bytes:
-    """``png`` as an 8-bit palette image, a quarter of matplotlib's RGBA size: a five-paper report
-    carries a few hundred plots. Deterministic (median cut, no dithering)."""
+def _palette_png(canvas) -> bytes:
+    """The drawn ``canvas`` (an Agg canvas) as an 8-bit palette PNG, a quarter of matplotlib's RGBA size: a
+    five-paper report carries a few hundred plots. Deterministic (median cut, no dithering). Read off the
+    canvas's pixels, not a PNG matplotlib wrote and this decoded again."""
     from PIL import Image
 
-    image = Image.open(io.BytesIO(png)).convert("RGB")
-    palette = image.quantize(colors=PALETTE_COLOURS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    image = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+    palette = image.convert("RGB").quantize(colors=PALETTE_COLOURS, method=Image.Quantize.MEDIANCUT,
+                                            dither=Image.Dither.NONE)
     buf = io.BytesIO()
     palette.save(buf, format="PNG", optimize=True)
     return buf.getvalue()
