@@ -18,7 +18,15 @@ import dpaudit
 from dpaudit.algorithms import ALGORITHMS, BernoulliBandit
 from dpaudit.cli import main
 from dpaudit.core.results import AuditResult, Statistic
-from dpaudit.reports.frames import RESULT_COLUMNS, RESULT_DTYPES, results_csv, results_frame
+from dpaudit.reports.frames import (
+    RESULT_COLUMNS,
+    RESULT_DTYPES,
+    SUMMARY_COLUMNS,
+    outcome_counts,
+    results_csv,
+    results_frame,
+    summary_frame,
+)
 from dpaudit.runner import RunOptions, run
 
 FLOATS = ("estimate", "bound", "confidence", "seconds")
@@ -112,6 +120,39 @@ def test_missing_and_infinite_values_survive_the_csv():
     assert all(pd.api.types.is_string_dtype(frame[name]) for name in TEXT)  # "title", "footing": all missing
     read = pd.read_csv(StringIO(results_csv(frame)), dtype=RESULT_DTYPES)
     pd.testing.assert_frame_equal(read, frame)
+
+
+def test_the_reports_tables_are_the_frames_counts(tiny_run):
+    """summary_frame and outcome_counts, which the reports' "claims by paper" table and outcome line show: on a run
+    with a pass, a finding and a refutation not reproduced, and on hand-made records of two suites, one without a
+    suite (an API record) and verdicts no suite has, against counts made by hand."""
+    frame = tiny_run.to_frame()
+    table = summary_frame(frame)
+    assert list(table.columns) == list(SUMMARY_COLUMNS) and all(table[c].dtype == np.int64 for c in table)
+    assert table.loc["classic"].to_dict() == {"claims": 1, "verified": 1, "refuted": 0, "not-refuted": 0,
+                                              "error": 0, "unexpected": 0}
+    assert table.loc["testing-refutations"].to_dict() == {"claims": 2, "verified": 1, "refuted": 1,
+                                                          "not-refuted": 0, "error": 0, "unexpected": 1}
+    assert outcome_counts(frame) == {"pass": 1, "expected-refutation": 1, "unexpected-refutation": 0,
+                                     "not-reproduced": 1, "error": 0}
+
+    records = [_record(verdict="error", claim_id="b/x", error={"type": "E", "message": "m"}),
+               _record(verdict="refuted", claim_id="b/y", expected={"verdict": "not-refuted", "reason": None}),
+               _record(verdict="refuted", claim_id="a/z", expected={"verdict": "refuted", "reason": "r"}),
+               _record(verdict="verified")]
+    frame = results_frame(records)
+    table = summary_frame(frame)
+    assert list(table.index) == ["", "a", "b"]  # sorted; the API record (no claim id) under ""
+    assert table.loc["b"].tolist() == [2, 0, 1, 0, 1, 1] and table.loc["a"].tolist() == [1, 0, 1, 0, 0, 0]
+    assert table.loc[""].tolist() == [1, 1, 0, 0, 0, 0]
+    assert outcome_counts(frame) == {"pass": 1, "expected-refutation": 1, "unexpected-refutation": 1,
+                                     "not-reproduced": 0, "error": 1}
+    from dpaudit.reports.summary import outcome_counts as report_counts
+    from dpaudit.reports.summary import summary_rows
+
+    dicts = [r.to_dict() for r in records]
+    assert summary_rows(dicts) == [(suite, row.to_dict()) for suite, row in table.iterrows()]
+    assert report_counts(dicts) == outcome_counts(frame)
 
 
 @pytest.mark.parametrize("case", ["file", "empty-folder", "no-records"])

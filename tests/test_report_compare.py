@@ -278,3 +278,24 @@ def test_rerendering_a_run_still_works(runs, tmp_path, capsys):
     (copy / "report.md").unlink()
     assert main(["report", str(copy)]) == 0
     assert (copy / "report.md").is_file()
+
+
+def test_a_finding_left_out_of_the_new_run_is_not_lost_and_a_bound_without_a_statistic_is_compared(runs):
+    """The comparison reads the two runs' joined frames: a finding only in the old run (a selection left it out)
+    is listed as only in the old run, never as lost; and records that certify an epsilon without carrying a
+    statistic (an API record, say) in both runs still have that epsilon compared."""
+    old, new = _document(runs[0]), _document(runs[1])
+    selected = {**new, "records": [r for r in new["records"] if not r["claim_id"].endswith("/sharper@eps4")]}
+    comparison = compare_runs(Run.from_document(old, "old"), Run.from_document(selected, "new"))
+    assert ids(comparison.only_old) == ["removed", "sharper@eps4"]
+    assert ids(comparison.lost_findings) == ["lost"]
+
+    def bare(document):
+        records = [{**r, "statistic": None} if r["claim_id"].endswith("/sharper@eps4") else r
+                   for r in document["records"]]
+        return {**document, "records": records}
+
+    comparison = compare_runs(Run.from_document(bare(old), "old"), Run.from_document(bare(new), "new"))
+    sharper = [c for c in comparison.statistics_moved if c.claim_id.endswith("/sharper@eps4")]
+    assert len(sharper) == 1 and sharper[0].old.statistic is None
+    assert (sharper[0].old.certified, sharper[0].new.certified) == (2.0, 4.0)

@@ -12,10 +12,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from ..core.files import load_results
 from ..core.results import ERROR, EXPECTED_REFUTATION, NOT_REPRODUCED, UNEXPECTED_REFUTATION, AuditResult
+from .frames import certified_value, results_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: outcomes that make ``dpaudit run`` exit non-zero; a claim reaching one of them has newly failed
 FAILING = (UNEXPECTED_REFUTATION, NOT_REPRODUCED, ERROR)
@@ -177,21 +183,6 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def certified_value(record: AuditResult) -> float | None:
-    """The number a record certifies: the epsilon lower bound of a privacy claim, else its statistic's
-    bound on the side its kind certifies (or the exact value)."""
-    if record.epsilon_lower is not None:
-        return record.epsilon_lower
-    stat = record.statistic
-    if stat is None:
-        return None
-    if stat.interval is not None and stat.kind == "lower-bound":
-        return stat.interval[0]
-    if stat.interval is not None and stat.kind == "upper-bound":
-        return stat.interval[1]
-    return stat.value
-
-
 def _side(record: AuditResult) -> Side:
     stat = record.statistic.describe() if record.statistic is not None else None
     return Side(record.verdict, record.outcome, stat, certified_value(record))
@@ -210,14 +201,15 @@ def moved_materially(old: float | None, new: float | None, tolerance: float = DE
 
 
 def compare_runs(old: Run, new: Run, tolerance: float = DEFAULT_TOLERANCE) -> Comparison:
-    """What changed from ``old`` to ``new`` (see :class:`Comparison`).
+    """What changed from ``old`` to ``new`` (see :class:`Comparison`), read off the two runs' results frames
+    (:func:`~dpaudit.reports.frames.results_frame`) joined on the claim id.
 
     A claim *newly fails* when its new outcome fails (unexpected refutation, not reproduced, error) and
     differs from its old one, including a claim only in the new run. A *new finding* is a claim refuted as
     expected now and not before (also a claim new to the run); a *lost finding* one refuted as expected
     before and not now. A claim only in the old run is listed, not counted as lost: a selection can leave
     it out. A certified statistic is compared only when the claim's verdict and statistic are the same kind
-    in both runs."""
+    in both runs (a certified value that is missing and one that is NaN read alike: the frame has NaN for both)."""
     comparison = Comparison(old, new)
     for name in RUN_SETTINGS:
         if old.settings.get(name) != new.settings.get(name):
@@ -225,32 +217,49 @@ def compare_runs(old: Run, new: Run, tolerance: float = DEFAULT_TOLERANCE) -> Co
     if old.version != new.version:
         comparison.differences.append(SettingDifference("dpaudit version", old.version, new.version))
 
-    for key in sorted(old.records.keys() | new.records.keys()):
-        before, after = old.records.get(key), new.records.get(key)
-        claim_id = (after or before).claim_id  # type: ignore[union-attr]  # one of them exists
-        change = Change(claim_id, before and _side(before), after and _side(after))
-        if before is None:
-            comparison.only_new.append(change)
-        elif after is None:
-            comparison.only_old.append(change)
-            continue
-        else:
-            comparison.compared += 1
-        old_outcome = change.old.outcome if change.old else None
-        new_outcome = change.new.outcome  # type: ignore[union-attr]
-        if change.old is not None and (change.old.verdict, old_outcome) != (change.new.verdict, new_outcome):
-            comparison.moved.append(change)
-        if new_outcome == EXPECTED_REFUTATION and old_outcome != EXPECTED_REFUTATION:
-            comparison.new_findings.append(change)
-        if old_outcome == EXPECTED_REFUTATION and new_outcome != EXPECTED_REFUTATION:
-            comparison.lost_findings.append(change)
-        if new_outcome in FAILING and new_outcome != old_outcome:
-            comparison.newly_failing.append(change)
-        if (before is not None and after is not None and before.verdict == after.verdict
-                and _statistic_name(before) == _statistic_name(after)
-                and moved_materially(change.old.certified, change.new.certified, tolerance)):
-            comparison.statistics_moved.append(change)
+    import pandas as pd
+
+    both = pd.merge(_frame(old), _frame(new), how="outer", left_index=True, right_index=True, sort=True,
+                    suffixes=("_old", "_new"))
+    in_old, in_new = both["verdict_old"].notna(), both["verdict_new"].notna()
+    in_both = in_old & in_new
+    outcome_old, outcome_new = both["outcome_old"], both["outcome_new"]
+    moved = in_both & ((both["verdict_old"] != both["verdict_new"]) | (outcome_old != outcome_new))
+    found_old, found_new = outcome_old == EXPECTED_REFUTATION, outcome_new == EXPECTED_REFUTATION
+    failing = outcome_new.isin(FAILING) & (outcome_new != outcome_old)  # a claim new to the run too
+    same_kind = both["verdict_old"] == both["verdict_new"]  # False where either run lacks the claim
+    for column in ("statistic", "kind"):  # equal, or missing in both
+        a, b = both[f"{column}_old"], both[f"{column}_new"]
+        same_kind &= (a == b) | (a.isna() & b.isna())
+    statistic_moved = same_kind & np.array([moved_materially(_number(a), _number(b), tolerance)
+                                            for a, b in zip(both["bound_old"], both["bound_new"], strict=True)],
+                                           dtype=bool)
+    sections = {"only_new": in_new & ~in_old, "only_old": in_old & ~in_new, "moved": moved,
+                "new_findings": found_new & ~found_old, "lost_findings": in_both & found_old & ~found_new,
+                "newly_failing": failing, "statistics_moved": statistic_moved}
+    comparison.compared = int(in_both.sum())
+    for name, mask in sections.items():
+        getattr(comparison, name).extend(_change(old, new, key) for key in both.index[mask.to_numpy(dtype=bool)])
     return comparison
+
+
+def _frame(run: Run) -> pd.DataFrame:
+    """What the comparison reads of a run's records, indexed by the case-folded claim id."""
+    import pandas as pd
+
+    frame = results_frame(run.records.values())
+    frame.index = pd.Index(list(run.records), name="claim")
+    return frame[["verdict", "outcome", "statistic", "kind", "bound"]]
+
+
+def _number(value: float) -> float | None:
+    return None if value is None or math.isnan(value) else float(value)
+
+
+def _change(old: Run, new: Run, key: str) -> Change:
+    before, after = old.records.get(key), new.records.get(key)
+    claim_id = (after or before).claim_id  # type: ignore[union-attr]  # one of them exists
+    return Change(claim_id, before and _side(before), after and _side(after))
 
 
 def _statistic_name(record: AuditResult) -> tuple[str | None, str | None]:

@@ -13,8 +13,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from .frames import SUMMARY_COLUMNS
 from .summary import (
-    SUMMARY_COLUMNS,
     by_paper,
     claim_fields,
     claim_statement,

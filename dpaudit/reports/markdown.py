@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .frames import SUMMARY_COLUMNS
 from .summary import (
-    SUMMARY_COLUMNS,
     by_paper,
     claim_fields,
     claim_statement,

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter, defaultdict
-from typing import Any
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
 
 from ..core.claim_ids import PAPERS
-from ..core.results import OUTCOMES, VERDICTS, Statistic, number_from_json, warning_totals
+from ..core.results import Statistic, number_from_json, warning_totals
+from .frames import UNEXPECTED_OUTCOMES, summary_frame
+from .frames import outcome_counts as frame_outcome_counts
 
-SUMMARY_COLUMNS = ("claims", *VERDICTS, "unexpected")
-UNEXPECTED = ("unexpected-refutation", "not-reproduced")
+if TYPE_CHECKING:
+    import pandas as pd
+
 #: what a reader sees first: the outcome (did the claim come out as the suite expects?), not the verdict
 OUTCOME_LABELS = {"pass": "pass", "expected-refutation": "finding", "unexpected-refutation": "unexpected refutation",
                   "not-reproduced": "not reproduced", "error": "error"}
@@ -25,23 +28,34 @@ STATISTIC_SHORT_CHARS = 90
 def by_paper(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
-        groups[r.get("paper") or str(r.get("claim_id", "")).partition("/")[0]].append(r)
+        groups[_suite(r)].append(r)
     return dict(sorted(groups.items()))
 
 
+def _frame(records: list[dict[str, Any]]) -> pd.DataFrame:
+    """The columns of the records' :func:`~dpaudit.reports.frames.results_frame` that the tables count (suite,
+    verdict, outcome), read straight off the records: a report renders records with fields missing too."""
+    import pandas as pd
+
+    return pd.DataFrame({"suite": [_suite(r) for r in records], "verdict": [r.get("verdict") for r in records],
+                         "outcome": [r.get("outcome") for r in records]}, dtype=object)
+
+
+def _suite(record: dict[str, Any]) -> str:
+    """The record's suite as :func:`~dpaudit.reports.frames.results_frame` reads it ("" for an API record)."""
+    return record.get("paper") or str(record.get("claim_id") or "").partition("/")[0]
+
+
 def summary_rows(records: list[dict[str, Any]]) -> list[tuple[str, dict[str, int]]]:
-    rows = []
-    for paper, group in by_paper(records).items():
-        counts = Counter(r["verdict"] for r in group)
-        row = {"claims": len(group), **{v: counts.get(v, 0) for v in VERDICTS}}
-        row["unexpected"] = sum(r.get("outcome") in UNEXPECTED for r in group)
-        rows.append((paper, row))
-    return rows
+    """The "claims by paper" table as (paper, {column: count}) rows: :func:`~dpaudit.reports.frames.summary_frame`
+    of the records."""
+    table = summary_frame(_frame(records))
+    return [(str(suite), {column: int(value) for column, value in row.items()}) for suite, row in table.iterrows()]
 
 
 def outcome_counts(records: list[dict[str, Any]]) -> dict[str, int]:
-    counts = Counter(r.get("outcome") for r in records)
-    return {o: counts.get(o, 0) for o in OUTCOMES}
+    """How many records came out with each outcome (:func:`~dpaudit.reports.frames.outcome_counts`)."""
+    return frame_outcome_counts(_frame(records))
 
 
 def paper_title(key: str, run: dict[str, Any] | None = None) -> str:
@@ -168,7 +182,7 @@ def left_out(run: dict[str, Any]) -> list[dict[str, str]]:
 
 def needing_attention(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Unexpected refutations, refutations not reproduced and errors."""
-    return [r for r in records if r.get("outcome") in (*UNEXPECTED, "error")]
+    return [r for r in records if r.get("outcome") in (*UNEXPECTED_OUTCOMES, "error")]
 
 
 def claim_statement(record: dict[str, Any]) -> str:

@@ -33,8 +33,9 @@ from .worker import ClaimOutcome, ClaimTask, error_record, run_claim
 
 REPORT_INTERVAL = 2.0  # seconds between re-renders of the reports while claims finish, at least
 #: and at most this share of the run's time goes to those re-renders (a five-paper report takes half a second
-#: to render, on the cores the claims run on): the interval grows with the time a render takes
-REPORT_SHARE = 0.1
+#: to render, on the cores the claims run on): the interval grows with the time a render takes, to about 17 s
+#: on the quick run; the final reports are written when the run ends whatever the share
+REPORT_SHARE = 0.03
 
 
 #: where a run keeps its simulations (:mod:`dpaudit.bandits.cache`), inside its output folder
