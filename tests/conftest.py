@@ -19,6 +19,14 @@ settings.register_profile("deterministic", derandomize=True, database=None)
 settings.register_profile("explore", max_examples=500)
 settings.load_profile("deterministic")
 
+# pytest-xdist's workers share the cores as a run's workers do (dpaudit.runner.executors.worker_threads): each
+# BLAS pool left at one thread per core spins on the cores the other workers' tests need
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    from threadpoolctl import threadpool_limits
+
+    _cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    threadpool_limits(limits=max(1, _cores // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)))
+
 SUITES = Path(__file__).parent / "suites"
 #: what differs between two identical runs: timings, the finishing time, and the digest (which covers both)
 TIMING = ("seconds", "finished", "digest")

@@ -380,3 +380,33 @@ def test_sums_of_one_law_name_a_new_object():
     coin = N.FiniteIntegerLaw(0, [0.5, 0.5], name="coin")
     assert repr(N.convolve(coin, name="renamed")) == "renamed" and repr(N.iid_sum(coin, 1)) == "sum of 1 i.i.d. coin"
     assert repr(coin) == "coin"  # the caller's law keeps its name
+
+
+def test_a_sum_of_roundings_is_the_convolution_of_its_two_point_laws_to_the_last_bit():
+    """RandomizedRounding.sum_law convolves its inputs' two-point laws as tables (convolve_tables), without a law
+    object per step; it must be exactly what convolve gives on those laws (probabilities, offset, tail mass and
+    log error, bit for bit), and against a Poisson-binomial pmf by brute force to float accuracy. Inputs on the
+    grid only shift the law."""
+    from itertools import product as cartesian
+
+    rounding = N.RandomizedRounding(7)
+    xs = np.random.default_rng(5).random(12)
+    xs[[2, 7]] = [3 / 7, 1.0]  # on the grid: deterministic parts
+    law = rounding.sum_law(xs)
+    xg = xs * 7
+    frac = xg - np.floor(xg)
+    parts = [N.FiniteIntegerLaw(0, [1 - f, f]) for f in frac[frac > 0]]
+    reference = N.convolve(*parts)
+    assert law.offset == reference.offset + int(np.floor(xg).sum())
+    assert np.array_equal(law.probs, reference.probs)
+    assert (law.tail_mass, law.log_error) == (reference.tail_mass, reference.log_error)
+    bound = 1e-12  # each two-point table's own log error, plus each convolution's roundings (convolve's docstring)
+    for _ in parts[1:]:
+        bound = bound + 1e-12 + 1.01 * 2 * 2.0**-53
+    assert law.log_error == bound
+    brute = np.zeros(len(parts) + 1)
+    for bits in cartesian((0, 1), repeat=len(parts)):
+        brute[sum(bits)] += math.prod(f if b else 1 - f for f, b in zip(frac[frac > 0], bits, strict=True))
+    assert np.allclose(law.probs, brute[brute > 0], rtol=1e-12, atol=0)
+    on_grid = rounding.sum_law([3 / 7, 1.0])
+    assert on_grid.offset == 10 and on_grid.probs.tolist() == [1.0]

@@ -211,3 +211,33 @@ def test_progress_says_a_refutation_was_expected():
     drawn = terminal.getvalue()
     assert "[2/3] p/wrong: refuted (0.5 s)  [unexpected-refutation]" in drawn and "p/found" not in drawn
     assert "refuted=1 refuted-as-expected=1 verified=1" in drawn
+
+
+def _blas_threads() -> list[int]:
+    from threadpoolctl import threadpool_info
+
+    return sorted({pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"})
+
+
+def test_local_workers_share_the_cores_between_their_blas_threads():
+    """A local worker's BLAS pool gets the cores over the workers, at least one thread: left at one thread per
+    core, the workers' spinning BLAS threads take the cores from each other (the quick run 352 s -> 291 s on 2
+    cores). Checked in a real worker process; the test process's own pool is left alone."""
+    from dpaudit.runner.executors import ProcessExecutor, default_workers, worker_threads
+
+    cores = default_workers()
+    if cores < 2:
+        pytest.skip("one core: a worker's BLAS pool has one thread with or without the limit")
+    from threadpoolctl import threadpool_limits
+
+    own = _blas_threads()
+    assert own
+    with threadpool_limits(limits=cores):  # what a forked worker left alone would inherit: one thread per core
+        assert _blas_threads() == [cores]
+        executor = ProcessExecutor(cores)
+        try:
+            assert executor.submit(_blas_threads).result(timeout=120) == [worker_threads(cores)] == [1]
+        finally:
+            executor.shutdown()
+    assert _blas_threads() == own
+    assert worker_threads(1) == cores and worker_threads(cores + 5) == 1

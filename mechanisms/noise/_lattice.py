@@ -15,6 +15,7 @@ FFT would not give the far tails).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from functools import cached_property
 from typing import Any
 
@@ -272,12 +273,25 @@ class IndependentSum(IntegerLaw):
         return self._convolved.sf(k)
 
 
+#: entries below this (e^-750) underflow anyway; a table's ends below it are dropped into its tail mass
+NEGLIGIBLE = math.exp(LOG_NEGLIGIBLE)
+
+#: a table as the convolutions carry it: (offset, probabilities, tail mass, log error), the fields of a
+#: :class:`FiniteIntegerLaw` without the law's checks at every step of a long sum
+Table = tuple[int, np.ndarray, float, float]
+
+
+def _trim(offset: int, p: np.ndarray, tail_mass: float) -> tuple[int, np.ndarray, float]:
+    """Drop end entries below e^-750 (they underflow anyway) into tail_mass."""
+    keep = np.flatnonzero(p > NEGLIGIBLE)
+    dropped = float(p[: keep[0]].sum() + p[keep[-1] + 1:].sum())
+    return offset + int(keep[0]), p[keep[0]: keep[-1] + 1], tail_mass + dropped
+
+
 def _trimmed(offset: int, p: np.ndarray, tail_mass: float, log_error: float,
              name: str | None = None) -> FiniteIntegerLaw:
-    """Drop end entries below e^-750 (they underflow anyway) into tail_mass."""
-    keep = np.flatnonzero(p > math.exp(LOG_NEGLIGIBLE))
-    dropped = float(p[: keep[0]].sum() + p[keep[-1] + 1:].sum())
-    return FiniteIntegerLaw(offset + int(keep[0]), p[keep[0]: keep[-1] + 1], tail_mass + dropped, log_error, name)
+    """:func:`_trim` as a law."""
+    return FiniteIntegerLaw(*_trim(offset, p, tail_mass), log_error, name)
 
 
 def _named(law: FiniteIntegerLaw, name: str) -> FiniteIntegerLaw:
@@ -294,15 +308,21 @@ def convolve(*laws: Any, name: str | None = None) -> FiniteIntegerLaw:
     if not laws:
         raise ValueError("convolve: give at least one law")
     tables = [law.table() for law in laws]
-    out = tables[0]
-    for t in tables[1:]:
-        if out.probs.size * t.probs.size > MAX_CONVOLUTION:
-            raise ValueError(f"convolve: tables of {out.probs.size:,} and {t.probs.size:,} entries are too large "
+    offset, p, tail_mass, log_error = convolve_tables([(t.offset, t.probs, t.tail_mass, t.log_error) for t in tables])
+    return FiniteIntegerLaw(offset, p, tail_mass, log_error, name=name or " + ".join(map(repr, laws)))
+
+
+def convolve_tables(tables: Sequence[Table]) -> Table:
+    """:func:`convolve` on tables (:data:`Table`), in the same arithmetic: the sum of many small laws (a sum of
+    roundings, each a two-point law) without making a law object at every step."""
+    offset, p, tail_mass, log_error = tables[0]
+    for o, q, tail, error in tables[1:]:
+        if p.size * q.size > MAX_CONVOLUTION:
+            raise ValueError(f"convolve: tables of {p.size:,} and {q.size:,} entries are too large "
                              "to convolve directly; use the law's closed form for sums if it has one")
-        p = np.convolve(out.probs, t.probs)
-        error = out.log_error + t.log_error + 1.01 * min(out.probs.size, t.probs.size) * _U
-        out = _trimmed(out.offset + t.offset, p, out.tail_mass + t.tail_mass, error)
-    return _named(out, name or " + ".join(map(repr, laws)))
+        log_error = log_error + error + 1.01 * min(p.size, q.size) * _U
+        offset, p, tail_mass = _trim(offset + o, np.convolve(p, q), tail_mass + tail)
+    return offset, p, tail_mass, log_error
 
 
 def repeated_sum(x: Any, n: int, add: Any) -> Any:

@@ -12,7 +12,7 @@ from scipy import stats
 
 from dpaudit.core.validation import integer, non_negative, probability
 
-from ._lattice import FiniteIntegerLaw, IntegerLaw, ScipyIntegerLaw, convolve
+from ._lattice import TABLE_LOG_ERROR, FiniteIntegerLaw, IntegerLaw, ScipyIntegerLaw, convolve_tables
 
 
 @dataclass(frozen=True)
@@ -162,9 +162,10 @@ class RandomizedRounding:
         xg = self._scaled(np.asarray(xs, dtype=float).ravel())
         low = np.floor(xg)
         frac = xg - low
-        parts = [FiniteIntegerLaw(0, [1 - f, f]) for f in frac[frac > 0]] or [FiniteIntegerLaw(0, [1.0])]
-        law = convolve(*parts) if len(parts) > 1 else parts[0]
-        return FiniteIntegerLaw(law.offset + int(low.sum()), law.probs, law.tail_mass, law.log_error,
+        parts = ([(0, np.array([1 - f, f]), 0.0, TABLE_LOG_ERROR) for f in frac[frac > 0]]
+                 or [(0, np.array([1.0]), 0.0, TABLE_LOG_ERROR)])
+        offset, probs, tail_mass, log_error = convolve_tables(parts)
+        return FiniteIntegerLaw(offset + int(low.sum()), probs, tail_mass, log_error,
                                 name=f"sum of {xg.size} inputs rounded to precision {self.g}")
 
 
