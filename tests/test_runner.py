@@ -221,8 +221,9 @@ def _blas_threads() -> list[int]:
 
 def test_local_workers_share_the_cores_between_their_blas_threads():
     """A local worker's BLAS pool gets the cores over the workers, at least one thread: left at one thread per
-    core, the workers' spinning BLAS threads take the cores from each other (the quick run 352 s -> 291 s on 2
-    cores). Checked in a real worker process; the test process's own pool is left alone."""
+    core, the workers' spinning BLAS threads would take the cores from each other. Checked in a real worker
+    process forked from a process whose pool has one thread per core; the test process's own pool is left
+    alone."""
     from dpaudit.runner.executors import ProcessExecutor, default_workers, worker_threads
 
     cores = default_workers()

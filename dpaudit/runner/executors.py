@@ -38,8 +38,10 @@ def _start_worker(parent: int, threads: int) -> None:
     worker, decides what an interruption does (it keeps the finished records and stops the workers).
 
     Its BLAS and OpenMP pools get ``threads`` threads (the cores over the workers): each pool otherwise
-    starts one thread per core, and the workers' threads, which spin while they wait, take the cores from
-    each other (the quick run took 352 s on 2 cores with two BLAS threads per worker, 291 s with one)."""
+    uses one thread per core, and the workers' threads, which spin while they wait, would take the cores
+    from each other. A limit set at run time does not undo everything a pool set up when it was loaded:
+    on 2 cores, ``OPENBLAS_NUM_THREADS=1`` in the environment took another sixth off the quick run's CPU
+    time in back-to-back runs (docs/benchmarks.md)."""
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=threads)
