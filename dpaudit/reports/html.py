@@ -29,6 +29,7 @@ from .summary import (
     reused_text,
     statistic_short,
     statistic_text,
+    suite_of,
     summary_rows,
     warnings_line,
     witness_text,
@@ -132,12 +133,8 @@ def _badge(r: dict[str, Any]) -> str:
             f'<span class="v">{escape(str(r.get("verdict")))}</span>')
 
 
-def _paper(r: dict[str, Any]) -> str:
-    return str(r.get("paper") or str(r.get("claim_id", "")).partition("/")[0])
-
-
 def _data(r: dict[str, Any]) -> str:
-    return f'data-paper="{escape(_paper(r))}" data-outcome="{escape(str(r.get("outcome")))}"'
+    return f'data-paper="{escape(suite_of(r))}" data-outcome="{escape(str(r.get("outcome")))}"'
 
 
 def _warnings(r: dict[str, Any]) -> str:
@@ -218,7 +215,7 @@ def _headline(records: list[dict[str, Any]], run: dict[str, Any]) -> list[str]:
 
 
 def _tools(records: list[dict[str, Any]]) -> str:
-    papers = sorted({_paper(r) for r in records})
+    papers = sorted({suite_of(r) for r in records})
     outcomes = sorted({str(r.get("outcome")) for r in records})
     paper_opts = "".join(f'<option value="{escape(p)}">{escape(p)}</option>' for p in papers)
     outcome_opts = "".join(f'<option value="{escape(o)}">{escape(outcome_label({"outcome": o}))}</option>'

@@ -28,7 +28,7 @@ STATISTIC_SHORT_CHARS = 90
 def by_paper(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
-        groups[_suite(r)].append(r)
+        groups[suite_of(r)].append(r)
     return dict(sorted(groups.items()))
 
 
@@ -37,11 +37,11 @@ def _frame(records: list[dict[str, Any]]) -> pd.DataFrame:
     verdict, outcome), read straight off the records: a report renders records with fields missing too."""
     import pandas as pd
 
-    return pd.DataFrame({"suite": [_suite(r) for r in records], "verdict": [r.get("verdict") for r in records],
+    return pd.DataFrame({"suite": [suite_of(r) for r in records], "verdict": [r.get("verdict") for r in records],
                          "outcome": [r.get("outcome") for r in records]}, dtype=object)
 
 
-def _suite(record: dict[str, Any]) -> str:
+def suite_of(record: dict[str, Any]) -> str:
     """The record's suite as :func:`~dpaudit.reports.frames.results_frame` reads it ("" for an API record)."""
     return record.get("paper") or str(record.get("claim_id") or "").partition("/")[0]
 

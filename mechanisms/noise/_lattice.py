@@ -288,12 +288,6 @@ def _trim(offset: int, p: np.ndarray, tail_mass: float) -> tuple[int, np.ndarray
     return offset + int(keep[0]), p[keep[0]: keep[-1] + 1], tail_mass + dropped
 
 
-def _trimmed(offset: int, p: np.ndarray, tail_mass: float, log_error: float,
-             name: str | None = None) -> FiniteIntegerLaw:
-    """:func:`_trim` as a law."""
-    return FiniteIntegerLaw(*_trim(offset, p, tail_mass), log_error, name)
-
-
 def _named(law: FiniteIntegerLaw, name: str) -> FiniteIntegerLaw:
     """The same table under a new name (a new object: the input may be the caller's own law)."""
     return FiniteIntegerLaw(law.offset, law.probs, law.tail_mass, law.log_error, name=name)
