@@ -555,10 +555,11 @@ class VectorTreeStream:
         self.t += 1
         released = []
         # the rows' entries are the same at every level, only the rounding's precision differs: checked and
-        # computed once, rounded per level (in the order round_users would draw them, so the stream is the same)
+        # computed once (clipped to [0, 1]), rounded per level (in the order round_users would draw them, so the
+        # stream is the same)
         fractions = tree.protocols[0].user_fractions(rows)
         for level, (protocol, size) in enumerate(zip(tree.protocols, tree.sizes, strict=True)):
-            self._rounded[level] += protocol.rounding.round(fractions, self.rng)
+            self._rounded[level] += protocol.rounding.round_in_range(fractions, self.rng)
             if self.t % size == 0:
                 counts = self._rounded[level] + protocol.batch_noise((self.runs,), self.rng)
                 released.append((tree.offsets[level] + self.t // size - 1, counts))

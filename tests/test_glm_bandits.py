@@ -120,7 +120,7 @@ def test_repository_instance_is_the_authors_and_the_same_in_every_run_and_block(
             direction = rng.normal(0.0, 1.0, size=(3,))
             arms[t, i] = direction * rng.uniform(0.0, 1.0) ** (1 / 3) / np.linalg.norm(direction)
     np.testing.assert_allclose(env.theta, theta)
-    np.testing.assert_allclose(env.arm_sets(50), arms)
+    np.testing.assert_array_equal(env.arm_sets(50), arms)  # bit for bit: all arms normalised at once
     slopes = stats.norm.pdf(arms @ theta)
     np.testing.assert_allclose(env.kappa(50), (1 / slopes.min(), 1 / slopes.max()))
     # blocks of runs see the same arm sets; realised kappa tracks the rounds drawn
@@ -140,6 +140,26 @@ def test_repository_arms_cross_chunks_and_replay_earlier_chunks():
     np.testing.assert_array_equal(arms.chunk(0), whole[:256])
     np.testing.assert_array_equal(arms.chunk(2)[:88], whole[512:])
     assert np.linalg.norm(whole, axis=-1).max() <= 1
+
+
+def test_repository_arm_sets_are_kept_shared_and_replayed_past_the_memory_budget():
+    """One instance's chunks are made once per process and shared by every block of runs and every bandit object of
+    that instance; past the memory budget only the latest chunk is kept, and earlier ones are replayed exactly."""
+    from dpaudit.algorithms.environments.glm import RepositoryArms
+
+    env, twin = GLMBandit(3, 2, 1.0, generator="repository", instance_seed=11), \
+        GLMBandit(3, 2, 1.0, generator="repository", instance_seed=11)
+    a, b = env.instances(2, np.random.default_rng(0)), twin.instances(3, np.random.default_rng(1))
+    assert a._repository is b._repository is env._repository_arms()
+    whole = env.arm_sets(768)  # three chunks of 256 rounds
+    first = a._repository.chunk(0)
+    assert a._repository.chunk(0) is first and not first.flags.writeable
+    small = RepositoryArms(3, 2, 1.0, 11, cache_bytes=1)  # room for one chunk
+    for index in (2, 0, 1, 2):
+        np.testing.assert_array_equal(small.chunk(index), whole[256 * index: 256 * (index + 1)])
+        assert list(small._kept) == [index]
+    other = GLMBandit(3, 2, 1.0, generator="repository", instance_seed=12)
+    assert not np.array_equal(other.arm_sets(5), whole[:5])  # another seed, another instance
 
 
 @pytest.mark.slow

@@ -222,6 +222,9 @@ def test_randomized_rounding_is_unbiased_and_stays_in_range():
         law = rr.law(v)
         assert law.mean == pytest.approx(7 * v, abs=1e-12)
         assert law.support[1] - law.support[0] <= 1
+    # the unchecked path for inputs known to be in range draws the same
+    y = np.random.default_rng(4).random((3, 5))
+    np.testing.assert_array_equal(rr.round_in_range(y, np.random.default_rng(9)), rr.round(y, np.random.default_rng(9)))
 
 
 def test_discrete_gaussian_sampler_handles_shapes_and_loc():

@@ -304,7 +304,7 @@ def test_the_axes_are_fitted_so_their_labels_and_the_legend_outside_lie_within_t
 
 def test_every_rendered_plot_is_fitted_once(audits, monkeypatch):
     """render lays out each plot with _fit (no layout engine of matplotlib's is set, so without it a legend outside
-    the axes would be cut off), once, after the renderer has drawn."""
+    the axes would be cut off), once, after the renderer has drawn and the log axes' labels are made plain."""
     calls = []
     original = plots._fit
 
@@ -313,5 +313,40 @@ def test_every_rendered_plot_is_fitted_once(audits, monkeypatch):
         original(fig, ax)
 
     monkeypatch.setattr(plots, "_fit", spy)
+    plain = []
+    monkeypatch.setattr(plots, "_plain_log_labels", lambda ax: plain.append(calls.copy()))
     assert _is_png(render(audits["expectation"]))
     assert len(calls) == 1 and calls[0] > 0
+    assert plain == [[]]  # the log axes' labels are made plain text before the layout measures them
+
+
+def test_log_axes_label_their_ticks_as_plain_text_with_the_mathtext_labels_meaning():
+    """A log axis' tick labels are plain text (10⁻³, 2×10⁻¹): the labels matplotlib's log formatters give, without
+    its mathtext parser. Every label a formatter gives over twelve decades and within one decade is turned into
+    the text that reads the same, and nothing else is touched."""
+    from matplotlib.ticker import LogFormatterMathtext, LogFormatterSciNotation
+
+    from dpaudit.reports.plots._axes import _figure, _log_label_as_text, _plain_log_labels
+
+    assert _log_label_as_text(r"$\mathdefault{10^{-3}}$") == "10⁻³"
+    assert _log_label_as_text(r"$\mathdefault{2\times10^{-1}}$") == "2×10⁻¹"
+    assert _log_label_as_text(r"$\mathdefault{10^{12}}$") == "10¹²"
+    assert _log_label_as_text(r"$\mathdefault{-10^{2}}$") == "\u221210²"
+    assert _log_label_as_text(r"$\mathdefault{0}$") == "0"
+    for other in ("", "0.5", r"$\mathdefault{10^{0.50}}$", r"$x^2$"):
+        assert _log_label_as_text(other) == other
+    decades, between = list(np.geomspace(1e-6, 1e6, 13)), [2e-3, 5e4, 0.3]
+    for formatter, values in ((LogFormatterSciNotation(), decades + between), (LogFormatterMathtext(), decades),
+                              (LogFormatterSciNotation(labelOnlyBase=False), decades + between)):
+        for x in values:  # (a plain LogFormatterMathtext writes 10^{-2.70} between decades: left to mathtext)
+            label = formatter(x)
+            if label:
+                assert "$" not in _log_label_as_text(label), label
+    fig, ax = _figure()
+    ax.set_yscale("log")
+    ax.plot([0, 1], [1e-5, 3e-2])
+    _plain_log_labels(ax)
+    fig.canvas.draw()
+    labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    assert "10⁻³" in labels and all("$" not in label for label in labels)
+    assert "0.0" in [t.get_text() for t in ax.get_xticklabels()]  # the linear axis keeps its own labels

@@ -1971,3 +1971,32 @@ def test_refinement_goes_on_while_each_round_at_least_halves_the_excess_over_the
                      Enclosure(0, T), T)
     assert batches[1:] == [[1 + 2.0**-12, 1 + 2.0**-14], [1 + 2.0**-16, 1 + 2.0**-18]]
     assert r.rho == Enclosure(0, T * (1 + t / 25))
+
+
+def test_a_pairs_coordinates_are_remembered_by_identity_and_turned_round_for_the_other_direction():
+    """differing_coordinates keeps its answers for the last pairs by identity: asked again it gives the same tuple,
+    asked about (Q, P) it gives each coordinate's (Q_i, P_i), never (P_i, Q_i); a new pair equal to an old one is
+    compared afresh, and each direction's profile and Renyi divergence are what a cold memory gives."""
+    rng = np.random.default_rng(5)
+    (p1, q1), (p2, q2) = _random_pair(rng, 5), _random_pair(rng, 4)
+    P, Q = ProductDistribution((p1, p2)), ProductDistribution((q1, q2))
+
+    def cold(a, b):
+        exact._RECENT.clear()
+        exact._RECENT_PRODUCTS.clear()
+        return exact.privacy_profile(a, b, 0.3).delta, exact.renyi_divergence(a, b, 2.0)
+
+    answers = {(P, Q): cold(P, Q), (Q, P): cold(Q, P)}
+    assert answers[(P, Q)] != answers[(Q, P)]  # the pair is not symmetric: a direction mixed up would show
+    forward = exact.differing_coordinates(P, Q)
+    assert exact.differing_coordinates(P, Q) is forward
+    for a, b in ((Q, P), (P, Q), (Q, P), (P, Q)):  # warm, in both orders
+        assert (exact.privacy_profile(a, b, 0.3).delta, exact.renyi_divergence(a, b, 2.0)) == answers[(a, b)]
+    backward = exact.differing_coordinates(Q, P)
+    assert [(k, p, q) for k, q, p in backward] == list(forward)
+    assert backward[0][1] is q1 and backward[0][2] is p1
+    twin = ProductDistribution((p1, p2))
+    assert exact.differing_coordinates(twin, Q) is not forward and exact.differing_coordinates(twin, Q) == forward
+    for _ in range(exact.RECENT_PAIRS + 2):  # the memory is bounded
+        exact.differing_coordinates(*_random_pair(rng, 3))
+    assert len(exact._RECENT) == exact.RECENT_PAIRS

@@ -15,9 +15,11 @@ Two instance generators:
   the repository's seed 109832) drawn in the repository's order (theta*'s u, then per round and arm a
   normal direction and a uniform radius), which reproduces the repository's kappa values (S = 2, 2.5, 3 at
   d = 3, K = 20, T = 5000: 18.39, 56.44, 222.15). Arm sets are generated lazily, in chunks of rounds, from
-  the generator state saved at each chunk's start, so memory does not grow with the horizon or the runs;
-  the draws go arm by arm in Python because that is the order the repository's stream has (a vectorised
-  draw would give other arms).
+  the generator state saved at each chunk's start; the draws go arm by arm in Python because that is the
+  order the repository's stream has (a vectorised draw would give other arms). One instance's chunks are
+  kept, read-only, up to :data:`CHUNK_CACHE_BYTES`, and shared by every block of runs and every simulation
+  in the process (an audit simulates the same instance at several horizons and for several algorithms);
+  past that budget only the latest chunk is kept, so memory does not grow with the horizon or the runs.
 
 The non-linearity parameters (shuffle-glm eq. (4)): kappa = 1/min mu'(<x, theta*>) and
 kappa* = 1/max mu'(<x, theta*>) over the arms the instance uses. ``GLMBandit.kappa(horizon)`` gives them
@@ -37,8 +39,10 @@ public arm set (the lower bound's model).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+import threading
 
 import numpy as np
 
@@ -48,6 +52,8 @@ from dpaudit.mechanisms.glm_links import LINKS, Link
 GLM_GENERATORS = ("paper", "repository")
 REPOSITORY_SEED = 109832
 CHUNK_ROUNDS = 256
+#: bytes of one repository instance's arm sets kept in memory (T = 5000, K = 20, d = 3 takes 2.4 MB)
+CHUNK_CACHE_BYTES = 32 * 2**20
 
 
 def kappa_bounds(link: str | Link, S: float) -> tuple[float, float]:
@@ -76,43 +82,61 @@ def unit_ball(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
 
 class RepositoryArms:
     """The repository's T arm sets of one instance, generated chunk by chunk (module docstring):
-    ``theta`` (d,) and ``chunk(i)`` = the arm sets of rounds i C + 1 .. (i + 1) C, shape (C, K, d)."""
+    ``theta`` (d,) and ``chunk(i)`` = the arm sets of rounds i C + 1 .. (i + 1) C, shape (C, K, d), read-only.
+    Chunks are kept while they fit in ``cache_bytes``; thread-safe, so blocks of runs may share one."""
 
-    def __init__(self, arms: int, dimension: int, S: float, seed: int, chunk_rounds: int = CHUNK_ROUNDS):
+    def __init__(self, arms: int, dimension: int, S: float, seed: int, chunk_rounds: int = CHUNK_ROUNDS,
+                 cache_bytes: int = CHUNK_CACHE_BYTES):
         self.arms, self.dimension, self.chunk_rounds = arms, dimension, chunk_rounds
         rng = np.random.default_rng(seed)
         u = rng.uniform(-1, 1, size=dimension)
         self.theta = S * u / np.linalg.norm(u)
+        self.theta.flags.writeable = False
         self._starts = [rng.bit_generator.state]  # the generator state at the start of each chunk made so far
-        self._cached: tuple[int, np.ndarray] | None = None
+        self._kept: dict[int, np.ndarray] = {}
+        self._keep = max(1, cache_bytes // (chunk_rounds * arms * dimension * 8))  # chunks that fit the budget
+        self._lock = threading.Lock()
 
     def chunk(self, index: int) -> np.ndarray:
-        if self._cached is not None and self._cached[0] == index:
-            return self._cached[1]
-        while len(self._starts) <= index:  # chunks are requested in order; an earlier one is replayed
-            self._generate(len(self._starts) - 1)
-        block = self._generate(index)
-        self._cached = (index, block)
-        return block
+        with self._lock:
+            if index in self._kept:
+                return self._kept[index]
+            while len(self._starts) <= index:  # chunks are requested in order; an earlier one is replayed
+                self._generate(len(self._starts) - 1)
+            return self._generate(index)
 
     def _generate(self, index: int) -> np.ndarray:
         rng = np.random.default_rng()
         rng.bit_generator.state = self._starts[index]
         d = self.dimension
-        block = np.empty((self.chunk_rounds, self.arms, d))
-        for row in block:
-            for arm in row:  # the repository's order: one arm's direction, then its radius
-                direction = rng.normal(0.0, 1.0, size=(d,))
-                radius = rng.uniform(0.0, 1.0) ** (1.0 / d)
-                arm[:] = direction * radius / np.linalg.norm(direction)
+        directions = np.empty((self.chunk_rounds, self.arms, d))
+        radii = np.empty((self.chunk_rounds, self.arms, 1))
+        for direction, radius in zip(directions.reshape(-1, d), radii.reshape(-1, 1)):
+            direction[:] = rng.normal(0.0, 1.0, size=(d,))  # the repository's order: a direction, then its radius
+            radius[0] = rng.uniform(0.0, 1.0) ** (1.0 / d)
+        # the repository's direction * radius / ||direction|| for all arms at once, bit for bit: its norm is
+        # sqrt(x . x), a dot product per arm, which a stacked matmul computes in the same order (a sum of squares
+        # along an axis does not)
+        norms = np.sqrt(directions[..., None, :] @ directions[..., :, None])[..., 0]
+        block = directions * radii / norms
+        block.flags.writeable = False
         if len(self._starts) == index + 1:
             self._starts.append(rng.bit_generator.state)
+        if len(self._kept) >= self._keep:  # over the budget: keep only the latest chunk
+            self._kept.clear()
+        self._kept[index] = block
         return block
 
     def rounds(self, horizon: int):
         """The arm sets of rounds 1..horizon, chunk by chunk (the last one cut to the horizon)."""
         for index in range(math.ceil(horizon / self.chunk_rounds)):
             yield self.chunk(index)[: horizon - index * self.chunk_rounds]
+
+
+@functools.lru_cache(maxsize=4)
+def _shared_arms(arms: int, dimension: int, S: float, seed: int) -> RepositoryArms:
+    """The process's one :class:`RepositoryArms` of an instance (of the few most recently used ones)."""
+    return RepositoryArms(arms, dimension, S, seed)
 
 
 class GLMInstances:
@@ -198,7 +222,7 @@ class GLMBandit:
 
     def _repository_arms(self) -> RepositoryArms:
         if self._repository is None:
-            self._repository = RepositoryArms(self.arms, self.dimension, self.S, self.instance_seed)
+            self._repository = _shared_arms(self.arms, self.dimension, self.S, self.instance_seed)
         return self._repository
 
     @property
@@ -236,8 +260,8 @@ class GLMBandit:
             direction = rng.standard_normal((runs, self.dimension))
             theta = self.S * direction / np.linalg.norm(direction, axis=-1, keepdims=True)
             return GLMInstances(theta, self.link, self.arms)
-        # each block of runs replays the arm sets from their seed: its own stream object, the same draws
-        arms = RepositoryArms(self.arms, self.dimension, self.S, self.instance_seed)
+        # every block of runs (and every simulation of this instance in the process) reads the same arm sets
+        arms = _shared_arms(self.arms, self.dimension, self.S, self.instance_seed)
         return GLMInstances(np.broadcast_to(arms.theta, (runs, self.dimension)).copy(), self.link, self.arms, arms)
 
 

@@ -94,8 +94,32 @@ def _same(p: Any, q: Any) -> bool:
     return p == q
 
 
-def differing_coordinates(dist0: Any, dist1: Any) -> list[tuple[str, Any, Any]]:
-    """(kind, P_i, Q_i) for the coordinates where the two distributions differ."""
+#: the last pairs :func:`differing_coordinates` was asked about, newest first: (P, Q, their coordinates)
+_RECENT: list[tuple[Any, Any, tuple[tuple[str, Any, Any], ...]]] = []
+RECENT_PAIRS = 16
+
+
+def differing_coordinates(dist0: Any, dist1: Any) -> tuple[tuple[str, Any, Any], ...]:
+    """(kind, P_i, Q_i) for the coordinates where the two distributions differ.
+
+    An audit asks this of the same pair many times (both directions, each epsilon of a profile and of its plot),
+    and a product of a thousand coordinates takes milliseconds to compare: the answers for the last
+    :data:`RECENT_PAIRS` pairs are kept, by identity (the distributions are immutable, and kept alive here so
+    that an identity is never reused)."""
+    for p, q, coords in _RECENT:
+        if p is dist0 and q is dist1:
+            return coords
+        if p is dist1 and q is dist0:
+            coords = tuple((kind, b, a) for kind, a, b in coords)
+            break
+    else:
+        coords = _compare(dist0, dist1)
+    _RECENT.insert(0, (dist0, dist1, coords))
+    del _RECENT[RECENT_PAIRS:]
+    return coords
+
+
+def _compare(dist0: Any, dist1: Any) -> tuple[tuple[str, Any, Any], ...]:
     c0 = dist0.coordinates if isinstance(dist0, ProductDistribution) else (dist0,)
     c1 = dist1.coordinates if isinstance(dist1, ProductDistribution) else (dist1,)
     if len(c0) != len(c1):
@@ -108,7 +132,7 @@ def differing_coordinates(dist0: Any, dist1: Any) -> list[tuple[str, Any, Any]]:
             raise MechanismError(f"cannot compare a {kind} coordinate with a {_kind(q)} one")
         if not _same(p, q):
             out.append((kind, p, q))
-    return out
+    return tuple(out)
 
 
 _LOSS = {FINITE: finite.loss_range, GAUSSIAN: gaussian.loss_range, LOGLINEAR: loglinear.loss_range,
@@ -157,9 +181,24 @@ def privacy_profile_curve(dist0: Any, dist1: Any, eps_values: Sequence[float]) -
     return [privacy_profile(dist0, dist1, eps).delta for eps in eps_values]
 
 
-def _product_of_finites(coords: list[tuple[str, Any, Any]]) -> tuple[list[tuple[Any, Any]], Fraction] | None:
+#: the last coordinates :func:`_product_of_finites` was asked about, newest first (a profile asks per epsilon)
+_RECENT_PRODUCTS: list[tuple[Any, Any]] = []
+
+
+def _product_of_finites(coords: Sequence[tuple[str, Any, Any]]) -> tuple[list[tuple[Any, Any]], Fraction] | None:
     """The finite coordinates' pairs and the Gaussian ones' total mu^2, when the coordinates are finite and
-    equal-variance Gaussians (delta then comes from the product's loss distribution); else None."""
+    equal-variance Gaussians (delta then comes from the product's loss distribution); else None. Kept for the
+    last few ``coords`` by identity, like :func:`differing_coordinates`' answers (mu^2 is a sum of fractions)."""
+    for seen, product in _RECENT_PRODUCTS:
+        if seen is coords:
+            return product
+    product = _finites_and_mu_squared(coords)
+    _RECENT_PRODUCTS.insert(0, (coords, product))
+    del _RECENT_PRODUCTS[RECENT_PAIRS:]
+    return product
+
+
+def _finites_and_mu_squared(coords: Sequence[tuple[str, Any, Any]]) -> tuple[list[tuple[Any, Any]], Fraction] | None:
     kinds = {kind for kind, _, _ in coords}
     gaussians = [(p, q) for kind, p, q in coords if kind == GAUSSIAN]
     if not (kinds <= {FINITE, GAUSSIAN} and all(gaussian.same_variance(p, q) for p, q in gaussians)):

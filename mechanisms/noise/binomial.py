@@ -145,7 +145,15 @@ class RandomizedRounding:
 
     def round(self, x, rng: np.random.Generator) -> np.ndarray:
         """Round every entry of ``x`` independently (vectorised; the output has x's shape)."""
-        xg = self._scaled(x)
+        return self._round_scaled(self._scaled(x), rng)
+
+    def round_in_range(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """:meth:`round` of a float array whose caller has made sure it lies in [0, 1]: the same draws without
+        the check (a vector tree rounds one round's entries at every one of its levels' precisions)."""
+        return self._round_scaled(x * self.g, rng)
+
+    @staticmethod
+    def _round_scaled(xg: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         low = np.floor(xg)
         return (low + (rng.random(xg.shape) < xg - low)).astype(np.int64)
 

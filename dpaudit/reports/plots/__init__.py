@@ -10,7 +10,7 @@ import io
 import re
 
 from ...core.results import AuditResult, Finding
-from ._axes import WIDE, _figure, _fit, _NothingToPlot
+from ._axes import WIDE, _figure, _fit, _NothingToPlot, _plain_log_labels
 from .privacy import _event_bars, _privacy_loss, _privacy_profile, _renyi, _threshold
 from .regret import _lower_bound, _regret_bound, _regret_order, _regret_rate
 from .tail import _tail, _tail_cgf
@@ -53,6 +53,7 @@ def render(evidence: Finding | AuditResult, title: str | None = None) -> bytes |
         _RENDERERS[data["kind"]](ax, data, title)
     except _NothingToPlot:
         return None
+    _plain_log_labels(ax)
     _fit(fig, ax)
     fig.canvas.draw()
     return _palette_png(fig.canvas)
@@ -72,7 +73,7 @@ def _palette_png(canvas) -> bytes:
     palette = image.convert("RGB").quantize(colors=PALETTE_COLOURS, method=Image.Quantize.MEDIANCUT,
                                             dither=Image.Dither.NONE)
     buf = io.BytesIO()
-    palette.save(buf, format="PNG", optimize=True)
+    palette.save(buf, format="PNG", compress_level=6)  # zlib's default: 8% larger than level 9, 7x faster
     return buf.getvalue()
 
 

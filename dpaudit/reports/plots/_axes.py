@@ -3,6 +3,7 @@ the plot data's arrays (non-finite values counted and said, never drawn)."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Collection
 from typing import Any
@@ -54,6 +55,36 @@ def _fit(fig, ax) -> None:
     shrink_y = min(1.0, 0.8 * height / max(bottom + top, 1e-9))
     fig.subplots_adjust(left=left / width, right=1 - right / width,
                         bottom=bottom * shrink_y / height, top=1 - top * shrink_y / height)
+
+
+_SUPERSCRIPTS = str.maketrans("0123456789-", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b")
+# what matplotlib's log formatters write: $\mathdefault{[sign][coefficient\times]base^{exponent}}$ or a number
+_MATHTEXT_POWER = re.compile(r"\$\\mathdefault\{(-?)(?:([0-9.]+)\\times)?([0-9.]+)\^\{(-?[0-9]+)\}\}\$")
+_MATHTEXT_NUMBER = re.compile(r"\$\\mathdefault\{(-?[0-9.]+)\}\$")
+
+
+def _log_label_as_text(label: str) -> str:
+    """A log axis' tick label ``$\\mathdefault{2\\times10^{-3}}$`` as the plain text ``2×10⁻³`` (Unicode
+    superscripts, which the default font has): the same label without the mathtext parser, which took a
+    fifth of a plot's time. Anything else is returned as it was."""
+    if match := _MATHTEXT_POWER.fullmatch(label):
+        sign, coefficient, base, exponent = match.groups()
+        return (("\u2212" if sign else "") + (f"{coefficient}\u00d7" if coefficient else "") + base
+                + exponent.translate(_SUPERSCRIPTS))
+    if match := _MATHTEXT_NUMBER.fullmatch(label):
+        return match.group(1).replace("-", "\u2212")
+    return label
+
+
+def _plain_log_labels(ax) -> None:
+    """Let the log axes of ``ax`` write their tick labels as plain text (:func:`_log_label_as_text`)."""
+    from matplotlib.ticker import LogFormatterMathtext
+
+    for axis in (ax.xaxis, ax.yaxis):
+        for formatter in {axis.get_major_formatter(), axis.get_minor_formatter()}:
+            if isinstance(formatter, LogFormatterMathtext):  # an axis reads its labels with format_ticks
+                formatter.format_ticks = lambda values, mathtext=formatter.format_ticks: [
+                    _log_label_as_text(label) for label in mathtext(values)]
 
 
 class _NothingToPlot(Exception):
