@@ -50,6 +50,7 @@ from .noise import (
     iid_sum,
 )
 from .noise._lattice import TABLE_LOG_ERROR, repeated_sum
+from .noise._logspace import log_sum_exp
 
 NOISES = ("polya", "skellam", "discrete-gaussian")
 #: the largest batch whose discrete Gaussian shares are convolved for the exact law
@@ -220,8 +221,6 @@ def wrapped_mixture(rounded: FiniteIntegerLaw, noise: Any, m: int):
     """The law of (K + Y) mod m for K with a finite table and Y with a log-space law mod m
     (``noise.wrapped_logpmf``: discrete Laplace, Skellam), in log space:
     log P(r) = logsumexp_k (log P[K = k] + log P[Y = r - k mod m])."""
-    from scipy.special import logsumexp
-
     from dpaudit.core.distributions import FiniteDistribution
 
     with np.errstate(divide="ignore"):
@@ -232,7 +231,7 @@ def wrapped_mixture(rounded: FiniteIntegerLaw, noise: Any, m: int):
     for start in range(0, m, 4096):  # blocks of residues keep the (k, r) array small
         r = residues[start: start + 4096]
         terms = log_w[:, None] + noise.wrapped_logpmf(r[None, :] - ks[:, None], m)
-        log_p[start: start + 4096] = logsumexp(terms, axis=0)
+        log_p[start: start + 4096] = log_sum_exp(terms, axis=0)
     # the rounded sum's table error, the noise's own bound where it states one (the discrete
     # Laplace's closed form has only a few roundings), and the log-sum-exp
     noise_error = noise.wrapped_log_error(m) if hasattr(noise, "wrapped_log_error") else 0.0
@@ -358,15 +357,13 @@ def log_convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """log of the convolution of two pmf tables given as logs: out[k] = logsumexp_i (a[i] + b[k - i]).
     Every term is non-negative and summed in log space, so far entries keep their relative precision
     (a table of probabilities would lose them below the smallest double)."""
-    from scipy.special import logsumexp
-
     terms = a.size * (a.size + b.size - 1)
     if terms > MAX_LOG_CONVOLUTION:
         raise ValueError(f"log_convolve: tables of {a.size} and {b.size} entries need {terms:,} terms in log space "
                          f"(more than {MAX_LOG_CONVOLUTION:,})")
     padded = np.concatenate([np.full(a.size - 1, -np.inf), b, np.full(a.size - 1, -np.inf)])
     windows = np.lib.stride_tricks.sliding_window_view(padded, a.size)  # windows[k][a.size - 1 - i] = b[k - i]
-    return logsumexp(windows + a[::-1], axis=1)
+    return log_sum_exp(windows + a[::-1], axis=1)
 
 
 def log_iid_sum(offset: int, log_probs: np.ndarray, log_error: float, n: int) -> tuple[int, np.ndarray, float]:

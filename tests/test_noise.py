@@ -413,3 +413,27 @@ def test_a_sum_of_roundings_is_the_convolution_of_its_two_point_laws_to_the_last
     assert np.allclose(law.probs, brute[brute > 0], rtol=1e-12, atol=0)
     on_grid = rounding.sum_law([3 / 7, 1.0])
     assert on_grid.offset == 10 and on_grid.probs.tolist() == [1.0]
+
+
+def test_log_sum_exp_is_scipys_on_real_arrays_with_empty_slices():
+    """The exact laws' lean log-sum-exp agrees with scipy.special.logsumexp to a few roundings, along either axis,
+    with huge and tiny terms (max-shifted: nothing overflows or underflows to a wrong value), and gives -inf for a
+    slice of only -inf terms."""
+    from scipy.special import logsumexp
+
+    from dpaudit.mechanisms.noise._logspace import log_sum_exp
+
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(40, 7)) * 300
+    x[3] = -np.inf
+    x[5, :3] = -np.inf
+    x[:, 2] = -np.inf
+    for axis in (0, 1, -1):
+        expected = logsumexp(x, axis=axis)
+        got = log_sum_exp(x, axis=axis)
+        finite = np.isfinite(expected)
+        assert np.array_equal(finite, np.isfinite(got)) and np.all(got[~finite] == -np.inf)
+        np.testing.assert_allclose(got[finite], expected[finite], rtol=1e-15, atol=1e-12)
+    assert log_sum_exp(np.array([[800.0, 800.0]]), axis=1)[0] == pytest.approx(800 + math.log(2), rel=1e-15)
+    assert log_sum_exp(np.array([[-800.0, -801.0]]), axis=1)[0] == pytest.approx(-800 + math.log1p(math.exp(-1)),
+                                                                                rel=1e-15)

@@ -26,6 +26,7 @@ from scipy import special, stats
 from dpaudit.core.validation import integer, positive
 
 from ._lattice import TABLE_LOG_ERROR, ScipyIntegerLaw
+from ._logspace import log_sum_exp
 
 #: ``ive`` is used while the pmf is above e^-100: its relative error grows towards the bottom of the
 #: normal doubles (about 1.6e-12 at e^-697 for sigma^2 = 102400), and is ~1e-14 above e^-100
@@ -150,7 +151,7 @@ class Skellam(ScipyIntegerLaw):
         table, _ = _half_log_table(self.variance, (wraps + 1) * m)
         d = np.mod(np.asarray(r, dtype=np.int64) - self.loc, m)
         ks = d[..., None] + m * np.arange(-wraps - 1, wraps + 1)  # |k| <= (J + 1) m
-        return special.logsumexp(table[np.abs(ks)], axis=-1)
+        return log_sum_exp(table[np.abs(ks)], axis=-1)
 
     def log_table(self, lo: int, hi: int) -> tuple[np.ndarray, float]:
         """log P[X = k] for the integers k = lo .. hi, in log space however far out (no value
