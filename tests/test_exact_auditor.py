@@ -490,3 +490,28 @@ def test_outputs_that_cannot_be_compared_coordinate_by_coordinate_are_a_mechanis
         with pytest.raises(dpaudit.MechanismError) as info:
             audit(TableMechanism(table), PureDP(1.0), [(0, 1)])
         assert str(info.value) == message
+
+
+def test_the_worst_pair_and_direction_ties_on_rounding_and_is_the_first_then():
+    """The witness is the candidate with the largest upper end; candidates within rounding of it (a symmetric
+    pair's two directions) tie, and the first of them (lowest pair index, forward first) is reported, so a change
+    in the last bits does not flip the reported direction. The enclosure keeps the largest upper end and the
+    largest lower end whichever candidate is named."""
+    from dpaudit.auditors.exact_privacy import TIE, _Worst, _worst
+    from dpaudit.exact import Enclosure
+
+    def candidate(lo, hi, index, direction):
+        return _Worst(Enclosure(Fraction(lo), hi if hi == math.inf else Fraction(hi)), index, direction, {})
+
+    x = Fraction(1, 3)
+    bit = x * Fraction(2) ** -52
+    tied = _worst([candidate(x - 2 * bit, x, 0, "forward"), candidate(x - bit, x + bit, 0, "backward")])
+    assert (tied.index, tied.direction) == (0, "forward")
+    assert tied.value == Enclosure(x - bit, x + bit)
+    apart = _worst([candidate(x / 2, x, 0, "forward"), candidate(x, x * (1 + 100 * TIE), 1, "backward")])
+    assert (apart.index, apart.direction) == (1, "backward")
+    first_is_below = _worst([candidate(0, x * (1 - 2 * TIE), 0, "forward"), candidate(0, x, 1, "forward"),
+                             candidate(0, x - bit, 1, "backward")])
+    assert (first_is_below.index, first_is_below.direction) == (1, "forward")
+    infinite = _worst([candidate(1, 2, 0, "forward"), candidate(1, math.inf, 0, "backward")])
+    assert infinite.direction == "backward" and infinite.value.hi == math.inf

@@ -136,10 +136,23 @@ class _Worst:
     extra: dict[str, Any]
 
 
+#: upper ends this close (relatively) are a tie: they differ by rounding, not by what they enclose
+TIE = 1e-12
+
+
 def _worst(candidates: list[_Worst]) -> _Worst:
-    best = max(candidates, key=lambda c: (c.value.hi, c.value.lo))
+    """The candidate with the largest upper end, enclosed with the largest lower end of all. Candidates whose upper
+    ends differ from the largest by rounding only (:data:`TIE`) tie, and the first of them is the witness: the
+    lowest pair index, forward before backward. A symmetric pair's two directions are equal but for their last
+    bits, and which one is reported must not turn on them."""
+    top = max(c.value.hi for c in candidates)
+    best = next(c for c in candidates if c.value.hi == top or _tie(c.value.hi, top))
     lo = max(c.value.lo for c in candidates)
-    return _Worst(Enclosure(lo, best.value.hi), best.index, best.direction, best.extra)
+    return _Worst(Enclosure(lo, top), best.index, best.direction, best.extra)
+
+
+def _tie(a: Fraction | float, b: Fraction | float) -> bool:
+    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= TIE * max(abs(a), abs(b))
 
 
 def _ordered(dists: tuple[Any, Any], direction: str) -> tuple[Any, Any]:
