@@ -33,8 +33,8 @@ def timed_run(args: argparse.Namespace, out: Path) -> tuple[float, int, int]:
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, cwd=args.cwd)
     seconds = time.perf_counter() - start
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"dpaudit run failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    if done.returncode not in (0, 1) or not (out / "results.json").is_file():
+        raise SystemExit(f"dpaudit run failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
     records = json.loads((out / "results.json").read_text())["records"]
     reused = sum(bool(r.get("reused")) for r in records)
     return seconds, len(records) - reused, reused

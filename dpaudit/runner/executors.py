@@ -39,9 +39,9 @@ def _start_worker(parent: int, threads: int) -> None:
 
     Its BLAS and OpenMP pools get ``threads`` threads (the cores over the workers): each pool otherwise
     uses one thread per core, and the workers' threads, which spin while they wait, would take the cores
-    from each other. A limit set at run time does not undo everything a pool set up when it was loaded:
-    on 2 cores, ``OPENBLAS_NUM_THREADS=1`` in the environment took another sixth off the quick run's CPU
-    time in back-to-back runs (docs/benchmarks.md)."""
+    from each other. (``OPENBLAS_NUM_THREADS=1`` in the environment as well showed no effect that stands out of
+    the run-to-run noise: in three back-to-back pairs of quick runs it was a sixth faster twice and a sixth
+    slower once; docs/benchmarks.md.)"""
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=threads)
