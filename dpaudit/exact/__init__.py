@@ -94,9 +94,11 @@ def _same(p: Any, q: Any) -> bool:
     return p == q
 
 
-#: the last pairs :func:`differing_coordinates` was asked about, newest first: (P, Q, their coordinates)
+#: the last pairs :func:`differing_coordinates` was asked about, newest first: (P, Q, their coordinates). Few: they
+#: stay alive while listed (two laws on 10^6 outcomes take 32 MB), and an audit asks about one pair at a time (the
+#: quick run's exact claims compare as many pairs afresh with 2 kept as with 16)
 _RECENT: list[tuple[Any, Any, tuple[tuple[str, Any, Any], ...]]] = []
-RECENT_PAIRS = 16
+RECENT_PAIRS = 4
 
 
 def differing_coordinates(dist0: Any, dist1: Any) -> tuple[tuple[str, Any, Any], ...]:
