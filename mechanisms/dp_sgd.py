@@ -26,7 +26,10 @@ Choices where the code differs from its accounting, and what is done here:
     ``dp_accounting`` (``PoissonSampledDpEvent`` of a ``GaussianDpEvent``) bounds; the sum is divided by the
     expected batch size q n. With q = 1 (n <= batch, the full batch) the two coincide and no amplification
     is claimed;
-  - the code's reduction of epochs when the noise is large (its later version) is not done;
+  - the code's adaptation when the noise is large is not done (50 epochs, learning rate 10 and burn-in 10
+    always): both commits have one. At ab8fd160, when sigma clip / batch > 0.3, the epochs are cut by factors
+    0.8-0.95 towards 15, the burn-in with them, and the learning rate falls from 10 to 1.0; d9c93e11 picks the
+    epochs from the per-call epsilon and keeps the learning rate;
   - RDP orders: the integers 2..32 and 40, 48, 56, 64, 80, 96, 128 (integer orders have the accountant's exact formula
     for the subsampled Gaussian; the best order is about 1 + log(1/delta)/eps, below 64 at the per-call
     budgets used); the multiplier is found by regula falsi (Illinois) on log z against log eps, to a

@@ -20,12 +20,14 @@ the code the paper cites (the spec's 5.5) and DP-SGD as the optimizer.
         the code's lambda, about 10^2 at Table 2's sizes, the printed noise (about 60 per entry of a prefix sum)
         swamps the design matrices).
 
-Choices: count2_cutoff is commit ab8fd160's (the other commit, d9c93e11, has max(1, int(3 log2(...)))), the
-commit whose optimizer has the 50 fixed epochs; a cutoff of 0 means no optimizer call of that kind (theta
-stays 0). What the code does and Algorithm 2 does not, not followed here: its UCB (eq. 18) and its optimizer
-start use (theta_o + theta_tau)/2, its exploration leaf is x x^T / (1 + ||x||^2_{V^-1}), it adds the
-exploration points to the criterion-II data, projects the released matrices onto the PSD cone, and draws
-DP-SGD's batches by shuffling (accounted as if Poisson; here they are Poisson, see :mod:`~dpaudit.mechanisms.dp_sgd`).
+Choices: count2_cutoff is commit ab8fd160's (the other commit, d9c93e11, has max(1, int(3 log2(...)))), the parent
+commit, whose stored outputs are the paper's Table 2; a cutoff of 0 means no optimizer call of that kind (theta
+stays 0). The optimizer keeps 50 epochs, learning rate 10 and burn-in 10 whatever its noise; both commits adapt them
+when the noise is large (:mod:`~dpaudit.mechanisms.dp_sgd`). What the code does and Algorithm 2 does not, not
+followed here: its UCB (eq. 18) and its optimizer start use (theta_o + theta_tau)/2, its exploration leaf is x x^T /
+(1 + ||x||^2_{V^-1}), it adds the exploration points to the criterion-II data, projects the released matrices onto
+the PSD cone, and draws DP-SGD's batches by shuffling (accounted as if Poisson; here they are Poisson, see
+:mod:`~dpaudit.mechanisms.dp_sgd`).
 With these hyperparameters ||x||^2_{V^-1} <= 1/lambda is below the criterion-I threshold, so criterion I fires
 only when the trees' noise pulls V's smallest eigenvalue below 1/threshold. Such a round makes a DP-SGD call
 on the 1-4 points of T_o, whose noise (z clip / n, z about 260 at the per-call budget) sends theta_o to norms of

@@ -60,7 +60,8 @@ COMMON_NOTES = (
     "regret against the best mean.",
     "Every configuration uses seed 0, so run r faces the same instance in every configuration of one gap (the "
     "released code seeds instance r with np.random.seed(r)); the instances themselves differ from the code's.",
-    "p = 0.1 as in the released code (the paper does not state it); DP-SE gets it as beta.",
+    "p = 0.1, as the paper's Section 7 states (\"We fix confidence level p = 0.1\") and the released code uses; "
+    "DP-SE gets it as beta.",
 )
 
 
