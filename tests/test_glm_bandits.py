@@ -4,6 +4,8 @@ errors."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -160,6 +162,8 @@ def test_repository_arm_sets_are_kept_shared_and_replayed_past_the_memory_budget
         assert list(small._kept) == [index]
     other = GLMBandit(3, 2, 1.0, generator="repository", instance_seed=12)
     assert not np.array_equal(other.arm_sets(5), whole[:5])  # another seed, another instance
+    copy = pickle.loads(pickle.dumps(small))  # instances may travel to worker processes
+    np.testing.assert_array_equal(copy.chunk(1), whole[256:512])
 
 
 @pytest.mark.slow

@@ -97,6 +97,15 @@ class RepositoryArms:
         self._keep = max(1, cache_bytes // (chunk_rounds * arms * dimension * 8))  # chunks that fit the budget
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        del state["_lock"]  # a lock does not pickle; a copy gets its own
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def chunk(self, index: int) -> np.ndarray:
         with self._lock:
             if index in self._kept:
