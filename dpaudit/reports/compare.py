@@ -262,10 +262,5 @@ def _change(old: Run, new: Run, key: str) -> Change:
     return Change(claim_id, before and _side(before), after and _side(after))
 
 
-def _statistic_name(record: AuditResult) -> tuple[str | None, str | None]:
-    stat = record.statistic
-    return (stat.name, stat.kind) if stat is not None else (None, None)
-
-
 __all__ = ["DEFAULT_TOLERANCE", "FAILING", "Change", "Comparison", "Run", "Side", "SettingDifference",
            "certified_value", "compare_runs", "load_run", "moved_materially"]
