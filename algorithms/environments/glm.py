@@ -216,6 +216,7 @@ class GLMBandit:
         else:
             self.instance_seed = integer(self.owner, "instance_seed",
                                          REPOSITORY_SEED if instance_seed is None else instance_seed, 0)
+        self._repository: RepositoryArms | None = None
         seed = "" if self.generator == "paper" else f", seed {self.instance_seed}"
         self.name = f"{self.owner}(K={self.arms}, d={self.dimension}, S={self.S:g}, {self.link.name}, " \
                     f"{self.generator} generator{seed})"
@@ -223,9 +224,17 @@ class GLMBandit:
     def __repr__(self) -> str:
         return self.name
 
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        # rebuilt on demand; workers need not receive generated arms. The pickled bandit also seeds a regret entry's
+        # simulations (dpaudit.suite.regret.simulation_seed): its fields, this one included, are part of the seed
+        state["_repository"] = None
+        return state
+
     def _repository_arms(self) -> RepositoryArms:
-        """The process's shared arm sets of this instance (none travel with a pickled bandit)."""
-        return _shared_arms(self.arms, self.dimension, self.S, self.instance_seed)
+        if self._repository is None:
+            self._repository = _shared_arms(self.arms, self.dimension, self.S, self.instance_seed)
+        return self._repository
 
     @property
     def theta(self) -> np.ndarray | None:
@@ -263,7 +272,7 @@ class GLMBandit:
             theta = self.S * direction / np.linalg.norm(direction, axis=-1, keepdims=True)
             return GLMInstances(theta, self.link, self.arms)
         # every block of runs (and every simulation of this instance in the process) reads the same arm sets
-        arms = self._repository_arms()
+        arms = _shared_arms(self.arms, self.dimension, self.S, self.instance_seed)
         return GLMInstances(np.broadcast_to(arms.theta, (runs, self.dimension)).copy(), self.link, self.arms, arms)
 
 
