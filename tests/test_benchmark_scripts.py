@@ -25,3 +25,11 @@ def test_the_black_box_table_audits_a_classic_entry_and_reads_its_truth():
     result, seconds = bench.audit(entry, samples=20_000, confidence=0.99)
     assert result.auditor == "black-box" and seconds > 0
     assert 1.0 < result.statistic.interval[0] <= bench.truth_of(entry, result) == 2.0  # refuted below the truth
+
+
+def test_the_gaussian_rewards_benchmark_times_both_environments(capsys):
+    bench = _script("gaussian_rewards")
+    bench.main(["--horizon", "3000", "--runs", "2", "--repeats", "1", "--reward-by-reward"])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("T = 3e+03, 2 runs, K = 10") and len(out) == 2 + len(bench.ALGORITHMS_TIMED)
+    assert out[2].split()[0] == "se" and bench.bandits.EXACT_PULLS == 1 << 14  # the baseline's setting undone

@@ -8,6 +8,7 @@ No test here is statistical: every assertion is exact."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -162,8 +163,9 @@ def test_dist_mab_presets_follow_the_paper():
                            "Dist-RDP-SE(s=100)": "green"}
         eps = config.value("eps")
         for curve in config.curves:
-            assert curve.kwargs["eps"] == eps
-            assert curve.kwargs.get("eta", 4) == 4 and curve.kwargs.get("p", curve.kwargs.get("beta")) == 0.1
+            # theorem constants: Algorithm 1's l(b) = 2^b, Sec. 7's p = 0.1, DP-SE's per-arm noise
+            assert curve.kwargs["eps"] == eps and "shared_noise" not in curve.kwargs
+            assert curve.kwargs.get("eta", 2) == 2 and curve.kwargs.get("p", curve.kwargs.get("beta")) == 0.1
     assert {c.horizon for c in presets["dist-mab/fig2"].configurations} == {10**6}
     assert {c.horizon for c in presets["dist-mab/fig3"].configurations} == {10**7}
     fig4 = presets["dist-mab/fig4"]
@@ -177,10 +179,50 @@ def test_dist_mab_presets_follow_the_paper():
         assert means.size == 50 and 0 < means.min() < means.max() < 1
         assert all(min(c.value("eps") for c in preset.configurations) >= 1 for _ in (0,))  # "eps >= 1 for real data"
     for preset in (p for p in presets.values() if p.paper == "dist-mab"):
-        assert preset.observation and preset.notes
+        assert preset.observation and preset.notes and preset.constants == "theorem"
         for config in preset.configurations:
             for curve in config.curves:
                 assert curve.algorithm in DIST_MAB_NAMES and set(curve.kwargs) <= DIST_MAB_KWARGS
+
+
+def test_dist_mab_released_code_constants_are_the_authors():
+    presets = experiments.load_presets()
+    for preset in (p for p in presets.values() if p.paper == "dist-mab"):
+        released = preset.with_constants("released-code")
+        assert released.constants == "released-code" and "ea7503b" in released.constants_source
+        assert released.name == preset.name and released.shown_name == f"{preset.name} (released-code)"
+        assert [c.key for c in released.configurations] == [c.key for c in preset.configurations]
+        assert "Polya sampler" in " ".join(released.notes)  # what of the code is not reproduced, said
+        for theirs, ours in zip(released.configurations, preset.configurations):
+            assert theirs.environment.name == ours.environment.name and theirs.horizon == ours.horizon
+            for curve in theirs.curves:
+                eta = 2 if preset.figure == "fig4" else 4  # the plot script's dc = 2 for Fig. 4; 4^b elsewhere
+                assert curve.kwargs.get("eta", eta) == eta
+                assert curve.kwargs.get("p", curve.kwargs.get("beta")) == 0.1
+                assert curve.kwargs.get("shared_noise", False) is (curve.algorithm == "dp-se")
+        assert preset.with_constants("theorem") is preset
+        with pytest.raises(UsageError, match="take the theorem preset"):
+            released.with_constants("theorem")
+    fig4 = presets["dist-mab/fig4"]  # Fig. 4's algorithms are not in the code: its constants are the same
+    assert fig4.with_constants("released-code").configurations[0].curves == fig4.configurations[0].curves
+    with pytest.raises(UsageError, match="constants must be one of theorem, released-code"):
+        fig4.with_constants("authors")
+    with pytest.raises(UsageError, match="private-online/fig1 has no released-code constants"):
+        presets["private-online/fig1"].with_constants("released-code")
+
+
+def test_preset_constants_are_checked():
+    preset = bandit_preset()
+    with pytest.raises(ValueError, match="constants must be one of"):
+        dataclasses.replace(preset, constants="as-run")
+    with pytest.raises(ValueError, match="must say which code"):
+        dataclasses.replace(preset, constants="released-code")
+    with pytest.raises(ValueError, match="only a theorem preset"):
+        dataclasses.replace(preset, constants="released-code", constants_source="x", released_code=lambda: preset)
+    other = dataclasses.replace(preset, configurations=preset.configurations[:2])
+    with pytest.raises(ValueError, match="other configurations"):
+        dataclasses.replace(preset, released_code=lambda: dataclasses.replace(
+            other, constants="released-code", constants_source="x")).with_constants("released-code")
 
 
 def test_private_online_presets_follow_the_paper():
@@ -248,6 +290,39 @@ def test_run_writes_results_plots_tables_and_summaries(tmp_path, toy_registry):
     assert [s["configuration"] for s in figure["configurations"]] == [c.key for c in preset.configurations]
     assert (tmp_path / "dist-mab" / "toy" / "final-vs-eps.png").is_file()
     assert (tmp_path / "dist-mab" / "toy" / "table.md").is_file()
+
+
+def released_toy():
+    """bandit_preset with a released-code variant whose DP-SE takes beta 0.5."""
+    theirs = bandit_preset(curves=lambda eps: (Curve("DP-SE", "toy-dp-se", {"eps": eps, "beta": 0.5}, "black"),
+                                               Curve("Uniform", "toy-uniform")))
+    theirs = dataclasses.replace(theirs, constants="released-code", constants_source="the toy's code at abc1234")
+    return dataclasses.replace(bandit_preset(), released_code=lambda: theirs)
+
+
+def test_a_run_names_its_constants_everywhere(tmp_path, toy_registry):
+    preset = released_toy()
+    done = dpaudit.run_preset(preset, runs=2, horizon=120, out=tmp_path, progress=False, constants="released-code")
+    ours = dpaudit.run_preset(preset, runs=2, horizon=120, out=tmp_path, progress=False)
+    config = preset.configurations[0]
+    released_dir = tmp_path / "dist-mab" / "toy-released-code" / config.key
+    loaded = dpaudit.SimulationResult.load(released_dir / "dp-se.npz")
+    assert any("constants: released-code (the toy's code at abc1234)" in note for note in loaded.notes)
+    summary = json.loads((released_dir / "summary.json").read_text())
+    assert (summary["constants"], summary["constants_source"]) == ("released-code", "the toy's code at abc1234")
+    assert summary["curves"][0]["call"] == "toy-dp-se(eps=0.5, beta=0.5)"
+    assert "constants: released-code (the toy's code at abc1234)" in (released_dir / "table.md").read_text()
+    figure = json.loads((tmp_path / "dist-mab" / "toy-released-code" / "summary.json").read_text())
+    assert figure["constants"] == "released-code"
+    # the theorem run wrote beside it, not over it, and says so
+    theorem_dir = tmp_path / "dist-mab" / "toy" / config.key
+    assert json.loads((theorem_dir / "summary.json").read_text())["constants"] == "theorem"
+    assert "constants: theorem (the paper's, as printed)" in (theorem_dir / "table.md").read_text()
+    key = ("dist-mab/toy", config.key, "DP-SE")
+    assert (done.results[key].algorithm, ours.results[key].algorithm) == ("DP-SE(eps=0.5, beta=0.5)",
+                                                                         "DP-SE(eps=0.5, beta=0.1)")
+    assert np.array_equal(done.results[("dist-mab/toy", config.key, "Uniform")].pseudo_regret,
+                          ours.results[("dist-mab/toy", config.key, "Uniform")].pseudo_regret)
 
 
 def test_full_information_presets_run(tmp_path, toy_registry):
@@ -333,6 +408,22 @@ def test_cli_simulate_runs_a_configuration(tmp_path, toy_registry, monkeypatch, 
     loaded = dpaudit.SimulationResult.load(tmp_path / "dist-mab" / "toy" / "gap0.2,eps1" / "uniform.npz")
     assert (loaded.runs, loaded.horizon, loaded.seed.entropy) == (2, 80, 3)
     assert not (tmp_path / "dist-mab" / "toy" / "gap0.5,eps1").exists()
+    assert "dist-mab/toy: constants: theorem (the paper's, as printed)" in out
+
+
+def test_cli_simulate_takes_the_released_constants(tmp_path, toy_registry, monkeypatch, capsys):
+    toy = released_toy()
+    monkeypatch.setattr(experiments.presets, "load_presets", lambda: {toy.name: toy})
+    rc = main(["simulate", "dist-mab/toy@gap0.2,eps1", "--runs", "2", "--horizon", "80", "--out", str(tmp_path),
+               "--workers", "1", "--no-progress", "--constants", "released-code"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "dist-mab/toy (released-code)@gap0.2,eps1: T = 80, 2 runs" in out
+    assert "dist-mab/toy: constants: released-code (the toy's code at abc1234)" in out
+    assert (tmp_path / "dist-mab" / "toy-released-code" / "gap0.2,eps1" / "dp-se.npz").is_file()
+    monkeypatch.setattr(experiments.presets, "load_presets", lambda: {"dist-mab/toy": bandit_preset()})
+    assert main(["simulate", "dist-mab/toy", "--constants", "released-code", "--horizon", "10"]) == 2
+    assert "dist-mab/toy has no released-code constants" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -341,6 +432,7 @@ def test_cli_simulate_runs_a_configuration(tmp_path, toy_registry, monkeypatch, 
     (["simulate"], "name a PRESET"),
     (["simulate", "dist-mab/fig1", "--runs", "0"], "--runs must be at least 1"),
     (["simulate", "dist-mab/fig1", "--list"], "--list takes no PRESET"),
+    (["simulate", "private-online/fig1", "--constants", "released-code"], "has no released-code constants"),
     (["list", "--algorithms", "classic"], "takes no selector"),
 ])
 def test_cli_simulate_usage_errors(argv, message, capsys):
@@ -363,6 +455,8 @@ def test_cli_simulate_list(capsys):
     assert "configurations: gap0.5,eps0.1 gap0.5,eps0.5 gap0.5,eps1 gap0.1,eps0.1 gap0.1,eps0.5 gap0.1,eps1" in out
     assert "private-online/fig12a" in out and "K = 5; T = 2^22; 15 runs; 7 configurations" in out
     assert out.count("synthetic stand-in for data that is not fetched") == 2
+    assert out.count("constants: theorem, released-code") == 6  # dist-mab's figures
+    assert "constants: theorem (no released-code constants)" in out
 
 
 def test_cli_list_algorithms(monkeypatch, capsys):

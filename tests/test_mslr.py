@@ -103,7 +103,7 @@ def test_the_presets_say_which_data_they_used(tmp_path):
                                       progress=False, data=data)
         config_dir = tmp_path / folder / "dist-mab" / "fig5" / "eps1"
         record = dpaudit.SimulationResult.load(next(config_dir.glob("*.npz")))
-        assert any(note.endswith(expected) for note in record.notes)
+        assert any(expected in note for note in record.notes)
         assert json.loads((config_dir / "summary.json").read_text())["data"] == expected
         assert expected in (config_dir / "table.md").read_text()
         assert (done.selections[0][0].stand_in is None) == (data is not None)

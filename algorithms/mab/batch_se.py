@@ -79,7 +79,8 @@ Paths (both vectorised over runs; they have the same law of the decisions, teste
   survivor: the rest of the horizon), which the per-round path would play whatever it observes. The
   block's rounded sum comes in one step when the rewards are binary (x_hat = g x exactly, so the
   Binomial sum is all the protocol needs) or the environment gives rounded sums
-  (``Pulls.rounded_sums``); otherwise each reward is rounded (``pulls.values()``, then the release's
+  (``Pulls.rounded_sums``: a clipped Gaussian block longer than 2^14 pulls, one multinomial draw from the
+  exact law of the rounded rewards); otherwise each reward is rounded (``pulls.values()``, then the release's
   :class:`~dpaudit.mechanisms.noise.RandomizedRounding`). At the end of the batch the noise of every
   arm's sum is one draw of the exact law of the n users' total (``release.secure_sum``: Lap_Z for
   Polya shares, a Skellam for Skellam shares, the n shares themselves for discrete Gaussian shares,

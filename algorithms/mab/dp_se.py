@@ -40,8 +40,10 @@ horizon of the run or ``T=``.
 
 Paths, both vectorised over runs: the per-round ``choose``/``observe``, and the fast path
 ``next_block``/``observe_block``, whose block is an arm's remaining pulls of its epoch (a single
-survivor: the rest of the horizon), with the block's reward sum from its exact law (one Binomial for
-Bernoulli rewards); the epoch's noise is the same release's draw on both paths.
+survivor: the rest of the horizon), with the block's reward sum from the environment (one Binomial for
+Bernoulli rewards; for clipped Gaussian rewards, blocks longer than 2^14 pulls from the normal law inside the
+clip points, :func:`~dpaudit.algorithms.environments.bandits.clipped_normal_sums`, the one documented
+approximation); the epoch's noise is the same release's draw on both paths.
 
 Neighbouring relation: one round's reward vector replaced changes the one observation of that
 round's pulled arm (``ReplaceOne`` over the epoch's observations), moving one arm's sum by at most

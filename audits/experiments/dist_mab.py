@@ -4,7 +4,7 @@ Every figure plots the time-average regret Reg(t)/t against t, averaged over 20 
 
 - ``fig1`` (Fig. 1 top): K = 10 Gaussian arms (sd 0.1, clipped to [0, 1]) with means drawn per run
   uniformly on [0.5 - gap/2, 0.5 + gap/2], gap 0.5 (easy) and 0.1 (hard), eps in {0.1, 0.5, 1}, DP-SE
-  against Dist-DP-SE and Dist-RDP-SE (s = 10, 100), batch growth eta = 4, p = 0.1, T = 10^7;
+  against Dist-DP-SE and Dist-RDP-SE (s = 10, 100), p = 0.1, T = 10^7;
 - ``fig2`` / ``fig3`` (App. J): the easy / hard instance at eps in {0.1, 0.5, 1}, at the released
   code's horizons (10^6 easy, 10^7 hard);
 - ``fig4`` (App. J): the trust models compared on the easy instance: CDP-SE, LDP-SE, Dist-DP-SE,
@@ -14,6 +14,12 @@ Every figure plots the time-average regret Reg(t)/t against t, averaged over 20 
   (``dpaudit simulate dist-mab/fig5 --data Fold1/train.txt``; :mod:`dpaudit.algorithms.environments.mslr`
   reads it and builds the paper's 50 K-means arms); every record and report says which was used
   (:data:`MSLR_NOT_GIVEN`, or "data: MSLR-WEB10K from <file name> (...)").
+
+Constants (``constants``, :data:`dpaudit.bandits.experiments.CONSTANTS`): ``"theorem"`` (the default) runs
+the paper as printed: Algorithm 1's batches l(b) = 2^b and Section 7's p = 0.1; ``"released-code"`` runs the
+constants of the authors' released code (:data:`RELEASED_SOURCE`): batches 4^b for Figs. 1-3 (2^b for
+Fig. 4, the plot script's "dc = 2"), p = 0.1, and DP-SE's one Laplace draw per epoch shared by every arm
+(:data:`RELEASED_NOTES` lists what differs and what of the code is not reproduced).
 
 Algorithms are named by registry name: ``dp-se`` (eps, beta; the experiments' p = 0.1 is DP-SE's
 beta), ``dist-dp-se``, ``dist-rdp-se``, ``dist-cdp-se``, ``cdp-se``, ``ldp-se`` (eps, p, eta, s).
@@ -28,7 +34,7 @@ import numpy as np
 
 from dpaudit.algorithms.environments import BernoulliBandit, GaussianBandit, UniformMeans
 from dpaudit.algorithms.environments.mslr import load_mslr
-from dpaudit.bandits.experiments import Configuration, Curve, Preset
+from dpaudit.bandits.experiments import RELEASED_CODE, THEOREM, Configuration, Curve, Preset
 
 PAPER = "dist-mab"
 ARMS = 10
@@ -39,6 +45,24 @@ SIGMA = 0.1  # reward standard deviation of the released code
 EASY, HARD = 0.5, 0.1  # width of the interval the means are drawn from
 HORIZON = {EASY: 10**6, HARD: 10**7}  # the released code's horizons
 HARD_YLIM = (0.0, 0.045)  # the released plot script's y range for the hard instance
+ETA = {THEOREM: 2, RELEASED_CODE: 4}  # batch growth of Figs. 1-3: Algorithm 1's l(b) = 2^b; the code's 4^b
+TRUST_ETA = 2  # Fig. 4: the plot script's "batch factor dc = 2" (Algorithm 1's growth too)
+RELEASED_SOURCE = ("the authors' released code, sayakrc/Differentially-Private-Bandits at ea7503b (MABPrivate.py); "
+                   "the paper cites no commit")
+RELEASED_NOTES = (
+    "Released-code constants: batches l(b) = 4^b for Figs. 1-3 and the MSLR-WEB10K figures (Fig. 4: 2^b, the plot "
+    "script's dc = 2), p = 0.1 in the radius and in tau, DP-SE with one Lap(1/eps) draw per epoch added to every "
+    "arm's sum (DPSE.central_rand), which cancels in the elimination rule, so DP-SE's decisions are those of the "
+    "non-private rule on the true sums.",
+    "Not reproduced, as errors of the code rather than constants: its Polya sampler draws Gamma(r, scale (1 - q)/q) "
+    "with q = e^(-eps/g), the parameter inverted, so its Dist-DP-SE noise is Polya(1/n, 1 - e^(-eps/g)) (at eps "
+    "= 0.1, n = 16 the batch's total noise has variance 0.23 against Theorem 1's 200); Dist-RDP-SE's tau without "
+    "the square root on its first log term (a larger tau: the decisions differ only when the total noise exceeds "
+    "the smaller one, probability at most p per batch); DP-SE's epoch length 1 + int(.) where the reconstruction "
+    "rounds up (equal unless the maximum is an integer).",
+    "Not in the released code: the classes behind Fig. 4 (CDP-SE, LDP-SE, Dist-CDP-SE) and the MSLR-WEB10K "
+    "experiment; their released-code variants take the code's constants for the algorithms it has.",
+)
 
 OBSERVATION = ("As T grows, Dist-DP-SE's regret matches DP-SE's. There is a slight difference at small T. It is the "
                "price of distributed privacy with discrete noise (quantization error) and no trusted server. The "
@@ -63,6 +87,23 @@ COMMON_NOTES = (
     "p = 0.1, as the paper's Section 7 states (\"We fix confidence level p = 0.1\") and the released code uses; "
     "DP-SE gets it as beta.",
 )
+THEOREM_NOTES = (
+    "Batches l(b) = 2^b, as Algorithm 1 prints them (Remark 4 allows any eta^b); the authors' figures used the "
+    "released code's 4^b (--constants released-code).",
+)
+
+
+def _notes(constants: str) -> tuple[str, ...]:
+    return COMMON_NOTES + (THEOREM_NOTES if constants == THEOREM else RELEASED_NOTES)
+
+
+def _shown(title: str, constants: str) -> str:
+    return title if constants == THEOREM else f"{title} [released-code constants]"
+
+
+def _constants(constants: str) -> dict:
+    """The Preset fields that name the constant set."""
+    return {"constants": constants, "constants_source": None if constants == THEOREM else RELEASED_SOURCE}
 
 
 def synthetic(gap: float) -> GaussianBandit:
@@ -70,15 +111,17 @@ def synthetic(gap: float) -> GaussianBandit:
     return GaussianBandit(UniformMeans.around(0.5, gap, ARMS), sigma=SIGMA, clip=(0.0, 1.0))
 
 
-def se_curves(eps: float, eta: int = 4) -> tuple[Curve, ...]:
-    """Fig. 1's algorithms, in the released plot script's colours."""
-    return (Curve("DP-SE", "dp-se", {"eps": eps, "beta": P}, "black"),
+def se_curves(eps: float, constants: str = THEOREM) -> tuple[Curve, ...]:
+    """Fig. 1's algorithms, in the released plot script's colours, with the constant set ``constants``."""
+    eta = ETA[constants]
+    dp_se = {"eps": eps, "beta": P} if constants == THEOREM else {"eps": eps, "beta": P, "shared_noise": True}
+    return (Curve("DP-SE", "dp-se", dp_se, "black"),
             Curve("Dist-DP-SE", "dist-dp-se", {"eps": eps, "p": P, "eta": eta}, "blue"),
             Curve("Dist-RDP-SE(s=10)", "dist-rdp-se", {"eps": eps, "p": P, "eta": eta, "s": 10}, "red"),
             Curve("Dist-RDP-SE(s=100)", "dist-rdp-se", {"eps": eps, "p": P, "eta": eta, "s": 100}, "green"))
 
 
-def trust_curves(eps: float, eta: int = 2) -> tuple[Curve, ...]:
+def trust_curves(eps: float, eta: int = TRUST_ETA) -> tuple[Curve, ...]:
     """Fig. 4's algorithms (the plot script's colours for them are not known)."""
     return (Curve("CDP-SE", "cdp-se", {"eps": eps, "p": P, "eta": eta}),
             Curve("LDP-SE", "ldp-se", {"eps": eps, "p": P, "eta": eta}),
@@ -132,7 +175,7 @@ MSLR_REAL_NOTES = MSLR_NOTES[:-2] + (
 )
 
 
-def _mslr(figure: str, title: str, data: Path | None = None) -> Preset:
+def _mslr(figure: str, title: str, data: Path | None = None, constants: str = THEOREM) -> Preset:
     """The MSLR-WEB10K figure on the synthetic stand-in, or (``data``, a LETOR file) on the real data."""
     if data is None:
         means, line, stand_in, notes = mslr_stand_in_means(), MSLR_NOT_GIVEN, MSLR_STAND_IN, MSLR_NOTES
@@ -141,54 +184,73 @@ def _mslr(figure: str, title: str, data: Path | None = None) -> Preset:
         (means, line), stand_in, notes = load_mslr(data), None, MSLR_REAL_NOTES
         shown = f"{title} (MSLR-WEB10K from {Path(data).name})"
     env = BernoulliBandit(means)
-    return Preset(PAPER, figure, shown, OBSERVATION, OBSERVATION_SOURCE, ("eps",),
-                  tuple(Configuration((("eps", eps),), env, MSLR_HORIZON, RUNS, se_curves(eps))
+    notes = notes + (THEOREM_NOTES if constants == THEOREM else RELEASED_NOTES)
+    return Preset(PAPER, figure, _shown(shown, constants), OBSERVATION, OBSERVATION_SOURCE, ("eps",),
+                  tuple(Configuration((("eps", eps),), env, MSLR_HORIZON, RUNS, se_curves(eps, constants))
                         for eps in MSLR_EPSILONS),
                   metric="time-average", notes=notes, stand_in=stand_in, ordering=SE_ORDERING, data=line,
-                  with_data=partial(_mslr, figure, title))
+                  with_data=partial(_mslr, figure, title, constants=constants), **_constants(constants),
+                  released_code=partial(_mslr, figure, title, data, RELEASED_CODE) if constants == THEOREM else None)
 
 
-def _instance(figure: str, title: str, gap: float, notes: tuple[str, ...]) -> Preset:
-    return Preset(PAPER, figure, title, OBSERVATION, OBSERVATION_SOURCE, ("eps",),
-                  tuple(Configuration((("eps", eps),), synthetic(gap), HORIZON[gap], RUNS, se_curves(eps),
+def _instance(figure: str, title: str, gap: float, notes: tuple[str, ...], constants: str = THEOREM) -> Preset:
+    return Preset(PAPER, figure, _shown(title, constants), OBSERVATION, OBSERVATION_SOURCE, ("eps",),
+                  tuple(Configuration((("eps", eps),), synthetic(gap), HORIZON[gap], RUNS, se_curves(eps, constants),
                                       ylim=HARD_YLIM if gap == HARD else None) for eps in EPSILONS),
-                  metric="time-average", notes=COMMON_NOTES + notes, ordering=SE_ORDERING)
+                  metric="time-average", notes=_notes(constants) + notes, ordering=SE_ORDERING,
+                  **_constants(constants),
+                  released_code=(partial(_instance, figure, title, gap, notes, RELEASED_CODE) if constants == THEOREM
+                                 else None))
+
+
+def _fig1(constants: str = THEOREM) -> Preset:
+    return Preset(
+        PAPER, "fig1", _shown("Fig. 1 (top): synthetic Gaussian instances, easy (gap 0.5) and hard (gap 0.1)",
+                              constants),
+        OBSERVATION, OBSERVATION_SOURCE, ("gap", "eps"),
+        tuple(Configuration((("gap", gap), ("eps", eps)), synthetic(gap), 10**7, RUNS, se_curves(eps, constants),
+                            ylim=HARD_YLIM if gap == HARD else None)
+              for gap in (EASY, HARD) for eps in EPSILONS),
+        metric="time-average",
+        notes=_notes(constants) + (
+            "The eps of each panel of Fig. 1 cannot be recovered from the text ('eps < 1 for synthetic data'): "
+            "the grid covers both instances at every eps of App. J, {0.1, 0.5, 1}.",
+            "T = 10^7 for both instances; the released code ran the easy instance at 10^6 (preset fig2 does, "
+            "and --horizon 1000000 does here).",
+            "The hard instance's plots use the released plot script's y range [0, 0.045]."),
+        ordering=SE_ORDERING, **_constants(constants),
+        released_code=partial(_fig1, RELEASED_CODE) if constants == THEOREM else None)
+
+
+def _fig4(constants: str = THEOREM) -> Preset:
+    return Preset(
+        PAPER, "fig4", _shown("Fig. 4 (App. J): trust models on the easy instance", constants), TRUST_OBSERVATION,
+        "dist-mab App. J, as the spec's 5.2 reports it", ("eps",),
+        tuple(Configuration((("eps", eps),), synthetic(EASY), HORIZON[EASY], RUNS, trust_curves(eps))
+              for eps in EPSILONS),
+        metric="time-average",
+        notes=COMMON_NOTES + (() if constants == THEOREM else RELEASED_NOTES) + (
+            "Batch growth eta = 2 for every algorithm (the plot script's 'batch factor dc = 2', and Algorithm 1's "
+            "2^b): the same under both constant sets.",
+            "T is not stated for Fig. 4: 10^6, the released code's horizon for the easy instance; 20 runs as "
+            "in Fig. 1.",
+            "The classes behind Fig. 4 are not in the released code; its colours are not known."),
+        ordering=TRUST_ORDERING, **_constants(constants),
+        released_code=partial(_fig4, RELEASED_CODE) if constants == THEOREM else None)
 
 
 PRESETS = (
-    Preset(PAPER, "fig1", "Fig. 1 (top): synthetic Gaussian instances, easy (gap 0.5) and hard (gap 0.1)",
-           OBSERVATION, OBSERVATION_SOURCE, ("gap", "eps"),
-           tuple(Configuration((("gap", gap), ("eps", eps)), synthetic(gap), 10**7, RUNS, se_curves(eps),
-                               ylim=HARD_YLIM if gap == HARD else None)
-                 for gap in (EASY, HARD) for eps in EPSILONS),
-           metric="time-average",
-           notes=COMMON_NOTES + (
-               "The eps of each panel of Fig. 1 cannot be recovered from the text ('eps < 1 for synthetic data'): "
-               "the grid covers both instances at every eps of App. J, {0.1, 0.5, 1}.",
-               "T = 10^7 for both instances; the released code ran the easy instance at 10^6 (preset fig2 does, "
-               "and --horizon 1000000 does here).",
-               "The hard instance's plots use the released plot script's y range [0, 0.045]."),
-           ordering=SE_ORDERING),
+    _fig1(),
     _mslr("fig1-mslr", "Fig. 1 (bottom): MSLR-WEB10K, 50 arms"),
     _instance("fig2", "Fig. 2 (App. J): easy instance, means U[0.25, 0.75]", EASY,
               ("T = 10^6, the released code's horizon for the easy instance.",)),
     _instance("fig3", "Fig. 3 (App. J): hard instance, means U[0.45, 0.55]", HARD,
               ("T = 10^7, the released code's horizon for the hard instance; y range [0, 0.045] as in its plot "
                "script.",)),
-    Preset(PAPER, "fig4", "Fig. 4 (App. J): trust models on the easy instance", TRUST_OBSERVATION,
-           "dist-mab App. J, as the spec's 5.2 reports it", ("eps",),
-           tuple(Configuration((("eps", eps),), synthetic(EASY), HORIZON[EASY], RUNS, trust_curves(eps))
-                 for eps in EPSILONS),
-           metric="time-average",
-           notes=COMMON_NOTES + (
-               "Batch growth eta = 2 for every algorithm (the plot script's 'batch factor dc = 2').",
-               "T is not stated for Fig. 4: 10^6, the released code's horizon for the easy instance; 20 runs as "
-               "in Fig. 1.",
-               "The classes behind Fig. 4 are not in the released code; its colours are not known."),
-           ordering=TRUST_ORDERING),
+    _fig4(),
     _mslr("fig5", "Fig. 5 (App. J): MSLR-WEB10K, 50 arms"),
 )
 
-__all__ = ["MSLR_NOT_GIVEN", "MSLR_STAND_IN",
+__all__ = ["ETA", "MSLR_NOT_GIVEN", "MSLR_STAND_IN", "RELEASED_NOTES", "RELEASED_SOURCE",
            "PRESETS", "SE_ORDERING", "TRUST_ORDERING", "mslr_stand_in_means", "se_curves", "synthetic",
            "trust_curves"]

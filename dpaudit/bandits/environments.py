@@ -135,7 +135,15 @@ class Pulls:
     @property
     def roundable(self) -> bool:
         """True when :meth:`rounded_sums` can give the rounded sums without the rewards one by one."""
-        return not self.full and (self.binary or callable(getattr(self._instances, "rounded_sums", None)))
+        if self.full:
+            return False
+        if self.binary:
+            return True
+        if not callable(getattr(self._instances, "rounded_sums", None)):
+            return False
+        # instances may serve some blocks only (e.g. Gaussian rewards: the long ones)
+        serves = getattr(self._instances, "rounds_in_one_step", None)
+        return not callable(serves) or bool(serves(self.counts))
 
     def rounded_sums(self, g: Any) -> np.ndarray:
         """Each run's sum of x_hat = floor(x g) + Bernoulli(x g - floor(x g)) over its block, ``g`` the

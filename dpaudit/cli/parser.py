@@ -27,6 +27,11 @@ out matches every value), or a paper key (every figure of the paper). --list sho
 
 Writes OUT/<paper>/<figure>/<configuration>/<algorithm>.npz as each simulation finishes, then per
 configuration plot.png, table.md and summary.json, and per figure table.md and summary.json.
+
+Constants: --constants theorem (the default) runs the paper's constants as printed; --constants
+released-code runs those of the authors' released code (e.g. dist-mab's batches 4^b, where
+Algorithm 1 prints 2^b), written under OUT/<paper>/<figure>-released-code/. Every record, table and
+summary names the set; a preset without released-code constants refuses them (exit 2).
 Exit codes: 0 done; 2 unknown preset or configuration, or bad options.
 """
 
@@ -179,6 +184,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a data file for presets that use a real data set (dist-mab/fig1-mslr and fig5: MSLR-WEB10K "
                          "in LETOR format, e.g. Fold1/train.txt); without it they use their synthetic stand-in")
     sm.add_argument("--horizon", type=count, default=None, help="rounds T, e.g. 100000 or 1e5 (default: the paper's)")
+    sm.add_argument("--constants", choices=("theorem", "released-code"), default="theorem",
+                    help="the constant set: 'theorem', the paper's as printed (default), or 'released-code', the "
+                         "authors' released code's (exploration scales, p, batch growth, warm-up, generator; "
+                         "--list says which presets have them); recorded in every file written")
     sm.add_argument("--out", type=Path, default=Path("dpaudit-simulations"),
                     help="output directory (default ./dpaudit-simulations)")
     sm.add_argument("--workers", type=count, default=None, help="worker processes (default: all cores)")

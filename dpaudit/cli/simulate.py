@@ -80,6 +80,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 print("    uses a synthetic stand-in for data that is not fetched")
             if preset.with_data is not None:
                 print("    takes --data PATH: the real data file in place of the stand-in")
+            print("    constants: theorem" + (", released-code" if preset.released_code is not None else
+                                               " (no released-code constants)"))
         for name, runner in load_studies().items():
             print(f"{name}  {_first_line(runner)} (a study, not a bandit simulation)")
         return 0
@@ -102,10 +104,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     with _simulation_backend(args.scheduler, args.workers) as cluster_workers:
         done = run_preset(args.preset, runs=args.runs, horizon=args.horizon, out=args.out,
                           workers=cluster_workers or args.workers or default_workers(), progress=not args.no_progress,
-                          seed=args.seed, data=args.data)
+                          seed=args.seed, data=args.data, constants=args.constants)
     for preset, configs in done.selections:
         for config in configs:
-            print(f"{preset.name}@{config.key}: T = {power_text(config.horizon)}, {config.runs} runs")
+            print(f"{preset.shown_name}@{config.key}: T = {power_text(config.horizon)}, {config.runs} runs")
             for curve in config.curves:
                 res = done.results[(preset.name, config.key, curve.label)]
                 print(f"  {curve.label:<24} final pseudo-regret {res.mean()[-1]:10.4g} ± {res.stderr()[-1]:.2g}")
@@ -116,6 +118,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     for preset, _ in done.selections:
         if preset.data:
             print(f"{preset.name}: {preset.data}")
+        print(f"{preset.name}: {preset.constants_line}")
     for notice in done.stand_ins:
         print(f"note: {notice}")
     tables = [p for p in done.paths if p.name == "table.md"]

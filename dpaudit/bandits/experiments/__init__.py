@@ -11,10 +11,13 @@ names ``dpaudit.audits.experiments`` only by import path, in discovery.
 """
 
 from .presets import (
+    CONSTANTS,
     DEFAULT_OUT,
     LINEAR_POINTS,
     METRICS,
     PRESETS_MODULE,
+    RELEASED_CODE,
+    THEOREM,
     Configuration,
     Curve,
     PerHorizon,
@@ -27,10 +30,11 @@ from .presets import (
     preset_names,
     select_presets,
 )
-from .run import PresetRun, configuration_dir, default_workers, run_preset
+from .run import PresetRun, configuration_dir, default_workers, figure_dir, run_preset
 
 __all__ = [
-    "DEFAULT_OUT", "LINEAR_POINTS", "METRICS", "PRESETS_MODULE", "Configuration", "Curve", "PerHorizon", "Preset",
-    "PresetRun", "Selection", "algorithm_registry", "configuration_dir", "default_workers", "load_presets",
-    "load_studies", "power_text", "preset_names", "run_preset", "select_presets",
+    "CONSTANTS", "DEFAULT_OUT", "LINEAR_POINTS", "METRICS", "PRESETS_MODULE", "RELEASED_CODE", "THEOREM",
+    "Configuration", "Curve", "PerHorizon", "Preset", "PresetRun", "Selection", "algorithm_registry",
+    "configuration_dir", "default_workers", "figure_dir", "load_presets", "load_studies", "power_text",
+    "preset_names", "run_preset", "select_presets",
 ]

@@ -28,6 +28,9 @@ from ..simulation import regret_grid
 #: the package whose ``PRESETS`` mapping holds the built-in presets (found by discovery, as suites are)
 PRESETS_MODULE = "dpaudit.audits.experiments"  # its last part is dpaudit.suite.entries.PRESETS_PACKAGE
 METRICS = ("time-average", "cumulative")
+#: the constant sets a preset runs with: the paper's as printed (the default), or the authors' released code's
+CONSTANTS = ("theorem", "released-code")
+THEOREM, RELEASED_CODE = CONSTANTS
 #: evenly spaced rounds recorded besides the log-spaced ones, so that plots on a linear time axis are smooth
 LINEAR_POINTS = 50
 DEFAULT_OUT = Path("dpaudit-simulations")
@@ -136,6 +139,14 @@ class Preset:
     stand-in (MSLR-WEB10K not given)", "data: MSLR-WEB10K from train.txt (...)"), and ``with_data`` builds
     the same preset on a user's data file (``run_preset(..., data=path)``, ``dpaudit simulate --data PATH``;
     None: the preset takes no data file).
+
+    ``constants`` names the constant set the curves use (:data:`CONSTANTS`): ``"theorem"``, the paper's as
+    printed (its theorems' and algorithms' constants, and the values its experiments section states), the
+    default; or ``"released-code"``, those of the authors' released code (exploration scales, p, batch
+    growth, warm-up, generator), ``constants_source`` saying which code and commit. A theorem preset whose
+    paper's authors released code has ``released_code``, which builds the same figure (the same configuration
+    keys) with the released code's constants (:meth:`with_constants`; ``run_preset(..., constants=)``,
+    ``dpaudit simulate --constants``); None: no released code to take constants from.
     """
 
     paper: str
@@ -153,9 +164,18 @@ class Preset:
     paper_numbers: str | None = None
     data: str | None = None
     with_data: Callable[[Path], Preset] | None = field(default=None, compare=False, repr=False)
+    constants: str = THEOREM
+    constants_source: str | None = None
+    released_code: Callable[[], Preset] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         owner = f"Preset {self.paper}/{self.figure}"
+        if self.constants not in CONSTANTS:
+            raise ValueError(f"{owner}: constants must be one of {', '.join(CONSTANTS)}, got {self.constants!r}")
+        if self.constants == RELEASED_CODE and not self.constants_source:
+            raise ValueError(f"{owner}: released-code constants must say which code they are from (constants_source)")
+        if self.constants != THEOREM and self.released_code is not None:
+            raise ValueError(f"{owner}: only a theorem preset builds a released-code variant")
         unknown = sorted({label for group in self.ordering for label in group} - set(self.labels()))
         if unknown:
             raise ValueError(f"{owner}: the ordering names labels no configuration has: {unknown}")
@@ -180,6 +200,35 @@ class Preset:
     @property
     def name(self) -> str:
         return f"{self.paper}/{self.figure}"
+
+    @property
+    def shown_name(self) -> str:
+        """The name with the constant set when it is not the default: ``dist-mab/fig1 (released-code)``."""
+        return self.name if self.constants == THEOREM else f"{self.name} ({self.constants})"
+
+    @property
+    def constants_line(self) -> str:
+        """The line every record and report of the preset carries about its constants."""
+        if self.constants == THEOREM:
+            return "constants: theorem (the paper's, as printed)"
+        return f"constants: released-code ({self.constants_source})"
+
+    def with_constants(self, constants: str) -> Preset:
+        """This figure with the constant set ``constants`` (:data:`CONSTANTS`); a
+        :class:`~dpaudit.core.errors.UsageError` when the paper's authors released no code to take them from."""
+        if constants not in CONSTANTS:
+            raise UsageError(f"constants must be one of {', '.join(CONSTANTS)}, got {constants!r}")
+        if constants == self.constants:
+            return self
+        if self.constants != THEOREM:
+            raise UsageError(f"{self.shown_name}: take the theorem preset from the registry")
+        if self.released_code is None:
+            raise UsageError(f"{self.name} has no released-code constants (the paper's authors released no code "
+                             "for it, or it is not yet transcribed); run it with constants='theorem'")
+        variant = self.released_code()
+        if [c.key for c in variant.configurations] != [c.key for c in self.configurations]:
+            raise ValueError(f"{self.name}: its released-code variant has other configurations")
+        return variant
 
     def labels(self) -> list[str]:
         """Every curve label, in order of first appearance."""
@@ -288,7 +337,7 @@ def algorithm_registry() -> Mapping[str, Callable[..., Any]]:
 
 
 __all__ = [
-    "Configuration", "Curve", "DEFAULT_OUT", "LINEAR_POINTS", "METRICS", "PRESETS_MODULE", "PerHorizon", "Preset",
-    "Selection", "algorithm_registry", "load_presets", "load_studies", "power_text", "preset_names",
-    "select_presets"
+    "CONSTANTS", "Configuration", "Curve", "DEFAULT_OUT", "LINEAR_POINTS", "METRICS", "PRESETS_MODULE", "PerHorizon",
+    "Preset", "RELEASED_CODE", "THEOREM", "Selection", "algorithm_registry", "load_presets", "load_studies",
+    "power_text", "preset_names", "select_presets"
 ]

@@ -103,7 +103,8 @@ def configuration_summary(preset: Preset, config: Configuration, results: dict[s
         "same_instances": all(np.array_equal(m, means[0], equal_nan=True) for m in means[1:]),
         "observation": preset.observation, "observation_source": preset.source,
         "paper_numbers": preset.paper_numbers or NO_NUMBERS,
-        "stand_in": preset.stand_in, "data": preset.data, "notes": list(preset.notes), "curves": curves,
+        "stand_in": preset.stand_in, "data": preset.data, "constants": preset.constants,
+        "constants_source": preset.constants_source, "notes": list(preset.notes), "curves": curves,
         "ordering": ordering_observation(preset, config, results),
     }
 
@@ -133,7 +134,7 @@ def _table(summary: dict[str, Any], heading: str) -> str:
 
 def _preamble(preset: Preset) -> list[str]:
     lines = [f"Paper's reported observation ({preset.source}): \"{preset.observation}\"", "",
-             preset.paper_numbers or NO_NUMBERS]
+             preset.paper_numbers or NO_NUMBERS, "", preset.constants_line]
     if preset.data:
         lines += ["", preset.data]
     if preset.stand_in:
@@ -176,6 +177,7 @@ def write_figure(directory: Path, preset: Preset, configs: tuple[Configuration, 
                                 *(_table(s, "##") + "\n" for s in summaries)]))
     path = directory / "summary.json"
     path.write_text(json.dumps({"preset": preset.name, "title": preset.title, "scale": preset.scale(),
+                                "constants": preset.constants, "constants_source": preset.constants_source,
                                 "configurations": summaries}, indent=1))
     return [*written, table, path]
 

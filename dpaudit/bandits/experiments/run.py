@@ -4,7 +4,8 @@ Running (:func:`run_preset`): one task per (configuration, curve), identical tas
 environment, horizon, runs, seed, algorithm and arguments, e.g. a configuration two figures share)
 run once; tasks run in parallel processes (joblib), each calling :func:`dpaudit.simulate` with one
 worker, so results do not depend on the number of workers. Each finished task is written at once to
-``OUT/<paper>/<figure>/<configuration>/<curve>.npz`` (:meth:`SimulationResult.save`); once a
+``OUT/<paper>/<figure>/<configuration>/<curve>.npz`` (:meth:`SimulationResult.save`; the figure's directory is
+``<figure>-released-code`` under the released code's constants, :func:`figure_dir`); once a
 configuration's curves are all in, its plot, table and summary follow
 (:mod:`dpaudit.bandits.experiments.reports`), and the figure's own files at the end.
 """
@@ -30,6 +31,7 @@ from ...core.validation import integer
 from ..simulation import SimulationResult, simulate
 from .presets import (
     DEFAULT_OUT,
+    THEOREM,
     Configuration,
     Curve,
     Preset,
@@ -71,7 +73,7 @@ class PresetRun:
 def run_preset(name: str | Preset, runs: int | None = None, horizon: int | None = None, out: Any = DEFAULT_OUT,
                workers: int = 1, progress: bool = True, seed: int | None = None, *,
                presets: Mapping[str, Preset] | None = None, stream: TextIO | None = None,
-               data: str | Path | None = None) -> PresetRun:
+               data: str | Path | None = None, constants: str = THEOREM) -> PresetRun:
     """Simulate a preset (module docstring) and write its results, plots, tables and summaries to ``out``.
 
     ``name`` is what :func:`select_presets` reads (``"dist-mab/fig1"``, ``"dist-mab/fig1@gap0.1,eps0.5"``,
@@ -80,13 +82,16 @@ def run_preset(name: str | Preset, runs: int | None = None, horizon: int | None 
     ``workers`` processes run the simulations; ``progress`` shows a bar on ``stream`` (default stderr)
     on a terminal and one line per simulation otherwise. ``data`` is a data file for presets that use a
     real data set (their ``with_data``; e.g. MSLR-WEB10K for dist-mab's fig1-mslr and fig5): every
-    selected preset must take one (:func:`with_data`).
+    selected preset must take one (:func:`with_data`). ``constants`` is the constant set
+    (:data:`~dpaudit.bandits.experiments.presets.CONSTANTS`): ``"theorem"``, the papers' as printed, or
+    ``"released-code"``, the authors' released code's (every selected preset must have them,
+    :meth:`Preset.with_constants`); every record, table and summary names it.
     """
     from .reports import write_configuration, write_figure
 
     stream = stream or sys.stderr
     selections = [(p, tuple(_override(c, runs, horizon, seed) for c in configs))
-                  for p, configs in with_data(select_presets(name, presets), data)]
+                  for p, configs in with_data(with_constants(select_presets(name, presets), constants), data)]
     workers = integer("run_preset", "workers", workers, 1)
     tasks = _tasks(selections)
     out = Path(out)
@@ -116,7 +121,7 @@ def run_preset(name: str | Preset, runs: int | None = None, horizon: int | None 
     finally:
         bar.close()
     for preset, configs in selections:
-        paths += write_figure(out / preset.paper / preset.figure, preset, configs, results)
+        paths += write_figure(figure_dir(out, preset), preset, configs, results)
     return PresetRun(out, selections, results, paths, stand_ins, time.perf_counter() - start, len(tasks))
 
 
@@ -137,8 +142,26 @@ def with_data(selections: list[Selection], data: str | Path | None) -> list[Sele
     return out
 
 
+def with_constants(selections: list[Selection], constants: str) -> list[Selection]:
+    """The selections with the constant set ``constants`` (each preset's :meth:`Preset.with_constants`, the
+    same configurations by key)."""
+    out = []
+    for preset, configs in selections:
+        variant = preset.with_constants(constants)
+        keys = {c.key for c in configs}
+        out.append((variant, tuple(c for c in variant.configurations if c.key in keys)))
+    return out
+
+
+def figure_dir(out: Path, preset: Preset) -> Path:
+    """``OUT/<paper>/<figure>``, or ``OUT/<paper>/<figure>-<constants>`` for a constant set other than the
+    theorem's, so that the two sets' results never overwrite each other."""
+    suffix = "" if preset.constants == THEOREM else f"-{preset.constants}"
+    return Path(out) / preset.paper / f"{preset.figure}{suffix}"
+
+
 def configuration_dir(out: Path, preset: Preset, config: Configuration) -> Path:
-    return Path(out) / preset.paper / preset.figure / config.key
+    return figure_dir(out, preset) / config.key
 
 
 def _override(config: Configuration, runs: int | None, horizon: int | None, seed: int | None) -> Configuration:
@@ -154,7 +177,8 @@ def _override(config: Configuration, runs: int | None, horizon: int | None, seed
 
 def _provenance(preset: Preset, config: Configuration, curve: Curve) -> str:
     data = f"; {preset.data}" if preset.data else ""
-    return f"preset {preset.name}@{config.key}, curve {curve.label!r}: {curve.describe(config.horizon)}{data}"
+    return (f"preset {preset.name}@{config.key}, curve {curve.label!r}: {curve.describe(config.horizon)}{data}; "
+            f"{preset.constants_line}")
 
 
 def _tasks(selections: list[Selection]) -> list[_Task]:
@@ -235,7 +259,7 @@ class _Progress:
             return
         preset, config, curve = task.destinations[0]
         also = f" (+{len(task.destinations) - 1} more)" if len(task.destinations) > 1 else ""
-        line = (f"[{self.count}/{self.total}] {preset.name}@{config.key} {curve.label}{also}: "
+        line = (f"[{self.count}/{self.total}] {preset.shown_name}@{config.key} {curve.label}{also}: "
                 f"T = {power_text(task.horizon)}, {task.runs} runs, {seconds:.1f} s")
         if self._bar is None:
             print(line, file=self.stream, flush=True)
@@ -252,4 +276,5 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-__all__ = ["PresetRun", "configuration_dir", "default_workers", "run_preset"]
+__all__ = ["PresetRun", "configuration_dir", "default_workers", "figure_dir", "run_preset", "with_constants",
+           "with_data"]
