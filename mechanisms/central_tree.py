@@ -98,7 +98,10 @@ class CentralTreeMechanism(Adapter):
     paper = "shuffle-lcb"
     source = "LinUCB-JDP's tree mechanism (Shariff & Sheffet 2018); Batched-Central-LinUCB, Appendix F"
 
-    def __init__(self, T: int, d: int, sigma: float, batch: int = 1, name: str | None = None):
+    def __init__(self, T: int, d: int, sigma: float, batch: int = 1, name: str | None = None,
+                 norm_bound: float = 1.0):
+        # norm_bound: the largest ||phi|| accepted (1: Assumption 3.1; a released code's features: theirs)
+        self.norm_bound = positive(self.owner, "norm_bound", norm_bound)
         self.T = integer(self.owner, "T", T, 1)
         self.d = integer(self.owner, "d", d, 1)
         self.sigma = positive(self.owner, "sigma", sigma)
@@ -132,7 +135,8 @@ class CentralTreeMechanism(Adapter):
             raise ValueError(f"{self.owner}: data must be a finite ({self.T}, {self.d + 1}) array of rows (phi, y), "
                              f"got shape {x.shape}")
         slack = 1e-9  # rows mapped onto the unit ball in floating point
-        if (np.linalg.norm(x[:, : self.d], axis=1) > 1 + slack).any() or (np.abs(x[:, self.d]) > 1 + slack).any():
+        if ((np.linalg.norm(x[:, : self.d], axis=1) > self.norm_bound + slack).any()
+                or (np.abs(x[:, self.d]) > 1 + slack).any()):
             raise ValueError(f"{self.owner}: rows must have ||phi|| <= 1 and |y| <= 1 (Assumption 3.1)")
         return x
 
@@ -170,7 +174,8 @@ class CentralTreeMechanism(Adapter):
             raise ValueError(f"{self.owner}: rows must be a finite (R, n, {self.d + 1}) array of rows (phi, y), "
                              f"got shape {x.shape}")
         slack = 1e-9
-        if (np.linalg.norm(x[..., : self.d], axis=-1) > 1 + slack).any() or (np.abs(x[..., self.d]) > 1 + slack).any():
+        if ((np.linalg.norm(x[..., : self.d], axis=-1) > self.norm_bound + slack).any()
+                or (np.abs(x[..., self.d]) > 1 + slack).any()):
             raise ValueError(f"{self.owner}: rows must have ||phi|| <= 1 and |y| <= 1 (Assumption 3.1)")
         return np.einsum("rni,rnj->rij", x, x)[:, self.upper[0], self.upper[1]]
 

@@ -166,12 +166,14 @@ class GaussianRandomizer(ExactRelease):
     paper = "shuffle-lcb"
     source = "R_Amp, Appendix B, Algorithm 2 (the local randomizer of LinUCB-LDP, Corollary B.3)"
 
-    def __init__(self, sigma: float, d: int, setting: str = "given sigma"):
+    def __init__(self, sigma: float, d: int, setting: str = "given sigma", norm_bound: float = 1.0):
         self.sigma = positive(self.owner, "sigma", sigma)
         self.d = integer(self.owner, "d", d, 1)
         self.coordinates = self.d + self.d * (self.d + 1) // 2
         self.upper = np.triu_indices(self.d)
-        self.name = f"R_Amp({setting}; d={self.d}, sigma={self.sigma:.6g})"
+        self.norm_bound = positive(self.owner, "norm_bound", norm_bound)  # user_entries' largest ||phi||
+        bound = "" if self.norm_bound == 1 else f", ||phi|| <= {self.norm_bound:.6g}"
+        self.name = f"R_Amp({setting}; d={self.d}, sigma={self.sigma:.6g}{bound})"
 
     @classmethod
     def ldp(cls, epsilon0: float, delta0: float, d: int, strict: bool = True) -> GaussianRandomizer:
@@ -203,8 +205,8 @@ class GaussianRandomizer(ExactRelease):
             if single.shape[0] != 1:
                 raise ValueError(f"{self.owner}: data must be one user's row (phi, y) of length {self.d + 1}, "
                                  f"got shape {x.shape}")
-            return user_entries(self.owner, single, 1, self.d)[0]
-        return user_entries(self.owner, x, users, self.d)
+            return user_entries(self.owner, single, 1, self.d, self.norm_bound)[0]
+        return user_entries(self.owner, x, users, self.d, self.norm_bound)
 
     def _input(self, data: Any) -> np.ndarray:
         return self.means(data)
@@ -230,7 +232,8 @@ class GaussianRandomizer(ExactRelease):
             raise ValueError(f"{self.owner}: rows must have a last axis (phi, y) of length {self.d + 1}, "
                              f"got shape {x.shape}")
         flat = x.reshape(-1, self.d + 1)
-        means = user_entries(self.owner, flat, flat.shape[0], self.d).reshape(*x.shape[:-1], self.coordinates)
+        means = user_entries(self.owner, flat, flat.shape[0], self.d, self.norm_bound)
+        means = means.reshape(*x.shape[:-1], self.coordinates)
         return means + self.noise(x.shape[:-1], rng)
 
     def messages(self, released: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -138,17 +138,21 @@ def upper_indices(d: int) -> tuple[np.ndarray, np.ndarray]:
     return rows, columns
 
 
-def user_entries(owner: str, data: Any, B: int, d: int) -> np.ndarray:
+def user_entries(owner: str, data: Any, B: int, d: int, norm_bound: float = 1.0) -> np.ndarray:
     """The B users' randomizer inputs as label entries, shape (..., B, d + d(d + 1)/2): phi y, then the
     upper triangle (row-major, diagonal included) of phi phi^T. ``data``: (..., B, d + 1) rows (phi, y);
-    leading axes (independent batches, e.g. runs) are carried through."""
+    leading axes (independent batches, e.g. runs) are carried through. ``norm_bound`` is the largest
+    ||phi|| accepted: 1, Assumption 3.1, on which the theorems' calibrations rest; a released code's
+    variant run on its own features (norm sqrt 2) passes their bound, and entries are clipped to
+    [-1, 1] either way."""
     x = np.asarray(data, dtype=float)
     if x.ndim < 2 or x.shape[-2:] != (B, d + 1) or not np.isfinite(x).all():
         raise ValueError(f"{owner}: data must be the {B} users' rows (phi, y), shape ({B}, {d + 1}), got {x.shape}")
     phi, y = x[..., :d], x[..., d]
     norms = np.linalg.norm(phi, axis=-1)
-    if (norms > 1 + NORM_SLACK).any():
-        raise ValueError(f"{owner}: every feature needs ||phi||_2 <= 1 (Assumption 3.1), got {norms.max():.6g}")
+    if (norms > norm_bound + NORM_SLACK).any():
+        needs = "<= 1 (Assumption 3.1)" if norm_bound == 1 else f"<= {norm_bound:.6g} (the bound given)"
+        raise ValueError(f"{owner}: every feature needs ||phi||_2 {needs}, got {norms.max():.6g}")
     if (np.abs(y) > 1 + NORM_SLACK).any():
         raise ValueError(f"{owner}: every reward needs |y| <= 1 (Assumption 3.1), got {np.abs(y).max():.6g}")
     iu = upper_indices(d)
@@ -175,12 +179,14 @@ class ShuffledVectorProtocol(BitSummation):
     paper = "shuffle-lcb"
     source = "P_Vec, Appendix C, Algorithms 5-7"
 
-    def __init__(self, g: int, b: int, d: int, B: int, setting: str = "given (g, b)"):
+    def __init__(self, g: int, b: int, d: int, B: int, setting: str = "given (g, b)", norm_bound: float = 1.0):
         self.d = integer(self.owner, "d", d, 1)
         self.B = integer(self.owner, "B", B, 1)
         super().__init__(g, b, self.B, self.d + self.d * (self.d + 1) // 2)
         self.upper = np.triu_indices(self.d)
-        self.name = f"P_Vec({setting}; d={self.d}, B={self.B}, g={self.g}, b={self.b:,})"
+        self.norm_bound = positive(self.owner, "norm_bound", norm_bound)  # user_entries' largest ||phi||
+        bound = "" if self.norm_bound == 1 else f", ||phi|| <= {self.norm_bound:.6g}"
+        self.name = f"P_Vec({setting}; d={self.d}, B={self.B}, g={self.g}, b={self.b:,}{bound})"
 
     @classmethod
     def unique_users(cls, epsilon: float, delta: float, d: int, B: int) -> ShuffledVectorProtocol:
@@ -202,7 +208,7 @@ class ShuffledVectorProtocol(BitSummation):
 
     def with_batch(self, B: int) -> ShuffledVectorProtocol:
         """The same randomizer (g, b) on a batch of B users (B = 1: one user's own messages)."""
-        other = ShuffledVectorProtocol(self.g, self.b, self.d, B)
+        other = ShuffledVectorProtocol(self.g, self.b, self.d, B, norm_bound=self.norm_bound)
         other.name = self.name.replace(f"B={self.B},", f"B={other.B},")
         return other
 
@@ -210,7 +216,7 @@ class ShuffledVectorProtocol(BitSummation):
 
     def entries(self, data: Any) -> np.ndarray:
         """The users' label entries in [-1, 1], shape (B, labels)."""
-        return user_entries(self.owner, data, self.B, self.d)
+        return user_entries(self.owner, data, self.B, self.d, self.norm_bound)
 
     def fractions(self, data: Any) -> np.ndarray:
         """w / (2 Delta) in [0, 1], which precision-2g rounding takes to x_hat = R~'s rounded value."""
@@ -228,7 +234,7 @@ class ShuffledVectorProtocol(BitSummation):
         """What :meth:`round_users` rounds: single users' entries as w / (2 Delta) in [0, 1], shape (..., labels),
         checked once (a tree rounds the same rows at every level's precision)."""
         x = np.asarray(rows, dtype=float)
-        return _fractions(user_entries(self.owner, x[..., None, :], 1, self.d)[..., 0, :])
+        return _fractions(user_entries(self.owner, x[..., None, :], 1, self.d, self.norm_bound)[..., 0, :])
 
     def batch_noise(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         """sum_i gamma2_i of a whole batch, Bin(B b, p) per label: shape (*shape, labels)."""

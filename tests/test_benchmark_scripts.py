@@ -33,3 +33,19 @@ def test_the_gaussian_rewards_benchmark_times_both_environments(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("T = 3e+03, 2 runs, K = 10") and len(out) == 2 + len(bench.ALGORITHMS_TIMED)
     assert out[2].split()[0] == "se" and bench.bandits.EXACT_PULLS == 1 << 14  # the baseline's setting undone
+
+
+def test_the_authors_code_benchmark_says_how_to_get_a_checkout(tmp_path, capsys):
+    import pytest
+
+    bench = _script("authors_code")
+    for argv in ([], ["--checkout", str(tmp_path / "missing")], ["--checkout", str(tmp_path), "--family", "mab"]):
+        with pytest.raises(SystemExit) as stop:
+            bench.main(argv)
+        assert stop.value.code == 2
+        assert "git clone https://github.com/sayakrc/Differentially-Private-Bandits" in capsys.readouterr().err
+    # the instances are the scripts': run r's means from np.random.seed(r), the linear ones from seed 2
+    means = bench.AuthorsMeans(3, 0.5)
+    assert means.values.shape == (3, 10) and (0.25 <= means.values).all() and (means.values <= 0.75).all()
+    features, thetas = bench.linear_instances(2, 5)
+    assert features.shape == (2, 100, 5) and (features[:, :5, -1] == 1).all() and thetas[:, -1].tolist() == [0.5, 0.5]

@@ -17,9 +17,9 @@ from .bandits import (
     UniformMeans,
 )
 from .glm import FixedArmsGLMBandit, GLMBandit, assouad_family, kappa_bounds
-from .linear import LinearBandit, ReturningUsers
+from .linear import GivenLinearBandit, LinearBandit, ReturningUsers
 from .streams import RepeatedBitStream
 
 __all__ = ["BernoulliBandit", "BernoulliExperts", "BetaBandit", "FixedArmsGLMBandit", "FixedMeans", "GLMBandit",
-           "GaussianBandit", "LinearBandit", "RepeatedBitStream", "ReturningUsers", "UniformMeans", "assouad_family",
-           "kappa_bounds"]
+           "GaussianBandit", "GivenLinearBandit", "LinearBandit", "RepeatedBitStream", "ReturningUsers", "UniformMeans",
+           "assouad_family", "kappa_bounds"]

@@ -22,6 +22,8 @@ says ``contextual = True`` as ``choose(t, contexts)``, shape (runs, K, d).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from dpaudit.core.validation import choice, integer, positive
@@ -137,6 +139,36 @@ class LinearBandit:
         return _LinearInstances(theta, features, self.fresh, self.sigma)
 
 
+class GivenLinearBandit(LinearBandit):
+    """A linear bandit whose R runs face given instances: run r has the fixed arm features ``features[r]``
+    (shape (R, K, d)) and parameter ``theta[r]`` (shape (R, d)), Bernoulli rewards with means <x, theta>
+    (clipped to [0, 1] against rounding; means outside [-1e-9, 1 + 1e-9] are refused). For running this
+    package's algorithms on instances another program drew (e.g. a paper's released code, to compare
+    the two run by run). A simulation must have exactly R runs, in one block of runs (R <= the engine's
+    RUN_BLOCK), so that run r is instance r."""
+
+    owner = "GivenLinearBandit"
+
+    def __init__(self, features: Any, theta: Any, label: str = "given instances"):
+        x, th = np.asarray(features, dtype=float), np.asarray(theta, dtype=float)
+        if x.ndim != 3 or th.ndim != 2 or th.shape != (x.shape[0], x.shape[2]) or not np.isfinite(x).all():
+            raise ValueError(f"{self.owner}: features must be (R, K, d) and theta (R, d), got {x.shape} and {th.shape}")
+        means = np.matmul(x, th[:, :, None])[..., 0]
+        if means.min() < -1e-9 or means.max() > 1 + 1e-9:
+            raise ValueError(f"{self.owner}: Bernoulli rewards need means <x, theta> in [0, 1], got "
+                             f"{means.min():.6g}..{means.max():.6g}")
+        super().__init__(x.shape[1], x.shape[2])
+        self.features, self.theta = x, th
+        self.generator = label
+        self.name = f"{self.owner}(R={x.shape[0]}, K={x.shape[1]}, d={x.shape[2]}, {label})"
+
+    def instances(self, runs: int, rng: np.random.Generator) -> _LinearInstances:
+        if integer(self.owner, "runs", runs, 1) != self.features.shape[0]:
+            raise ValueError(f"{self.owner}: it holds {self.features.shape[0]} instances; simulate exactly that many "
+                             f"runs (in one block of runs), got a block of {runs}")
+        return _LinearInstances(self.theta.copy(), self.features.copy(), False, None)
+
+
 SCHEDULES = ("cyclic", "random")
 
 
@@ -226,4 +258,5 @@ class ReturningUsers:
         return _ReturningInstances(theta, features, self.schedule, self.batch)
 
 
-__all__ = ["GENERATORS", "REWARDS", "SCHEDULES", "LinearBandit", "ReturningUsers", "paper_vectors"]
+__all__ = ["GENERATORS", "REWARDS", "SCHEDULES", "GivenLinearBandit", "LinearBandit", "ReturningUsers",
+           "paper_vectors"]

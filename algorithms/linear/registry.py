@@ -22,17 +22,35 @@ from dpaudit.mechanisms.shuffle_amp import unique_user_epsilon_max
 from .cs_linucb import CentralTreeStatistics, ConcurrentShuffleStatistics, TreeLinUCB
 from .linucb import LinUCB
 from .private_linucb import PrivateLinUCB
+from .released_code import ReleasedCodeLinUCB
 from .statistics import LocalGaussianSums, ShuffledGaussianSums, ShuffledVectorSums, TreeSums
 
 DELTA = 0.1  # the experiments' delta (Sec. 5)
 BATCH = 20  # the experiments' batch size for the SDP variants (Sec. 5)
+CONSTANTS = ("theorem", "released-code")
 
 
-def linucb(*, B: int = 1, lam: float = 1.0, alpha: float | None = None) -> LinUCB:
+def _released(owner: str, constants: str, variant: str, given: dict, **kwargs: Any) -> ReleasedCodeLinUCB | None:
+    """The variant with the released code's constants when ``constants`` asks for them (else None); the
+    regularizer and radius are then the code's, so ``lam`` and ``alpha`` may not be given."""
+    if constants not in CONSTANTS:
+        raise ValueError(f"{owner}: constants must be one of {', '.join(CONSTANTS)}, got {constants!r}")
+    if constants == "theorem":
+        return None
+    fixed = sorted(k for k, v in given.items() if v is not None)
+    if fixed:
+        raise ValueError(f"{owner}: the released code fixes its regularizer and radius; {', '.join(fixed)} cannot be "
+                         "given with constants='released-code'")
+    return ReleasedCodeLinUCB(variant, **kwargs)
+
+
+def linucb(*, B: int = 1, lam: float | None = None, alpha: float | None = None, constants: str = "theorem") -> LinUCB:
     """shuffle-lcb Sec. 5 baseline: LinUCB (Abbasi-Yadkori et al. 2011), Algorithm 1 with no noise, batch size B.
 
-    lambda = 1 and alpha = 1/T by default (the paper does not state its simulation constants)."""
-    return LinUCB(B, lam, alpha)
+    lambda = 1 and alpha = 1/T by default (the paper does not state its simulation constants);
+    ``constants="released-code"``: the released code's (lambda = 1e-4, a fixed width; released_code.py)."""
+    released = _released("linucb", constants, "linucb", {"lam": lam, "alpha": alpha}, B=B)
+    return released if released is not None else LinUCB(B, 1.0 if lam is None else lam, alpha)
 
 
 def _ldp_range(eps: float) -> tuple[str, ...]:
@@ -50,38 +68,50 @@ def _central_range(eps: float, delta: float) -> tuple[str, ...]:
 
 
 def linucb_jdp(*, eps: float, delta: float = DELTA, lam: float | None = None, alpha: float | None = None,
-               T: int | None = None) -> PrivateLinUCB:
+               T: int | None = None, constants: str = "theorem") -> PrivateLinUCB:
     """shuffle-lcb Sec. 5 baseline: LinUCB-JDP (Shariff & Sheffet 2018), LinUCB on the central tree (event-level JDP).
 
     One leaf z z^T (z = [phi; y]) per round in a tree of T leaves, node noise from
     CentralTreeMechanism.event_level (analytic Gaussian at l2 sensitivity 2 sqrt 2 sqrt L; the paper
-    prints no calibration), model updated every round; sigma_tot = node sigma sqrt L."""
+    prints no calibration), model updated every round; sigma_tot = node sigma sqrt L.
+    ``constants="released-code"``: the released code's (released_code.py)."""
     eps, delta = positive("linucb-jdp", "eps", eps), positive("linucb-jdp", "delta", delta)
+    released = _released("linucb-jdp", constants, "jdp", {"lam": lam, "alpha": alpha}, eps=eps, delta=delta, T=T)
+    if released is not None:
+        return released
     return PrivateLinUCB(TreeSums(eps, delta), 1, f"LinUCB-JDP(eps={eps:g}, delta={delta:g})", lam, alpha, T,
                          _central_range(eps, delta))
 
 
 def linucb_ldp(*, eps: float, delta: float = DELTA, lam: float | None = None, alpha: float | None = None,
-               T: int | None = None) -> PrivateLinUCB:
+               T: int | None = None, constants: str = "theorem") -> PrivateLinUCB:
     """shuffle-lcb Sec. 5 baseline: LinUCB-LDP (Zheng et al. 2020), every user's R_Amp at Cor B.3's sigma, B = 1.
 
     eps, delta are the randomizer's (eps0, delta0); the identity shuffler; the server sums the
-    messages and updates every round; sigma_tot = sqrt(T) sigma."""
+    messages and updates every round; sigma_tot = sqrt(T) sigma. ``constants="released-code"``: the
+    released code's (released_code.py)."""
     eps, delta = positive("linucb-ldp", "eps", eps), positive("linucb-ldp", "delta", delta)
+    released = _released("linucb-ldp", constants, "ldp", {"lam": lam, "alpha": alpha}, eps=eps, delta=delta, T=T)
+    if released is not None:
+        return released
     return PrivateLinUCB(LocalGaussianSums(eps, delta), 1, f"LinUCB-LDP(eps={eps:g}, delta={delta:g})", lam, alpha,
                          T, _ldp_range(eps))
 
 
 def linucb_sdp_amp(*, eps: float, delta: float = DELTA, B: int = BATCH, lam: float | None = None,
-                   alpha: float | None = None, T: int | None = None) -> PrivateLinUCB:
+                   alpha: float | None = None, T: int | None = None, constants: str = "theorem") -> PrivateLinUCB:
     """shuffle-lcb Algorithm 1: LinUCB-SDP-Amp, P_Amp's shuffled Gaussian sums (Thm 3.2), unique users.
 
     sigma = 4 sqrt(2 log(2.5B/delta) log(2/delta))/(eps sqrt B) (unique_user_sigma), B = 20 by default
     (the experiments'); sigma_tot = sqrt(T) sigma. Theorem 3.2 needs eps <= sqrt(log(2/delta)/B)
     (0.387 at the experiments' B = 20, delta = 0.1): beyond it the entry warns, notes it and runs the
-    formula, as the paper's experiments do at eps = 1 and 10."""
+    formula, as the paper's experiments do at eps = 1 and 10. ``constants="released-code"``: the released
+    code's (released_code.py)."""
     owner = "linucb-sdp-amp"
     eps, delta, B = positive(owner, "eps", eps), positive(owner, "delta", delta), integer(owner, "B", B, 1)
+    released = _released(owner, constants, "sdp-amp", {"lam": lam, "alpha": alpha}, eps=eps, delta=delta, B=B, T=T)
+    if released is not None:
+        return released
     top = unique_user_epsilon_max(delta, B)
     notes = () if eps <= top else (
         f"eps = {eps:g} is outside Theorem 3.2's range eps <= sqrt(log(2/delta)/B) = {top:.4g} (delta = {delta:g}, "
@@ -92,14 +122,22 @@ def linucb_sdp_amp(*, eps: float, delta: float = DELTA, B: int = BATCH, lam: flo
 
 
 def linucb_sdp_vec(*, eps: float, delta: float = DELTA, B: int = BATCH, lam: float | None = None,
-                   alpha: float | None = None, T: int | None = None) -> PrivateLinUCB:
+                   alpha: float | None = None, T: int | None = None, constants: str = "theorem",
+                   scale: float = 1.0) -> PrivateLinUCB:
     """shuffle-lcb Algorithm 1: LinUCB-SDP-Vec, P_Vec's shuffled bit sums (Thm 3.5), unique users.
 
     g = max{ceil(2 sqrt B), d, 4}, b = ceil(24e4 g^2 log^2(4(d^2+1)/delta)/(eps^2 B)), p = 1/4
     (unique_user_parameters; eps in (0, 15], delta in (0, 1/2), else ValueError); each label's count
-    drawn from its exact law; sigma_tot = sqrt(T // B) (1/g) sqrt(B/4 + 3Bb/16)."""
+    drawn from its exact law; sigma_tot = sqrt(T // B) (1/g) sqrt(B/4 + 3Bb/16). ``constants="released-code"``:
+    the released code's (released_code.py; ``scale`` its b's factor, 1 as shipped)."""
     owner = "linucb-sdp-vec"
     eps, delta, B = positive(owner, "eps", eps), positive(owner, "delta", delta), integer(owner, "B", B, 1)
+    released = _released(owner, constants, "sdp-vec", {"lam": lam, "alpha": alpha}, eps=eps, delta=delta, B=B, T=T,
+                         scale=scale)
+    if released is not None:
+        return released
+    if scale != 1.0:
+        raise ValueError(f"{owner}: scale is the released code's factor on b; give it with constants='released-code'")
     return PrivateLinUCB(ShuffledVectorSums(eps, delta, B), B, f"LinUCB-SDP-Vec(eps={eps:g}, delta={delta:g}, B={B})",
                          lam, alpha, T)
 

@@ -27,6 +27,10 @@ A batch's rows are the users' (phi, y) (runs, n, d + 1); the releases:
   (:class:`~dpaudit.mechanisms.central_tree.TreeRuns`): one leaf per release, noise drawn once per
   node and run and reused, V~ and u read from the blocks of the noisy prefix of z z^T.
 
+The ``Given*`` classes take the calibration as given instead of from a theorem (a released code's
+constants, :mod:`~dpaudit.algorithms.linear.released_code`), and a ``norm_bound`` on ||phi|| (the
+theorems' 1 by default) that their mechanism checks.
+
 Outside a theorem's range the sigma formulas are still evaluated (the paper's experiments run
 eps = 1 and 10 at B = 20, outside Theorem 3.2's range): the release says so in ``notes`` and the
 policy warns.
@@ -182,13 +186,59 @@ class ShuffledVectorSums(PrivateStatistics):
         return self.mechanism.analyze(self.viewed(self.mechanism.release_batches(rows, self.rng)))
 
 
+class GivenGaussianSums(PrivateStatistics):
+    """R_Amp at a given ``sigma`` on batches of ``B`` users, summed by the analyzer (P_Amp's sums, drawn from
+    their exact law; B = 1: every user's message on its own, the identity shuffler)."""
+
+    def __init__(self, sigma: float, B: int, setting: str, norm_bound: float = 1.0):
+        super().__init__()
+        self.sigma = positive(type(self).__name__, "sigma", sigma)
+        self.B = integer(type(self).__name__, "B", B, 1)
+        self.norm_bound = positive(type(self).__name__, "norm_bound", norm_bound)
+        self.setting = setting
+        self.name = f"R_Amp summed over batches of {self.B} ({setting}; sigma={self.sigma:.6g})"
+
+    def _build(self, d: int, T: int) -> None:
+        self.randomizer = GaussianRandomizer(self.sigma, d, self.setting, norm_bound=self.norm_bound)
+        self.mechanism = ShuffledGaussianProtocol(self.randomizer, self.B)
+        self.sigma_total = self.sigma * math.sqrt(T)
+
+    def _batch(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.randomizer.messages(self.viewed(self.mechanism.release_batches(rows, self.rng)))
+
+
+class GivenVectorSums(PrivateStatistics):
+    """P_Vec with a given precision ``g`` and ``b`` noise bits on batches of ``B`` users."""
+
+    def __init__(self, g: int, b: int, B: int, setting: str, norm_bound: float = 1.0):
+        super().__init__()
+        self.g, self.b = integer(type(self).__name__, "g", g, 1), integer(type(self).__name__, "b", b, 1)
+        self.B = integer(type(self).__name__, "B", B, 1)
+        self.norm_bound = positive(type(self).__name__, "norm_bound", norm_bound)
+        self.setting = setting
+        self.name = f"P_Vec ({setting}; g={self.g}, b={self.b:,}, B={self.B})"
+
+    def _build(self, d: int, T: int) -> None:
+        protocol = ShuffledVectorProtocol(self.g, self.b, d, self.B, self.setting, norm_bound=self.norm_bound)
+        self.mechanism = protocol
+        per_batch = math.sqrt(self.B / 4 + self.B * protocol.b * protocol.p * (1 - protocol.p)) / protocol.g
+        self.sigma_total = per_batch * math.sqrt(max(1, T // self.B))
+
+    def _batch(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.mechanism.analyze(self.viewed(self.mechanism.release_batches(rows, self.rng)))
+
+
 class TreeSums(PrivateStatistics):
     """The central tree on z z^T: event level with one leaf per ``B`` rounds (B = 1: LinUCB-JDP; B > 1:
     Batched-Central-LinUCB, Proposition F.3) or user level (``rounds_per_user`` = M0, Proposition 4.3,
     one leaf per round)."""
 
-    def __init__(self, eps: float, delta: float, B: int = 1, rounds_per_user: int | None = None):
+    def __init__(self, eps: float, delta: float, B: int = 1, rounds_per_user: int | None = None,
+                 sigma: float | None = None, norm_bound: float = 1.0):
         super().__init__()
+        # sigma: a node noise given instead of the event-level calibration (a released code's constants)
+        self.given_sigma = None if sigma is None else positive(type(self).__name__, "sigma", sigma)
+        self.norm_bound = positive(type(self).__name__, "norm_bound", norm_bound)
         self.eps = positive(type(self).__name__, "eps", eps)
         self.delta = delta
         self.B = integer(type(self).__name__, "B", B, 1)
@@ -197,10 +247,14 @@ class TreeSums(PrivateStatistics):
         if self.rounds_per_user is not None and self.B != 1:
             raise ValueError("TreeSums: the user-level tree has one leaf per round (B = 1)")
         level = "event level" if rounds_per_user is None else f"user level, M0={rounds_per_user}"
+        if sigma is not None:
+            level = f"given node sigma={self.given_sigma:.6g}"
         self.name = f"central tree ({level}; eps={eps:g}, delta={delta:g}, B={B})"
 
     def _build(self, d: int, T: int) -> None:
-        if self.rounds_per_user is None:
+        if self.given_sigma is not None:
+            self.mechanism = CentralTreeMechanism(T, d, self.given_sigma, self.B, norm_bound=self.norm_bound)
+        elif self.rounds_per_user is None:
             self.mechanism = CentralTreeMechanism.event_level(T, d, self.eps, self.delta, batch=self.B)
         else:
             self.mechanism = CentralTreeMechanism.user_level(T, d, self.eps, self.delta, self.rounds_per_user)
@@ -218,5 +272,5 @@ class TreeSums(PrivateStatistics):
         return self.gram, self.u
 
 
-__all__ = ["LocalGaussianSums", "PrivateStatistics", "ShuffledGaussianSums", "ShuffledVectorSums", "TreeSums",
-           "rows_of"]
+__all__ = ["GivenGaussianSums", "GivenVectorSums", "LocalGaussianSums", "PrivateStatistics", "ShuffledGaussianSums",
+           "ShuffledVectorSums", "TreeSums", "rows_of"]

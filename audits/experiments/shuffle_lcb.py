@@ -10,12 +10,21 @@ Algorithms by registry name, in the released plot script's colours: ``linucb`` (
 ``linucb-jdp`` (blue), ``linucb-sdp-amp`` (red), ``linucb-sdp-vec`` (green), ``linucb-ldp`` (cyan).
 Every configuration's summary checks the paper's ordering LinUCB < LinUCB-JDP < {LinUCB-SDP-Amp,
 LinUCB-SDP-Vec} < LinUCB-LDP of the final regrets (``Preset.ordering``), as an observation.
+
+Constants: ``"theorem"`` (the default) runs the regularizer and radius of Lemma A.4 with its constants set
+to 1 and the theorems' noise calibrations on the paper's generator (unit-norm features);
+``"released-code"`` runs the authors' released code's (:mod:`dpaudit.algorithms.linear.released_code`: its
+generator with features of norm sqrt 2, lambda = 1e-4 or 2 Gamma, a width fixed for the run, its noise
+scales), :data:`RELEASED_NOTES` saying what of the code is not reproduced.
 """
 
 from __future__ import annotations
 
+from functools import partial
+
 from dpaudit.algorithms.environments import LinearBandit
-from dpaudit.bandits.experiments import Configuration, Curve, Preset
+from dpaudit.bandits.experiments import RELEASED_CODE, THEOREM, Configuration, Curve, Preset
+from dpaudit.mechanisms.linear_released_code import SOURCE as RELEASED_SOURCE
 
 PAPER = "shuffle-lcb"
 ARMS = 100
@@ -53,30 +62,66 @@ NOTES = (
 )
 
 
-def curves(eps: float) -> tuple[Curve, ...]:
-    """The five algorithms of both figures, in the released plot script's colours."""
-    private = {"eps": eps, "delta": DELTA}
-    return (Curve("LinUCB", "linucb", {}, "black"),
-            Curve("LinUCB-JDP", "linucb-jdp", private, "blue"),
-            Curve("LinUCB-SDP-Amp", "linucb-sdp-amp", {**private, "B": BATCH}, "red"),
-            Curve("LinUCB-SDP-Vec", "linucb-sdp-vec", {**private, "B": BATCH}, "green"),
-            Curve("LinUCB-LDP", "linucb-ldp", private, "cyan"))
-
-
-def environment(d: int) -> LinearBandit:
-    return LinearBandit(ARMS, d, generator=GENERATOR)
-
-
-PRESETS = (
-    Preset(PAPER, "fig1", "Fig. 1: K = 100 arms, d = 5, eps in {0.2, 1, 10}", OBSERVATION, OBSERVATION_SOURCE,
-           ("eps",), tuple(Configuration((("eps", eps),), environment(5), HORIZON, RUNS, curves(eps))
-                           for eps in EPSILONS),
-           metric="cumulative", notes=NOTES, ordering=ORDERING),
-    Preset(PAPER, "fig2", "Fig. 2 (App. G): K = 100 arms, eps = 1, d in {10, 15}",
-           "The same comparison as Fig. 1 at eps = 1 for d = 10 and d = 15, with the same conclusion (the same "
-           "ordering).", "shuffle-lcb App. G, Fig. 2 caption, as the spec's 6.1 reports it",
-           ("d",), tuple(Configuration((("d", d),), environment(d), HORIZON, RUNS, curves(1.0)) for d in DIMENSIONS),
-           metric="cumulative", notes=NOTES, ordering=ORDERING),
+RELEASED_NOTES = (
+    "Released-code constants (LinBanditPrivate.py): its generator (features: a unit (d - 1)-vector with 1 appended, "
+    "norm sqrt 2, the first d arms the basis rows e_i + e_d; theta' of norm 1/2 with 1/2 appended), Bernoulli "
+    "rewards; Gamma = 1 (LinUCB), noise sqrt(T) sqrt(d) (LDP, SDP-Amp), noise sqrt(log T) sqrt(d) (JDP), "
+    "(1/4) log(d/delta)/(eps sqrt B) sqrt(T) sqrt(d) (SDP-Vec); lambda = 1e-4 Gamma (LinUCB) or 2 Gamma; the "
+    "width sqrt(Gamma) sqrt(d) + 0.5 sqrt(d log((1 + T L^2/Gamma) T)), fixed for the run; the noise scales "
+    "sqrt(log(2.5/delta))/eps (LDP), sqrt(log T) log(2.5/delta)/eps (JDP), sqrt(log(2.5B/delta))/(eps sqrt B) "
+    "(SDP-Amp), P_Vec's g = max{2 sqrt B, d, 4}, b = g^2 log^2(d/delta)/(eps^2 B) (SDP-Vec, scale 1 as shipped).",
+    "Not reproduced (the code's mechanisms, not constants): its Gaussian matrices symmetrised by averaging "
+    "(off-diagonal variance sigma^2/2, R_Amp's sigma^2); its JDP's pseudo-tree (the first floor(ln(1 + t)) + 1 of "
+    "floor(ln T) + 1 matrices drawn once, so consecutive Gram matrices differ by exactly x x^T between changes: "
+    "not private), here a binary tree at its sigma; P_Vec's grid, matched to the code's spacing L/g by the nearest "
+    "integer precision; its unseeded noise and its instances (np.random.seed(2)).",
 )
 
-__all__ = ["PRESETS", "curves", "environment"]
+
+def curves(eps: float, constants: str = THEOREM) -> tuple[Curve, ...]:
+    """The five algorithms of both figures, in the released plot script's colours."""
+    private = {"eps": eps, "delta": DELTA}
+    named = {} if constants == THEOREM else {"constants": constants}
+    return (Curve("LinUCB", "linucb", named, "black"),
+            Curve("LinUCB-JDP", "linucb-jdp", {**private, **named}, "blue"),
+            Curve("LinUCB-SDP-Amp", "linucb-sdp-amp", {**private, "B": BATCH, **named}, "red"),
+            Curve("LinUCB-SDP-Vec", "linucb-sdp-vec", {**private, "B": BATCH, **named}, "green"),
+            Curve("LinUCB-LDP", "linucb-ldp", {**private, **named}, "cyan"))
+
+
+def environment(d: int, constants: str = THEOREM) -> LinearBandit:
+    return LinearBandit(ARMS, d, generator=GENERATOR if constants == THEOREM else "released-code")
+
+
+def _fields(constants: str, builder) -> dict:
+    """The Preset fields that name the constant set (and build the other one)."""
+    if constants == THEOREM:
+        return {"notes": NOTES, "released_code": partial(builder, RELEASED_CODE)}
+    # the theorem notes on the plots' metric and the seed hold for both sets; the others are the theorems'
+    return {"notes": RELEASED_NOTES + NOTES[-2:], "constants": RELEASED_CODE, "constants_source": RELEASED_SOURCE}
+
+
+def _shown(title: str, constants: str) -> str:
+    return title if constants == THEOREM else f"{title} [released-code constants]"
+
+
+def _fig1(constants: str = THEOREM) -> Preset:
+    return Preset(PAPER, "fig1", _shown("Fig. 1: K = 100 arms, d = 5, eps in {0.2, 1, 10}", constants), OBSERVATION,
+                  OBSERVATION_SOURCE, ("eps",),
+                  tuple(Configuration((("eps", eps),), environment(5, constants), HORIZON, RUNS, curves(eps, constants))
+                        for eps in EPSILONS),
+                  metric="cumulative", ordering=ORDERING, **_fields(constants, _fig1))
+
+
+def _fig2(constants: str = THEOREM) -> Preset:
+    return Preset(PAPER, "fig2", _shown("Fig. 2 (App. G): K = 100 arms, eps = 1, d in {10, 15}", constants),
+                  "The same comparison as Fig. 1 at eps = 1 for d = 10 and d = 15, with the same conclusion (the same "
+                  "ordering).", "shuffle-lcb App. G, Fig. 2 caption, as the spec's 6.1 reports it",
+                  ("d",), tuple(Configuration((("d", d),), environment(d, constants), HORIZON, RUNS,
+                                              curves(1.0, constants)) for d in DIMENSIONS),
+                  metric="cumulative", ordering=ORDERING, **_fields(constants, _fig2))
+
+
+PRESETS = (_fig1(), _fig2())
+
+__all__ = ["PRESETS", "RELEASED_NOTES", "curves", "environment"]
