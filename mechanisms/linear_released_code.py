@@ -11,7 +11,7 @@ Per variant, with n the horizon, (eps, delta) the privacy parameters, B the batc
 variant          noise standard deviation per entry               the code's form
 ================ ================================================ =========================================
 LinUCB-LDP       sqrt(log(2.5/delta)) / eps                       every user, every round
-LinUCB-JDP       sqrt(log n) log(2.5/delta) / eps                 per "tree" node (see the policy's notes)
+LinUCB-JDP       sqrt(log n) log(2.5/delta) / eps                 per draw of :class:`PseudoTreeNoise`
 LinUCB-SDP-Amp   sqrt(log(2.5 B/delta)) / (eps sqrt B)            every user, summed per batch
 LinUCB-SDP-Vec   g = max{2 sqrt B, d, 4}, b = g^2 log^2(d/delta)  P_Vec's (g, b), neither rounded
                  / (eps^2 B), p = 1/4
@@ -26,6 +26,8 @@ parameter, 1 by default.
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from dpaudit.core.validation import integer, positive
 
@@ -84,4 +86,43 @@ def vec_precision(g: float, feature_bound: float) -> int:
     return max(1, round(positive("vec_precision", "g", g) / positive("vec_precision", "feature_bound", feature_bound)))
 
 
-__all__ = ["SOURCE", "amp_sigma", "jdp_sigma", "ldp_sigma", "vec_noise", "vec_parameters", "vec_precision"]
+class PseudoTreeNoise:
+    """The released code's LinUCB-JDP noise (``JDPLinUCB``), which stands in for a tree but is not one: with
+    N = floor(ln n) + 1 Gaussian matrices and vectors drawn once per run (entries N(0, sigma^2), sigma =
+    :func:`jdp_sigma`), the Gram matrix and the vector used for the choice at round t (0-based) carry the
+    sum of the first c(t) = floor(ln(1 + t)) + 1 of them, the matrix part symmetrised by averaging,
+    (S + S^T)/2, after the sum.
+
+    Not private: c(t) changes only at the rounds t = ceil(e^k) - 1, about ln n times in a run, so between two
+    changes the noise is the same and two consecutive released Gram matrices differ by exactly the round's
+    x x^T (a change of one round's data is seen without noise). The suites audit the theorems' tree, not
+    this; it is here so that a released-code run reproduces what the authors ran."""
+
+    def __init__(self, sigma: float, n: int, d: int):
+        self.sigma = positive("PseudoTreeNoise", "sigma", sigma)
+        self.n = integer("PseudoTreeNoise", "n", n, 2)
+        self.d = integer("PseudoTreeNoise", "d", d, 1)
+        self.draws = math.floor(math.log(self.n)) + 1
+        self.name = f"PseudoTreeNoise(n={self.n}, d={self.d}, sigma={self.sigma:.6g}: {self.draws} draws)"
+
+    @staticmethod
+    def used(t: int) -> int:
+        """c(t) = floor(ln(1 + t)) + 1, the draws in the noise of the choice at 0-based round t."""
+        return math.floor(math.log(1 + integer("PseudoTreeNoise", "t", t, 0))) + 1
+
+    def draw(self, runs: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """The N matrices (runs, N, d, d) and vectors (runs, N, d) of ``runs`` runs, drawn once."""
+        runs = integer("PseudoTreeNoise", "runs", runs, 1)
+        return (rng.normal(0.0, self.sigma, (runs, self.draws, self.d, self.d)),
+                rng.normal(0.0, self.sigma, (runs, self.draws, self.d)))
+
+    def noise(self, matrices: np.ndarray, vectors: np.ndarray, t: int) -> tuple[np.ndarray, np.ndarray]:
+        """The noise of the choice at 0-based round t: the symmetrised sum of the first c(t) matrices and the
+        sum of the first c(t) vectors (c(t) at most N: the code's rounds end at n)."""
+        used = min(self.used(t), self.draws)
+        total = matrices[:, :used].sum(axis=1)
+        return (total + total.transpose(0, 2, 1)) / 2, vectors[:, :used].sum(axis=1)
+
+
+__all__ = ["SOURCE", "PseudoTreeNoise", "amp_sigma", "jdp_sigma", "ldp_sigma", "vec_noise", "vec_parameters",
+           "vec_precision"]

@@ -110,7 +110,32 @@ def test_only_the_released_constants_take_the_codes_generator():
     released.start(2, 20, 100, rng)
     assert released.choose(1, inst.features).shape == (2,)
     assert any("symmetrises" in note for note in released.notes)
-    assert any("pseudo" in note or "no tree" in note for note in ReleasedCodeLinUCB("jdp", eps=0.5).notes)
+    assert any("not private" in note for note in ReleasedCodeLinUCB("jdp", eps=0.5).notes)
+
+
+def test_the_codes_jdp_noise_is_a_pseudo_tree_and_leaks_each_rounds_data():
+    # c(t) = floor(ln(1 + t)) + 1 of floor(ln n) + 1 draws; between its changes the noise repeats, so two
+    # consecutive releases differ by exactly the round's x x^T (the finding the notes state)
+    from dpaudit.algorithms.linear.statistics import PseudoTreeSums
+
+    noise = code.PseudoTreeNoise(2.0, 20_000, 3)
+    assert noise.draws == 10 and [noise.used(t) for t in (0, 1, 2, 6, 7, 19, 20, 19_999)] == [1, 1, 2, 2, 3, 3, 4, 10]
+    stats_ = PseudoTreeSums(2.0, norm_bound=math.sqrt(2))
+    stats_.prepare(3, 100)
+    stats_.start(2, 3, 100, np.random.default_rng(0))
+    rng = np.random.default_rng(1)
+    released = []
+    for t in range(1, 12):
+        X = rng.normal(size=(2, 1, 3)) / 3
+        V, u = stats_.release(t, X, rng.random((2, 1)))
+        released.append((V.copy(), X[:, 0]))
+        assert np.allclose(V, V.transpose(0, 2, 1))
+    for t in range(1, 11):  # releases after rounds t and t + 1 carry the noise of choices t and t + 1
+        V0, (V1, x) = released[t - 1][0], released[t]
+        leak = np.einsum("ri,rj->rij", x, x)
+        same = noise.used(t) == noise.used(t + 1)
+        assert np.allclose(V1 - V0, leak) == same
+    assert stats_.mechanism.draws == math.floor(math.log(100)) + 1
 
 
 def test_given_instances_are_run_as_given():

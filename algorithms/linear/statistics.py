@@ -45,6 +45,7 @@ import numpy as np
 
 from dpaudit.core.validation import integer, positive
 from dpaudit.mechanisms.central_tree import CentralTreeMechanism, tree_levels
+from dpaudit.mechanisms.linear_released_code import PseudoTreeNoise
 from dpaudit.mechanisms.shuffle_amp import GaussianRandomizer, ShuffledGaussianProtocol, returning_user_epsilon_max
 from dpaudit.mechanisms.shuffle_vec import ShuffledVectorProtocol
 
@@ -228,6 +229,38 @@ class GivenVectorSums(PrivateStatistics):
         return self.mechanism.analyze(self.viewed(self.mechanism.release_batches(rows, self.rng)))
 
 
+class PseudoTreeSums(PrivateStatistics):
+    """The released code's LinUCB-JDP statistics: the exact sums plus
+    :class:`~dpaudit.mechanisms.linear_released_code.PseudoTreeNoise` at a given ``sigma`` (drawn once per run
+    at ``start``; the release after round t carries the noise of the choice at the code's round t). Not private
+    (the mechanism's docstring says why)."""
+
+    def __init__(self, sigma: float, norm_bound: float = 1.0):
+        super().__init__()
+        self.sigma = positive(type(self).__name__, "sigma", sigma)
+        self.norm_bound = positive(type(self).__name__, "norm_bound", norm_bound)
+        self.name = f"the released code's JDP noise (sigma={self.sigma:.6g})"
+
+    def _build(self, d: int, T: int) -> None:
+        self.mechanism = PseudoTreeNoise(self.sigma, max(T, 2), d)
+        self.sigma_total = self.sigma * math.sqrt(self.mechanism.draws)
+
+    def start(self, runs: int, d: int, horizon: int, rng: np.random.Generator) -> None:
+        super().start(runs, d, horizon, rng)
+        self.draws = self.mechanism.draw(runs, rng)
+
+    def release(self, t: int, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        rows = rows_of(X, y)
+        phi = rows[..., : self.d]
+        if (np.linalg.norm(phi, axis=-1) > self.norm_bound + 1e-9).any():
+            raise ValueError(f"{type(self).__name__}: features need ||phi|| <= {self.norm_bound:.6g}")
+        Xt = X.transpose(0, 2, 1)
+        self.gram += Xt @ X
+        self.u += (Xt @ np.asarray(y, dtype=float)[..., None])[..., 0]
+        noise_V, noise_u = self.mechanism.noise(*self.draws, t)  # the choice at 0-based round t is the next one
+        return self.gram + noise_V, self.u + noise_u
+
+
 class TreeSums(PrivateStatistics):
     """The central tree on z z^T: event level with one leaf per ``B`` rounds (B = 1: LinUCB-JDP; B > 1:
     Batched-Central-LinUCB, Proposition F.3) or user level (``rounds_per_user`` = M0, Proposition 4.3,
@@ -272,5 +305,5 @@ class TreeSums(PrivateStatistics):
         return self.gram, self.u
 
 
-__all__ = ["GivenGaussianSums", "GivenVectorSums", "LocalGaussianSums", "PrivateStatistics", "ShuffledGaussianSums",
-           "ShuffledVectorSums", "TreeSums", "rows_of"]
+__all__ = ["GivenGaussianSums", "GivenVectorSums", "LocalGaussianSums", "PrivateStatistics", "PseudoTreeSums",
+           "ShuffledGaussianSums", "ShuffledVectorSums", "TreeSums", "rows_of"]
