@@ -26,10 +26,11 @@ Choices where the code differs from its accounting, and what is done here:
     ``dp_accounting`` (``PoissonSampledDpEvent`` of a ``GaussianDpEvent``) bounds; the sum is divided by the
     expected batch size q n. With q = 1 (n <= batch, the full batch) the two coincide and no amplification
     is claimed;
-  - the code's adaptation when the noise is large is not done (50 epochs, learning rate 10 and burn-in 10
-    always): both commits have one. At ab8fd160, when sigma clip / batch > 0.3, the epochs are cut by factors
-    0.8-0.95 towards 15, the burn-in with them, and the learning rate falls from 10 to 1.0; d9c93e11 picks the
-    epochs from the per-call epsilon and keeps the learning rate;
+  - the code's adaptation when the noise is large is not done by default (50 epochs, learning rate 10 and
+    burn-in 10 always): both commits have one. At ab8fd160, when sigma clip / batch > 0.3, the epochs are cut by
+    factors 0.8-0.95 towards 15, the burn-in with them, and the learning rate falls from 10 to 1.0; d9c93e11
+    picks the epochs from the per-call epsilon and keeps the learning rate. :func:`released_code_schedule` is
+    ab8fd160's rule, the schedule a Private-GLM run takes under the released code's constants;
   - RDP orders: the integers 2..32 and 40, 48, 56, 64, 80, 96, 128 (integer orders have the accountant's exact formula
     for the subsampled Gaussian; the best order is about 1 + log(1/delta)/eps, below 64 at the per-call
     budgets used); the multiplier is found by regula falsi (Illinois) on log z against log eps, to a
@@ -125,6 +126,47 @@ def _bisect(epsilon: float, delta: float, steps: int, q: float, low: float, high
             b, fb = c, fc
             fa, side = (fa / 2, side + 1) if side > 0 else (fa, 1)
     return math.exp(b)
+
+
+#: ab8fd160's adaptation (glmbanditexp/utils/utils.py, adapt_training_parameters_for_noise): noise scales
+#: sigma clip / batch above START are adapted, towards TARGET, never below MIN_EPOCHS epochs or 20 batches in all
+ADAPT_START, ADAPT_TARGET, ADAPT_MIN_EPOCHS, ADAPT_MIN_BATCHES, ADAPT_ROUNDS = 0.3, 0.2, 15, 20, 10
+
+
+def released_code_schedule(epsilon: float, delta: float, n: int, clip: float = 0.2, batch: int = 2048,
+                           epochs: int = 50, burn_in: int = 10, lr0: float = 10.0) -> tuple[int, int, float]:
+    """(epochs, burn-in, lr0) of one optimizer call as the code the paper cites (commit ab8fd160) sets them: with
+    the noise scale s(e) = z(e) clip / batch, z(e) the noise multiplier for e epochs (:func:`noise_multiplier`,
+    this module's accounting rather than the code's), nothing changes while s(epochs) <= 0.3; otherwise, for at
+    most 10 rounds and while s > 0.2, epochs >= 15 and the call has at least 20 batches in all, the epochs and
+    the burn-in are cut by the factor 0.8 (s > 2), 0.85 (s > 1), 0.9 (s > 0.5) or 0.95 (floors: 15 epochs, 1
+    burn-in epoch), and at each cut a learning rate above 2 becomes min(1, 0.8 lr0) and one below 1 grows by
+    10% (at most 1.5). The code's fallback when its accountant cannot reach the target at all (fewer epochs
+    tried, 0.8 to 0.2 of them) is not reproduced: this accountant always returns a multiplier."""
+    owner = "released_code_schedule"
+    n, batch = integer(owner, "n", n, 1), min(integer(owner, "batch", batch, 1), integer(owner, "n", n, 1))
+    epochs, burn_in = integer(owner, "epochs", epochs, 1), integer(owner, "burn_in", burn_in, 0)
+    per_epoch, q = math.ceil(n / batch), batch / n
+
+    def scale(e: int) -> float:
+        return noise_multiplier(epsilon, delta, e * per_epoch, q) * clip / batch
+
+    if scale(epochs) <= ADAPT_START:
+        return epochs, burn_in, lr0
+    for _ in range(ADAPT_ROUNDS):
+        current = scale(epochs)
+        if current <= ADAPT_TARGET or epochs <= ADAPT_MIN_EPOCHS or epochs * per_epoch < ADAPT_MIN_BATCHES:
+            break
+        factor = 0.8 if current > 2 else 0.85 if current > 1 else 0.9 if current > 0.5 else 0.95
+        cut = max(ADAPT_MIN_EPOCHS, int(epochs * factor))
+        if cut >= epochs:
+            break
+        epochs, burn_in = cut, max(1, int(burn_in * factor))
+        if lr0 > 2.0:
+            lr0 = min(1.0, lr0 * 0.8)
+        elif lr0 < 1.0:
+            lr0 = min(lr0 * 1.1, 1.5)
+    return epochs, burn_in, lr0
 
 
 class DPSGD(ExactRelease):
@@ -229,4 +271,4 @@ class DPSGD(ExactRelease):
         return rdp_epsilon(self.noise_multiplier, self.steps, self.q, self.delta)
 
 
-__all__ = ["DPSGD", "RDP_ORDERS", "noise_multiplier", "rdp_epsilon"]
+__all__ = ["DPSGD", "RDP_ORDERS", "noise_multiplier", "rdp_epsilon", "released_code_schedule"]

@@ -455,7 +455,7 @@ def test_cli_simulate_list(capsys):
     assert "configurations: gap0.5,eps0.1 gap0.5,eps0.5 gap0.5,eps1 gap0.1,eps0.1 gap0.1,eps0.5 gap0.1,eps1" in out
     assert "private-online/fig12a" in out and "K = 5; T = 2^22; 15 runs; 7 configurations" in out
     assert out.count("synthetic stand-in for data that is not fetched") == 2
-    assert out.count("constants: theorem, released-code") == 8  # dist-mab's 6 figures, shuffle-lcb's 2
+    assert out.count("constants: theorem, released-code") == 11  # dist-mab 6, shuffle-lcb 2, shuffle-glm 3
     assert "constants: theorem (no released-code constants)" in out
 
 

@@ -107,6 +107,14 @@ def test_the_presets_say_which_data_they_used(tmp_path):
         assert json.loads((config_dir / "summary.json").read_text())["data"] == expected
         assert expected in (config_dir / "table.md").read_text()
         assert (done.selections[0][0].stand_in is None) == (data is not None)
+    # the real data under the released code's constants: both said, the code's 4^b batches run
+    done = experiments.run_preset("dist-mab/fig5@eps1", runs=2, horizon=100, out=tmp_path / "both", workers=1,
+                                  progress=False, data=path, constants="released-code")
+    preset = done.selections[0][0]
+    assert preset.data == line and preset.constants == "released-code" and preset.stand_in is None
+    record = dpaudit.SimulationResult.load(next((tmp_path / "both" / "dist-mab" / "fig5-released-code" / "eps1")
+                                                .glob("dist-dp-se.npz")))
+    assert any(line in note and "constants: released-code" in note and "eta=4" in note for note in record.notes)
 
 
 def test_cli_data_option(tmp_path, capsys):

@@ -57,3 +57,74 @@ def test_reports_show_the_papers_numbers_and_the_ratio(tmp_path):
     table = (folder / "table.md").read_text()
     assert "| paper | ours / paper |" in table and "| 1399.07 |" in table and "prints Table 2's numbers" in table
     assert len(done.results) == 10
+
+
+def test_released_code_constants_reproduce_the_codes_logged_settings():
+    # the cited commit's stored output for Fig. 1(b) (probit, d = 5, S = 3, T = 5000): "Kappa = 193.18410051249518",
+    # then per Private-GLM "Lambda: 455.25091207605203 / 253.529538334209 / 152.66885146328752" at eps = 2, 4, 8
+    # and "Count1 cutoff: 230, Count2 cutoff: 2"; the theorem constants' kappa bound gives count1 = 268
+    fig1b = experiments.load_presets()["shuffle-glm/fig1b"]
+    released = fig1b.with_constants("released-code")
+    assert released.constants_source.startswith("Sahasrajit123/Shuffle_joint_dp_generalized_linear_contextual_bandits "
+                                                "at ab8fd160")
+    config, = released.configurations
+    assert config.environment.kappa(5000)[0] == pytest.approx(193.18410051249518, rel=1e-12)
+    registry = experiments.algorithm_registry()
+    for curve, lam in zip([c for c in config.curves if c.algorithm == "private-glm"],
+                          (455.25091207605203, 253.529538334209, 152.66885146328752)):
+        policy = registry[curve.algorithm](**curve.arguments(5000))
+        settings = policy.settings(5, 5000)
+        assert settings.lam == pytest.approx(lam, rel=1e-12)
+        assert (settings.count1_cutoff, settings.count2_cutoff) == (230, 2) and policy.schedule == "released-code"
+    theorem = registry["private-glm"](**fig1b.configurations[0].curves[0].arguments(5000))
+    assert theorem.settings(5, 5000).count1_cutoff == 268 and theorem.schedule == "fixed"
+    # every algorithm with a kappa gets the realised one; what the code does not have is left out
+    for name in ("shuffle-glm/table2", "shuffle-glm/fig1a", "shuffle-glm/fig1b"):
+        preset = experiments.load_presets()[name].with_constants("released-code")
+        for config in preset.configurations:
+            labels = [c.label for c in config.curves]
+            assert not any(label.startswith(("JDP-GLM", "ShuffleGLM")) or "projected" in label for label in labels)
+            for curve in config.curves:
+                if curve.algorithm != "ecolog":
+                    assert curve.arguments(100)["kappa"] == pytest.approx(config.environment.kappa(100)[0])
+        assert not any(note.startswith("kappa and kappa*") for note in preset.notes)
+
+
+def test_the_released_dp_sgd_schedule_follows_the_codes_rule(monkeypatch):
+    from dpaudit.mechanisms import dp_sgd
+
+    # a noise scale z clip / batch of e / 10 for e epochs (n = 5000: 3 batches an epoch): 50 -> 40 -> 32 -> 25 -> 20
+    # (factor 0.8 while the scale is above 2), -> 17 -> 15 (0.85), stop at 15 epochs; burn-in 10 -> 8 -> 6 -> 4 ->
+    # 3 -> 2 -> 1; the learning rate 10 -> min(1, 8) = 1 at the first cut, then kept
+    monkeypatch.setattr(dp_sgd, "noise_multiplier", lambda eps, delta, steps, q: steps / 3 / 10 * 2048 / 0.2)
+    assert dp_sgd.released_code_schedule(1.0, 1e-3, 5000) == (15, 1, 1.0)
+    # small noise: nothing changes
+    monkeypatch.setattr(dp_sgd, "noise_multiplier", lambda eps, delta, steps, q: 0.3 * 2048 / 0.2)
+    assert dp_sgd.released_code_schedule(1.0, 1e-3, 5000) == (50, 10, 10.0)
+    # a call on few points (one batch an epoch): cuts stop once fewer than 20 batches are left in all,
+    # 50 -> 40 -> 32 -> 25 -> 20 -> 16, burn-in 10 -> 8 -> 6 -> 4 -> 3 -> 2
+    monkeypatch.setattr(dp_sgd, "noise_multiplier", lambda eps, delta, steps, q: 100.0)
+    assert dp_sgd.released_code_schedule(1.0, 1e-3, 4) == (16, 2, 1.0)
+
+
+def test_private_glm_runs_dp_sgd_with_the_schedule_it_names(monkeypatch):
+    from dpaudit.algorithms.glm import private_glm as module
+
+    built = []
+
+    class Recorder(module.DPSGD):
+        def __init__(self, *args, **kwargs):
+            built.append(kwargs)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(module, "DPSGD", Recorder)
+    monkeypatch.setattr(module, "released_code_schedule", lambda eps, delta, n: (16, 1, 1.0))
+    env = GLMBandit(20, 3, 2.0, link="probit", generator="repository")
+    for constants, expected in (("released-code", {"epochs": 16, "lr0": 1.0, "burn_in": 1}), ("theorem", {})):
+        built.clear()
+        policy = experiments.algorithm_registry()["private-glm"](eps=4.0, S=2.0, link="probit", constants=constants)
+        dpaudit.simulate(policy, env, horizon=1000, runs=2, seed=0)  # a criterion-II switch calls DP-SGD
+        assert built and all(kwargs == expected for kwargs in built)
+    assert "DP-SGD schedule of the released code" in module.PrivateGLM(4.0, schedule="released-code").name
+    with pytest.raises(ValueError, match="constants must be one of"):
+        experiments.algorithm_registry()["private-glm"](eps=4.0, constants="code")

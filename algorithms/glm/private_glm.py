@@ -20,10 +20,15 @@ the code the paper cites (the spec's 5.5) and DP-SGD as the optimizer.
         the code's lambda, about 10^2 at Table 2's sizes, the printed noise (about 60 per entry of a prefix sum)
         swamps the design matrices).
 
+``schedule="released-code"`` runs each DP-SGD call with the epochs, burn-in and learning rate that commit
+ab8fd160's adaptation picks when the noise is large (:func:`~dpaudit.mechanisms.dp_sgd.released_code_schedule`);
+the default, ``"fixed"``, keeps 50 epochs, learning rate 10 and burn-in 10 for every call.
+
 Choices: count2_cutoff is commit ab8fd160's (the other commit, d9c93e11, has max(1, int(3 log2(...)))), the parent
 commit, whose stored outputs are the paper's Table 2; a cutoff of 0 means no optimizer call of that kind (theta
-stays 0). The optimizer keeps 50 epochs, learning rate 10 and burn-in 10 whatever its noise; both commits adapt them
-when the noise is large (:mod:`~dpaudit.mechanisms.dp_sgd`). What the code does and Algorithm 2 does not, not
+stays 0). By default the optimizer keeps 50 epochs, learning rate 10 and burn-in 10 whatever its noise; both
+commits adapt them when the noise is large (:mod:`~dpaudit.mechanisms.dp_sgd`; ``schedule="released-code"`` takes
+ab8fd160's). What the code does and Algorithm 2 does not, not
 followed here: its UCB (eq. 18) and its optimizer start use (theta_o + theta_tau)/2, its exploration leaf is x x^T /
 (1 + ||x||^2_{V^-1}), it adds the exploration points to the criterion-II data, projects the released matrices onto
 the PSD cone, and draws DP-SGD's batches by shuffling (accounted as if Poisson; here they are Poisson, see
@@ -43,13 +48,14 @@ import warnings
 
 from dpaudit.core.validation import choice
 from dpaudit.mechanisms.accounting import advanced_composition_budget
-from dpaudit.mechanisms.dp_sgd import DPSGD
+from dpaudit.mechanisms.dp_sgd import DPSGD, released_code_schedule
 from dpaudit.mechanisms.exploration_set import node_noise_sigma, zcdp_node_sigma
 from dpaudit.mechanisms.geometry import Ball
 
 from .algorithm2 import Algorithm2, Algorithm2Settings, cumulant_gradient
 
 TREES = ("repository", "printed")
+SCHEDULES = ("fixed", "released-code")
 
 
 def per_call_budget(epsilon: float, delta: float, calls: int) -> tuple[float, float]:
@@ -69,9 +75,10 @@ class PrivateGLM(Algorithm2):
     def __init__(self, eps: float, delta: float = 0.02, zeta: float = 0.02, S: float = 1.0,
                  kappa: float | None = None, kappa_star: float | None = None, link: str = "logistic",
                  R: float = 1.0, T: int | None = None, tree: str = "repository", project: bool = False,
-                 record: bool = False):
+                 record: bool = False, schedule: str = "fixed"):
         super().__init__(eps, delta, zeta, S, kappa, kappa_star, link, R, T, record)
         self.tree = choice(self.owner, "tree", tree, TREES)
+        self.schedule = choice(self.owner, "schedule", schedule, SCHEDULES)
         self.project = bool(project)
         if not self.delta > self.zeta:  # the experiments' delta = zeta = 0.02
             note = (f"{self.owner}: zeta = {self.zeta:g} is not below delta = {self.delta:g}; Theorem 6.2 (Lemma I.7) "
@@ -102,9 +109,19 @@ class PrivateGLM(Algorithm2):
         # a call is made only below its cutoff, so the cutoff is >= 1 here
         cutoff = self.config.count1_cutoff if kind == "explore" else self.config.count2_cutoff
         eps0, delta0 = per_call_budget(self.eps / 3, self.delta / 3, cutoff)
-        optimizer = DPSGD(eps0, delta0, n, self._d)
+        if self.schedule == "released-code":
+            epochs, burn_in, lr0 = released_code_schedule(eps0, delta0, n)
+            optimizer = DPSGD(eps0, delta0, n, self._d, epochs=epochs, lr0=lr0, burn_in=burn_in)
+        else:
+            optimizer = DPSGD(eps0, delta0, n, self._d)
         domain = Ball(self.S).project if self.project and kind == "explore" else None
         return optimizer.run(cumulant_gradient(self.link, 0.0), data(), start, rng, project=domain)
 
 
-__all__ = ["TREES", "PrivateGLM", "per_call_budget"]
+    @property
+    def name(self) -> str:
+        schedule = "" if self.schedule == "fixed" else ", DP-SGD schedule of the released code"
+        return super().name[:-1] + schedule + ")"
+
+
+__all__ = ["SCHEDULES", "TREES", "PrivateGLM", "per_call_budget"]

@@ -102,6 +102,9 @@ class LinUCB:
     def radius(self, t_m: Any, d: int) -> np.ndarray:
         """beta_m for the batch ending at t_m (0 before the first update): the spec's Lemma A.2,
         sqrt(2 log(1/alpha) + d log(1 + t_m / (d lam_min))) + sqrt(lam_max) + nu."""
+        if isinstance(t_m, int):  # every batch end asks for one value: the same IEEE operations, without arrays
+            return (math.sqrt(2 * math.log(1 / self._alpha) + d * math.log1p(float(t_m) / (d * self.lam_min)))
+                    + math.sqrt(self.lam_max) + self.nu)
         t_m = np.asarray(t_m, dtype=float)
         return (np.sqrt(2 * math.log(1 / self._alpha) + d * np.log1p(t_m / (d * self.lam_min)))
                 + math.sqrt(self.lam_max) + self.nu)
@@ -117,6 +120,8 @@ class LinUCB:
         self._widths: tuple[Any, np.ndarray] | None = None  # (contexts, ||x_a||^2_{V^-1}) kept by Sherman-Morrison
         self._updates = 0  # Sherman-Morrison updates of those widths since they were last computed afresh
         self._outer: tuple[Any, np.ndarray] | None = None  # (contexts, the weighted products x_i x_j, i <= j)
+        self._seen: Any = None  # the last contexts object checked, and its float array
+        self._seen_array: np.ndarray | None = None
 
     def _begin(self, d: int) -> None:
         self._d = d
@@ -134,7 +139,11 @@ class LinUCB:
             # the environment hands over as one array every round) gives the same indices, so the
             # batch's argmax is exact to reuse
             return self._last[1]
-        x = checked_contexts(self.owner, contexts, self.runs, self._d, t)
+        if contexts is self._seen:  # a fixed arm set: the array checked at an earlier round
+            x = self._seen_array
+        else:
+            x = checked_contexts(self.owner, contexts, self.runs, self._d, t)
+            self._seen, self._seen_array = contexts, x
         if self._d is None:
             self._begin(x.shape[2])
         # ||x||_{V^-1} and <x, theta> by batched matmuls (a sum over d as a product with ones: numpy's
@@ -177,7 +186,8 @@ class LinUCB:
             if self._widths is not None and self._updates < REFRESH:
                 # a fixed arm set's widths follow the same rank-one update: ||x_a||^2 falls by
                 # <x_a, V^-1 x_t>^2 / (1 + ||x_t||^2_{V^-1}), one (runs, K) product instead of (runs, K, d, d)
-                along = (np.asarray(self._widths[0], dtype=float) @ vx[:, :, None])[..., 0]
+                cached = self._seen_array if self._widths[0] is self._seen else np.asarray(self._widths[0], float)
+                along = (cached @ vx[:, :, None])[..., 0]
                 self._widths[1][...] -= along**2 * scale[:, None]
             else:  # afresh now and then, so rounding cannot build up over a long run
                 self._widths = None
@@ -205,7 +215,10 @@ class LinUCB:
             self.notes = [note for note in self.notes if not note.startswith(INDEFINITE)] + [
                 f"{INDEFINITE}: {self.indefinite} (run, batch) pairs in a block of {self.runs} runs kept their "
                 "previous model"]
-        self.V_inv[ok] = np.linalg.inv(V[ok])
+        if ok.all():
+            self.V_inv = np.linalg.inv(V)
+        else:
+            self.V_inv[ok] = np.linalg.inv(V[ok])
 
 
 def first_best(scores: np.ndarray) -> np.ndarray:

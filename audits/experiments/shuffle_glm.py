@@ -9,12 +9,21 @@ delta = zeta = 0.02 for Private-GLM (Algorithm 2 as the experiments run it, Rema
   Algorithm 1, at eps = 4 (its theorem's range is eps < 5);
 - ``fig1a``: logistic, d = 5, S = 3.5, T = 15000, Private-GLM at eps in {2, 4, 8}, RS-GLinUCB, ECOLog, GLOC;
 - ``fig1b``: probit, d = 5, S = 3, T = 5000, Private-GLM at eps in {2, 4, 8}, RS-GLinUCB, GLM-UCB, GLOC.
+
+Constants: the paper leaves Private-GLM's lambda, gamma, beta and cutoffs as hyperparameters (Remark A.1), so
+both sets take them, the tree calibration and the instance generator from the code it cites. ``"theorem"`` (the
+default) gives every algorithm the link's bounds on kappa and kappa* and runs DP-SGD with fixed epochs;
+``"released-code"`` (:data:`RELEASED_SOURCE`) gives them the instance's realised kappa and kappa*, as that code
+does, and runs DP-SGD with its adaptation to large noise; it keeps only the algorithms the code has
+(:data:`RELEASED_NOTES` lists what of the code is not reproduced).
 """
 
 from __future__ import annotations
 
+from functools import partial
+
 from dpaudit.algorithms.environments.glm import GLMBandit
-from dpaudit.bandits.experiments import Configuration, Curve, Preset
+from dpaudit.bandits.experiments import RELEASED_CODE, THEOREM, Configuration, Curve, PerHorizon, Preset
 
 PAPER = "shuffle-glm"
 RUNS = 10
@@ -62,9 +71,36 @@ TABLE2_NOTES = NOTES + ("JDP-GLM rows: Algorithm 2 with eqs. (19)-(21), c = C = 
                         "eps < 5); the paper runs no experiment of it.")
 
 
-def private_glm(eps: float, S: float, link: str, paper_value: float | None = None) -> Curve:
-    return Curve(f"Private-GLM eps={eps:g}", "private-glm", {"eps": eps, "S": S, "link": link},
-                 paper_value=paper_value)
+RELEASED_SOURCE = ("Sahasrajit123/Shuffle_joint_dp_generalized_linear_contextual_bandits at ab8fd160, the commit whose "
+                   "stored outputs are Table 2 (the paper cites no commit)")
+RELEASED_NOTES = (
+    "Released-code constants: every algorithm is given the instance's realised kappa = 1/min mu'(<x, theta*>) and "
+    "kappa* = 1/max mu'(<x, theta*>) over the T K arms (GLMBandit.kappa), as the code computes them, and "
+    "Private-GLM's DP-SGD adapts its epochs, burn-in and learning rate when its noise is large (commit ab8fd160's "
+    "rule, mechanisms/dp_sgd.released_code_schedule, with this package's accountant). The hyperparameters, tree "
+    "calibration, cutoffs and generator are the code's under both constant sets.",
+    "Not reproduced (Algorithm 2 as printed is run where the code departs from it): the UCB and the optimizer start "
+    "at (theta_o + theta_tau)/2, the exploration leaf x x^T / (1 + ||x||^2_{V^-1}), the exploration points in the "
+    "criterion-II data, the released matrices projected onto the PSD cone, DP-SGD's shuffled batches (Poisson "
+    "here), ab8fd160's tree prefix query that sums the wrong nodes, its seeds (109832, 10345) and its unseeded "
+    "DP-SGD. JDP-GLM and ShuffleGLM are not in the code: the released-code presets leave them out.",
+)
+
+
+def _realised(environment: GLMBandit, which: int) -> PerHorizon:
+    """The instance's realised kappa (which = 0) or kappa* (1) over the horizon's arms, computed when a run asks."""
+    name = ("kappa", "kappa*")[which]
+    return PerHorizon(f"the instance's {name}", lambda T: float(environment.kappa(T)[which]))
+
+
+def private_glm(eps: float, S: float, link: str, paper_value: float | None = None,
+                environment: GLMBandit | None = None) -> Curve:
+    """Private-GLM; with ``environment``, under the released code's constants (its realised kappa, kappa*)."""
+    kwargs = {"eps": eps, "S": S, "link": link}
+    if environment is not None:
+        kwargs |= {"kappa": _realised(environment, 0), "kappa_star": _realised(environment, 1),
+                   "constants": RELEASED_CODE}
+    return Curve(f"Private-GLM eps={eps:g}", "private-glm", kwargs, paper_value=paper_value)
 
 
 def projected_private_glm(eps: float, S: float, link: str) -> Curve:
@@ -72,45 +108,83 @@ def projected_private_glm(eps: float, S: float, link: str) -> Curve:
                                                                          "project": True})
 
 
-def baseline(label: str, algorithm: str, S: float, link: str, paper_value: float | None = None) -> Curve:
-    return Curve(label, algorithm, {"S": S, "link": link}, paper_value=paper_value)
+def baseline(label: str, algorithm: str, S: float, link: str, paper_value: float | None = None,
+             environment: GLMBandit | None = None) -> Curve:
+    """A baseline; with ``environment``, given the instance's realised kappa (released-code constants)."""
+    kwargs = {"S": S, "link": link}
+    if environment is not None and algorithm != "ecolog":  # ECOLog takes no kappa
+        kwargs["kappa"] = _realised(environment, 0)
+    return Curve(label, algorithm, kwargs, paper_value=paper_value)
 
 
-def _table2_configuration(column: int, S: float) -> Configuration:
+def _fields(constants: str, notes: tuple[str, ...], builder) -> dict:
+    """The Preset fields that name the constant set (and build the other one)."""
+    if constants == THEOREM:
+        return {"notes": notes, "released_code": partial(builder, RELEASED_CODE)}
+    kept = tuple(n for n in notes if not n.startswith(("kappa and kappa*", "JDP-GLM rows", "ShuffleGLM row")))
+    return {"notes": kept + RELEASED_NOTES, "constants": RELEASED_CODE, "constants_source": RELEASED_SOURCE}
+
+
+def _shown(title: str, constants: str) -> str:
+    return title if constants == THEOREM else f"{title} [released-code constants]"
+
+
+def _table2_configuration(column: int, S: float, constants: str = THEOREM) -> Configuration:
     link = "probit"
-    curves = (baseline("GLM-UCB", "glm-ucb", S, link, TABLE2["GLM-UCB"][column]),
-              baseline("GLOC", "gloc", S, link, TABLE2["GLOC"][column]),
-              *(private_glm(eps, S, link, TABLE2[f"Private-GLM eps={eps:g}"][column]) for eps in TABLE2_EPS),
-              baseline("RS-GLinUCB", "rs-glinucb", S, link, TABLE2["RS-GLinUCB"][column]),
-              *(Curve(f"JDP-GLM eps={eps:g}", "jdp-glm", {"eps": eps, "S": S, "link": link}) for eps in TABLE2_EPS),
-              Curve("ShuffleGLM eps=4", "shuffle-glm", {"eps": 4.0, "S": S, "link": link}))
-    return Configuration((("S", S),), GLMBandit(ARMS, 3, S, link=link, generator="repository"), 5000, RUNS, curves)
+    env = GLMBandit(ARMS, 3, S, link=link, generator="repository")
+    given = None if constants == THEOREM else env
+    curves = (baseline("GLM-UCB", "glm-ucb", S, link, TABLE2["GLM-UCB"][column], given),
+              baseline("GLOC", "gloc", S, link, TABLE2["GLOC"][column], given),
+              *(private_glm(eps, S, link, TABLE2[f"Private-GLM eps={eps:g}"][column], given) for eps in TABLE2_EPS),
+              baseline("RS-GLinUCB", "rs-glinucb", S, link, TABLE2["RS-GLinUCB"][column], given))
+    if constants == THEOREM:  # Algorithms 1 and 2 as printed: not in the code
+        curves += (*(Curve(f"JDP-GLM eps={eps:g}", "jdp-glm", {"eps": eps, "S": S, "link": link})
+                     for eps in TABLE2_EPS),
+                   Curve("ShuffleGLM eps=4", "shuffle-glm", {"eps": 4.0, "S": S, "link": link}))
+    return Configuration((("S", S),), env, 5000, RUNS, curves)
 
 
-PRESETS = (
-    Preset(PAPER, "table2", "Table 2 (Sec. 8): probit, d = 3, K = 20, T = 5000, S in {2, 2.5, 3}", TABLE2_OBSERVATION,
-           TABLE2_SOURCE, ("S",), tuple(_table2_configuration(i, S) for i, S in enumerate(TABLE2_S)),
-           metric="cumulative", notes=TABLE2_NOTES, paper_numbers=TABLE2_NUMBERS),
-    Preset(PAPER, "fig1a", "Fig. 1(a) (App. A): logistic, d = 5, K = 20, S = 3.5, T = 15000", FIG1A_OBSERVATION,
-           FIG1_SOURCE, ("S",),
-           (Configuration((("S", 3.5),), GLMBandit(ARMS, 5, 3.5, link="logistic", generator="repository"), 15000,
-                          RUNS, (*(private_glm(eps, 3.5, "logistic") for eps in FIG1_EPS),
-                                 baseline("RS-GLinUCB", "rs-glinucb", 3.5, "logistic"),
-                                 baseline("ECOLog", "ecolog", 3.5, "logistic"),
-                                 baseline("GLOC", "gloc", 3.5, "logistic"))),),
-           metric="cumulative", notes=FIG1A_NOTES),
-    Preset(PAPER, "fig1b", "Fig. 1(b) (App. A): probit, d = 5, K = 20, S = 3, T = 5000", FIG1B_OBSERVATION,
-           FIG1_SOURCE, ("S",),
-           (Configuration((("S", 3.0),), GLMBandit(ARMS, 5, 3.0, link="probit", generator="repository"), 5000, RUNS,
-                          (*(private_glm(eps, 3.0, "probit") for eps in FIG1_EPS),
-                           *(projected_private_glm(eps, 3.0, "probit") for eps in FIG1_EPS),
-                           baseline("RS-GLinUCB", "rs-glinucb", 3.0, "probit"),
-                           baseline("GLM-UCB", "glm-ucb", 3.0, "probit"),
-                           baseline("GLOC", "gloc", 3.0, "probit"))),),
-           metric="cumulative", notes=NOTES + (
-               "Extra curves 'Private-GLM (projected)': the criterion-I DP-SGD iterates projected onto Algorithm 2's "
-               "line-8 ball {||theta|| <= S} (the cited code does not project; without it a noise-driven criterion-I "
-               "round on 1-4 points can send theta_o to norms of order 10^6).",)),
-)
+def _table2(constants: str = THEOREM) -> Preset:
+    return Preset(PAPER, "table2", _shown("Table 2 (Sec. 8): probit, d = 3, K = 20, T = 5000, S in {2, 2.5, 3}",
+                                          constants), TABLE2_OBSERVATION, TABLE2_SOURCE, ("S",),
+                  tuple(_table2_configuration(i, S, constants) for i, S in enumerate(TABLE2_S)),
+                  metric="cumulative", paper_numbers=TABLE2_NUMBERS, **_fields(constants, TABLE2_NOTES, _table2))
 
-__all__ = ["PRESETS", "TABLE2"]
+
+def _fig1a(constants: str = THEOREM) -> Preset:
+    env = GLMBandit(ARMS, 5, 3.5, link="logistic", generator="repository")
+    given = None if constants == THEOREM else env
+    return Preset(PAPER, "fig1a", _shown("Fig. 1(a) (App. A): logistic, d = 5, K = 20, S = 3.5, T = 15000", constants),
+                  FIG1A_OBSERVATION, FIG1_SOURCE, ("S",),
+                  (Configuration((("S", 3.5),), env, 15000, RUNS,
+                                 (*(private_glm(eps, 3.5, "logistic", None, given) for eps in FIG1_EPS),
+                                  baseline("RS-GLinUCB", "rs-glinucb", 3.5, "logistic", None, given),
+                                  baseline("ECOLog", "ecolog", 3.5, "logistic", None, given),
+                                  baseline("GLOC", "gloc", 3.5, "logistic", None, given))),),
+                  metric="cumulative", **_fields(constants, FIG1A_NOTES, _fig1a))
+
+
+FIG1B_NOTES = NOTES + (
+    "Extra curves 'Private-GLM (projected)': the criterion-I DP-SGD iterates projected onto Algorithm 2's line-8 ball "
+    "{||theta|| <= S} (the cited code does not project; without it a noise-driven criterion-I round on 1-4 points can "
+    "send theta_o to norms of order 10^6).",)
+
+
+def _fig1b(constants: str = THEOREM) -> Preset:
+    env = GLMBandit(ARMS, 5, 3.0, link="probit", generator="repository")
+    given = None if constants == THEOREM else env
+    projected = tuple(projected_private_glm(eps, 3.0, "probit") for eps in FIG1_EPS) if constants == THEOREM else ()
+    notes = FIG1B_NOTES if constants == THEOREM else NOTES
+    return Preset(PAPER, "fig1b", _shown("Fig. 1(b) (App. A): probit, d = 5, K = 20, S = 3, T = 5000", constants),
+                  FIG1B_OBSERVATION, FIG1_SOURCE, ("S",),
+                  (Configuration((("S", 3.0),), env, 5000, RUNS,
+                                 (*(private_glm(eps, 3.0, "probit", None, given) for eps in FIG1_EPS), *projected,
+                                  baseline("RS-GLinUCB", "rs-glinucb", 3.0, "probit", None, given),
+                                  baseline("GLM-UCB", "glm-ucb", 3.0, "probit", None, given),
+                                  baseline("GLOC", "gloc", 3.0, "probit", None, given))),),
+                  metric="cumulative", **_fields(constants, notes, _fig1b))
+
+
+PRESETS = (_table2(), _fig1a(), _fig1b())
+
+__all__ = ["PRESETS", "RELEASED_NOTES", "RELEASED_SOURCE", "TABLE2"]
