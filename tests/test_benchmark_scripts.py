@@ -39,11 +39,14 @@ def test_the_authors_code_benchmark_says_how_to_get_a_checkout(tmp_path, capsys)
     import pytest
 
     bench = _script("authors_code")
-    for argv in ([], ["--checkout", str(tmp_path / "missing")], ["--checkout", str(tmp_path), "--family", "mab"]):
+    for argv in ([], ["--checkout", str(tmp_path / "missing")], ["--checkout", str(tmp_path), "--family", "mab"],
+                 ["--family", "glm"], ["--glm-checkout", str(tmp_path), "--family", "glm"]):
         with pytest.raises(SystemExit) as stop:
             bench.main(argv)
         assert stop.value.code == 2
-        assert "git clone https://github.com/sayakrc/Differentially-Private-Bandits" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert "git clone https://github.com/sayakrc/Differentially-Private-Bandits" in err
+        assert "checkout ab8fd160" in err
     # the instances are the scripts': run r's means from np.random.seed(r), the linear ones from seed 2
     means = bench.AuthorsMeans(3, 0.5)
     assert means.values.shape == (3, 10) and (0.25 <= means.values).all() and (means.values <= 0.75).all()
