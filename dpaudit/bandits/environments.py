@@ -105,8 +105,8 @@ class Pulls:
     policy has asked for them, ``sums`` are their sums, so the policy and the regret see the same
     draws. ``binary`` says that every reward is 0 or 1 (so a sum determines the rewards up to order).
     ``rounded_sums(g)`` gives the sums of the rewards randomized-rounded to precision g when
-    ``roundable`` (binary rewards, or instances with ``rounded_sums``); ``sums`` are then the sums
-    drawn with them.
+    ``roundable`` (binary rewards, or instances with ``rounded_sums``, for the blocks their optional
+    ``rounds_in_one_step(counts)`` accepts); ``sums`` are then the sums drawn with them.
     """
 
     def __init__(self, instances: Instances, arms: np.ndarray, counts: np.ndarray, rng: np.random.Generator,
