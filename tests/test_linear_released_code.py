@@ -164,3 +164,20 @@ def test_the_presets_released_variants_name_the_code():
             assert all(c.kwargs["constants"] == "released-code" for c in config.curves)
         assert all("constants" not in c.kwargs for c in preset.configurations[0].curves)
         assert not any("Lemma A.4" in note for note in released.notes)  # the theorems' notes are not carried over
+
+
+def test_each_variant_runs_its_release_at_the_codes_calibration():
+    # at the script's setting (d = 5, B = 20, eps = 0.2, its generator, L = sqrt 2): P_Vec at precision 6 (the
+    # code's grid L/g, g = 8.944) with floor(b) = 1530 noise bits; R_Amp at the code's sigmas; the pseudo-tree
+    rng = np.random.default_rng(5)
+    inst = LinearBandit(100, D, generator="released-code").instances(2, rng)
+    expected = {"sdp-vec": lambda s: (s.mechanism.g, s.mechanism.b, s.mechanism.norm_bound) == (6, 1530,
+                                                                                                 pytest.approx(math.sqrt(2))),
+                "sdp-amp": lambda s: (s.sigma, s.B) == (pytest.approx(code.amp_sigma(EPS, DELTA, B)), B),
+                "ldp": lambda s: (s.sigma, s.B) == (pytest.approx(code.ldp_sigma(EPS, DELTA)), 1),
+                "jdp": lambda s: s.mechanism.sigma == pytest.approx(code.jdp_sigma(EPS, DELTA, N))}
+    for variant, check in expected.items():
+        policy = ReleasedCodeLinUCB(variant, eps=EPS, B=B if variant.startswith("sdp") else 1)
+        policy.start(2, 100, N, rng)
+        policy.choose(1, inst.features)
+        assert check(policy.statistics), variant
