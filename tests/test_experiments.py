@@ -493,9 +493,12 @@ def test_every_preset_builds_its_algorithms_from_the_registry():
     # the real registry: every curve's name and keyword arguments make a policy (Fig. 4's eps = 1 for
     # CDP-SE, LDP-SE and Dist-CDP-SE warns: their theorems cover eps < 1; so do shuffle-lcb's eps = 1
     # and 10 for LinUCB-SDP-Amp, LinUCB-LDP and LinUCB-JDP)
-    for name in experiments.load_presets():
+    for name, preset in experiments.load_presets().items():
         tasks = experiments.run._tasks(select_presets(name))
         assert tasks and all(callable(getattr(t.policy, "start", None)) for t in tasks), name
+        if preset.released_code is not None:  # and the released code's constants, where a preset has them
+            released = experiments.run.with_constants(select_presets(name), "released-code")
+            assert all(callable(getattr(t.policy, "start", None)) for t in experiments.run._tasks(released)), name
 
 
 @pytest.mark.slow
