@@ -277,8 +277,9 @@ suite.regret(
 
 # -- Figures 1 and 4 (the presets) -------------------------------------------------------------------
 
-# the figures as the authors ran them (module docstring)
+# the figures as the authors ran them (module docstring); every title says so
 _PRESETS = {preset.figure: preset.with_constants("released-code") for preset in PRESETS}
+_CONSTANTS = "the released code's constants"
 FIGURE_QUICK = {"horizon": 10**5}
 
 
@@ -305,23 +306,23 @@ for _gap in sorted({c.value("gap") for c in _fig1.configurations}, reverse=True)
         suite.order(
             f"dist-mab/fig1@gap{_gap:g},eps{_eps:g}", algorithms=_series(_config, RegretOrder(_fig1.ordering).labels),
             environment=_config.environment, claim=RegretOrder(_fig1.ordering), horizons=_horizons, runs=_runs,
-            title=f"Fig. 1 ({_name} instance, gap {_gap:g}, eps = {_eps:g}): RDP gains over pure DP and the gain grows "
-                  "with s: Dist-RDP-SE(s=100) <= Dist-RDP-SE(s=10) <= Dist-DP-SE (final regret)")
+            title=f"Fig. 1 ({_name} instance, gap {_gap:g}, eps = {_eps:g}; {_CONSTANTS}): RDP gains over pure DP "
+                  "and the gain grows with s: Dist-RDP-SE(s=100) <= Dist-RDP-SE(s=10) <= Dist-DP-SE (final regret)")
     _by_eps = sorted(_configs, key=lambda c: -c.value("eps"))  # eps = 1 first: smallest difference
     _price = {f"Dist-DP-SE - DP-SE @eps{c.value('eps'):g}": Difference(_series(c)["Dist-DP-SE"], _series(c)["DP-SE"])
               for c in _by_eps}
     suite.order(
         f"dist-mab/fig1@gap{_gap:g},price", algorithms=_price, environment=_env,
         claim=RegretOrder([[label] for label in _price], at="grid"), horizons=_horizons, runs=_runs,
-        title=f"Fig. 1 ({_name} instance): the price of distributed privacy, Dist-DP-SE - DP-SE, is smaller for larger "
-              "eps (eps = 1 <= 0.5 <= 0.1, at every recorded round)")
+        title=f"Fig. 1 ({_name} instance; {_CONSTANTS}): the price of distributed privacy, Dist-DP-SE - DP-SE, "
+              "is smaller for larger eps (eps = 1 <= 0.5 <= 0.1, at every recorded round)")
     _gain = {f"Dist-DP-SE - Dist-RDP-SE(s=10) @eps{c.value('eps'):g}":
              Difference(_series(c)["Dist-DP-SE"], _series(c)["Dist-RDP-SE(s=10)"]) for c in _by_eps}
     suite.order(
         f"dist-mab/fig1@gap{_gap:g},gain", algorithms=_gain, environment=_env,
         claim=RegretOrder([[label] for label in _gain]), horizons=_horizons, runs=_runs,
-        title=f"Fig. 1 ({_name} instance): RDP's gain over pure DP, Dist-DP-SE - Dist-RDP-SE(s=10), is largest for "
-              "small eps (eps = 1 <= 0.5 <= 0.1, final regret)")
+        title=f"Fig. 1 ({_name} instance; {_CONSTANTS}): RDP's gain over pure DP, Dist-DP-SE - Dist-RDP-SE(s=10), "
+              "is largest for small eps (eps = 1 <= 0.5 <= 0.1, final regret)")
 
 _fig4 = _PRESETS["fig4"]
 for _config in _fig4.configurations:
@@ -330,6 +331,6 @@ for _config in _fig4.configurations:
     suite.order(
         f"dist-mab/fig4@eps{_eps:g}", algorithms=_series(_config), environment=_config.environment,
         claim=RegretOrder(_fig4.ordering), horizons=_horizons, runs=_runs,
-        title=f"Fig. 4 (easy instance, eps = {_eps:g}, batches 2^b): Dist-CDP-SE(s=10) <= Dist-RDP-SE(s=10) <= "
-              "{CDP-SE, Dist-DP-SE} <= LDP-SE (final regret)" + (" (eps = 1 is outside Theorems 4-6's eps < 1, as in "
-                                                                 "the paper's figure)" if _eps >= 1 else ""))
+        title=f"Fig. 4 (easy instance, eps = {_eps:g}, batches 2^b; {_CONSTANTS}): Dist-CDP-SE(s=10) <= "
+              "Dist-RDP-SE(s=10) <= {CDP-SE, Dist-DP-SE} <= LDP-SE (final regret)"
+              + (" (eps = 1 is outside Theorems 4-6's eps < 1, as in the paper's figure)" if _eps >= 1 else ""))
