@@ -158,6 +158,11 @@ def linear_instances(runs: int, d: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(features), np.array(thetas)
 
 
+def selected(curves: Any, args: argparse.Namespace) -> list:
+    """The curves ``--only`` keeps (all without it)."""
+    return [c for c in curves if args.only is None or c.label.startswith(tuple(args.only))]
+
+
 def glm_rows(args: argparse.Namespace, environment_module: Any) -> list:
     """shuffle-glm: the code's Table 2 loop (every algorithm on one environment, round by round) against the
     table2 preset's released-code configuration at S; every trial of both faces the repository's instance."""
@@ -169,7 +174,7 @@ def glm_rows(args: argparse.Namespace, environment_module: Any) -> list:
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         env = environment_module.GLMBandit(config=config_code)
     out = []
-    for curve in config.curves:
+    for curve in selected(config.curves, args):
         family = curve.label.split(" eps=")[0]
         module, name = GLM_CLASSES[family]
         cls = getattr(importlib.import_module(module), name)
@@ -211,7 +216,7 @@ def rows_for(family: str, args: argparse.Namespace, module: Any) -> list[tuple[s
         sampler = AuthorsMeans(args.runs, args.gap)
         means = clipped_normal_mean(sampler.values, SIGMA, 0.0, 1.0)
         environment = GaussianBandit(sampler, SIGMA)
-        for curve in config.curves:
+        for curve in selected(config.curves, args):
             name, params = MAB_CLASSES[curve.label]
             cls = getattr(module, name)
             module.rng = np.random.default_rng(args.seed)  # the code's noise stream, seeded here
@@ -227,7 +232,7 @@ def rows_for(family: str, args: argparse.Namespace, module: Any) -> list[tuple[s
     means = np.einsum("rkd,rd->rk", features, thetas)
     environment = GivenLinearBandit(features, thetas, "the released code's instances, np.random.seed(2)")
     module.d = args.dimension  # the script's get_arm reads the dimension from its own module globals
-    for curve in config.curves:
+    for curve in selected(config.curves, args):
         cls = getattr(module, LINEAR_CLASSES[curve.label])
         np.random.seed(args.seed)  # the code draws its noise from the global stream
         theirs, their_s = drive(lambda r: module.LinBandit(features[r], thetas[r], args.eps, LINEAR_DELTA, LINEAR_BATCH,
@@ -272,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"a checkout of {GLM_REPOSITORY} at {GLM_COMMIT} (for --family glm or all)")
     parser.add_argument("--family", choices=("mab", "linear", "glm", "all"), default="all")
     parser.add_argument("--S", type=float, default=3.0, help="glm: Table 2's S, 2, 2.5 or 3")
+    parser.add_argument("--only", nargs="+", default=None, metavar="LABEL",
+                        help="run only the algorithms whose label starts with one of these (e.g. GLOC Private-GLM)")
     parser.add_argument("--runs", type=int, default=20, help="runs (default 20; the linear script's are 50)")
     parser.add_argument("--horizon", type=float, default=None,
                         help="rounds (default: 10^5 for mab, 20,000 for linear, the linear figures' own)")

@@ -10,7 +10,7 @@ import pytest
 import dpaudit
 from dpaudit.algorithms import ALGORITHMS, GLMBandit
 from dpaudit.algorithms.glm.glm_ucb import GLMUCB, glm_ucb_one_run
-from dpaudit.algorithms.glm.gloc import GLOC, gloc_one_run, project_to_ball
+from dpaudit.algorithms.glm.gloc import GLOC, confidence_alpha, gloc_one_run, project_to_ball
 from dpaudit.algorithms.glm.mle import fit_mle, fit_mle_one_run
 from dpaudit.algorithms.glm.rs_glinucb import RSGLinUCB, rs_glinucb_one_run
 from dpaudit.algorithms.registry import describe
@@ -40,13 +40,14 @@ def play(policy, contexts, rewards):
 REFERENCES = [
     (lambda link, S: GLMUCB(link, S=S), glm_ucb_one_run),
     (lambda link, S: GLOC(link, S=S), gloc_one_run),
+    (lambda link, S: GLOC(link, S=S, variant="released-code"), gloc_one_run),
     (lambda link, S: RSGLinUCB(link, S=S), rs_glinucb_one_run),
 ]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("link, S", [("probit", 2.0), ("logistic", 3.0)])
-@pytest.mark.parametrize("make, reference", REFERENCES, ids=["glm-ucb", "gloc", "rs-glinucb"])
+@pytest.mark.parametrize("make, reference", REFERENCES, ids=["glm-ucb", "gloc", "gloc-released-code", "rs-glinucb"])
 def test_vectorised_decisions_are_the_per_run_references(make, reference, link, S):
     contexts, rewards = tables(3, 120, 5, 3, S, link, seed=7)
     policy = make(link, S)
@@ -138,3 +139,21 @@ def test_registry_and_bad_input(refuses_bad_contexts):
         GLMUCB("probit", S=1.0, delta=1.5)
     policy = GLOC("probit", S=1.0)
     refuses_bad_contexts(policy)
+
+
+def test_the_released_code_gloc_is_the_codes():
+    # the cited code's GLOC: its iterate on the sphere ||theta|| = S after every step, mu'(0)^2 in alpha for R
+    # (0.25^2 logistic, 1/(2 pi) probit), arms scored by mu(<x, theta>) plus the width; the paper's keeps R
+    contexts, rewards = tables(2, 40, 5, 3, 2.0, "probit", seed=9)
+    code, paper = GLOC("probit", S=2.0, variant="released-code"), GLOC("probit", S=2.0)
+    play(code, contexts, rewards)
+    play(paper, contexts, rewards)
+    np.testing.assert_allclose(np.linalg.norm(code.theta, axis=1), 2.0)
+    assert code.radius_constant == pytest.approx(1 / (2 * np.pi)) and paper.radius_constant == 0.5
+    assert GLOC("logistic", variant="released-code").radius_constant == pytest.approx(0.0625)
+    centre, radius = code.centre_and_radius()
+    assert centre is code.theta and np.allclose(radius, np.sqrt(confidence_alpha(code.B, code._k, 1 / (2 * np.pi),
+                                                                                   0.02)))
+    assert "released code's variant" in code.name
+    with pytest.raises(ValueError, match="variant"):
+        GLOC("probit", variant="code")

@@ -23,6 +23,12 @@ recorded here and not copied: they project the ONS step onto the sphere of radiu
 (the paper: onto the ball in the V_t norm), score arms by mu(<x, theta_t>) (the ONS iterate, not the centre
 theta_hat_t) and drop the lam S^2 - (...) terms of beta_t.
 
+``variant="released-code"`` follows those three departures, as the code the paper cites runs GLOC (commit
+ab8fd160, ``glmbanditexp/algorithms/gloc.py``): the ONS step rescaled to the sphere ||theta|| = S, arms scored
+by mu(<x, theta_t>) + sqrt(alpha(B_t)) ||x||_{V_t^{-1}}, and alpha with the link's largest slope squared, L^2 =
+mu'(0)^2, where Jun et al. have R (0.25^2 logistic, 1/(2 pi) probit); the shuffle-glm presets run it under
+their released-code constants.
+
 The V_t-norm projection onto the ball: theta(nu) = (V + nu I)^{-1} V theta' with nu >= 0 the root of
 ||theta(nu)|| = S (when ||theta'|| > S), found for all runs at once by Newton steps on
 1/||theta(nu)|| - 1/S in V's eigenbasis (monotone convergence from nu = 0). :func:`gloc_one_run` is the
@@ -38,12 +44,13 @@ import numpy as np
 from scipy import optimize
 
 from dpaudit.algorithms.linear.linucb import first_best
-from dpaudit.core.validation import positive
+from dpaudit.core.validation import choice, positive
 from dpaudit.mechanisms.glm_links import Link
 
 from .base import GLMPolicy
 from .mle import sherman_morrison, weighted_norms
 
+VARIANTS = ("paper", "released-code")
 _PROJECTION_ITERATIONS = 100
 _PROJECTION_TOLERANCE = 1e-13
 
@@ -83,11 +90,14 @@ class GLOC(GLMPolicy):
     anytime: ClassVar[bool] = True  # its constants never read T
 
     def __init__(self, link: str | Link = "logistic", S: float = 1.0, kappa: float | None = None,
-                 delta: float = 0.02, lam: float | None = None, R: float = 0.5, T: int | None = None):
+                 delta: float = 0.02, lam: float | None = None, R: float = 0.5, T: int | None = None,
+                 variant: str = "paper"):
         super().__init__(link, S, kappa, delta, T)
         self.lam = None if lam is None else positive(self.owner, "lam", lam)
         self.R = positive(self.owner, "R", R)
-        self.name = f"GLOC({self.link.name}, S={self.S:g}, kappa={self.kappa:.4g}, delta={self.delta:g})"
+        self.variant = choice(self.owner, "variant", variant, VARIANTS)
+        code = "" if self.variant == "paper" else ", the released code's variant"
+        self.name = f"GLOC({self.link.name}, S={self.S:g}, kappa={self.kappa:.4g}, delta={self.delta:g}{code})"
 
     def _begin(self, d: int) -> None:
         self._lam = self.lam if self.lam is not None else float(d)
@@ -99,7 +109,14 @@ class GLOC(GLMPolicy):
         self.zz = np.zeros(self.runs)  # sum z_s^2
         self.B = np.full(self.runs, 2 * self._k * self.S**2 * self._lam)
 
+    @property
+    def radius_constant(self) -> float:
+        """alpha's noise constant: R (Jun et al.), or the link's largest slope squared (the released code)."""
+        return self.R if self.variant == "paper" else float(self.link.slope(0.0)) ** 2
+
     def centre_and_radius(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.variant == "released-code":  # the ONS iterate, and alpha alone
+            return self.theta, np.sqrt(confidence_alpha(self.B, self._k, self.radius_constant, self.delta))
         centre = np.einsum("rde,re->rd", self.V_inv, self.zx)
         beta = (confidence_alpha(self.B, self._k, self.R, self.delta) + self._lam * self.S**2
                 - (self.zz - np.einsum("rd,rd->r", centre, self.zx)))
@@ -107,7 +124,10 @@ class GLOC(GLMPolicy):
 
     def _choose(self, t: int, x: np.ndarray) -> np.ndarray:
         centre, radius = self.centre_and_radius()
-        return first_best(np.einsum("rkd,rd->rk", x, centre) + radius[:, None] * weighted_norms(x, self.V_inv))
+        score = np.einsum("rkd,rd->rk", x, centre)
+        if self.variant == "released-code":
+            score = self.link.mean(score)
+        return first_best(score + radius[:, None] * weighted_norms(x, self.V_inv))
 
     def observe(self, t: int, arms: np.ndarray, rewards: np.ndarray) -> None:
         x, r = self._x, np.asarray(rewards, dtype=float)
@@ -117,7 +137,10 @@ class GLOC(GLMPolicy):
         self.V_inv = sherman_morrison(self.V_inv, x)
         self.B += 0.5 / self._k * np.einsum("rd,rde,re->r", gradient, self.V_inv, gradient)
         step = self.theta - np.einsum("rde,re->rd", self.V_inv, gradient) / self._k
-        self.theta = project_to_ball(self.V, step, self.S)
+        if self.variant == "released-code":  # onto the sphere, in the Euclidean norm
+            self.theta = self.S * step / np.linalg.norm(step, axis=1, keepdims=True)
+        else:
+            self.theta = project_to_ball(self.V, step, self.S)
         self.zx += z[:, None] * x
         self.zz += z * z
 
@@ -144,16 +167,17 @@ def gloc_one_run(policy: GLOC, contexts: np.ndarray, rewards: np.ndarray) -> np.
     horizon, K, d = contexts.shape
     lam = policy.lam if policy.lam is not None else float(d)
     k, S = 1 / policy.kappa, policy.S
+    code = policy.variant == "released-code"
     V, theta = lam * np.eye(d), np.zeros(d)
     zx, zz, B = np.zeros(d), 0.0, 2 * k * S**2 * lam
     played = np.empty(horizon, dtype=np.int64)
     for t in range(1, horizon + 1):
         V_inv = np.linalg.inv(V)
-        centre = V_inv @ zx
-        alpha = float(confidence_alpha(np.array(B), k, policy.R, policy.delta))
-        radius = math.sqrt(max(alpha + lam * S**2 - (zz - centre @ zx), 0.0))
-        scores = [contexts[t - 1, a] @ centre + radius * math.sqrt(max(contexts[t - 1, a] @ V_inv @ contexts[t - 1, a],
-                                                                      0.0)) for a in range(K)]
+        centre = theta if code else V_inv @ zx
+        alpha = float(confidence_alpha(np.array(B), k, policy.radius_constant, policy.delta))
+        radius = math.sqrt(alpha) if code else math.sqrt(max(alpha + lam * S**2 - (zz - centre @ zx), 0.0))
+        scores = [(float(policy.link.mean(contexts[t - 1, a] @ centre)) if code else contexts[t - 1, a] @ centre)
+                  + radius * math.sqrt(max(contexts[t - 1, a] @ V_inv @ contexts[t - 1, a], 0.0)) for a in range(K)]
         a_t = int(first_best(np.array(scores)[None])[0])
         played[t - 1] = a_t
         x, r = contexts[t - 1, a_t], rewards[t - 1, a_t]
@@ -163,9 +187,9 @@ def gloc_one_run(policy: GLOC, contexts: np.ndarray, rewards: np.ndarray) -> np.
         V_inv = np.linalg.inv(V)
         B += 0.5 / k * gradient @ V_inv @ gradient
         step = theta - V_inv @ gradient / k
-        theta = _project_one_run(V, step, S)
+        theta = S * step / np.linalg.norm(step) if code else _project_one_run(V, step, S)
         zx, zz = zx + z * x, zz + z * z
     return played
 
 
-__all__ = ["GLOC", "confidence_alpha", "gloc_one_run", "project_to_ball"]
+__all__ = ["GLOC", "VARIANTS", "confidence_alpha", "gloc_one_run", "project_to_ball"]

@@ -29,12 +29,15 @@ def glm_ucb(*, link: str = "logistic", S: float = 1.0, kappa: float | None = Non
 
 
 def gloc(*, link: str = "logistic", S: float = 1.0, kappa: float | None = None, delta: float = 0.02,
-         lam: float | None = None, R: float = 0.5, T: int | None = None) -> GLOC:
+         lam: float | None = None, R: float = 0.5, T: int | None = None, constants: str = "theorem") -> GLOC:
     """shuffle-glm Sec. 8 baseline: GLOC (Jun et al. 2017), online Newton step + online-to-confidence-set UCB.
 
     kappa defaults to the bound 1/mu'(S); lam = d (the experiments' code bases); R = 1/2 the sub-Gaussian
-    constant of Bernoulli noise; delta = 0.02."""
-    return GLOC(link, S, kappa, delta, lam, R, T)
+    constant of Bernoulli noise; delta = 0.02. constants="released-code": the cited code's variant (the ONS step
+    on the sphere, arms scored by mu(<x, theta_t>), alpha with mu'(0)^2 for R; algorithms/glm/gloc.py)."""
+    if constants not in ("theorem", "released-code"):
+        raise ValueError(f"gloc: constants must be one of theorem, released-code, got {constants!r}")
+    return GLOC(link, S, kappa, delta, lam, R, T, variant="paper" if constants == "theorem" else "released-code")
 
 
 def rs_glinucb(*, link: str = "logistic", S: float = 1.0, kappa: float | None = None, delta: float = 0.02,

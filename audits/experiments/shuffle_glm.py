@@ -78,7 +78,8 @@ RELEASED_NOTES = (
     "kappa* = 1/max mu'(<x, theta*>) over the T K arms (GLMBandit.kappa), as the code computes them, and "
     "Private-GLM's DP-SGD adapts its epochs, burn-in and learning rate when its noise is large (commit ab8fd160's "
     "rule, mechanisms/dp_sgd.released_code_schedule, with this package's accountant). The hyperparameters, tree "
-    "calibration, cutoffs and generator are the code's under both constant sets.",
+    "calibration, cutoffs and generator are the code's under both constant sets. GLOC runs the code's variant "
+    "(its ONS step on the sphere, arms scored by mu(<x, theta_t>), mu'(0)^2 in alpha where Jun et al. have R).",
     "Not reproduced (Algorithm 2 as printed is run where the code departs from it): the UCB and the optimizer start "
     "at (theta_o + theta_tau)/2, the exploration leaf x x^T / (1 + ||x||^2_{V^-1}), the exploration points in the "
     "criterion-II data, the released matrices projected onto the PSD cone, DP-SGD's shuffled batches (Poisson "
@@ -114,6 +115,8 @@ def baseline(label: str, algorithm: str, S: float, link: str, paper_value: float
     kwargs = {"S": S, "link": link}
     if environment is not None and algorithm != "ecolog":  # ECOLog takes no kappa
         kwargs["kappa"] = _realised(environment, 0)
+    if environment is not None and algorithm == "gloc":  # the code's GLOC departs from Jun et al. (gloc.py)
+        kwargs["constants"] = RELEASED_CODE
     return Curve(label, algorithm, kwargs, paper_value=paper_value)
 
 
