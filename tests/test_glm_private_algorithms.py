@@ -56,7 +56,7 @@ def _replay(policy, contexts, table, played, runs):
             return theta
 
         arms, calls = algorithm2_one_run(policy.config, policy.link, contexts[:, r], table[r], noise_V[r], noise_H[r],
-                                         fitted)
+                                         fitted, variant=policy.variant)
         np.testing.assert_array_equal(played[r], arms)
         assert sorted(calls) == sorted((kind, t, size) for (kind, t), (size, _) in fits.items())
         calls_made += len(calls)
@@ -82,6 +82,37 @@ def test_private_glm_decisions_are_the_per_run_references():
     assert (summary["explore_rounds"] > 0).all() and (summary["explore_rounds"] < horizon).all()
     assert (summary["count1"] == policy.config.count1_cutoff).any() and (summary["count2"] > 0).any()
     assert _replay(policy, contexts, table, played, runs) > 0
+
+
+def test_the_released_codes_algorithm_two_makes_the_per_run_references_decisions():
+    # the cited code's departures (variant="released-code"), both branches and both optimizers exercised
+    runs, horizon = 4, 300
+    policy = ShortScale(eps=500, S=2.0, record=True, variant="released-code")
+    contexts, table, played = _play(policy, GLMBandit(6, 2, 2.0), runs, horizon, seed=1)
+    assert (policy.count1 > 0).all() and (policy.count2 > 0).any()
+    assert _replay(policy, contexts, table, played, runs) > 0
+    assert policy.in_both.any() and (policy.in_both <= policy.in_T_o).all()  # criterion-I points in II's data
+    paper = ShortScale(eps=500, S=2.0, record=True)
+    _, _, paper_played = _play(paper, GLMBandit(6, 2, 2.0), runs, horizon, seed=1)
+    assert not np.array_equal(paper_played, played) and not paper.in_both.any()
+
+
+def test_the_released_codes_optimizer_calls_start_at_the_midpoint():
+    starts = []
+
+    class Spy(ShortScale):
+        def fit(self, kind, n, data, start, theta_o, V, rng):
+            starts.append((kind, start.copy(), (self.theta_o + self.theta_tau) / 2, self.theta_o.copy(),
+                           self.theta_tau.copy()))
+            return super().fit(kind, n, data, start, theta_o, V, rng)
+
+    for variant in ("released-code", "paper"):
+        starts.clear()
+        _play(Spy(eps=500, S=2.0, variant=variant), GLMBandit(6, 2, 2.0), 1, 300, seed=1)  # one run: its rows
+        assert {kind for kind, *_ in starts} == {"explore", "switch"}
+        for kind, start, midpoint, theta_o, theta_tau in starts:
+            expected = midpoint if variant == "released-code" else (theta_o if kind == "explore" else theta_tau)
+            np.testing.assert_array_equal(start, expected)
 
 
 def test_projection_keeps_the_criterion_one_estimates_in_the_ball():

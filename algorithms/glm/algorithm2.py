@@ -106,6 +106,8 @@ class Algorithm2:
         self.T = None if T is None else integer(owner, "T", T, 2)
         self.record = bool(record)
         self.notes: list[str] = []
+        # "paper": Algorithm 2 as printed; "released-code": the cited code's departures (PrivateGLM's docstring)
+        self.variant = "paper"
 
     def __repr__(self) -> str:
         return self.name
@@ -163,6 +165,7 @@ class Algorithm2:
         self.X = np.zeros((R, self.horizon, d))
         self.Y = np.zeros((R, self.horizon))
         self.in_T_o = np.zeros((R, self.horizon), dtype=bool)
+        self.in_both = np.zeros((R, self.horizon), dtype=bool)  # the code's criterion-I points also in II's data
         self.switches = np.zeros(R, dtype=np.int64)
         self.trace: dict[str, Any] = {"noise_V": [], "noise_H": [], "fits": []} if self.record else {}
 
@@ -199,32 +202,44 @@ class Algorithm2:
         s = self.config
         self.det_max = np.maximum(self.det_max, np.linalg.det(self.H))
         norms2 = np.maximum(np.einsum("rkd,rkd->rk", x @ self.V_inv, x), 0.0)  # ||x||^2_{V^-1}
-        explore = norms2.max(axis=1) >= s.threshold
-        switch = ~explore & (self.det_max > 2 * self.det_switch)
+        code = self.variant == "released-code"
+        # the code's tests are strict where Algorithm 2's are not, and the other way round
+        explore = norms2.max(axis=1) > s.threshold if code else norms2.max(axis=1) >= s.threshold
+        switch = ~explore & (self.det_max >= 2 * self.det_switch if code else self.det_max > 2 * self.det_switch)
         if switch.any():
             idx = np.flatnonzero(switch)
             self.det_switch[idx] = self.det_max[idx]
             self.H_tau_inv[idx] = np.linalg.inv(self.H[idx])
             self.switches[idx] += 1
-            past = self.in_T_o[idx, : t - 1]
-            n = (t - 1) - past.sum(axis=1)
+            data = ~self.in_T_o[idx, : t - 1] | self.in_both[idx, : t - 1]
+            n = data.sum(axis=1)
             calls = (self.count2[idx] < s.count2_cutoff) & (n > 0)
             if calls.any():
                 cidx = idx[calls]
                 mask = np.zeros((len(cidx), self.horizon), dtype=bool)
-                mask[:, : t - 1] = ~self.in_T_o[cidx, : t - 1]
-                self.theta_tau[cidx] = self._call("switch", t, cidx, n[calls], mask, self.theta_tau[cidx])
+                mask[:, : t - 1] = data[calls]
+                self.theta_tau[cidx] = self._call("switch", t, cidx, n[calls], mask,
+                                                  self._start(cidx, self.theta_tau[cidx]))
                 self.count2[cidx] += 1
         width = np.sqrt(norms2)
         centre = np.einsum("rkd,rd->rk", x, self.theta_o)
         ucb_o, lcb_o = centre + s.elimination_width * width, centre - s.elimination_width * width
         keep = ucb_o >= lcb_o.max(axis=1, keepdims=True)
         h_width = np.sqrt(np.maximum(np.einsum("rkd,rkd->rk", x @ self.H_tau_inv, x), 0.0))
-        score = np.where(keep, np.einsum("rkd,rd->rk", x, self.theta_tau) + s.beta * h_width, -np.inf)
+        ucb_centre = (self.theta_o + self.theta_tau) / 2 if code else self.theta_tau
+        score = np.where(keep, np.einsum("rkd,rd->rk", x, ucb_centre) + s.beta * h_width, -np.inf)
         played = np.where(explore, first_best(norms2), first_best(score))
         self._x = x[rows, played]
         self._explore = explore
+        self._norm2 = norms2[rows, played]
         return played
+
+    def _start(self, idx: np.ndarray, own: np.ndarray) -> np.ndarray:
+        """Where an optimizer call of the runs ``idx`` starts: ``own``, the estimate it replaces (Algorithm 2),
+        or the code's midpoint (theta_o + theta_tau)/2 for either estimate."""
+        if self.variant == "released-code":
+            return (self.theta_o[idx] + self.theta_tau[idx]) / 2
+        return own
 
     def observe(self, t: int, arms: np.ndarray, rewards: np.ndarray) -> None:
         x, explore, s = self._x, self._explore, self.config
@@ -232,14 +247,22 @@ class Algorithm2:
         self.Y[:, t - 1] = np.asarray(rewards, dtype=float)
         self.in_T_o[:, t - 1] = explore
         calls = explore & (self.count1 < s.count1_cutoff)
+        code = self.variant == "released-code"
+        if code:  # a criterion-I point before count1's cutoff joins criterion II's data too
+            self.in_both[:, t - 1] = calls
         if calls.any():
             idx = np.flatnonzero(calls)
             mask = self.in_T_o[idx]
-            self.theta_o[idx] = self._call("explore", t, idx, mask.sum(axis=1), mask, self.theta_o[idx])
+            start = self._start(idx, self.theta_o[idx])
+            self.theta_o[idx] = self._call("explore", t, idx, mask.sum(axis=1), mask, start)
             self.count1[idx] += 1
         outer = x[:, :, None] * x[:, None, :]
+        if code:  # the code's exploration leaf x x^T / (1 + ||x||^2_{V^-1})
+            outer_V = outer / (1 + self._norm2)[:, None, None]
+        else:
+            outer_V = outer
         weight = self.link.slope(np.einsum("rd,rd->r", x, self.theta_o)) / math.e
-        leaf_V = np.where(explore[:, None, None], outer, 0.0)
+        leaf_V = np.where(explore[:, None, None], outer_V, 0.0)
         leaf_H = np.where(explore[:, None, None], 0.0, weight[:, None, None] * outer)
         ridge = s.lam * np.eye(self._d)
         self.V = ridge + self.tree_V.insert(leaf_V, self.rng)

@@ -37,9 +37,13 @@ def _prefix_blocks(t: int) -> list[int]:
 
 def algorithm2_one_run(config: Algorithm2Settings, link: Any, contexts: np.ndarray, rewards: np.ndarray,
                        noise_V: np.ndarray, noise_H: np.ndarray,
-                       fitted: Callable[[str, int, int], np.ndarray]) -> tuple[np.ndarray, list[tuple[str, int, int]]]:
+                       fitted: Callable[[str, int, int], np.ndarray],
+                       variant: str = "paper") -> tuple[np.ndarray, list[tuple[str, int, int]]]:
     """One run of Algorithm 2 over the rounds of ``contexts`` (T, K, d) with reward table ``rewards`` (T, K).
-    Returns the arms played (T,) and the optimizer calls [(kind, t, n)]."""
+    Returns the arms played (T,) and the optimizer calls [(kind, t, n)]. ``variant="released-code"``: the cited
+    code's departures (strict criterion I, switch on det >= 2 det, criterion-I points before count1's cutoff in
+    criterion II's data too, the UCB at (theta_o + theta_tau)/2, the exploration leaf x x^T / (1 + ||x||^2))."""
+    code = variant == "released-code"
     T, K, d = contexts.shape
     lam_I = config.lam * np.eye(d)
     V, H, H_tau = lam_I.copy(), lam_I.copy(), lam_I.copy()
@@ -56,11 +60,11 @@ def algorithm2_one_run(config: Algorithm2Settings, link: Any, contexts: np.ndarr
         det_max = max(det_max, float(np.linalg.det(H)))
         V_inv = np.linalg.inv(V)
         norms2 = np.array([max(float(x @ V_inv @ x), 0.0) for x in arms])
-        explore = norms2.max() >= config.threshold
+        explore = norms2.max() > config.threshold if code else norms2.max() >= config.threshold
         if explore:
             a = int(first_best(norms2[None])[0])
         else:
-            if det_max > 2 * det_switch:
+            if (det_max >= 2 * det_switch) if code else (det_max > 2 * det_switch):
                 det_switch, H_tau = det_max, H.copy()
                 n = len(exploited)
                 if count2 < config.count2_cutoff and n > 0:
@@ -76,7 +80,8 @@ def algorithm2_one_run(config: Algorithm2Settings, link: Any, contexts: np.ndarr
             for k in range(K):
                 if ucb_o[k] >= best_lcb:
                     h_width = math.sqrt(max(float(arms[k] @ H_tau_inv @ arms[k]), 0.0))
-                    scores[k] = arms[k] @ theta_tau + config.beta * h_width
+                    centre = (theta_o + theta_tau) / 2 if code else theta_tau
+                    scores[k] = arms[k] @ centre + config.beta * h_width
             a = int(first_best(scores[None])[0])
         played[t - 1] = a
         x = arms[a]
@@ -84,10 +89,12 @@ def algorithm2_one_run(config: Algorithm2Settings, link: Any, contexts: np.ndarr
         if explore:
             explored.append(t)
             if count1 < config.count1_cutoff:
+                if code:  # the code's criterion-II data also holds this point
+                    exploited.append(t)
                 theta_o = fitted("explore", t, len(explored))
                 calls.append(("explore", t, len(explored)))
                 count1 += 1
-            leaves_V[t], leaves_H[t] = np.outer(x, x), zero
+            leaves_V[t], leaves_H[t] = np.outer(x, x) / ((1 + norms2[a]) if code else 1.0), zero
         else:
             exploited.append(t)
             leaves_V[t], leaves_H[t] = zero, float(link.slope(x @ theta_o)) / math.e * np.outer(x, x)

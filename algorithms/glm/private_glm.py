@@ -23,6 +23,14 @@ the code the paper cites (the spec's 5.5) and DP-SGD as the optimizer.
 ``schedule="released-code"`` runs each DP-SGD call with the epochs, burn-in and learning rate that commit
 ab8fd160's adaptation picks when the noise is large (:func:`~dpaudit.mechanisms.dp_sgd.released_code_schedule`);
 the default, ``"fixed"``, keeps 50 epochs, learning rate 10 and burn-in 10 for every call.
+``variant="released-code"`` makes five of the code's departures from Algorithm 2 (``Private_RS_GLinUCB`` at
+ab8fd160; the default ``"paper"`` makes none):
+- the UCB is centred at (theta_o + theta_tau)/2, and both optimizer calls start there;
+- a criterion-I round's V leaf is x x^T / (1 + ||x||^2_{V^-1});
+- before count1's cutoff, a criterion-I point also joins criterion II's data;
+- criterion I is strict (``>``);
+- the switch fires at det >= 2 det.
+The registry's ``constants="released-code"`` sets both.
 
 Choices: count2_cutoff is commit ab8fd160's (the other commit, d9c93e11, has max(1, int(3 log2(...)))), the parent
 commit, whose stored outputs are the paper's Table 2; a cutoff of 0 means no optimizer call of that kind (theta
@@ -56,6 +64,7 @@ from .algorithm2 import Algorithm2, Algorithm2Settings, cumulant_gradient
 
 TREES = ("repository", "printed")
 SCHEDULES = ("fixed", "released-code")
+VARIANTS = ("paper", "released-code")
 
 
 def per_call_budget(epsilon: float, delta: float, calls: int) -> tuple[float, float]:
@@ -75,8 +84,9 @@ class PrivateGLM(Algorithm2):
     def __init__(self, eps: float, delta: float = 0.02, zeta: float = 0.02, S: float = 1.0,
                  kappa: float | None = None, kappa_star: float | None = None, link: str = "logistic",
                  R: float = 1.0, T: int | None = None, tree: str = "repository", project: bool = False,
-                 record: bool = False, schedule: str = "fixed"):
+                 record: bool = False, schedule: str = "fixed", variant: str = "paper"):
         super().__init__(eps, delta, zeta, S, kappa, kappa_star, link, R, T, record)
+        self.variant = choice(self.owner, "variant", variant, VARIANTS)
         self.tree = choice(self.owner, "tree", tree, TREES)
         self.schedule = choice(self.owner, "schedule", schedule, SCHEDULES)
         self.project = bool(project)
@@ -121,7 +131,8 @@ class PrivateGLM(Algorithm2):
     @property
     def name(self) -> str:
         schedule = "" if self.schedule == "fixed" else ", DP-SGD schedule of the released code"
-        return super().name[:-1] + schedule + ")"
+        variant = "" if self.variant == "paper" else ", the released code's Algorithm 2"
+        return super().name[:-1] + schedule + variant + ")"
 
 
-__all__ = ["SCHEDULES", "TREES", "PrivateGLM", "per_call_budget"]
+__all__ = ["SCHEDULES", "TREES", "VARIANTS", "PrivateGLM", "per_call_budget"]

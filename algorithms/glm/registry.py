@@ -80,12 +80,14 @@ def private_glm(*, eps: float, delta: float = 0.02, zeta: float = 0.02, S: float
     The cited code's hyperparameters (lambda, gamma, beta, threshold, cutoffs of commit ab8fd160) and tree
     calibration (tree="printed": Lemma I.4's); delta = zeta = 0.02 as in Sec. 8; project=True keeps the
     criterion-I estimates in Algorithm 2's ball {||theta|| <= S} (the code does not). constants="released-code"
-    adds the code's DP-SGD adaptation when the noise is large (epochs, burn-in, learning rate; the presets also
-    give it the instance's realised kappa and kappa*)."""
+    adds the code's DP-SGD adaptation when the noise is large (epochs, burn-in, learning rate) and its departures
+    from Algorithm 2 (variant="released-code"; the presets also give it the instance's realised kappa, kappa*)."""
     if constants not in ("theorem", "released-code"):
         raise ValueError(f"private-glm: constants must be one of theorem, released-code, got {constants!r}")
+    released = constants == "released-code"
     return PrivateGLM(eps, delta, zeta, S, kappa, kappa_star, link, R, T, tree, project,
-                      schedule="fixed" if constants == "theorem" else "released-code")
+                      schedule="released-code" if released else "fixed",
+                      variant="released-code" if released else "paper")
 
 
 def shuffle_glm(*, eps: float, delta: float = 0.02, S: float = 1.0, kappa: float | None = None,

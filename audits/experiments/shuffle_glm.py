@@ -75,16 +75,17 @@ RELEASED_SOURCE = ("Sahasrajit123/Shuffle_joint_dp_generalized_linear_contextual
                    "stored outputs are Table 2 (the paper cites no commit)")
 RELEASED_NOTES = (
     "Released-code constants: every algorithm is given the instance's realised kappa = 1/min mu'(<x, theta*>) and "
-    "kappa* = 1/max mu'(<x, theta*>) over the T K arms (GLMBandit.kappa), as the code computes them, and "
-    "Private-GLM's DP-SGD adapts its epochs, burn-in and learning rate when its noise is large (commit ab8fd160's "
-    "rule, mechanisms/dp_sgd.released_code_schedule, with this package's accountant). The hyperparameters, tree "
-    "calibration, cutoffs and generator are the code's under both constant sets. GLOC runs the code's variant "
-    "(its ONS step on the sphere, arms scored by mu(<x, theta_t>), mu'(0)^2 in alpha where Jun et al. have R).",
-    "Not reproduced (Algorithm 2 as printed is run where the code departs from it): the UCB and the optimizer start "
-    "at (theta_o + theta_tau)/2, the exploration leaf x x^T / (1 + ||x||^2_{V^-1}), the exploration points in the "
-    "criterion-II data, the released matrices projected onto the PSD cone, DP-SGD's shuffled batches (Poisson "
-    "here), ab8fd160's tree prefix query that sums the wrong nodes, its seeds (109832, 10345) and its unseeded "
-    "DP-SGD. JDP-GLM and ShuffleGLM are not in the code: the released-code presets leave them out.",
+    "kappa* = 1/max mu'(<x, theta*>) over the T K arms (GLMBandit.kappa), as the code computes them; Private-GLM's "
+    "DP-SGD adapts its epochs, burn-in and learning rate when its noise is large (commit ab8fd160's rule, "
+    "mechanisms/dp_sgd.released_code_schedule, with this package's accountant), and it makes the code's departures "
+    "from Algorithm 2 (the UCB and both optimizer starts at (theta_o + theta_tau)/2, the exploration leaf "
+    "x x^T / (1 + ||x||^2_{V^-1}), criterion-I points before count1's cutoff in criterion II's data, a strict "
+    "criterion I and a switch at det >= 2 det). The hyperparameters, tree calibration, cutoffs and generator are "
+    "the code's under both constant sets. GLOC runs the code's variant (its ONS step on the sphere, arms scored by "
+    "mu(<x, theta_t>), mu'(0)^2 in alpha where Jun et al. have R).",
+    "Not reproduced: the released matrices' projection onto the PSD cone, DP-SGD's shuffled batches (Poisson here), "
+    "ab8fd160's tree prefix query that sums the wrong nodes, its seeds (109832, 10345) and its unseeded DP-SGD. "
+    "JDP-GLM and ShuffleGLM are not in the code: the released-code presets leave them out.",
 )
 
 
