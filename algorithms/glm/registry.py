@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dpaudit.core.names import Registry
+from dpaudit.core.validation import constant_set
 
 from .batched_ablation import BatchedGLMAblation
 from .distributional_design import spike_sets
@@ -35,9 +36,8 @@ def gloc(*, link: str = "logistic", S: float = 1.0, kappa: float | None = None, 
     kappa defaults to the bound 1/mu'(S); lam = d (the experiments' code bases); R = 1/2 the sub-Gaussian
     constant of Bernoulli noise; delta = 0.02. constants="released-code": the cited code's variant (the ONS step
     on the sphere, arms scored by mu(<x, theta_t>), alpha with mu'(0)^2 for R; algorithms/glm/gloc.py)."""
-    if constants not in ("theorem", "released-code"):
-        raise ValueError(f"gloc: constants must be one of theorem, released-code, got {constants!r}")
-    return GLOC(link, S, kappa, delta, lam, R, T, variant="paper" if constants == "theorem" else "released-code")
+    released = constant_set("gloc", constants) == "released-code"
+    return GLOC(link, S, kappa, delta, lam, R, T, variant="released-code" if released else "paper")
 
 
 def rs_glinucb(*, link: str = "logistic", S: float = 1.0, kappa: float | None = None, delta: float = 0.02,
@@ -82,9 +82,7 @@ def private_glm(*, eps: float, delta: float = 0.02, zeta: float = 0.02, S: float
     criterion-I estimates in Algorithm 2's ball {||theta|| <= S} (the code does not). constants="released-code"
     adds the code's DP-SGD adaptation when the noise is large (epochs, burn-in, learning rate) and its departures
     from Algorithm 2 (variant="released-code"; the presets also give it the instance's realised kappa, kappa*)."""
-    if constants not in ("theorem", "released-code"):
-        raise ValueError(f"private-glm: constants must be one of theorem, released-code, got {constants!r}")
-    released = constants == "released-code"
+    released = constant_set("private-glm", constants) == "released-code"
     return PrivateGLM(eps, delta, zeta, S, kappa, kappa_star, link, R, T, tree, project,
                       schedule="released-code" if released else "fixed",
                       variant="released-code" if released else "paper")

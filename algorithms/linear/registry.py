@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dpaudit.core.names import Registry
-from dpaudit.core.validation import integer, positive
+from dpaudit.core.validation import constant_set, integer, positive
 from dpaudit.mechanisms.shuffle_amp import unique_user_epsilon_max
 
 from .cs_linucb import CentralTreeStatistics, ConcurrentShuffleStatistics, TreeLinUCB
@@ -27,15 +27,12 @@ from .statistics import LocalGaussianSums, ShuffledGaussianSums, ShuffledVectorS
 
 DELTA = 0.1  # the experiments' delta (Sec. 5)
 BATCH = 20  # the experiments' batch size for the SDP variants (Sec. 5)
-CONSTANTS = ("theorem", "released-code")
 
 
 def _released(owner: str, constants: str, variant: str, given: dict, **kwargs: Any) -> ReleasedCodeLinUCB | None:
     """The variant with the released code's constants when ``constants`` asks for them (else None); the
     regularizer and radius are then the code's, so ``lam`` and ``alpha`` may not be given."""
-    if constants not in CONSTANTS:
-        raise ValueError(f"{owner}: constants must be one of {', '.join(CONSTANTS)}, got {constants!r}")
-    if constants == "theorem":
+    if constant_set(owner, constants) == "theorem":
         return None
     fixed = sorted(k for k, v in given.items() if v is not None)
     if fixed:

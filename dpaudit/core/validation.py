@@ -98,6 +98,17 @@ def choice(owner: str, name: str, value: Any, options: tuple[str, ...], *, error
     return value
 
 
+#: the constant sets a preset or an algorithm runs with: the paper's as printed, or its authors' released code's
+CONSTANT_SETS = ("theorem", "released-code")
+
+
+def constant_set(owner: str, value: Any, *, error: Error = ValueError) -> str:
+    """``value`` if it names one of :data:`CONSTANT_SETS`, else ``error`` naming them."""
+    if value not in CONSTANT_SETS:
+        raise error(f"{owner}: constants must be one of {', '.join(CONSTANT_SETS)}, got {value!r}")
+    return value
+
+
 def sample_size(owner: str, size: Any) -> int:
     """The number of outputs a sampler is asked for."""
     return integer(owner, "size", size, 0)
@@ -123,5 +134,5 @@ def exact_vector(q: np.ndarray) -> list[Fraction]:
     return [Fraction(float(v)) for v in q]
 
 
-__all__ = ["check", "choice", "exact_vector", "finite_number", "integer", "is_real", "non_negative", "positive",
-           "probability", "query_vector", "real", "sample_size"]
+__all__ = ["CONSTANT_SETS", "check", "choice", "constant_set", "exact_vector", "finite_number", "integer", "is_real",
+           "non_negative", "positive", "probability", "query_vector", "real", "sample_size"]

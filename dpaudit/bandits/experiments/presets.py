@@ -22,14 +22,14 @@ import numpy as np
 from ...core.claim_ids import PAPERS
 from ...core.errors import UsageError
 from ...core.names import Registry
-from ...core.validation import integer
+from ...core.validation import CONSTANT_SETS, constant_set, integer
 from ..simulation import regret_grid
 
 #: the package whose ``PRESETS`` mapping holds the built-in presets (found by discovery, as suites are)
 PRESETS_MODULE = "dpaudit.audits.experiments"  # its last part is dpaudit.suite.entries.PRESETS_PACKAGE
 METRICS = ("time-average", "cumulative")
 #: the constant sets a preset runs with: the paper's as printed (the default), or the authors' released code's
-CONSTANTS = ("theorem", "released-code")
+CONSTANTS = CONSTANT_SETS
 THEOREM, RELEASED_CODE = CONSTANTS
 #: evenly spaced rounds recorded besides the log-spaced ones, so that plots on a linear time axis are smooth
 LINEAR_POINTS = 50
@@ -170,8 +170,7 @@ class Preset:
 
     def __post_init__(self) -> None:
         owner = f"Preset {self.paper}/{self.figure}"
-        if self.constants not in CONSTANTS:
-            raise ValueError(f"{owner}: constants must be one of {', '.join(CONSTANTS)}, got {self.constants!r}")
+        constant_set(owner, self.constants)
         if self.constants == RELEASED_CODE and not self.constants_source:
             raise ValueError(f"{owner}: released-code constants must say which code they are from (constants_source)")
         if self.constants != THEOREM and self.released_code is not None:
@@ -216,9 +215,7 @@ class Preset:
     def with_constants(self, constants: str) -> Preset:
         """This figure with the constant set ``constants`` (:data:`CONSTANTS`); a
         :class:`~dpaudit.core.errors.UsageError` when the paper's authors released no code to take them from."""
-        if constants not in CONSTANTS:
-            raise UsageError(f"constants must be one of {', '.join(CONSTANTS)}, got {constants!r}")
-        if constants == self.constants:
+        if constant_set(self.name, constants, error=UsageError) == self.constants:
             return self
         if self.constants != THEOREM:
             raise UsageError(f"{self.shown_name}: take the theorem preset from the registry")

@@ -19,7 +19,7 @@ import os
 import pickle
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -134,20 +134,20 @@ def with_data(selections: list[Selection], data: str | Path | None) -> list[Sele
     if refusing:
         takers = ", ".join(p.name for p in load_presets().values() if p.with_data is not None) or "none"
         raise UsageError(f"--data: {', '.join(refusing)} take(s) no data file (presets that do: {takers})")
-    out = []
-    for preset, configs in selections:
-        rebuilt = preset.with_data(Path(data))
-        keys = {c.key for c in configs}
-        out.append((rebuilt, tuple(c for c in rebuilt.configurations if c.key in keys)))
-    return out
+    return _rebuilt(selections, lambda preset: preset.with_data(Path(data)))
 
 
 def with_constants(selections: list[Selection], constants: str) -> list[Selection]:
     """The selections with the constant set ``constants`` (each preset's :meth:`Preset.with_constants`, the
     same configurations by key)."""
+    return _rebuilt(selections, lambda preset: preset.with_constants(constants))
+
+
+def _rebuilt(selections: list[Selection], rebuild: Callable[[Preset], Preset]) -> list[Selection]:
+    """Each selected preset rebuilt by ``rebuild``, with the configurations that were selected (by key)."""
     out = []
     for preset, configs in selections:
-        variant = preset.with_constants(constants)
+        variant = rebuild(preset)
         keys = {c.key for c in configs}
         out.append((variant, tuple(c for c in variant.configurations if c.key in keys)))
     return out
