@@ -34,7 +34,15 @@ import numpy as np
 
 from dpaudit.algorithms.environments import BernoulliBandit, GaussianBandit, UniformMeans
 from dpaudit.algorithms.environments.mslr import load_mslr
-from dpaudit.bandits.experiments import RELEASED_CODE, THEOREM, Configuration, Curve, Preset
+from dpaudit.bandits.experiments import (
+    RELEASED_CODE,
+    THEOREM,
+    Configuration,
+    Curve,
+    Preset,
+    constant_set_fields,
+    constants_title,
+)
 
 PAPER = "dist-mab"
 ARMS = 10
@@ -95,15 +103,6 @@ THEOREM_NOTES = (
 
 def _notes(constants: str) -> tuple[str, ...]:
     return COMMON_NOTES + (THEOREM_NOTES if constants == THEOREM else RELEASED_NOTES)
-
-
-def _shown(title: str, constants: str) -> str:
-    return title if constants == THEOREM else f"{title} [released-code constants]"
-
-
-def _constants(constants: str) -> dict:
-    """The Preset fields that name the constant set."""
-    return {"constants": constants, "constants_source": None if constants == THEOREM else RELEASED_SOURCE}
 
 
 def synthetic(gap: float) -> GaussianBandit:
@@ -185,28 +184,26 @@ def _mslr(figure: str, title: str, data: Path | None = None, constants: str = TH
         shown = f"{title} (MSLR-WEB10K from {Path(data).name})"
     env = BernoulliBandit(means)
     notes = notes + (THEOREM_NOTES if constants == THEOREM else RELEASED_NOTES)
-    return Preset(PAPER, figure, _shown(shown, constants), OBSERVATION, OBSERVATION_SOURCE, ("eps",),
+    return Preset(PAPER, figure, constants_title(shown, constants), OBSERVATION, OBSERVATION_SOURCE, ("eps",),
                   tuple(Configuration((("eps", eps),), env, MSLR_HORIZON, RUNS, se_curves(eps, constants))
                         for eps in MSLR_EPSILONS),
                   metric="time-average", notes=notes, stand_in=stand_in, ordering=SE_ORDERING, data=line,
-                  with_data=partial(_mslr, figure, title, constants=constants), **_constants(constants),
-                  released_code=partial(_mslr, figure, title, data, RELEASED_CODE) if constants == THEOREM else None)
+                  with_data=partial(_mslr, figure, title, constants=constants),
+                  **constant_set_fields(constants, RELEASED_SOURCE, partial(_mslr, figure, title, data)))
 
 
 def _instance(figure: str, title: str, gap: float, notes: tuple[str, ...], constants: str = THEOREM) -> Preset:
-    return Preset(PAPER, figure, _shown(title, constants), OBSERVATION, OBSERVATION_SOURCE, ("eps",),
+    return Preset(PAPER, figure, constants_title(title, constants), OBSERVATION, OBSERVATION_SOURCE, ("eps",),
                   tuple(Configuration((("eps", eps),), synthetic(gap), HORIZON[gap], RUNS, se_curves(eps, constants),
                                       ylim=HARD_YLIM if gap == HARD else None) for eps in EPSILONS),
                   metric="time-average", notes=_notes(constants) + notes, ordering=SE_ORDERING,
-                  **_constants(constants),
-                  released_code=(partial(_instance, figure, title, gap, notes, RELEASED_CODE) if constants == THEOREM
-                                 else None))
+                  **constant_set_fields(constants, RELEASED_SOURCE, partial(_instance, figure, title, gap, notes)))
 
 
 def _fig1(constants: str = THEOREM) -> Preset:
     return Preset(
-        PAPER, "fig1", _shown("Fig. 1 (top): synthetic Gaussian instances, easy (gap 0.5) and hard (gap 0.1)",
-                              constants),
+        PAPER, "fig1", constants_title("Fig. 1 (top): synthetic Gaussian instances, easy (gap 0.5) and hard "
+                                       "(gap 0.1)", constants),
         OBSERVATION, OBSERVATION_SOURCE, ("gap", "eps"),
         tuple(Configuration((("gap", gap), ("eps", eps)), synthetic(gap), 10**7, RUNS, se_curves(eps, constants),
                             ylim=HARD_YLIM if gap == HARD else None)
@@ -218,13 +215,13 @@ def _fig1(constants: str = THEOREM) -> Preset:
             "T = 10^7 for both instances; the released code ran the easy instance at 10^6 (preset fig2 does, "
             "and --horizon 1000000 does here).",
             "The hard instance's plots use the released plot script's y range [0, 0.045]."),
-        ordering=SE_ORDERING, **_constants(constants),
-        released_code=partial(_fig1, RELEASED_CODE) if constants == THEOREM else None)
+        ordering=SE_ORDERING, **constant_set_fields(constants, RELEASED_SOURCE, _fig1))
 
 
 def _fig4(constants: str = THEOREM) -> Preset:
     return Preset(
-        PAPER, "fig4", _shown("Fig. 4 (App. J): trust models on the easy instance", constants), TRUST_OBSERVATION,
+        PAPER, "fig4", constants_title("Fig. 4 (App. J): trust models on the easy instance", constants),
+        TRUST_OBSERVATION,
         "dist-mab App. J, as the spec's 5.2 reports it", ("eps",),
         tuple(Configuration((("eps", eps),), synthetic(EASY), HORIZON[EASY], RUNS, trust_curves(eps))
               for eps in EPSILONS),
@@ -235,8 +232,7 @@ def _fig4(constants: str = THEOREM) -> Preset:
             "T is not stated for Fig. 4: 10^6, the released code's horizon for the easy instance; 20 runs as "
             "in Fig. 1.",
             "The classes behind Fig. 4 are not in the released code; its colours are not known."),
-        ordering=TRUST_ORDERING, **_constants(constants),
-        released_code=partial(_fig4, RELEASED_CODE) if constants == THEOREM else None)
+        ordering=TRUST_ORDERING, **constant_set_fields(constants, RELEASED_SOURCE, _fig4))
 
 
 PRESETS = (

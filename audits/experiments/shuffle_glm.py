@@ -20,10 +20,17 @@ does, and runs DP-SGD with its adaptation to large noise; it keeps only the algo
 
 from __future__ import annotations
 
-from functools import partial
-
 from dpaudit.algorithms.environments.glm import GLMBandit
-from dpaudit.bandits.experiments import RELEASED_CODE, THEOREM, Configuration, Curve, PerHorizon, Preset
+from dpaudit.bandits.experiments import (
+    RELEASED_CODE,
+    THEOREM,
+    Configuration,
+    Curve,
+    PerHorizon,
+    Preset,
+    constant_set_fields,
+    constants_title,
+)
 
 PAPER = "shuffle-glm"
 RUNS = 10
@@ -122,15 +129,11 @@ def baseline(label: str, algorithm: str, S: float, link: str, paper_value: float
 
 
 def _fields(constants: str, notes: tuple[str, ...], builder) -> dict:
-    """The Preset fields that name the constant set (and build the other one)."""
-    if constants == THEOREM:
-        return {"notes": notes, "released_code": partial(builder, RELEASED_CODE)}
-    kept = tuple(n for n in notes if not n.startswith(("kappa and kappa*", "JDP-GLM rows", "ShuffleGLM row")))
-    return {"notes": kept + RELEASED_NOTES, "constants": RELEASED_CODE, "constants_source": RELEASED_SOURCE}
-
-
-def _shown(title: str, constants: str) -> str:
-    return title if constants == THEOREM else f"{title} [released-code constants]"
+    """The Preset fields that name the constant set (and build the other one), and its notes."""
+    if constants != THEOREM:  # the theorem set's notes on kappa and on the extra rows do not apply
+        notes = tuple(n for n in notes if not n.startswith(("kappa and kappa*", "JDP-GLM rows", "ShuffleGLM row")))
+        notes += RELEASED_NOTES
+    return {"notes": notes, **constant_set_fields(constants, RELEASED_SOURCE, builder)}
 
 
 def _table2_configuration(column: int, S: float, constants: str = THEOREM) -> Configuration:
@@ -149,8 +152,8 @@ def _table2_configuration(column: int, S: float, constants: str = THEOREM) -> Co
 
 
 def _table2(constants: str = THEOREM) -> Preset:
-    return Preset(PAPER, "table2", _shown("Table 2 (Sec. 8): probit, d = 3, K = 20, T = 5000, S in {2, 2.5, 3}",
-                                          constants), TABLE2_OBSERVATION, TABLE2_SOURCE, ("S",),
+    title = constants_title("Table 2 (Sec. 8): probit, d = 3, K = 20, T = 5000, S in {2, 2.5, 3}", constants)
+    return Preset(PAPER, "table2", title, TABLE2_OBSERVATION, TABLE2_SOURCE, ("S",),
                   tuple(_table2_configuration(i, S, constants) for i, S in enumerate(TABLE2_S)),
                   metric="cumulative", paper_numbers=TABLE2_NUMBERS, **_fields(constants, TABLE2_NOTES, _table2))
 
@@ -158,8 +161,8 @@ def _table2(constants: str = THEOREM) -> Preset:
 def _fig1a(constants: str = THEOREM) -> Preset:
     env = GLMBandit(ARMS, 5, 3.5, link="logistic", generator="repository")
     given = None if constants == THEOREM else env
-    return Preset(PAPER, "fig1a", _shown("Fig. 1(a) (App. A): logistic, d = 5, K = 20, S = 3.5, T = 15000", constants),
-                  FIG1A_OBSERVATION, FIG1_SOURCE, ("S",),
+    title = constants_title("Fig. 1(a) (App. A): logistic, d = 5, K = 20, S = 3.5, T = 15000", constants)
+    return Preset(PAPER, "fig1a", title, FIG1A_OBSERVATION, FIG1_SOURCE, ("S",),
                   (Configuration((("S", 3.5),), env, 15000, RUNS,
                                  (*(private_glm(eps, 3.5, "logistic", None, given) for eps in FIG1_EPS),
                                   baseline("RS-GLinUCB", "rs-glinucb", 3.5, "logistic", None, given),
@@ -179,8 +182,8 @@ def _fig1b(constants: str = THEOREM) -> Preset:
     given = None if constants == THEOREM else env
     projected = tuple(projected_private_glm(eps, 3.0, "probit") for eps in FIG1_EPS) if constants == THEOREM else ()
     notes = FIG1B_NOTES if constants == THEOREM else NOTES
-    return Preset(PAPER, "fig1b", _shown("Fig. 1(b) (App. A): probit, d = 5, K = 20, S = 3, T = 5000", constants),
-                  FIG1B_OBSERVATION, FIG1_SOURCE, ("S",),
+    title = constants_title("Fig. 1(b) (App. A): probit, d = 5, K = 20, S = 3, T = 5000", constants)
+    return Preset(PAPER, "fig1b", title, FIG1B_OBSERVATION, FIG1_SOURCE, ("S",),
                   (Configuration((("S", 3.0),), env, 5000, RUNS,
                                  (*(private_glm(eps, 3.0, "probit", None, given) for eps in FIG1_EPS), *projected,
                                   baseline("RS-GLinUCB", "rs-glinucb", 3.0, "probit", None, given),

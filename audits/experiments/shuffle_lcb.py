@@ -20,10 +20,8 @@ scales), :data:`RELEASED_NOTES` saying what of the code is not reproduced.
 
 from __future__ import annotations
 
-from functools import partial
-
 from dpaudit.algorithms.environments import LinearBandit
-from dpaudit.bandits.experiments import RELEASED_CODE, THEOREM, Configuration, Curve, Preset
+from dpaudit.bandits.experiments import THEOREM, Configuration, Curve, Preset, constant_set_fields, constants_title
 from dpaudit.mechanisms.linear_released_code import SOURCE as RELEASED_SOURCE
 
 PAPER = "shuffle-lcb"
@@ -96,27 +94,22 @@ def environment(d: int, constants: str = THEOREM) -> LinearBandit:
 
 
 def _fields(constants: str, builder) -> dict:
-    """The Preset fields that name the constant set (and build the other one)."""
-    if constants == THEOREM:
-        return {"notes": NOTES, "released_code": partial(builder, RELEASED_CODE)}
+    """The Preset fields that name the constant set (and build the other one), and its notes."""
     # the theorem notes on the plots' metric and the seed hold for both sets; the others are the theorems'
-    return {"notes": RELEASED_NOTES + NOTES[-2:], "constants": RELEASED_CODE, "constants_source": RELEASED_SOURCE}
-
-
-def _shown(title: str, constants: str) -> str:
-    return title if constants == THEOREM else f"{title} [released-code constants]"
+    notes = NOTES if constants == THEOREM else RELEASED_NOTES + NOTES[-2:]
+    return {"notes": notes, **constant_set_fields(constants, RELEASED_SOURCE, builder)}
 
 
 def _fig1(constants: str = THEOREM) -> Preset:
-    return Preset(PAPER, "fig1", _shown("Fig. 1: K = 100 arms, d = 5, eps in {0.2, 1, 10}", constants), OBSERVATION,
-                  OBSERVATION_SOURCE, ("eps",),
+    title = constants_title("Fig. 1: K = 100 arms, d = 5, eps in {0.2, 1, 10}", constants)
+    return Preset(PAPER, "fig1", title, OBSERVATION, OBSERVATION_SOURCE, ("eps",),
                   tuple(Configuration((("eps", eps),), environment(5, constants), HORIZON, RUNS, curves(eps, constants))
                         for eps in EPSILONS),
                   metric="cumulative", ordering=ORDERING, **_fields(constants, _fig1))
 
 
 def _fig2(constants: str = THEOREM) -> Preset:
-    return Preset(PAPER, "fig2", _shown("Fig. 2 (App. G): K = 100 arms, eps = 1, d in {10, 15}", constants),
+    return Preset(PAPER, "fig2", constants_title("Fig. 2 (App. G): K = 100 arms, eps = 1, d in {10, 15}", constants),
                   "The same comparison as Fig. 1 at eps = 1 for d = 10 and d = 15, with the same conclusion (the same "
                   "ordering).", "shuffle-lcb App. G, Fig. 2 caption, as the spec's 6.1 reports it",
                   ("d",), tuple(Configuration((("d", d),), environment(d, constants), HORIZON, RUNS,

@@ -24,6 +24,8 @@ from .presets import (
     Preset,
     Selection,
     algorithm_registry,
+    constant_set_fields,
+    constants_title,
     load_presets,
     load_studies,
     power_text,
@@ -35,6 +37,7 @@ from .run import PresetRun, configuration_dir, default_workers, figure_dir, run_
 __all__ = [
     "CONSTANTS", "DEFAULT_OUT", "LINEAR_POINTS", "METRICS", "PRESETS_MODULE", "RELEASED_CODE", "THEOREM",
     "Configuration", "Curve", "PerHorizon", "Preset", "PresetRun", "Selection", "algorithm_registry",
+    "constant_set_fields", "constants_title",
     "configuration_dir", "default_workers", "figure_dir", "load_presets", "load_studies", "power_text",
     "preset_names", "run_preset", "select_presets",
 ]

@@ -9,6 +9,7 @@ and are reached through discovery (:func:`load_presets`), as suites are.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import math
 import re
@@ -274,6 +275,20 @@ def power_text(n: int) -> str:
     return f"{n:,}"
 
 
+def constant_set_fields(constants: str, source: str, rebuild: Callable[[str], Preset]) -> dict[str, Any]:
+    """The :class:`Preset` fields that name a figure's constant set, for a paper module's builder: the released
+    code's set gets ``constants_source`` = ``source``; the theorem's gets ``released_code``, which is
+    ``rebuild(RELEASED_CODE)`` (the builder called again for the same figure)."""
+    if constant_set("constant_set_fields", constants) == THEOREM:
+        return {"constants": THEOREM, "released_code": functools.partial(rebuild, RELEASED_CODE)}
+    return {"constants": constants, "constants_source": source}
+
+
+def constants_title(title: str, constants: str) -> str:
+    """A figure's title, marked when it runs the released code's constants."""
+    return title if constants == THEOREM else f"{title} [released-code constants]"
+
+
 # -- discovery and selection ----------------------------------------------------------------------------
 
 
@@ -335,6 +350,6 @@ def algorithm_registry() -> Mapping[str, Callable[..., Any]]:
 
 __all__ = [
     "CONSTANTS", "Configuration", "Curve", "DEFAULT_OUT", "LINEAR_POINTS", "METRICS", "PRESETS_MODULE", "PerHorizon",
-    "Preset", "RELEASED_CODE", "THEOREM", "Selection", "algorithm_registry", "load_presets", "load_studies",
-    "power_text", "preset_names", "select_presets"
+    "Preset", "RELEASED_CODE", "THEOREM", "Selection", "algorithm_registry", "constant_set_fields", "constants_title",
+    "load_presets", "load_studies", "power_text", "preset_names", "select_presets"
 ]
