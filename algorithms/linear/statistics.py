@@ -114,7 +114,23 @@ class PrivateStatistics:
         raise NotImplementedError
 
 
-class ShuffledGaussianSums(PrivateStatistics):
+class _GaussianBatchSums(PrivateStatistics):
+    """R_Amp on batches of ``B`` users, summed by P_Amp's analyzer (the sums drawn from their exact law); the
+    subclasses give the randomizer (:meth:`_randomizer`)."""
+
+    def _build(self, d: int, T: int) -> None:
+        self.randomizer = self._randomizer(d, T)
+        self.mechanism = ShuffledGaussianProtocol(self.randomizer, self.B)
+        self.sigma_total = self.randomizer.sigma * math.sqrt(T)  # T users' noise at most (Sec. 3.4)
+
+    def _randomizer(self, d: int, T: int) -> GaussianRandomizer:
+        raise NotImplementedError
+
+    def _batch(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.randomizer.messages(self.viewed(self.mechanism.release_batches(rows, self.rng)))
+
+
+class ShuffledGaussianSums(_GaussianBatchSums):
     """P_Amp on batches of ``B`` users: sigma of Theorem 3.2 (``returning=False``) or of Theorem
     4.2(i) / E.3 (``returning=True``, which needs T)."""
 
@@ -125,22 +141,16 @@ class ShuffledGaussianSums(PrivateStatistics):
         self.returning = bool(returning)
         self.name = f"P_Amp ({'Thm 4.2(i)' if returning else 'Thm 3.2'}; eps={eps:g}, delta={delta:g}, B={B})"
 
-    def _build(self, d: int, T: int) -> None:
+    def _randomizer(self, d: int, T: int) -> GaussianRandomizer:
+        """R_Amp at the theorem's sigma."""
         if self.returning:
             top = returning_user_epsilon_max(self.delta, self.B, T)
             if self.eps > top:
                 self.note(f"eps = {self.eps:g} is outside Theorem 4.2(i) / E.3's range eps <= (2/B) log(2/delta) "
                           f"sqrt(2T) = {top:.4g} (B = {self.B}, T = {T}): its sigma formula is used, the theorem does "
                           "not cover it")
-            randomizer = GaussianRandomizer.returning_users(self.eps, self.delta, self.B, T, d, strict=False)
-        else:
-            randomizer = GaussianRandomizer.unique_users(self.eps, self.delta, self.B, d, strict=False)
-        self.randomizer = randomizer
-        self.mechanism = ShuffledGaussianProtocol(randomizer, self.B)
-        self.sigma_total = randomizer.sigma * math.sqrt(T)  # T users' noise at most (Sec. 3.4)
-
-    def _batch(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return self.randomizer.messages(self.viewed(self.mechanism.release_batches(rows, self.rng)))
+            return GaussianRandomizer.returning_users(self.eps, self.delta, self.B, T, d, strict=False)
+        return GaussianRandomizer.unique_users(self.eps, self.delta, self.B, d, strict=False)
 
 
 class LocalGaussianSums(PrivateStatistics):
@@ -160,7 +170,25 @@ class LocalGaussianSums(PrivateStatistics):
         return self.randomizer.messages(self.viewed(self.randomizer.release_rows(rows, self.rng)).sum(axis=1))
 
 
-class ShuffledVectorSums(PrivateStatistics):
+class _VectorBatchSums(PrivateStatistics):
+    """P_Vec on batches of ``B`` users, each label's count drawn from its exact law, then the analyzer; the
+    subclasses give the protocol (:meth:`_protocol`)."""
+
+    def _build(self, d: int, T: int) -> None:
+        self.mechanism = protocol = self._protocol(d, T)
+        # one entry's error per batch: (Delta/g)(sum_i iota_1,i + sum_i iota_2,i), variance at most
+        # (1/g^2)(B/4 + B b p (1 - p)) (a rounding variance is at most 1/4); T // B batches release
+        per_batch = math.sqrt(self.B / 4 + self.B * protocol.b * protocol.p * (1 - protocol.p)) / protocol.g
+        self.sigma_total = per_batch * math.sqrt(max(1, T // self.B))
+
+    def _protocol(self, d: int, T: int) -> ShuffledVectorProtocol:
+        raise NotImplementedError
+
+    def _batch(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.mechanism.analyze(self.viewed(self.mechanism.release_batches(rows, self.rng)))
+
+
+class ShuffledVectorSums(_VectorBatchSums):
     """P_Vec on batches of ``B`` users: (g, b) of Theorem 3.5 (``returning=False``) or Theorem 4.2(ii)
     / E.5 (``returning=True``); outside eps in (0, 15], delta in (0, 1/2) the mechanism refuses (the
     paper never runs there)."""
@@ -172,22 +200,14 @@ class ShuffledVectorSums(PrivateStatistics):
         self.returning = bool(returning)
         self.name = f"P_Vec ({'Thm 4.2(ii)' if returning else 'Thm 3.5'}; eps={eps:g}, delta={delta:g}, B={B})"
 
-    def _build(self, d: int, T: int) -> None:
+    def _protocol(self, d: int, T: int) -> ShuffledVectorProtocol:
+        """P_Vec at the theorem's (g, b)."""
         if self.returning:
-            protocol = ShuffledVectorProtocol.returning_users(self.eps, self.delta, d, self.B, T)
-        else:
-            protocol = ShuffledVectorProtocol.unique_users(self.eps, self.delta, d, self.B)
-        self.mechanism = protocol
-        # one entry's error per batch: (Delta/g)(sum_i iota_1,i + sum_i iota_2,i), variance at most
-        # (1/g^2)(B/4 + B b p (1 - p)) (a rounding variance is at most 1/4); T // B batches release
-        per_batch = math.sqrt(self.B / 4 + self.B * protocol.b * protocol.p * (1 - protocol.p)) / protocol.g
-        self.sigma_total = per_batch * math.sqrt(max(1, T // self.B))
-
-    def _batch(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return self.mechanism.analyze(self.viewed(self.mechanism.release_batches(rows, self.rng)))
+            return ShuffledVectorProtocol.returning_users(self.eps, self.delta, d, self.B, T)
+        return ShuffledVectorProtocol.unique_users(self.eps, self.delta, d, self.B)
 
 
-class GivenGaussianSums(PrivateStatistics):
+class GivenGaussianSums(_GaussianBatchSums):
     """R_Amp at a given ``sigma`` on batches of ``B`` users, summed by the analyzer (P_Amp's sums, drawn from
     their exact law; B = 1: every user's message on its own, the identity shuffler)."""
 
@@ -199,16 +219,11 @@ class GivenGaussianSums(PrivateStatistics):
         self.setting = setting
         self.name = f"R_Amp summed over batches of {self.B} ({setting}; sigma={self.sigma:.6g})"
 
-    def _build(self, d: int, T: int) -> None:
-        self.randomizer = GaussianRandomizer(self.sigma, d, self.setting, norm_bound=self.norm_bound)
-        self.mechanism = ShuffledGaussianProtocol(self.randomizer, self.B)
-        self.sigma_total = self.sigma * math.sqrt(T)
-
-    def _batch(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return self.randomizer.messages(self.viewed(self.mechanism.release_batches(rows, self.rng)))
+    def _randomizer(self, d: int, T: int) -> GaussianRandomizer:
+        return GaussianRandomizer(self.sigma, d, self.setting, norm_bound=self.norm_bound)
 
 
-class GivenVectorSums(PrivateStatistics):
+class GivenVectorSums(_VectorBatchSums):
     """P_Vec with a given precision ``g`` and ``b`` noise bits on batches of ``B`` users."""
 
     def __init__(self, g: int, b: int, B: int, setting: str, norm_bound: float = 1.0):
@@ -219,14 +234,8 @@ class GivenVectorSums(PrivateStatistics):
         self.setting = setting
         self.name = f"P_Vec ({setting}; g={self.g}, b={self.b:,}, B={self.B})"
 
-    def _build(self, d: int, T: int) -> None:
-        protocol = ShuffledVectorProtocol(self.g, self.b, d, self.B, self.setting, norm_bound=self.norm_bound)
-        self.mechanism = protocol
-        per_batch = math.sqrt(self.B / 4 + self.B * protocol.b * protocol.p * (1 - protocol.p)) / protocol.g
-        self.sigma_total = per_batch * math.sqrt(max(1, T // self.B))
-
-    def _batch(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return self.mechanism.analyze(self.viewed(self.mechanism.release_batches(rows, self.rng)))
+    def _protocol(self, d: int, T: int) -> ShuffledVectorProtocol:
+        return ShuffledVectorProtocol(self.g, self.b, d, self.B, self.setting, norm_bound=self.norm_bound)
 
 
 class PseudoTreeSums(PrivateStatistics):
