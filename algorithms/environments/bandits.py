@@ -26,6 +26,7 @@ from scipy import stats
 
 from dpaudit.bandits.environments import run_sums
 from dpaudit.core.validation import integer, positive, real, sample_size
+from dpaudit.mechanisms.noise import RandomizedRounding
 
 #: most rewards drawn one by one in one array; larger blocks are drawn in pieces
 CHUNK = 1 << 22
@@ -232,11 +233,9 @@ class _GaussianInstances(_Independent):
         short = counts <= EXACT_PULLS
         if short.any():
             values = self._draw(np.repeat(loc[short], counts[short]), (int(counts[short].sum()),), rng)
-            scaled = values * np.repeat(g[short], counts[short])
-            low = np.floor(scaled)
-            x_hat = low + (rng.random(scaled.shape) < scaled - low)
+            x_hat = RandomizedRounding.round_scaled(values * np.repeat(g[short], counts[short]), rng)
             sums[short] = run_sums(values, counts[short])
-            rounded[short] = np.rint(run_sums(x_hat, counts[short])).astype(np.int64)
+            rounded[short] = np.rint(run_sums(x_hat.astype(float), counts[short])).astype(np.int64)
         for precision in np.unique(g[~short]):
             rows = np.flatnonzero(~short & (g == precision))
             law = clipped_normal_rounded_law(loc[rows], self.sigma, *self.clip, int(precision))

@@ -145,15 +145,17 @@ class RandomizedRounding:
 
     def round(self, x, rng: np.random.Generator) -> np.ndarray:
         """Round every entry of ``x`` independently (vectorised; the output has x's shape)."""
-        return self._round_scaled(self._scaled(x), rng)
+        return self.round_scaled(self._scaled(x), rng)
 
     def round_in_range(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """:meth:`round` of a float array whose caller has made sure it lies in [0, 1]: the same draws without
         the check (a vector tree rounds one round's entries at every one of its levels' precisions)."""
-        return self._round_scaled(x * self.g, rng)
+        return self.round_scaled(x * self.g, rng)
 
     @staticmethod
-    def _round_scaled(xg: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def round_scaled(xg: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Randomized rounding of values already scaled by their precision (x g, any g per entry, unchecked):
+        floor(x g) + Bernoulli(x g - floor(x g)), one uniform per entry, as int64."""
         low = np.floor(xg)
         return (low + (rng.random(xg.shape) < xg - low)).astype(np.int64)
 
