@@ -510,3 +510,7 @@ def test_every_preset_simulates_small(tmp_path):
         assert {key[0] for key in done.results} == {n for n in experiments.load_presets() if n.startswith(paper)}
         assert all(res.pulls.sum() == 2 * 3000 for res in done.results.values())
     assert (tmp_path / "private-online" / "fig5" / "final-vs-eps.png").stat().st_size > 0
+    released = dpaudit.run_preset("dist-mab", runs=2, horizon=3000, out=tmp_path, workers=1, progress=False,
+                                  constants="released-code")
+    assert all(res.pulls.sum() == 2 * 3000 for res in released.results.values())
+    assert (tmp_path / "dist-mab" / "fig1-released-code" / "summary.json").is_file()

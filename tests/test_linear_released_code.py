@@ -181,3 +181,16 @@ def test_each_variant_runs_its_release_at_the_codes_calibration():
         policy.start(2, 100, N, rng)
         policy.choose(1, inst.features)
         assert check(policy.statistics), variant
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_every_released_code_linear_preset_runs(tmp_path):
+    # all five variants at every configuration of both figures, briefly; at eps = 10 the code's SDP-Vec b is
+    # 80 log^2(50) / (100 x 20) = 0.61, which numpy truncates to no noise bits at all
+    assert math.floor(code.vec_parameters(10.0, DELTA, D, B)[1]) == 0
+    from dpaudit.bandits.experiments import run_preset
+
+    for name in ("shuffle-lcb/fig1", "shuffle-lcb/fig2"):
+        done = run_preset(name, runs=2, horizon=60, out=tmp_path, progress=False, constants="released-code")
+        assert all(res.pulls.sum() == 2 * 60 for res in done.results.values())
+        assert len(done.results) == 5 * len(done.selections[0][1])

@@ -228,7 +228,7 @@ class GivenVectorSums(_VectorBatchSums):
 
     def __init__(self, g: int, b: int, B: int, setting: str, norm_bound: float = 1.0):
         super().__init__()
-        self.g, self.b = integer(type(self).__name__, "g", g, 1), integer(type(self).__name__, "b", b, 1)
+        self.g, self.b = integer(type(self).__name__, "g", g, 1), integer(type(self).__name__, "b", b, 0)
         self.B = integer(type(self).__name__, "B", B, 1)
         self.norm_bound = positive(type(self).__name__, "norm_bound", norm_bound)
         self.setting = setting
