@@ -98,6 +98,11 @@ def test_the_released_dp_sgd_schedule_follows_the_codes_rule(monkeypatch):
     # 3 -> 2 -> 1; the learning rate 10 -> min(1, 8) = 1 at the first cut, then kept
     monkeypatch.setattr(dp_sgd, "noise_multiplier", lambda eps, delta, steps, q: steps / 3 / 10 * 2048 / 0.2)
     assert dp_sgd.released_code_schedule(1.0, 1e-3, 5000) == (15, 1, 1.0)
+    # a scale e/100 + 0.001: 0.501 at 50 epochs takes 0.9 (-> 45), then 0.95 for the rest of the 10 rounds:
+    # 45 -> 42 -> 39 -> 37 -> 35 -> 33 -> 31 -> 29 -> 27 -> 25; burn-in 9, 8, 7, 6, 5, 4, 3, 2, 1, 1
+    monkeypatch.setattr(dp_sgd, "noise_multiplier",
+                        lambda eps, delta, steps, q: (steps / 3 / 100 + 0.001) * 2048 / 0.2)
+    assert dp_sgd.released_code_schedule(1.0, 1e-3, 5000) == (25, 1, 1.0)
     # small noise: nothing changes
     monkeypatch.setattr(dp_sgd, "noise_multiplier", lambda eps, delta, steps, q: 0.3 * 2048 / 0.2)
     assert dp_sgd.released_code_schedule(1.0, 1e-3, 5000) == (50, 10, 10.0)
