@@ -44,7 +44,12 @@ def _play(policy, env, runs, horizon, seed):
 
 def _replay(policy, contexts, table, played, runs):
     trace = policy.trace
-    noise_V, noise_H = np.stack(trace["noise_V"], axis=1), np.stack(trace["noise_H"], axis=1)
+    code_tree = getattr(policy, "tree", None) == "released-code"
+    if code_tree:  # per round {node: (runs, d, d)}: per run, every node's draw
+        noise_V, noise_H = ([{c: v[r] for step in trace[key] for c, v in step.items()} for r in range(runs)]
+                            for key in ("noise_V", "noise_H"))
+    else:
+        noise_V, noise_H = np.stack(trace["noise_V"], axis=1), np.stack(trace["noise_H"], axis=1)
     calls_made = 0
     for r in range(runs):
         fits = {(kind, t): (int(n[list(idx).index(r)]), out[list(idx).index(r)])
@@ -56,7 +61,8 @@ def _replay(policy, contexts, table, played, runs):
             return theta
 
         arms, calls = algorithm2_one_run(policy.config, policy.link, contexts[:, r], table[r], noise_V[r], noise_H[r],
-                                         fitted, variant=policy.variant)
+                                         fitted, variant=policy.variant,
+                                         tree="released-code" if code_tree else "binary")
         np.testing.assert_array_equal(played[r], arms)
         assert sorted(calls) == sorted((kind, t, size) for (kind, t), (size, _) in fits.items())
         calls_made += len(calls)
@@ -95,6 +101,21 @@ def test_the_released_codes_algorithm_two_makes_the_per_run_references_decisions
     paper = ShortScale(eps=500, S=2.0, record=True)
     _, _, paper_played = _play(paper, GLMBandit(6, 2, 2.0), runs, horizon, seed=1)
     assert not np.array_equal(paper_played, played) and not paper.in_both.any()
+
+
+def test_the_released_codes_tree_makes_the_per_run_references_decisions():
+    # the code's tree as it runs (not a prefix sum), under both the paper's and the code's Algorithm 2
+    runs, horizon = 4, 300
+    for variant in ("released-code", "paper"):
+        policy = ShortScale(eps=500, S=2.0, record=True, variant=variant, tree="released-code")
+        contexts, table, played = _play(policy, GLMBandit(6, 2, 2.0), runs, horizon, seed=1)
+        assert (policy.count1 > 0).all() and (policy.count2 > 0).any()
+        assert _replay(policy, contexts, table, played, runs) > 0
+        # the released matrices are projected onto the PSD cone (the paper's tree's need not be)
+        assert np.linalg.eigvalsh(policy.V).min() > 0 and np.linalg.eigvalsh(policy.H).min() > 0
+        binary = ShortScale(eps=500, S=2.0, record=True, variant=variant)
+        _, _, binary_played = _play(binary, GLMBandit(6, 2, 2.0), runs, horizon, seed=1)
+        assert not np.array_equal(binary_played, played)
 
 
 def test_the_released_codes_optimizer_calls_start_at_the_midpoint():

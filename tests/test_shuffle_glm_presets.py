@@ -128,7 +128,7 @@ def test_private_glm_runs_dp_sgd_with_the_schedule_it_names(monkeypatch):
     for constants, expected in (("released-code", {"epochs": 16, "lr0": 1.0, "burn_in": 1}), ("theorem", {})):
         built.clear()
         policy = experiments.algorithm_registry()["private-glm"](eps=4.0, S=2.0, link="probit", constants=constants)
-        dpaudit.simulate(policy, env, horizon=1000, runs=2, seed=0)  # a criterion-II switch calls DP-SGD
+        dpaudit.simulate(policy, env, horizon=2000, runs=2, seed=0)  # a criterion-II switch calls DP-SGD
         assert built and all(kwargs == expected for kwargs in built)
     assert "DP-SGD schedule of the released code" in module.PrivateGLM(4.0, schedule="released-code").name
     with pytest.raises(ValueError, match="constants must be one of"):

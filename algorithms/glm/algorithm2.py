@@ -130,6 +130,15 @@ class Algorithm2:
         (criterion II's domain). Returns (G, d)."""
         raise NotImplementedError
 
+    def _trees(self, d: int, T: int, s: Algorithm2Settings) -> tuple[Any, Any]:
+        """The streams of B_V and B_H: the binary mechanism with the settings' node noise."""
+        return (SymmetricGaussianTree(T, d, s.sigma_V).stream(self.runs),
+                SymmetricGaussianTree(T, d, s.sigma_H).stream(self.runs))
+
+    def _released(self, stream: Any, leaves: np.ndarray) -> np.ndarray:
+        """V or H after a round: lambda I plus the tree's noisy prefix sum."""
+        return self.config.lam * np.eye(self._d) + stream.insert(leaves, self.rng)
+
     # -- the policy protocol ------------------------------------------------------------------------------------
 
     @property
@@ -149,8 +158,7 @@ class Algorithm2:
         self._d = d
         R, T = self.runs, self._T
         self.config = s = self.settings(d, T)
-        self.tree_V = SymmetricGaussianTree(T, d, s.sigma_V).stream(R)
-        self.tree_H = SymmetricGaussianTree(T, d, s.sigma_H).stream(R)
+        self.tree_V, self.tree_H = self._trees(d, T, s)
         eye = np.eye(d)
         self.V = np.broadcast_to(s.lam * eye, (R, d, d)).copy()
         self.H = self.V.copy()
@@ -264,18 +272,23 @@ class Algorithm2:
         weight = self.link.slope(np.einsum("rd,rd->r", x, self.theta_o)) / math.e
         leaf_V = np.where(explore[:, None, None], outer_V, 0.0)
         leaf_H = np.where(explore[:, None, None], 0.0, weight[:, None, None] * outer)
-        ridge = s.lam * np.eye(self._d)
-        self.V = ridge + self.tree_V.insert(leaf_V, self.rng)
-        self.H = ridge + self.tree_H.insert(leaf_H, self.rng)
+        self.V = self._released(self.tree_V, leaf_V)
+        self.H = self._released(self.tree_H, leaf_H)
         self.V_inv = np.linalg.inv(self.V)
         if self.record:
-            self.trace["noise_V"].append(self.tree_V.last_noise.copy())
-            self.trace["noise_H"].append(self.tree_H.last_noise.copy())
+            self.trace["noise_V"].append(_copied(self.tree_V.last_noise))
+            self.trace["noise_H"].append(_copied(self.tree_H.last_noise))
 
     def summary(self) -> dict[str, Any]:
         """Per-run counts: criterion-I rounds, optimizer calls, switches."""
         return {"explore_rounds": self.in_T_o.sum(axis=1), "count1": self.count1.copy(),
                 "count2": self.count2.copy(), "switches": self.switches.copy()}
+
+
+def _copied(noise: Any) -> Any:
+    """A round's node noise as recorded: an array (the binary mechanism's node) or {node: array} (the released
+    code's tree, :mod:`~dpaudit.mechanisms.glm_released_code`)."""
+    return {c: v.copy() for c, v in noise.items()} if isinstance(noise, dict) else noise.copy()
 
 
 __all__ = ["Algorithm2", "Algorithm2Settings", "cumulant_gradient"]

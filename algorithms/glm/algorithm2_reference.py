@@ -6,7 +6,12 @@ definition, V^-1 and det(H) by numpy, the arms one by one), to hold the vectoris
 The private draws are given, not drawn: ``noise_V``, ``noise_H`` (T, d, d) are the trees' node noises in
 the order the nodes complete (node t completes at round t), and ``fitted(kind, t, n)`` returns the optimizer's
 output for a call of ``kind`` ("explore" / "switch") at round t on n points. With a policy's recorded draws
-(``record=True``) the reference must make the same decisions and the same optimizer calls."""
+(``record=True``) the reference must make the same decisions and the same optimizer calls.
+
+``tree="released-code"``: V and H are the cited code's tree as it runs (the heap of
+:mod:`~dpaudit.mechanisms.glm_released_code`, built here node by node as the code does: every insertion added to
+the leaf and its ancestors, the query walking from the leaf to the root), and the node noises are given as
+{heap index: (d, d)}; lambda I is added inside the query, before the projection onto the PSD cone."""
 
 from __future__ import annotations
 
@@ -35,10 +40,37 @@ def _prefix_blocks(t: int) -> list[int]:
     return ends
 
 
+class _CodeHeap:
+    """The cited code's tree for one run, plain: a 1-indexed heap of 2^h node sums, h = ceil(log2 T) + 1."""
+
+    def __init__(self, T: int, d: int, lam: float, noise: Any):
+        self.height = math.ceil(math.log2(T)) + 1
+        self.sums = np.zeros((2**self.height, d, d))
+        self.noise, self.lam_I, self.count = noise, lam * np.eye(d), 0
+
+    def insert_and_query(self, leaf: np.ndarray) -> np.ndarray:
+        self.count += 1
+        i = self.count + 2 ** (self.height - 1) - 1
+        c = i
+        while c > 0:
+            self.sums[c] += leaf
+            c //= 2
+        out = self.sums[i] + self.noise[i]
+        c = i
+        while c > 0:
+            if c % 2 == 0:
+                out = out + self.sums[c - 1] + self.noise[c - 1]
+            c //= 2
+        m = out + self.lam_I
+        m = (m + m.T) / 2
+        values, vectors = np.linalg.eigh(m)
+        return vectors @ np.diag(np.maximum(values, 1e-12)) @ vectors.T
+
+
 def algorithm2_one_run(config: Algorithm2Settings, link: Any, contexts: np.ndarray, rewards: np.ndarray,
-                       noise_V: np.ndarray, noise_H: np.ndarray,
+                       noise_V: Any, noise_H: Any,
                        fitted: Callable[[str, int, int], np.ndarray],
-                       variant: str = "paper") -> tuple[np.ndarray, list[tuple[str, int, int]]]:
+                       variant: str = "paper", tree: str = "binary") -> tuple[np.ndarray, list[tuple[str, int, int]]]:
     """One run of Algorithm 2 over the rounds of ``contexts`` (T, K, d) with reward table ``rewards`` (T, K).
     Returns the arms played (T,) and the optimizer calls [(kind, t, n)]. ``variant="released-code"``: the cited
     code's departures (strict criterion I, switch on det >= 2 det, criterion-I points before count1's cutoff in
@@ -53,6 +85,9 @@ def algorithm2_one_run(config: Algorithm2Settings, link: Any, contexts: np.ndarr
     explored: list[int] = []
     exploited: list[int] = []
     leaves_V, leaves_H, psum_V, psum_H = {}, {}, {}, {}
+    if tree == "released-code":
+        heap_V = _CodeHeap(T, d, config.lam, noise_V)
+        heap_H = _CodeHeap(T, d, config.lam, noise_H)
     played = np.empty(T, dtype=np.int64)
     calls: list[tuple[str, int, int]] = []
     for t in range(1, T + 1):
@@ -98,6 +133,9 @@ def algorithm2_one_run(config: Algorithm2Settings, link: Any, contexts: np.ndarr
         else:
             exploited.append(t)
             leaves_V[t], leaves_H[t] = zero, float(link.slope(x @ theta_o)) / math.e * np.outer(x, x)
+        if tree == "released-code":
+            V, H = heap_V.insert_and_query(leaves_V[t]), heap_H.insert_and_query(leaves_H[t])
+            continue
         psum_V[t] = sum(leaves_V[s] for s in _block(t)) + noise_V[t - 1]
         psum_H[t] = sum(leaves_H[s] for s in _block(t)) + noise_H[t - 1]
         V = lam_I + sum(psum_V[e] for e in _prefix_blocks(t))

@@ -18,7 +18,9 @@ the code the paper cites (the spec's 5.5) and DP-SGD as the optimizer.
         sensitivity 1 for B_V and 1/kappa* for B_H (:func:`~dpaudit.mechanisms.exploration_set.zcdp_node_sigma`);
         ``tree="printed"``: Lemma I.4's sigma_noise for both (Remark A.1 does not change the trees, but with
         the code's lambda, about 10^2 at Table 2's sizes, the printed noise (about 60 per entry of a prefix sum)
-        swamps the design matrices).
+        swamps the design matrices); ``tree="released-code"``: the code's calibration and the code's tree as it
+        runs, whose query is not a prefix sum and is projected onto the PSD cone
+        (:class:`~dpaudit.mechanisms.glm_released_code.ReleasedCodeTree`; not private as Algorithm 2 is).
 
 ``schedule="released-code"`` runs each DP-SGD call with the epochs, burn-in and learning rate that commit
 ab8fd160's adaptation picks when the noise is large (:func:`~dpaudit.mechanisms.dp_sgd.released_code_schedule`);
@@ -30,17 +32,15 @@ ab8fd160; the default ``"paper"`` makes none):
 - before count1's cutoff, a criterion-I point also joins criterion II's data;
 - criterion I is strict (``>``);
 - the switch fires at det >= 2 det.
-The registry's ``constants="released-code"`` sets both.
+The registry's ``constants="released-code"`` sets both and ``tree="released-code"``.
 
 Choices: count2_cutoff is commit ab8fd160's (the other commit, d9c93e11, has max(1, int(3 log2(...)))), the parent
 commit, whose stored outputs are the paper's Table 2; a cutoff of 0 means no optimizer call of that kind (theta
 stays 0). By default the optimizer keeps 50 epochs, learning rate 10 and burn-in 10 whatever its noise; both
 commits adapt them when the noise is large (:mod:`~dpaudit.mechanisms.dp_sgd`; ``schedule="released-code"`` takes
-ab8fd160's). What the code does and Algorithm 2 does not, not
-followed here: its UCB (eq. 18) and its optimizer start use (theta_o + theta_tau)/2, its exploration leaf is x x^T /
-(1 + ||x||^2_{V^-1}), it adds the exploration points to the criterion-II data, projects the released matrices onto
-the PSD cone, and draws DP-SGD's batches by shuffling (accounted as if Poisson; here they are Poisson, see
-:mod:`~dpaudit.mechanisms.dp_sgd`).
+ab8fd160's). What the code does and Algorithm 2 does not is followed only under ``variant="released-code"`` and
+``tree="released-code"`` (above), except that the code draws DP-SGD's batches by shuffling (accounted as if
+Poisson; here they are Poisson, see :mod:`~dpaudit.mechanisms.dp_sgd`).
 With these hyperparameters ||x||^2_{V^-1} <= 1/lambda is below the criterion-I threshold, so criterion I fires
 only when the trees' noise pulls V's smallest eigenvalue below 1/threshold. Such a round makes a DP-SGD call
 on the 1-4 points of T_o, whose noise (z clip / n, z about 260 at the per-call budget) sends theta_o to norms of
@@ -59,10 +59,11 @@ from dpaudit.mechanisms.accounting import advanced_composition_budget
 from dpaudit.mechanisms.dp_sgd import DPSGD, released_code_schedule
 from dpaudit.mechanisms.exploration_set import node_noise_sigma, zcdp_node_sigma
 from dpaudit.mechanisms.geometry import Ball
+from dpaudit.mechanisms.glm_released_code import ReleasedCodeTree
 
 from .algorithm2 import Algorithm2, Algorithm2Settings, cumulant_gradient
 
-TREES = ("repository", "printed")
+TREES = ("repository", "printed", "released-code")
 SCHEDULES = ("fixed", "released-code")
 VARIANTS = ("paper", "released-code")
 
@@ -107,13 +108,24 @@ class PrivateGLM(Algorithm2):
         count1 = int(d * R**2 * kappa * gamma**2 * math.log(T) / 20000)
         count2 = int(math.log2(lam_max / lam_min + T / (kappa_star**2 * lam_min * d)))
         self.lam_bounds = (lam_min, lam_max)
-        if self.tree == "repository":
+        if self.tree in ("repository", "released-code"):
             sigma_V = zcdp_node_sigma(T, eps / 3, delta / 3, 1.0)
             sigma_H = zcdp_node_sigma(T, eps / 3, delta / 3, 1 / kappa_star)
         else:
             sigma_V = sigma_H = node_noise_sigma(T, eps, delta, kappa_star)
         return Algorithm2Settings(lam, 1 / (0.01 * kappa * R**4 * S**2 * d), gamma * math.sqrt(kappa), beta,
                                   count1, count2, sigma_V, sigma_H)
+
+    def _trees(self, d, T, s):
+        if self.tree != "released-code":
+            return super()._trees(d, T, s)
+        return (ReleasedCodeTree(T, d, s.sigma_V, s.lam).stream(self.runs),
+                ReleasedCodeTree(T, d, s.sigma_H, s.lam).stream(self.runs))
+
+    def _released(self, stream, leaves):
+        if self.tree != "released-code":
+            return super()._released(stream, leaves)
+        return stream.insert(leaves, self.rng)  # the code's query adds lambda I itself, then projects
 
     def fit(self, kind, n, data, start, theta_o, V, rng):
         # a call is made only below its cutoff, so the cutoff is >= 1 here

@@ -74,15 +74,19 @@ def jdp_glm(*, eps: float, delta: float = 0.02, zeta: float = 0.01, S: float = 1
 
 def private_glm(*, eps: float, delta: float = 0.02, zeta: float = 0.02, S: float = 1.0, kappa: float | None = None,
                 kappa_star: float | None = None, link: str = "logistic", R: float = 1.0, T: int | None = None,
-                tree: str = "repository", project: bool = False, constants: str = "theorem") -> PrivateGLM:
+                tree: str | None = None, project: bool = False, constants: str = "theorem") -> PrivateGLM:
     """shuffle-glm Algorithm 2: Private-GLM, Algorithm 2 as run in the experiments (Remark A.1, DP-SGD).
 
     The cited code's hyperparameters (lambda, gamma, beta, threshold, cutoffs of commit ab8fd160) and tree
-    calibration (tree="printed": Lemma I.4's); delta = zeta = 0.02 as in Sec. 8; project=True keeps the
-    criterion-I estimates in Algorithm 2's ball {||theta|| <= S} (the code does not). constants="released-code"
+    calibration (tree="repository", the default; tree="printed": Lemma I.4's); delta = zeta = 0.02 as in
+    Sec. 8; project=True keeps the criterion-I estimates in Algorithm 2's ball {||theta|| <= S} (the code does
+    not). constants="released-code"
     adds the code's DP-SGD adaptation when the noise is large (epochs, burn-in, learning rate) and its departures
-    from Algorithm 2 (variant="released-code"; the presets also give it the instance's realised kappa, kappa*)."""
+    from Algorithm 2 (variant="released-code"; the presets also give it the instance's realised kappa, kappa*), and
+    by default the code's tree as it runs (tree="released-code", whose query is not a prefix sum)."""
     released = constant_set("private-glm", constants) == "released-code"
+    if tree is None:
+        tree = "released-code" if released else "repository"
     return PrivateGLM(eps, delta, zeta, S, kappa, kappa_star, link, R, T, tree, project,
                       schedule="released-code" if released else "fixed",
                       variant="released-code" if released else "paper")

@@ -87,11 +87,15 @@ RELEASED_NOTES = (
     "mechanisms/dp_sgd.released_code_schedule, with this package's accountant), and it makes the code's departures "
     "from Algorithm 2 (the UCB and both optimizer starts at (theta_o + theta_tau)/2, the exploration leaf "
     "x x^T / (1 + ||x||^2_{V^-1}), criterion-I points before count1's cutoff in criterion II's data, a strict "
-    "criterion I and a switch at det >= 2 det). The hyperparameters, tree calibration, cutoffs and generator are "
+    "criterion I and a switch at det >= 2 det), and it runs the code's tree as it runs: its query adds, for every "
+    "even node c on the path from the leaf to the root, node c - 1 (not c's sibling: even indices are left children), "
+    "so the released V and H are not prefix sums, and it projects them onto the PSD cone "
+    "(mechanisms/glm_released_code.ReleasedCodeTree; not private as Algorithm 2 is). "
+    "The hyperparameters, tree calibration, cutoffs and generator are "
     "the code's under both constant sets. GLOC runs the code's variant (its ONS step on the sphere, arms scored by "
     "mu(<x, theta_t>), mu'(0)^2 in alpha where Jun et al. have R).",
-    "Not reproduced: the released matrices' projection onto the PSD cone, DP-SGD's shuffled batches (Poisson here), "
-    "ab8fd160's tree prefix query that sums the wrong nodes, its seeds (109832, 10345) and its unseeded DP-SGD. "
+    "Not reproduced: DP-SGD's shuffled batches (Poisson here), the code's seeds (109832, 10345) and its unseeded "
+    "DP-SGD. "
     "JDP-GLM and ShuffleGLM are not in the code: the released-code presets leave them out.",
 )
 
