@@ -142,6 +142,71 @@ def binomial_confidence_sequence(k: int, n: int, alpha: float, a: float = 0.5, b
 _TINY = 1e-300
 
 
+def fisher_pvalue(x: int, y: int, n: int) -> float:
+    """Fisher's exact one-sided p-value for "p <= q" from x ~ Binomial(n, p) and y ~ Binomial(n, q):
+    P[X >= x | X + Y = x + y] with X hypergeometric (2n outputs, n of them the first side's, x + y drawn).
+    Valid for every p <= q (the conditional law is then stochastically smaller than at p = q), and
+    non-increasing in x for fixed y: X_{s+1} >= x + 1 needs X_s >= x, one more draw adding at most one."""
+    from scipy.stats import hypergeom
+
+    return float(hypergeom.sf(int(x) - 1, 2 * int(n), int(n), int(x) + int(y)))
+
+
+def thinned_fisher_lower(k_num: int, k_den: int, n: int, alpha: float, rng: np.random.Generator
+                         ) -> tuple[float, int]:
+    """A lower confidence bound, valid with probability >= 1 - ``alpha``, on log(p / q) from one event's
+    counts k_num ~ Binomial(n, p) and k_den ~ Binomial(n, q) (independent): the coupled-thinning Fisher test.
+
+    At a candidate e, keep each of the k_num outputs with probability e^-e: the kept count is
+    Binomial(n, p e^-e), which is Binomial(n, q') with q' <= q whenever log(p / q) <= e, so Fisher's exact
+    one-sided test of "kept rate <= q" (:func:`fisher_pvalue`) at level alpha rejects a true e with probability
+    at most alpha. The thinning is one uniform U_i per output, kept at e when U_i < e^-e, the same U for every
+    e, so the kept count falls as e grows and, the test's p-value rising with it, the rejected e form an
+    interval [0, L): L = -log U_(m), U_(m) the m-th smallest of the k_num uniforms, where m is the smallest
+    kept count that Fisher's test rejects. L >= log(p / q) means the true ratio was rejected, so
+    P[L >= log(p/q)] <= alpha. U_(m) ~ Beta(m, k_num - m + 1) is drawn directly.
+
+    One test at level alpha replaces two Clopper-Pearson bounds at alpha / 2 each, which err together far
+    less often than alpha (about alpha / 4 at alpha = 0.3), and Fisher's conditional test uses the two counts
+    jointly. At 9 * 10^6 samples per side on an event of probability 0.019 and loss 0.93 (the sparse vector
+    technique's best), L is 0.917 on average against 0.913 for the pair (the gap to the loss 20% smaller); on
+    2000 samples per side, p = 0.02 and loss 0.7, 0.52 against 0.29 (tests/test_thinned_fisher.py). The
+    bound is randomised (the one draw of U_(m), given the counts); StatDP (Ding et al. 2018) thins the same
+    way but averages the p-values of 200 independent thinnings, whose average is not a valid p-value in
+    general. Returns (L, m); L = 0 and m = 0 when even the unthinned count is not rejected."""
+    m = fisher_threshold(k_num, k_den, n, alpha)
+    return (float(-np.log(rng.beta(m, int(k_num) - m + 1))) if m else 0.0), m
+
+
+def fisher_threshold(k_num: int, k_den: int, n: int, alpha: float) -> int:
+    """The smallest kept count m <= k_num that Fisher's one-sided test rejects at ``alpha`` against
+    k_den (:func:`fisher_pvalue`, by bisection: the p-value falls as m grows), 0 if none does."""
+    k_num, k_den, n = int(k_num), int(k_den), int(n)
+    if not 0 <= k_num <= n or not 0 <= k_den <= n:
+        raise ValueError(f"thinned_fisher_lower: counts must be in 0..n = {n}, got {k_num} and {k_den}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"thinned_fisher_lower: alpha must be in (0, 1), got {alpha!r}")
+    if fisher_pvalue(k_num, k_den, n) > alpha:
+        return 0
+    lo, hi = 1, k_num  # the smallest rejected kept count lies in lo..hi (0 is never rejected: p-value 1)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if fisher_pvalue(mid, k_den, n) <= alpha:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def thinned_fisher_mean(k_num: int, k_den: int, n: int, alpha: float) -> float:
+    """The mean of :func:`thinned_fisher_lower` given the counts: E[-log U_(m)] = psi(k_num + 1) - psi(m) for
+    U_(m) ~ Beta(m, k_num - m + 1) (0 when the test does not reject at 0)."""
+    from scipy.special import digamma
+
+    m = fisher_threshold(k_num, k_den, n, alpha)
+    return float(digamma(int(k_num) + 1) - digamma(m)) if m else 0.0
+
+
 def difference_pmf(pulls: int, first: float, second: float) -> np.ndarray:
     """The law of S_1 - S_2 for independent S_i ~ Binomial(pulls, mean_i), on -pulls..pulls (by FFT
     convolution; negative rounding residue clipped to 0): what decides an elimination between two Bernoulli

@@ -65,6 +65,24 @@ def _epsilon_lower(k_num, k_den, n, alpha):
         return np.maximum(np.log(_cp_lower(k_num, n, alpha / 2)) - np.log(_cp_upper(k_den, n, alpha / 2)), 0.0)
 
 
+def _fisher_threshold(k_num, k_den, n, alpha):
+    """The smallest kept count Fisher's one-sided test rejects, from every kept count at once (the auditor
+    bisects)."""
+    m = np.arange(k_num + 1)
+    p = stats.hypergeom.sf(m - 1, 2 * n, n, m + k_den)
+    return int(np.flatnonzero(p <= alpha)[0]) if (p <= alpha).any() else 0
+
+
+def _thinned_lower(k_num, k_den, n, alpha, seed, draws_before=0):
+    """The coupled-thinning Fisher bound the audit with ``seed`` certifies: -log of the m-th smallest of k_num
+    uniforms, drawn as Beta(m, k_num - m + 1) from the confirmation stream after the mechanism's draws (none
+    for the deterministic mechanisms here)."""
+    rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(2)[1])
+    rng.random(draws_before)
+    m = _fisher_threshold(k_num, k_den, n, alpha)
+    return -math.log(rng.beta(m, k_num - m + 1))
+
+
 def _delta_lower(k_num, k_den, n, alpha, epsilon):
     return np.maximum(_cp_lower(k_num, n, alpha / 2) - math.exp(epsilon) * _cp_upper(k_den, n, alpha / 2), 0.0)
 
@@ -319,6 +337,32 @@ def test_fixed_confirmation_counts_the_event_on_both_sides_and_certifies_in_the_
     assert float(bound.excess) == pytest.approx(float(bound.value) - 0.5, rel=1e-9, abs=1e-12)
 
 
+def test_fixed_confirmation_with_the_thinned_test_draws_its_one_uniform_after_the_samples():
+    mech = _Recording()
+    bound, k_num, k_den, n, _, _ = sp._confirm_fixed(
+        Mechanism(mech), PureDP(0.5), (0.8, 0.3), Threshold(">=", 1.0), "d0/d1", 1000, 0.05, 7, None, thinned=True)
+    rng = np.random.default_rng(7)  # the deterministic mechanism draws nothing from it
+    m = _fisher_threshold(800, 300, 1000, 0.05)
+    assert (k_num, k_den) == (800, 300) and bound.detail == {"fisher_threshold": m}
+    assert float(bound.value) == pytest.approx(-math.log(rng.beta(m, 800 - m + 1)), rel=1e-12)
+    assert float(bound.estimate) == pytest.approx(math.log(800 / 300), rel=1e-12)
+    assert float(bound.excess) == pytest.approx(float(bound.value) - 0.5, rel=1e-9)
+
+
+@pytest.mark.parametrize(("counts", "n", "thinned"), [
+    ((700, 200), 1000, True),   # at 10^4 confirmation samples: the thinned test's mean 1.207, the pair's 1.201
+    ((50, 0), 1000, False),     # a zero count: the pair (6.24 against 5.6 at 990,000, scaled likewise here)
+    ((60, 0), 100, False),
+])
+def test_the_confirming_test_is_chosen_on_the_selection_counts_scaled_to_the_confirmation_size(counts, n, thinned):
+    cand = _candidates([counts[0]], [counts[1]], n)
+    choice = sp._Choice(1.0, 0, "d0/d1", cand, 0)
+    assert sp._thinned_is_better(PureDP(1.0), choice, 10_000, 0.05) is thinned
+    # the reverse order reads the counts swapped: the first side's count is then the smaller, nothing certifies
+    assert sp._thinned_is_better(PureDP(1.0), sp._Choice(1.0, 0, "d1/d0", cand, 0), 10_000, 0.05) is False
+    assert sp._thinned_is_better(ApproxDP(1.0, 1e-3), choice, 10_000, 0.05) is False  # pure DP only
+
+
 def test_confirmation_counts_each_side_on_its_own_outputs_when_the_mechanism_reuses_one_buffer():
     """A mechanism that returns the same float64 buffer on every call, refilled: the first side's
     outputs must be counted as they were drawn, not as the second call left the buffer."""
@@ -397,7 +441,8 @@ def test_a_refuting_finding_records_the_selected_event_its_counts_bounds_and_bud
     against 0.8 / 0.3 for {x >= 1}); half of 20,000 samples select (the default share at this budget),
     half confirm: 7,000 against 2,000 zeros."""
     f = _audit(_spread, PureDP(1.0))
-    value = float(_epsilon_lower(7000, 2000, 10_000, 0.05))
+    # at the selection estimates the thinned test's mean bound (1.2067) beats the Clopper-Pearson pair's (1.2006)
+    value = _thinned_lower(7000, 2000, 10_000, 0.05, seed=0)
     assert value > 1
     assert f.verdict == "refuted" and f.auditor == "black-box" and f.confidence == 0.95
     assert f.statistic == Statistic("epsilon", pytest.approx(math.log(3.5), rel=1e-12),
@@ -407,19 +452,18 @@ def test_a_refuting_finding_records_the_selected_event_its_counts_bounds_and_bud
     assert f.witness == {
         "pair": [0.8, 0.3], "pair_index": 0, "event": "x <= 0.0", "family": "threshold",
         "order": "P[M(d1) in S] vs P[M(d0) in S]", "counts": {"d1": 7000, "d0": 2000}, "confirmation_samples": 10_000,
-        "probability_bounds": {"d1_lower": pytest.approx(float(_cp_lower(7000, 10_000, 0.025)), rel=1e-9),
-                               "d0_upper": pytest.approx(float(_cp_upper(2000, 10_000, 0.025)), rel=1e-9)},
+        "probability_bounds": {}, "fisher_threshold": float(_fisher_threshold(7000, 2000, 10_000, 0.05)),
     }
     assert list(f.witness["counts"]) == ["d1", "d0"]
     assert f.parameters == {"selection_samples": 10_000, "confirmation_samples": 10_000, "selection_fraction": 0.5,
                             "selection_rounds": [{"pairs": 1, "samples_per_side": 10_000}],
-                            "bounds": "clopper-pearson", "sequential": False}
+                            "bounds": "thinned-fisher", "sequential": False}
     assert f.plot_data["kind"] == "threshold" and f.plot_data["threshold"] == 0.0
 
 
 def test_a_finding_that_does_not_refute_says_how_far_a_violation_must_go():
     f = _audit(_spread, PureDP(2.0))
-    value = float(_epsilon_lower(7000, 2000, 10_000, 0.05))
+    value = _thinned_lower(7000, 2000, 10_000, 0.05, seed=0)
     assert f.verdict == "not-refuted"
     assert f.notes == [
         f"selected event {{x <= 0.0}} on pair 0: estimate epsilon = {math.log(3.5):.4g}, certified {value:.4g}; on "
@@ -456,6 +500,8 @@ def test_the_audit_selects_for_the_confirmation_it_will_run():
     f = _audit(_three_valued, PureDP(0.5), pairs=[("d", "d'")], samples=1_000_000, selection_fraction=0.01)
     rare = int(np.sum(_three_valued("d", 990_000) == 2))
     assert f.witness["event"] == "x >= 2.0" and f.witness["counts"] == {"d0": rare, "d1": 0}
+    # a zero count: the Clopper-Pearson pair (its mean 6.24 against the thinned test's 5.6) confirms
+    assert f.parameters["bounds"] == "clopper-pearson"
     assert f.epsilon_lower == pytest.approx(float(_epsilon_lower(rare, 0, 990_000, 0.05)), rel=1e-9)
     at_selection_size, _ = sp._select(Mechanism(_three_valued), PureDP(0.5), [("d", "d'")], 10_000,
                                       np.random.SeedSequence(0), None, None, None)

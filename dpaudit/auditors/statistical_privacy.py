@@ -27,7 +27,14 @@
    ``samples * (1 - selection_fraction)`` outputs per side (by default 50% to 90% of them, see
    :func:`default_selection_fraction`) give Clopper-Pearson bounds; with
    ``sequential=True`` confirmation proceeds in doubling batches with anytime-valid confidence
-   sequences and stops as soon as the claim is refuted, so gross violations cost few samples.
+   sequences and stops as soon as the claim is refuted, so gross violations cost few samples. A pure-DP
+   claim confirmed at a fixed size may be certified by the coupled-thinning Fisher test
+   (:func:`~dpaudit.stats.thinned_fisher_lower`): one test at the audit's level instead of two
+   Clopper-Pearson bounds at half of it each (on the sparse vector technique's best event at 9 * 10^6
+   confirmation samples per side, 0.917 of its epsilon 1 on average where the pair reaches 0.913). The
+   pair is better when the second
+   count is near 0; which of the two confirms is decided on the selection samples
+   (:func:`_thinned_is_better`), so the confirmed bound keeps its level.
 
 Both orders of every pair are audited. The certified epsilon has no cap: when the event never
 occurs on one side the bound grows with the sample size.
@@ -38,6 +45,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -45,9 +53,9 @@ import numpy as np
 from ..core.claims import ZCDP, ApproxDP, Claim, PureDP, RenyiDP
 from ..core.results import NOT_REFUTED, REFUTED, Statistic
 from ..core.subjects import Mechanism
-from ..stats import binomial_lower, binomial_upper
+from ..stats import binomial_lower, binomial_upper, thinned_fisher_mean
 from .base import Auditor, Finding, Support
-from .bounds import SUPPORTED, certify
+from .bounds import SUPPORTED, certify, certify_pure_thinned
 from .events import FAMILIES, Candidates, as_features, candidates, default_families
 from .renyi import audit_renyi, is_scalar
 
@@ -202,13 +210,31 @@ def _select(
     return best, {"rounds": history, "selection_samples_per_side": used}
 
 
-def _confirm_fixed(mechanism, claim, pair, event, order, n, alpha, seed, statistic):
+def _thinned_is_better(claim: Claim, choice: _Choice, n_conf: int, alpha: float) -> bool:
+    """Whether a pure-DP claim's chosen event is confirmed by the coupled-thinning Fisher test rather than the
+    Clopper-Pearson pair: the one whose value is larger at the event's selection estimates scaled to the
+    confirmation size (chosen on selection samples only, so the confirmed bound keeps its level)."""
+    if not isinstance(claim, PureDP):
+        return False
+    cand = choice.candidates
+    num, den = (cand.counts0, cand.counts1) if choice.order == "d0/d1" else (cand.counts1, cand.counts0)
+    k_num = round(float(num[choice.index]) / cand.n * n_conf)
+    k_den = round(float(den[choice.index]) / cand.n * n_conf)
+    pair = float(certify(claim, k_num, k_den, n_conf, alpha).value)
+    return thinned_fisher_mean(k_num, k_den, n_conf, alpha) > pair
+
+
+def _confirm_fixed(mechanism, claim, pair, event, order, n, alpha, seed, statistic, thinned=False):
     rng = np.random.default_rng(seed)
     y0 = _sample_features(mechanism, pair[0], n, rng, statistic)
     y1 = _sample_features(mechanism, pair[1], n, rng, statistic)
     k0, k1 = int(np.count_nonzero(event.contains(y0))), int(np.count_nonzero(event.contains(y1)))
     k_num, k_den = (k0, k1) if order == "d0/d1" else (k1, k0)
-    return certify(claim, k_num, k_den, n, alpha), k_num, k_den, n, (y0, y1), (k0, k1)
+    if thinned:  # the thinning's one draw comes after the samples, from the same stream
+        bound = certify_pure_thinned(claim, k_num, k_den, n, alpha, rng)
+    else:
+        bound = certify(claim, k_num, k_den, n, alpha)
+    return bound, k_num, k_den, n, (y0, y1), (k0, k1)
 
 
 def _confirm_sequential(mechanism, claim, pair, event, order, n_max, alpha, seed, statistic):
@@ -304,7 +330,8 @@ def _audit(
                                 (n_conf, alpha))
     pair = pairs[choice.pair_index]
     event = choice.event
-    confirm = _confirm_sequential if sequential else _confirm_fixed
+    thinned = not sequential and _thinned_is_better(claim, choice, n_conf, alpha)
+    confirm = _confirm_sequential if sequential else partial(_confirm_fixed, thinned=thinned)
     bound, k_num, k_den, n, (y0, y1), inside = confirm(
         mechanism, claim, pair, event, choice.order, n_conf, alpha, confirmation_seed, statistic
     )
@@ -346,7 +373,7 @@ def _audit(
             "confirmation_samples": n,
             "selection_fraction": selection_fraction,
             "selection_rounds": selection["rounds"],
-            "bounds": "confidence-sequence" if sequential else "clopper-pearson",
+            "bounds": "confidence-sequence" if sequential else "thinned-fisher" if thinned else "clopper-pearson",
             "sequential": sequential,
         },
         plot_data=_plot_data(event, y0, y1, inside, pair),
