@@ -72,12 +72,12 @@ def exact_ceiling(mech, pairs, n_conf: int, alpha: float) -> tuple[float, float,
     return best_loss, best_thinned, best_pair
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--samples", type=int, default=10_000_000, help="samples per side")
     parser.add_argument("--seeds", type=int, default=5, help="seeded audits per mechanism (seed, seed + 1, ...)")
     parser.add_argument("--seed", type=int, default=0, help="the first seed")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.seeds < 1:
         parser.error("--seeds must be at least 1")
     benchmarks = [

@@ -52,3 +52,22 @@ def test_the_authors_code_benchmark_says_how_to_get_a_checkout(tmp_path, capsys)
     assert means.values.shape == (3, 10) and (0.25 <= means.values).all() and (means.values <= 0.75).all()
     features, thetas = bench.linear_instances(2, 5)
     assert features.shape == (2, 100, 5) and (features[:, :5, -1] == 1).all() and thetas[:, -1].tolist() == [0.5, 0.5]
+
+
+def test_the_peer_benchmark_says_how_to_get_statdp(tmp_path, capsys):
+    import pytest
+
+    bench = _script("peers")
+    for argv in ([], ["--statdp", str(tmp_path)]):
+        with pytest.raises(SystemExit) as stop:
+            bench.main(argv)
+        assert stop.value.code == 2
+        assert "git clone https://github.com/cmla-psu/statdp" in capsys.readouterr().err
+
+
+def test_the_event_search_benchmark_prints_every_seed_their_mean_and_both_ceilings(capsys):
+    bench = _script("event_search_discrete")
+    bench.main(["--samples", "20000", "--seeds", "2"])
+    out = capsys.readouterr().out
+    assert out.count("  seed ") == 4 and out.count("dpaudit: mean") == 2
+    assert out.count("by the thinned Fisher test") == 2 and "not compared" in out
