@@ -128,28 +128,72 @@ def _bisect(epsilon: float, delta: float, steps: int, q: float, low: float, high
     return math.exp(b)
 
 
+ACCOUNTANTS = ("dp-accounting", "released-code")
+#: the noise multipliers the cited code's root finder searches (ab8fd160, compute_noise_multiplier's sigma_bounds)
+RELEASED_CODE_BOUNDS = (1e-5, 4e7)
+
+
+@functools.lru_cache(maxsize=256)
+def released_code_noise_multiplier(epsilon: float, delta: float, steps: int, q: float) -> float:
+    """The noise multiplier of the code the paper cites (commit ab8fd160, ``compute_noise_multiplier``): with its
+    orders A (the integers 2..63 when eps >= 0.3; else 2, 6, ..., 62 and 70, 76, ..., 508) its epsilon is
+    eps(z) = min over a in A of steps a q^2 / (2 z^2) + log(1/delta) / (a - 1), and z solves eps(z) = eps:
+    z^2 = min over the a with log(1/delta) / (a - 1) < eps of steps a q^2 / (2 (eps - log(1/delta) / (a - 1))),
+    the closed form of the code's root finder (brentq to 1e-6). For q = 1 that is the Gaussian mechanism's RDP
+    with the classical conversion to (eps, delta), looser than dp-accounting's (so z is larger: 1.3-1.6x at
+    Private-GLM's per-call budgets); for q < 1 the q^2 scaling is not an RDP bound of the subsampled Gaussian.
+    A multiplier outside the code's search interval [1e-5, 4e7], where the code falls back to fewer epochs,
+    raises ValueError."""
+    owner = "released_code_noise_multiplier"
+    epsilon = positive(owner, "epsilon", epsilon)
+    delta = probability(owner, "delta", delta)
+    steps = integer(owner, "steps", steps, 1)
+    q = probability(owner, "q", q, open_high=False)
+    orders = (np.arange(2.0, 64.0) if epsilon >= 0.3
+              else np.concatenate([np.arange(2.0, 64.0, 4.0), np.arange(70.0, 512.0, 6.0)]))
+    room = epsilon - math.log(1 / delta) / (orders - 1)
+    if not (room > 0).any():
+        raise ValueError(f"{owner}: no order of the code's reaches eps={epsilon!r} at delta={delta!r}")
+    z = float(np.sqrt(np.min(steps * orders[room > 0] * q**2 / (2 * room[room > 0]))))
+    if not RELEASED_CODE_BOUNDS[0] <= z <= RELEASED_CODE_BOUNDS[1]:
+        raise ValueError(f"{owner}: the multiplier {z:.6g} is outside the code's search interval "
+                         f"{RELEASED_CODE_BOUNDS}, where it falls back to fewer epochs (not reproduced)")
+    return z
+
+
+def multiplier(accountant: str, epsilon: float, delta: float, steps: int, q: float) -> float:
+    """The noise multiplier by ``accountant``: "dp-accounting" (:func:`noise_multiplier`) or "released-code"
+    (:func:`released_code_noise_multiplier`)."""
+    if accountant == "released-code":
+        return released_code_noise_multiplier(epsilon, delta, steps, q)
+    if accountant == "dp-accounting":
+        return noise_multiplier(epsilon, delta, steps, q)
+    raise ValueError(f"accountant must be one of {ACCOUNTANTS}, got {accountant!r}")
+
+
 #: ab8fd160's adaptation (glmbanditexp/utils/utils.py, adapt_training_parameters_for_noise): noise scales
 #: sigma clip / batch above START are adapted, towards TARGET, never below MIN_EPOCHS epochs or 20 batches in all
 ADAPT_START, ADAPT_TARGET, ADAPT_MIN_EPOCHS, ADAPT_MIN_BATCHES, ADAPT_ROUNDS = 0.3, 0.2, 15, 20, 10
 
 
 def released_code_schedule(epsilon: float, delta: float, n: int, clip: float = 0.2, batch: int = 2048,
-                           epochs: int = 50, burn_in: int = 10, lr0: float = 10.0) -> tuple[int, int, float]:
+                           epochs: int = 50, burn_in: int = 10, lr0: float = 10.0,
+                           accountant: str = "dp-accounting") -> tuple[int, int, float]:
     """(epochs, burn-in, lr0) of one optimizer call as the code the paper cites (commit ab8fd160) sets them: with
-    the noise scale s(e) = z(e) clip / batch, z(e) the noise multiplier for e epochs (:func:`noise_multiplier`,
-    this module's accounting rather than the code's), nothing changes while s(epochs) <= 0.3; otherwise, for at
+    the noise scale s(e) = z(e) clip / batch, z(e) the noise multiplier for e epochs by ``accountant``
+    (:func:`multiplier`), nothing changes while s(epochs) <= 0.3; otherwise, for at
     most 10 rounds and while s > 0.2, epochs >= 15 and the call has at least 20 batches in all, the epochs and
     the burn-in are cut by the factor 0.8 (s > 2), 0.85 (s > 1), 0.9 (s > 0.5) or 0.95 (floors: 15 epochs, 1
     burn-in epoch), and at each cut a learning rate above 2 becomes min(1, 0.8 lr0) and one below 1 grows by
     10% (at most 1.5). The code's fallback when its accountant cannot reach the target at all (fewer epochs
-    tried, 0.8 to 0.2 of them) is not reproduced: this accountant always returns a multiplier."""
+    tried, 0.8 to 0.2 of them) is not reproduced."""
     owner = "released_code_schedule"
     n, batch = integer(owner, "n", n, 1), min(integer(owner, "batch", batch, 1), integer(owner, "n", n, 1))
     epochs, burn_in = integer(owner, "epochs", epochs, 1), integer(owner, "burn_in", burn_in, 0)
     per_epoch, q = math.ceil(n / batch), batch / n
 
     def scale(e: int) -> float:
-        return noise_multiplier(epsilon, delta, e * per_epoch, q) * clip / batch
+        return multiplier(accountant, epsilon, delta, e * per_epoch, q) * clip / batch
 
     if scale(epochs) <= ADAPT_START:
         return epochs, burn_in, lr0
@@ -177,7 +221,8 @@ class DPSGD(ExactRelease):
     source = "Remark A.1: the experiments' optimizer, DP-SGD with Renyi-DP accounting (the cited code's settings)"
 
     def __init__(self, epsilon: float, delta: float, n: int, d: int, clip: float = 0.2, batch: int = 2048,
-                 epochs: int = 50, lr0: float = 10.0, regulariser: float = 1e-5, burn_in: int = 10):
+                 epochs: int = 50, lr0: float = 10.0, regulariser: float = 1e-5, burn_in: int = 10,
+                 accountant: str = "dp-accounting"):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
         self.delta = probability(self.owner, "delta", delta)
         self.n = integer(self.owner, "n", n, 1)
@@ -193,11 +238,13 @@ class DPSGD(ExactRelease):
         self.batches_per_epoch = math.ceil(self.n / self.batch)
         self.steps = self.epochs * self.batches_per_epoch
         self.q = self.batch / self.n
-        self.noise_multiplier = noise_multiplier(self.epsilon, self.delta, self.steps, self.q)
+        self.accountant = accountant
+        self.noise_multiplier = multiplier(accountant, self.epsilon, self.delta, self.steps, self.q)
         self.sigma = self.noise_multiplier * self.clip  # noise std of one step's gradient sum, per coordinate
         self.name = (f"DPSGD(eps={self.epsilon:.6g}, delta={self.delta:.6g}, n={self.n}, d={self.d}, "
                      f"clip={self.clip:g}, batch={self.batch}, q={self.q:.4g}, steps={self.steps}; "
-                     f"z={self.noise_multiplier:.6g})")
+                     f"z={self.noise_multiplier:.6g}" + ("" if accountant == "dp-accounting" else
+                                                         ", the released code's accountant") + ")")
 
     def __repr__(self) -> str:
         return self.name
@@ -267,8 +314,10 @@ class DPSGD(ExactRelease):
         return total / kept
 
     def composed_epsilon(self) -> float:
-        """The RDP accountant's epsilon at delta for this call's steps and q (<= eps by construction)."""
+        """dp-accounting's epsilon at delta for this call's steps, q and multiplier (<= eps by construction under
+        the default accountant; under the released code's, whatever its multiplier gives)."""
         return rdp_epsilon(self.noise_multiplier, self.steps, self.q, self.delta)
 
 
-__all__ = ["DPSGD", "RDP_ORDERS", "noise_multiplier", "rdp_epsilon", "released_code_schedule"]
+__all__ = ["ACCOUNTANTS", "DPSGD", "RDP_ORDERS", "multiplier", "noise_multiplier", "rdp_epsilon",
+           "released_code_noise_multiplier", "released_code_schedule"]

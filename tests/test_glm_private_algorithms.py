@@ -103,17 +103,25 @@ def test_the_released_codes_algorithm_two_makes_the_per_run_references_decisions
     assert not np.array_equal(paper_played, played) and not paper.in_both.any()
 
 
+class NarrowElimination(ShortScale):
+    """ShortScale with a narrow elimination (eqs. 16-17), so that which V it reads changes the arms it keeps."""
+
+    def settings(self, d, T):
+        return dataclasses.replace(super().settings(d, T), elimination_width=0.3)
+
+
 def test_the_released_codes_tree_makes_the_per_run_references_decisions():
-    # the code's tree as it runs (not a prefix sum), under both the paper's and the code's Algorithm 2
+    # the code's tree as it runs (not a prefix sum), under both the paper's and the code's Algorithm 2 (whose
+    # elimination reads V after the round's own leaf)
     runs, horizon = 4, 300
     for variant in ("released-code", "paper"):
-        policy = ShortScale(eps=500, S=2.0, record=True, variant=variant, tree="released-code")
+        policy = NarrowElimination(eps=500, S=2.0, record=True, variant=variant, tree="released-code")
         contexts, table, played = _play(policy, GLMBandit(6, 2, 2.0), runs, horizon, seed=1)
         assert (policy.count1 > 0).all() and (policy.count2 > 0).any()
         assert _replay(policy, contexts, table, played, runs) > 0
         # the released matrices are projected onto the PSD cone (the paper's tree's need not be)
         assert np.linalg.eigvalsh(policy.V).min() > 0 and np.linalg.eigvalsh(policy.H).min() > 0
-        binary = ShortScale(eps=500, S=2.0, record=True, variant=variant)
+        binary = NarrowElimination(eps=500, S=2.0, record=True, variant=variant)
         _, _, binary_played = _play(binary, GLMBandit(6, 2, 2.0), runs, horizon, seed=1)
         assert not np.array_equal(binary_played, played)
 
@@ -281,3 +289,23 @@ def test_registry_and_bad_input(refuses_bad_contexts):
     refuses_bad_contexts(policy)
     with pytest.raises(ValueError, match="below the simulated horizon"):
         JDPGLM(eps=1, delta=0.05, zeta=0.01, S=1.0, T=5).start(1, 3, 10, np.random.default_rng(0))
+
+
+class NoisySwitches(ShortScale):
+    """ShortScale with one criterion-II call and a noisier H, so that switches come after count2's cutoff and
+    det(H) at a switch falls below the running maximum."""
+
+    def settings(self, d, T):
+        return dataclasses.replace(super().settings(d, T), count2_cutoff=1, sigma_H=0.6)
+
+
+def test_the_released_codes_switches_stop_at_the_cutoff_and_restart_from_det_h():
+    runs, horizon = 4, 300
+    code = NoisySwitches(eps=500, S=2.0, record=True, variant="released-code")
+    contexts, table, played = _play(code, GLMBandit(6, 2, 2.0), runs, horizon, seed=3)
+    assert _replay(code, contexts, table, played, runs) > 0
+    assert (code.switches == code.count2).all() and (code.count2 <= 1).all()  # no switch after the one call
+    paper = NoisySwitches(eps=500, S=2.0, record=True)
+    contexts, table, played = _play(paper, GLMBandit(6, 2, 2.0), runs, horizon, seed=3)
+    assert _replay(paper, contexts, table, played, runs) > 0
+    assert (paper.switches > paper.count2).any()  # Algorithm 2 keeps moving tau after the cutoff

@@ -4,7 +4,9 @@ beside ours in the reports. Exact assertions only."""
 from __future__ import annotations
 
 import json
+import math
 
+import numpy as np
 import pytest
 
 import dpaudit
@@ -112,6 +114,34 @@ def test_the_released_dp_sgd_schedule_follows_the_codes_rule(monkeypatch):
     assert dp_sgd.released_code_schedule(1.0, 1e-3, 4) == (16, 2, 1.0)
 
 
+@pytest.mark.parametrize(("epsilon", "delta", "steps", "q"), [(0.4, 1e-3, 50, 1.0), (1.5, 2e-3, 50, 1.0),
+                                                              (0.2, 1e-3, 50, 1.0), (0.5, 1e-4, 150, 0.4)])
+def test_the_released_codes_noise_multiplier_solves_its_accountant(epsilon, delta, steps, q):
+    """The closed form against the code's definition solved numerically: eps(z) = min over its orders of
+    steps a q^2 / (2 z^2) + log(1/delta) / (a - 1), root-found on [1e-5, 4e7] as the code does."""
+    from scipy.optimize import brentq
+
+    from dpaudit.mechanisms import dp_sgd
+
+    orders = (np.arange(2.0, 64.0) if epsilon >= 0.3
+              else np.concatenate([np.arange(2.0, 64.0, 4.0), np.arange(70.0, 512.0, 6.0)]))
+
+    def code_epsilon(z):
+        return min(steps * a * q**2 / (2 * z**2) - math.log(delta) / (a - 1) for a in orders)
+
+    expected = brentq(lambda z: code_epsilon(z) - epsilon, 1e-5, 4e7, xtol=1e-12, rtol=1e-13)
+    assert dp_sgd.released_code_noise_multiplier(epsilon, delta, steps, q) == pytest.approx(expected, rel=1e-9)
+    if q == 1:  # the classical conversion is looser than dp-accounting's: a larger multiplier
+        ratio = expected / dp_sgd.noise_multiplier(epsilon, delta, steps, q)
+        assert 1.2 < ratio < 1.7
+    with pytest.raises(ValueError, match="search interval"):
+        dp_sgd.released_code_noise_multiplier(0.5, 1e-3, 10**18, 1.0)
+    with pytest.raises(ValueError, match="no order"):
+        dp_sgd.released_code_noise_multiplier(1e-6, 1e-3, 50, 1.0)
+    with pytest.raises(ValueError, match="accountant must be one of"):
+        dp_sgd.multiplier("opacus", epsilon, delta, steps, q)
+
+
 def test_private_glm_runs_dp_sgd_with_the_schedule_it_names(monkeypatch):
     from dpaudit.algorithms.glm import private_glm as module
 
@@ -123,9 +153,10 @@ def test_private_glm_runs_dp_sgd_with_the_schedule_it_names(monkeypatch):
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(module, "DPSGD", Recorder)
-    monkeypatch.setattr(module, "released_code_schedule", lambda eps, delta, n: (16, 1, 1.0))
+    monkeypatch.setattr(module, "released_code_schedule", lambda eps, delta, n, accountant: (16, 1, 1.0))
     env = GLMBandit(20, 3, 2.0, link="probit", generator="repository")
-    for constants, expected in (("released-code", {"epochs": 16, "lr0": 1.0, "burn_in": 1}), ("theorem", {})):
+    released = {"epochs": 16, "lr0": 1.0, "burn_in": 1, "accountant": "released-code"}
+    for constants, expected in (("released-code", released), ("theorem", {})):
         built.clear()
         policy = experiments.algorithm_registry()["private-glm"](eps=4.0, S=2.0, link="probit", constants=constants)
         dpaudit.simulate(policy, env, horizon=2000, runs=2, seed=0)  # a criterion-II switch calls DP-SGD

@@ -213,10 +213,16 @@ class Algorithm2:
         code = self.variant == "released-code"
         # the code's tests are strict where Algorithm 2's are not, and the other way round
         explore = norms2.max(axis=1) > s.threshold if code else norms2.max(axis=1) >= s.threshold
-        switch = ~explore & (self.det_max >= 2 * self.det_switch if code else self.det_max > 2 * self.det_switch)
+        if code:  # the code stops switching once count2 reaches its cutoff (H_tau frozen)
+            switch = ~explore & (self.det_max >= 2 * self.det_switch) & (self.count2 < s.count2_cutoff)
+        else:
+            switch = ~explore & (self.det_max > 2 * self.det_switch)
         if switch.any():
             idx = np.flatnonzero(switch)
-            self.det_switch[idx] = self.det_max[idx]
+            if code:  # its reference is the larger of the last one and det(H) now, not the running maximum
+                self.det_switch[idx] = np.maximum(self.det_switch[idx], np.linalg.det(self.H[idx]))
+            else:
+                self.det_switch[idx] = self.det_max[idx]
             self.H_tau_inv[idx] = np.linalg.inv(self.H[idx])
             self.switches[idx] += 1
             data = ~self.in_T_o[idx, : t - 1] | self.in_both[idx, : t - 1]
@@ -229,7 +235,12 @@ class Algorithm2:
                 self.theta_tau[cidx] = self._call("switch", t, cidx, n[calls], mask,
                                                   self._start(cidx, self.theta_tau[cidx]))
                 self.count2[cidx] += 1
-        width = np.sqrt(norms2)
+        if code:  # the code inserts V's leaf before the elimination, which reads the V that includes it
+            widest = first_best(norms2)
+            self._insert_V(x[rows, widest], norms2[rows, widest], explore)
+            width = np.sqrt(np.maximum(np.einsum("rkd,rkd->rk", x @ self.V_inv, x), 0.0))
+        else:
+            width = np.sqrt(norms2)
         centre = np.einsum("rkd,rd->rk", x, self.theta_o)
         ucb_o, lcb_o = centre + s.elimination_width * width, centre - s.elimination_width * width
         keep = ucb_o >= lcb_o.max(axis=1, keepdims=True)
@@ -239,8 +250,14 @@ class Algorithm2:
         played = np.where(explore, first_best(norms2), first_best(score))
         self._x = x[rows, played]
         self._explore = explore
-        self._norm2 = norms2[rows, played]
         return played
+
+    def _insert_V(self, x_explore: np.ndarray, norm2: np.ndarray, explore: np.ndarray) -> None:
+        """The code's V update, made when the arm is chosen: the exploration leaf x x^T / (1 + ||x||^2_{V^-1}) of
+        the arm criterion I plays (its argmax) in a criterion-I round, the zero leaf otherwise."""
+        outer = x_explore[:, :, None] * x_explore[:, None, :] / (1 + norm2)[:, None, None]
+        self.V = self._released(self.tree_V, np.where(explore[:, None, None], outer, 0.0))
+        self.V_inv = np.linalg.inv(self.V)
 
     def _start(self, idx: np.ndarray, own: np.ndarray) -> np.ndarray:
         """Where an optimizer call of the runs ``idx`` starts: ``own``, the estimate it replaces (Algorithm 2),
@@ -265,16 +282,11 @@ class Algorithm2:
             self.theta_o[idx] = self._call("explore", t, idx, mask.sum(axis=1), mask, start)
             self.count1[idx] += 1
         outer = x[:, :, None] * x[:, None, :]
-        if code:  # the code's exploration leaf x x^T / (1 + ||x||^2_{V^-1})
-            outer_V = outer / (1 + self._norm2)[:, None, None]
-        else:
-            outer_V = outer
         weight = self.link.slope(np.einsum("rd,rd->r", x, self.theta_o)) / math.e
-        leaf_V = np.where(explore[:, None, None], outer_V, 0.0)
-        leaf_H = np.where(explore[:, None, None], 0.0, weight[:, None, None] * outer)
-        self.V = self._released(self.tree_V, leaf_V)
-        self.H = self._released(self.tree_H, leaf_H)
-        self.V_inv = np.linalg.inv(self.V)
+        if not code:  # (the code's V leaf went in when the arm was chosen)
+            self.V = self._released(self.tree_V, np.where(explore[:, None, None], outer, 0.0))
+            self.V_inv = np.linalg.inv(self.V)
+        self.H = self._released(self.tree_H, np.where(explore[:, None, None], 0.0, weight[:, None, None] * outer))
         if self.record:
             self.trace["noise_V"].append(_copied(self.tree_V.last_noise))
             self.trace["noise_H"].append(_copied(self.tree_H.last_noise))

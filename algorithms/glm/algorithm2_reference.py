@@ -74,7 +74,9 @@ def algorithm2_one_run(config: Algorithm2Settings, link: Any, contexts: np.ndarr
     """One run of Algorithm 2 over the rounds of ``contexts`` (T, K, d) with reward table ``rewards`` (T, K).
     Returns the arms played (T,) and the optimizer calls [(kind, t, n)]. ``variant="released-code"``: the cited
     code's departures (strict criterion I, switch on det >= 2 det, criterion-I points before count1's cutoff in
-    criterion II's data too, the UCB at (theta_o + theta_tau)/2, the exploration leaf x x^T / (1 + ||x||^2))."""
+    criterion II's data too, the UCB at (theta_o + theta_tau)/2, the exploration leaf x x^T / (1 + ||x||^2), V's
+    leaf inserted when the arm is chosen and read by the elimination, no switch after count2's cutoff, the switch
+    reference max(last reference, det(H)))."""
     code = variant == "released-code"
     T, K, d = contexts.shape
     lam_I = config.lam * np.eye(d)
@@ -88,6 +90,15 @@ def algorithm2_one_run(config: Algorithm2Settings, link: Any, contexts: np.ndarr
     if tree == "released-code":
         heap_V = _CodeHeap(T, d, config.lam, noise_V)
         heap_H = _CodeHeap(T, d, config.lam, noise_H)
+
+    def release(t: int, leaf: np.ndarray, leaves: dict, psums: dict, noise: Any, heap: Any) -> np.ndarray:
+        """Leaf t into a tree; the matrix released after it (lambda I included)."""
+        leaves[t] = leaf
+        if tree == "released-code":
+            return heap.insert_and_query(leaf)
+        psums[t] = sum(leaves[s] for s in _block(t)) + noise[t - 1]
+        return lam_I + sum(psums[e] for e in _prefix_blocks(t))
+
     played = np.empty(T, dtype=np.int64)
     calls: list[tuple[str, int, int]] = []
     for t in range(1, T + 1):
@@ -96,18 +107,25 @@ def algorithm2_one_run(config: Algorithm2Settings, link: Any, contexts: np.ndarr
         V_inv = np.linalg.inv(V)
         norms2 = np.array([max(float(x @ V_inv @ x), 0.0) for x in arms])
         explore = norms2.max() > config.threshold if code else norms2.max() >= config.threshold
+        zero = np.zeros((d, d))
+        if code:  # the code's V takes the round's leaf when the arm is chosen; the elimination reads that V
+            e = int(first_best(norms2[None])[0])
+            leaf = np.outer(arms[e], arms[e]) / (1 + norms2[e]) if explore else zero
+            V = release(t, leaf, leaves_V, psum_V, noise_V, heap_V if tree == "released-code" else None)
+            V_inv = np.linalg.inv(V)
         if explore:
             a = int(first_best(norms2[None])[0])
         else:
-            if (det_max >= 2 * det_switch) if code else (det_max > 2 * det_switch):
-                det_switch, H_tau = det_max, H.copy()
+            if (det_max >= 2 * det_switch and count2 < config.count2_cutoff) if code else (det_max > 2 * det_switch):
+                det_switch = max(det_switch, float(np.linalg.det(H))) if code else det_max
+                H_tau = H.copy()
                 n = len(exploited)
                 if count2 < config.count2_cutoff and n > 0:
                     theta_tau = fitted("switch", t, n)
                     calls.append(("switch", t, n))
                     count2 += 1
             H_tau_inv = np.linalg.inv(H_tau)
-            widths = [math.sqrt(norms2[k]) for k in range(K)]
+            widths = [math.sqrt(max(float(arms[k] @ V_inv @ arms[k]), 0.0)) for k in range(K)]
             ucb_o = [arms[k] @ theta_o + config.elimination_width * widths[k] for k in range(K)]
             lcb_o = [arms[k] @ theta_o - config.elimination_width * widths[k] for k in range(K)]
             best_lcb = max(lcb_o)
@@ -120,7 +138,6 @@ def algorithm2_one_run(config: Algorithm2Settings, link: Any, contexts: np.ndarr
             a = int(first_best(scores[None])[0])
         played[t - 1] = a
         x = arms[a]
-        zero = np.zeros((d, d))
         if explore:
             explored.append(t)
             if count1 < config.count1_cutoff:
@@ -129,17 +146,14 @@ def algorithm2_one_run(config: Algorithm2Settings, link: Any, contexts: np.ndarr
                 theta_o = fitted("explore", t, len(explored))
                 calls.append(("explore", t, len(explored)))
                 count1 += 1
-            leaves_V[t], leaves_H[t] = np.outer(x, x) / ((1 + norms2[a]) if code else 1.0), zero
+            leaf_V, leaf_H = np.outer(x, x), zero
         else:
             exploited.append(t)
-            leaves_V[t], leaves_H[t] = zero, float(link.slope(x @ theta_o)) / math.e * np.outer(x, x)
-        if tree == "released-code":
-            V, H = heap_V.insert_and_query(leaves_V[t]), heap_H.insert_and_query(leaves_H[t])
-            continue
-        psum_V[t] = sum(leaves_V[s] for s in _block(t)) + noise_V[t - 1]
-        psum_H[t] = sum(leaves_H[s] for s in _block(t)) + noise_H[t - 1]
-        V = lam_I + sum(psum_V[e] for e in _prefix_blocks(t))
-        H = lam_I + sum(psum_H[e] for e in _prefix_blocks(t))
+            leaf_V, leaf_H = zero, float(link.slope(x @ theta_o)) / math.e * np.outer(x, x)
+        heaps = (heap_V, heap_H) if tree == "released-code" else (None, None)
+        if not code:
+            V = release(t, leaf_V, leaves_V, psum_V, noise_V, heaps[0])
+        H = release(t, leaf_H, leaves_H, psum_H, noise_H, heaps[1])
     return played, calls
 
 

@@ -22,16 +22,21 @@ the code the paper cites (the spec's 5.5) and DP-SGD as the optimizer.
         runs, whose query is not a prefix sum and is projected onto the PSD cone
         (:class:`~dpaudit.mechanisms.glm_released_code.ReleasedCodeTree`; not private as Algorithm 2 is).
 
-``schedule="released-code"`` runs each DP-SGD call with the epochs, burn-in and learning rate that commit
-ab8fd160's adaptation picks when the noise is large (:func:`~dpaudit.mechanisms.dp_sgd.released_code_schedule`);
+``schedule="released-code"`` runs each DP-SGD call as commit ab8fd160 does: with the noise multiplier of its
+accountant (:func:`~dpaudit.mechanisms.dp_sgd.released_code_noise_multiplier`, 1.3-1.6x this package's) and the
+epochs, burn-in and learning rate that its adaptation picks when the noise is large
+(:func:`~dpaudit.mechanisms.dp_sgd.released_code_schedule`);
 the default, ``"fixed"``, keeps 50 epochs, learning rate 10 and burn-in 10 for every call.
-``variant="released-code"`` makes five of the code's departures from Algorithm 2 (``Private_RS_GLinUCB`` at
+``variant="released-code"`` makes these departures of the code from Algorithm 2 (``Private_RS_GLinUCB`` at
 ab8fd160; the default ``"paper"`` makes none):
 - the UCB is centred at (theta_o + theta_tau)/2, and both optimizer calls start there;
 - a criterion-I round's V leaf is x x^T / (1 + ||x||^2_{V^-1});
 - before count1's cutoff, a criterion-I point also joins criterion II's data;
 - criterion I is strict (``>``);
-- the switch fires at det >= 2 det.
+- the switch fires at det >= 2 det, never after count2's cutoff (H_tau then stays), and its reference becomes the
+  larger of the last reference and det(H) at the switch (Algorithm 2: the running maximum of det(H_s));
+- V takes the round's leaf when the arm is chosen (the zero leaf in a criterion-II round), so the elimination
+  (eqs. 16-17) reads the V that includes it.
 The registry's ``constants="released-code"`` sets both and ``tree="released-code"``.
 
 Choices: count2_cutoff is commit ab8fd160's (the other commit, d9c93e11, has max(1, int(3 log2(...)))), the parent
@@ -132,8 +137,9 @@ class PrivateGLM(Algorithm2):
         cutoff = self.config.count1_cutoff if kind == "explore" else self.config.count2_cutoff
         eps0, delta0 = per_call_budget(self.eps / 3, self.delta / 3, cutoff)
         if self.schedule == "released-code":
-            epochs, burn_in, lr0 = released_code_schedule(eps0, delta0, n)
-            optimizer = DPSGD(eps0, delta0, n, self._d, epochs=epochs, lr0=lr0, burn_in=burn_in)
+            epochs, burn_in, lr0 = released_code_schedule(eps0, delta0, n, accountant="released-code")
+            optimizer = DPSGD(eps0, delta0, n, self._d, epochs=epochs, lr0=lr0, burn_in=burn_in,
+                              accountant="released-code")
         else:
             optimizer = DPSGD(eps0, delta0, n, self._d)
         domain = Ball(self.S).project if self.project and kind == "explore" else None
