@@ -82,7 +82,7 @@ def statdp_bound(modules, algorithm, pairs, kwargs: dict, epsilon: float, sample
     e = 0.0
     while hypotest.test_statistics(cx, cy, e + GRID, samples) < 1 - CONFIDENCE:
         e += GRID
-    return e, {"pair": (d1, d2), "event": event, "counts": (cx, cy)}
+    return e, {"pair": (d1, d2), "event": event, "counts": (int(cx), int(cy))}
 
 
 def main(argv: list[str] | None = None) -> None:
