@@ -170,7 +170,7 @@ def thinned_fisher_lower(k_num: int, k_den: int, n: int, alpha: float, rng: np.r
     less often than alpha (about alpha / 4 at alpha = 0.3), and Fisher's conditional test uses the two counts
     jointly. At 9 * 10^6 samples per side on an event of probability 0.019 and loss 0.93 (the sparse vector
     technique's best), L is 0.917 on average against 0.913 for the pair (the gap to the loss 20% smaller); on
-    2000 samples per side, p = 0.02 and loss 0.7, 0.52 against 0.29 (tests/test_thinned_fisher.py). The
+    2000 samples per side, p = 0.02 and loss 0.7, 0.52 against 0.29 (tests/test_stats_and_seeding.py). The
     bound is randomised (the one draw of U_(m), given the counts); StatDP (Ding et al. 2018) thins the same
     way but averages the p-values of 200 independent thinnings: no randomisation in its bound, but an average
     of valid p-values is proven valid only once doubled (measured at the boundary it is conservative, and at
