@@ -32,8 +32,6 @@ from dpaudit.core.validation import integer, positive
 
 from .exploration_set import SymmetricGaussianTree
 
-SOURCE = ("Sahasrajit123/Shuffle_joint_dp_generalized_linear_contextual_bandits at ab8fd160 "
-          "(glmbanditexp/utils/binary_tree.py)")
 PSD_FLOOR = 1e-12  # the code's psd_floor
 
 
@@ -148,4 +146,4 @@ class ReleasedCodeTreeStream:
         return tree.project(out)
 
 
-__all__ = ["PSD_FLOOR", "SOURCE", "ReleasedCodeTree", "ReleasedCodeTreeStream"]
+__all__ = ["PSD_FLOOR", "ReleasedCodeTree", "ReleasedCodeTreeStream"]

@@ -235,8 +235,8 @@ class Algorithm2:
                 self.theta_tau[cidx] = self._call("switch", t, cidx, n[calls], mask,
                                                   self._start(cidx, self.theta_tau[cidx]))
                 self.count2[cidx] += 1
+        widest = first_best(norms2)  # criterion I's arm
         if code:  # the code inserts V's leaf before the elimination, which reads the V that includes it
-            widest = first_best(norms2)
             self._insert_V(x[rows, widest], norms2[rows, widest], explore)
             width = np.sqrt(np.maximum(np.einsum("rkd,rkd->rk", x @ self.V_inv, x), 0.0))
         else:
@@ -247,7 +247,7 @@ class Algorithm2:
         h_width = np.sqrt(np.maximum(np.einsum("rkd,rkd->rk", x @ self.H_tau_inv, x), 0.0))
         ucb_centre = (self.theta_o + self.theta_tau) / 2 if code else self.theta_tau
         score = np.where(keep, np.einsum("rkd,rd->rk", x, ucb_centre) + s.beta * h_width, -np.inf)
-        played = np.where(explore, first_best(norms2), first_best(score))
+        played = np.where(explore, widest, first_best(score))
         self._x = x[rows, played]
         self._explore = explore
         return played

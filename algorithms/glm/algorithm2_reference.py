@@ -87,6 +87,7 @@ def algorithm2_one_run(config: Algorithm2Settings, link: Any, contexts: np.ndarr
     explored: list[int] = []
     exploited: list[int] = []
     leaves_V, leaves_H, psum_V, psum_H = {}, {}, {}, {}
+    heap_V = heap_H = None
     if tree == "released-code":
         heap_V = _CodeHeap(T, d, config.lam, noise_V)
         heap_H = _CodeHeap(T, d, config.lam, noise_H)
@@ -108,13 +109,13 @@ def algorithm2_one_run(config: Algorithm2Settings, link: Any, contexts: np.ndarr
         norms2 = np.array([max(float(x @ V_inv @ x), 0.0) for x in arms])
         explore = norms2.max() > config.threshold if code else norms2.max() >= config.threshold
         zero = np.zeros((d, d))
+        widest = int(first_best(norms2[None])[0])  # criterion I's arm
         if code:  # the code's V takes the round's leaf when the arm is chosen; the elimination reads that V
-            e = int(first_best(norms2[None])[0])
-            leaf = np.outer(arms[e], arms[e]) / (1 + norms2[e]) if explore else zero
-            V = release(t, leaf, leaves_V, psum_V, noise_V, heap_V if tree == "released-code" else None)
+            leaf = np.outer(arms[widest], arms[widest]) / (1 + norms2[widest]) if explore else zero
+            V = release(t, leaf, leaves_V, psum_V, noise_V, heap_V)
             V_inv = np.linalg.inv(V)
         if explore:
-            a = int(first_best(norms2[None])[0])
+            a = widest
         else:
             if (det_max >= 2 * det_switch and count2 < config.count2_cutoff) if code else (det_max > 2 * det_switch):
                 det_switch = max(det_switch, float(np.linalg.det(H))) if code else det_max
@@ -150,10 +151,9 @@ def algorithm2_one_run(config: Algorithm2Settings, link: Any, contexts: np.ndarr
         else:
             exploited.append(t)
             leaf_V, leaf_H = zero, float(link.slope(x @ theta_o)) / math.e * np.outer(x, x)
-        heaps = (heap_V, heap_H) if tree == "released-code" else (None, None)
         if not code:
-            V = release(t, leaf_V, leaves_V, psum_V, noise_V, heaps[0])
-        H = release(t, leaf_H, leaves_H, psum_H, noise_H, heaps[1])
+            V = release(t, leaf_V, leaves_V, psum_V, noise_V, heap_V)
+        H = release(t, leaf_H, leaves_H, psum_H, noise_H, heap_H)
     return played, calls
 
 
