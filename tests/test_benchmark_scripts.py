@@ -54,15 +54,32 @@ def test_the_authors_code_benchmark_says_how_to_get_a_checkout(tmp_path, capsys)
     assert features.shape == (2, 100, 5) and (features[:, :5, -1] == 1).all() and thetas[:, -1].tolist() == [0.5, 0.5]
 
 
-def test_the_peer_benchmark_says_how_to_get_statdp(tmp_path, capsys):
+def test_the_peer_benchmark_says_how_to_get_statdp_and_dpsniper(tmp_path, capsys):
     import pytest
 
     bench = _script("peers")
-    for argv in ([], ["--statdp", str(tmp_path)]):
+    for argv in ([], ["--statdp", str(tmp_path)], ["--dpsniper", str(tmp_path)]):
         with pytest.raises(SystemExit) as stop:
             bench.main(argv)
         assert stop.value.code == 2
-        assert "git clone https://github.com/cmla-psu/statdp" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert "git clone https://github.com/cmla-psu/statdp" in err
+        assert "git clone https://github.com/eth-sri/dp-sniper" in err
+    # a checkout that the interpreter cannot run (no torch, or no DP-Sniper at all) is refused before any run
+    (tmp_path / "dpsniper").mkdir()
+    (tmp_path / "dpsniper" / "__init__.py").write_text("raise ImportError('torch is missing')\n")
+    with pytest.raises(SystemExit) as stop:
+        bench.main(["--dpsniper", str(tmp_path)])
+    assert stop.value.code == 2 and "does not import" in capsys.readouterr().err
+
+
+def test_the_dpsniper_driver_gives_every_pair_in_both_orders_and_sizes_it_accepts():
+    driver = _script("peers_dpsniper")
+    pairs = driver.GivenPairs([([1, 1], [2, 1]), ([0, 1], [1, 1])])
+    assert [(a.tolist(), b.tolist()) for a, b in pairs.get_input_pairs()] == [
+        ([1.0, 1.0], [2.0, 1.0]), ([2.0, 1.0], [1.0, 1.0]), ([0.0, 1.0], [1.0, 1.0]), ([1.0, 1.0], [0.0, 1.0])]
+    # DP-Sniper refuses sizes of 10^4 or more that are not multiples of 1000
+    assert [driver.round_samples(n) for n in (9999, 10_000, 1_234_567)] == [9999, 10_000, 1_234_000]
 
 
 def test_the_event_search_benchmark_prints_every_seed_their_mean_and_both_ceilings(capsys):
