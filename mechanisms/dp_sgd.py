@@ -25,7 +25,13 @@ Choices where the code differs from its accounting, and what is done here:
     subsampled (each point in with probability q), which is what the subsampled-Gaussian RDP accounting of
     ``dp_accounting`` (``PoissonSampledDpEvent`` of a ``GaussianDpEvent``) bounds; the sum is divided by the
     expected batch size q n. With q = 1 (n <= batch, the full batch) the two coincide and no amplification
-    is claimed;
+    is claimed. ``batches="shuffled"`` runs the code's batches instead (the released-code Private-GLM uses it):
+    each epoch a fresh permutation per run, cut into ceil(n / batch) consecutive batches, the last one of
+    m = n - (ceil(n / batch) - 1) batch points; each batch's clipped gradients are averaged over its own size and
+    the noise N(0, (z clip / batch)^2 I) is added to that mean, as the code does. A last batch of m < batch points
+    thus weighs each of its points batch / m times a full batch's point (at n = 2049 one point is a whole step),
+    a sensitivity the code's accounting does not pay for. Here that is the release's noisy sum of the batch's
+    clipped gradients scaled by batch / m, divided by batch;
   - the code's adaptation when the noise is large is not done by default (50 epochs, learning rate 10 and
     burn-in 10 always): both commits have one. At ab8fd160, when sigma clip / batch > 0.3, the epochs are cut by
     factors 0.8-0.95 towards 15, the burn-in with them, and the learning rate falls from 10 to 1.0; d9c93e11
@@ -213,6 +219,11 @@ def released_code_schedule(epsilon: float, delta: float, n: int, clip: float = 0
     return epochs, burn_in, lr0
 
 
+#: how a step's batch is drawn when n > batch: Poisson sampling (what the accounting bounds) or the released
+#: code's shuffled fixed-size batches (module docstring)
+BATCHES = ("poisson", "shuffled")
+
+
 class DPSGD(ExactRelease):
     """DP-SGD for ``n`` points in R^``d`` at budget (eps, delta) (module docstring). Data of :meth:`sample` /
     :meth:`distribution`: one step's clipped per-point gradients, shape (m, d) (each of norm <= ``clip``)."""
@@ -222,7 +233,7 @@ class DPSGD(ExactRelease):
 
     def __init__(self, epsilon: float, delta: float, n: int, d: int, clip: float = 0.2, batch: int = 2048,
                  epochs: int = 50, lr0: float = 10.0, regulariser: float = 1e-5, burn_in: int = 10,
-                 accountant: str = "dp-accounting"):
+                 accountant: str = "dp-accounting", batches: str = "poisson"):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
         self.delta = probability(self.owner, "delta", delta)
         self.n = integer(self.owner, "n", n, 1)
@@ -239,12 +250,16 @@ class DPSGD(ExactRelease):
         self.steps = self.epochs * self.batches_per_epoch
         self.q = self.batch / self.n
         self.accountant = accountant
+        if batches not in BATCHES:
+            raise ValueError(f"{self.owner}: batches must be one of {BATCHES}, got {batches!r}")
+        self.batches = batches
         self.noise_multiplier = multiplier(accountant, self.epsilon, self.delta, self.steps, self.q)
         self.sigma = self.noise_multiplier * self.clip  # noise std of one step's gradient sum, per coordinate
         self.name = (f"DPSGD(eps={self.epsilon:.6g}, delta={self.delta:.6g}, n={self.n}, d={self.d}, "
                      f"clip={self.clip:g}, batch={self.batch}, q={self.q:.4g}, steps={self.steps}; "
                      f"z={self.noise_multiplier:.6g}" + ("" if accountant == "dp-accounting" else
-                                                         ", the released code's accountant") + ")")
+                                                         ", the released code's accountant")
+                     + ("" if batches == "poisson" else ", the released code's shuffled batches") + ")")
 
     def __repr__(self) -> str:
         return self.name
@@ -295,14 +310,20 @@ class DPSGD(ExactRelease):
         expected_batch = self.q * self.n
         total, kept, step = np.zeros_like(theta), 0, 0
         for epoch in range(self.epochs):
-            for _ in range(self.batches_per_epoch):
+            if self.subsampled and self.batches == "shuffled":  # each point's batch in this epoch, per run
+                order = rng.permuted(np.broadcast_to(np.arange(self.n), (runs, self.n)), axis=1)
+                chunk = np.argsort(order, axis=1) // self.batch
+            for j in range(self.batches_per_epoch):
                 step += 1
                 grads = np.asarray(gradient(theta, data), dtype=float)
                 if grads.shape != (runs, self.n, self.d):
                     raise ValueError(f"{self.owner}: gradient must return shape {(runs, self.n, self.d)}, "
                                      f"got {grads.shape}")
                 clipped = self.clip_gradients(grads)
-                if self.subsampled:  # Poisson sampling: each point in the batch with probability q
+                if self.subsampled and self.batches == "shuffled":  # the code's j-th batch of this epoch's order
+                    size = min(self.batch, self.n - j * self.batch)
+                    clipped = clipped * ((chunk == j) * (self.batch / size))[..., None]
+                elif self.subsampled:  # Poisson sampling: each point in the batch with probability q
                     clipped = clipped * (rng.random((runs, self.n)) < self.q)[..., None]
                 noisy = self.noisy_sums(clipped, rng) / expected_batch
                 theta = theta - self.lr0 / math.sqrt(step) * (noisy + 2 * self.regulariser * theta)
@@ -319,5 +340,5 @@ class DPSGD(ExactRelease):
         return rdp_epsilon(self.noise_multiplier, self.steps, self.q, self.delta)
 
 
-__all__ = ["ACCOUNTANTS", "DPSGD", "RDP_ORDERS", "multiplier", "noise_multiplier", "rdp_epsilon",
+__all__ = ["ACCOUNTANTS", "BATCHES", "DPSGD", "RDP_ORDERS", "multiplier", "noise_multiplier", "rdp_epsilon",
            "released_code_noise_multiplier", "released_code_schedule"]

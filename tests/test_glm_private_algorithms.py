@@ -236,6 +236,53 @@ def test_dp_sgd_release_and_calibration():
         sgd.sample(np.ones((2, 3)), 1, rng)
 
 
+def test_dp_sgd_shuffled_batches_are_the_released_codes():
+    # n = 5, batch 2: each epoch three batches of 2, 2 and 1 points, each averaged over its own size; eps = 1e5
+    # puts the noise at its floor (sd 0.001 per step), and lr0 = 1, no regulariser, gradients constant in theta
+    rng = np.random.default_rng(11)
+    runs, n, d = 4000, 5, 3
+    sgd = DPSGD(1e5, 1e-3, n, d, batch=2, epochs=2, burn_in=1, lr0=1.0, regulariser=0.0, batches="shuffled")
+    assert "shuffled batches" in sgd.name and sgd.batches_per_epoch == 3
+    lr = 1 / np.sqrt(np.arange(1, 7))
+    noise = sgd.sigma / sgd.batch * np.sqrt((lr**2).sum())  # sd of the output's noise
+    # 1. the same gradient at every point: every batch's mean is it, whatever the order, so every run ends at
+    #    -sum(lr) v (Poisson batches, or a last batch not averaged over its own size, would not)
+    v = np.array([0.2, 0.0, 0.0])
+    same = sgd.run(lambda theta, data: np.broadcast_to(v, (theta.shape[0], n, d)), None, np.zeros((runs, d)), rng)
+    np.testing.assert_allclose(same, np.broadcast_to(-lr.sum() * v, same.shape), atol=6 * noise)
+    poisson = DPSGD(1e5, 1e-3, n, d, batch=2, epochs=2, burn_in=1, lr0=1.0, regulariser=0.0)
+    spread = poisson.run(lambda theta, data: np.broadcast_to(v, (theta.shape[0], n, d)), None,
+                         np.zeros((runs, d)), rng)
+    assert np.abs(spread[:, 0] + lr.sum() * 0.2).max() > 0.1
+    # 2. a gradient at point 0 only, in coordinate 0 during epoch 1 and coordinate 1 during epoch 2 (the
+    #    gradient is called once per step): each epoch point 0 is in exactly one batch, the j-th with
+    #    probability m_j / n, drawn afresh per run and epoch, and its step is lr_t * 0.2 / m_j. Epoch 1's batch
+    #    is read off coordinate 0 (three values, gaps >= 9 noise sds); epoch 2's, whether it was the last
+    #    (singleton) batch, off coordinate 1 (gap > 20 sds); the 3 x 2 counts are checked by chi-squared at level
+    #    1e-3 (false-failure rate 1e-3)
+    sizes = np.array([2, 2, 1])
+    first = 0.2 * lr[:3] / sizes
+    second = 0.2 * lr[3:] / sizes
+    assert np.diff(np.sort(first)).min() > 9 * noise and second[2] - second[:2].max() > 20 * noise
+    calls = []
+
+    def point_zero(theta, data):
+        g = np.zeros((theta.shape[0], n, d))
+        g[:, 0, len(calls) // 3] = 0.2
+        calls.append(1)
+        return g
+
+    out = -sgd.run(point_zero, None, np.zeros((runs, d)), rng)
+    j1 = np.abs(out[:, [0]] - first[None, :]).argmin(axis=1)
+    last = out[:, 1] > (second[2] + second[:2].max()) / 2
+    assert np.abs(out[:, 0] - first[j1]).max() < 6 * noise and np.abs(out[:, 2]).max() < 6 * noise
+    counts = np.bincount(j1 * 2 + last, minlength=6)
+    expected = runs * np.outer(sizes / n, [0.8, 0.2]).ravel()
+    assert stats.chisquare(counts, expected).pvalue > 1e-3
+    with pytest.raises(ValueError, match="batches must be one of"):
+        DPSGD(1.0, 1e-3, 5, 3, batches="fixed")
+
+
 def test_dp_sgd_learns_with_little_noise():
     # eps = 1e3: noise multiplier at its floor; the fit must point along theta* (cosine > 0.9, a wide margin)
     rng = np.random.default_rng(7)

@@ -155,7 +155,7 @@ def test_private_glm_runs_dp_sgd_with_the_schedule_it_names(monkeypatch):
     monkeypatch.setattr(module, "DPSGD", Recorder)
     monkeypatch.setattr(module, "released_code_schedule", lambda eps, delta, n, accountant: (16, 1, 1.0))
     env = GLMBandit(20, 3, 2.0, link="probit", generator="repository")
-    released = {"epochs": 16, "lr0": 1.0, "burn_in": 1, "accountant": "released-code"}
+    released = {"epochs": 16, "lr0": 1.0, "burn_in": 1, "accountant": "released-code", "batches": "shuffled"}
     for constants, expected in (("released-code", released), ("theorem", {})):
         built.clear()
         policy = experiments.algorithm_registry()["private-glm"](eps=4.0, S=2.0, link="probit", constants=constants)

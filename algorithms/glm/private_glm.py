@@ -139,7 +139,7 @@ class PrivateGLM(Algorithm2):
         if self.schedule == "released-code":
             epochs, burn_in, lr0 = released_code_schedule(eps0, delta0, n, accountant="released-code")
             optimizer = DPSGD(eps0, delta0, n, self._d, epochs=epochs, lr0=lr0, burn_in=burn_in,
-                              accountant="released-code")
+                              accountant="released-code", batches="shuffled")
         else:
             optimizer = DPSGD(eps0, delta0, n, self._d)
         domain = Ball(self.S).project if self.project and kind == "explore" else None
