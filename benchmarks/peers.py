@@ -150,18 +150,17 @@ def main(argv: list[str] | None = None) -> None:
     modules = load_statdp(args.statdp) if args.statdp else None
     if args.dpsniper:
         check_dpsniper(args.dpsniper, args.dpsniper_python)
-    statdp = {"svt": ("SVT", {"epsilon": 1.0, "N": 1, "T": 0.5}), "noisy-max": ("noisy_max_v1a", {"epsilon": 0.7})}
-    rows = [
+    rows = [  # key, title, dpaudit's mechanism, epsilon, pairs, StatDP's algorithm and its arguments
         ("svt", "SVT (Lyu Alg. 1), eps=1, T=0.5, c=1, 10 queries", SparseVector(1.0, threshold=0.5, cutoff=1),
-         1.0, _statdp_patterns(10)),
+         1.0, _statdp_patterns(10), "SVT", {"epsilon": 1.0, "N": 1, "T": 0.5}),
         ("noisy-max", "Report noisy max (index), eps=0.7, k=5", ReportNoisyMax(0.7, k=5, noise="laplace"),
-         0.7, NOISY_MAX_PAIRS),
+         0.7, NOISY_MAX_PAIRS, "noisy_max_v1a", {"epsilon": 0.7}),
     ]
     print(f"{args.samples:,} samples per side, confidence {CONFIDENCE}, {args.seeds} run(s) per tool; "
           "shares of the true epsilon")
     ours = args.dpaudit_samples or args.samples
     with mp.Pool(2) as pool:
-        for key, title, mech, epsilon, pairs in rows:
+        for key, title, mech, epsilon, pairs, statdp_name, statdp_kwargs in rows:
             if args.only not in (None, key):
                 continue
             # samples each tool draws per side in all, its selection included (module docstring)
@@ -179,9 +178,8 @@ def main(argv: list[str] | None = None) -> None:
                         f"({result.parameters['bounds']}, pair {result.witness['pair_index']})")
                 if modules is not None:
                     start = time.perf_counter()
-                    name, kwargs = statdp[key]
-                    bound, chosen = statdp_bound(modules, getattr(modules[0], name), pairs, kwargs, epsilon,
-                                                 args.samples, pool)
+                    bound, chosen = statdp_bound(modules, getattr(modules[0], statdp_name), pairs, statdp_kwargs,
+                                                 epsilon, args.samples, pool)
                     runs["StatDP"].append((bound / epsilon, time.perf_counter() - start))
                     line += (f"; StatDP {runs['StatDP'][-1][0]:.3f} in {runs['StatDP'][-1][1]:.1f} s "
                              f"(event {chosen['event']}, counts {chosen['counts']})")

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 
-def build(row: str, mlp: bool):
+def build(row: str):
     """DP-Sniper's mechanism, output dimension and feature transform for a row of benchmarks/peers.py."""
     from dpsniper.classifiers.feature_transformer import FlagsFeatureTransformer
     from dpsniper.mechanisms.report_noisy_max import ReportNoisyMax1
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     from dpsniper.search.ddsearch import DDSearch
     from dpsniper.utils.initialization import initialize_dpsniper
 
-    mechanism, dimensions, transform, label = build(args.row, args.mlp)
+    mechanism, dimensions, transform, label = build(args.row)
     selection = round_samples(args.selection)
     config = DDConfig(n_train=selection, n=selection, n_check=selection, n_final=round_samples(args.samples),
                       n_processes=args.processes, confidence=args.confidence)

@@ -308,9 +308,10 @@ class DPSGD(ExactRelease):
         if theta.shape != (runs, self.d):
             raise ValueError(f"{self.owner}: theta_init must have shape (runs, {self.d}), got {theta.shape}")
         expected_batch = self.q * self.n
+        shuffled = self.subsampled and self.batches == "shuffled"
         total, kept, step = np.zeros_like(theta), 0, 0
         for epoch in range(self.epochs):
-            if self.subsampled and self.batches == "shuffled":  # each point's batch in this epoch, per run
+            if shuffled:  # each point's batch in this epoch, per run
                 order = rng.permuted(np.broadcast_to(np.arange(self.n), (runs, self.n)), axis=1)
                 chunk = np.argsort(order, axis=1) // self.batch
             for j in range(self.batches_per_epoch):
@@ -320,7 +321,7 @@ class DPSGD(ExactRelease):
                     raise ValueError(f"{self.owner}: gradient must return shape {(runs, self.n, self.d)}, "
                                      f"got {grads.shape}")
                 clipped = self.clip_gradients(grads)
-                if self.subsampled and self.batches == "shuffled":  # the code's j-th batch of this epoch's order
+                if shuffled:  # the code's j-th batch of this epoch's order
                     size = min(self.batch, self.n - j * self.batch)
                     clipped = clipped * ((chunk == j) * (self.batch / size))[..., None]
                 elif self.subsampled:  # Poisson sampling: each point in the batch with probability q

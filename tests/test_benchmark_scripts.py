@@ -17,6 +17,16 @@ def _script(name: str):
     return module
 
 
+def _exits_2(bench, argv, capsys) -> str:
+    """What a benchmark prints to stderr as it exits with status 2 on ``argv``."""
+    import pytest
+
+    with pytest.raises(SystemExit) as stop:
+        bench.main(argv)
+    assert stop.value.code == 2
+    return capsys.readouterr().err
+
+
 def test_the_black_box_table_audits_a_classic_entry_and_reads_its_truth():
     bench = _script("privacy_auditors")
     entries = {e.id: e for e in bench.blackbox_entries()}
@@ -36,15 +46,10 @@ def test_the_gaussian_rewards_benchmark_times_both_environments(capsys):
 
 
 def test_the_authors_code_benchmark_says_how_to_get_a_checkout(tmp_path, capsys):
-    import pytest
-
     bench = _script("authors_code")
     for argv in ([], ["--checkout", str(tmp_path / "missing")], ["--checkout", str(tmp_path), "--family", "mab"],
                  ["--family", "glm"], ["--glm-checkout", str(tmp_path), "--family", "glm"]):
-        with pytest.raises(SystemExit) as stop:
-            bench.main(argv)
-        assert stop.value.code == 2
-        err = capsys.readouterr().err
+        err = _exits_2(bench, argv, capsys)
         assert "git clone https://github.com/sayakrc/Differentially-Private-Bandits" in err
         assert "checkout ab8fd160" in err
     # the instances are the scripts': run r's means from np.random.seed(r), the linear ones from seed 2
@@ -55,22 +60,15 @@ def test_the_authors_code_benchmark_says_how_to_get_a_checkout(tmp_path, capsys)
 
 
 def test_the_peer_benchmark_says_how_to_get_statdp_and_dpsniper(tmp_path, capsys):
-    import pytest
-
     bench = _script("peers")
     for argv in ([], ["--statdp", str(tmp_path)], ["--dpsniper", str(tmp_path)]):
-        with pytest.raises(SystemExit) as stop:
-            bench.main(argv)
-        assert stop.value.code == 2
-        err = capsys.readouterr().err
+        err = _exits_2(bench, argv, capsys)
         assert "git clone https://github.com/cmla-psu/statdp" in err
         assert "git clone https://github.com/eth-sri/dp-sniper" in err
     # a checkout that the interpreter cannot run (no torch, or no DP-Sniper at all) is refused before any run
     (tmp_path / "dpsniper").mkdir()
     (tmp_path / "dpsniper" / "__init__.py").write_text("raise ImportError('torch is missing')\n")
-    with pytest.raises(SystemExit) as stop:
-        bench.main(["--dpsniper", str(tmp_path)])
-    assert stop.value.code == 2 and "does not import" in capsys.readouterr().err
+    assert "does not import" in _exits_2(bench, ["--dpsniper", str(tmp_path)], capsys)
 
 
 def test_the_dpsniper_driver_gives_every_pair_in_both_orders_and_sizes_it_accepts():
