@@ -6,8 +6,8 @@ every other algorithm (:func:`dpaudit.simulate`).
 
 :class:`ContinualCounter` feeds round t's bit b_t (column 0 of the full-information row) to user t of
 a counter, an Algorithm 1 schedule of M^sum_bin batches
-(:class:`~dpaudit.mechanisms.concurrent_shuffle.ConcurrentShuffleCounter` through its online
-:meth:`~dpaudit.mechanisms.concurrent_shuffle.ConcurrentShuffleCounter.stream`), whose estimate S_t
+(:class:`~dpaudit.mechanisms.counters.concurrent_shuffle.ConcurrentShuffleCounter` through its online
+:meth:`~dpaudit.mechanisms.counters.concurrent_shuffle.ConcurrentShuffleCounter.stream`), whose estimate S_t
 is computed from the released counts only. The arm played at round t + 1 is the harness's read-out of
 Definition 2.1's error event at time t: arm 1 when |S_t - sum_{i <= t} b_i| >= ``threshold``, arm 0
 otherwise (arm 0 at round 1: no user yet). The read-out uses the true running sum, so the plays are

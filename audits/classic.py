@@ -50,7 +50,7 @@ from dpaudit.mechanisms import (
     classic_sigma,
     fmt_shuffle_epsilon,
 )
-from dpaudit.mechanisms.distributed_sum import IntegerQueryNoise
+from dpaudit.mechanisms.distributed.distributed_sum import IntegerQueryNoise
 from dpaudit.mechanisms.noise import DiscreteGaussian
 from dpaudit.suite import Suite
 

@@ -34,7 +34,7 @@ from dpaudit import PureDP
 from dpaudit.auditors.statistical_privacy import default_selection_fraction
 from dpaudit.audits.classic import NOISY_MAX_PAIRS, UNIT, _statdp_patterns
 from dpaudit.mechanisms import ReportNoisyMax
-from dpaudit.mechanisms.sparse_vector import SparseVector
+from dpaudit.mechanisms.classic.sparse_vector import SparseVector
 from dpaudit.stats import binomial_lower, binomial_upper, thinned_fisher_mean
 
 CONFIDENCE = 0.99

@@ -3,7 +3,7 @@ reused) and after one mechanism file changed (only the claims whose subject uses
 ``dpaudit run`` in a fresh interpreter, with its wall time, how many claims ran, and the ratio to the cold run.
 
     python benchmarks/incremental_run.py [SELECTOR ...] [--budget quick] [--workers N]
-        [--touch mechanisms/sparse_vector.py] [--suite FILE.py]
+        [--touch mechanisms/classic/sparse_vector.py] [--suite FILE.py]
 
 (default: every suite at the quick budget, one comment line appended to ``--touch`` for the third run and
 removed afterwards). The targets: a cold quick run within 5 minutes on 2 cores, a warm one within 30 s.
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TOUCH = ROOT / "mechanisms" / "sparse_vector.py"
+TOUCH = ROOT / "mechanisms" / "classic" / "sparse_vector.py"
 
 
 def timed_run(args: argparse.Namespace, out: Path) -> tuple[float, int, int]:

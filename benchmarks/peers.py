@@ -57,7 +57,7 @@ import dpaudit
 from dpaudit import PureDP
 from dpaudit.audits.classic import NOISY_MAX_PAIRS, UNIT, _statdp_patterns
 from dpaudit.mechanisms import ReportNoisyMax
-from dpaudit.mechanisms.sparse_vector import SparseVector
+from dpaudit.mechanisms.classic.sparse_vector import SparseVector
 
 CONFIDENCE = 0.99
 SELECTION_SAMPLES = 100_000  # StatDP's default event_iterations

@@ -1,9 +1,11 @@
-"""The dotted paths modules had before dpaudit was laid out in wings, kept working.
+"""The dotted paths modules had before dpaudit was laid out in wings, and before the mechanisms were grouped in
+families, kept working.
 
 ``import dpaudit.simulation`` (or ``from dpaudit.claims import PureDP``, a pickle naming
-``dpaudit.simulation.SimulationResult``, ``monkeypatch.setattr("dpaudit.simulation.simulate", ...)``) gives
-the module at its new path itself, not a copy: one module object under two names, so a patch through either
-name is seen by every caller. The table is the only place the old paths are named.
+``dpaudit.simulation.SimulationResult``, ``monkeypatch.setattr("dpaudit.simulation.simulate", ...)``,
+``from dpaudit.mechanisms.tree import BinaryTreeMechanism``) gives the module at its new path itself, not a copy:
+one module object under two names, so a patch through either name is seen by every caller. The table is the only
+place the old paths are named.
 """
 
 from __future__ import annotations
@@ -28,6 +30,19 @@ MOVED = {
     "dpaudit.records": "dpaudit.api.records",
     "dpaudit.plots": "dpaudit.reports.plots",
     "dpaudit.regret_entries": "dpaudit.suite.regret",
+    # the mechanisms' flat modules, now in families (dpaudit.mechanisms.shuffle, the old path of shuffled
+    # randomized response, is the shuffle family's package, which re-exports that module's names)
+    **{f"dpaudit.mechanisms.{name}": f"dpaudit.mechanisms.{family}.{name}" for family, names in (
+        ("classic", ("additive", "bounded_laplace", "clipped_sum", "composition", "folded", "gaussian", "geometric",
+                     "histogram", "noisy_max", "randomized_response", "sparse_vector")),
+        ("shuffle", ("bit_summation", "shuffle_amp", "shuffle_vec", "vector_summation")),
+        ("counters", ("central_tree", "concurrent_shuffle", "concurrent_tree", "hybrid_counter", "lazy_laplace",
+                      "online_releases", "tree")),
+        ("distributed", ("distributed_sum", "distributed_sum_analysis")),
+        ("training", ("dp_sgd",)),
+        ("glm", ("exploration_set", "geometry", "glm_links", "glm_lower_bound", "pgd_views", "private_gd")),
+        ("released_code", ("glm_released_code", "linear_released_code")),
+    ) for name in names},
 }
 
 

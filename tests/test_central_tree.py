@@ -15,7 +15,8 @@ from scipy import stats
 import dpaudit
 from dpaudit import ApproxDP
 from dpaudit.core.neighbours import ReplaceUser
-from dpaudit.mechanisms.central_tree import (
+from dpaudit.mechanisms.classic.gaussian import analytic_gaussian_sigma
+from dpaudit.mechanisms.counters.central_tree import (
     LEAF_SENSITIVITY,
     WORST_ROW_PAIR,
     CentralTreeMechanism,
@@ -24,7 +25,6 @@ from dpaudit.mechanisms.central_tree import (
     node_sigma,
     tree_levels,
 )
-from dpaudit.mechanisms.gaussian import analytic_gaussian_sigma
 
 
 def upper(z: np.ndarray) -> np.ndarray:

@@ -213,7 +213,7 @@ def _registries():
     from dpaudit.algorithms.online.registry import ALGORITHMS as ONLINE
     from dpaudit.audits.experiments import PRESETS, STUDIES
     from dpaudit.core.neighbours import RELATIONS
-    from dpaudit.mechanisms.glm_links import LINKS
+    from dpaudit.mechanisms.glm.glm_links import LINKS
 
     return {"ALGORITHMS": ALGORITHMS, "mab": MAB, "online": ONLINE, "linear": LINEAR, "glm": GLM, "PRESETS": PRESETS,
             "STUDIES": STUDIES, "load_presets": load_presets(), "load_studies": load_studies(),

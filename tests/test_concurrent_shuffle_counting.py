@@ -14,8 +14,8 @@ from scipy import stats
 import dpaudit
 from dpaudit.algorithms.counting import ContinualCounter, erred
 from dpaudit.algorithms.environments import RepeatedBitStream
-from dpaudit.mechanisms.concurrent_shuffle import Batch, ConcurrentShuffleCounter
-from dpaudit.mechanisms.concurrent_tree import binomial_delta
+from dpaudit.mechanisms.counters.concurrent_shuffle import Batch, ConcurrentShuffleCounter
+from dpaudit.mechanisms.counters.concurrent_tree import binomial_delta
 from dpaudit.mechanisms.noise import FiniteIntegerLaw
 
 EPS, DELTA = 0.9, 1e-3

@@ -1,4 +1,4 @@
-"""concurrent-shuffle's Algorithm 1 schedules (mechanisms/concurrent_shuffle.py): fast and per-user
+"""concurrent-shuffle's Algorithm 1 schedules (mechanisms/counters/concurrent_shuffle.py): fast and per-user
 paths with the same law, the schedules' parameters recomputed from the paper's formulas, Definition
 3.1's V^t on Figure 2, the naive variants' errors, the privacy of the compositions (and a
 miscalibrated one caught), the proof steps behind the suite's accuracy entries, and clear errors
@@ -17,7 +17,7 @@ from dpaudit import ApproxDP, SubGaussian, TailBound
 from dpaudit.core.domains import Datasets
 from dpaudit.core.neighbours import ReplaceOne
 from dpaudit.mechanisms.accounting import advanced_composition_budget
-from dpaudit.mechanisms.concurrent_shuffle import (
+from dpaudit.mechanisms.counters.concurrent_shuffle import (
     Batch,
     ConcurrentShuffleCounter,
     VectorConcurrentTree,
@@ -25,7 +25,7 @@ from dpaudit.mechanisms.concurrent_shuffle import (
     theorem_3_2_step,
     variance_bound,
 )
-from dpaudit.mechanisms.concurrent_tree import ConcurrentShuffleTree
+from dpaudit.mechanisms.counters.concurrent_tree import ConcurrentShuffleTree
 from dpaudit.mechanisms.noise import Binomial, FiniteIntegerLaw
 
 EPS, DELTA = 0.9, 1e-3

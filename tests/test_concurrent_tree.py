@@ -12,7 +12,12 @@ import dpaudit
 from dpaudit import ApproxDP
 from dpaudit.core.domains import Datasets
 from dpaudit.core.neighbours import ReplaceOne
-from dpaudit.mechanisms.concurrent_tree import BinarySummation, ConcurrentShuffleTree, binomial_delta, coins_for
+from dpaudit.mechanisms.counters.concurrent_tree import (
+    BinarySummation,
+    ConcurrentShuffleTree,
+    binomial_delta,
+    coins_for,
+)
 from dpaudit.mechanisms.noise import FiniteIntegerLaw
 
 

@@ -208,7 +208,7 @@ def _keys_with_changed(entries, module: str, monkeypatch) -> dict[str, str]:
 def test_a_changed_mechanism_file_changes_only_its_users_keys(builtin_entries, builtin_keys, monkeypatch):
     """The histogram mechanisms' file: the claims whose subject is one of its mechanisms (read off the subjects,
     not the keys' own walk) change key, and no other."""
-    from dpaudit.mechanisms import histogram
+    from dpaudit.mechanisms.classic import histogram
 
     users = {e.id for e in builtin_entries if type(getattr(e, "subject", None)).__module__ == histogram.__name__}
     assert users

@@ -26,8 +26,8 @@ from dpaudit.algorithms.linear.cs_linucb import (
     tree_shape,
 )
 from dpaudit.algorithms.registry import describe
-from dpaudit.mechanisms.central_tree import CentralTreeMechanism
-from dpaudit.mechanisms.concurrent_shuffle import VectorConcurrentTree
+from dpaudit.mechanisms.counters.central_tree import CentralTreeMechanism
+from dpaudit.mechanisms.counters.concurrent_shuffle import VectorConcurrentTree
 
 ROWS = np.array([[0.6, 0.8, 1.0], [1.0, 0.0, 0.0], [0.0, -1.0, 1.0], [0.3, 0.3, 0.5]])  # (phi, y), dim 2
 PIT_LEVEL = 1e-6  # false-failure rate of each probability-integral-transform test below

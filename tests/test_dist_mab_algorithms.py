@@ -27,7 +27,7 @@ from dpaudit.bandits.environments import run_sums
 from dpaudit.bandits.policies import check_policy
 from dpaudit.bandits.transcripts import DecisionTranscript
 from dpaudit.mechanisms import DistributedSum, LocalModularRandomizer
-from dpaudit.mechanisms.distributed_sum import CentralModularSum, ShuffleModSum
+from dpaudit.mechanisms.distributed.distributed_sum import CentralModularSum, ShuffleModSum
 from dpaudit.mechanisms.noise import (
     DiscreteLaplace,
     FiniteIntegerLaw,

@@ -18,8 +18,8 @@ from dpaudit.audits.dist_mab import conversions as cv
 from dpaudit.audits.dist_mab import suite
 from dpaudit.exact.finite import hockey_stick
 from dpaudit.mechanisms import RandomizedResponse, ZCDPGaussianMechanism
-from dpaudit.mechanisms.composition import RepeatedResponseCount
-from dpaudit.mechanisms.gaussian import analytic_gaussian_delta
+from dpaudit.mechanisms.classic.composition import RepeatedResponseCount
+from dpaudit.mechanisms.classic.gaussian import analytic_gaussian_delta
 
 
 def lemma10_on_a_grid(curve, delta):

@@ -14,7 +14,7 @@ import dpaudit
 from dpaudit import ZCDP, PureDP, RenyiDP, TailBound
 from dpaudit.core.domains import Box, Datasets
 from dpaudit.core.neighbours import ReplaceUser
-from dpaudit.mechanisms.distributed_sum import IntegerQueryNoise, ShuffleModSum, log_iid_sum
+from dpaudit.mechanisms.distributed.distributed_sum import IntegerQueryNoise, ShuffleModSum, log_iid_sum
 from dpaudit.mechanisms.noise import DiscreteGaussian, FiniteIntegerLaw, iid_sum
 
 T = 10**6
@@ -117,7 +117,7 @@ def _xi(sigma: float, n: int) -> float:
 def test_lemma4_holds_with_its_xi_and_fails_without_it(sigma, n, delta):
     """Lemma 4 at sigma near its floor 1/2: the sum of discrete Gaussians is a little less spread than
     a Gaussian, and xi pays for it. Without xi (eps = Delta/(sqrt(n) sigma)) the claim is refuted."""
-    from dpaudit.mechanisms.distributed_sum_analysis import lemma4_epsilon, xi_lemma4
+    from dpaudit.mechanisms.distributed.distributed_sum_analysis import lemma4_epsilon, xi_lemma4
 
     assert xi_lemma4(sigma, n) == pytest.approx(_xi(sigma, n), rel=1e-12)
     xi = _xi(sigma, n)
@@ -131,7 +131,7 @@ def test_lemma4_holds_with_its_xi_and_fails_without_it(sigma, n, delta):
 
 
 def test_theorem4_xi_as_printed_uses_s_and_T_over_2():
-    from dpaudit.mechanisms.distributed_sum_analysis import theorem4_epsilon_hat, xi_theorem4
+    from dpaudit.mechanisms.distributed.distributed_sum_analysis import theorem4_epsilon_hat, xi_theorem4
 
     for s, horizon in [(1.0, 10**4), (1.5, 2 * 10**3)]:
         assert xi_theorem4(s, horizon) == pytest.approx(_xi(s, horizon // 2), rel=1e-10)
@@ -143,7 +143,7 @@ def test_theorem4_xi_as_printed_uses_s_and_T_over_2():
 def test_lemma3_and_fact2_audits_refute_miscalibrated_noise():
     """Power: Skellam noise of half the variance against Lemma 3's eps(alpha), and a discrete Gaussian
     with sigma / 1.2 against Fact 2's curve, are refuted; the calibrated ones are not."""
-    from dpaudit.mechanisms.distributed_sum_analysis import RDP_ORDERS, lemma3_epsilon
+    from dpaudit.mechanisms.distributed.distributed_sum_analysis import RDP_ORDERS, lemma3_epsilon
 
     claim = RenyiDP(RDP_ORDERS, tuple(lemma3_epsilon(a, 4, 16.0) for a in RDP_ORDERS))
     wide = dpaudit.audit_privacy(IntegerQueryNoise.skellam(16.0, 4), claim, pairs=[(0, 4)], auditor="exact")
@@ -164,7 +164,7 @@ def test_lemma3_and_fact2_audits_refute_miscalibrated_noise():
 def test_analyzer_error_law_is_exact_inside_tau_and_the_accuracy_audit_has_power():
     """The error g (A(y_hat) - sum x_hat / g) equals the noise whenever |noise| <= tau, so its tail beyond
     tau is the noise's, P = 2 a^{tau + 1} / (1 + a), a = e^{-eps/g}: below p = 1/T, above p/4."""
-    from dpaudit.mechanisms.distributed_sum_analysis import analyzer_error, theorem1
+    from dpaudit.mechanisms.distributed.distributed_sum_analysis import analyzer_error, theorem1
 
     protocol = theorem1(1.0)
     g, tau = protocol.g, protocol.tau

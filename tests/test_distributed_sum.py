@@ -96,7 +96,7 @@ def test_wrapped_discrete_laplace_is_the_folded_table_in_closed_form():
 
 def test_local_randomizer_follows_theorem6_and_is_eps_ldp():
     from dpaudit.mechanisms import LocalModularRandomizer
-    from dpaudit.mechanisms.distributed_sum import LEMMA5_C
+    from dpaudit.mechanisms.distributed.distributed_sum import LEMMA5_C
     local = LocalModularRandomizer(0.5, 64, 10**6)
     g = math.ceil(0.5 * 8)
     tau = math.ceil(LEMMA5_C * g / 0.5 * math.sqrt(2 * 64 * math.log(2e6)))
@@ -140,7 +140,7 @@ def test_discrete_gaussian_law_mod_m_is_refused_where_tables_would_underflow():
 def test_central_protocol_runs_algorithms_2_and_3_with_theorem1s_law():
     """Theorem 5's parameters are Theorem 1's (log(2/p) = log 2T); Algorithms 2-3 run as printed
     follow the exact law of y (false-failure rate 1e-6), and eps >= 1 is refused."""
-    from dpaudit.mechanisms.distributed_sum import CentralModularSum
+    from dpaudit.mechanisms.distributed.distributed_sum import CentralModularSum
     central = CentralModularSum(0.5, 16, 10**6)
     g = math.ceil(0.5 * 4)
     tau = math.ceil(g / 0.5 * math.log(2 / 1e-6))

@@ -19,8 +19,8 @@ from dpaudit.bandits.transcripts import DecisionTranscript
 from dpaudit.core.domains import Box, Datasets
 from dpaudit.core.neighbours import ReplaceOne
 from dpaudit.mechanisms.base import Adapter, ExactRelease
+from dpaudit.mechanisms.counters.online_releases import NoisyArmSums
 from dpaudit.mechanisms.noise import Laplace, LaplaceSum
-from dpaudit.mechanisms.online_releases import NoisyArmSums
 
 RNG_DATA = np.random.default_rng(13)
 

@@ -14,7 +14,7 @@ import dpaudit
 from dpaudit.algorithms import ALGORITHMS, GLMBandit
 from dpaudit.algorithms.glm.ecolog import ECOLog, _one_step, ecolog_one_run, online_step
 from dpaudit.algorithms.registry import describe
-from dpaudit.mechanisms.glm_links import LINKS
+from dpaudit.mechanisms.glm.glm_links import LINKS
 
 from .test_glm_algorithms import play, tables
 

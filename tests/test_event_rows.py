@@ -12,7 +12,7 @@ from scipy import stats
 import dpaudit
 from dpaudit import PureDP
 from dpaudit.auditors.events import RowSet, candidates, default_families, row_candidates
-from dpaudit.mechanisms.sparse_vector import SparseVector
+from dpaudit.mechanisms.classic.sparse_vector import SparseVector
 
 QUERIES = [1.0, 1.0, 0.0, 0.0, 0.0]
 NEIGHBOUR = [2.0, 2.0, 1.0, 1.0, -1.0]  # every answer moved by at most 1

@@ -246,7 +246,7 @@ def test_the_discrete_gaussian_truth_is_cks_theorem_7_and_the_exact_profile(sigm
     """The classic suite's truth for the discrete Gaussian entries (CKS Theorem 7 from the law's tail sums) and
     the exact profile of dpaudit's N-query discrete Gaussian, against the sum over the integers in mpmath."""
     from dpaudit.audits.classic import _discrete_gaussian_delta
-    from dpaudit.mechanisms.distributed_sum import IntegerQueryNoise
+    from dpaudit.mechanisms.distributed.distributed_sum import IntegerQueryNoise
 
     with mpmath.workdps(40):
         s = mpmath.mpf(sigma)

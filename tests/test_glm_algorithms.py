@@ -14,7 +14,7 @@ from dpaudit.algorithms.glm.gloc import GLOC, confidence_alpha, gloc_one_run, pr
 from dpaudit.algorithms.glm.mle import fit_mle, fit_mle_one_run
 from dpaudit.algorithms.glm.rs_glinucb import RSGLinUCB, rs_glinucb_one_run
 from dpaudit.algorithms.registry import describe
-from dpaudit.mechanisms.glm_links import LINKS
+from dpaudit.mechanisms.glm.glm_links import LINKS
 
 
 def tables(runs, horizon, arms, d, S, link, seed):

@@ -13,7 +13,7 @@ from scipy import stats
 import dpaudit
 from dpaudit.algorithms import GLMBandit
 from dpaudit.algorithms.environments.glm import kappa_bounds, unit_ball
-from dpaudit.mechanisms.glm_links import LINKS, link
+from dpaudit.mechanisms.glm.glm_links import LINKS, link
 
 
 class FirstArm:

@@ -20,8 +20,8 @@ from dpaudit.algorithms.glm.jdp_glm import JDPGLM
 from dpaudit.algorithms.glm.private_glm import PrivateGLM, per_call_budget
 from dpaudit.algorithms.registry import describe
 from dpaudit.mechanisms.accounting import advanced_composition
-from dpaudit.mechanisms.dp_sgd import DPSGD, rdp_epsilon
-from dpaudit.mechanisms.exploration_set import SymmetricGaussianTree, node_noise_sigma
+from dpaudit.mechanisms.glm.exploration_set import SymmetricGaussianTree, node_noise_sigma
+from dpaudit.mechanisms.training.dp_sgd import DPSGD, rdp_epsilon
 
 # the experiments' delta = zeta is outside Theorem 6.2 (delta > zeta): Private-GLM warns, tested below
 pytestmark = pytest.mark.filterwarnings("ignore:.*needs delta > zeta:UserWarning")
@@ -290,7 +290,7 @@ def test_dp_sgd_learns_with_little_noise():
     x = rng.standard_normal((2, 800, 3)) / math.sqrt(3)
     y = (rng.random((2, 800)) < 1 / (1 + np.exp(-x @ theta_star))).astype(float)
     from dpaudit.algorithms.glm.algorithm2 import cumulant_gradient
-    from dpaudit.mechanisms.glm_links import link
+    from dpaudit.mechanisms.glm.glm_links import link
 
     theta = DPSGD(1e3, 1e-3, 800, 3).run(cumulant_gradient(link("logistic"), 0.0), (y, x), np.zeros((2, 3)), rng)
     cos = theta @ theta_star / (np.linalg.norm(theta, axis=1) * np.linalg.norm(theta_star))

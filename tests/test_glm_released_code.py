@@ -1,6 +1,7 @@
-"""The cited shuffle-glm code's tree as it runs (mechanisms/glm_released_code.py): what its query sums, that it is
-not the prefix sum Algorithm 2 uses, that drawing node noise on first use keeps the code's law (each node is read
-by consecutive queries only), the projection, the stream against a direct computation, and the errors."""
+"""The cited shuffle-glm code's tree as it runs (mechanisms/released_code/glm_released_code.py): what its query
+sums, that it is not the prefix sum Algorithm 2 uses, that drawing node noise on first use keeps the code's law
+(each node is read by consecutive queries only), the projection, the stream against a direct computation, and the
+errors."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from scipy import stats
 
 from dpaudit.algorithms.glm.registry import private_glm
-from dpaudit.mechanisms.glm_released_code import PSD_FLOOR, ReleasedCodeTree
+from dpaudit.mechanisms.released_code.glm_released_code import PSD_FLOOR, ReleasedCodeTree
 
 # the experiments' delta = zeta is outside Theorem 6.2 (delta > zeta): Private-GLM warns
 pytestmark = pytest.mark.filterwarnings("ignore:.*needs delta > zeta:UserWarning")

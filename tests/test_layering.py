@@ -7,7 +7,8 @@ protocols (``bandits.policies``, ``bandits.environments``) and the engine on the
 ``dpaudit.bandits``; its experiments a tier up), the auditors, the audit API, the suites, the reports, the
 adapters, the runner and CLI, and the public face (``dpaudit/__init__``, ``testing``). mechanisms/ and
 algorithms/ import only the vocabulary and the protocols (algorithms/ also mechanisms/); nothing imports
-audits/ but discovery.
+audits/ but discovery. Inside mechanisms/ (one layer in the picture) the families have rules of their own,
+``FAMILIES``: the shared floor and the noise laws at the bottom, the released-code variants at the top.
 
 ``KNOWN_VIOLATIONS`` and ``KNOWN_CYCLES`` list the rule breaks and cycles there are (none): the tests fail on
 any new one, and on a listed one that has gone, so the lists can only stay empty."""
@@ -172,6 +173,63 @@ def layer(module: str) -> str:
     return dict(LAYERS)[prefix]
 
 
+# -- the mechanism families ----------------------------------------------------------------------------------
+
+# Inside the mechanisms layer, each family is a subpackage of dpaudit.mechanisms (mechanisms/<family>/), and the
+# shared floor is the few modules left at its top; the package's __init__ re-exports the public names. The picture
+# stays at the level of the layers: these rules are held here, beside it. family -> the families it may import
+# (its own included), bottom up.
+FLOOR = {"dpaudit.mechanisms.base", "dpaudit.mechanisms.enclosures", "dpaudit.mechanisms.piecewise",
+         "dpaudit.mechanisms.accounting"}
+MECHANISMS_FACE = "dpaudit.mechanisms"
+_TEXTBOOK = {"floor", "noise", "classic"}
+FAMILIES = {
+    "floor": {"floor"},  # base classes, exact-law helpers, advanced composition: what every family shares
+    "noise": {"floor", "noise"},  # the noise laws
+    "classic": _TEXTBOOK,  # textbook mechanisms
+    "shuffle": _TEXTBOOK | {"shuffle"},  # shuffle-model protocols
+    "distributed": _TEXTBOOK | {"distributed"},  # dist-mab's distributed sums
+    "training": _TEXTBOOK | {"training"},  # DP-SGD and training-time releases
+    "counters": _TEXTBOOK | {"shuffle", "counters"},  # trees and counters (concurrent shufflers run P_Vec)
+    "glm": _TEXTBOOK | {"shuffle", "counters", "glm"},  # shuffle-glm: P_GD on P_1, Algorithm 2's trees
+    # the authors' released code, where it departs from the papers: it may vary any family, none imports it
+    "released_code": _TEXTBOOK | {"shuffle", "distributed", "training", "counters", "glm", "released_code"},
+}
+# the package's __init__ (the public names) may import any family but the released-code variants
+FAMILIES["face"] = set(FAMILIES) - {"released_code"}
+
+
+def family(module: str) -> str | None:
+    """The mechanism family of a module of the mechanisms layer: its subpackage of dpaudit.mechanisms, the floor,
+    or the face; None for a module at the top of mechanisms/ that is not in the floor (it must pick a family)."""
+    if module == MECHANISMS_FACE:
+        return "face"
+    if module in FLOOR:
+        return "floor"
+    name = module.split(".")[2]  # dpaudit.mechanisms.<family>[.<module>]
+    return name if name in FAMILIES.keys() - {"floor", "face"} else None
+
+
+def family_violations() -> list[str]:
+    """Imports between the mechanism families against ``FAMILIES``, and modules in no family."""
+    bad = []
+    for module in MODULES:
+        if layer(module) != "mechanisms":
+            continue
+        own = family(module)
+        if own is None:
+            bad.append(f"{module} is in no mechanism family: move it into a family's package (or, if every family "
+                       f"needs it, add it to FLOOR)")
+            continue
+        for target, _, kind in imports(module):
+            if layer(target) != "mechanisms" or target == module:
+                continue
+            theirs = family(target)
+            if theirs not in FAMILIES[own]:
+                bad.append(f"{module} ({own}) imports {target} ({theirs}){' lazily' if kind == 'lazy' else ''}")
+    return sorted(set(bad))
+
+
 def violations() -> list[str]:
     bad = []
     for module in MODULES:
@@ -191,7 +249,7 @@ def violations() -> list[str]:
                 if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
                         node.value.startswith("dpaudit.audits"):
                     bad.append(f"{module} names {node.value!r}: only discovery may")
-    return sorted(set(bad))
+    return sorted(set(bad) | set(family_violations()))
 
 
 def cycles() -> list[list[str]]:
@@ -326,3 +384,43 @@ def test_a_forbidden_import_or_a_new_cycle_fails(tmp_path, monkeypatch):
     monkeypatch.setitem(MODULES, "dpaudit.mechanisms.second", (second, False))
     assert "dpaudit.mechanisms.leaky (mechanisms) imports dpaudit.auditors.bounds (auditors)" in violations()
     assert ["dpaudit.mechanisms.first", "dpaudit.mechanisms.second"] in cycles()
+
+
+def test_the_mechanism_families_are_the_packages_of_mechanisms():
+    """``FAMILIES`` names every subpackage of dpaudit.mechanisms and nothing else, and the floor is the modules
+    left at its top: a new family, or a module left flat, must be placed in the table (a rule for it chosen)."""
+    packages = {m.split(".")[2] for m, (_, init) in MODULES.items() if init and m.count(".") == 2
+                and m.startswith(MECHANISMS_FACE + ".")}
+    assert packages == FAMILIES.keys() - {"floor", "face"}
+    flat = {m for m, (_, init) in MODULES.items() if not init and m.count(".") == 2
+            and m.startswith(MECHANISMS_FACE + ".")}
+    assert flat == FLOOR
+
+
+def test_a_forbidden_cross_family_import_is_reported(tmp_path, monkeypatch):
+    """The families' rules bite: a textbook mechanism importing a released-code variant, a noise law importing a
+    mechanism (lazily, by a relative import), a family importing the package's face, and a module left at the top
+    of mechanisms/ outside the floor are each reported, and fail the layering test."""
+    upward, noisy, face, stray = (tmp_path / f"{n}.py" for n in ("upward", "noisy", "face", "stray"))
+    upward.write_text("from dpaudit.mechanisms.released_code.glm_released_code import ReleasedCodeTree\n")
+    noisy.write_text("def f():\n    from ..classic.additive import LaplaceMechanism\n")
+    face.write_text("import dpaudit.mechanisms\n")
+    stray.write_text("from .base import ExactRelease\n")
+    monkeypatch.setitem(MODULES, "dpaudit.mechanisms.classic.upward", (upward, False))
+    monkeypatch.setitem(MODULES, "dpaudit.mechanisms.noise.noisy", (noisy, False))
+    monkeypatch.setitem(MODULES, "dpaudit.mechanisms.counters.face", (face, False))
+    monkeypatch.setitem(MODULES, "dpaudit.mechanisms.stray", (stray, False))
+    found = violations()
+    assert ("dpaudit.mechanisms.classic.upward (classic) imports "
+            "dpaudit.mechanisms.released_code.glm_released_code (released_code)") in found
+    assert ("dpaudit.mechanisms.noise.noisy (noise) imports dpaudit.mechanisms.classic.additive (classic) "
+            "lazily") in found
+    assert "dpaudit.mechanisms.counters.face (counters) imports dpaudit.mechanisms (face)" in found
+    assert any(line.startswith("dpaudit.mechanisms.stray is in no mechanism family") for line in found)
+    with pytest.raises(AssertionError, match="imports against the layers"):
+        test_imports_follow_the_layers()
+    # the same imports between families the table allows are not reported
+    allowed = tmp_path / "allowed.py"
+    allowed.write_text("from ..counters.tree import BinaryTreeMechanism\nfrom ..shuffle import bit_summation\n")
+    monkeypatch.setitem(MODULES, "dpaudit.mechanisms.glm.allowed", (allowed, False))
+    assert not [line for line in violations() if line.startswith("dpaudit.mechanisms.glm.allowed")]

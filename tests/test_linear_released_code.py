@@ -1,5 +1,5 @@
 """shuffle-lcb's linear variants under the released code's constants (algorithms/linear/released_code.py,
-mechanisms/linear_released_code.py): the code's numbers at the experiments' point, the vectorised policy
+mechanisms/released_code/linear_released_code.py): the code's numbers at the experiments' point, the vectorised policy
 against its plain per-run reference decision for decision, the code's generator accepted, the registry's
 ``constants`` keyword, the given-instances environment and the presets' released-code variants. No test
 here is statistical: every assertion is exact."""
@@ -16,7 +16,7 @@ from dpaudit.algorithms import ALGORITHMS, LinearBandit
 from dpaudit.algorithms.environments import GivenLinearBandit
 from dpaudit.algorithms.linear.released_code import ReleasedCodeLinUCB, released_code_one_run
 from dpaudit.bandits.experiments import load_presets
-from dpaudit.mechanisms import linear_released_code as code
+from dpaudit.mechanisms.released_code import linear_released_code as code
 
 N, D, EPS, DELTA, B = 20_000, 5, 0.2, 0.1, 20  # the released script's setting
 

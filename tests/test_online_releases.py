@@ -12,8 +12,8 @@ import pytest
 import dpaudit
 from dpaudit import PureDP
 from dpaudit.core.domains import Box
+from dpaudit.mechanisms.counters.online_releases import EpochNoisyMax, LazyArrayRelease, NaiveEpochLaplace
 from dpaudit.mechanisms.noise import FiniteIntegerLaw, Laplace
-from dpaudit.mechanisms.online_releases import EpochNoisyMax, LazyArrayRelease, NaiveEpochLaplace
 
 RNG_DATA = np.random.default_rng(7)
 

@@ -1,5 +1,5 @@
 """The exact law of P_GD's whole adaptive view for the logistic loss (shuffle-glm, Appendix T, Lemma T.2):
-:class:`~dpaudit.mechanisms.pgd_views.Transcript`'s keyed mixture over theta_1, and the harness's exact
+:class:`~dpaudit.mechanisms.glm.pgd_views.Transcript`'s keyed mixture over theta_1, and the harness's exact
 hockey-stick and loss range of keyed mixtures (:mod:`dpaudit.exact.mixture`), against brute force on joint
 tables, against the sampler, and with power against a weakened P_GD."""
 
@@ -16,10 +16,10 @@ from dpaudit import ApproxDP, exact
 from dpaudit.core.distributions import FiniteDistribution, KeyedMixtureDistribution
 from dpaudit.core.errors import MechanismError
 from dpaudit.core.neighbours import one_changed
-from dpaudit.mechanisms import pgd_views
-from dpaudit.mechanisms.glm_links import logistic_gradient, logistic_mean
-from dpaudit.mechanisms.pgd_views import Transcript
-from dpaudit.mechanisms.private_gd import PrivateGD
+from dpaudit.mechanisms.glm import pgd_views
+from dpaudit.mechanisms.glm.glm_links import logistic_gradient, logistic_mean
+from dpaudit.mechanisms.glm.pgd_views import Transcript
+from dpaudit.mechanisms.glm.private_gd import PrivateGD
 
 ZERO_RECORDS = np.zeros((8, 2))
 PAIRS = [one_changed(ZERO_RECORDS, [0.0, 1.0], [1.0, 1.0]), one_changed(ZERO_RECORDS, [0.0, 1.0], [0.0, -1.0])]

@@ -151,8 +151,8 @@ def test_the_precision_rises_until_cancellation_is_resolved_and_is_restored_afte
 
 
 def test_exact_laws_of_the_mechanisms_built_on_this_algebra_sum_to_one():
-    from dpaudit.mechanisms.noisy_max import ReportNoisyMax
-    from dpaudit.mechanisms.sparse_vector import SparseVector
+    from dpaudit.mechanisms.classic.noisy_max import ReportNoisyMax
+    from dpaudit.mechanisms.classic.sparse_vector import SparseVector
 
     svt = SparseVector(1.0, 0.5, "lyu-alg1", cutoff=2)
     for mech, data in ((ReportNoisyMax(0.7, 4), [0.0, 1.0, 0.5, 2.0]),

@@ -194,7 +194,7 @@ def test_lazy_release_paths_draw_laplace_one_over_eps_two_to_the_r(path):
 
 
 def test_lazy_array_release_m1_draws_laplace_one_over_eps_two_to_the_r():
-    from dpaudit.mechanisms.online_releases import LazyArrayRelease
+    from dpaudit.mechanisms.counters.online_releases import LazyArrayRelease
 
     eps = 0.3
     release = LazyArrayRelease(eps, 2)
@@ -256,7 +256,7 @@ def test_follow_the_noisy_leader_picks_the_leader_with_the_printed_noise(name, k
 
 
 def test_ftnl_epoch_releases_have_the_printed_scales():
-    from dpaudit.mechanisms.online_releases import EpochNoisyMax, NaiveEpochLaplace
+    from dpaudit.mechanisms.counters.online_releases import EpochNoisyMax, NaiveEpochLaplace
 
     eps, K = 0.6, 3
     assert EpochNoisyMax(eps, K, 2).inner.scale == 1 / Fraction(eps)  # M3: Lap(1/eps)

@@ -27,8 +27,8 @@ from dpaudit.algorithms.online import (
 )
 from dpaudit.algorithms.registry import ALGORITHMS, describe
 from dpaudit.bandits.policies import check_policy
-from dpaudit.mechanisms.hybrid_counter import HybridCounter
-from dpaudit.mechanisms.lazy_laplace import LazyLaplaceArrays
+from dpaudit.mechanisms.counters.hybrid_counter import HybridCounter
+from dpaudit.mechanisms.counters.lazy_laplace import LazyLaplaceArrays
 
 ALPHA = 1e-5  # false-failure rate of each KS test below
 

@@ -16,13 +16,13 @@ import dpaudit
 from dpaudit import PureDP
 from dpaudit.core.domains import Box, Datasets
 from dpaudit.core.neighbours import ReplaceOne
-from dpaudit.mechanisms.hybrid_counter import (
+from dpaudit.mechanisms.counters.hybrid_counter import (
     HybridCounter,
     HybridEstimateView,
     HybridReleases,
     two_scale_laplace_sf,
 )
-from dpaudit.mechanisms.lazy_laplace import LazyLaplaceArrays
+from dpaudit.mechanisms.counters.lazy_laplace import LazyLaplaceArrays
 from dpaudit.mechanisms.noise import FiniteIntegerLaw, Laplace, LaplaceSum
 
 RNG_DATA = np.random.default_rng(11)

@@ -54,8 +54,8 @@ DOCUMENTED = {
     "dpaudit.adapters": ["opendp", "diffprivlib", "audit"],
     "dpaudit.mechanisms": ["LaplaceMechanism", "noise"],
     "dpaudit.mechanisms.noise": ["constructions"],
-    "dpaudit.mechanisms.randomized_response": [],
-    "dpaudit.mechanisms.distributed_sum_analysis": [],
+    "dpaudit.mechanisms.classic.randomized_response": [],
+    "dpaudit.mechanisms.distributed.distributed_sum_analysis": [],
     "dpaudit.algorithms": ["ALGORITHMS", "BernoulliBandit", "BernoulliExperts", "GaussianBandit", "UniformMeans",
                            "GLMBandit", "LinearBandit"],
     "dpaudit.algorithms.mab": ["BatchSuccessiveElimination", "DPSEEpoch"],
@@ -152,9 +152,90 @@ def test_a_pickle_that_names_an_old_path_loads():
 
 def test_the_old_paths_table_names_only_modules_that_are_gone_from_their_old_place():
     """An old path is an alias only where no module of that name is left (a stale entry would shadow nothing,
-    a wrong one would send imports to the wrong module)."""
-    root = Path(dpaudit.__file__).parent
+    a wrong one would send imports to the wrong module). The old place is looked up in the old parent package's
+    folders, so a path under dpaudit.mechanisms is looked for in mechanisms/, where pyproject maps it."""
     for old, new in MOVED.items():
-        rel = old.split(".")[1:]
-        assert not (root.joinpath(*rel).with_suffix(".py")).exists() and not root.joinpath(*rel).is_dir(), old
+        parent, _, name = old.rpartition(".")
+        folders = [Path(f) for f in importlib.import_module(parent).__path__]
+        assert folders, parent
+        for folder in folders:
+            assert not (folder / f"{name}.py").exists() and not (folder / name).is_dir(), old
         assert importlib.util.find_spec(new) is not None, new
+
+
+# -- the paths the mechanisms had before their families ------------------------------------------------------
+
+# the flat module paths the docs and users' code used before the mechanisms were grouped in families, with names
+# taken from them: they still import, each the module at its family's path itself
+BEFORE_THE_FAMILIES = {
+    "dpaudit.mechanisms.randomized_response": ["RandomizedResponse", "KaryRandomizedResponse"],
+    "dpaudit.mechanisms.distributed_sum_analysis": ["protocol_error", "rounding_sum"],
+    "dpaudit.mechanisms.tree": ["BinaryTreeMechanism"],
+    "dpaudit.mechanisms.dp_sgd": ["DPSGD", "released_code_noise_multiplier", "released_code_schedule"],
+    "dpaudit.mechanisms.glm_links": ["logistic_mean", "logistic_slope"],
+    "dpaudit.mechanisms.sparse_vector": ["SparseVector"],
+    "dpaudit.mechanisms.linear_released_code": ["PseudoTreeNoise"],
+    "dpaudit.mechanisms.shuffle_vec": ["ShuffledVectorProtocol"],
+}
+
+
+@pytest.mark.parametrize("module", sorted(BEFORE_THE_FAMILIES))
+def test_every_mechanism_path_from_before_the_families_still_imports_with_its_names(module):
+    imported = importlib.import_module(module)
+    missing = [name for name in BEFORE_THE_FAMILIES[module] if not hasattr(imported, name)]
+    assert not missing, f"{module} no longer offers {missing}"
+    assert imported is importlib.import_module(MOVED[module])
+
+
+def test_every_old_mechanism_module_is_at_its_new_path_or_in_the_table():
+    """Each of the flat modules mechanisms/ had is either still there (the shared floor) or has an old-path
+    alias, except ``shuffle``, whose path the shuffle family's package took."""
+    import dpaudit.mechanisms
+
+    flat = ["accounting", "additive", "base", "bit_summation", "bounded_laplace", "central_tree", "clipped_sum",
+            "composition", "concurrent_shuffle", "concurrent_tree", "distributed_sum", "distributed_sum_analysis",
+            "dp_sgd", "enclosures", "exploration_set", "folded", "gaussian", "geometric", "geometry", "glm_links",
+            "glm_lower_bound", "glm_released_code", "histogram", "hybrid_counter", "lazy_laplace",
+            "linear_released_code", "noisy_max", "online_releases", "pgd_views", "piecewise", "private_gd",
+            "randomized_response", "shuffle", "shuffle_amp", "shuffle_vec", "sparse_vector", "tree",
+            "vector_summation"]
+    (folder,) = dpaudit.mechanisms.__path__
+    for name in flat:
+        old = f"dpaudit.mechanisms.{name}"
+        assert (Path(folder) / f"{name}.py").exists() or old in MOVED or name == "shuffle", old
+
+
+def test_an_old_mechanism_path_is_the_module_at_its_family_path_itself():
+    import dpaudit.mechanisms.dp_sgd
+    import dpaudit.mechanisms.training.dp_sgd
+    from dpaudit.mechanisms.tree import BinaryTreeMechanism
+
+    assert dpaudit.mechanisms.dp_sgd is dpaudit.mechanisms.training.dp_sgd
+    assert dpaudit.mechanisms.dp_sgd.__name__ == "dpaudit.mechanisms.training.dp_sgd"
+    assert BinaryTreeMechanism.__module__ == "dpaudit.mechanisms.counters.tree"
+
+
+def test_the_shuffle_package_keeps_the_names_of_the_module_whose_path_it_took():
+    """``dpaudit.mechanisms.shuffle`` was shuffled randomized response's module; now it is the shuffle family's
+    package, which re-exports that module's public names (an alias cannot share a package's path)."""
+    from dpaudit.mechanisms import shuffle
+    from dpaudit.mechanisms.shuffle import ShuffledRandomizedResponse, fmt_shuffle_epsilon, shuffled_response
+
+    assert ShuffledRandomizedResponse is shuffled_response.ShuffledRandomizedResponse
+    assert fmt_shuffle_epsilon is shuffled_response.fmt_shuffle_epsilon
+    assert set(shuffle.__all__) >= set(shuffled_response.__all__)
+
+
+def test_a_pickle_that_names_an_old_mechanisms_path_loads():
+    """A pickle written before the families names a release by its flat module (dpaudit.mechanisms.tree)."""
+    import pickle
+
+    from dpaudit.mechanisms.counters.tree import BinaryTreeMechanism
+    from dpaudit.mechanisms.noise import Laplace
+
+    release = BinaryTreeMechanism(8, Laplace(2.0))
+    blob = pickle.dumps(release, protocol=0)
+    assert b"dpaudit.mechanisms.counters.tree" in blob
+    old = blob.replace(b"dpaudit.mechanisms.counters.tree", b"dpaudit.mechanisms.tree")
+    loaded = pickle.loads(old)
+    assert type(loaded) is BinaryTreeMechanism and loaded.T == release.T

@@ -17,7 +17,7 @@ from dpaudit.algorithms.glm.design import g_optimal_design, g_optimal_design_one
 from dpaudit.algorithms.glm.shuffle_glm import ShuffleGLM, algorithm1_settings, batch_schedule
 from dpaudit.algorithms.glm.shuffle_glm_reference import shuffle_glm_one_run
 from dpaudit.algorithms.registry import describe
-from dpaudit.mechanisms.vector_summation import OuterProductSummation, ShuffledMatrixSummation
+from dpaudit.mechanisms.shuffle.vector_summation import OuterProductSummation, ShuffledMatrixSummation
 
 
 class ShortBatches(ShuffleGLM):

@@ -1,5 +1,5 @@
 """shuffle-glm: Appendix G's link inequalities (dpaudit.audits.shuffle_glm.links), the adaptive multi-round view of
-P_GD (dpaudit.mechanisms.pgd_views.Transcript) and the entries of Cheu et al.'s Theorem 4.2(i) (X1) in
+P_GD (dpaudit.mechanisms.glm.pgd_views.Transcript) and the entries of Cheu et al.'s Theorem 4.2(i) (X1) in
 dpaudit.audits.shuffle_glm.summation."""
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from dpaudit import ApproxDP
 from dpaudit.auditors.lower_bound import LowerBoundAuditor, as_subject, evaluate_step
 from dpaudit.audits.shuffle_glm import links, suite
 from dpaudit.core.neighbours import one_changed
-from dpaudit.mechanisms.glm_links import logistic_gradient, logistic_mean, logistic_slope, probit_mean, probit_slope
-from dpaudit.mechanisms.pgd_views import LinearLossTranscript, Transcript
-from dpaudit.mechanisms.private_gd import PrivateGD
-from dpaudit.mechanisms.vector_summation import ShuffledVectorSummation, summation_parameters
+from dpaudit.mechanisms.glm.glm_links import logistic_gradient, logistic_mean, logistic_slope, probit_mean, probit_slope
+from dpaudit.mechanisms.glm.pgd_views import LinearLossTranscript, Transcript
+from dpaudit.mechanisms.glm.private_gd import PrivateGD
+from dpaudit.mechanisms.shuffle.vector_summation import ShuffledVectorSummation, summation_parameters
 
 
 def _audit(claim):

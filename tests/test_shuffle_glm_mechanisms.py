@@ -15,8 +15,7 @@ from scipy import stats
 import dpaudit
 from dpaudit import ApproxDP
 from dpaudit.mechanisms.accounting import advanced_composition
-from dpaudit.mechanisms.bit_summation import binomial_table
-from dpaudit.mechanisms.exploration_set import (
+from dpaudit.mechanisms.glm.exploration_set import (
     RankOneLeaves,
     SymmetricGaussianTree,
     classical_gaussian_sigma,
@@ -24,11 +23,12 @@ from dpaudit.mechanisms.exploration_set import (
     node_noise_sigma,
     tree_depth,
 )
-from dpaudit.mechanisms.glm_links import logistic_gradient
+from dpaudit.mechanisms.glm.glm_links import logistic_gradient
+from dpaudit.mechanisms.glm.pgd_views import LinearLossTranscript
+from dpaudit.mechanisms.glm.private_gd import PrivateGD
 from dpaudit.mechanisms.noise import FiniteIntegerLaw, Gaussian, convolve
-from dpaudit.mechanisms.pgd_views import LinearLossTranscript
-from dpaudit.mechanisms.private_gd import PrivateGD
-from dpaudit.mechanisms.vector_summation import (
+from dpaudit.mechanisms.shuffle.bit_summation import binomial_table
+from dpaudit.mechanisms.shuffle.vector_summation import (
     OuterProductSummation,
     ShuffledMatrixSummation,
     ShuffledVectorSummation,
@@ -290,8 +290,8 @@ from dpaudit.algorithms.glm.parameters import (  # noqa: E402  (grouped with the
     algorithm2_parameters,
     criterion_two_optimizer,
 )
-from dpaudit.mechanisms.geometry import Ball, Ellipsoid  # noqa: E402
-from dpaudit.mechanisms.pgd_views import BatchRelease, FirstIterationView  # noqa: E402
+from dpaudit.mechanisms.glm.geometry import Ball, Ellipsoid  # noqa: E402
+from dpaudit.mechanisms.glm.pgd_views import BatchRelease, FirstIterationView  # noqa: E402
 
 
 @pytest.mark.parametrize("eps, delta, T, zeta, d, kappa, kappa_star, n", [
@@ -436,7 +436,7 @@ def test_out_of_range_parameters_of_the_algorithm_calls_are_clear_errors(make, m
 
 from dpaudit.algorithms.glm.parameters import criterion_two_user_view  # noqa: E402
 from dpaudit.core.distributions import ProductDistribution  # noqa: E402
-from dpaudit.mechanisms.pgd_views import CriterionTwoUserView  # noqa: E402
+from dpaudit.mechanisms.glm.pgd_views import CriterionTwoUserView  # noqa: E402
 
 _LOGISTIC_KAPPA = 1 / stats.logistic.pdf(1.0)  # kappa = 1/mu'(1) for R = S = 1
 

@@ -93,7 +93,7 @@ def test_released_code_constants_reproduce_the_codes_logged_settings():
 
 
 def test_the_released_dp_sgd_schedule_follows_the_codes_rule(monkeypatch):
-    from dpaudit.mechanisms import dp_sgd
+    from dpaudit.mechanisms.training import dp_sgd
 
     # a noise scale z clip / batch of e / 10 for e epochs (n = 5000: 3 batches an epoch): 50 -> 40 -> 32 -> 25 -> 20
     # (factor 0.8 while the scale is above 2), -> 17 -> 15 (0.85), stop at 15 epochs; burn-in 10 -> 8 -> 6 -> 4 ->
@@ -121,7 +121,7 @@ def test_the_released_codes_noise_multiplier_solves_its_accountant(epsilon, delt
     steps a q^2 / (2 z^2) + log(1/delta) / (a - 1), root-found on [1e-5, 4e7] as the code does."""
     from scipy.optimize import brentq
 
-    from dpaudit.mechanisms import dp_sgd
+    from dpaudit.mechanisms.training import dp_sgd
 
     orders = (np.arange(2.0, 64.0) if epsilon >= 0.3
               else np.concatenate([np.arange(2.0, 64.0, 4.0), np.arange(70.0, 512.0, 6.0)]))

@@ -21,8 +21,8 @@ from dpaudit.audits.experiments.shuffle_glm import PRESETS
 from dpaudit.audits.shuffle_glm import regret, suite
 from dpaudit.core.claim_ids import parse_claim_id
 from dpaudit.core.claims import RegretBound, RegretClaim, RegretOrder, RegretRate
-from dpaudit.mechanisms.glm_links import logistic_mean
-from dpaudit.mechanisms.glm_lower_bound import SignFollowingRR, proof_constants
+from dpaudit.mechanisms.glm.glm_links import logistic_mean
+from dpaudit.mechanisms.glm.glm_lower_bound import SignFollowingRR, proof_constants
 from dpaudit.suite import RunContext
 
 # The spec's claims table, its id and type columns (the paper's claims as the specification lists them).

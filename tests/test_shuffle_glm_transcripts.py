@@ -15,7 +15,7 @@ from dpaudit.algorithms.glm.shuffle_glm import ShuffleGLM
 from dpaudit.algorithms.registry import ALGORITHMS
 from dpaudit.audits.shuffle_glm import transcripts
 from dpaudit.bandits.contextual_transcripts import ContextualTranscript, view_recorder
-from dpaudit.mechanisms.vector_summation import OuterProductSummation, ShuffledMatrixSummation
+from dpaudit.mechanisms.shuffle.vector_summation import OuterProductSummation, ShuffledMatrixSummation
 from dpaudit.suite import load_suites
 
 

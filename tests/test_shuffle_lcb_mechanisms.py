@@ -16,8 +16,7 @@ import dpaudit
 from dpaudit import ApproxDP
 from dpaudit.core.neighbours import ReplaceUser
 from dpaudit.mechanisms import noise
-from dpaudit.mechanisms.shuffle import fmt_shuffle_epsilon
-from dpaudit.mechanisms.shuffle_amp import (
+from dpaudit.mechanisms.shuffle.shuffle_amp import (
     CloneLikelihoodRatio,
     GaussianRandomizer,
     ShuffledGaussianProtocol,
@@ -28,7 +27,7 @@ from dpaudit.mechanisms.shuffle_amp import (
     unique_user_ldp_budget,
     unique_user_sigma,
 )
-from dpaudit.mechanisms.shuffle_vec import (
+from dpaudit.mechanisms.shuffle.shuffle_vec import (
     ReturningUserTranscript,
     ShuffledVectorProtocol,
     ldp_parameters,
@@ -36,6 +35,7 @@ from dpaudit.mechanisms.shuffle_vec import (
     unique_user_parameters,
     user_entries,
 )
+from dpaudit.mechanisms.shuffle.shuffled_response import fmt_shuffle_epsilon
 
 # -- parameters, recomputed from the printed formulas (natural log) ----------------------------------
 
@@ -142,7 +142,7 @@ def test_user_entries_are_phi_y_and_the_upper_triangle():
 
 
 def test_the_worst_r_amp_pair_has_distance_sqrt_4_5_and_random_pairs_stay_below():
-    from dpaudit.mechanisms.central_tree import WORST_ROW_PAIR
+    from dpaudit.mechanisms.counters.central_tree import WORST_ROW_PAIR
 
     a, b = (user_entries("t", np.array([p]), 1, 2)[0] for p in WORST_ROW_PAIR)
     assert np.sum((a - b) ** 2) == pytest.approx(4.5, abs=1e-12)
@@ -267,7 +267,7 @@ def test_clone_likelihood_ratio_audit_has_power():
     noise (sigma = 0.5 at B = 50: the view is then nearly (1, ...)-distinguishable). Seeded; the
     audit's false-refutation rate is its 1 - confidence = 1e-3."""
     protocol = ShuffledGaussianProtocol(GaussianRandomizer(0.5, 2), 50)
-    from dpaudit.mechanisms.central_tree import WORST_ROW_PAIR
+    from dpaudit.mechanisms.counters.central_tree import WORST_ROW_PAIR
     lr = CloneLikelihoodRatio(protocol, WORST_ROW_PAIR[1], WORST_ROW_PAIR[0])
     clones = np.tile(WORST_ROW_PAIR[1], (50, 1))
     one = clones.copy()
@@ -295,8 +295,8 @@ def test_p_vec_exact_audit_refutes_too_few_noise_bits():
 def test_r_amp_exact_delta_is_the_analytic_gaussian_curve():
     """R_Amp's exact delta(eps0) on the worst pair is Balle-Wang's curve at mu = sqrt(4.5) / sigma, and
     a tenth of the noise is refuted."""
-    from dpaudit.mechanisms.central_tree import WORST_ROW_PAIR
-    from dpaudit.mechanisms.gaussian import analytic_gaussian_delta
+    from dpaudit.mechanisms.classic.gaussian import analytic_gaussian_delta
+    from dpaudit.mechanisms.counters.central_tree import WORST_ROW_PAIR
 
     r = GaussianRandomizer.ldp(1.0, 1e-5, 2)
     pair = ([WORST_ROW_PAIR[0]], [WORST_ROW_PAIR[1]])

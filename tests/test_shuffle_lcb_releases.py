@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpaudit.mechanisms.central_tree import CentralTreeMechanism
-from dpaudit.mechanisms.shuffle_amp import (
+from dpaudit.mechanisms.counters.central_tree import CentralTreeMechanism
+from dpaudit.mechanisms.shuffle.shuffle_amp import (
     GaussianRandomizer,
     ShuffledGaussianProtocol,
     ldp_sigma,
     returning_user_sigma,
     unique_user_sigma,
 )
-from dpaudit.mechanisms.shuffle_vec import ShuffledVectorProtocol
+from dpaudit.mechanisms.shuffle.shuffle_vec import ShuffledVectorProtocol
 
 
 def _rows(rng, shape, d):

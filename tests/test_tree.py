@@ -14,8 +14,8 @@ import dpaudit
 from dpaudit import ZCDP, PureDP
 from dpaudit.core.domains import Box, Datasets
 from dpaudit.core.neighbours import ReplaceOne
+from dpaudit.mechanisms.counters.tree import BinaryTreeMechanism
 from dpaudit.mechanisms.noise import Gaussian, Laplace, LaplaceSum
-from dpaudit.mechanisms.tree import BinaryTreeMechanism
 
 
 def test_blocks_follow_the_lowest_set_bit():

@@ -1,7 +1,7 @@
 """Generalised linear contextual bandits (shuffle-glm Sec. 8 and App. A; the spec's 1.1 and 5.1-5.5),
 vectorised over runs: every round each run sees a fresh set of K arms x in the unit ball of R^d, and the
 reward of arm x is Bernoulli with mean mu(<x, theta*>), mu the logistic or the probit link
-(:data:`dpaudit.mechanisms.glm_links.LINKS`). For probit the repository draws 1{N(<x, theta*>, 1) > 0},
+(:data:`dpaudit.mechanisms.glm.glm_links.LINKS`). For probit the repository draws 1{N(<x, theta*>, 1) > 0},
 which has this law; here both links draw 1{U < mu} with U uniform, one code path for both.
 
 Two instance generators:
@@ -47,7 +47,7 @@ import threading
 import numpy as np
 
 from dpaudit.core.validation import choice, integer, positive
-from dpaudit.mechanisms.glm_links import LINKS, Link
+from dpaudit.mechanisms.glm.glm_links import LINKS, Link
 
 GLM_GENERATORS = ("paper", "repository")
 REPOSITORY_SEED = 109832

@@ -33,7 +33,7 @@ Choices where the paper is silent (the spec's 3.2 and 6.2):
     most count1_cutoff + count2_cutoff times, so the loop is over calls, not over rounds or runs.
 
 The noise comes from the audited releases only: the trees are
-:class:`~dpaudit.mechanisms.exploration_set.SymmetricGaussianTree` streams (:meth:`stream`), the optimizers
+:class:`~dpaudit.mechanisms.glm.exploration_set.SymmetricGaussianTree` streams (:meth:`stream`), the optimizers
 the subclass's release objects. With ``record=True`` the policy keeps every node noise and optimizer output,
 so that :func:`~.algorithm2_reference.algorithm2_one_run` replays a run and must make the same decisions.
 """
@@ -50,7 +50,7 @@ import numpy as np
 from dpaudit.algorithms.linear.linucb import first_best
 from dpaudit.bandits.policies import checked_contexts
 from dpaudit.core.validation import integer, positive, probability
-from dpaudit.mechanisms.exploration_set import SymmetricGaussianTree
+from dpaudit.mechanisms.glm.exploration_set import SymmetricGaussianTree
 
 from .base import curvature, planned_horizon
 
@@ -299,7 +299,7 @@ class Algorithm2:
 
 def _copied(noise: Any) -> Any:
     """A round's node noise as recorded: an array (the binary mechanism's node) or {node: array} (the released
-    code's tree, :mod:`~dpaudit.mechanisms.glm_released_code`)."""
+    code's tree, :mod:`~dpaudit.mechanisms.released_code.glm_released_code`)."""
     return {c: v.copy() for c, v in noise.items()} if isinstance(noise, dict) else noise.copy()
 
 

@@ -9,8 +9,9 @@ output for a call of ``kind`` ("explore" / "switch") at round t on n points. Wit
 (``record=True``) the reference must make the same decisions and the same optimizer calls.
 
 ``tree="released-code"``: V and H are the cited code's tree as it runs (the heap of
-:mod:`~dpaudit.mechanisms.glm_released_code`, built here node by node as the code does: every insertion added to
-the leaf and its ancestors, the query walking from the leaf to the root), and the node noises are given as
+:mod:`~dpaudit.mechanisms.released_code.glm_released_code`, built here node by node as the code does: every
+insertion added to the leaf and its ancestors, the query walking from the leaf to the root), and the node noises
+are given as
 {heap index: (d, d)}; lambda I is added inside the query, before the projection onto the PSD cone."""
 
 from __future__ import annotations

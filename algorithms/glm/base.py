@@ -14,8 +14,8 @@ import numpy as np
 from dpaudit.algorithms.environments.glm import kappa_bounds
 from dpaudit.bandits.policies import checked_contexts
 from dpaudit.core.validation import choice, integer, positive, probability
-from dpaudit.mechanisms.glm_links import LINKS, Link
-from dpaudit.mechanisms.glm_links import link as glm_link
+from dpaudit.mechanisms.glm.glm_links import LINKS, Link
+from dpaudit.mechanisms.glm.glm_links import link as glm_link
 
 
 def curvature(owner: str, link: Any, S: float, kappa: float | None, kappa_star: float | None

@@ -61,7 +61,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dpaudit.core.validation import choice, positive
-from dpaudit.mechanisms.glm_links import Link
+from dpaudit.mechanisms.glm.glm_links import Link
 
 from .base import GLMPolicy, planned_horizon
 from .design import g_optimal_design, sample_design

@@ -47,7 +47,7 @@ from scipy import optimize
 from dpaudit.algorithms.environments.glm import GLMBandit
 from dpaudit.algorithms.linear.linucb import first_best
 from dpaudit.core.validation import positive
-from dpaudit.mechanisms.glm_links import Link
+from dpaudit.mechanisms.glm.glm_links import Link
 
 from .base import GLMPolicy
 from .mle import sherman_morrison, weighted_norms

@@ -5,7 +5,7 @@ shuffle-private gradient descent P_GD (Algorithm 7) as its optimizer, as printed
         :func:`~.parameters.algorithm2_parameters` (eqs. (19), (21), "Optimizer and loss details")
     beta      = C R S sqrt(d) log(T/zeta) log(1/delta) / sqrt(eps kappa*)                      (20)
     threshold = 1 / (gamma^2 kappa R^2)                                              (Algorithm 2, line 4)
-    trees     : node noise sigma_noise of Lemma I.4 (:func:`~dpaudit.mechanisms.exploration_set.node_noise_sigma`)
+    trees     : node noise sigma_noise of Lemma I.4 (:func:`~dpaudit.mechanisms.glm.exploration_set.node_noise_sigma`)
     line 8    : P_GD on T_o's points, loss l + (lambda_max / (2 |T_o|)) ||theta||^2, Theta = {||theta|| <= S},
                 budget (eps_o, delta_o), Algorithm 7's eta = 2D / (L sqrt(T_it))
     line 12   : :func:`~.parameters.criterion_two_optimizer` (Theta = {||theta - theta_o||_V <= gamma sqrt(kappa)},
@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.mechanisms.exploration_set import node_noise_sigma
-from dpaudit.mechanisms.private_gd import PrivateGD
+from dpaudit.mechanisms.glm.exploration_set import node_noise_sigma
+from dpaudit.mechanisms.glm.private_gd import PrivateGD
 
 from .algorithm2 import Algorithm2, Algorithm2Settings, cumulant_gradient
 from .parameters import Algorithm2Parameters, algorithm2_parameters, criterion_two_optimizer

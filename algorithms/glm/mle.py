@@ -3,7 +3,7 @@ algorithms share around it (the observation history, the checks on the contexts)
 
     theta_hat = argmin_theta  sum_s w_s loss(<x_s, theta>, r_s) + (reg / 2) ||theta||^2
 
-with ``loss`` the link's negative log-likelihood (:class:`dpaudit.mechanisms.glm_links.Link`: logistic's
+with ``loss`` the link's negative log-likelihood (:class:`dpaudit.mechanisms.glm.glm_links.Link`: logistic's
 canonical loss, probit's binary cross-entropy of Phi) and weights w_s in {0, 1} selecting which of a run's
 observations enter (RS-GLinUCB fits two disjoint sets of rounds). The objective is strictly convex
 (reg > 0), so the minimiser is unique and the batched and the per-run solver must agree on it.
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from dpaudit.mechanisms.glm_links import Link
+from dpaudit.mechanisms.glm.glm_links import Link
 
 MLE_TOLERANCE = 1e-10
 MLE_MAX_ITERATIONS = 50

@@ -9,8 +9,8 @@ released views built from them.
   Theorem 6.2).
 
 Every choice where the paper is silent is stated in the function's docstring. The mechanisms these
-build (:class:`~dpaudit.mechanisms.private_gd.PrivateGD`, the views in
-:mod:`dpaudit.mechanisms.pgd_views`) are releases; what is here is the algorithms' side: which call
+build (:class:`~dpaudit.mechanisms.glm.private_gd.PrivateGD`, the views in
+:mod:`dpaudit.mechanisms.glm.pgd_views`) are releases; what is here is the algorithms' side: which call
 is made, with which budget and loss.
 """
 
@@ -24,12 +24,12 @@ from typing import Any
 import numpy as np
 
 from dpaudit.core.validation import integer, positive, probability
-from dpaudit.mechanisms.exploration_set import SymmetricGaussianTree, node_noise_sigma
-from dpaudit.mechanisms.geometry import Ellipsoid
-from dpaudit.mechanisms.glm_links import logistic_gradient
-from dpaudit.mechanisms.pgd_views import CriterionTwoUserView, FirstIterationView
-from dpaudit.mechanisms.private_gd import PrivateGD
-from dpaudit.mechanisms.vector_summation import summation_parameters
+from dpaudit.mechanisms.glm.exploration_set import SymmetricGaussianTree, node_noise_sigma
+from dpaudit.mechanisms.glm.geometry import Ellipsoid
+from dpaudit.mechanisms.glm.glm_links import logistic_gradient
+from dpaudit.mechanisms.glm.pgd_views import CriterionTwoUserView, FirstIterationView
+from dpaudit.mechanisms.glm.private_gd import PrivateGD
+from dpaudit.mechanisms.shuffle.vector_summation import summation_parameters
 
 
 def algorithm1_lambdas(epsilon: float, delta: float, d: int, n: int, T: int, kappa_star: float, R: float = 1.0

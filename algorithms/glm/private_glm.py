@@ -11,21 +11,22 @@ the code the paper cites (the spec's 5.5) and DP-SGD as the optimizer.
     per-call budget: (eps/3, delta/3) over the cutoff's calls: an equal split if cutoff <= 10, else advanced
         composition solved for the per-call eps (:func:`~dpaudit.mechanisms.accounting.advanced_composition_budget`,
         delta' = delta/6, per-call delta = delta / (6 cutoff)), the code's ``per_step_budget_auto``
-    optimizer: :class:`~dpaudit.mechanisms.dp_sgd.DPSGD` (clip 0.2, batch 2048 or the whole set, lr 10/sqrt(step),
-        50 epochs, regulariser 1e-5, average of the epoch-end iterates after 10 burn-in epochs), on the loss
-        whose per-point gradient is (mu(<x, theta>) - r) x, started from the estimate it replaces
+    optimizer: :class:`~dpaudit.mechanisms.training.dp_sgd.DPSGD` (clip 0.2, batch 2048 or the whole set,
+        lr 10/sqrt(step), 50 epochs, regulariser 1e-5, average of the epoch-end iterates after 10 burn-in
+        epochs), on the loss whose per-point gradient is (mu(<x, theta>) - r) x, started from the estimate it
+        replaces
     trees: ``tree="repository"`` (default): the code's zCDP calibration of each tree at (eps/3, delta/3),
-        sensitivity 1 for B_V and 1/kappa* for B_H (:func:`~dpaudit.mechanisms.exploration_set.zcdp_node_sigma`);
+        sensitivity 1 for B_V and 1/kappa* for B_H (:func:`~dpaudit.mechanisms.glm.exploration_set.zcdp_node_sigma`);
         ``tree="printed"``: Lemma I.4's sigma_noise for both (Remark A.1 does not change the trees, but with
         the code's lambda, about 10^2 at Table 2's sizes, the printed noise (about 60 per entry of a prefix sum)
         swamps the design matrices); ``tree="released-code"``: the code's calibration and the code's tree as it
         runs, whose query is not a prefix sum and is projected onto the PSD cone
-        (:class:`~dpaudit.mechanisms.glm_released_code.ReleasedCodeTree`; not private as Algorithm 2 is).
+        (:class:`~dpaudit.mechanisms.released_code.glm_released_code.ReleasedCodeTree`; not private as Algorithm 2 is).
 
 ``schedule="released-code"`` runs each DP-SGD call as commit ab8fd160 does: with the noise multiplier of its
-accountant (:func:`~dpaudit.mechanisms.dp_sgd.released_code_noise_multiplier`, 1.3-1.6x this package's) and the
+accountant (:func:`~dpaudit.mechanisms.training.dp_sgd.released_code_noise_multiplier`, 1.3-1.6x this package's) and the
 epochs, burn-in and learning rate that its adaptation picks when the noise is large
-(:func:`~dpaudit.mechanisms.dp_sgd.released_code_schedule`);
+(:func:`~dpaudit.mechanisms.training.dp_sgd.released_code_schedule`);
 the default, ``"fixed"``, keeps 50 epochs, learning rate 10 and burn-in 10 for every call.
 ``variant="released-code"`` makes these departures of the code from Algorithm 2 (``Private_RS_GLinUCB`` at
 ab8fd160; the default ``"paper"`` makes none):
@@ -42,10 +43,10 @@ The registry's ``constants="released-code"`` sets both and ``tree="released-code
 Choices: count2_cutoff is commit ab8fd160's (the other commit, d9c93e11, has max(1, int(3 log2(...)))), the parent
 commit, whose stored outputs are the paper's Table 2; a cutoff of 0 means no optimizer call of that kind (theta
 stays 0). By default the optimizer keeps 50 epochs, learning rate 10 and burn-in 10 whatever its noise; both
-commits adapt them when the noise is large (:mod:`~dpaudit.mechanisms.dp_sgd`; ``schedule="released-code"`` takes
-ab8fd160's). What the code does and Algorithm 2 does not is followed only under ``variant="released-code"`` and
-``tree="released-code"`` (above), except that the code draws DP-SGD's batches by shuffling (accounted as if
-Poisson; here they are Poisson, see :mod:`~dpaudit.mechanisms.dp_sgd`).
+commits adapt them when the noise is large (:mod:`~dpaudit.mechanisms.training.dp_sgd`;
+``schedule="released-code"`` takes ab8fd160's). What the code does and Algorithm 2 does not is followed only
+under ``variant="released-code"`` and ``tree="released-code"`` (above), except that the code draws DP-SGD's
+batches by shuffling (accounted as if Poisson; here they are Poisson, see :mod:`~dpaudit.mechanisms.training.dp_sgd`).
 With these hyperparameters ||x||^2_{V^-1} <= 1/lambda is below the criterion-I threshold, so criterion I fires
 only when the trees' noise pulls V's smallest eigenvalue below 1/threshold. Such a round makes a DP-SGD call
 on the 1-4 points of T_o, whose noise (z clip / n, z about 260 at the per-call budget) sends theta_o to norms of
@@ -61,10 +62,10 @@ import warnings
 
 from dpaudit.core.validation import choice
 from dpaudit.mechanisms.accounting import advanced_composition_budget
-from dpaudit.mechanisms.dp_sgd import DPSGD, released_code_schedule
-from dpaudit.mechanisms.exploration_set import node_noise_sigma, zcdp_node_sigma
-from dpaudit.mechanisms.geometry import Ball
-from dpaudit.mechanisms.glm_released_code import ReleasedCodeTree
+from dpaudit.mechanisms.glm.exploration_set import node_noise_sigma, zcdp_node_sigma
+from dpaudit.mechanisms.glm.geometry import Ball
+from dpaudit.mechanisms.released_code.glm_released_code import ReleasedCodeTree
+from dpaudit.mechanisms.training.dp_sgd import DPSGD, released_code_schedule
 
 from .algorithm2 import Algorithm2, Algorithm2Settings, cumulant_gradient
 

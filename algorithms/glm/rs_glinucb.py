@@ -40,7 +40,7 @@ import numpy as np
 
 from dpaudit.algorithms.linear.linucb import first_best
 from dpaudit.core.validation import positive
-from dpaudit.mechanisms.glm_links import Link
+from dpaudit.mechanisms.glm.glm_links import Link
 
 from .base import GLMPolicy
 from .mle import History, fit_mle, fit_mle_one_run, sherman_morrison, weighted_norms

@@ -19,7 +19,7 @@ Parameters (the spec's 3.1; :func:`~.parameters.algorithm1_lambdas` and :func:`~
   gamma (9) = 30 R S sqrt(d R log T + 12 sigma sqrt(log(2 d M T / delta))) + sqrt(4 R S nu).
   Choices: lambda, gamma and B_1 use sigma and nu at n = T (eq. (8) is one lambda for every batch; sigma
   hardly depends on n); each P_GD call is :func:`algorithm1_optimizer`'s at the batch's n; the releases are
-  :class:`~dpaudit.mechanisms.vector_summation.OuterProductSummation` (one P_2 per batch, all runs at once,
+  :class:`~dpaudit.mechanisms.shuffle.vector_summation.OuterProductSummation` (one P_2 per batch, all runs at once,
   :meth:`release_runs`); the loss is the paper's (gradient (mu - r) x); theta_k of the last batch is not
   computed (no decision uses it); pi^G per round on the round's (scaled, surviving) arms, Frank-Wolfe to the
   2d bound; the uniforms that sample from pi^G come from the policy's stream.
@@ -34,9 +34,10 @@ differential privacy constraints"; Remark 4.4: d^(3/2) against d in the leading 
 optimal design belongs to the non-private ablation that Remark 4.4 describes, not to Algorithm 1.
 
 Views for algorithm-level audits: with ``record_views`` set (False by default), every batch's shuffled
-P_2 view -- the d(d+1)/2 label counts of :meth:`~dpaudit.mechanisms.vector_summation.OuterProductSummation.counts_runs`,
-before the analyzer, shape (runs, d(d+1)/2) -- is appended to ``views`` (emptied at ``start``); the draws are
-the same whether or not it is set. P_GD's shuffled views are not recorded: the release does not expose them,
+P_2 view -- the d(d+1)/2 label counts of
+:meth:`~dpaudit.mechanisms.shuffle.vector_summation.OuterProductSummation.counts_runs`, before the analyzer, shape
+(runs, d(d+1)/2) -- is appended to ``views`` (emptied at ``start``); the draws are the same whether or not it is
+set. P_GD's shuffled views are not recorded: the release does not expose them,
 and at T_it = 1 (every batch at the parameters' sizes) its output theta_0 does not depend on them, so they are
 not drawn; when the whole horizon is the warm-up batch no P_GD call is made at all.
 
@@ -55,8 +56,8 @@ import numpy as np
 
 from dpaudit.bandits.policies import checked_contexts
 from dpaudit.core.validation import integer, positive
-from dpaudit.mechanisms.private_gd import iterations
-from dpaudit.mechanisms.vector_summation import OuterProductSummation, ShuffledMatrixSummation
+from dpaudit.mechanisms.glm.private_gd import iterations
+from dpaudit.mechanisms.shuffle.vector_summation import OuterProductSummation, ShuffledMatrixSummation
 
 from .algorithm2 import cumulant_gradient
 from .base import curvature, planned_horizon

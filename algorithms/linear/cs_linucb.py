@@ -4,11 +4,11 @@ LinUCB updating every round (B = 1) on private cumulative sums of phi y and phi 
 **Algorithm 4** (:class:`TreeLinUCB` with :class:`ConcurrentShuffleStatistics`). User t plays
 a_t in argmax <phi, theta_{t-1}> + beta_{t-1} ||phi||_{V_{t-1}^{-1}} (the spec's reading of the
 undefined index m: the latest estimates), sends (phi y, phi phi^T) to the k shufflers of Corollary
-3.5's vector counter (:class:`~dpaudit.mechanisms.concurrent_shuffle.VectorConcurrentTree`: Algorithm
+3.5's vector counter (:class:`~dpaudit.mechanisms.counters.concurrent_shuffle.VectorConcurrentTree`: Algorithm
 3's tree, every block one P_Vec run at (eps/k, delta/k)), and the server sets V_t = V~_t + lam I,
 theta_t = V_t^{-1} u_t from the blocks of V^t (Definition 3.1: completed blocks only, so up to
 d_low - 1 users are missing from the sums). The statistics come from the mechanism's vectorised
-stream (:class:`~dpaudit.mechanisms.concurrent_shuffle.VectorTreeStream`), debiased by P_Vec's
+stream (:class:`~dpaudit.mechanisms.counters.concurrent_shuffle.VectorTreeStream`), debiased by P_Vec's
 analyzer; a released V that is not positive definite is guarded by :class:`LinUCB`.
 
 **Parameters** (Theorem C.3 = 5.1): alpha = 1/n, lam = 2 sigma~ sqrt d and
@@ -20,7 +20,7 @@ sigma the rewards' sub-Gaussian constant (1/2 for rewards in [0, 1], Bernoulli).
 per-entry error bound of Corollary 3.5", printed as O~(.) only; computed from the mechanism
 (:meth:`ConcurrentShuffleStatistics.sigma_tilde`): the largest over t <= n of the sub-Gaussian
 proxy v_t of one entry's noise at t (the sum over V^t's blocks of (1/g)^2 s (b + 1)/4,
-:meth:`~dpaudit.mechanisms.concurrent_shuffle.VectorConcurrentTree.noise_proxy`), turned into the
+:meth:`~dpaudit.mechanisms.counters.concurrent_shuffle.VectorConcurrentTree.noise_proxy`), turned into the
 bound the proof uses -- every entry at every t within sigma~ with probability 1 - 1/(n^2 (d^2 + d)),
 so sqrt(2 v ln(2 n^2 (d^2 + d))) by Hoeffding -- plus d_low - 1, the intra-batch error (entries are
 at most 1 in magnitude).
@@ -36,7 +36,7 @@ only add levels of blocks larger than n, which never complete: refused.
 
 **Central baseline** (:class:`CentralTreeStatistics`): the same policy on the centralised binary-tree
 mechanism of Section 2.5 as the paper's "centralized (Shariff & Sheffet 2018)" row of its regret
-table instantiates it: shuffle-lcb's :class:`~dpaudit.mechanisms.central_tree.CentralTreeMechanism`
+table instantiates it: shuffle-lcb's :class:`~dpaudit.mechanisms.counters.central_tree.CentralTreeMechanism`
 (the tree over z z^T, z = (phi, y), Gaussian node noise calibrated for the whole (eps, delta) by the
 analytic Gaussian mechanism; its docstring states the calibration). sigma~ is computed the same way
 from its node sigma (popcount(t) <= L node draws per entry), with no intra-batch term.
@@ -57,8 +57,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dpaudit.core.validation import integer, positive, probability
-from dpaudit.mechanisms.central_tree import CentralTreeMechanism
-from dpaudit.mechanisms.concurrent_shuffle import VectorConcurrentTree
+from dpaudit.mechanisms.counters.central_tree import CentralTreeMechanism
+from dpaudit.mechanisms.counters.concurrent_shuffle import VectorConcurrentTree
 
 from .linucb import LinUCB, first_best
 
@@ -158,7 +158,7 @@ class ConcurrentShuffleStatistics:
 
 class CentralTreeStatistics:
     """The central baseline's released sums: shuffle-lcb's LinUCB-JDP tree (module docstring), one leaf
-    z z^T a round, through :meth:`~dpaudit.mechanisms.tree.BinaryTreeMechanism.stream`. ``record``:
+    z z^T a round, through :meth:`~dpaudit.mechanisms.counters.tree.BinaryTreeMechanism.stream`. ``record``:
     keep every node's noise per run (:attr:`node_noise`, shape (T, runs, entries))."""
 
     noiseless: ClassVar[bool] = False

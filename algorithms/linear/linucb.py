@@ -31,7 +31,7 @@ import numpy as np
 
 from dpaudit.bandits.policies import checked_contexts
 from dpaudit.core.validation import integer, positive, probability
-from dpaudit.mechanisms.shuffle_vec import upper_indices
+from dpaudit.mechanisms.shuffle.shuffle_vec import upper_indices
 
 INDEFINITE = "a released V was not positive definite"
 REFRESH = 512  # incremental width updates between two exact computations (fixed arm sets, B = 1)

@@ -17,7 +17,7 @@ from typing import Any
 
 from dpaudit.core.names import Registry
 from dpaudit.core.validation import constant_set, integer, positive
-from dpaudit.mechanisms.shuffle_amp import unique_user_epsilon_max
+from dpaudit.mechanisms.shuffle.shuffle_amp import unique_user_epsilon_max
 
 from .cs_linucb import CentralTreeStatistics, ConcurrentShuffleStatistics, TreeLinUCB
 from .linucb import LinUCB

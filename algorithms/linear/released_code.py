@@ -1,5 +1,5 @@
 """shuffle-lcb's LinUCB and its private variants with the constants of the authors' released code
-(``LinBanditPrivate.py``, :data:`~dpaudit.mechanisms.linear_released_code.SOURCE`), the constant set a
+(``LinBanditPrivate.py``, :data:`~dpaudit.mechanisms.released_code.linear_released_code.SOURCE`), the constant set a
 preset runs under ``constants="released-code"``. The theorems' constants are
 :mod:`~dpaudit.algorithms.linear.private_linucb`'s.
 
@@ -16,10 +16,10 @@ the code's constants (``LinBanditAlg`` and its subclasses, confidence-region sca
   (SDP-Amp, SDP-Vec).
 
 The noise comes from this package's releases (the mechanisms the suite audits) at the code's calibrations
-(:mod:`dpaudit.mechanisms.linear_released_code`): R_Amp every round (LDP), P_Amp's sums of B users
+(:mod:`dpaudit.mechanisms.released_code.linear_released_code`): R_Amp every round (LDP), P_Amp's sums of B users
 (SDP-Amp), P_Vec (SDP-Vec, precision matched to the code's grid, b truncated as numpy does: at eps = 10 the code's b is
 0.61, so no noise bits at all); LinUCB-JDP's is
-the code's own, :class:`~dpaudit.mechanisms.linear_released_code.PseudoTreeNoise` (not a tree, and not
+the code's own, :class:`~dpaudit.mechanisms.released_code.linear_released_code.PseudoTreeNoise` (not a tree, and not
 private: its docstring says why). A binary tree at the code's sigma instead gives regrets 28% higher
 (4181 against the code's 3271 at the released setting, 13 s.e.); the pseudo-tree gives 3311 ± 87.
 Not reproduced, because they are the code's mechanisms rather than constants (each variant's ``notes`` say
@@ -47,7 +47,7 @@ import numpy as np
 
 from dpaudit.bandits.policies import checked_contexts
 from dpaudit.core.validation import choice
-from dpaudit.mechanisms import linear_released_code as code
+from dpaudit.mechanisms.released_code import linear_released_code as code
 
 from .linucb import ExactStatistics, LinUCB, first_best
 from .private_linucb import PrivateLinUCB

@@ -16,15 +16,15 @@ Every class follows :class:`~dpaudit.algorithms.linear.linucb.ExactStatistics`' 
 A batch's rows are the users' (phi, y) (runs, n, d + 1); the releases:
 
 - :class:`ShuffledGaussianSums`: P_Amp (Algorithms 2-4), the analyzer's sums drawn from their exact law
-  (:meth:`~dpaudit.mechanisms.shuffle_amp.ShuffledGaussianProtocol.release_batches`), with Theorem 3.2's
+  (:meth:`~dpaudit.mechanisms.shuffle.shuffle_amp.ShuffledGaussianProtocol.release_batches`), with Theorem 3.2's
   sigma (unique users) or Theorem 4.2(i)'s (returning users);
 - :class:`LocalGaussianSums`: R_Amp with the identity shuffler (LinUCB-LDP, Batched-Local-LinUCB):
-  every user's message (:meth:`~dpaudit.mechanisms.shuffle_amp.GaussianRandomizer.release_rows`), summed
+  every user's message (:meth:`~dpaudit.mechanisms.shuffle.shuffle_amp.GaussianRandomizer.release_rows`), summed
   by the server;
 - :class:`ShuffledVectorSums`: P_Vec (Algorithms 5-7): each label's count of ones from its exact law
-  (:meth:`~dpaudit.mechanisms.shuffle_vec.ShuffledVectorProtocol.release_batches`), then the analyzer;
+  (:meth:`~dpaudit.mechanisms.shuffle.shuffle_vec.ShuffledVectorProtocol.release_batches`), then the analyzer;
 - :class:`TreeSums`: the central tree of LinUCB-JDP / Batched-Central-LinUCB / the user-level variant
-  (:class:`~dpaudit.mechanisms.central_tree.TreeRuns`): one leaf per release, noise drawn once per
+  (:class:`~dpaudit.mechanisms.counters.central_tree.TreeRuns`): one leaf per release, noise drawn once per
   node and run and reused, V~ and u read from the blocks of the noisy prefix of z z^T.
 
 The ``Given*`` classes take the calibration as given instead of from a theorem (a released code's
@@ -44,10 +44,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dpaudit.core.validation import integer, positive
-from dpaudit.mechanisms.central_tree import CentralTreeMechanism, tree_levels
-from dpaudit.mechanisms.linear_released_code import PseudoTreeNoise
-from dpaudit.mechanisms.shuffle_amp import GaussianRandomizer, ShuffledGaussianProtocol, returning_user_epsilon_max
-from dpaudit.mechanisms.shuffle_vec import ShuffledVectorProtocol
+from dpaudit.mechanisms.counters.central_tree import CentralTreeMechanism, tree_levels
+from dpaudit.mechanisms.released_code.linear_released_code import PseudoTreeNoise
+from dpaudit.mechanisms.shuffle.shuffle_amp import (
+    GaussianRandomizer,
+    ShuffledGaussianProtocol,
+    returning_user_epsilon_max,
+)
+from dpaudit.mechanisms.shuffle.shuffle_vec import ShuffledVectorProtocol
 
 
 def rows_of(X: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -240,9 +244,9 @@ class GivenVectorSums(_VectorBatchSums):
 
 class PseudoTreeSums(PrivateStatistics):
     """The released code's LinUCB-JDP statistics: the exact sums plus
-    :class:`~dpaudit.mechanisms.linear_released_code.PseudoTreeNoise` at a given ``sigma`` (drawn once per run
-    at ``start``; the release after round t carries the noise of the choice at the code's round t). Not private
-    (the mechanism's docstring says why)."""
+    :class:`~dpaudit.mechanisms.released_code.linear_released_code.PseudoTreeNoise` at a given ``sigma`` (drawn
+    once per run at ``start``; the release after round t carries the noise of the choice at the code's round t).
+    Not private (the mechanism's docstring says why)."""
 
     def __init__(self, sigma: float, norm_bound: float = 1.0):
         super().__init__()

@@ -13,7 +13,7 @@ active arm has finished the batch). The confidence radius is eq. (2) (Lemma 2):
 
 with the instantiation's constants (sigma, h) of Assumption 1 and failure probability p.
 
-Protocols (``protocol``; the releases are the audited ones in ``dpaudit.mechanisms.distributed_sum``):
+Protocols (``protocol``; the releases are the audited ones in ``dpaudit.mechanisms.distributed.distributed_sum``):
 
 ==================== ============================================ ======================================
 protocol             release per batch (n = l(b))                 (sigma, h) in beta(b)
@@ -97,7 +97,7 @@ import numpy as np
 
 from dpaudit.bandits.environments import run_sums
 from dpaudit.core.validation import check, choice, integer, positive, probability
-from dpaudit.mechanisms.distributed_sum import (
+from dpaudit.mechanisms.distributed.distributed_sum import (
     LEMMA5_C,
     CentralModularSum,
     DistributedSum,
@@ -482,7 +482,7 @@ class BatchSuccessiveElimination:
         their log errors: arm 1 goes when D = c_0 - c_1 > threshold, arm 0 when -D > threshold."""
         from scipy.special import logsumexp
 
-        from dpaudit.mechanisms.distributed_sum import log_convolve
+        from dpaudit.mechanisms.distributed.distributed_sum import log_convolve
 
         top = rel.n * rel.g + rel.tau  # the analyzer's correction: y > top stands for y - m
         corrected = []

@@ -10,7 +10,7 @@ Delta_e = 2^-e and every arm of S is pulled
 
 times on fresh rounds; its private mean is (sum of its R_e rewards + Lap(1/eps)) / R_e, i.e. the
 mean plus Lap(1/(eps R_e)). :meth:`DPSEEpoch.sample` releases the noisy sums (sum + Lap(1/eps), the
-release :class:`~dpaudit.mechanisms.online_releases.NoisyArmSums`); the means are their
+release :class:`~dpaudit.mechanisms.counters.online_releases.NoisyArmSums`); the means are their
 post-processing (:meth:`DPSEEpoch.noisy_means`), kept apart so that the exact law's locations are
 exact sums rather than rounded quotients. With h_e = sqrt(ln(8 |S| e^2 / beta) / (2 R_e)) and
 c_e = ln(4 |S| e^2 / beta) / (eps R_e), arm i is eliminated when max_i' mu~_i' - mu~_i > 2 (h_e + c_e).
@@ -30,7 +30,7 @@ Noise: ``noise="per-arm"`` (the default, as Sajed & Sheffet and the reconstructi
 Lap(1/eps) for every arm's sum. ``noise="shared"`` is dist-mab's released code (``DPSE.central_rand``:
 ``self.rewards + rng.laplace(0, 1 / self.eps)``, one scalar added to the vector of every active arm's
 sum): one Lap(1/eps) per run and epoch, shared by all arms
-(:meth:`~dpaudit.mechanisms.online_releases.NoisyArmSums.add_shared_noise`). The elimination rule reads
+(:meth:`~dpaudit.mechanisms.counters.online_releases.NoisyArmSums.add_shared_noise`). The elimination rule reads
 only differences of noisy means, in which a shared draw cancels, so that variant eliminates exactly as
 the non-private rule on the true sums: its decisions are not private at all (one reward changed can
 flip an elimination with certainty).
@@ -60,8 +60,8 @@ import numpy as np
 
 from dpaudit.core.validation import choice, integer, positive, probability
 from dpaudit.mechanisms.base import Adapter
-from dpaudit.mechanisms.lazy_laplace import rewards
-from dpaudit.mechanisms.online_releases import NoisyArmSums
+from dpaudit.mechanisms.counters.lazy_laplace import rewards
+from dpaudit.mechanisms.counters.online_releases import NoisyArmSums
 
 #: "per-arm": an independent Lap(1/eps) per arm's sum; "shared": one draw per epoch added to every arm's
 #: sum (dist-mab's released code)

@@ -7,7 +7,7 @@ FTNL plays in epochs of doubling length: epoch s covers rounds 2^s .. 2^{s+1} - 
     J^(s-1) = argmax_j ( G_j^(s-1) + Lap(1/eps) )        (Algorithm 3, RNM(X[s-1], eps))
 
 where G_j^(s-1) is action j's reward sum over epoch s - 1 alone (fresh data: laziness and
-forgetfulness). Algorithm 3 is exactly :class:`~dpaudit.mechanisms.noisy_max.ReportNoisyMax` with
+forgetfulness). Algorithm 3 is exactly :class:`~dpaudit.mechanisms.classic.noisy_max.ReportNoisyMax` with
 Laplace noise of scale 1/eps, i.e. ``ReportNoisyMax(2 eps, K)`` (that class's scale is
 2 Delta/eps' with Delta = 1): argmax, independent Laplace draws, ties of probability zero (the
 first index wins). Every noisy maximum is drawn by that release, so the noise has one definition.
@@ -57,7 +57,7 @@ import numpy as np
 
 from dpaudit.core.distributions import ProductDistribution
 from dpaudit.core.validation import choice, integer, positive
-from dpaudit.mechanisms.noisy_max import ReportNoisyMax
+from dpaudit.mechanisms.classic.noisy_max import ReportNoisyMax
 
 VARIANTS = ("ftnl", "naive")
 #: FTNL's noise scale: Algorithm 3 as printed, or report-noisy-max's usual 2/eps (sums that may move

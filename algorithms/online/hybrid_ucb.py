@@ -14,7 +14,7 @@ and round t plays (eq. 35, log base 2)
 
 Every arm is pulled once first (rounds 1..K), released as mu~_{j,1} = x + Z^(0).
 
-The noise is :class:`~dpaudit.mechanisms.hybrid_counter.HybridCounter`'s: its array noise Z for every
+The noise is :class:`~dpaudit.mechanisms.counters.hybrid_counter.HybridCounter`'s: its array noise Z for every
 block of every arm and run is drawn at ``start`` (shape (runs, K, A), A = floor(log2 T) + 1 blocks),
 and its p-sum noises tree by tree, in chunks of up to :data:`CHUNK` consecutive p-sums (the p-sum
 ending at leaf n covers leaves n - lowbit(n) + 1 .. n, so there is one per leaf) when a pull first
@@ -22,7 +22,7 @@ needs them; each p-sum's noise is drawn once and reused, as the mechanism draws 
 of leaf n is the sum of the noises of the p-sums in n's dyadic decomposition: for the current chunk
 it is tabulated once (leaf n's decomposition is its chunk's start's, which holds p-sums of earlier
 chunks, plus the in-chunk part, accumulated in order of popcount). Eq. 34 itself is
-:meth:`~dpaudit.mechanisms.hybrid_counter.HybridCounter.estimate`.
+:meth:`~dpaudit.mechanisms.counters.hybrid_counter.HybridCounter.estimate`.
 
 Choices where the paper is silent (the mechanism's, recorded there): each Z and p-sum noise is drawn
 once; the estimate at the pull that fills block r reads the full tree and r moves on afterwards.
@@ -58,7 +58,7 @@ import numpy as np
 
 from dpaudit.core.distributions import FiniteDistribution
 from dpaudit.core.validation import choice, positive
-from dpaudit.mechanisms.hybrid_counter import HybridCounter
+from dpaudit.mechanisms.counters.hybrid_counter import HybridCounter
 
 from .hybrid_law import decision_law
 from .indices import PerPullIndexPolicy

@@ -10,10 +10,10 @@ When array r is full the arm's private mean becomes mu~_j = (sum of array r + La
 from the last FULL array only (lazy and forgetful). Every arm is pulled once first (rounds 1..K);
 that pull is array 0, full at once.
 
-The noise is the release's: :class:`~dpaudit.mechanisms.lazy_laplace.LazyLaplaceArrays` draws the
+The noise is the release's: :class:`~dpaudit.mechanisms.counters.lazy_laplace.LazyLaplaceArrays` draws the
 Lap(1/eps) of every array of every arm and run once, at ``start`` (shape (runs, K, A), A =
 floor(log2(T + 1)) arrays, the most an arm can fill within T rounds), and forms eq. 3 with
-:meth:`~dpaudit.mechanisms.lazy_laplace.LazyLaplaceArrays.noisy_mean`. Drawing the independent
+:meth:`~dpaudit.mechanisms.counters.lazy_laplace.LazyLaplaceArrays.noisy_mean`. Drawing the independent
 noises ahead does not change their law, and lets the two paths consume the same draws.
 
 Choices where the paper is silent: the initialisation pull is released by eq. 3 with r = 0, with a
@@ -48,7 +48,7 @@ import numpy as np
 
 from dpaudit.core.distributions import FiniteDistribution
 from dpaudit.core.validation import choice, positive
-from dpaudit.mechanisms.lazy_laplace import LazyLaplaceArrays, full_arrays
+from dpaudit.mechanisms.counters.lazy_laplace import LazyLaplaceArrays, full_arrays
 
 from .indices import IndexPolicy
 from .lazy_law import decision_law

@@ -1,7 +1,7 @@
 """concurrent-shuffle: Tenenbaum, Kaplan, Mansour, Stemmer, Concurrent Shuffle Differential Privacy
 Under Continual Observation (ICML 2023).
 
-Mechanism-level privacy (:mod:`dpaudit.mechanisms.concurrent_tree`), exact: the release of CSTA is
+Mechanism-level privacy (:mod:`dpaudit.mechanisms.counters.concurrent_tree`), exact: the release of CSTA is
 every block's shuffled count, a product of finite laws (a block's bits plus Bin(N', 1/2) fair coins),
 and the (eps, delta) profile of a product of finite coordinates is computed through the privacy-loss
 distribution. Relation: one user's bit replaced (the continual-observation neighbours of Section 2).
@@ -15,7 +15,7 @@ on that instantiation, not Tenenbaum et al.'s protocol.
   - thm3.4-privacy (with cor3.5-privacy): Algorithm 3 with k = 1 (n = 8, d = 4, d_low = 2) and k = 2
     (n = 32, d = 4, d_low = 2), the paper's tree shapes d = q^2, d_low = q at q = 2; same budget; searched.
 
-Algorithm 1's schedules (:mod:`dpaudit.mechanisms.concurrent_shuffle`, the same M^sum_bin), exact
+Algorithm 1's schedules (:mod:`dpaudit.mechanisms.counters.concurrent_shuffle`, the same M^sum_bin), exact
 unless said otherwise; eps = 0.9, delta = 1e-3 throughout (inside M^sum_bin's range eps < 1, delta < 1/2
 at every node). Small n keep the neighbour searches exact and quick; the tail entries' laws are single
 binomials, so they run at larger n.
@@ -120,14 +120,14 @@ from dpaudit.bandits.contextual_transcripts import ContextualTranscript, fixed_a
 from dpaudit.core.domains import Datasets
 from dpaudit.core.neighbours import ReplaceOne, ReplaceUser, one_changed
 from dpaudit.mechanisms.accounting import advanced_composition_budget
-from dpaudit.mechanisms.concurrent_shuffle import (
+from dpaudit.mechanisms.counters.concurrent_shuffle import (
     ConcurrentShuffleCounter,
     VectorConcurrentTree,
     theorem_3_2_alpha,
     theorem_3_2_step,
     variance_bound,
 )
-from dpaudit.mechanisms.concurrent_tree import BinarySummation, ConcurrentShuffleTree
+from dpaudit.mechanisms.counters.concurrent_tree import BinarySummation, ConcurrentShuffleTree
 
 from ._suite import suite
 
@@ -147,7 +147,7 @@ for k, n in [(1, 8), (2, 32)]:
 
 
 # == Algorithm 1's schedules: Algorithm 2 as printed, the nodes, the sequential model, advanced composition ==
-# (mechanisms/concurrent_shuffle.py; module docstring lists the points and why.)
+# (mechanisms/counters/concurrent_shuffle.py; module docstring lists the points and why.)
 
 
 def _bits(n: int):

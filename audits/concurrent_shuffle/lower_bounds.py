@@ -19,7 +19,7 @@ Encoded (id -> statement, point):
     delta < min(eps, 1)/(40 n (k + 1)) is its only hypothesis), at the paper's tree shapes n = q^{2k+1}
     (q = 16, 5) and the presets' eps; delta is the largest round value inside the hypothesis. The proof
     steps above, and Lemma B.3 on the implemented Algorithm 3 (the exact mass outside Lemma B.2's set
-    for one user's bit, :meth:`~dpaudit.mechanisms.concurrent_shuffle.ConcurrentShuffleCounter.bit_loss_tails`,
+    for one user's bit, :meth:`~dpaudit.mechanisms.counters.concurrent_shuffle.ConcurrentShuffleCounter.bit_loss_tails`,
     against 2 delta/min(eps, 1)). Then the implemented k-shuffler counters are held to the bound on
     the hard family Delta_{n,k} (:class:`~dpaudit.algorithms.environments.streams.RepeatedBitStream`;
     members: no prefix, floor(rep) ones, ceil(floor(rep)/2) zeros; copies = max(1, round(rep)), the
@@ -67,7 +67,7 @@ import numpy as np
 from dpaudit import LowerBound, ProofStep
 from dpaudit.algorithms.counting import ContinualCounter, erred
 from dpaudit.algorithms.environments.streams import RepeatedBitStream
-from dpaudit.mechanisms.concurrent_shuffle import ConcurrentShuffleCounter
+from dpaudit.mechanisms.counters.concurrent_shuffle import ConcurrentShuffleCounter
 
 from ._suite import suite
 

@@ -7,7 +7,7 @@ a distributional identity ("this construction has that law") is audited by sampl
 construction as printed and testing it against the exact law (false-failure rate 1e-6 each).
 The samplers of the constructions are in :mod:`dpaudit.mechanisms.noise.constructions`; the exact
 laws of the protocol's errors and the paper's privacy formulas in
-:mod:`dpaudit.mechanisms.distributed_sum_analysis`.
+:mod:`dpaudit.mechanisms.distributed.distributed_sum_analysis`.
 
 Parameter points (T = 10^6, so log(2T) = 14.51; n = l(b) = 1024 users in a batch):
   - Theorem 1: eps = 1 gives g = ceil(eps sqrt(n)) = 32, total noise Lap_Z(g/eps = 32),
@@ -66,9 +66,10 @@ Mechanism-level privacy (the batch protocol, :class:`dpaudit.mechanisms.Distribu
   - thm6-ldp: the local protocol's message (x_hat + Lap_Z(g/eps)) mod m is eps-LDP
     (:class:`dpaudit.mechanisms.LocalModularRandomizer`, eps in (0, 1); tau uses Lemma 5's c = 1.6);
     exact, over searched pairs of one user's reward, at (eps, n) = (0.5, 64) and (0.9, 1024).
-  - thm5-privacy: the central protocol (Algorithms 2-3, :class:`dpaudit.mechanisms.distributed_sum.CentralModularSum`)
-    is eps-DP, eps in (0, 1): exact, at (eps, n) = (0.5, 16) over searched pairs and (0.9, 1024) on two
-    pairs. Its released output is one-to-one with y = (sum x_hat + Lap_Z(g/eps)) mod m, Theorem 1's law.
+  - thm5-privacy: the central protocol (Algorithms 2-3,
+    :class:`dpaudit.mechanisms.distributed.distributed_sum.CentralModularSum`) is eps-DP, eps in (0, 1): exact,
+    at (eps, n) = (0.5, 16) over searched pairs and (0.9, 1024) on two pairs. Its released output is one-to-one
+    with y = (sum x_hat + Lap_Z(g/eps)) mod m, Theorem 1's law.
   - fact3-privacy: Lap_Z(Delta/eps) added to an integer query of sensitivity Delta is eps-DP (N-query:
     :class:`~dpaudit.core.neighbours.QueryDistance`, pairs searched over answers in {0, ..., Delta}); at
     Theorem 1's (Delta, eps) = (g, eps) = (32, 1) and (4, 0.1). The loss is exactly eps at distance Delta.
@@ -92,7 +93,7 @@ Mechanism-level privacy (the batch protocol, :class:`dpaudit.mechanisms.Distribu
     at s = 1 (printed xi = 0.0139 at T = 10^6 leaves room) as a zCDP claim, at s = 10 (xi nil, truth at the
     claim) as the curve at the Renyi orders, as for Fact 2.
   - thm3-privacy@step (expected refuted): the step of Theorem 3's proof (App. D.2) that needs the mod
-    sum of the randomizers' messages (:class:`~dpaudit.mechanisms.distributed_sum.ShuffleModSum`: shares
+    sum of the randomizers' messages (:class:`~dpaudit.mechanisms.distributed.distributed_sum.ShuffleModSum`: shares
     Polya(1/n, e^{-eps/g}) as printed, g = ceil(eps' sqrt n), eps' = eps/2, p' = 1/(2T),
     tau = ceil((g/eps') log(2/p')), m = n g + 2 tau + 1) to be (eps - 2 eps~) = eps/2-DP, eps~ = eps/4; exact,
     pairs searched, at (eps, n) = (1, 16) and (0.5, 64). Its loss is exactly eps: one user moving from 0 to 1
@@ -181,8 +182,8 @@ from dpaudit.core.domains import Box, Datasets
 from dpaudit.core.laws import LazyLaw
 from dpaudit.core.neighbours import ReplaceRewardVector, ReplaceUser, one_changed
 from dpaudit.mechanisms import DiscreteLaplaceMechanism, DistributedSum, LocalModularRandomizer, noise
-from dpaudit.mechanisms.distributed_sum import CentralModularSum, IntegerQueryNoise, ShuffleModSum
-from dpaudit.mechanisms.distributed_sum_analysis import (
+from dpaudit.mechanisms.distributed.distributed_sum import CentralModularSum, IntegerQueryNoise, ShuffleModSum
+from dpaudit.mechanisms.distributed.distributed_sum_analysis import (
     N_BATCH,
     RDP_ORDERS,
     T,

@@ -21,7 +21,7 @@ Encoded (id -> statement, point):
     in App. I (eps_i = eps/(2 sqrt(2 B log(1/delta')))): eps = eps'/(2 sqrt(2 k log(1/delta'))). Checked on k
     randomized responses of one bit at that eps (released as their count, :class:`RepeatedResponseCount`,
     the same privacy profile as the k releases; an audit fixture in
-    :mod:`dpaudit.mechanisms.composition`), claim (eps', delta')-DP. Randomized response is the worst
+    :mod:`dpaudit.mechanisms.classic.composition`), claim (eps', delta')-DP. Randomized response is the worst
     case for composing pure eps-DP mechanisms (Kairouz, Oh & Viswanath 2015, Thm 3.3), and the worst case
     for (eps, delta) parts is randomized response with a delta leak, whose leaks add 1 - (1 - delta)^k <=
     k delta to the profile -- so at delta = 0 the check is of the eps part, which is what the formula sets
@@ -52,7 +52,7 @@ from scipy.optimize import minimize_scalar
 from dpaudit import ApproxDP, QueryDistance, RenyiDP
 from dpaudit.core.neighbours import ReplaceOne
 from dpaudit.mechanisms import RandomizedResponse, ZCDPGaussianMechanism
-from dpaudit.mechanisms.composition import RepeatedResponseCount
+from dpaudit.mechanisms.classic.composition import RepeatedResponseCount
 
 from ._suite import suite
 

@@ -9,7 +9,7 @@ k = 1 and k = log n. Two entries:
   delta = 0.1 (eps < 1, delta < 1/2: Theorem 5.1's range);
 - ``concurrent-shuffle/summation`` (a study, :func:`summation`: not a bandit simulation, so it has its
   own small runner that ``dpaudit simulate`` reaches by name): the max-over-t error of Algorithm 3's
-  binary counter (:class:`~dpaudit.mechanisms.concurrent_shuffle.ConcurrentShuffleCounter`, M^sum_bin
+  binary counter (:class:`~dpaudit.mechanisms.counters.concurrent_shuffle.ConcurrentShuffleCounter`, M^sum_bin
   blocks at (eps/k, delta/k)) against n on the grid n = 2^6 .. 2^11, for k = 1, 2 and log n, with
   n^(1/(2k+1)) reference slopes through each curve's first point.
 
@@ -85,7 +85,7 @@ def max_errors(n: int, k: Any, runs: int, rng: np.random.Generator, eps: float =
     """max_{t <= n} |S_t - sum_{i <= t} b_i| of ``runs`` runs of Algorithm 3's counter on n all-ones
     users (padded tree), and its shape."""
     from dpaudit.algorithms.linear.cs_linucb import shuffler_count, tree_shape
-    from dpaudit.mechanisms.concurrent_shuffle import ConcurrentShuffleCounter
+    from dpaudit.mechanisms.counters.concurrent_shuffle import ConcurrentShuffleCounter
 
     shufflers = shuffler_count(k, n)
     N, d, d_low = tree_shape(n, shufflers)

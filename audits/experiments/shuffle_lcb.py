@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dpaudit.algorithms.environments import LinearBandit
 from dpaudit.bandits.experiments import THEOREM, Configuration, Curve, Preset, constant_set_fields, constants_title
-from dpaudit.mechanisms.linear_released_code import SOURCE as RELEASED_SOURCE
+from dpaudit.mechanisms.released_code.linear_released_code import SOURCE as RELEASED_SOURCE
 
 PAPER = "shuffle-lcb"
 ARMS = 100
@@ -52,7 +52,7 @@ NOTES = (
     "LinUCB-LDP: R_Amp at Corollary B.3's sigma with (eps0, delta0) = (eps, delta), updating every round; eps0 = 10 "
     "lies outside eps0 <= 1 (noted).",
     "LinUCB-JDP: the central tree on z z^T with one leaf per round and the analytic-Gaussian node calibration of "
-    "mechanisms/central_tree.py (the paper and the released code give none); updates every round.",
+    "mechanisms/counters/central_tree.py (the paper and the released code give none); updates every round.",
     "Plots show the pseudo-regret (sum over rounds of the best mean minus the played arm's mean); the released code "
     "plots the realised regret against the best arm's reward, which has the same expectation. Tables give both.",
     "Seed 0 for every configuration: all algorithms of a configuration face the same 50 instances; they differ "

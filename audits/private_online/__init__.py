@@ -55,7 +55,7 @@ Lower bound (Theorem 10, Appendix H), audited by :mod:`dpaudit.auditors.lower_bo
   - claimsec7b (the optimal DTOL rate and the doubling instance): a conjecture about regret,
     printed without a statement to audit at a parameter point.
 
-Mechanism-level privacy (:mod:`dpaudit.mechanisms.online_releases`), exact, under Definition 1's
+Mechanism-level privacy (:mod:`dpaudit.mechanisms.counters.online_releases`), exact, under Definition 1's
 relation (one round's reward vector replaced; on one arm's array, one reward):
   - thm2: Anytime-Lazy-UCB's release of one full array, (sum + Lap(1/eps)) / 2^r, is eps-DP
     (parallel composition over disjoint arrays and post-processing give the theorem).
@@ -70,12 +70,12 @@ Whole-stream mechanisms, exact, same relation (one arm's stream: one observation
 table: one round's reward vector replaced). A relation's search changes the first or last record
 only; where the releases overlap most inside the stream, hand-picked pairs are audited after the
 searched ones:
-  - thm2@eps1,pulls15 and @eps0.5,pulls12 (:class:`~dpaudit.mechanisms.lazy_laplace.LazyLaplaceArrays`):
+  - thm2@eps1,pulls15 and @eps0.5,pulls12 (:class:`~dpaudit.mechanisms.counters.lazy_laplace.LazyLaplaceArrays`):
     every release of one arm's stream; 15 pulls fill arrays 0..3, 12 leave array 3 partly filled
     (read by no release). Verified at eps exactly.
   - fact1@lazy,eps1,r3 and @lazy,eps0.5,r0: inequality (6) as Lemma 11's proof applies it ((25)) to
     a lazy release's error Lap(1/(eps 2^r)).
-  - thm5-privacy@eps1,pulls8 and @eps0.5,pulls16 (:class:`~dpaudit.mechanisms.hybrid_counter.HybridReleases`):
+  - thm5-privacy@eps1,pulls8 and @eps0.5,pulls16 (:class:`~dpaudit.mechanisms.counters.hybrid_counter.HybridReleases`):
     Algorithm 4's releases (array sums with Lap(2/eps), every block's p-sums with Lap(2r/eps)), with
     the full tree B^(r) read at the pull that fills block r, as Algorithm 4 and Lemma 12's proof
     print it. Expected refuted: 1.5 eps (pull 2, the first leaf of block 1: its two p-sums and
@@ -83,7 +83,7 @@ searched ones:
     16 pulls complete block 3 too.
   - thm5-privacy@array,eps1,pulls16 and @tree,eps1,pulls16: E.3.1's two halves, each claimed
     0.5 eps-DP: the array part holds (0.5 exactly); the tree part loses (r + 1) eps/(2r), 1.0 at r = 1.
-  - thm5-privacy@estimates,eps1,pulls4 (:class:`~dpaudit.mechanisms.hybrid_counter.HybridEstimateView`):
+  - thm5-privacy@estimates,eps1,pulls4 (:class:`~dpaudit.mechanisms.counters.hybrid_counter.HybridEstimateView`):
     the released estimates mu~_1..mu~_4 themselves, through a function of them with an exact law:
     loss eps + 0.244 (expected refuted). Hybrid-UCB's decisions are a further post-processing; the
     end-to-end audit belongs to the algorithm-level work.
@@ -168,13 +168,13 @@ from dpaudit.core.domains import Box, Datasets
 from dpaudit.core.laws import LazyLaw
 from dpaudit.core.neighbours import ReplaceOne, ReplaceRewardVector, one_changed
 from dpaudit.mechanisms import noise
-from dpaudit.mechanisms.hybrid_counter import (
+from dpaudit.mechanisms.counters.hybrid_counter import (
     HybridCounter,
     HybridEstimateView,
     HybridReleases,
 )
-from dpaudit.mechanisms.lazy_laplace import LazyLaplaceArrays
-from dpaudit.mechanisms.online_releases import (
+from dpaudit.mechanisms.counters.lazy_laplace import LazyLaplaceArrays
+from dpaudit.mechanisms.counters.online_releases import (
     EpochNoisyMax,
     LazyArrayRelease,
     NaiveEpochLaplace,

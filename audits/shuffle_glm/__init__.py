@@ -24,12 +24,12 @@ The suite is in parts, added in this order (each module lists the claims it enco
     probit links with R = 1, proof steps on a grid in closed form at 50 digits (probit refutes lemG.1 and
     lemG.2 off |z| <= 1: a finding).
 
-Mechanism-level privacy (mechanisms/vector_summation.py, private_gd.py, pgd_views.py, exploration_set.py,
-tree.py; the algorithms' parameters from algorithms/glm/parameters.py) is audited exactly (the
-exact laws: per label a convolution of randomized roundings with Bin(n b, 1/4); products over labels
-and iterations; Gaussian trees in whitened coordinates; P_GD's two-iteration view for a loss whose gradient
-depends on theta as a mixture of such products over theta_1, keyed by the observed first view), with P_GD's
-adaptive view also audited black-box as a cross-check.
+Mechanism-level privacy (mechanisms/shuffle/vector_summation.py; mechanisms/glm/private_gd.py, pgd_views.py,
+exploration_set.py; mechanisms/counters/tree.py; the algorithms' parameters from algorithms/glm/parameters.py) is
+audited exactly (the exact laws: per label a convolution of randomized roundings with Bin(n b, 1/4); products
+over labels and iterations; Gaussian trees in whitened coordinates; P_GD's two-iteration view for a loss whose
+gradient depends on theta as a mixture of such products over theta_1, keyed by the observed first view), with
+P_GD's adaptive view also audited black-box as a cross-check.
 
 Left out (with why):
   - lemS.1-tail, lemS.2-tail, claimsecD.2, lemT.2 (its gradient-noise proxy, and its utility bounds

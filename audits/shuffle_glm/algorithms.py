@@ -42,7 +42,7 @@ Encoded (id -> statement, parameter points):
     line-12 call (count2_cutoff = 1) at tau = 8). Its data enter B_H's leaf (line 24,
     (mu'(<x, theta_o>)/e) x x^T) and that call; V, T_o and the criterion-I calls have the same law under
     both neighbours, the switch indicators are post-processing of B_H's nodes. The view
-    (mechanisms/pgd_views.py, CriterionTwoUserView) is B_H's 64 Gaussian nodes and the call's P_1 view (T_it = 1):
+    (mechanisms/glm/pgd_views.py, CriterionTwoUserView) is B_H's 64 Gaussian nodes and the call's P_1 view (T_it = 1):
     a mixed Gaussian/finite product, whose delta(eps) the exact auditor computes as the finite part's PLD
     weighted by the Gaussian delta at eps - l. Entries: the proof's conditional step (2 eps/3, 2 delta/3)
     (B_H per Lemma I.4 + the call per Lemma I.6), pairs searched over records r in {0, 1},
@@ -77,14 +77,14 @@ from dpaudit.algorithms.glm.parameters import (
 )
 from dpaudit.core.domains import Datasets
 from dpaudit.core.neighbours import ReplaceUser, one_changed
-from dpaudit.mechanisms.exploration_set import (
+from dpaudit.mechanisms.glm.exploration_set import (
     RankOneLeaves,
     SymmetricGaussianTree,
     max_prefix_noise_norm,
     node_noise_sigma,
 )
-from dpaudit.mechanisms.pgd_views import BatchRelease, FirstIterationView
-from dpaudit.mechanisms.vector_summation import (
+from dpaudit.mechanisms.glm.pgd_views import BatchRelease, FirstIterationView
+from dpaudit.mechanisms.shuffle.vector_summation import (
     ShuffledMatrixSummation,
 )
 

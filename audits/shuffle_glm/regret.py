@@ -39,7 +39,7 @@ Encoded (id -> claim; point; horizons and runs per budget):
     every C >= 0. RegretBound(probability = zeta). The additive term alone is 7.7e13 at T = 1000 (gamma = 4.5e4):
     the bound is vacuous at every horizon that can be simulated.
   - Lower bound (Sec. 7, App. Q; logistic link, Appendix Q's instance with theta_0 = 0, d = 2: arms +-r e_j,
-    theta_V = a V; the proof's constants from :func:`dpaudit.mechanisms.glm_lower_bound.proof_constants`:
+    theta_V = a V; the proof's constants from :func:`dpaudit.mechanisms.glm.glm_lower_bound.proof_constants`:
     tau = 1, a_max = 1, gamma = 1, C_DP = 1/2, c_0 = 1/8, so r = 1/2, m = mu'(1) = 0.197, L = 0.0909,
     c_gap = m r/2 = 0.0492, c_Ham = 0.323, Lemma 7.1's c = c_gap gamma c_Ham c_0 = 0.00199 and C = c_0):
       - lem7.1@printed,eps0.01,delta0.02,d2: E[R_T] >= c d/eps for T >= C d/(eps^2 + delta log(1/delta)), at
@@ -61,7 +61,7 @@ Encoded (id -> claim; point; horizons and runs per budget):
         theta_Vj = 0 and the two arms +-r e_j have equal means (Delta = 0; 968 of 19360 grid points fail); the
         proof bounds the change of one arm's mean when V_j flips, not the gap between the two arms.
         lemQ.1@theta0-zero: theta_0 = 0 (the instance Lemma 7.1's proof uses), verified.
-      - The exact example (:class:`~dpaudit.mechanisms.glm_lower_bound.SignFollowingRR`: an eps-DP
+      - The exact example (:class:`~dpaudit.mechanisms.glm.glm_lower_bound.SignFollowingRR`: an eps-DP
         "win-stay, lose-shift" on a randomized response of the last reward, on one uniformly drawn
         coordinate; its transcript law is finite), at d = 2, T in {2, 4, 6, 8}, eps in {0.25, 0.5, 1},
         a = gamma eps, r = 1/2 (12 points):
@@ -176,8 +176,8 @@ from dpaudit.algorithms.glm.distributional_design import (
 )
 from dpaudit.algorithms.glm.parameters import algorithm2_parameters
 from dpaudit.audits.experiments.shuffle_glm import FIG1_EPS, PRESETS, TABLE2_EPS, TABLE2_S
-from dpaudit.mechanisms.glm_links import logistic_mean
-from dpaudit.mechanisms.glm_lower_bound import SignFollowingRR, proof_constants
+from dpaudit.mechanisms.glm.glm_links import logistic_mean
+from dpaudit.mechanisms.glm.glm_lower_bound import SignFollowingRR, proof_constants
 
 from ._suite import suite
 

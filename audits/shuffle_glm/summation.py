@@ -46,10 +46,10 @@ import numpy as np
 from dpaudit import ApproxDP
 from dpaudit.core.domains import Box, Datasets
 from dpaudit.core.neighbours import ReplaceUser, one_changed
-from dpaudit.mechanisms.glm_links import logistic_gradient
-from dpaudit.mechanisms.pgd_views import LinearLossTranscript, Transcript
-from dpaudit.mechanisms.private_gd import PrivateGD
-from dpaudit.mechanisms.vector_summation import (
+from dpaudit.mechanisms.glm.glm_links import logistic_gradient
+from dpaudit.mechanisms.glm.pgd_views import LinearLossTranscript, Transcript
+from dpaudit.mechanisms.glm.private_gd import PrivateGD
+from dpaudit.mechanisms.shuffle.vector_summation import (
     OuterProductSummation,
     ShuffledMatrixSummation,
     ShuffledVectorSummation,

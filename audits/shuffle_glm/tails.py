@@ -46,11 +46,11 @@ from scipy import stats
 
 from dpaudit import TailBound
 from dpaudit.mechanisms import noise
-from dpaudit.mechanisms.exploration_set import (
+from dpaudit.mechanisms.glm.exploration_set import (
     node_noise_sigma,
     symmetric_gaussian_norms,
 )
-from dpaudit.mechanisms.vector_summation import (
+from dpaudit.mechanisms.shuffle.vector_summation import (
     chernoff_gap,
 )
 

@@ -42,7 +42,8 @@ from dpaudit import ApproxDP, TailBound
 from dpaudit.core.domains import Box, Datasets
 from dpaudit.core.neighbours import ReplaceUser, one_changed
 from dpaudit.mechanisms import noise
-from dpaudit.mechanisms.exploration_set import (
+from dpaudit.mechanisms.counters.tree import BinaryTreeMechanism
+from dpaudit.mechanisms.glm.exploration_set import (
     RankOneLeaves,
     SymmetricGaussianTree,
     classical_gaussian_sigma,
@@ -51,7 +52,6 @@ from dpaudit.mechanisms.exploration_set import (
     node_noise_sigma,
     tree_depth,
 )
-from dpaudit.mechanisms.tree import BinaryTreeMechanism
 
 from ._suite import suite
 from .summation import SEARCH_RANDOM

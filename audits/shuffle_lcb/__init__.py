@@ -17,7 +17,7 @@ Encoded (id -> statement, points):
     (B b / 4)-sub-Gaussian; and thmC.1-tail@protocol,eps10, the same claim on the error law P_Vec itself
     builds from its analyzer (one label, fraction 1/2, eps = 10).
 
-Mechanism-level privacy (mechanisms/shuffle_vec.py: P_Vec; mechanisms/shuffle_amp.py: R_Amp, P_Amp,
+Mechanism-level privacy (mechanisms/shuffle/shuffle_vec.py: P_Vec; mechanisms/shuffle/shuffle_amp.py: R_Amp, P_Amp,
 Lemma B.4). Neighbouring relations: one user's (phi, y) replaced in a batch (N-sub; ReplaceUser over
 the batch), one returning user's rows replaced in every batch (N-ret; data user-major), any two data
 points of one user (N-loc; a batch of one). Exact wherever the law is tractable: P_Vec's shuffled view
@@ -52,7 +52,7 @@ Gaussian messages) has no tractable law and is audited from samples.
   - thmB.1-tail: Assumption A.3 for P_Amp in the proof of Thm B.1: after T users each entry of the
     cumulative noise is N(0, T sigma^2), claimed (T sigma1^2)-sub-Gaussian; experiment point, T = 20,000.
 
-Central-model baselines (mechanisms/central_tree.py): LinUCB-JDP's tree (Shariff & Sheffet 2018) on
+Central-model baselines (mechanisms/counters/central_tree.py): LinUCB-JDP's tree (Shariff & Sheffet 2018) on
 the leaves z z^T, z = [phi; y], released as noisy upper triangles of its dyadic nodes. The paper
 prints no node calibration; the module records the one chosen (Shariff & Sheffet's own formula could
 not be retrieved, so none is attributed to them): symmetric i.i.d. N(0, sigma^2) node noise, sigma
@@ -150,21 +150,20 @@ from dpaudit.bandits.contextual_transcripts import ContextualTranscript, FirstBa
 from dpaudit.core.domains import Box, Datasets
 from dpaudit.core.neighbours import ReplaceUser, one_changed
 from dpaudit.mechanisms import noise
-from dpaudit.mechanisms.central_tree import (
+from dpaudit.mechanisms.counters.central_tree import (
     WORST_ROW_PAIR,
     CentralTreeMechanism,
     ReturningUserStream,
     group_privacy,
 )
-from dpaudit.mechanisms.shuffle import ShuffledRandomizedResponse
-from dpaudit.mechanisms.shuffle_amp import (
+from dpaudit.mechanisms.shuffle.shuffle_amp import (
     CloneLikelihoodRatio,
     GaussianRandomizer,
     ShuffledGaussianProtocol,
     shuffle_amplification,
     unique_user_ldp_budget,
 )
-from dpaudit.mechanisms.shuffle_vec import (
+from dpaudit.mechanisms.shuffle.shuffle_vec import (
     EXPERIMENT_B,
     EXPERIMENT_D,
     EXPERIMENT_DELTA,
@@ -173,6 +172,7 @@ from dpaudit.mechanisms.shuffle_vec import (
     ShuffledVectorProtocol,
     p_vec_parameters,
 )
+from dpaudit.mechanisms.shuffle.shuffled_response import ShuffledRandomizedResponse
 
 from ._suite import suite
 
@@ -196,7 +196,7 @@ suite.tail("shuffle-lcb/thmC.1-tail@rounding", subject=noise.FiniteIntegerLaw(0,
 
 # == Mechanism-level privacy and accuracy: P_Vec, P_Amp / R_Amp, Lemma B.4 ========================
 #
-# Data are rows (phi, y) per user (mechanisms/shuffle_vec.py, shuffle_amp.py). Searches run over the
+# Data are rows (phi, y) per user (mechanisms/shuffle/shuffle_vec.py, shuffle_amp.py). Searches run over the
 # cube [-1, 1]^(d + 1) mapped onto the inputs Assumption 3.1 allows by BallRows (phi = x ||x||_inf /
 # ||x||_2, a bijection of the cube onto the unit ball; y kept), so witnesses are in cube coordinates.
 # Hand-picked pairs add the extremes a cube search does not reach:
@@ -205,7 +205,7 @@ suite.tail("shuffle-lcb/thmC.1-tail@rounding", subject=noise.FiniteIntegerLaw(0,
 #   - R_Amp: the pair of largest joint l2 distance of (phi y, upper(phi phi^T)), sqrt(4.5): phi at
 #     angle 60 degrees from phi' with equal off-diagonal products (phi = (cos 15, -sin 15), y = -1;
 #     phi' = (sin 15, -cos 15), y' = 1), found by numerical search and checked in the tests; the same
-#     rows are the central tree's worst pair (mechanisms.central_tree.WORST_ROW_PAIR).
+#     rows are the central tree's worst pair (mechanisms.counters.central_tree.WORST_ROW_PAIR).
 
 
 def unit_row(d: int, k: int, y: float, sign: float = 1.0) -> np.ndarray:
@@ -311,7 +311,7 @@ suite.privacy(f"shuffle-lcb/remark3.4-ldp@eps0.2,delta{DELTA:g},B{B},d{D}", audi
 # eps = 0.1 (eps0 = 0.817), d = 2: claimed (eps~, delta~) = (0.545, 0.383). The view (two shuffled
 # lists of 200 Gaussian messages) has no tractable law: audited from samples on the likelihood ratio
 # of the view for the pair (all users at one end of the worst pair, one user at the other end),
-# which is that pair's Neyman-Pearson statistic (mechanisms/shuffle_amp.py, CloneLikelihoodRatio).
+# which is that pair's Neyman-Pearson statistic (mechanisms/shuffle/shuffle_amp.py, CloneLikelihoodRatio).
 _EPS_B1, _DELTA_B1, _B_B1 = 0.1, 0.1, 200
 _EPS0_B1, _DELTA0_B1 = unique_user_ldp_budget(_EPS_B1, _DELTA_B1, _B_B1)
 _TILDE_B1 = shuffle_amplification(_EPS0_B1, _DELTA0_B1, _B_B1, _DELTA_B1 / 2)
@@ -362,7 +362,7 @@ suite.tail("shuffle-lcb/thmC.1-tail@protocol,eps10", subject=_P_VEC_EXP.error_la
            title="P_Vec's analyzer error on one label (x g/Delta; eps = 10, B = 20, fraction 1/2) is "
                  "(B + Bb/4)-sub-Gaussian")
 
-# == Central-model baselines: LinUCB-JDP's tree (mechanisms/central_tree.py) =========================
+# == Central-model baselines: LinUCB-JDP's tree (mechanisms/counters/central_tree.py) =========================
 #
 # The JDP view (Billboard lemma) is the tree's released nodes: noisy upper triangles of the dyadic
 # p-sums of the leaves z z^T, z = [phi; y]. Node noise: analytic Gaussian for (eps, delta) at l2

@@ -10,7 +10,7 @@ give their pmf table (``table()``) and a ``FiniteDistribution`` for the exact pr
 :mod:`~dpaudit.mechanisms.noise.constructions` holds plain samplers ``f(size, rng, ...)`` of the
 constructions dist-mab prints (shares summed per user, Gamma-Poisson, differences of geometrics or
 Poissons), to audit against these laws. Randomized response (binary and k-ary) lives in
-:mod:`dpaudit.mechanisms.randomized_response`.
+:mod:`dpaudit.mechanisms.classic.randomized_response`.
 """
 
 from ._lattice import FiniteIntegerLaw, IndependentSum, IntegerLaw, convolve, iid_sum

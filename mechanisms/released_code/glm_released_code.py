@@ -1,0 +1,150 @@
+"""The tree of shuffle-glm's released code as it runs, which does not release prefix sums
+(``glmbanditexp/utils/binary_tree.py`` of Sahasrajit123/Shuffle_joint_dp_generalized_linear_contextual_bandits
+at ab8fd160, the commit whose stored outputs are the paper's Table 2).
+
+The code keeps a 1-indexed heap of 2^h nodes, h = ceil(log2 T) + 1: root 1, the children of c are 2c and 2c + 1,
+leaves 2^(h-1), ..., 2^h - 1; the leaf of the n-th insertion is n + 2^(h-1) - 1. Each node holds the exact sum of
+the leaves below it and one symmetric noise matrix (Z + Z^T)/2, Z_ij ~ N(0, sigma^2), drawn once. Its query after
+the n-th insertion walks from leaf i = n + 2^(h-1) - 1 towards the root and, at every node c of that path with c
+even, adds node c - 1 (its sum and its noise); then it adds leaf i (sum and noise), adds lam I and projects the
+result onto the positive semi-definite cone (eigenvalues floored at 1e-12).
+
+In a heap an even index is a *left* child, so c - 1 is not c's sibling but the node just before c on its level,
+and for c = 2^k, the first node of level k, it is the last node of level k - 1 (for k = 1 the root, the sum of
+everything inserted so far). The release is therefore not the prefix sum of the leaves: it carries the noise of
+other nodes and misses or repeats data (:meth:`ReleasedCodeTree.query_nodes` lists what it sums; a test shows it
+on small T). The suites audit the paper's tree
+(:class:`~dpaudit.mechanisms.glm.exploration_set.SymmetricGaussianTree`), not this; it is here so that a run
+under ``constants="released-code"`` reproduces what the authors ran.
+
+Node noise is drawn when a query first needs the node, not all at once as the code does: each node's noise is
+used by a run of consecutive queries only, so the law of the releases is the same, and the stream holds O(h)
+nodes instead of 2^h.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from dpaudit.core.validation import integer, positive
+
+from ..glm.exploration_set import SymmetricGaussianTree
+
+PSD_FLOOR = 1e-12  # the code's psd_floor
+
+
+class ReleasedCodeTree:
+    """The released code's ``BinaryTreeMechanism`` for T insertions of symmetric d x d matrices with node noise
+    sigma (module docstring); ``lam`` is the ridge its query adds before the projection."""
+
+    def __init__(self, T: int, d: int, sigma: float, lam: float):
+        owner = "ReleasedCodeTree"
+        self.T = integer(owner, "T", T, 1)
+        self.d = integer(owner, "d", d, 1)
+        self.sigma = positive(owner, "sigma", sigma)
+        self.lam = positive(owner, "lam", lam)
+        self.height = math.ceil(math.log2(self.T)) + 1
+        self.first_leaf = 2 ** (self.height - 1)
+        # the node noise's law is the paper's tree's (Z + Z^T)/2: drawn by that release object
+        self.noise = SymmetricGaussianTree(self.T, self.d, self.sigma)
+        self.name = f"ReleasedCodeTree(T={self.T}, d={self.d}, sigma={self.sigma:.6g}, lam={self.lam:.6g})"
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def _count(self, n: int) -> int:
+        n = integer("ReleasedCodeTree", "n", n, 1)
+        if n > self.T:
+            raise ValueError(f"ReleasedCodeTree: n must be in 1..T = {self.T}, got {n}")
+        return n
+
+    def leaf(self, n: int) -> int:
+        """The heap index of the n-th insertion's leaf: n + 2^(h-1) - 1."""
+        return self._count(n) + self.first_leaf - 1
+
+    def path(self, n: int) -> list[int]:
+        """The heap indices from the n-th leaf up to the root."""
+        out, c = [], self.leaf(n)
+        while c > 0:
+            out.append(c)
+            c //= 2
+        return out
+
+    def query_nodes(self, n: int) -> list[int]:
+        """The nodes whose sums and noises the query after the n-th insertion adds: c - 1 for every even c on
+        :meth:`path`, then the leaf."""
+        return [c - 1 for c in self.path(n) if c % 2 == 0] + [self.leaf(n)]
+
+    def segment(self, node: int) -> range:
+        """The insertions (1-based) below a heap node."""
+        node = integer("ReleasedCodeTree", "node", node, 1)
+        if node >= 2 * self.first_leaf:
+            raise ValueError(f"ReleasedCodeTree: the heap has nodes 1..{2 * self.first_leaf - 1}, got {node}")
+        level = node.bit_length() - 1
+        width = self.first_leaf >> level
+        start = (node - (1 << level)) * width + 1
+        return range(start, start + width)
+
+    def project(self, noisy: np.ndarray) -> np.ndarray:
+        """The code's last step: lam I added, symmetrised, eigenvalues floored at 1e-12; (..., d, d)."""
+        m = noisy + self.lam * np.eye(self.d)
+        m = (m + np.swapaxes(m, -1, -2)) / 2
+        values, vectors = np.linalg.eigh(m)
+        return (vectors * np.maximum(values, PSD_FLOOR)[..., None, :]) @ np.swapaxes(vectors, -1, -2)
+
+    def stream(self, runs: int) -> ReleasedCodeTreeStream:
+        """``runs`` independent runs fed one leaf per round (:class:`ReleasedCodeTreeStream`)."""
+        return ReleasedCodeTreeStream(self, runs)
+
+
+class ReleasedCodeTreeStream:
+    """:class:`ReleasedCodeTree` over ``runs`` runs at once: :meth:`insert` adds round n's leaves (runs, d, d)
+    and returns the code's query, lam I included and projected (runs, d, d).
+
+    It keeps, as the code does, the exact sum of every node that can still be read (the leaf's ancestors and
+    the nodes the last query read; a node left of both is never read again) and the noise of the nodes the
+    last query read; :attr:`last_noise` maps the nodes whose noise an insertion drew to that noise."""
+
+    def __init__(self, tree: ReleasedCodeTree, runs: int):
+        self.tree = tree
+        self.runs = integer("ReleasedCodeTreeStream", "runs", runs, 1)
+        self.n = 0
+        self._sums: dict[int, np.ndarray] = {}
+        self._noise: dict[int, np.ndarray] = {}
+        self.last_noise: dict[int, np.ndarray] = {}
+
+    def insert(self, leaves: Any, rng: np.random.Generator, noise: dict[int, np.ndarray] | None = None
+               ) -> np.ndarray:
+        """Add leaf n (one per run); return the code's query. ``noise`` gives the draws of nodes read for the
+        first time (a replay); missing nodes are drawn."""
+        tree = self.tree
+        x = np.asarray(leaves, dtype=float)
+        if x.shape != (self.runs, tree.d, tree.d) or not np.isfinite(x).all():
+            raise ValueError(f"ReleasedCodeTreeStream: leaves must be finite, shape ({self.runs}, {tree.d}, "
+                             f"{tree.d}), got {x.shape}")
+        if self.n >= tree.T:
+            raise ValueError(f"ReleasedCodeTreeStream: the tree holds T = {tree.T} insertions, all made")
+        self.n += 1
+        path = tree.path(self.n)
+        for c in path:
+            self._sums[c] = self._sums[c] + x if c in self._sums else x.copy()
+        read = tree.query_nodes(self.n)
+        self.last_noise = {}
+        out = np.zeros_like(x)
+        zero = np.zeros_like(x)
+        for c in read:
+            if c not in self._noise:
+                given = None if noise is None else noise.get(c)
+                self._noise[c] = tree.noise.node_noise(self.runs, rng) if given is None else np.asarray(given, float)
+                self.last_noise[c] = self._noise[c]
+            out += self._sums.get(c, zero) + self._noise[c]
+        keep = set(path) | set(read)
+        self._sums = {c: v for c, v in self._sums.items() if c in keep}
+        self._noise = {c: v for c, v in self._noise.items() if c in read}
+        return tree.project(out)
+
+
+__all__ = ["PSD_FLOOR", "ReleasedCodeTree", "ReleasedCodeTreeStream"]
