@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from . import _compat, adapters  # noqa: F401 - _compat: the old module paths; dpaudit.adapters.opendp, .diffprivlib (the libraries are imported when used)
 from ._version import __version__
+from .api.dpsgd import audit_dpsgd, certify_dpsgd
 from .api.privacy import audit_privacy
 from .api.regret import audit_lower_bound, audit_regret
 from .api.tail import audit_sampler, audit_tail
@@ -34,6 +35,15 @@ from .core.claims import (
     SubGaussian,
     TailBound,
     parse_claim,
+)
+from .core.dpsgd import (
+    BallsAndBins,
+    BatchesWithReplacement,
+    ComposedDPSGD,
+    DPSGDConfig,
+    FixedSizeBatches,
+    PoissonBatches,
+    ShuffledBatches,
 )
 from .core.errors import (
     AuditTimeout,
@@ -93,6 +103,8 @@ __all__ = [
     "RegretOrder", "RegretRate", "RenyiDP",
     "ReplaceOne", "ReplaceRewardVector", "ReplaceUser", "SelectionError", "SimulationResult", "Statistic",
     "SubExponential", "SubGaussian", "TailBound", "UnsupportedAudit", "UsageError", "__version__", "audit_privacy",
-    "adapters", "audit_lower_bound", "audit_regret", "audit_sampler",
+    "adapters", "audit_lower_bound", "audit_regret", "audit_sampler", "audit_dpsgd", "certify_dpsgd",
+    "BallsAndBins", "BatchesWithReplacement", "ComposedDPSGD", "DPSGDConfig", "FixedSizeBatches", "PoissonBatches",
+    "ShuffledBatches",
     "audit_tail", "parse_claim", "read_results", "run_preset", "scalar", "simulate", "unseeded",
 ]

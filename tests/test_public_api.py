@@ -27,6 +27,8 @@ TOP_LEVEL = [
     "UnsupportedAudit", "UsageError", "AuditTimeout",
     "audit_privacy", "audit_tail", "audit_sampler", "audit_regret", "audit_lower_bound", "parse_claim",
     "run_preset", "simulate", "scalar", "unseeded", "adapters", "__version__", "read_results",
+    "audit_dpsgd", "certify_dpsgd", "DPSGDConfig", "ComposedDPSGD", "PoissonBatches", "FixedSizeBatches",
+    "BatchesWithReplacement", "ShuffledBatches", "BallsAndBins",
 ]
 
 # documented submodules and the names the README takes from them

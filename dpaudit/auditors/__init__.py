@@ -8,6 +8,8 @@
 - tails: :class:`ExactTailAuditor` from a law's cdf/sf and cumulant generating function,
   :class:`StatisticalTailAuditor` from samples;
 - conformance: :class:`ConformanceAuditor` tests a sampler against its exact law;
+- DP-SGD: :class:`CertifiedAccountingAuditor` decides claims about DP-SGD configurations from certified brackets
+  (:mod:`dpaudit.exact.accounting`);
 - regret: :class:`RegretBoundAuditor` tests explicit bounds (rigorous lower confidence bounds on
   E[R_T], or Clopper-Pearson on exceedances), :class:`RegretRateAuditor` fits rates,
   :class:`RegretOrderAuditor` tests orderings of algorithms (pairwise at matched seeds, Holm).
@@ -19,6 +21,7 @@ import them.
 
 from .base import Auditor, Finding, RegretSubject, Support, TailSubject, Undecided
 from .conformance import ConformanceAuditor
+from .dpsgd import CertifiedAccountingAuditor
 from .exact_privacy import ExactPrivacyAuditor, ExactUndecided
 from .exact_tail import ExactTailAuditor
 from .regret_bound import RegretBoundAuditor
@@ -27,6 +30,7 @@ from .regret_rate import RegretRateAuditor
 from .statistical_privacy import StatisticalPrivacyAuditor
 from .statistical_tail import StatisticalTailAuditor
 
-__all__ = ["Auditor", "ConformanceAuditor", "ExactPrivacyAuditor", "ExactTailAuditor", "ExactUndecided", "Finding",
+__all__ = ["Auditor", "CertifiedAccountingAuditor",
+           "ConformanceAuditor", "ExactPrivacyAuditor", "ExactTailAuditor", "ExactUndecided", "Finding",
            "RegretBoundAuditor", "RegretOrderAuditor", "RegretRateAuditor", "RegretSubject",
            "StatisticalPrivacyAuditor", "StatisticalTailAuditor", "Support", "TailSubject", "Undecided"]

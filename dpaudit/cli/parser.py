@@ -18,6 +18,7 @@ examples:
   dpaudit run 'classic/laplace-*' --seed 3  audit the claims matching a glob
   dpaudit audit mymech.py:mech --claim "pure-dp eps=0.5" --pair "[0, 1]"
   dpaudit simulate dist-mab/fig1@gap0.1,eps0.5 --runs 5   one configuration of a paper's figure
+  dpaudit dpsgd --sampler poisson --rate 0.01 --noise 1 --steps 1000 --claim "approx-dp eps=2 delta=1e-5"
 """
 
 SIMULATE_EPILOG = """\
@@ -197,4 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--seed", type=int, default=None, help="seed of every configuration (default: the preset's, 0)")
     sm.add_argument("--no-progress", action="store_true",
                     help="no progress (default: a bar on a terminal, one line per simulation otherwise)")
+    from .dpsgd import add_parser as add_dpsgd
+
+    add_dpsgd(sub)
     return p

@@ -10,6 +10,10 @@ The output is the average of the iterates at the ends of the epochs after the bu
     z = the smallest noise multiplier whose RDP accounting of `steps` compositions of the (Poisson
         subsampled, when q < 1) Gaussian mechanism gives (eps, delta)
 
+Any batch sampler of the family runs with ``sampler=`` (:mod:`.samplers`; the step's sum is then divided by the
+sampler's nominal batch), and :meth:`DPSGD.dpsgd_config` describes the call for certified accounting
+(:func:`dpaudit.audit_dpsgd`).
+
 The release is one step's noisy gradient sum given the batch's clipped gradients (:meth:`DPSGD.sample`, the
 exact law :meth:`DPSGD.distribution`: independent coordinates, N(sum_k, (z clip)^2)); :meth:`DPSGD.run` is
 the optimizer built on it, for ``runs`` independent runs with their own data.
@@ -55,10 +59,20 @@ from typing import Any
 import numpy as np
 
 from dpaudit.core.distributions import ProductDistribution
+from dpaudit.core.dpsgd import (
+    ADD_REMOVE,
+    ZERO_OUT,
+    BallsAndBins,
+    BatchSampler,
+    DPSGDConfig,
+    PoissonBatches,
+    ShuffledBatches,
+)
 from dpaudit.core.validation import integer, positive, probability, sample_size
 
 from ..base import ExactRelease
 from ..noise import Gaussian
+from .samplers import drawer
 
 RDP_ORDERS = (*range(2, 33), 40, 48, 56, 64, 80, 96, 128)
 
@@ -233,7 +247,7 @@ class DPSGD(ExactRelease):
 
     def __init__(self, epsilon: float, delta: float, n: int, d: int, clip: float = 0.2, batch: int = 2048,
                  epochs: int = 50, lr0: float = 10.0, regulariser: float = 1e-5, burn_in: int = 10,
-                 accountant: str = "dp-accounting", batches: str = "poisson"):
+                 accountant: str = "dp-accounting", batches: str = "poisson", sampler: BatchSampler | None = None):
         self.epsilon = positive(self.owner, "epsilon", epsilon)
         self.delta = probability(self.owner, "delta", delta)
         self.n = integer(self.owner, "n", n, 1)
@@ -246,23 +260,54 @@ class DPSGD(ExactRelease):
             raise ValueError(f"{self.owner}: burn_in must be < epochs = {self.epochs}, got {burn_in!r}")
         self.lr0 = positive(self.owner, "lr0", lr0)
         self.regulariser = float(regulariser)
-        self.batches_per_epoch = math.ceil(self.n / self.batch)
-        self.steps = self.epochs * self.batches_per_epoch
-        self.q = self.batch / self.n
         self.accountant = accountant
         if batches not in BATCHES:
             raise ValueError(f"{self.owner}: batches must be one of {BATCHES}, got {batches!r}")
         self.batches = batches
+        self.sampler = self._sampler(sampler)
+        # Poisson "epochs" are ceil(n / batch) steps each, as the code counts them
+        self.batches_per_epoch = (math.ceil(self.n / self.batch) if isinstance(self.sampler, PoissonBatches)
+                                  else self.sampler.steps_per_epoch)
+        self.steps = self.epochs * self.batches_per_epoch
+        self.q = self.batch / self.n
         self.noise_multiplier = multiplier(accountant, self.epsilon, self.delta, self.steps, self.q)
         self.sigma = self.noise_multiplier * self.clip  # noise std of one step's gradient sum, per coordinate
         self.name = (f"DPSGD(eps={self.epsilon:.6g}, delta={self.delta:.6g}, n={self.n}, d={self.d}, "
                      f"clip={self.clip:g}, batch={self.batch}, q={self.q:.4g}, steps={self.steps}; "
                      f"z={self.noise_multiplier:.6g}" + ("" if accountant == "dp-accounting" else
                                                          ", the released code's accountant")
-                     + ("" if batches == "poisson" else ", the released code's shuffled batches") + ")")
+                     + ("" if batches == "poisson" or sampler is not None else ", the released code's shuffled batches")
+                     + ("" if sampler is None else f", {sampler.describe()}") + ")")
 
     def __repr__(self) -> str:
         return self.name
+
+    def _sampler(self, sampler: BatchSampler | None) -> BatchSampler:
+        """The batch sampler run: ``sampler`` if given (its nominal batch becomes the optimizer's), else the one
+        ``batches`` names: Poisson at rate batch / n, or the released code's shuffled batches (a fresh order each
+        epoch, the last partial batch averaged over its own size); one full batch when n <= batch."""
+        if sampler is not None:
+            if not isinstance(sampler, BatchSampler):
+                raise TypeError(f"{self.owner}: sampler must be a dpaudit batch sampler, got {sampler!r}")
+            drawer(sampler, self.n, 1)  # checks the sampler's size against n
+            nominal = (sampler.rate * self.n if isinstance(sampler, PoissonBatches)
+                       else self.n / sampler.batches if isinstance(sampler, BallsAndBins) else sampler.batch)
+            self.batch = max(1, round(nominal))
+            return sampler
+        if self.batch >= self.n or self.batches == "poisson":
+            return PoissonBatches(self.batch / self.n)
+        return ShuffledBatches(self.batch, self.n, reshuffle=True, partial="own")
+
+    def dpsgd_config(self, relation: str | None = None) -> DPSGDConfig:
+        """This call as its accountant sees it (:class:`~dpaudit.core.dpsgd.DPSGDConfig`): the sampler it draws
+        from, its noise multiplier, its steps (or epochs), about ``relation`` (default: add-remove, or zero-out for
+        a sampler whose batches depend on the dataset's size)."""
+        if relation is None:
+            relation = ADD_REMOVE if ADD_REMOVE in self.sampler.relations else ZERO_OUT
+        if self.sampler.per_epoch:
+            return DPSGDConfig(self.sampler, self.noise_multiplier, epochs=self.epochs, relation=relation,
+                               label=self.name)
+        return DPSGDConfig(self.sampler, self.noise_multiplier, steps=self.steps, relation=relation, label=self.name)
 
     @property
     def subsampled(self) -> bool:
@@ -308,24 +353,17 @@ class DPSGD(ExactRelease):
         if theta.shape != (runs, self.d):
             raise ValueError(f"{self.owner}: theta_init must have shape (runs, {self.d}), got {theta.shape}")
         expected_batch = self.q * self.n
-        shuffled = self.subsampled and self.batches == "shuffled"
+        batches = drawer(self.sampler, self.n, runs)
         total, kept, step = np.zeros_like(theta), 0, 0
         for epoch in range(self.epochs):
-            if shuffled:  # each point's batch in this epoch, per run
-                order = rng.permuted(np.broadcast_to(np.arange(self.n), (runs, self.n)), axis=1)
-                chunk = np.argsort(order, axis=1) // self.batch
+            batches.start_epoch(epoch, rng)
             for j in range(self.batches_per_epoch):
                 step += 1
                 grads = np.asarray(gradient(theta, data), dtype=float)
                 if grads.shape != (runs, self.n, self.d):
                     raise ValueError(f"{self.owner}: gradient must return shape {(runs, self.n, self.d)}, "
                                      f"got {grads.shape}")
-                clipped = self.clip_gradients(grads)
-                if shuffled:  # the code's j-th batch of this epoch's order
-                    size = min(self.batch, self.n - j * self.batch)
-                    clipped = clipped * ((chunk == j) * (self.batch / size))[..., None]
-                elif self.subsampled:  # Poisson sampling: each point in the batch with probability q
-                    clipped = clipped * (rng.random((runs, self.n)) < self.q)[..., None]
+                clipped = self.clip_gradients(grads) * batches.weights(j, rng)[..., None]
                 noisy = self.noisy_sums(clipped, rng) / expected_batch
                 theta = theta - self.lr0 / math.sqrt(step) * (noisy + 2 * self.regulariser * theta)
                 if project is not None:

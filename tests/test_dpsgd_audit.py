@@ -1,0 +1,103 @@
+"""dpaudit.audit_dpsgd and ``dpaudit dpsgd``: verdicts from the certified bracket, the record, and bad input.
+
+Nothing here is statistical: every verdict is decided by certified bounds."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import dpaudit
+from dpaudit import ApproxDP, DPSGDConfig, PoissonBatches, PureDP, ShuffledBatches
+from dpaudit.cli import main
+from dpaudit.core.results import AuditResult
+
+POISSON = DPSGDConfig(PoissonBatches(0.01), 1.0, steps=1000)  # eps(1e-5) in [1.828213, 1.828248]
+
+
+def test_a_claim_above_the_bracket_is_verified_and_one_below_refuted():
+    above = dpaudit.audit_dpsgd(POISSON, ApproxDP(1.83, 1e-5))
+    assert above.verdict == "verified" and above.confidence == 1.0 and above.samples == 0
+    below = dpaudit.audit_dpsgd(POISSON, ApproxDP(1.82, 1e-5))
+    assert below.verdict == "refuted"
+    assert below.delta_lower > 1e-5 and below.epsilon_lower > 1.82
+    assert below.witness["order"] == "forward" and "one has an example the other lacks" in below.witness["datasets"]
+    assert below.relation["name"] == "add-remove"
+
+
+def test_a_claim_inside_the_bracket_is_not_refuted_and_says_so():
+    res = dpaudit.audit_dpsgd(DPSGDConfig(ShuffledBatches(1, 1000), 0.8, epochs=1, relation="zero-out"),
+                              ApproxDP(5.5, 1e-5))  # eps(1e-5) in [5.23, 5.68]: shuffling's bracket is not tight
+    assert res.verdict == "not-refuted"
+    assert any(note.startswith("undecided") for note in res.notes)
+    assert not res.parameters["tight"]
+    lo, hi = res.statistic.interval
+    assert lo < 5.5 < hi
+
+
+def test_pure_dp_is_refuted_by_any_positive_delta_lower_bound():
+    res = dpaudit.audit_dpsgd(POISSON, PureDP(10.0))
+    assert res.verdict == "refuted" and res.delta_lower > 0
+
+
+def test_the_record_survives_json():
+    res = dpaudit.audit_dpsgd(POISSON, ApproxDP(1.82, 1e-5))
+    again = AuditResult.from_dict(json.loads(json.dumps(res.to_dict())))
+    assert again.verdict == "refuted" and again.statistic.interval == res.statistic.interval
+    assert again.parameters["dpsgd"]["sampler"]["rate"] == 0.01
+
+
+def test_an_object_that_describes_its_configuration_is_audited_through_it():
+    class Loop:
+        def dpsgd_config(self):
+            return POISSON
+
+    assert dpaudit.audit_dpsgd(Loop(), ApproxDP(1.83, 1e-5)).verdict == "verified"
+
+
+@pytest.mark.parametrize("subject,claim,error", [
+    ("poisson", ApproxDP(1, 1e-5), TypeError),
+    (POISSON, dpaudit.RenyiDP(2.0, 1.0), dpaudit.InvalidClaim),
+    (POISSON, "approx-dp eps=1", dpaudit.InvalidClaim),
+])
+def test_bad_subjects_and_claims_are_refused(subject, claim, error):
+    with pytest.raises(error):
+        dpaudit.audit_dpsgd(subject, claim)
+
+
+def test_the_command_line_prints_the_bracket_and_the_verdict(capsys):
+    assert main(["dpsgd", "--sampler", "poisson", "--rate", "0.01", "--noise", "1", "--steps", "1000"]) == 0
+    out = capsys.readouterr().out
+    assert "certified in [1.82821, 1.82825]" in out
+    code = main(["dpsgd", "--sampler", "poisson", "--rate", "0.01", "--noise", "1", "--steps", "1000",
+                 "--claim", "approx-dp eps=1.8 delta=1e-5", "--json"])
+    assert code == 1
+    assert json.loads(capsys.readouterr().out)["verdict"] == "refuted"
+    assert main(["dpsgd", "--sampler", "shuffle", "--batch", "1", "--size", "1000", "--epochs", "1", "--noise",
+                 "0.8", "--relation", "zero-out", "--claim", "approx-dp eps=6 delta=1e-5"]) == 0
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--sampler", "poisson", "--rate", "1.5", "--noise", "1", "--steps", "3"], "rate must be in (0, 1]"),
+    (["--sampler", "poisson", "--rate", "0.1", "--noise", "0", "--steps", "3"], "noise_multiplier must be > 0"),
+    (["--sampler", "poisson", "--rate", "0.1", "--noise", "1"], "exactly one of steps and epochs"),
+    (["--sampler", "poisson", "--rate", "0.1", "--noise", "1", "--steps", "3", "--delta", "2"], "delta must be in"),
+    (["--sampler", "shuffle", "--batch", "10", "--size", "100", "--noise", "1", "--epochs", "1"], "zero-out"),
+    (["--sampler", "fixed-size", "--size", "100", "--noise", "1", "--steps", "1"], "needs --batch"),
+    (["--noise", "1"], "give --sampler"),
+    (["--sampler", "poisson", "--rate", "0.1", "--noise", "1", "--steps", "3", "--claim", "zcdp rho=1"],
+     "decides (epsilon, delta)"),
+])
+def test_bad_input_is_one_line_and_exit_2(argv, message, capsys):
+    assert main(["dpsgd", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_bad_input_from_the_shell_has_no_traceback():
+    proc = subprocess.run([sys.executable, "-m", "dpaudit", "dpsgd", "--sampler", "poisson", "--rate", "2",
+                           "--noise", "1", "--steps", "3"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "rate must be in" in proc.stderr
