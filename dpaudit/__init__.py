@@ -15,6 +15,7 @@ from .api.dpsgd import audit_dpsgd, certify_dpsgd
 from .api.privacy import audit_privacy
 from .api.regret import audit_lower_bound, audit_regret
 from .api.tail import audit_sampler, audit_tail
+from .api.trace import DPSGDTrace
 from .auditors.regret_order import Difference
 from .bandits.experiments import run_preset
 from .bandits.simulation import SimulationResult, simulate
@@ -104,7 +105,8 @@ __all__ = [
     "ReplaceOne", "ReplaceRewardVector", "ReplaceUser", "SelectionError", "SimulationResult", "Statistic",
     "SubExponential", "SubGaussian", "TailBound", "UnsupportedAudit", "UsageError", "__version__", "audit_privacy",
     "adapters", "audit_lower_bound", "audit_regret", "audit_sampler", "audit_dpsgd", "certify_dpsgd",
-    "BallsAndBins", "BatchesWithReplacement", "ComposedDPSGD", "DPSGDConfig", "FixedSizeBatches", "PoissonBatches",
+    "DPSGDTrace", "BallsAndBins", "BatchesWithReplacement", "ComposedDPSGD", "DPSGDConfig", "FixedSizeBatches",
+    "PoissonBatches",
     "ShuffledBatches",
     "audit_tail", "parse_claim", "read_results", "run_preset", "scalar", "simulate", "unseeded",
 ]

@@ -27,7 +27,7 @@ TOP_LEVEL = [
     "UnsupportedAudit", "UsageError", "AuditTimeout",
     "audit_privacy", "audit_tail", "audit_sampler", "audit_regret", "audit_lower_bound", "parse_claim",
     "run_preset", "simulate", "scalar", "unseeded", "adapters", "__version__", "read_results",
-    "audit_dpsgd", "certify_dpsgd", "DPSGDConfig", "ComposedDPSGD", "PoissonBatches", "FixedSizeBatches",
+    "audit_dpsgd", "certify_dpsgd", "DPSGDTrace", "DPSGDConfig", "ComposedDPSGD", "PoissonBatches", "FixedSizeBatches",
     "BatchesWithReplacement", "ShuffledBatches", "BallsAndBins",
 ]
 

@@ -144,6 +144,8 @@ class PrivateGLM(Algorithm2):
         else:
             optimizer = DPSGD(eps0, delta0, n, self._d)
         domain = Ball(self.S).project if self.project and kind == "explore" else None
+        if self.record:  # the call as its accountant sees it (shuffle-glm's remarkA.1 entries read these)
+            self.trace.setdefault("optimizers", []).append((kind, n, optimizer))
         return optimizer.run(cumulant_gradient(self.link, 0.0), data(), start, rng, project=domain)
 
 

@@ -20,6 +20,9 @@ The suite is in parts, added in this order (each module lists the claims it enco
   - :mod:`.regret`: the regret, lower-bound and experiment claims (Table 2's and Figure 1's orderings from the
     presets, Theorem 6.2's rate on the experiments' configuration, Theorem J.1's bound, Lemma 7.1 and
     Appendix Q's lemmas and proof steps), with their own list of what is left out;
+  - :mod:`.remark_a1`: Remark A.1's "the overall privacy budget is never exceeded" for the experiments' DP-SGD
+    calls, each call and their composition, as printed and as the released code runs them, by certified
+    accounting;
   - :mod:`.links`: Appendix G's inequalities about the link (lemG.1, lemG.2, claimobs2) for the logistic and
     probit links with R = 1, proof steps on a grid in closed form at 50 digits (probit refutes lemG.1 and
     lemG.2 off |z| <= 1: a finding).
@@ -53,8 +56,8 @@ Left out (with why):
     1.4 GB (6e6 entries): beyond the quick budget. JDP of the actions themselves (rather than of the
     Billboard the proof composes) has no tractable law (it needs the whole adaptive run): it is audited
     black-box in :mod:`.transcripts`, at small T only.
-  - claimsec5-jdp, remarkA.1: algorithm-level (Billboard lemma; the experiments' DP-SGD), audited with the
-    algorithms; thm5.1-sdp is audited above at the batch level.
+  - claimsec5-jdp: algorithm-level (Billboard lemma), audited with the algorithms; thm5.1-sdp is audited above at
+    the batch level. remarkA.1's DP-SGD part is in :mod:`.remark_a1`; its trees' part is lemI.4's.
   - lemJ.2, lemE.4, lemE.5, corE.6, lemE.7, lemE.9, lemH.1, lemK.1, lemK.2, lemL.1, corL.2,
     lemL.3, lemL.4, lemL.5, corM.1, lemM.2: confidence statements about the GLM estimators and the
     elimination, audited with the algorithms.
@@ -68,4 +71,4 @@ from ._suite import suite  # noqa: F401 (discovery reads the package's ``suite``
 
 # isort: split
 # the parts add their entries to ``suite`` when imported, in this order
-from . import tails, summation, trees, algorithms, transcripts, regret, ecolog, links  # noqa: E402, F401, I001
+from . import tails, summation, trees, algorithms, transcripts, regret, ecolog, links, remark_a1  # noqa: E402, F401, I001

@@ -25,6 +25,7 @@ from .entries import (
     EXPECTATIONS,
     FOOTINGS,
     ConformanceEntry,
+    DPSGDEntry,
     Entry,
     LowerBoundEntry,
     PrivacyEntry,
@@ -35,6 +36,7 @@ from .regret import OrderEntry, RegretEntry
 
 __all__ = [
     "BUDGETS", "BUDGET_FALLBACK", "CLASSIC", "DEFAULT_RUNS", "DEFAULT_SAMPLES", "DEFAULT_TIMEOUTS", "EXPECTATIONS",
-    "FOOTINGS", "ConformanceEntry", "Entry", "LowerBoundEntry", "OrderEntry", "PrivacyEntry", "RegretEntry",
+    "FOOTINGS", "ConformanceEntry", "DPSGDEntry", "Entry", "LowerBoundEntry", "OrderEntry", "PrivacyEntry",
+    "RegretEntry",
     "RunContext", "Suite", "TailEntry", "at_budget", "find_entry", "load_suites", "select"
 ]

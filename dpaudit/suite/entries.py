@@ -313,6 +313,54 @@ class ConformanceEntry(Entry):
                              alpha=min(ctx.alpha or 1e-6, 1e-6), claim=self.claim)
 
 
+class DPSGDEntry(Entry):
+    """An (epsilon, delta) or pure DP claim about a DP-SGD configuration, decided by certified accounting
+    (:func:`dpaudit.audit_dpsgd`): never statistical, so no share of the run's alpha. ``subject`` is a
+    :class:`~dpaudit.DPSGDConfig` or :class:`~dpaudit.ComposedDPSGD`, or a callable returning one, built when
+    first needed (a configuration read off a simulated run, say, so that listing a suite simulates nothing).
+    ``knot`` is the privacy-loss grid's spacing (default: chosen for the steps' losses); ``name`` names a subject
+    built when first needed (listings then build nothing)."""
+
+    def __init__(self, id: str, *, subject: Any, claim: Claim, knot: float | None = None, name: str | None = None,
+                 **kwargs: Any):
+        from ..core.claims import ApproxDP, PureDP
+
+        super().__init__(id, claim=claim, **kwargs)
+        if not isinstance(claim, (ApproxDP, PureDP)):
+            raise TypeError(f"{id}: a DP-SGD entry needs an ApproxDP or PureDP claim, got {claim!r}")
+        self._subject = subject
+        self.knot = knot
+        self._name = name
+
+    @cached_property
+    def subject(self) -> Any:
+        from ..auditors.dpsgd import as_dpsgd_run
+
+        built = self._subject() if callable(self._subject) and not hasattr(self._subject, "dpsgd_config") \
+            else self._subject
+        return as_dpsgd_run(built)
+
+    @property
+    def subject_name(self) -> str:
+        from ..auditors.dpsgd import run_name
+
+        return self._name if self._name is not None else run_name(self.subject)
+
+    def _plan(self) -> AuditPlan:
+        from ..auditors.dpsgd import CertifiedAccountingAuditor
+
+        return AuditPlan(CertifiedAccountingAuditor())
+
+    @property
+    def auditor(self) -> str:
+        return "certified-accounting"
+
+    def audit(self, ctx: RunContext) -> Audit:
+        from ..api.dpsgd import dpsgd_audit
+
+        return dpsgd_audit(self.subject, self.claim, knot=self.knot)
+
+
 #: runs per member of a lower bound's hard instance, per algorithm
 DEFAULT_RUNS = {"quick": 2_000, "standard": 20_000, "thorough": 200_000}
 
@@ -362,6 +410,7 @@ class LowerBoundEntry(Entry):
 
 
 __all__ = [
-    "DEFAULT_RUNS", "EXPECTATIONS", "FOOTINGS", "PRESETS_PACKAGE", "ConformanceEntry", "Entry", "LowerBoundEntry",
+    "DEFAULT_RUNS", "EXPECTATIONS", "FOOTINGS", "PRESETS_PACKAGE", "ConformanceEntry", "DPSGDEntry", "Entry",
+    "LowerBoundEntry",
     "PrivacyEntry", "RunContext", "TailEntry"
 ]

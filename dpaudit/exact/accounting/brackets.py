@@ -583,9 +583,9 @@ def certify(run: DPSGDConfig | ComposedDPSGD, *, delta: float | None = None, eps
                 info["delta_upper"] = du
                 delta_upper = max(delta_upper, du)
         details["directions"][direction] = info
-    if delta is not None:
+    if delta is not None:  # epsilon is reported >= 0 (a negative eps(delta) means (0, delta)-DP already)
         bracket.eps_lower = max(best_eps_lower, 0.0) if best_eps_lower > -math.inf else 0.0
-        bracket.eps_upper = eps_upper if has_upper else math.inf
+        bracket.eps_upper = max(eps_upper, 0.0) if has_upper else math.inf
     if epsilon is not None:
         bracket.delta_lower = best_delta_lower
         bracket.delta_upper = delta_upper if has_upper else 1.0
