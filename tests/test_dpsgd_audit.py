@@ -101,3 +101,31 @@ def test_bad_input_from_the_shell_has_no_traceback():
     proc = subprocess.run([sys.executable, "-m", "dpaudit", "dpsgd", "--sampler", "poisson", "--rate", "2",
                            "--noise", "1", "--steps", "3"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "rate must be in" in proc.stderr
+
+
+def test_the_report_has_a_dpsgd_section_with_the_bracket(tmp_path):
+    from dpaudit.reports.markdown import render_markdown
+    from dpaudit.reports.plots import render
+
+    res = dpaudit.audit_dpsgd(POISSON, ApproxDP(1.82, 1e-5))
+    assert render(res) is not None  # the bracket plot
+    record = res.to_dict() | {"claim_id": "mine/dpsgd@1", "outcome": "unexpected-refutation"}
+    text = render_markdown({"run": {}, "records": [record]})
+    assert "## DP-SGD (1)" in text
+    row = next(line for line in text.splitlines() if line.startswith("| mine/dpsgd@1"))
+    assert "epsilon at delta=1e-05 in [1.82821, 1.82825]" in row and "eps 1.82, delta 1e-05" in row
+
+
+def test_a_sweep_draws_epsilon_against_the_noise_multiplier():
+    from dpaudit.auditors.dpsgd import CertifiedAccountingAuditor
+    from dpaudit.reports.plots import render
+
+    config = DPSGDConfig(ShuffledBatches(10, 200), 1.0, epochs=1, relation="zero-out")
+    finding = CertifiedAccountingAuditor().audit(config, ApproxDP(1.0, 1e-5), sweep=3)
+    data = finding.plot_data
+    assert data["kind"] == "dpsgd-sweep" and len(data["z"]) == 3 and data["z"][0] == pytest.approx(0.5)
+    assert set(data["bands"]) == {"certified, shuffle batches", "certified, Poisson at the same rate"}
+    lo, hi = data["bands"]["certified, shuffle batches"]
+    assert all(a <= b for a, b in zip(lo, hi)) and lo[0] > lo[-1]  # less noise, more epsilon
+    assert all(v is not None for v in data["accountants"]["dp-accounting RDP (as Poisson)"])
+    assert finding.parameters["sweep"] == 3 and render(finding) is not None

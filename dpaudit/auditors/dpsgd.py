@@ -21,8 +21,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ..core.claims import ApproxDP, Claim, PureDP
-from ..core.dpsgd import ComposedDPSGD, DPSGDConfig
+from ..core.dpsgd import ADD_REMOVE, ZERO_OUT, ComposedDPSGD, DPSGDConfig, PoissonBatches
 from ..core.errors import UnsupportedAudit
 from ..core.results import NOT_REFUTED, REFUTED, VERIFIED, Finding, Statistic
 from ..exact.accounting import certify
@@ -66,7 +68,7 @@ class CertifiedAccountingAuditor(Auditor):
             return Support.no(str(exc), noted=False)
         return Support.attempts()  # a bracket may contain the claim
 
-    def audit(self, subject: Any, claim: Claim, *, knot: float | None = None, **_: Any) -> Finding:
+    def audit(self, subject: Any, claim: Claim, *, knot: float | None = None, sweep: int = 0, **_: Any) -> Finding:
         support = self.supports(subject, claim)
         if not support:
             raise UnsupportedAudit(support.reason)
@@ -97,15 +99,102 @@ class CertifiedAccountingAuditor(Auditor):
                        "epsilon": eps, "delta_lower": d_lo, "claimed_delta": delta,
                        "datasets": _datasets(run), **({"thresholds": bracket.witness["thresholds"]}
                                                        if "thresholds" in bracket.witness else {})}
+        plot: dict[str, Any] = {"kind": "dpsgd-bracket", "eps": eps, "delta": delta, "delta_bracket": (d_lo, d_hi),
+                                "eps_bracket": ((float(bracket.eps_lower), float(bracket.eps_upper))
+                                                if delta > 0 else None), "tight": bracket.tight}
+        if sweep and delta > 0:
+            plot = noise_sweep(run, eps, delta, sweep, knot)
         return Finding(
-            verdict, self.name, statistic,
+            verdict, self.name, statistic, plot_data=plot,
             epsilon_lower=float(bracket.eps_lower) if delta > 0 else None,
             delta_lower=d_lo, confidence=1.0, witness=witness, notes=notes,
             parameters={"dpsgd": run.to_dict(), "delta_upper": d_hi,
                         "epsilon_upper": float(bracket.eps_upper) if delta > 0 else None,
                         "tight": bracket.tight, "threat_model": THREAT_MODEL,
+                        **({"sweep": int(sweep)} if sweep and delta > 0 else {}),
                         "certification": _jsonable(bracket.details)},
         )
+
+
+def scaled(run: DPSGDConfig | ComposedDPSGD, factor: float) -> DPSGDConfig | ComposedDPSGD:
+    """``run`` with every noise multiplier times ``factor``."""
+    if isinstance(run, DPSGDConfig):
+        per_epoch = run.sampler.per_epoch
+        return DPSGDConfig(run.sampler, run.noise_multiplier * factor, steps=None if per_epoch else run.steps,
+                           epochs=run.epochs if per_epoch else None, relation=run.relation)
+    return ComposedDPSGD(tuple(scaled(p, factor) for p in run.parts))
+
+
+def as_poisson(run: DPSGDConfig | ComposedDPSGD) -> DPSGDConfig | ComposedDPSGD | None:
+    """The run as a Poisson accountant models it (Poisson sampling at the nominal rate, the same steps, add-remove
+    for a zero-out claim); None if it is Poisson already or has no nominal rate."""
+    if isinstance(run, ComposedDPSGD):
+        parts = [as_poisson(p) or p for p in run.parts]
+        return ComposedDPSGD(tuple(parts)) if any(a is not p for a, p in zip(parts, run.parts)) else None
+    s = run.sampler
+    if isinstance(s, PoissonBatches):
+        return None
+    rate = s.batch / s.size if hasattr(s, "batch") else 1.0 / s.batches
+    relation = ADD_REMOVE if run.relation == ZERO_OUT else run.relation
+    return DPSGDConfig(PoissonBatches(min(rate, 1.0)), run.noise_multiplier, steps=run.steps, relation=relation)
+
+
+def rdp_epsilon(run: DPSGDConfig | ComposedDPSGD, delta: float) -> float | None:
+    """dp-accounting's RDP epsilon of ``run`` accounted as Poisson sampling at its nominal rate (what most training
+    code reports); None where dp-accounting is missing or raises."""
+    try:
+        from dp_accounting import NeighboringRelation, dp_event
+        from dp_accounting.rdp import rdp_privacy_accountant
+    except ImportError:  # pragma: no cover - a dependency of dpaudit
+        return None
+    poisson = as_poisson(run) or run
+    try:
+        relation = (NeighboringRelation.REPLACE_ONE if poisson.relation == "replace-one"
+                    else NeighboringRelation.ADD_OR_REMOVE_ONE)
+        accountant = rdp_privacy_accountant.RdpAccountant(neighboring_relation=relation)
+        for part in (poisson.parts if isinstance(poisson, ComposedDPSGD) else (poisson,)):
+            event = dp_event.GaussianDpEvent(part.noise_multiplier)
+            if part.sampler.rate < 1:
+                event = dp_event.PoissonSampledDpEvent(part.sampler.rate, event)
+            accountant.compose(event, part.steps)
+        return float(accountant.get_epsilon(delta))
+    except Exception:  # noqa: BLE001 - an accountant's failure is not the audit's
+        return None
+
+
+#: the noise multipliers of a sweep, as factors of the run's
+SWEEP_FACTORS = (0.5, 2.0)
+
+
+def noise_sweep(run: DPSGDConfig | ComposedDPSGD, eps: float, delta: float, points: int,
+                knot: float | None = None) -> dict[str, Any]:
+    """Plot data: eps(delta) against the noise multiplier (the run's times factors from 0.5 to 2), the certified
+    band of the run's sampler, the certified band of Poisson sampling at its rate (where it is not Poisson), and
+    dp-accounting's RDP epsilon as Poisson; the claim at the run's own multiplier."""
+    factors = np.geomspace(*SWEEP_FACTORS, max(int(points), 2))
+    base = run.noise_multiplier if isinstance(run, DPSGDConfig) else run.parts[0].noise_multiplier
+    out: dict[str, Any] = {"kind": "dpsgd-sweep", "z": (base * factors).tolist(), "delta": delta,
+                           "claim": (base, eps), "sampler": run_name(run)[:80], "bands": {}, "accountants": {}}
+    poisson = as_poisson(run)
+    for name, subject in (("certified, " + _sampler_label(run), run),
+                          ("certified, Poisson at the same rate", poisson)):
+        if subject is None:
+            continue
+        lo, hi = [], []
+        for f in factors:
+            b = certify(scaled(subject, float(f)), delta=delta, knot=knot)
+            lo.append(float(b.eps_lower))
+            hi.append(float(b.eps_upper))
+        out["bands"][name] = (lo, hi)
+    out["accountants"]["dp-accounting RDP (as Poisson)"] = [
+        rdp_epsilon(scaled(run, float(f)), delta) for f in factors]
+    return out
+
+
+def _sampler_label(run: DPSGDConfig | ComposedDPSGD) -> str:
+    parts = run.parts if isinstance(run, ComposedDPSGD) else (run,)
+    kinds = sorted({p.sampler.kind for p in parts})
+    return " + ".join(kinds) + " batches"
 
 
 def _datasets(run: DPSGDConfig | ComposedDPSGD) -> str:
@@ -129,4 +218,5 @@ def _jsonable(x: Any) -> Any:
     return x
 
 
-__all__ = ["THREAT_MODEL", "CertifiedAccountingAuditor", "as_dpsgd_run", "run_name"]
+__all__ = ["THREAT_MODEL", "CertifiedAccountingAuditor", "as_dpsgd_run", "as_poisson", "noise_sweep", "rdp_epsilon",
+           "run_name", "scaled"]

@@ -62,6 +62,22 @@ def configuration(args: argparse.Namespace) -> Any:
         raise UsageError(str(exc)) from None
 
 
+def _plot(args: argparse.Namespace, run: Any, eps: float, delta: float) -> None:
+    """The sweep of epsilon against the noise multiplier, drawn to ``--plot``."""
+    from pathlib import Path
+
+    from ..auditors.dpsgd import noise_sweep
+    from ..core.results import NOT_REFUTED, Finding
+    from ..reports.plots import render
+
+    data = noise_sweep(run, eps, delta, args.points, args.knot)
+    png = render(Finding(NOT_REFUTED, "certified-accounting", plot_data=data), title=run.describe()[:90])
+    if png is None:
+        raise UsageError("nothing to plot")
+    Path(args.plot).write_bytes(png)
+    print(f"  plot: {args.plot}")
+
+
 def cmd_dpsgd(args: argparse.Namespace) -> int:
     from ..api.dpsgd import audit_dpsgd, certify_dpsgd
     from ..core.claims import ApproxDP, PureDP, parse_claim
@@ -85,6 +101,9 @@ def cmd_dpsgd(args: argparse.Namespace) -> int:
             if bracket.witness:
                 print(f"  lower bound: {'; '.join(bracket.witness.get('pairs', []))} "
                       f"({bracket.witness.get('order')} order)")
+        if args.plot:
+            _plot(args, run, float(bracket.eps_upper if math.isfinite(bracket.eps_upper) else bracket.eps_lower),
+                  delta)
         return 0
     claim = parse_claim(args.claim)
     if not isinstance(claim, (ApproxDP, PureDP)):
@@ -102,6 +121,10 @@ def cmd_dpsgd(args: argparse.Namespace) -> int:
             print("  witness: " + json.dumps(result.witness))
         for note in result.notes:
             print(f"  note: {note}")
+    if args.plot:
+        if not isinstance(claim, ApproxDP) or claim.delta <= 0:
+            raise UsageError("--plot needs an (epsilon, delta) claim with delta > 0")
+        _plot(args, run, claim.epsilon, claim.delta)
     return 1 if result.verdict == "refuted" else 0
 
 
@@ -148,6 +171,11 @@ def add_parser(sub: Any) -> None:
     ds.add_argument("--delta", type=float, default=None, help="without --claim: the delta of the bracket (1e-5)")
     ds.add_argument("--knot", type=float, default=None,
                     help="the privacy-loss grid's spacing, a power of two (default: chosen for the steps' losses)")
+    ds.add_argument("--plot", default=None, metavar="PNG",
+                    help="write epsilon against the noise multiplier (0.5 to 2 times the configuration's): the "
+                         "certified band, that of Poisson sampling at the same rate, dp-accounting's RDP as Poisson, "
+                         "and the claim (needs --claim, or --delta)")
+    ds.add_argument("--points", type=count, default=7, help="noise multipliers of --plot (default 7)")
     ds.add_argument("--json", action="store_true", help="print JSON")
 
 

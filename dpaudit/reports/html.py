@@ -15,9 +15,12 @@ from typing import Any
 
 from .frames import SUMMARY_COLUMNS
 from .summary import (
+    DPSGD_COLUMNS,
+    DPSGD_INTRO,
     by_paper,
     claim_fields,
     claim_statement,
+    dpsgd_rows,
     findings,
     left_out,
     needing_attention,
@@ -214,6 +217,26 @@ def _headline(records: list[dict[str, Any]], run: dict[str, Any]) -> list[str]:
     return body
 
 
+def _dpsgd(records: list[dict[str, Any]], out: Path) -> list[str]:
+    """The DP-SGD section: every claim about a DP-SGD configuration, its certified bracket and outcome, and the
+    plots of epsilon against the noise multiplier where the audit drew one."""
+    rows = dpsgd_rows(records)
+    if not rows:
+        return []
+    body = [f'<h2 id="dpsgd">DP-SGD ({len(rows)})</h2><p class="meta">{escape(DPSGD_INTRO)}</p>',
+            '<div class="wide"><table class="summary"><thead><tr>'
+            + "".join(f"<th>{escape(c)}</th>" for c in DPSGD_COLUMNS) + "</tr></thead><tbody>"]
+    for row in rows:
+        cells = [f'<a href="#{_anchor(row["claim"])}">{escape(row["claim"])}</a>'] + [
+            escape(row[c]) for c in DPSGD_COLUMNS[1:]]
+        body.append("<tr>" + "".join(f'<td data-label="{escape(c)}">{v}</td>' for c, v in zip(DPSGD_COLUMNS, cells))
+                    + "</tr>")
+    body.append("</tbody></table></div>")
+    sweeps = [rel for row in rows for rel in row["plots"]]  # epsilon against the noise multiplier
+    body.extend(_plot(out, rel, True).replace("data-src=", "src=") for rel in sweeps)
+    return body
+
+
 def _tools(records: list[dict[str, Any]]) -> str:
     papers = sorted({suite_of(r) for r in records})
     outcomes = sorted({str(r.get("outcome")) for r in records})
@@ -257,6 +280,7 @@ def render_html(document: dict[str, Any], out: Path) -> str:
         "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>",
         _tools(records),
         *_headline(records, run),
+        *_dpsgd(records, out),
     ]
     # the cards needing attention open, their error or witness read without a click; unless so many need it
     # (an environment that fails every claim) that open cards would make the page hundreds of screens long

@@ -6,9 +6,12 @@ from typing import Any
 
 from .frames import SUMMARY_COLUMNS
 from .summary import (
+    DPSGD_COLUMNS,
+    DPSGD_INTRO,
     by_paper,
     claim_fields,
     claim_statement,
+    dpsgd_rows,
     findings,
     footed_reason,
     left_out,
@@ -81,6 +84,13 @@ def render_markdown(document: dict[str, Any]) -> str:
         lines += [f"### {paper}" + (f" — {title}" if title else ""), ""]
         for r in group:
             lines += _item(r, records)
+        lines.append("")
+    rows = dpsgd_rows(records)
+    if rows:
+        lines += [f"## DP-SGD ({len(rows)})", "", DPSGD_INTRO, "", "| " + " | ".join(DPSGD_COLUMNS) + " |",
+                  "|" + "---|" * len(DPSGD_COLUMNS)]
+        lines += ["| " + " | ".join(_cell(row[c]) for c in DPSGD_COLUMNS) + " |" for row in rows]
+        lines += [f"![{row['claim']}]({plot})" for row in rows for plot in row["plots"]]
         lines.append("")
     for paper, group in by_paper(records).items():
         title = paper_title(paper, run)

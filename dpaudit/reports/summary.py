@@ -185,6 +185,42 @@ def needing_attention(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in records if r.get("outcome") in (*UNEXPECTED_OUTCOMES, "error")]
 
 
+#: the auditor whose records the report's DP-SGD section lists
+DPSGD_AUDITOR = "certified-accounting"
+#: the DP-SGD section's columns
+DPSGD_COLUMNS = ("claim", "configuration", "claimed", "certified", "outcome")
+
+
+def dpsgd_rows(records: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """One row per DP-SGD record (decided by certified accounting): the claim id, the configuration, the claimed
+    (eps, delta), the certified bracket of eps(delta) (or delta(eps) for pure DP), and the outcome."""
+    rows = []
+    for r in records:
+        if r.get("auditor") != DPSGD_AUDITOR:
+            continue
+        claim = r.get("claim") or {}
+        claimed = f"eps {fmt_number(claim.get('epsilon'))}" + (
+            f", delta {fmt_number(claim.get('delta'))}" if claim.get("delta") is not None else "")
+        stat = r.get("statistic")
+        if isinstance(stat, dict):
+            stat = Statistic.from_dict(stat)
+        certified = "-"
+        if stat is not None and stat.interval is not None:
+            lo, hi = stat.interval
+            certified = f"{stat.name} in [{fmt_number(lo)}, {fmt_number(hi)}]"
+            if not (r.get("parameters") or {}).get("tight", True):
+                certified += " (not tight)"
+        rows.append({"claim": str(r.get("claim_id") or ""), "configuration": str(r.get("subject") or ""),
+                     "claimed": claimed, "certified": certified, "outcome": outcome_label(r),
+                     "plots": list(r.get("plots") or []) if (r.get("parameters") or {}).get("sweep") else []})
+    return rows
+
+
+DPSGD_INTRO = ("DP-SGD claims decided by certified accounting: every noisy step taken as released; the bracket is "
+               "a rigorous lower bound from neighbouring datasets the sampler realises and an upper bound from a "
+               "dominating pair where one is known (docs/dpsgd.md).")
+
+
 def claim_statement(record: dict[str, Any]) -> str:
     """The claim in one line: its title if the entry has one, else its kind and parameters."""
     if record.get("title"):

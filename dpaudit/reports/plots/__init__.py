@@ -1,8 +1,8 @@
 """Plots of audit evidence, rendered to PNG bytes (no display, no global pyplot state): one module per kind of
 evidence (:mod:`~dpaudit.reports.plots.privacy`, :mod:`~dpaudit.reports.plots.regret`,
-:mod:`~dpaudit.reports.plots.tail`), what they share in :mod:`~dpaudit.reports.plots._axes`, and
-:func:`render`, which picks the renderer by the evidence's kind. Imports the vocabulary's findings and
-records only."""
+:mod:`~dpaudit.reports.plots.tail`, :mod:`~dpaudit.reports.plots.dpsgd`), what they share in
+:mod:`~dpaudit.reports.plots._axes`, and :func:`render`, which picks the renderer by the evidence's kind.
+Imports the vocabulary's findings and records only."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import re
 
 from ...core.results import AuditResult, Finding
 from ._axes import WIDE, _figure, _fit, _NothingToPlot, _plain_log_labels
+from .dpsgd import _bracket, _sweep
 from .privacy import _event_bars, _privacy_loss, _privacy_profile, _renyi, _threshold
 from .regret import _lower_bound, _regret_bound, _regret_order, _regret_rate
 from .tail import _tail, _tail_cgf
@@ -33,10 +34,12 @@ _RENDERERS = {
     "regret-order": _regret_order,
     "tail": _tail,
     "tail-cgf": _tail_cgf,
+    "dpsgd-bracket": _bracket,
+    "dpsgd-sweep": _sweep,
 }
 
 #: kinds whose legend sits outside the axes, on a wider figure
-_WIDE_KINDS = {"regret-bound", "regret-rate", "lower-bound", "regret-order", "tail", "tail-cgf"}
+_WIDE_KINDS = {"regret-bound", "regret-rate", "lower-bound", "regret-order", "tail", "tail-cgf", "dpsgd-sweep"}
 
 
 def render(evidence: Finding | AuditResult, title: str | None = None) -> bytes | None:
