@@ -86,3 +86,12 @@ def test_the_event_search_benchmark_prints_every_seed_their_mean_and_both_ceilin
     out = capsys.readouterr().out
     assert out.count("  seed ") == 4 and out.count("dpaudit: mean") == 2
     assert out.count("by the thinned Fisher test") == 2 and "not compared" in out
+
+
+def test_the_accountant_benchmarks_say_how_to_get_opacus_and_run_a_case(tmp_path, capsys):
+    for name in ("accountant_grid", "accountant_cases"):
+        err = _exits_2(_script(name), ["--opacus-python", str(tmp_path / "no-python")], capsys)
+        assert "pip install torch==2.13.0 opacus" in err
+    outcomes = _script("accountant_cases").main(["--only", "autodp-2,opacus-346"])
+    assert [o.case for o in outcomes] == ["yuxiangw/autodp#2", "yuxiangw/autodp#2", "opacus-346"]
+    assert all("not refuted" in o.verdict for o in outcomes[:2]) and "skipped" in outcomes[2].verdict
