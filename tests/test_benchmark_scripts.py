@@ -88,6 +88,59 @@ def test_the_event_search_benchmark_prints_every_seed_their_mean_and_both_ceilin
     assert out.count("by the thinned Fisher test") == 2 and "not compared" in out
 
 
+def test_the_chua_benchmark_says_how_to_get_their_accountants(tmp_path, capsys, monkeypatch):
+    import sys
+
+    bench = _script("chua_accountants")
+    for argv in ([], ["--checkout", str(tmp_path)], ["--checkout", str(tmp_path / "missing")]):
+        err = _exits_2(bench, argv, capsys)
+        assert "https://github.com/google-research/google-research" in err
+        assert "sparse-checkout set dpsgd_batch_sampler_accounting" in err
+    # a checkout whose code does not import (a dependency missing) is refused before any run
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    package = tmp_path / "dpsgd_batch_sampler_accounting"
+    package.mkdir()
+    (package / "dpsgd_bounds.py").write_text("raise ImportError('absl is missing')\n")
+    try:
+        assert "does not import" in _exits_2(bench, ["--checkout", str(package)], capsys)
+    finally:
+        for name in [m for m in sys.modules if m.startswith("dpsgd_batch_sampler_accounting")]:
+            del sys.modules[name]
+
+
+def test_the_chua_benchmark_sets_each_accountant_beside_its_configuration_and_reads_each_bound_its_way():
+    from dpaudit.core.dpsgd import BallsAndBins, PoissonBatches, ShuffledBatches
+
+    bench = _script("chua_accountants")
+    shuffle = bench.config("shuffle", 0.8, 5, reshuffle=False)
+    assert shuffle.sampler == ShuffledBatches(1, 1000, reshuffle=False) and shuffle.relation == "zero-out"
+    assert shuffle.epochs == 5 and bench.config("bnb", 1.0, 1).sampler == BallsAndBins(1000)
+    poisson = bench.config("poisson-lower", 1.0, 5)
+    assert poisson.sampler == PoissonBatches(1e-3) and poisson.steps == 5000 and poisson.relation == "add-remove"
+    assert bench.config("deterministic", 1.0, 5).sampler == PoissonBatches(1.0)
+    # (difference, in the certified bracket, within 1e-3, a same-pair lower bound reached by dpaudit's)
+    assert bench.compare("upper", 2.0005, 1.99, 2.0)[1:] == (True, True, None)
+    assert not bench.compare("upper", 1.98, 1.99, 2.0)[1]  # an upper bound below the certified lower end
+    assert not bench.compare("lower", 2.01, 1.99, 2.0)[1]
+    assert bench.compare("exact", 2.0, 2.0, 2.0)[1:] == (True, True, None)
+    # their get_epsilons bisects to within 1e-7: allowed on the bracket's ends, never more
+    assert bench.compare("exact", 2.0 + 5e-8, 2.0, 2.0, slack=1e-7)[1]
+    assert not bench.compare("exact", 2.0 + 5e-8, 2.0, 2.0)[1]
+    # balls-and-bins at sigma = 0.35, eps = 10: their single threshold test is above dpaudit's certified lower bound
+    # for the same pair, yet inside the bracket
+    assert bench.compare("same pair", 10.0, 9.947, 16.9)[1:] == (True, False, False)
+
+
+def test_the_bracket_speed_benchmark_times_dpaudit_and_dp_accounting(capsys, monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    bench = _script("dpsgd_bracket_speed")
+    bench.main(["--quick"])
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 0.01 | 2 |")]
+    assert len(rows) == 2 and all(row.endswith("| yes |") for row in rows)  # dp_accounting inside both brackets
+    runs = [bench.Measured(1e-3, 1.0, 0.0, 0.5), bench.Measured(1e-4, 10.0, 0.0, 0.05)]
+    assert abs(bench.extrapolated_seconds(runs, 5e-3) - 100.0) < 1e-9  # width linear, time a power of the interval
+
+
 def test_the_accountant_benchmarks_say_how_to_get_opacus_and_run_a_case(tmp_path, capsys):
     for name in ("accountant_grid", "accountant_cases"):
         err = _exits_2(_script(name), ["--opacus-python", str(tmp_path / "no-python")], capsys)
