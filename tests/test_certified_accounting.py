@@ -15,8 +15,12 @@ No test here is statistical; every tolerance is a stated accuracy.
 
 from __future__ import annotations
 
+import contextlib
 import math
+from dataclasses import replace
+from fractions import Fraction
 
+import flint
 import mpmath
 import numpy as np
 import pytest
@@ -61,6 +65,24 @@ def test_interval_masses_enclose_and_stay_accurate_far_out():
             if true > 0:  # the upper tail's difference keeps its relative accuracy (no 1 - 1e-200 cancellation):
                 # the bound's width is 2 * 64 (1 + x^2) 2^-53 Phi(-x) / (phi(x) dx), about 2e-9 at x = 30
                 assert float((mpmath.mpf(float(q)) - mpmath.mpf(float(p))) / true) < 1e-8
+
+
+def test_interval_masses_take_the_worst_corner_of_their_ends():
+    """Ends known only to intervals: the enclosure holds Phi(b) - Phi(a) for every a and b in them, its lower end
+    at most Phi(b_lo) - Phi(a_hi) and its upper at least Phi(b_hi) - Phi(a_lo), in either tail and across the middle
+    (where 1 - Phi(a) - Phi(-b) is within a rounding of 1 when both ends are far out)."""
+    a_lo = np.array([-3.0, -0.5, 5.0, -0.3, -2.0, -30.0, -9.0])
+    b_lo = np.array([-2.5, -0.2, 5.5, 0.2, 1.0, 30.0, 9.0])
+    a_hi, b_hi = a_lo + 1e-3, b_lo + 1e-3
+    lo, hi = normal.interval(a_lo, a_hi, b_lo, b_hi)
+    with mpmath.workprec(200):
+        for x0, x1, y0, y1, p, q in zip(a_lo, a_hi, b_lo, b_hi, lo, hi):
+            def mass(x, y):
+                x, y = mpmath.mpf(float(x)), mpmath.mpf(float(y))
+                return 1 - mpmath.ncdf(x) - mpmath.ncdf(-y) if x < 0 < y else (
+                    mpmath.ncdf(y) - mpmath.ncdf(x) if y <= 0 else mpmath.ncdf(-x) - mpmath.ncdf(-y))
+            assert mpmath.mpf(float(p)) <= mass(x1, y0), (x0, y0)
+            assert mpmath.mpf(float(q)) >= mass(x0, y1), (x0, y0)
 
 
 # -- one step ---------------------------------------------------------------------------------------------------
@@ -157,6 +179,336 @@ def test_knot_spacing_must_be_a_power_of_two():
             grid.check_knot(bad)
 
 
+def test_a_mixtures_density_and_a_pairs_loss_carry_their_float_error():
+    """The stated float error of the density and of the privacy loss covers the difference from 100-digit values
+    at 2000 points across the window."""
+    rng = np.random.default_rng(5)
+    for pair in (PAIRS["poisson replace"], PAIRS["poisson remove"]):
+        lo, hi = pair.window()
+        x = rng.uniform(lo, hi, 2000)
+        value, error = mixtures._density(pair.p, x[None, :])
+        loss, loss_error = pair.loss(x)
+        with mpmath.workdps(100):
+            for i, xi in enumerate(x):
+                xm = mpmath.mpf(float(xi))
+
+                def dens(mix, at):
+                    return sum(mpmath.mpf(w) * mpmath.npdf(at, m, mix.sigma) for w, m in zip(mix.weights, mix.means))
+                true_d = dens(pair.p, xm)
+                # the weights 1 - q carry their own rounding: the exact weights are those of the float q
+                assert abs(mpmath.mpf(float(value[0, i])) - true_d) <= mpmath.mpf(float(error[0, i])), xi
+                true_l = mpmath.log(true_d) - mpmath.log(dens(pair.q, xm))
+                assert abs(mpmath.mpf(float(loss[i])) - true_l) <= mpmath.mpf(float(loss_error[i])), xi
+
+
+def test_the_quadratures_remainder_bound_covers_its_error():
+    """Six-point Gauss-Legendre on panels wider than the grid uses (the rule's error 1e-14 to 1e-5, far above the
+    rounding): |rule - exact| <= the stated remainder, the exact integral from 50-digit normal distribution values."""
+    mix = mixtures.subsampled(0.2, 1.0, 1.5)
+    nodes, weights = np.polynomial.legendre.leggauss(mixtures.GAUSS_POINTS)
+    for lo, hi in [(-1.0, 1.0), (0.5, 2.75), (-5.0, -3.5), (-3.0, 3.0), (1.0, 6.0)]:
+        half, mid = (hi - lo) / 2, (hi + lo) / 2
+        values, _ = mixtures._density(mix, (mid + half * nodes)[None, :])
+        rule = float((weights * half * values[0]).sum())
+        with mpmath.workdps(50):
+            exact = sum(mpmath.mpf(w) * (mpmath.ncdf((hi - m) / mix.sigma) - mpmath.ncdf((lo - m) / mix.sigma))
+                        for w, m in zip(mix.weights, mix.means))
+        error = abs(mpmath.mpf(rule) - exact)
+        assert error > 1e-14  # the rule's own error, not rounding, is what is bounded
+        assert error <= mixtures._remainder(mix, np.array([lo]), np.array([hi]))[0]
+
+
+def _true_preimages(pair, knots):
+    """x with L(x) = eps for every knot, by 110 bisections in 60-digit mpmath (to 1e-30 of the window)."""
+    with mpmath.workdps(60):
+        def dens(mix, x):
+            return sum(mpmath.mpf(w) * mpmath.npdf(x, m, mix.sigma) for w, m in zip(mix.weights, mix.means))
+        out = []
+        for eps in knots:
+            a, b = (mpmath.mpf(v) for v in pair.window())
+            for _ in range(110):
+                mid = (a + b) / 2
+                if (mpmath.log(dens(pair.p, mid)) - mpmath.log(dens(pair.q, mid)) > eps) == pair.increasing:
+                    b = mid
+                else:
+                    a = mid
+            out.append((a + b) / 2)
+        return out
+
+
+@pytest.mark.parametrize("name", ["poisson remove", "poisson add"])
+def test_cells_hold_their_masses_wherever_their_ends_lie_in_the_enclosures(name, monkeypatch):
+    """Cells whose ends are known only to a lopsided interval around the true preimage ([x - 3e-4, x + 1e-4]: the
+    quadrature between the intervals' midpoints misses a sliver at each end): P_j and G_j = P_j - e^eps_j Q_j of the
+    true cells, in 60-digit mpmath, lie inside the enclosures, which therefore carry what the slivers can add or
+    take."""
+    pair = PAIRS[name]
+    h, first, last = 2.0**-3, -6, 12
+    knots = np.arange(first, last + 1) * h
+    xs = _true_preimages(pair, knots)
+    x = np.array([float(v) for v in xs])
+    monkeypatch.setattr(mixtures.MixturePair, "preimages", lambda self, k: (x - 3e-4, x + 1e-4))
+    cells = pair.cells(h, first, last)
+    with mpmath.workdps(60):
+        def cdf(mix, t):
+            return sum(mpmath.mpf(w) * mpmath.ncdf((t - m) / mix.sigma) for w, m in zip(mix.weights, mix.means))
+        for j in range(last - first):
+            lo, hi = (xs[j], xs[j + 1]) if pair.increasing else (xs[j + 1], xs[j])
+            p = cdf(pair.p, hi) - cdf(pair.p, lo)
+            g = p - mpmath.exp(mpmath.mpf(float(knots[j]))) * (cdf(pair.q, hi) - cdf(pair.q, lo))
+            assert mpmath.mpf(float(cells.p_lo[j])) <= p <= mpmath.mpf(float(cells.p_hi[j])), j
+            assert mpmath.mpf(float(cells.g_lo[j])) <= g <= mpmath.mpf(float(cells.g_hi[j])), j
+
+
+# -- rigour: every rounding and error bound against exact arithmetic ------------------------------------------
+# The bounds above hold by margins far wider than a float's rounding, so they cannot see a rounding taken the wrong
+# way or an error bound left out. These tests compare the grid's steps, compositions, convolutions and tail cuts
+# with exact integer arithmetic (python-flint) at the level of single roundings.
+
+
+def _exact(x: float) -> Fraction:
+    return Fraction(float(x))
+
+
+def _ball(x: Fraction | float) -> flint.arb:
+    """An exact rational or float as a ball (exact when it fits the working precision)."""
+    x = Fraction(x)
+    return flint.arb(flint.fmpq(x.numerator, x.denominator))
+
+
+def _random_cells(seed: int, n: int = 3000, h: float = 2.0**-10) -> grid.Cells:
+    """Cells of every magnitude, a quarter of them subnormal or nearly, G_j anywhere in its feasible range
+    [-(e^h - 1) P_j, (1 - e^-h) P_j], each enclosure a few floats wide."""
+    rng = np.random.default_rng(seed)
+    p = rng.uniform(0.5, 1.0, n) * 10.0 ** rng.integers(-320, 0, n)
+    p[: n // 4] = rng.uniform(0.5, 1.0, n // 4) * 10.0 ** rng.integers(-323, -306, n // 4)  # subnormal, or nearly
+    g = p * rng.uniform(-math.expm1(h), -math.expm1(-h), n)
+    return grid.Cells(h, -n // 2, p, np.nextafter(np.nextafter(p, np.inf), np.inf), np.nextafter(g, -np.inf),
+                      np.nextafter(g, np.inf), 1e-31, 2e-31, 3e-31)
+
+
+@contextlib.contextmanager
+def _bits(prec: int = 300):
+    """python-flint's working precision for the block (its balls then are far narrower than a float's ulp)."""
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        yield
+    finally:
+        flint.ctx.prec = old
+
+
+def _enclose(fn, *args, prec: int = 300) -> flint.arb:
+    with _bits(prec):
+        return fn(*args)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_split_rounds_every_knot_up(seed):
+    """Each knot's mass is at least what the enclosures give in exact arithmetic (300-bit balls): max(P_hi - U_lo,
+    0) + U_hi of the cell below (+ the mass below the first knot), U = max(G, 0) / (1 - e^-h) capped at P_hi; and
+    within a few units in the last place of the cells' masses (1 - e^-h carries 16)."""
+    cells = _random_cells(seed)
+    step = grid.upper_step(cells)
+    full = np.zeros(len(cells.p_lo) + 1)
+    full[step.offset - cells.first: step.offset - cells.first + len(step.mass)] = step.mass
+    n = len(cells.p_lo)
+    with _bits():
+        gap = 1 - flint.arb(-cells.h).exp()
+
+        def share(g, p_hi):  # min(max(g, 0) / gap, p_hi)
+            return flint.arb(0) if g <= 0 else min(flint.arb(g) / gap, flint.arb(p_hi))
+
+        below = flint.arb(0)  # the share cell j - 1 sends up to knot j
+        for j in range(n + 1):
+            need = below + (flint.arb(cells.below_hi) if j == 0 else 0)
+            if j < n:
+                need += max(flint.arb(cells.p_hi[j]) - share(cells.g_lo[j], cells.p_hi[j]), flint.arb(0))
+                below = share(cells.g_hi[j], cells.p_hi[j])
+            assert flint.arb(full[j]) >= need, j
+            scale = (cells.p_hi[j] if j < n else 0.0) + (cells.p_hi[j - 1] if j else cells.below_hi)
+            assert full[j] <= float(need.upper()) + 40 * 2.0**-53 * scale + 8 * 5e-324, j
+
+
+@pytest.mark.parametrize("source", ["random", "poisson add"])
+def test_the_garbling_balances_every_bucket_exactly(source):
+    """The dominated step's plan, checked in exact rationals: no cell gives away more than itself; every knot's
+    bucket has a nonnegative worst-case excess (own_j A_j >= up_(j-1) D_(j-1), A_j the certified excess of cell j at
+    its lower knot, D_(j-1) an upper bound on cell j-1's deficit there, from the enclosures in exact arithmetic);
+    and every bucket's mass is at most its exact share of the lower bounds P_lo."""
+    if source == "random":
+        cells = _random_cells(3)
+    else:
+        pair = PAIRS[source]
+        cells = pair.cells(2.0**-8, *mixtures.tail_to_loss_range(pair, 1e-30, 2.0**-8))
+    plan = grid.garbling(cells)
+    step = grid.lower_step(cells)
+    h = cells.h
+    e_h = _enclose(lambda: flint.arb(h).exp())
+    n = len(cells.p_lo)
+    own, up = [_exact(v) for v in plan.own], [_exact(v) for v in plan.up]
+    assert all(o >= 0 and u >= 0 and o + u <= 1 for o, u in zip(own, up))
+    full = np.zeros(n + 1)
+    full[step.offset - cells.first: step.offset - cells.first + len(step.mass)] = step.mass
+    for j in range(n + 1):
+        if j < n:
+            assert plan.excess[j] <= max(cells.g_lo[j], 0.0)
+        if j:  # the deficit of cell j-1 at knot j, (e^h - 1) P - e^h G, at most this over the enclosures
+            deficit = _enclose(lambda p, g: (e_h - 1) * flint.arb(p) - e_h * flint.arb(g), cells.p_hi[j - 1],
+                               cells.g_lo[j - 1])
+            if up[j - 1] and deficit > 0:
+                own_part = own[j] * _exact(plan.excess[j]) if j < n else Fraction(0)
+                assert _ball(own_part) >= _ball(up[j - 1]) * deficit, j
+        share = (own[j] * _exact(cells.p_lo[j]) if j < n else _exact(cells.above_lo)) + (
+            up[j - 1] * _exact(cells.p_lo[j - 1]) if j else 0)
+        assert _exact(full[j]) <= share, j
+
+
+def _power_exactly(step: grid.Step, k: int) -> tuple[list[int], int]:
+    """The k-fold convolution of the step's masses in integers: (coefficients, e) with masses coefficient 2^-e."""
+    poly = flint.fmpz_poly([int(_exact(m) * (1 << 1074)) for m in step.mass]) ** k
+    return [int(c) for c in poly.coeffs()], 1074 * k
+
+
+def _delta_exactly(coeffs: list[int], e: int, offset: int, h: float, eps: float, infinite: Fraction) -> flint.arb:
+    def value():
+        total = flint.arb(infinite.numerator) / infinite.denominator
+        scale = flint.arb(2) ** -e
+        for i, c in enumerate(coeffs):
+            loss = (offset + i) * h
+            if c and loss > eps:
+                total += flint.arb(c) * scale * (1 - (flint.arb(eps) - flint.arb(loss)).exp())
+        return total
+    return _enclose(value, prec=400)
+
+
+COMPOSED = {  # a two-sided spread of losses, and a spike (a rarely sampled example: the direct convolution path)
+    "replace": (mixtures.MixturePair(mixtures.subsampled(0.2, 1.0, 1.5), mixtures.subsampled(0.2, -1.0, 1.5), True),
+                2.0**-4),
+    "spike": (mixtures.MixturePair(mixtures.subsampled(0.002, 1.0, 1.0), mixtures.gaussian(1.0), True), 2.0**-6),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSED))
+def test_compositions_bracket_the_exact_convolution_of_their_steps(name):
+    """Twelve steps composed (untilted and tilted towards delta = 1e-10), against the exact twelve-fold convolution of
+    the same steps' masses: the upper side's delta at or above it and the lower side's at or below, at 40 values of
+    eps up to the top of the support (where only the mass at +inf and the cut tails remain), and each side's
+    eps(delta) certified by its own delta and by the exact one. Any FFT error, truncated tail or untilt rounding not
+    carried shows here."""
+    pair, h = COMPOSED[name]
+    k = 12
+    cells = pair.cells(h, *mixtures.tail_to_loss_range(pair, 1e-30, h))
+    up, lo = grid.upper_step(cells), grid.lower_step(cells)
+    assert name != "spike" or grid._split(up.mass) is not None
+    cu, eu = _power_exactly(up, k)
+    cl, el = _power_exactly(lo, k)
+    infinite = 1 - (1 - _exact(up.infinite)) ** k
+    top = (k * up.offset + len(cu)) * h
+    for theta in (0.0, grid.tilt([(up, k)], delta=1e-10)):
+        upper, lower = grid.compose([(up, k)], theta), grid.compose([(lo, k)], theta)
+        for eps in np.linspace(0.0, top, 40):
+            assert flint.arb(upper.delta(eps)) >= _delta_exactly(cu, eu, k * up.offset, h, eps, infinite), eps
+            assert flint.arb(lower.delta(eps)) <= _delta_exactly(cl, el, k * lo.offset, h, eps, Fraction(0)), eps
+        for delta in (1e-3, 1e-10):
+            e_up = upper.epsilon(delta)
+            e_lo = lower.epsilon(delta, hint=e_up)
+            assert upper.delta(e_up) <= delta
+            assert _delta_exactly(cu, eu, k * up.offset, h, e_up, infinite) <= delta
+            assert lower.delta(e_lo) > delta
+            assert e_lo <= e_up
+
+
+def _convolved_exactly(a: np.ndarray, b: np.ndarray) -> list[Fraction]:
+    poly = flint.fmpz_poly([int(_exact(x) * (1 << 1074)) for x in a]) * flint.fmpz_poly(
+        [int(_exact(x) * (1 << 1074)) for x in b])
+    coeffs = [int(c) for c in poly.coeffs()]
+    coeffs += [0] * (len(a) + len(b) - 1 - len(coeffs))
+    return [Fraction(c, 1 << 2148) for c in coeffs]
+
+
+@pytest.mark.parametrize("shape", ["dense", "spike alone", "spike and rest"])
+def test_a_convolutions_stated_error_bounds_its_actual_error(shape):
+    """The 1-norm error of each convolution path against exact integer convolution: FFT (Higham's bound), a spike
+    convolved directly (its roundings), and both."""
+    rng = np.random.default_rng(7)
+    b = rng.uniform(0, 1, 300) * 10.0 ** rng.uniform(-8, 0, 300)
+    if shape == "dense":
+        a = rng.uniform(0, 1, 200)
+    else:
+        a = np.zeros(200)
+        a[rng.choice(200, 20, replace=False)] = rng.uniform(0.1, 1, 20)
+        if shape == "spike and rest":
+            a += rng.uniform(0, 1e-6, 200)
+    out, error = grid._convolve(a, b)
+    exact = _convolved_exactly(a, b)
+    actual = sum(abs(_exact(x) - y) for x, y in zip(out, exact))
+    assert actual > 0  # the case has rounding to bound
+    assert actual <= _exact(error)
+
+
+def test_a_product_carries_its_operands_errors():
+    """|a' * b' - a * b|_1 <= |a' - a|_1 (|b|_1 + |b' - b|_1) + |a|_1 |b' - b|_1: the product's stated error is at
+    least that of its operands' stated errors, plus the convolution's own."""
+    pair, h = COMPOSED["replace"]
+    cells = pair.cells(h, *mixtures.tail_to_loss_range(pair, 1e-30, h))
+    base = grid._tilted(grid.upper_step(cells), 0.0)
+    a, b = replace(base, error=1e-6), replace(base, error=3e-7)
+    product = grid._product(a, b)
+    _, stage = grid._convolve(a.pmf, b.pmf)
+    sa, sb = _exact(a.pmf.sum()), _exact(b.pmf.sum())
+    needed = _exact(1e-6) * (sb + _exact(3e-7)) + sa * _exact(3e-7) + _exact(stage)
+    # the product is renormalised by a power of two: its error in the operands' units
+    assert _exact(product.error) * Fraction(2) ** (product.exponent - a.exponent - b.exponent) >= needed
+
+
+def test_truncation_keeps_the_cut_tails_on_the_upper_side():
+    """A law with all but 2e-35 of its mass in the middle and two atoms of 1e-35 below and above (Chernoff's bound is
+    tight for an atom: its cut is certified to within e^-64): after the cut, the upper side holds at least the cut
+    mass at +inf and at the new lowest loss; the lower side only drops mass."""
+    h = 2.0**-4
+    mass = np.zeros(301)
+    mass[0], mass[-1] = 1e-35, 1e-35
+    mass[140:161] = (1 - 2e-35) / 21
+    for side in (grid.UPPER, grid.LOWER):
+        step = grid.Step(side, h, -150, mass, 0.0)
+        before = grid._tilted(step, 0.0)
+        after = grid._truncated(before)
+        assert len(after.pmf) < len(before.pmf)  # both tails were cut
+
+        def untilted(c, i):
+            w, _ = c._log_weight(c.losses[i:i + 1])
+            return _exact(c.pmf[i]) * Fraction(math.exp(float(w[0])))
+
+        if side == grid.UPPER:
+            assert _exact(after.infinite) >= Fraction(1e-35)  # the top atom, sent to +inf
+            first = after.offset - before.offset  # everything below the new first loss moved up to it
+            moved = sum(untilted(before, i) for i in range(first + 1))
+            assert untilted(after, 0) >= moved * (1 - Fraction(1, 2**40))
+        else:
+            assert after.infinite == 0
+            for i in range(len(after.pmf)):
+                assert after.pmf[i] <= before.pmf[after.offset - before.offset + i]
+
+
+def test_one_steps_delta_is_rounded_outwards():
+    """A step of exact masses read without composition (untilted and tilted): the upper side's delta(eps) at or
+    above the exact value and the lower side's at or below, at every knot and between them; the float sums and the
+    untilt round by ulps, so only their carried error keeps the order."""
+    rng = np.random.default_rng(11)
+    h = 2.0**-6
+    mass = rng.uniform(0, 1, 400) * 10.0 ** rng.uniform(-30, 0, 400)
+    mass = np.ldexp(mass, -math.ceil(math.log2(mass.sum())))  # total at most 1, exactly scaled
+    coeffs = [int(_exact(m) * (1 << 1074)) for m in mass]
+    for theta in (0.0, 2.5):
+        upper = grid.compose([(grid.Step(grid.UPPER, h, -100, mass, 0.0), 1)], theta)
+        lower = grid.compose([(grid.Step(grid.LOWER, h, -100, mass, 0.0), 1)], theta)
+        for eps in np.concatenate([np.arange(-100, 300, 7) * h, np.arange(-100, 300, 7) * h + h / 3]):
+            exact = _delta_exactly(coeffs, 1074, -100, h, eps, Fraction(0))
+            assert flint.arb(upper.delta(eps)) >= exact, (theta, eps)
+            assert flint.arb(lower.delta(eps)) <= exact, (theta, eps)
+
+
 # -- compositions -----------------------------------------------------------------------------------------------
 
 
@@ -239,6 +591,35 @@ def test_both_orders_are_composed_and_the_larger_is_reported():
     assert b.witness["order"] == "forward"
 
 
+def test_whichever_order_is_larger_is_reported(monkeypatch):
+    """The bracket combines the two orders by taking the larger bound: with the orders' steps swapped (so the larger
+    curve is the backward one) every end of the bracket is unchanged and the witness names the backward order."""
+    run = DPSGDConfig(PoissonBatches(0.01), 1.0, steps=1000)
+    h = 2.0**-12
+    plain = certify(run, delta=1e-5, epsilon=1.0, knot=h)
+    f, b = brackets.FORWARD, brackets.BACKWARD
+    swapped = [replace(p, upper={f: p.upper[b], b: p.upper[f]}, lower={f: p.lower[b], b: p.lower[f]})
+               for p in brackets.pieces(run, h)]
+    monkeypatch.setattr(brackets, "pieces", lambda run, knot: swapped)
+    b = certify(run, delta=1e-5, epsilon=1.0, knot=h)
+    assert (b.eps_lower, b.eps_upper, b.delta_lower, b.delta_upper) == (plain.eps_lower, plain.eps_upper,
+                                                                        plain.delta_lower, plain.delta_upper)
+    assert plain.witness["order"] == "forward" and b.witness["order"] == "backward"
+
+
+def test_the_closed_form_gaussian_encloses_balle_and_wangs_delta():
+    """The closed form used where an allocation's losses exceed the grid: (lo, hi) around delta(eps) of the Gaussian
+    pair with parameter mu^2, against 400-bit mpmath, for mu from 1e-3 to 1e4 (delta from 1 to far below floats)."""
+    for mu2 in (Fraction(1, 10**6), Fraction(1, 3), Fraction(2), Fraction(49, 3), Fraction(10**4), Fraction(10**8)):
+        for eps in (0.0, 0.1, 1.0, 7.5, 40.0, 3000.0):
+            lo, hi = brackets.gaussian_delta(mu2, eps)
+            with mpmath.workprec(400):
+                mu = mpmath.sqrt(mpmath.mpf(mu2.numerator) / mu2.denominator)
+                e = mpmath.mpf(eps)
+                true = mpmath.ncdf(mu / 2 - e / mu) - mpmath.exp(e) * mpmath.ncdf(-mu / 2 - e / mu)
+                assert mpmath.mpf(lo) <= true <= mpmath.mpf(hi), (mu2, eps)
+
+
 def test_replace_one_poisson_matches_dp_accountings_replace_one_pld():
     dp_accounting = pytest.importorskip("dp_accounting")
     from dp_accounting.pld import pld_privacy_accountant as pa
@@ -271,18 +652,40 @@ def test_fixed_size_replace_one_refutes_rdp_read_with_the_clip_norm_as_sensitivi
     assert not b.tight  # the symmetrised pair: either order at every step
 
 
-def test_symmetrised_step_dominates_both_orders_at_every_knot():
+@pytest.mark.parametrize("swap", [False, True], ids=["forward first", "backward first"])
+def test_symmetrised_step_dominates_both_orders_at_every_knot(swap):
+    """Whichever order is given first (the second's curve then lies above the first's at eps > 0, and the mass at
+    +inf must carry the difference), the symmetrised step's curve is at least both at every knot."""
     h = 2.0**-12
     a2 = mixtures.MixturePair(mixtures.subsampled(0.05, 2.0, 1.0), mixtures.gaussian(1.0), True)
     up_f, _ = brackets._mixture_steps(a2, h)
     up_b, _ = brackets._mixture_steps(a2.reversed(), h)
-    sym = brackets.symmetrised(up_f, up_b)
+    first, second = (up_b, up_f) if swap else (up_f, up_b)
+    sym = brackets.symmetrised(first, second)
     cs = grid.compose([(sym, 1)])
     cf, cb = grid.compose([(up_f, 1)]), grid.compose([(up_b, 1)])
     for eps in np.linspace(-3, 4, 29):
         assert cs.delta(eps) >= max(cf.delta(eps), cb.delta(eps)) * (1 - 1e-9) - 1e-15, eps
-    for eps in (0.1, 1.0, 3.0):  # above 0 it is the forward pair's: nothing but rounding added
-        assert cs.delta(eps) <= cf.delta(eps) * (1 + 1e-6) + 1e-12
+    if not swap:
+        for eps in (0.1, 1.0, 3.0):  # above 0 it is the forward pair's: nothing but rounding added
+            assert cs.delta(eps) <= cf.delta(eps) * (1 + 1e-6) + 1e-12
+
+
+def test_fixed_size_replace_one_steps_dominate_either_order():
+    """The step fixed-size batches compose under replace-one is at least the realised pair's curve in both orders
+    at every eps (so it holds whichever dataset of a pair each step's batch sees)."""
+    h = 2.0**-11
+    run = DPSGDConfig(FixedSizeBatches(500, 10000), 0.8, steps=10, relation="replace-one")
+    piece = brackets.pieces(run, h)[0]
+    gamma = 500 / 10000
+    a2 = mixtures.MixturePair(mixtures.subsampled(gamma, 2.0, 0.8), mixtures.gaussian(0.8), True)
+    up_f, _ = brackets._mixture_steps(a2, h)
+    up_b, _ = brackets._mixture_steps(a2.reversed(), h)
+    cs = grid.compose([(piece.upper[brackets.FORWARD], 1)])
+    assert piece.upper[brackets.BACKWARD] is piece.upper[brackets.FORWARD]
+    cf, cb = grid.compose([(up_f, 1)]), grid.compose([(up_b, 1)])
+    for eps in np.linspace(-3, 4, 29):
+        assert cs.delta(eps) >= max(cf.delta(eps), cb.delta(eps)) * (1 - 1e-9) - 1e-15, eps
 
 
 # -- samplers that put each example in one batch per epoch ------------------------------------------------------
@@ -335,6 +738,60 @@ def test_a_composition_is_at_least_each_part_and_at_most_their_sum():
     alone = [certify(p, delta=1e-5) for p in (a, b)]
     assert both.eps_lower >= max(x.eps_lower for x in alone)
     assert both.eps_upper <= sum(x.eps_upper for x in alone)  # basic composition (at delta split) is weaker
+
+
+#: (count, weight, P's shift, Q's shift) per class and the dropped weight, as the exact rationals they stand for;
+#: the allocation gets their floats (0.09, 1 / 3 and 2 / 3 are not floats)
+EXACT = {
+    "one class": (((100, Fraction(1, 100), Fraction(5, 2), Fraction(0)),), Fraction(0)),
+    "a partial batch": (((2, Fraction(3, 7), Fraction(1, 3), Fraction(0)), (1, Fraction(1, 7), Fraction(1, 3),
+                                                                              Fraction(-1, 3))), Fraction(0)),
+    "dropped": (((10, Fraction(9, 100), Fraction(3, 2), Fraction(2, 3)),), Fraction(1, 10)),
+}
+
+
+def _float_allocation(name):
+    classes, dropped = EXACT[name]
+    return allocation.Allocation(tuple((c, float(w), float(a), float(b)) for c, w, a, b in classes), float(dropped))
+
+
+def _tails_exactly(name, thresholds, epochs):
+    """P(E) and Q(E) of the exact allocation, E = "some epoch has some batch above its class's threshold", in 80
+    digits: per epoch P(no batch exceeds) = prod_k Phi(c_k)^n_k (dropped + sum_k n_k w_k Phi(c_k - s_k) / Phi(c_k))."""
+    classes, dropped = EXACT[name]
+
+    def mp(x):
+        return mpmath.mpf(x.numerator) / x.denominator
+
+    with mpmath.workdps(80):
+        out = []
+        for side in (2, 3):
+            none, mix = mpmath.mpf(1), mp(dropped)
+            for cls, c in zip(classes, thresholds):
+                phi = mpmath.ncdf(mpmath.mpf(c))
+                none *= phi ** cls[0]
+                mix += cls[0] * mp(cls[1]) * mpmath.ncdf(mpmath.mpf(c) - mp(cls[side])) / phi
+            out.append(1 - (none * mix) ** epochs)
+        return out
+
+
+@pytest.mark.parametrize("name", sorted(EXACT))
+def test_the_shuffle_tests_values_are_certified_against_exact_tails(name):
+    """The max test's value at its chosen thresholds, against the event's probabilities for the exact weights and
+    shifts in 80 digits: at eps, its delta at most P(E) - e^eps Q(E) (also at large eps, where Q's term is
+    negligible and P's rounding is all that is left); at delta, its eps certified: P(E) - e^eps Q(E) >= delta
+    there."""
+    pair = _float_allocation(name)
+    for epochs in (1, 3):
+        for eps in (0.5, 3.0, 12.0, 40.0):
+            value, thresholds = allocation.threshold_test(pair, epochs, eps=eps)
+            p, q = _tails_exactly(name, thresholds, epochs)
+            assert mpmath.mpf(value) <= p - mpmath.exp(eps) * q, (epochs, eps)
+        for delta in (1e-3, 1e-8):
+            value, thresholds = allocation.threshold_test(pair, epochs, delta=delta)
+            if math.isfinite(value):
+                p, q = _tails_exactly(name, thresholds, epochs)
+                assert p - mpmath.exp(mpmath.mpf(value)) * q >= delta, (epochs, delta)
 
 
 # -- bad input ----------------------------------------------------------------------------------------------------

@@ -19,42 +19,11 @@ exactly once in its file.
 
 from __future__ import annotations
 
-import argparse
-import fnmatch
-import re
-import signal
-import subprocess
 import sys
-import time
-from dataclasses import dataclass
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from sweep import ROOT, Site, Sweep, main
+
 REPORT = ROOT / "docs" / "mutation" / "noise-sweep.md"
-#: a site whose tests run longer than this is recorded as a time-out (neither killed nor survived)
-TIMEOUT_SECONDS = 1200
-
-
-@dataclass(frozen=True)
-class Site:
-    name: str  # stable id: policy family and what is halved
-    policies: str  # the registry names of the policies whose noise this site sets
-    path: str  # file, relative to the repository root
-    original: str  # exact text, occurring once in the file
-    mutated: str  # the same text with the noise halved
-    what: str  # the site in words
-    tests: tuple[str, ...]  # pytest files or node ids, run in order with -x
-
-    @property
-    def mutation(self) -> str:
-        return _diff_words(self.original, self.mutated)
-
-
-def _diff_words(original: str, mutated: str) -> str:
-    """The lines the mutation changes, old -> new, for the report."""
-    old = [line.strip() for line in original.splitlines() if line not in mutated.splitlines()]
-    new = [line.strip() for line in mutated.splitlines() if line not in original.splitlines()]
-    return f"`{' '.join(old)}` -> `{' '.join(new)}`"
 
 
 # -- test groups -------------------------------------------------------------------------------------------
@@ -151,8 +120,8 @@ SITES: tuple[Site, ...] = (
          "ShuffleModSum.noise_epsilon, the shares' decay e^{-eps/g} (both paths and the exact law)",
          DIST_MAB + (NEW,)),
     Site("dist-mab/shuffle-call-eps", "shuffle-dp-se", BATCH_SE,
-         "rel = ShuffleModSum(self.eps, n, T, p=self.p)",
-         "rel = ShuffleModSum(2 * self.eps, n, T, p=self.p)",
+         "rel = ShuffleModSum(self.eps, n, T, noise_parameter=self.noise_parameter, p=self.p)",
+         "rel = ShuffleModSum(2 * self.eps, n, T, noise_parameter=self.noise_parameter, p=self.p)",
          "BatchSuccessiveElimination.release: the eps passed to the shuffle protocol",
          DIST_MAB + (NEW,)),
     # -- DP-SE -------------------------------------------------------------------------------------------
@@ -205,8 +174,8 @@ SITES: tuple[Site, ...] = (
          "LazyArrayRelease (M1), one array's Lap(1/(eps 2^r)) on its mean",
          ONLINE + (NEW,)),
     Site("lazy-ucb/call-eps", "anytime-lazy-ucb", "algorithms/online/lazy_ucb.py",
-         "self.release = LazyLaplaceArrays(self.epsilon, 2**self.arrays - 1)",
-         "self.release = LazyLaplaceArrays(2 * self.epsilon, 2**self.arrays - 1)",
+         "self.release = LazyLaplaceArrays(self.noise_epsilon, 2**self.arrays - 1)",
+         "self.release = LazyLaplaceArrays(2 * self.noise_epsilon, 2**self.arrays - 1)",
          "AnytimeLazyUCB.start: the eps passed to its release",
          ONLINE + (NEW,)),
     # -- private-online: Hybrid-UCB ---------------------------------------------------------------------
@@ -324,8 +293,8 @@ SITES: tuple[Site, ...] = (
          "unique_user_parameters, Theorem 3.5's b (noise bits: std sqrt(b)/g)",
          LINEAR + CS + (NEW,)),
     Site("linucb/p-vec-unique-call-eps", "linucb-sdp-vec", "algorithms/linear/statistics.py",
-         "protocol = ShuffledVectorProtocol.unique_users(self.eps, self.delta, d, self.B)",
-         "protocol = ShuffledVectorProtocol.unique_users(2 * self.eps, self.delta, d, self.B)",
+         "return ShuffledVectorProtocol.unique_users(self.eps, self.delta, d, self.B)",
+         "return ShuffledVectorProtocol.unique_users(2 * self.eps, self.delta, d, self.B)",
          "ShuffledVectorSums: the eps passed for unique users",
          LINEAR + (NEW,)),
     Site("linucb/p-vec-returning-bits", "linucb-sdp-vec-returning", "mechanisms/shuffle/shuffle_vec.py",
@@ -334,8 +303,8 @@ SITES: tuple[Site, ...] = (
          "returning_user_parameters, Theorem 4.2(ii)'s b",
          LINEAR + (NEW,)),
     Site("linucb/p-vec-returning-call-eps", "linucb-sdp-vec-returning", "algorithms/linear/statistics.py",
-         "protocol = ShuffledVectorProtocol.returning_users(self.eps, self.delta, d, self.B, T)",
-         "protocol = ShuffledVectorProtocol.returning_users(2 * self.eps, self.delta, d, self.B, T)",
+         "return ShuffledVectorProtocol.returning_users(self.eps, self.delta, d, self.B, T)",
+         "return ShuffledVectorProtocol.returning_users(2 * self.eps, self.delta, d, self.B, T)",
          "ShuffledVectorSums: the eps passed for returning users",
          LINEAR + (NEW,)),
     # -- shuffle-lcb and concurrent-shuffle: the central tree -----------------------------------------------
@@ -508,67 +477,6 @@ SITES: tuple[Site, ...] = (
 )
 
 
-# -- running -------------------------------------------------------------------------------------------------
-
-def check_sites(sites: tuple[Site, ...]) -> None:
-    names = [s.name for s in SITES]
-    if len(set(names)) != len(names):
-        raise SystemExit("noise_sweep: site names must be unique")
-    for site in sites:
-        text = (ROOT / site.path).read_text()
-        count = text.count(site.original)
-        if count != 1:
-            raise SystemExit(f"noise_sweep: {site.name}: the original text occurs {count} times in {site.path} "
-                             f"(must be once): {site.original!r}")
-        if site.original == site.mutated:
-            raise SystemExit(f"noise_sweep: {site.name}: the mutation changes nothing")
-        for test in site.tests:
-            if not (ROOT / test.split("::")[0]).exists():
-                raise SystemExit(f"noise_sweep: {site.name}: no test file {test}")
-
-
-def refuse_uncommitted(paths: set[str]) -> None:
-    """A mutated file is restored from memory; if the sweep dies before that, git must hold the original."""
-    out = subprocess.run(["git", "status", "--porcelain", "--", *sorted(paths)], cwd=ROOT, capture_output=True,
-                         text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"noise_sweep: git status failed: {out.stderr.strip()}")
-    if out.stdout.strip():
-        raise SystemExit("noise_sweep: these target files have uncommitted changes; commit or stash them first:\n"
-                         + out.stdout)
-
-
-#: a summary line of -ra: "FAILED <node id> - <message>" (a node id may hold spaces in its parameters)
-FAILED = re.compile(r"^(?:FAILED|ERROR) (.+?)(?: - .*)?$", re.MULTILINE)
-
-
-def run_site(site: Site) -> tuple[str, str, float]:
-    """Apply the mutation, run the tests, restore: (result, killing test or note, seconds)."""
-    path = ROOT / site.path
-    original = path.read_bytes()
-    mutated = original.decode().replace(site.original, site.mutated, 1).encode()
-    started = time.monotonic()
-    try:
-        path.write_bytes(mutated)
-        try:
-            proc = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *site.tests],
-                                  cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
-        except subprocess.TimeoutExpired:
-            return "time-out", f"no verdict within {TIMEOUT_SECONDS} s", time.monotonic() - started
-    finally:
-        path.write_bytes(original)
-        if path.read_bytes() != original:
-            raise SystemExit(f"noise_sweep: {site.path} was NOT restored; run git checkout -- {site.path}")
-    seconds = time.monotonic() - started
-    if proc.returncode == 0:
-        return "survived", "", seconds
-    failed = FAILED.findall(proc.stdout)
-    if proc.returncode == 1 and failed:
-        return "killed", failed[0], seconds
-    tail = " ".join(proc.stdout.strip().splitlines()[-1:] + proc.stderr.strip().splitlines()[-1:])
-    return "error", f"pytest exit {proc.returncode}: {tail[:200]}", seconds
-
-
 # -- the report ------------------------------------------------------------------------------------------
 
 HEADER = """# Noise-halving mutation sweep
@@ -582,71 +490,7 @@ is *killed* when at least one test fails. Regenerate with `python tools/mutation
 | --- | --- | --- | --- | --- | --- |
 """
 
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def row(site: Site, result: str, test: str) -> str:
-    where = f"{site.path}: {site.what}"
-    killer = f"`{test}`" if result == "killed" else test
-    return (f"| {site.name} | {_cell(site.policies)} | {_cell(where)} | {_cell(site.mutation)} | {result} | "
-            f"{_cell(killer)} |")
-
-
-def write_report(rows: dict[str, str]) -> None:
-    """The table in SITES order; rows of sites not run this time are kept from the existing report."""
-    kept: dict[str, str] = {}
-    if REPORT.exists():
-        for line in REPORT.read_text().splitlines():
-            match = re.match(r"^\| (\S+) \|", line)
-            if match and match.group(1) in {s.name for s in SITES}:
-                kept[match.group(1)] = line
-    kept.update(rows)
-    lines = [kept[s.name] for s in SITES if s.name in kept]
-    results = [re.split(r" \| ", line)[-2] for line in lines]
-    summary = (f"\n{results.count('killed')} of {len(SITES)} sites killed"
-               + ("" if len(lines) == len(SITES) else f" ({len(SITES) - len(lines)} not yet run)")
-               + "".join(f", {results.count(r)} {r}" for r in ("survived", "error", "time-out") if r in results)
-               + ".\n")
-    REPORT.parent.mkdir(parents=True, exist_ok=True)
-    REPORT.write_text(HEADER + "\n".join(lines) + "\n" + summary)
-
-
-def _interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", action="append", default=[], metavar="NAME",
-                        help="run the sites whose name matches (shell pattern; repeatable)")
-    parser.add_argument("--list", action="store_true", help="list the sites and exit")
-    args = parser.parse_args(argv)
-    sites = tuple(s for s in SITES if not args.only or any(fnmatch.fnmatch(s.name, p) for p in args.only))
-    if not sites:
-        raise SystemExit(f"noise_sweep: no site matches {args.only}")
-    if args.list:
-        for s in sites:
-            print(f"{s.name:40} {s.path}: {s.mutation}")
-        return 0
-    check_sites(sites)
-    refuse_uncommitted({s.path for s in sites})
-    # a termination signal unwinds through run_site's finally, which restores the mutated file
-    signal.signal(signal.SIGTERM, _interrupt)
-    rows: dict[str, str] = {}
-    for i, site in enumerate(sites, 1):
-        print(f"[{i}/{len(sites)}] {site.name} ({site.path}) ...", end=" ", flush=True)
-        result, note, seconds = run_site(site)
-        print(f"{result} in {seconds:.0f} s" + (f": {note}" if note else ""), flush=True)
-        rows[site.name] = row(site, result, note)
-        write_report(rows)  # after every site, so an interrupted sweep keeps what it found
-    survivors = [n for n, r in rows.items() if "| killed |" not in r]
-    print(f"{len(rows) - len(survivors)} of {len(rows)} killed" + (f"; not killed: {', '.join(survivors)}"
-                                                                     if survivors else ""))
-    print(f"report: {REPORT.relative_to(ROOT)}")
-    return 1 if survivors else 0
-
+SWEEP = Sweep("noise_sweep", SITES, REPORT, HEADER)
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(SWEEP, __doc__.splitlines()[0]))

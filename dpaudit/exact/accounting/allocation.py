@@ -35,6 +35,9 @@ from .grid import Cells, cells_from_outcomes, check_knot
 
 _U = 2.0**-53
 ULPS = 16
+#: an allocation's weights and shifts are floats standing for exact values a few roundings away (b / n, 1 / z,
+#: (b / m) / z, sqrt(E) times a shift): every bound allows each of them this many roundings either way
+PARAMETER_ULPS = 8
 #: the binned statistic's range: each side's mass beyond it is below this
 TAIL = 1e-30
 
@@ -77,15 +80,21 @@ class Allocation:
         tail_lo, tail_hi = self.dropped * sf_lo, self.dropped * sf_hi  # 1 - the mixture term
         for count, w, a, b in self.classes:
             shift = a if side == "p" else b
-            # c - shift rounds: widen by the change of Phi over that rounding (the density is at most 0.4)
-            slack = 0.4 * 2 * _U * (np.abs(c) + abs(shift))
-            lo, hi = normal.cdf(c - shift)
-            s_lo, s_hi = normal.sf(c - shift)
-            mix_lo = mix_lo + count * w * np.maximum(lo - slack, 0.0)
-            mix_hi = mix_hi + count * w * np.minimum(hi + slack, 1.0)
-            tail_lo = tail_lo + count * w * np.maximum(s_lo - slack, 0.0)
-            tail_hi = tail_hi + count * w * np.minimum(s_hi + slack, 1.0)
-        grow = (2 * len(self.classes) + 2) * _U  # the weighted sums' roundings
+            # c - shift rounds, and the shift is itself within PARAMETER_ULPS roundings of the true one: x = c - shift
+            # is known to within d, over which log Phi and log(1 - Phi) change by at most (|x| + d + 1) d (their
+            # slopes are Mills ratios, at most |x| + 1): a relative widening, which keeps the far tails' accuracy
+            x = c - shift
+            d = _U * (2 * np.abs(c) + (2 + PARAMETER_ULPS) * abs(shift))
+            widen = np.expm1((np.abs(x) + d + 1) * d) * (1 + 4 * _U)
+            lo, hi = normal.cdf(x)
+            s_lo, s_hi = normal.sf(x)
+            mix_lo = mix_lo + count * w * np.maximum(lo * (1 - widen), 0.0)
+            mix_hi = mix_hi + count * w * np.minimum(hi * (1 + widen), 1.0)
+            tail_lo = tail_lo + count * w * np.maximum(s_lo * (1 - widen), 0.0)
+            tail_hi = tail_hi + count * w * np.minimum(s_hi * (1 + widen), 1.0)
+        # the weighted sums' roundings, and the weights' own (every term is >= 0: a relative error of the weights
+        # is one of the sums)
+        grow = (2 * len(self.classes) + 2 + PARAMETER_ULPS) * _U
         with np.errstate(divide="ignore"):
             log_phi_lo = np.where(upper, np.log1p(-np.minimum(sf_hi, 1.0)), np.log(phi_lo))
             log_phi_hi = np.where(upper, np.log1p(-sf_lo), np.log(phi_hi))
@@ -158,18 +167,24 @@ def _float_log_no_exceed(pair: Allocation, thresholds: list[np.ndarray], side: s
 def _certified_tails(pair: Allocation, thresholds: tuple[float, ...], epochs: int) -> tuple[float, float]:
     """(a lower bound on P(E), an upper bound on Q(E)) for E = "some epoch has some coordinate above its class's
     threshold" over ``epochs`` independent epochs, in 120-digit mpmath (each side's error is far below the 1e-60
-    allowed for it)."""
+    allowed for it), with every weight and shift moved by PARAMETER_ULPS roundings the way that lowers P(E)
+    (raises Q(E)): P(no exceedance) = prod Phi(c)^n (1 - sum n w (Phi(c) - Phi(c - s)) / Phi(c)) falls as a
+    shift s grows, and as a weight grows where its term is positive."""
     with mpmath.workdps(120):
         out = []
         for side in ("p", "q"):
+            toward = -1 if side == "p" else 1  # P: the smallest event probability; Q: the largest
             log_f = mpmath.mpf(0)
             inner = mpmath.mpf(0)
             for (count, w, a, b), c in zip(pair.classes, thresholds):
-                shift = a if side == "p" else b
+                shift = mpmath.mpf(a if side == "p" else b)
+                shift += toward * abs(shift) * PARAMETER_ULPS * mpmath.mpf(_U)
                 cm = mpmath.mpf(c)
                 phi = mpmath.ncdf(cm)
                 log_f += count * mpmath.log(phi)
-                inner += count * mpmath.mpf(w) * (mpmath.ncdf(-(cm - shift)) - mpmath.ncdf(-cm)) / phi
+                term = (mpmath.ncdf(-(cm - shift)) - mpmath.ncdf(-cm)) / phi
+                weight = mpmath.mpf(w) * (1 + (toward if term > 0 else -toward) * PARAMETER_ULPS * mpmath.mpf(_U))
+                inner += count * weight * term
             log_f += mpmath.log1p(-inner)
             tail = -mpmath.expm1(epochs * log_f)  # 1 - P(no epoch exceeds)
             out.append(tail)
@@ -209,4 +224,5 @@ def threshold_test(pair: Allocation, epochs: int = 1, delta: float | None = None
             return math.inf, thresholds
         v = math.log(p_lo - delta) - math.log(q_hi)
         return v - ULPS * _U * (2 + abs(math.log(p_lo - delta)) + abs(math.log(q_hi))), thresholds
-    return (p_lo - math.exp(eps) * (1 + ULPS * _U) * q_hi), thresholds
+    # the subtraction rounds to nearest: one float down
+    return math.nextafter(p_lo - math.exp(eps) * (1 + ULPS * _U) * q_hi, -math.inf), thresholds

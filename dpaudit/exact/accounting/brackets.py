@@ -551,36 +551,40 @@ def certify(run: DPSGDConfig | ComposedDPSGD, *, delta: float | None = None, eps
     eps_upper, delta_upper = -math.inf, 0.0
     for direction in DIRECTIONS:
         steps_up = [(u.upper[direction], u.count) for u in units] if has_upper else None
-        chosen = [_best_lower(u, direction, delta, epsilon) for u in units]
-        steps_lo = [(step, u.count) for u, (_, step) in zip(units, chosen)]
-        theta = grid.tilt(steps_up or steps_lo, delta=delta) if delta is not None else grid.tilt(
-            steps_up or steps_lo, eps=epsilon)
-        lower = grid.compose(steps_lo, theta)
-        info: dict[str, Any] = {"theta": theta, "lower_error": lower.error, "lower_pairs": [n for n, _ in chosen]}
-        if steps_up is not None:
-            upper = grid.compose(steps_up, theta)
-            info.update(upper_error=upper.error, upper_infinite=upper.infinite)
+        info: dict[str, Any] = {}
+        # each query composes each side under its own tilt (the one that puts that side's relative accuracy near
+        # the answer): a tilt chosen for the other side, or the other query, may leave the answer in a far tail
         if delta is not None:
+            chosen = [_best_lower(u, direction, delta, None) for u in units]
+            steps_lo = [(step, u.count) for u, (_, step) in zip(units, chosen)]
+            lower = grid.compose(steps_lo, grid.tilt(steps_lo, delta=delta))
             hint = None
             if steps_up is not None:
+                upper = grid.compose(steps_up, grid.tilt(steps_up, delta=delta))
                 hint = upper.epsilon(delta)
-                info["eps_upper"] = hint
+                info.update(eps_upper=hint, upper_theta=upper.theta, upper_error=upper.error,
+                            upper_infinite=upper.infinite)
                 eps_upper = max(eps_upper, hint)
             el = lower.epsilon(delta, hint=hint)
-            info["eps_lower"] = el
+            info.update(eps_lower=el, lower_theta=lower.theta, lower_error=lower.error,
+                        lower_pairs=[n for n, _ in chosen])
             if el > best_eps_lower:
                 best_eps_lower = el
                 witness = {"order": direction, "pairs": [n for n, _ in chosen], "delta": delta, "eps": el}
         if epsilon is not None:
+            chosen = [_best_lower(u, direction, None, epsilon) for u in units]
+            steps_lo = [(step, u.count) for u, (_, step) in zip(units, chosen)]
+            lower = grid.compose(steps_lo, grid.tilt(steps_lo, eps=epsilon))
             dl = lower.delta(epsilon)
-            info["delta_lower"] = dl
+            info.update(delta_lower=dl, lower_theta_at_eps=lower.theta)
             if dl > best_delta_lower:
                 best_delta_lower = dl
                 if delta is None or not witness:
                     witness = {"order": direction, "pairs": [n for n, _ in chosen], "eps": epsilon, "delta": dl}
             if steps_up is not None:
+                upper = grid.compose(steps_up, grid.tilt(steps_up, eps=epsilon))
                 du = upper.delta(epsilon)
-                info["delta_upper"] = du
+                info.update(delta_upper=du, upper_theta_at_eps=upper.theta)
                 delta_upper = max(delta_upper, du)
         details["directions"][direction] = info
     if delta is not None:  # epsilon is reported >= 0 (a negative eps(delta) means (0, delta)-DP already)

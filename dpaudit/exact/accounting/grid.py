@@ -26,16 +26,15 @@ enter at lower bounds, and mass that cannot be balanced goes to its cell's lower
 accuracy where the answer lives (delta of 1e-12 sits in the far tail of the composed loss), masses are tilted by
 e^(theta l) before the transforms and untilted when read: the convolution of tilted masses is the tilted
 convolution. Every FFT's error is bounded in the 1-norm (:func:`dpaudit.exact.pld.convolution_error`, after
-after
 Higham) and carried forward; a cell's true mass is pmf_i 2^E e^(C - theta l_i), with E an integer exponent (the
 masses are renormalised by powers of two, exactly) and C a float integer (exact sums).
 
-Truncation: after each product the tails are cut. The upper tail (where its tilted mass falls below a tiny
-fraction of the total, or below the FFT's error, where the computed cells say nothing) goes to +inf on the upper
-side, charged with its computed mass plus the whole error, and is dropped on the lower side. The lower tail: its
-true P-mass below l is at most e^(s l) E[e^(-s L)] for any s > 0 (Chernoff; the moment is the product of the
-steps', carried through every product, and moving mass up or to +inf only lowers it), so the upper side moves that
-bound to the cut, independent of any float error; the lower side drops it.
+Truncation: after each product both tails are cut where a Chernoff bound certifies their true P-mass below TAIL:
+P(L >= l) <= e^(-s l) E[e^(s L)] and P(L <= l) <= e^(s l) E[e^(-s L)] for any s > 0, the moments the products of
+the steps' (carried through every product as logarithms, rounded up), so the bounds hold whatever the float error
+of the cells. The upper side sends the upper tail's bound to +inf and moves the lower tail's bound up to the cut
+(raising the upper moments by as much); the lower side drops both, and also an upper tail whose tilted mass is a
+negligible fraction of the total.
 
 Queries read delta(eps) as an upper or lower bound with every remaining error added or subtracted
 (:meth:`Composed.delta`), and eps(delta) by bisection on it (:meth:`Composed.epsilon`).
@@ -46,6 +45,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 
 import numpy as np
 from scipy import fft as sp_fft
@@ -55,10 +55,12 @@ from ..pld import _convolution_error as convolution_error
 UPPER, LOWER = "upper", "lower"
 #: the default knot spacing, a power of two
 KNOT = 2.0**-13
-_U = 2.0**-53
+_U = 2.0**-53  # a rounding's relative error (a factor 1 + _U rounds to 1.0: rounding up takes 1 + 2 _U)
 #: a float operation's relative error allowance in the bounds below (numpy's exp, expm1 and log are within
 #: 1-2 units in the last place; the allowance covers a few operations chained)
 ULPS = 16
+#: the smallest positive float: the absolute rounding of a subnormal result is at most half of it
+_SUBNORMAL = 5e-324
 #: truncation: each tail is cut where a Chernoff bound certifies its true P-mass below this (module docstring)
 TAIL = 1e-30
 #: the lower side also drops an upper tail whose tilted mass is below this fraction of the total (always valid)
@@ -177,6 +179,21 @@ def _exp_bounds(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return v * (1 - ULPS * _U), v * (1 + ULPS * _U)
 
 
+def _up(x: np.ndarray, times: int = 1) -> np.ndarray:
+    """x >= 0 rounded up by ``times`` floats (a zero stays: every zero here is exact). One float per rounding of
+    a result covers it, subnormal results included, which a factor 1 + 2^-52 would not round."""
+    for _ in range(times):
+        x = np.where(x > 0, np.nextafter(x, np.inf), x)
+    return x
+
+
+def _down(x: np.ndarray, times: int = 1) -> np.ndarray:
+    """x >= 0 rounded down by ``times`` floats (never below 0)."""
+    for _ in range(times):
+        x = np.nextafter(x, 0.0)
+    return x
+
+
 def upper_step(cells: Cells) -> Step:
     """The dominating "connect the dots" split of ``cells`` (module docstring), every rounding upwards."""
     if not cells.exact:
@@ -184,63 +201,117 @@ def upper_step(cells: Cells) -> Step:
     h, n = cells.h, len(cells.p_lo)
     gap = -math.expm1(-h)  # 1 - e^-h
     gap_lo, gap_hi = gap * (1 - ULPS * _U), gap * (1 + ULPS * _U)
-    # the P-mass sent to the upper knot, G_j / (1 - e^-h), bounded above and below
-    up_hi = np.clip(np.maximum(cells.g_hi, 0.0) / gap_lo * (1 + _U), 0.0, cells.p_hi)
-    up_lo = np.clip(np.maximum(cells.g_lo, 0.0) / gap_hi * (1 - _U), 0.0, cells.p_hi)
-    low_hi = np.maximum(cells.p_hi - up_lo, 0.0) * (1 + _U)
+    # the P-mass sent to the upper knot, G_j / (1 - e^-h), bounded above (the quotient rounded up) and below
+    up_hi = np.minimum(_up(np.maximum(cells.g_hi, 0.0) / gap_lo), cells.p_hi)
+    up_lo = np.minimum(_down(np.maximum(cells.g_lo, 0.0) / gap_hi), cells.p_hi)
+    low_hi = _up(np.maximum(cells.p_hi - up_lo, 0.0))
     mass = np.zeros(n + 1)
     mass[:n] += low_hi
     mass[1:] += up_hi
     mass[0] += cells.below_hi
-    # two additions per knot: round the sums up
-    mass *= 1 + 2 * _U
-    infinite = min(1.0, (cells.above_hi + cells.infinite_hi) * (1 + 2 * _U))
+    # one addition per knot (knot 0: its own share and the mass below; the others: the two shares)
+    mass = _up(mass)
+    infinite = min(1.0, float(_up(np.array([cells.above_hi + cells.infinite_hi]))[0]))
     return _trimmed(Step(UPPER, h, cells.first, mass, infinite))
 
 
-def lower_step(cells: Cells) -> Step:
-    """The dominated garbling of ``cells`` with every bucket's loss at or above its knot (module docstring),
-    every rounding downwards."""
+@dataclass(frozen=True)
+class Garbling:
+    """The dominated garbling's plan (module docstring): cell j keeps the fraction ``own[j]`` on its lower knot j and
+    moves ``up[j]`` to knot j + 1, with own + up <= 1, so that every knot's bucket has
+    own[j] excess[j] >= up[j - 1] deficit[j - 1] (its loss at or above the knot), the cells' excess at their lower
+    knot (a lower bound on A_j) and deficit at their upper knot (an upper bound on D_j) as certified."""
+
+    excess: np.ndarray
+    deficit: np.ndarray
+    own: np.ndarray
+    up: np.ndarray
+
+
+def garbling(cells: Cells) -> Garbling:
+    """The plan of :func:`lower_step`: which fraction of each cell goes to which knot."""
     h = cells.h
     # excess of cell j at its lower knot (>= 0 in truth) and deficit at its upper knot,
     # D_j = e^eps_(j+1) Q_j - P_j = (e^h - 1) P_j - e^h G_j (may be < 0 in truth for grouped outcomes)
     grow_hi = math.expm1(h) * (1 + ULPS * _U)
     eh_lo = math.exp(h) * (1 - ULPS * _U)
     excess = np.maximum(cells.g_lo, 0.0)
+    # (three roundings relative to the terms, and as many absolute ones where they are subnormal)
     deficit = np.maximum((grow_hi * cells.p_hi - eh_lo * cells.g_lo) + 4 * _U * (grow_hi * cells.p_hi
-                                                                                 + eh_lo * np.abs(cells.g_lo)), 0.0)
-    mass = _merge(cells.p_lo, excess, deficit)
-    mass *= 1 - 2 * _U
-    mass[-1] += cells.above_lo * (1 - _U)
-    return _trimmed(Step(LOWER, h, cells.first, mass, 0.0))
+                                                                                 + eh_lo * np.abs(cells.g_lo))
+                         + 4 * _SUBNORMAL, 0.0)
+    own, up = _merge(excess, deficit)
+    return Garbling(excess, deficit, own, up)
 
 
-def _merge(p: np.ndarray, excess: np.ndarray, deficit: np.ndarray) -> np.ndarray:
-    """The buckets' P-masses (one per knot, n + 1 of them): bucket j takes the fraction a_j of cell j and the
-    fraction r of cell j - 1 still unassigned, with a_j excess_j >= r deficit_(j-1) (a_j rounded up); what
-    cannot be balanced stays on its cell's own knot. A scalar recurrence, so a Python loop over the cells."""
-    n = len(p)
-    out = np.zeros(n + 1)
-    p_l, ex_l, de_l = p.tolist(), excess.tolist(), deficit.tolist()
+def lower_step(cells: Cells) -> Step:
+    """The dominated garbling of ``cells`` with every bucket's loss at or above its knot (module docstring),
+    every rounding downwards."""
+    plan = garbling(cells)
+    n = len(cells.p_lo)
+    mass = np.zeros(n + 1)
+    mass[:n] = plan.own * cells.p_lo
+    mass[1:] += plan.up * cells.p_lo
+    mass[n] += cells.above_lo
+    # a product and an addition per knot, each rounding by at most half a float of the sum: three floats down
+    mass = _down(mass, 3)
+    return _trimmed(Step(LOWER, cells.h, cells.first, mass, 0.0))
+
+
+#: below this a float product or quotient may be subnormal and lose its relative accuracy: exact arithmetic instead
+_SMALL = 2.0**-900
+
+
+def _ratio(x: float, y: float, z: float, upward: bool) -> float:
+    """x y / z rounded up (``upward``) or down, for x, y >= 0 and z > 0: in floats with a relative margin where every
+    value is far from the subnormal range, else exactly in rationals and rounded to the next float."""
+    if min(x, y, z) > _SMALL and z < 2.0**900:
+        v = x * y / z
+        if _SMALL < v < 2.0**900:
+            return v * (1 + 4 * _U) if upward else v * (1 - 4 * _U)
+    exact = Fraction(x) * Fraction(y) / Fraction(z)
+    v = float(exact)
+    if upward and Fraction(v) < exact:
+        v = math.nextafter(v, math.inf)
+    if not upward and Fraction(v) > exact:
+        v = math.nextafter(v, 0.0)
+    return v
+
+
+def _merge(excess: np.ndarray, deficit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(own, up) of :class:`Garbling`: bucket j takes the fraction a_j of cell j and the fraction r of cell j - 1
+    still unassigned, with a_j excess_j >= r deficit_(j-1) (a_j rounded up); what cannot be balanced stays on its
+    cell's own knot. A scalar recurrence, so a Python loop over the cells; the fractions given to a cell are checked
+    in exact arithmetic to sum to at most 1."""
+    n = len(excess)
+    own, up = np.zeros(n), np.zeros(n)
+    ex_l, de_l = excess.tolist(), deficit.tolist()
     r = 0.0  # fraction of the previous cell not yet assigned
     for j in range(n):
-        need = r * de_l[j - 1] if j else 0.0
-        if need <= 0.0:
+        d = de_l[j - 1] if j else 0.0
+        if r == 0.0 or d <= 0.0:  # nothing to balance: the remainder goes to knot j as it is
             a = 0.0
             if j:
-                out[j] += r * p_l[j - 1]  # a non-positive deficit: the remainder goes to knot j as it is
-        elif ex_l[j] > 0.0 and need <= ex_l[j]:
-            a = min(1.0, need / ex_l[j] * (1 + 4 * _U))
-            out[j] += r * p_l[j - 1]
+                up[j - 1] = r
         else:
-            a = 1.0
-            used = min(r, ex_l[j] / de_l[j - 1] * (1 - 4 * _U)) if ex_l[j] > 0.0 else 0.0
-            out[j] += used * p_l[j - 1]
-            out[j - 1] += (r - used) * p_l[j - 1]  # unbalanced: back to its own cell's lower knot
-        out[j] += a * p_l[j]
+            a = _ratio(r, d, ex_l[j], upward=True) if ex_l[j] > 0.0 else math.inf
+            if a <= 1.0:
+                up[j - 1] = r
+            else:  # unbalanced: what cell j cannot balance goes back to cell j-1's own knot
+                a = 1.0
+                used = min(r, _ratio(ex_l[j], 1.0, d, upward=False)) if ex_l[j] > 0.0 else 0.0
+                up[j - 1] = used
+                own[j - 1] += r - used
+        own[j] = a
         r = 1.0 - a
-    out[n - 1] += r * p_l[n - 1]  # the last cell's remainder stays on its lower knot
-    return out
+        if a < 0.5 and Fraction(r) + Fraction(a) > 1:  # 1 - a rounded up
+            r = math.nextafter(r, 0.0)
+    own[n - 1] += r  # the last cell's remainder stays on its lower knot
+    # own[j] + up[j] may exceed 1 by a rounding of the additions above: take the excess off own, exactly
+    for j in np.flatnonzero(own + up >= 1 - 8 * _U).tolist():
+        while Fraction(float(own[j])) + Fraction(float(up[j])) > 1:
+            own[j] = math.nextafter(float(own[j]), 0.0)
+    return own, up
 
 
 def _trimmed(step: Step) -> Step:
@@ -336,20 +407,24 @@ class Composed:
                 mid = (lo + hi) / 2
                 lo, hi = (lo, mid) if self.delta(mid) <= delta else (mid, hi)
             return hi
-        # the lower bound is not monotone where its error term takes over (far below the tilt's target): step
-        # down from the hint (or the top) in widening steps until it exceeds delta, then bisect up from there
+        # the lower bound is not monotone where its error term takes over (far below the tilt's target): scan down
+        # from the hint (or the top), near it in widening steps and over the whole range on a uniform grid, for the
+        # highest eps where it exceeds delta, then bisect up from there
         start = min(top, hint) if hint is not None and math.isfinite(hint) else top
-        hi, step, lo = start, 1e-3, None
-        while hi > bottom:
-            candidate = max(hi - step, bottom)
-            if self.delta(candidate) > delta:
-                lo = candidate
+        near = [start - 1e-3 * (2.0**k - 1) for k in range(40)]
+        candidates = sorted({c for c in near + np.linspace(bottom, start, 257).tolist() if bottom <= c <= start},
+                            reverse=True)
+        hi: float | None = None
+        lo = None
+        for c in candidates:
+            if self.delta(c) > delta:
+                lo = c
                 break
-            hi, step = candidate, step * 2
+            hi = c
         if lo is None:
             return -math.inf
-        if hi == start and self.delta(hi) > delta:
-            return hi
+        if hi is None:  # the start itself
+            return lo
         while hi - lo > tolerance * max(1.0, abs(hi)):
             mid = (lo + hi) / 2
             lo, hi = (mid, hi) if self.delta(mid) > delta else (lo, mid)
@@ -507,7 +582,7 @@ def _product(a: Composed, b: Composed) -> Composed:
     pmf, stage = _convolve(a.pmf, b.pmf)
     sa, sb = float(a.pmf.sum()) * (1 + len(a.pmf) * _U), float(b.pmf.sum()) * (1 + len(b.pmf) * _U)
     error = (a.error * (sb + b.error) + sa * b.error + stage) * (1 + 4 * _U)
-    infinite = min(1.0, (a.infinite + b.infinite) * (1 + _U)) if a.side == UPPER else 0.0
+    infinite = min(1.0, (a.infinite + b.infinite) * (1 + 2 * _U)) if a.side == UPPER else 0.0
     def added(x: tuple[float, ...], y: tuple[float, ...]) -> tuple[float, ...]:
         return tuple(v + _U * (abs(v) + 1) for v in (p + r for p, r in zip(x, y)))
 
@@ -549,9 +624,14 @@ def _truncated(c: Composed) -> Composed:
         if c.side == UPPER:  # the cut's true mass, at most `bound`, moved up to the cut (tilted and scaled)
             w, slack = c._log_weight(np.array([l_cut]))
             pmf[0] += bound * _exp_capped(-float(w[0]) + float(slack[0])) * (1 + 2 * _U)
-            mgf_pos = tuple(float(np.logaddexp(m, math.log(bound) + s * l_cut)) * (1 + _U) + _U if bound > 0 else m
+            mgf_pos = tuple(_log_add_up(m, math.log(bound) + s * l_cut) if bound > 0 else m
                             for s, m in zip(CHERNOFF, mgf_pos))
     return replace(c, pmf=pmf, offset=offset, infinite=infinite, log_mgf_pos=mgf_pos)
+
+
+def _log_add_up(a: float, b: float) -> float:
+    """An upper bound on log(e^a + e^b) for a and b computed to within ULPS roundings of their size."""
+    return float(np.logaddexp(a, b)) + ULPS * _U * (2 + abs(a) + abs(b))
 
 
 def _chernoff(c: Composed, level: float, upper: bool) -> float:

@@ -369,7 +369,8 @@ def _density(mixture: GaussianMixture, x: np.ndarray) -> tuple[np.ndarray, np.nd
         d = w * norm * np.exp(-z * z / 2)
         value += d
         error += d * (ULPS * _U * (8 + 8 * z * z) + mixture.weight_error)
-    return value, error + ULPS * _U * value
+    # a subnormal density (far out in the window) has lost its relative accuracy: an absolute allowance per term
+    return value, error + ULPS * _U * value + len(mixture.weights) * 1e-300
 
 
 def _remainder(mixture: GaussianMixture, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -397,10 +398,12 @@ def _softmax(a: np.ndarray) -> np.ndarray:
 
 
 def subsampled(q: float, shift: float, sigma: float) -> GaussianMixture:
-    """(1 - q) N(0, sigma^2) + q N(shift, sigma^2), 1 - q with its float rounding carried."""
+    """(1 - q) N(0, sigma^2) + q N(shift, sigma^2), the weights' float rounding carried: q may itself be a rounded
+    ratio (b / n, relative error 2^-53), which 1 - q inherits as q / (1 - q) times that, and 1 - q rounds once
+    more."""
     if q >= 1:
         return GaussianMixture((1.0,), (shift,), sigma)
-    return GaussianMixture((1.0 - q, q), (0.0, shift), sigma, weight_error=_U)
+    return GaussianMixture((1.0 - q, q), (0.0, shift), sigma, weight_error=_U * (2 + 2 * q / (1 - q)))
 
 
 def gaussian(sigma: float, mean: float = 0.0) -> GaussianMixture:
