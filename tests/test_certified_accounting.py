@@ -332,10 +332,11 @@ def test_the_split_rounds_every_knot_up(seed):
 
 @pytest.mark.parametrize("source", ["random", "poisson add"])
 def test_the_garbling_balances_every_bucket_exactly(source):
-    """The dominated step's plan, checked in exact rationals: no cell gives away more than itself; every knot's
-    bucket has a nonnegative worst-case excess (own_j A_j >= up_(j-1) D_(j-1), A_j the certified excess of cell j at
-    its lower knot, D_(j-1) an upper bound on cell j-1's deficit there, from the enclosures in exact arithmetic);
-    and every bucket's mass is at most its exact share of the lower bounds P_lo."""
+    """The dominated step's plan, checked in exact rationals, each promise on its own: the excess it balances with is
+    at most the certified excess (max(G_lo, 0)) and the deficit it balances is at least the exact upper bound over
+    the enclosures, (e^h - 1) P_hi - e^h G_lo (300-bit balls); no cell gives away more than itself; every knot's
+    bucket balances exactly with the plan's own numbers (own_j excess_j >= up_(j-1) deficit_(j-1)); and every
+    bucket's mass is at most its exact share of the lower bounds P_lo."""
     if source == "random":
         cells = _random_cells(3)
     else:
@@ -343,22 +344,21 @@ def test_the_garbling_balances_every_bucket_exactly(source):
         cells = pair.cells(2.0**-8, *mixtures.tail_to_loss_range(pair, 1e-30, 2.0**-8))
     plan = grid.garbling(cells)
     step = grid.lower_step(cells)
-    h = cells.h
-    e_h = _enclose(lambda: flint.arb(h).exp())
     n = len(cells.p_lo)
     own, up = [_exact(v) for v in plan.own], [_exact(v) for v in plan.up]
+    excess, deficit = [_exact(v) for v in plan.excess], [_exact(v) for v in plan.deficit]
     assert all(o >= 0 and u >= 0 and o + u <= 1 for o, u in zip(own, up))
+    with _bits():
+        e_h = flint.arb(cells.h).exp()
+        for j in range(n):
+            assert excess[j] <= max(_exact(cells.g_lo[j]), Fraction(0)), j
+            worst = (e_h - 1) * flint.arb(cells.p_hi[j]) - e_h * flint.arb(cells.g_lo[j])
+            assert _ball(deficit[j]) >= worst, j
     full = np.zeros(n + 1)
     full[step.offset - cells.first: step.offset - cells.first + len(step.mass)] = step.mass
     for j in range(n + 1):
-        if j < n:
-            assert plan.excess[j] <= max(cells.g_lo[j], 0.0)
-        if j:  # the deficit of cell j-1 at knot j, (e^h - 1) P - e^h G, at most this over the enclosures
-            deficit = _enclose(lambda p, g: (e_h - 1) * flint.arb(p) - e_h * flint.arb(g), cells.p_hi[j - 1],
-                               cells.g_lo[j - 1])
-            if up[j - 1] and deficit > 0:
-                own_part = own[j] * _exact(plan.excess[j]) if j < n else Fraction(0)
-                assert _ball(own_part) >= _ball(up[j - 1]) * deficit, j
+        if j:  # knot j's bucket: the fraction own_j of cell j against the fraction up_(j-1) of cell j - 1
+            assert (own[j] * excess[j] if j < n else 0) >= up[j - 1] * deficit[j - 1], j
         share = (own[j] * _exact(cells.p_lo[j]) if j < n else _exact(cells.above_lo)) + (
             up[j - 1] * _exact(cells.p_lo[j - 1]) if j else 0)
         assert _exact(full[j]) <= share, j

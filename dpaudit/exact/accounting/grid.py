@@ -201,16 +201,19 @@ def upper_step(cells: Cells) -> Step:
     h, n = cells.h, len(cells.p_lo)
     gap = -math.expm1(-h)  # 1 - e^-h
     gap_lo, gap_hi = gap * (1 - ULPS * _U), gap * (1 + ULPS * _U)
-    # the P-mass sent to the upper knot, G_j / (1 - e^-h), bounded above (the quotient rounded up) and below
-    up_hi = np.minimum(_up(np.maximum(cells.g_hi, 0.0) / gap_lo), cells.p_hi)
+    # the P-mass sent to the upper knot, G_j / (1 - e^-h), bounded above and below; the lower bound is rounded down
+    # at once (P_j minus it may cancel to far below it), the upper bound's rounding is covered below
+    up_hi = np.minimum(np.maximum(cells.g_hi, 0.0) / gap_lo, cells.p_hi)
     up_lo = np.minimum(_down(np.maximum(cells.g_lo, 0.0) / gap_hi), cells.p_hi)
-    low_hi = _up(np.maximum(cells.p_hi - up_lo, 0.0))
+    low_hi = np.maximum(cells.p_hi - up_lo, 0.0)
     mass = np.zeros(n + 1)
     mass[:n] += low_hi
     mass[1:] += up_hi
     mass[0] += cells.below_hi
-    # one addition per knot (knot 0: its own share and the mass below; the others: the two shares)
-    mass = _up(mass)
+    # at every knot three roundings to nearest, each at most half a float of the knot's sum (the subtraction's and
+    # the quotient's results are at most the sum): three floats up cover them, also where the computed sum fell
+    # below a power of two (whose floats below are half as wide)
+    mass = _up(mass, 3)
     infinite = min(1.0, float(_up(np.array([cells.above_hi + cells.infinite_hi]))[0]))
     return _trimmed(Step(UPPER, h, cells.first, mass, infinite))
 
@@ -234,11 +237,12 @@ def garbling(cells: Cells) -> Garbling:
     # excess of cell j at its lower knot (>= 0 in truth) and deficit at its upper knot,
     # D_j = e^eps_(j+1) Q_j - P_j = (e^h - 1) P_j - e^h G_j (may be < 0 in truth for grouped outcomes)
     grow_hi = math.expm1(h) * (1 + ULPS * _U)
-    eh_lo = math.exp(h) * (1 - ULPS * _U)
+    # e^h at the end of its enclosure that makes -e^h G_lo largest (G_lo < 0 where a cell's enclosure straddles 0)
+    e_h = np.where(cells.g_lo >= 0, math.exp(h) * (1 - ULPS * _U), math.exp(h) * (1 + ULPS * _U))
     excess = np.maximum(cells.g_lo, 0.0)
     # (three roundings relative to the terms, and as many absolute ones where they are subnormal)
-    deficit = np.maximum((grow_hi * cells.p_hi - eh_lo * cells.g_lo) + 4 * _U * (grow_hi * cells.p_hi
-                                                                                 + eh_lo * np.abs(cells.g_lo))
+    deficit = np.maximum((grow_hi * cells.p_hi - e_h * cells.g_lo) + 4 * _U * (grow_hi * cells.p_hi
+                                                                               + e_h * np.abs(cells.g_lo))
                          + 4 * _SUBNORMAL, 0.0)
     own, up = _merge(excess, deficit)
     return Garbling(excess, deficit, own, up)
@@ -408,19 +412,13 @@ class Composed:
                 lo, hi = (lo, mid) if self.delta(mid) <= delta else (mid, hi)
             return hi
         # the lower bound is not monotone where its error term takes over (far below the tilt's target): scan down
-        # from the hint (or the top), near it in widening steps and over the whole range on a uniform grid, for the
-        # highest eps where it exceeds delta, then bisect up from there
+        # from the hint (or the top) in widening steps, and if that finds nothing over the whole range on a uniform
+        # grid, for an eps where it exceeds delta, then bisect up from there
         start = min(top, hint) if hint is not None and math.isfinite(hint) else top
-        near = [start - 1e-3 * (2.0**k - 1) for k in range(40)]
-        candidates = sorted({c for c in near + np.linspace(bottom, start, 257).tolist() if bottom <= c <= start},
-                            reverse=True)
-        hi: float | None = None
-        lo = None
-        for c in candidates:
-            if self.delta(c) > delta:
-                lo = c
-                break
-            hi = c
+        near = [c for c in (start - 1e-3 * (2.0**k - 1) for k in range(40)) if c >= bottom]
+        hi, lo = self._first_above(near, delta)
+        if lo is None:  # stepped over a narrow window, or none: the whole range, finely
+            hi, lo = self._first_above(np.linspace(start, bottom, 257).tolist(), delta)
         if lo is None:
             return -math.inf
         if hi is None:  # the start itself
@@ -429,6 +427,17 @@ class Composed:
             mid = (lo + hi) / 2
             lo, hi = (mid, hi) if self.delta(mid) > delta else (lo, mid)
         return lo
+
+
+    def _first_above(self, candidates: list[float], delta: float) -> tuple[float | None, float | None]:
+        """(the candidate before, the first candidate) at which :meth:`delta` exceeds ``delta``, scanning the
+        decreasing ``candidates`` in order; (.., None) if none does."""
+        before = None
+        for c in candidates:
+            if self.delta(c) > delta:
+                return before, c
+            before = c
+        return before, None
 
 
 _LOG2 = math.log(2.0)
