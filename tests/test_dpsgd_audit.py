@@ -80,6 +80,41 @@ def test_the_command_line_prints_the_bracket_and_the_verdict(capsys):
                  "0.8", "--relation", "zero-out", "--claim", "approx-dp eps=6 delta=1e-5"]) == 0
 
 
+SHUFFLED = ["dpsgd", "--sampler", "shuffle", "--batch", "1", "--size", "1000", "--epochs", "1", "--noise", "0.8",
+            "--relation", "zero-out"]
+
+
+def test_the_command_line_sets_each_accountant_beside_the_bracket(capsys):
+    """A shuffled run: dp-accounting's RDP has no event for shuffling, so it is asked as Poisson (said so) and its
+    epsilon is refuted (exit 1); on a Poisson run the PLD is inside the bracket (exit 0)."""
+    assert main([*SHUFFLED, "--accountant", "dp-accounting-rdp"]) == 1
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if "dp-accounting-rdp" in x)
+    assert "(as Poisson)" in line and "refuted: below the certified lower bound 5.23" in line
+    assert main(["dpsgd", "--sampler", "poisson", "--rate", "0.01", "--noise", "1", "--steps", "1000",
+                 "--accountant", "dp-accounting-pld"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "dp-accounting-pld" in x)
+    assert "epsilon 1.82824 (given as an upper bound), inside the certified bracket" in line
+
+
+def test_an_accountant_that_fails_is_one_line_exit_2_and_the_others_are_still_asked(capsys, monkeypatch):
+    from dpaudit.adapters import accountants
+
+    def fails(self, config, delta):
+        raise OverflowError("math range error")
+
+    monkeypatch.setattr(accountants.DPAccountingPLD, "epsilon", fails)
+    assert main([*SHUFFLED, "--accountant", "dp-accounting-pld", "--accountant", "dp-accounting-rdp"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.strip().splitlines() == [
+        "dpaudit dpsgd: dp-accounting-pld-pessimistic (as Poisson) failed at delta = 1e-05: OverflowError: math "
+        "range error"]
+    assert "certified in [5.23" in captured.out and "dp-accounting-rdp (as Poisson): epsilon" in captured.out
+    monkeypatch.setattr(accountants.DPAccountingPLD, "epsilon", lambda self, config, delta: float("nan"))
+    assert main([*SHUFFLED, "--accountant", "dp-accounting-pld"]) == 2
+    assert "answered epsilon = nan" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv,message", [
     (["--sampler", "poisson", "--rate", "1.5", "--noise", "1", "--steps", "3"], "rate must be in (0, 1]"),
     (["--sampler", "poisson", "--rate", "0.1", "--noise", "0", "--steps", "3"], "noise_multiplier must be > 0"),
@@ -129,3 +164,60 @@ def test_a_sweep_draws_epsilon_against_the_noise_multiplier():
     assert all(a <= b for a, b in zip(lo, hi)) and lo[0] > lo[-1]  # less noise, more epsilon
     assert all(v is not None for v in data["accountants"]["dp-accounting RDP (as Poisson)"])
     assert finding.parameters["sweep"] == 3 and render(finding) is not None
+
+
+def test_a_sweep_draws_each_accountant_given_and_leaves_a_gap_where_one_fails():
+    from dpaudit.auditors.dpsgd import noise_sweep
+
+    def halves(run, delta):  # 1 / z, failing below z = 0.8
+        if run.noise_multiplier < 0.8:
+            raise ArithmeticError("diverged")
+        return 1.0 / run.noise_multiplier
+
+    data = noise_sweep(POISSON, 1.83, 1e-5, 3, accountants={"mine": halves, "nan": lambda run, d: float("nan")})
+    assert data["accountants"]["mine"] == [None, pytest.approx(1.0), pytest.approx(0.5)]
+    assert data["accountants"]["nan"] == [None, None, None]
+
+
+class _Accountant:
+    """A stand-in accountant that counts the questions it is asked."""
+
+    name = "stand-in"
+
+    def __init__(self, answer):
+        self.answer, self.asked = answer, 0
+
+    def epsilon(self, config, delta):
+        self.asked += 1
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+@pytest.mark.parametrize("answer,verdict", [(1.7, "refuted"), (1.9, "verified")])
+def test_an_accountants_claim_is_asked_when_needed_and_audited(answer, verdict):
+    from dpaudit.suite import AccountantEntry
+    from dpaudit.suite.entries import RunContext
+
+    accountant = _Accountant(answer)
+    entry = AccountantEntry("mine/acc@1", subject=POISSON, accountant=accountant, delta=1e-5,
+                            expected="refuted" if verdict == "refuted" else "not-refuted",
+                            reason="below the bracket" if verdict == "refuted" else None,
+                            footing="as printed" if verdict == "refuted" else None)
+    assert accountant.asked == 0  # building the entry asks nothing
+    assert entry.claim == ApproxDP(answer, 1e-5) and entry.claim is entry.claim and accountant.asked == 1
+    audit = entry.audit(RunContext(0, "quick", 0.01, None))
+    assert audit.finding.verdict == verdict and accountant.asked == 1
+
+
+@pytest.mark.parametrize("answer,message", [(ValueError("no such event"), "stand-in failed: ValueError: no such"),
+                                            (float("nan"), "answered epsilon = nan"),
+                                            (-1.0, "answered epsilon = -1.0")])
+def test_an_accountant_that_fails_says_so_in_one_line(answer, message):
+    from dpaudit.suite import AccountantEntry
+
+    entry = AccountantEntry("mine/acc@1", subject=POISSON, accountant=_Accountant(answer), delta=1e-5)
+    with pytest.raises(ValueError, match=message):
+        _ = entry.claim
+    with pytest.raises(ValueError, match="delta must be in"):
+        AccountantEntry("mine/acc@2", subject=POISSON, accountant=_Accountant(1.0), delta=0.0)

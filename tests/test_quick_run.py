@@ -89,6 +89,22 @@ def test_classic_suite_gives_every_expected_verdict(quick_run):
 
 @pytest.mark.slow
 @pytest.mark.whole_run
+def test_dpsgd_suite_gives_every_expected_verdict(quick_run):
+    """Every accountant entry passes or is refuted as expected, each decided by certified accounting with its
+    bracket in the record, and the sweep entry draws epsilon against the noise multiplier."""
+    out, document, rep = quick_run
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    records = _records(document, ("dpsgd",))
+    assert len(records) == 6
+    assert {r["outcome"] for r in records} <= {"pass", "expected-refutation"}
+    assert {r["auditor"] for r in records} == {"certified-accounting"}
+    assert {r["claim_id"].partition("@")[0] for r in records if r["verdict"] == "refuted"} == {
+        "dpsgd/rdp", "dpsgd/pld-pessimistic-as-poisson", "dpsgd/rdp-as-poisson"}
+    assert "## DP-SGD" in (rep / "report.md").read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.whole_run
 def test_paper_suites_give_every_expected_verdict(quick_run):
     """Every claim encoded from the five papers (tail, distributional, the mechanisms' privacy, regret,
     lower bounds and the experiments' orderings) gets its expected verdict at the quick budget, with a
@@ -114,7 +130,10 @@ def test_paper_suites_give_every_expected_verdict(quick_run):
         # Lemma B.6's variance step with the hypothesis as printed
         "concurrent-shuffle/lemB.6",
         # Appendix G's Lemmas G.1 and G.2 for the probit link (not a canonical exponential family)
-        "shuffle-glm/lemG.1", "shuffle-glm/lemG.2"}
+        "shuffle-glm/lemG.1", "shuffle-glm/lemG.2",
+        # Remark A.1's DP-SGD calls: as printed under the paper's replacement neighbours, and as the released code
+        # runs them (a one-point last batch at n = 2049)
+        "shuffle-glm/remarkA.1-jdp"}
     assert all(r["witness"] for r in refuted)
     privacy = [r for r in records if r["claim"]["kind"] in ("pure-dp", "approx-dp", "renyi-dp", "zcdp")]
     assert {r["claim_id"].partition("/")[0] for r in privacy} == set(PAPER_SUITES)

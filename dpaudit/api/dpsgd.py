@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
-from ..auditors.dpsgd import CertifiedAccountingAuditor, as_dpsgd_run, run_name
+from ..auditors.dpsgd import Accounting, CertifiedAccountingAuditor, as_dpsgd_run, run_name
 from ..core.claims import ApproxDP, Claim, PureDP
 from ..core.dpsgd import ComposedDPSGD, DPSGDConfig
 from ..core.errors import InvalidClaim
@@ -31,12 +32,14 @@ def _claim(claim: Any) -> ApproxDP | PureDP:
     return claim
 
 
-def dpsgd_audit(subject: Any, claim: Claim, *, knot: float | None = None) -> Audit:
-    """:func:`audit_dpsgd` up to the record."""
+def dpsgd_audit(subject: Any, claim: Claim, *, knot: float | None = None, sweep: int = 0,
+                accountants: Mapping[str, Accounting] | None = None) -> Audit:
+    """:func:`audit_dpsgd` up to the record; ``sweep`` points of eps against the noise multiplier (with
+    ``accountants``' curves) as the record's plot (:func:`dpaudit.auditors.dpsgd.noise_sweep`)."""
     claim = _claim(claim)
     run = as_dpsgd_run(subject)
     start = time.perf_counter()
-    finding = CertifiedAccountingAuditor().audit(run, claim, knot=knot)
+    finding = CertifiedAccountingAuditor().audit(run, claim, knot=knot, sweep=sweep, accountants=accountants)
     relation = {"name": run.relation, "description": RELATIONS[run.relation]}
     # certified accounting draws nothing: the seed is recorded only for the record's shape
     return Audit(claim, run_name(run), finding, as_seed_sequence(0), time.perf_counter() - start, relation)

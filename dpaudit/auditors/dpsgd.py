@@ -19,6 +19,7 @@ so a verified claim holds for it too; a refutation is about the released steps).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -68,7 +69,8 @@ class CertifiedAccountingAuditor(Auditor):
             return Support.no(str(exc), noted=False)
         return Support.attempts()  # a bracket may contain the claim
 
-    def audit(self, subject: Any, claim: Claim, *, knot: float | None = None, sweep: int = 0, **_: Any) -> Finding:
+    def audit(self, subject: Any, claim: Claim, *, knot: float | None = None, sweep: int = 0,
+              accountants: Mapping[str, Accounting] | None = None, **_: Any) -> Finding:
         support = self.supports(subject, claim)
         if not support:
             raise UnsupportedAudit(support.reason)
@@ -103,7 +105,7 @@ class CertifiedAccountingAuditor(Auditor):
                                 "eps_bracket": ((float(bracket.eps_lower), float(bracket.eps_upper))
                                                 if delta > 0 else None), "tight": bracket.tight}
         if sweep and delta > 0:
-            plot = noise_sweep(run, eps, delta, sweep, knot)
+            plot = noise_sweep(run, eps, delta, sweep, knot, accountants)
         return Finding(
             verdict, self.name, statistic, plot_data=plot,
             epsilon_lower=float(bracket.eps_lower) if delta > 0 else None,
@@ -164,13 +166,16 @@ def rdp_epsilon(run: DPSGDConfig | ComposedDPSGD, delta: float) -> float | None:
 
 #: the noise multipliers of a sweep, as factors of the run's
 SWEEP_FACTORS = (0.5, 2.0)
+#: an accountant as the sweep asks it: (run, delta) -> epsilon
+Accounting = Callable[[Any, float], "float | None"]
 
 
 def noise_sweep(run: DPSGDConfig | ComposedDPSGD, eps: float, delta: float, points: int,
-                knot: float | None = None) -> dict[str, Any]:
+                knot: float | None = None, accountants: Mapping[str, Accounting] | None = None) -> dict[str, Any]:
     """Plot data: eps(delta) against the noise multiplier (the run's times factors from 0.5 to 2), the certified
     band of the run's sampler, the certified band of Poisson sampling at its rate (where it is not Poisson), and
-    dp-accounting's RDP epsilon as Poisson; the claim at the run's own multiplier."""
+    each accountant's epsilon (``accountants``: label -> function of (run, delta) returning an epsilon, None or
+    raising where it has none; by default dp-accounting's RDP as Poisson); the claim at the run's own multiplier."""
     factors = np.geomspace(*SWEEP_FACTORS, max(int(points), 2))
     base = run.noise_multiplier if isinstance(run, DPSGDConfig) else run.parts[0].noise_multiplier
     out: dict[str, Any] = {"kind": "dpsgd-sweep", "z": (base * factors).tolist(), "delta": delta,
@@ -186,9 +191,18 @@ def noise_sweep(run: DPSGDConfig | ComposedDPSGD, eps: float, delta: float, poin
             lo.append(float(b.eps_lower))
             hi.append(float(b.eps_upper))
         out["bands"][name] = (lo, hi)
-    out["accountants"]["dp-accounting RDP (as Poisson)"] = [
-        rdp_epsilon(scaled(run, float(f)), delta) for f in factors]
+    for label, account in (accountants or {"dp-accounting RDP (as Poisson)": rdp_epsilon}).items():
+        out["accountants"][label] = [_accounted(account, scaled(run, float(f)), delta) for f in factors]
     return out
+
+
+def _accounted(account: Accounting, run: DPSGDConfig | ComposedDPSGD, delta: float) -> float | None:
+    """The accountant's epsilon, or None where it raises or returns NaN (its curve has a gap there)."""
+    try:
+        value = account(run, delta)
+    except Exception:  # noqa: BLE001 - an accountant's failure is a gap in its curve, not the audit's
+        return None
+    return float(value) if value is not None and math.isfinite(float(value)) else None
 
 
 def _sampler_label(run: DPSGDConfig | ComposedDPSGD) -> str:
@@ -218,5 +232,5 @@ def _jsonable(x: Any) -> Any:
     return x
 
 
-__all__ = ["THREAT_MODEL", "CertifiedAccountingAuditor", "as_dpsgd_run", "as_poisson", "noise_sweep", "rdp_epsilon",
-           "run_name", "scaled"]
+__all__ = ["THREAT_MODEL", "Accounting", "CertifiedAccountingAuditor", "as_dpsgd_run", "as_poisson", "noise_sweep",
+           "rdp_epsilon", "run_name", "scaled"]

@@ -5,11 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from typing import Any
 
 from ..core.errors import UsageError
 
 SAMPLERS = ("poisson", "fixed-size", "with-replacement", "shuffle", "balls-and-bins")
+#: --accountant's choices: dpaudit.adapters.accountants' classes
+ACCOUNTANTS = {"dp-accounting-pld": "DPAccountingPLD", "dp-accounting-rdp": "DPAccountingRDP", "prv": "PRVAccountant",
+               "autodp": "AutoDP"}
 
 
 def configuration(args: argparse.Namespace) -> Any:
@@ -62,6 +66,53 @@ def configuration(args: argparse.Namespace) -> Any:
         raise UsageError(str(exc)) from None
 
 
+def _accountants(args: argparse.Namespace, run: Any) -> dict[str, Any]:
+    """label -> the accountant each --accountant names, given the run as its library documents (natively where it
+    models the run's sampler and relation, else as Poisson sampling at batch / size, said in the label)."""
+    from ..adapters import accountants
+
+    out = {}
+    for name in dict.fromkeys(args.accountant or ()):
+        make = getattr(accountants, ACCOUNTANTS[name])
+        native = make()
+        try:
+            supported = native.supports(run)[0]
+        except ImportError as exc:
+            raise UsageError(str(exc)) from None
+        out[native.name if supported else f"{native.name} (as Poisson)"] = native if supported else make(
+            assume_poisson=True)
+    return out
+
+
+def _report_accountants(args: argparse.Namespace, run: Any, delta: float, lower: float, upper: float) -> int:
+    """Each --accountant's epsilon beside the certified bracket: 1 if one's upper bound is refuted (below the
+    certified lower bound), 2 if one failed (raised, or answered NaN), else 0; every accountant is asked."""
+    status = 0
+    for label, accountant in _accountants(args, run).items():
+        try:
+            eps = float(accountant.epsilon(run, delta))
+            if not math.isfinite(eps):
+                raise ArithmeticError(f"answered epsilon = {eps!r}")
+        except Exception as exc:  # noqa: BLE001 - the accountant's failure, reported in one line
+            print(f"dpaudit dpsgd: {label} failed at delta = {delta:g}: {type(exc).__name__}: {exc}",
+                  file=sys.stderr)
+            status = 2
+            continue
+        if eps < lower:
+            verdict = f"refuted: below the certified lower bound {lower:.6g}"
+            status = max(status, 1) if status != 2 else 2
+        elif eps > upper:
+            verdict = f"verified: above the certified upper bound {upper:.6g}"
+        else:
+            verdict = "inside the certified bracket"
+        print(f"  {label}: epsilon {eps:.6g} (given as {_bound_words(accountant.bound)}), {verdict}")
+    return status
+
+
+def _bound_words(bound: str) -> str:
+    return {"upper": "an upper bound", "lower": "a lower bound"}.get(bound, "an estimate")
+
+
 def _plot(args: argparse.Namespace, run: Any, eps: float, delta: float) -> None:
     """The sweep of epsilon against the noise multiplier, drawn to ``--plot``."""
     from pathlib import Path
@@ -70,7 +121,8 @@ def _plot(args: argparse.Namespace, run: Any, eps: float, delta: float) -> None:
     from ..core.results import NOT_REFUTED, Finding
     from ..reports.plots import render
 
-    data = noise_sweep(run, eps, delta, args.points, args.knot)
+    curves = {label: accountant.epsilon for label, accountant in _accountants(args, run).items()} or None
+    data = noise_sweep(run, eps, delta, args.points, args.knot, curves)
     png = render(Finding(NOT_REFUTED, "certified-accounting", plot_data=data), title=run.describe()[:90])
     if png is None:
         raise UsageError("nothing to plot")
@@ -101,10 +153,12 @@ def cmd_dpsgd(args: argparse.Namespace) -> int:
             if bracket.witness:
                 print(f"  lower bound: {'; '.join(bracket.witness.get('pairs', []))} "
                       f"({bracket.witness.get('order')} order)")
+        status = _report_accountants(args, run, delta, bracket.eps_lower, bracket.eps_upper) if args.accountant \
+            else 0
         if args.plot:
             _plot(args, run, float(bracket.eps_upper if math.isfinite(bracket.eps_upper) else bracket.eps_lower),
                   delta)
-        return 0
+        return status
     claim = parse_claim(args.claim)
     if not isinstance(claim, (ApproxDP, PureDP)):
         raise UsageError(f"dpaudit dpsgd decides (epsilon, delta) and pure DP claims; got {claim.describe()!r}")
@@ -121,11 +175,17 @@ def cmd_dpsgd(args: argparse.Namespace) -> int:
             print("  witness: " + json.dumps(result.witness))
         for note in result.notes:
             print(f"  note: {note}")
+    status = 1 if result.verdict == "refuted" else 0
+    if args.accountant:
+        if not isinstance(claim, ApproxDP) or claim.delta <= 0:
+            raise UsageError("--accountant needs an (epsilon, delta) claim with delta > 0, or --delta")
+        lower, upper = result.statistic.interval
+        status = max(status, _report_accountants(args, run, claim.delta, lower, upper))
     if args.plot:
         if not isinstance(claim, ApproxDP) or claim.delta <= 0:
             raise UsageError("--plot needs an (epsilon, delta) claim with delta > 0")
         _plot(args, run, claim.epsilon, claim.delta)
-    return 1 if result.verdict == "refuted" else 0
+    return status
 
 
 def _number(x: float) -> float | str:
@@ -146,7 +206,10 @@ def add_parser(sub: Any) -> None:
         epilog='examples:\n  dpaudit dpsgd --sampler poisson --rate 0.01 --noise 1.0 --steps 1000 '
         '--claim "approx-dp eps=2 delta=1e-5"\n  dpaudit dpsgd --sampler shuffle --batch 256 --size 60000 --epochs 5 '
         '--noise 0.8 --relation zero-out --delta 1e-5\n  dpaudit dpsgd --config train.py:trace --claim "approx-dp '
-        'eps=8 delta=1e-5"\nexit codes: 0 verified, not refuted, or a bracket printed; 1 refuted; 2 bad input.',
+        'eps=8 delta=1e-5"\n  dpaudit dpsgd --sampler shuffle --batch 600 --size 60000 --epochs 5 --noise 0.8 '
+        '--relation zero-out --accountant dp-accounting-rdp\nexit codes: 0 verified, not refuted, or a bracket '
+        'printed; 1 refuted (the claim, or an accountant\'s epsilon below the certified lower bound); 2 bad input, or '
+        'an accountant failed.',
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ds.add_argument("--sampler", choices=SAMPLERS, default=None, help="how each step's batch is drawn")
@@ -171,12 +234,16 @@ def add_parser(sub: Any) -> None:
     ds.add_argument("--delta", type=float, default=None, help="without --claim: the delta of the bracket (1e-5)")
     ds.add_argument("--knot", type=float, default=None,
                     help="the privacy-loss grid's spacing, a power of two (default: chosen for the steps' losses)")
+    ds.add_argument("--accountant", action="append", choices=tuple(ACCOUNTANTS), default=None,
+                    help="ask this accountant for epsilon at the bracket's delta and set it beside the bracket "
+                         "(repeatable; natively where it models the run, else as Poisson sampling at batch / size); "
+                         "with --plot, draw its curve. prv and autodp need their packages")
     ds.add_argument("--plot", default=None, metavar="PNG",
                     help="write epsilon against the noise multiplier (0.5 to 2 times the configuration's): the "
-                         "certified band, that of Poisson sampling at the same rate, dp-accounting's RDP as Poisson, "
-                         "and the claim (needs --claim, or --delta)")
+                         "certified band, that of Poisson sampling at the same rate, each --accountant's epsilon "
+                         "(default dp-accounting's RDP as Poisson), and the claim (needs --claim, or --delta)")
     ds.add_argument("--points", type=count, default=7, help="noise multipliers of --plot (default 7)")
     ds.add_argument("--json", action="store_true", help="print JSON")
 
 
-__all__ = ["SAMPLERS", "add_parser", "cmd_dpsgd", "configuration"]
+__all__ = ["ACCOUNTANTS", "SAMPLERS", "add_parser", "cmd_dpsgd", "configuration"]

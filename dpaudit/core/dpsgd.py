@@ -237,8 +237,8 @@ class DPSGDConfig:
         return 2.0 if self.relation == REPLACE_ONE else 1.0
 
     def describe(self) -> str:
-        span = (f"{self.epochs} epochs ({self.steps} steps)" if self.sampler.per_epoch or self.epochs
-                else f"{self.steps} steps")
+        span = (f"{self.epochs} epoch{'' if self.epochs == 1 else 's'} ({self.steps} steps)"
+                if self.sampler.per_epoch or self.epochs else f"{self.steps} steps")
         return (f"DP-SGD, {self.sampler.describe()}, noise multiplier {self.noise_multiplier:g}, {span}, "
                 f"{self.relation} neighbours, every step released")
 

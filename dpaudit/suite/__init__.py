@@ -24,6 +24,7 @@ from .entries import (
     DEFAULT_RUNS,
     EXPECTATIONS,
     FOOTINGS,
+    AccountantEntry,
     ConformanceEntry,
     DPSGDEntry,
     Entry,
@@ -36,7 +37,7 @@ from .regret import OrderEntry, RegretEntry
 
 __all__ = [
     "BUDGETS", "BUDGET_FALLBACK", "CLASSIC", "DEFAULT_RUNS", "DEFAULT_SAMPLES", "DEFAULT_TIMEOUTS", "EXPECTATIONS",
-    "FOOTINGS", "ConformanceEntry", "DPSGDEntry", "Entry", "LowerBoundEntry", "OrderEntry", "PrivacyEntry",
-    "RegretEntry",
-    "RunContext", "Suite", "TailEntry", "at_budget", "find_entry", "load_suites", "select"
+    "FOOTINGS", "AccountantEntry", "ConformanceEntry", "DPSGDEntry", "Entry", "LowerBoundEntry", "OrderEntry",
+    "PrivacyEntry", "RegretEntry", "RunContext", "Suite", "TailEntry", "at_budget", "find_entry", "load_suites",
+    "select",
 ]

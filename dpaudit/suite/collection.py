@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.claim_ids import check_suite_key
-from .entries import ConformanceEntry, DPSGDEntry, Entry, LowerBoundEntry, PrivacyEntry, TailEntry
+from .entries import AccountantEntry, ConformanceEntry, DPSGDEntry, Entry, LowerBoundEntry, PrivacyEntry, TailEntry
 from .regret import OrderEntry, RegretEntry
 
 
@@ -61,6 +61,11 @@ class Suite:
     def dpsgd(self, id: str, **kwargs: Any) -> DPSGDEntry:
         """Add a :class:`DPSGDEntry` (a claim about a DP-SGD configuration; same arguments) and return it."""
         return self.add(DPSGDEntry(id, **kwargs))
+
+    def accountant(self, id: str, **kwargs: Any) -> AccountantEntry:
+        """Add an :class:`AccountantEntry` (an accountant's epsilon for a DP-SGD configuration, audited; same
+        arguments) and return it."""
+        return self.add(AccountantEntry(id, **kwargs))
 
     def __repr__(self) -> str:
         return f"Suite({self.key!r}, {len(self._entries)} entries)"

@@ -103,7 +103,7 @@ class Entry(ABC):
         if timeout is not None and not timeout > 0:
             raise ValueError(f"{id}: timeout must be > 0 seconds, got {timeout!r}")
         self.id = str(self.claim_id)
-        self.claim = claim
+        self._claim = claim
         self.title = title
         self.relation = relation
         #: the expected verdict at the quick budget; :meth:`expected_at` gives any budget's
@@ -116,6 +116,11 @@ class Entry(ABC):
         self.truth = truth
 
     subject: Any
+
+    @property
+    def claim(self) -> Claim:
+        """The audited claim (an entry whose claim is computed, :class:`AccountantEntry`, builds it here)."""
+        return self._claim
 
     def expected_at(self, budget: str) -> str:
         """The expected verdict at ``budget``: an entry may expect a refutation only where its budget
@@ -322,7 +327,7 @@ class DPSGDEntry(Entry):
     built when first needed (listings then build nothing)."""
 
     def __init__(self, id: str, *, subject: Any, claim: Claim, knot: float | None = None, name: str | None = None,
-                 **kwargs: Any):
+                 sweep: int | dict[str, int] = 0, accountants: Any = None, **kwargs: Any):
         from ..core.claims import ApproxDP, PureDP
 
         super().__init__(id, claim=claim, **kwargs)
@@ -331,6 +336,10 @@ class DPSGDEntry(Entry):
         self._subject = subject
         self.knot = knot
         self._name = name
+        #: points of eps against the noise multiplier drawn in the record (per budget; 0: none), with the curves of
+        #: ``accountants`` (label -> function of (run, delta), or a callable returning that mapping)
+        self.sweep = {"quick": 0, **sweep} if isinstance(sweep, dict) else {b: sweep for b in BUDGETS}
+        self._accountants = accountants
 
     @cached_property
     def subject(self) -> Any:
@@ -358,7 +367,40 @@ class DPSGDEntry(Entry):
     def audit(self, ctx: RunContext) -> Audit:
         from ..api.dpsgd import dpsgd_audit
 
-        return dpsgd_audit(self.subject, self.claim, knot=self.knot)
+        points = at_budget(self.sweep, ctx.budget)
+        accountants = self._accountants() if callable(self._accountants) else self._accountants
+        return dpsgd_audit(self.subject, self.claim, knot=self.knot, sweep=points,
+                           accountants=accountants if points else None)
+
+
+class AccountantEntry(DPSGDEntry):
+    """An accountant's own claim about a DP-SGD configuration: (its epsilon at ``delta``, ``delta``), asked of
+    ``accountant`` (anything with ``name`` and ``epsilon(config, delta)``, e.g. :mod:`dpaudit.adapters.accountants`)
+    when the claim is first needed (the entry listed or audited), so that loading the suites asks nothing and the
+    installed version's answer is what is audited. An accountant that raises or answers NaN or a negative epsilon
+    raises ValueError saying so (in a run, that entry's error; the others go on)."""
+
+    def __init__(self, id: str, *, subject: Any, accountant: Any, delta: float, **kwargs: Any):
+        from ..core.claims import ApproxDP
+
+        if not 0 < delta < 1:
+            raise ValueError(f"{id}: delta must be in (0, 1), got {delta!r}")
+        self.accountant = accountant
+        # a placeholder with the claim's kind and delta until the accountant is asked
+        super().__init__(id, subject=subject, claim=ApproxDP(0.0, delta), **kwargs)
+
+    @cached_property
+    def claim(self) -> Claim:
+        from ..core.claims import ApproxDP
+
+        delta = self._claim.delta
+        try:
+            eps = float(self.accountant.epsilon(self.subject, delta))
+        except Exception as exc:  # noqa: BLE001 - the accountant's own failure, reported as the entry's
+            raise ValueError(f"{self.id}: {self.accountant.name} failed: {type(exc).__name__}: {exc}") from exc
+        if not np.isfinite(eps) or eps < 0:
+            raise ValueError(f"{self.id}: {self.accountant.name} answered epsilon = {eps!r} at delta = {delta:g}")
+        return ApproxDP(eps, delta)
 
 
 #: runs per member of a lower bound's hard instance, per algorithm
@@ -410,7 +452,8 @@ class LowerBoundEntry(Entry):
 
 
 __all__ = [
-    "DEFAULT_RUNS", "EXPECTATIONS", "FOOTINGS", "PRESETS_PACKAGE", "ConformanceEntry", "DPSGDEntry", "Entry",
+    "DEFAULT_RUNS", "EXPECTATIONS", "FOOTINGS", "PRESETS_PACKAGE", "AccountantEntry", "ConformanceEntry", "DPSGDEntry",
+    "Entry",
     "LowerBoundEntry",
     "PrivacyEntry", "RunContext", "TailEntry"
 ]
