@@ -311,10 +311,13 @@ def _merge(excess: np.ndarray, deficit: np.ndarray) -> tuple[np.ndarray, np.ndar
         if a < 0.5 and Fraction(r) + Fraction(a) > 1:  # 1 - a rounded up
             r = math.nextafter(r, 0.0)
     own[n - 1] += r  # the last cell's remainder stays on its lower knot
-    # own[j] + up[j] may exceed 1 by a rounding of the additions above: take the excess off own, exactly
+    # own[j] + up[j] may exceed 1 by a rounding of the additions above: own becomes the largest float at most
+    # 1 - up[j], exactly (at once, not a float at a time: a remainder rounded the wrong way would take 2^60 steps)
     for j in np.flatnonzero(own + up >= 1 - 8 * _U).tolist():
-        while Fraction(float(own[j])) + Fraction(float(up[j])) > 1:
-            own[j] = math.nextafter(float(own[j]), 0.0)
+        room = 1 - Fraction(float(up[j]))
+        if Fraction(float(own[j])) > room:
+            v = float(room)
+            own[j] = math.nextafter(v, 0.0) if Fraction(v) > room else v
     return own, up
 
 
