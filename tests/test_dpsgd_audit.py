@@ -97,6 +97,21 @@ def test_the_command_line_sets_each_accountant_beside_the_bracket(capsys):
     assert "epsilon 1.82824 (given as an upper bound), inside the certified bracket" in line
 
 
+def test_the_command_line_plots_with_and_without_a_claim(capsys, tmp_path, monkeypatch):
+    """--plot draws the sweep; the claim's point only where a claim was given (a bracket asked for alone is not a
+    claim)."""
+    import dpaudit.auditors.dpsgd as auditor
+
+    seen = []
+    real = auditor.noise_sweep
+    monkeypatch.setattr(auditor, "noise_sweep", lambda run, eps, *a, **k: seen.append(eps) or real(run, eps, *a, **k))
+    run = ["dpsgd", "--sampler", "poisson", "--rate", "0.01", "--noise", "1", "--steps", "100", "--points", "2"]
+    assert main([*run, "--plot", str(tmp_path / "a.png")]) == 0
+    assert main([*run, "--claim", "approx-dp eps=3 delta=1e-5", "--plot", str(tmp_path / "b.png")]) == 0
+    assert seen == [None, 3.0]
+    assert all((tmp_path / f).read_bytes()[:4] == b"\x89PNG" for f in ("a.png", "b.png"))
+
+
 def test_an_accountant_that_fails_is_one_line_exit_2_and_the_others_are_still_asked(capsys, monkeypatch):
     from dpaudit.adapters import accountants
 
@@ -177,6 +192,18 @@ def test_a_sweep_draws_each_accountant_given_and_leaves_a_gap_where_one_fails():
     data = noise_sweep(POISSON, 1.83, 1e-5, 3, accountants={"mine": halves, "nan": lambda run, d: float("nan")})
     assert data["accountants"]["mine"] == [None, pytest.approx(1.0), pytest.approx(0.5)]
     assert data["accountants"]["nan"] == [None, None, None]
+    assert data["claim"] == (POISSON.noise_multiplier, 1.83)
+
+
+def test_a_sweep_without_a_claim_draws_no_claim():
+    """dpaudit dpsgd --plot without --claim: the bracket's curves only, never a point labelled as a claim."""
+    from dpaudit.auditors.dpsgd import noise_sweep
+    from dpaudit.core.results import NOT_REFUTED, Finding
+    from dpaudit.reports.plots import render
+
+    data = noise_sweep(POISSON, None, 1e-5, 2, accountants={"one": lambda run, d: 1.0})
+    assert data["claim"] is None
+    assert render(Finding(NOT_REFUTED, "certified-accounting", plot_data=data), title="x") is not None
 
 
 class _Accountant:

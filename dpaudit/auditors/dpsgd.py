@@ -170,16 +170,18 @@ SWEEP_FACTORS = (0.5, 2.0)
 Accounting = Callable[[Any, float], "float | None"]
 
 
-def noise_sweep(run: DPSGDConfig | ComposedDPSGD, eps: float, delta: float, points: int,
+def noise_sweep(run: DPSGDConfig | ComposedDPSGD, eps: float | None, delta: float, points: int,
                 knot: float | None = None, accountants: Mapping[str, Accounting] | None = None) -> dict[str, Any]:
     """Plot data: eps(delta) against the noise multiplier (the run's times factors from 0.5 to 2), the certified
     band of the run's sampler, the certified band of Poisson sampling at its rate (where it is not Poisson), and
     each accountant's epsilon (``accountants``: label -> function of (run, delta) returning an epsilon, None or
-    raising where it has none; by default dp-accounting's RDP as Poisson); the claim at the run's own multiplier."""
+    raising where it has none; by default dp-accounting's RDP as Poisson); the claim ``eps`` at the run's own multiplier
+    (None: no claim, none drawn)."""
     factors = np.geomspace(*SWEEP_FACTORS, max(int(points), 2))
     base = run.noise_multiplier if isinstance(run, DPSGDConfig) else run.parts[0].noise_multiplier
     out: dict[str, Any] = {"kind": "dpsgd-sweep", "z": (base * factors).tolist(), "delta": delta,
-                           "claim": (base, eps), "sampler": run_name(run)[:80], "bands": {}, "accountants": {}}
+                           "claim": None if eps is None else (base, eps), "sampler": run_name(run)[:80],
+                           "bands": {}, "accountants": {}}
     poisson = as_poisson(run)
     for name, subject in (("certified, " + _sampler_label(run), run),
                           ("certified, Poisson at the same rate", poisson)):

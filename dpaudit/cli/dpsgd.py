@@ -113,8 +113,10 @@ def _bound_words(bound: str) -> str:
     return {"upper": "an upper bound", "lower": "a lower bound"}.get(bound, "an estimate")
 
 
-def _plot(args: argparse.Namespace, run: Any, eps: float, delta: float) -> None:
-    """The sweep of epsilon against the noise multiplier, drawn to ``--plot``."""
+def _plot(args: argparse.Namespace, run: Any, eps: float | None, delta: float) -> None:
+    """The sweep of epsilon against the noise multiplier, drawn to ``--plot`` (the claim's point where there is one:
+    ``eps`` None draws none)."""
+    import textwrap
     from pathlib import Path
 
     from ..auditors.dpsgd import noise_sweep
@@ -123,7 +125,7 @@ def _plot(args: argparse.Namespace, run: Any, eps: float, delta: float) -> None:
 
     curves = {label: accountant.epsilon for label, accountant in _accountants(args, run).items()} or None
     data = noise_sweep(run, eps, delta, args.points, args.knot, curves)
-    png = render(Finding(NOT_REFUTED, "certified-accounting", plot_data=data), title=run.describe()[:90])
+    png = render(Finding(NOT_REFUTED, "certified-accounting", plot_data=data), title=textwrap.fill(run.describe(), 100))
     if png is None:
         raise UsageError("nothing to plot")
     Path(args.plot).write_bytes(png)
@@ -156,8 +158,7 @@ def cmd_dpsgd(args: argparse.Namespace) -> int:
         status = _report_accountants(args, run, delta, bracket.eps_lower, bracket.eps_upper) if args.accountant \
             else 0
         if args.plot:
-            _plot(args, run, float(bracket.eps_upper if math.isfinite(bracket.eps_upper) else bracket.eps_lower),
-                  delta)
+            _plot(args, run, None, delta)
         return status
     claim = parse_claim(args.claim)
     if not isinstance(claim, (ApproxDP, PureDP)):

@@ -47,8 +47,9 @@ def _sweep(ax, data: dict[str, Any], title: str) -> None:
     for j, (name, values) in enumerate(data["accountants"].items()):
         v = np.array([np.nan if x is None else x for x in values], dtype=float)
         ax.plot(z, v, color=f"C{j + 3}", marker=".", lw=1, label=name)
-    z0, eps = data["claim"]
-    ax.plot([z0], [eps], "*", color="C3", ms=11, label=f"claim: eps = {eps:g} at z = {z0:.3g}")
+    if data.get("claim") is not None:  # a bracket asked for without a claim draws none
+        z0, eps = data["claim"]
+        ax.plot([z0], [eps], "*", color="C3", ms=11, label=f"claim: eps = {eps:g} at z = {z0:.3g}")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("noise multiplier z")
