@@ -26,7 +26,7 @@ rate batch / n (``assume_poisson``), as TF-Privacy's compute_dp_sgd_privacy and 
 plainly beyond any claim are left out: a normal approximation of the composed privacy loss of the Poisson run (its
 mean and variance per step by quadrature) above 100. Their certification costs minutes each and the accountants
 struggle there too (dp-accounting's PLD takes 30 s at eps 10^4, prv-accountant asks for 32 GB). The full grid
-(``--full``) keeps 11,424 points; ``--points N`` takes whole (sampler, noise, relation) groups in a random order
+(``--full``) keeps 11,648 points; ``--points N`` takes whole (sampler, noise, relation) groups in a random order
 (``--seed``) until N points, so that every group keeps its steps and deltas for the monotonicity checks.
 
 Cost: certifying a point takes 0.1 to 20 s (it grows with eps and with replace-one and shuffled batches); the

@@ -14,18 +14,22 @@ delta = 1e-5:
   at most dpaudit's at its default knot, or the next d's time, predicted from the last two, would pass ``--limit``
   seconds.
 
-Each time is the median of ``--repeats`` wall-clock timings (one where a single run is predicted above 20 s). The
-table gives, for each of dpaudit's two knots, dp_accounting's first d whose width is at most dpaudit's, its seconds
-and the ratio (dp_accounting's seconds over dpaudit's; above 1: dpaudit is faster). Where no d reached it, the
-nearest reachable width is given with its seconds, and the time at equal width extrapolated (its width is linear in
-d; its time a power of d fitted to its last two points), marked "~". "in" says whether dp_accounting's two values
-lie in dpaudit's certified bracket (optimistic <= eps_upper, pessimistic >= eps_lower).
+Each time is the median of ``--repeats`` timings (one where a single run is predicted above 20 s), wall-clock and
+CPU (both sides run on one thread: on a quiet machine the two agree, on a shared one the CPU seconds are the fair
+comparison). The table gives, for each of dpaudit's two knots, dp_accounting's first d whose width is at most
+dpaudit's, its seconds and the ratio of CPU seconds (dp_accounting's over dpaudit's; above 1: dpaudit is faster).
+Where no d reached it, the nearest reachable width is given with its seconds, and the time at equal width
+extrapolated (its width is linear in d; its time a power of d fitted to its last two points), marked "~". "in"
+says whether dp_accounting's two values lie in dpaudit's certified bracket (optimistic <= eps_upper, pessimistic >=
+eps_lower).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import statistics
+import time
 from typing import NamedTuple
 
 from _timing import rate  # benchmarks/ is on sys.path when a script runs
@@ -42,10 +46,18 @@ LONG = 20.0
 
 
 def seconds(call, repeats: int):
-    """(median wall-clock seconds of ``call()`` over ``repeats`` runs, its last result), by _timing.rate."""
-    out = []
-    per_second = rate(lambda _n: out.append(call()), 1, repeats)
-    return 1.0 / per_second, out[-1]
+    """(median wall-clock seconds of ``call()`` over ``repeats`` runs by _timing.rate, the median of its CPU
+    seconds, its last result). Both sides run on one thread, so on a quiet machine the two agree; on a shared one
+    the CPU seconds are the fair comparison."""
+    out, cpu = [], []
+
+    def run(_n):
+        start = time.process_time()
+        out.append(call())
+        cpu.append(time.process_time() - start)
+
+    wall = 1.0 / rate(run, 1, repeats)
+    return wall, statistics.median(cpu), out[-1]
 
 
 def dpaudit_bracket(q: float, z: float, knot: float) -> tuple[float, float]:
@@ -71,6 +83,7 @@ def dp_accounting_pair(q: float, z: float, interval: float) -> tuple[float, floa
 class Measured(NamedTuple):
     interval: float
     seconds: float
+    cpu: float
     optimistic: float
     pessimistic: float
 
@@ -92,54 +105,54 @@ def dp_accounting_until(q: float, z: float, width: float, repeats: int, limit: f
             predicted = runs[-1].seconds * 10
         if predicted > limit:
             return runs, f"next interval {interval:g} predicted at {predicted:.0f} s > {limit:g} s"
-        t, (opt, pess) = seconds(lambda interval=interval: dp_accounting_pair(q, z, interval),
-                                 1 if predicted > LONG else repeats)
-        runs.append(Measured(interval, t, opt, pess))
+        t, cpu, (opt, pess) = seconds(lambda interval=interval: dp_accounting_pair(q, z, interval),
+                                      1 if predicted > LONG else repeats)
+        runs.append(Measured(interval, t, cpu, opt, pess))
         if runs[-1].width <= width:
             return runs, "reached"
     return runs, "finest interval tried"
 
 
 def extrapolated_seconds(runs: list[Measured], width: float) -> float:
-    """dp_accounting's seconds at ``width``: the interval giving it (width linear in the interval), its time a
+    """dp_accounting's CPU seconds at ``width``: the interval giving it (width linear in the interval), its time a
     power of the interval through the last two runs."""
     if len(runs) < 2:
         return math.nan
     a, b = runs[-2], runs[-1]
     needed = b.interval * width / b.width
-    power = math.log(b.seconds / a.seconds) / math.log(a.interval / b.interval)
-    return b.seconds * (b.interval / needed) ** power
+    power = math.log(b.cpu / a.cpu) / math.log(a.interval / b.interval)
+    return b.cpu * (b.interval / needed) ** power
 
 
 def row(q: float, z: float, coarser: int, repeats: int, limit: float, intervals=INTERVALS) -> list[str]:
     knot = brackets.choose_knot(DPSGDConfig(PoissonBatches(q), z, steps=STEPS))
     ours = []
     for h in (knot, knot * coarser):
-        t, (lo, hi) = seconds(lambda h=h: dpaudit_bracket(q, z, h), repeats)
-        ours.append((h, t, lo, hi))
-    target = min(hi - lo for _, _, lo, hi in ours)
+        t, cpu, (lo, hi) = seconds(lambda h=h: dpaudit_bracket(q, z, h), repeats)
+        ours.append((h, t, cpu, lo, hi))
+    target = min(hi - lo for *_, lo, hi in ours)
     runs, why = dp_accounting_until(q, z, target, repeats, limit, intervals)
     lines = []
-    for h, t, lo, hi in ours:
+    for h, t, cpu, lo, hi in ours:
         width = hi - lo
         hit = next((r for r in runs if r.width <= width), None)
         if hit is not None:
-            theirs = f"{hit.interval:g} | {hit.width:.2e} | {hit.seconds:.2f}"
-            ratio = f"{hit.seconds / t:.1f}x"
+            theirs = f"{hit.interval:g} | {hit.width:.2e} | {hit.seconds:.2f} / {hit.cpu:.2f}"
+            ratio = f"{hit.cpu / cpu:.1f}x"
             inside = hit.optimistic <= hi and hit.pessimistic >= lo
         else:
             last = runs[-1]
             extra = extrapolated_seconds(runs, width)
-            theirs = f"{last.interval:g} (not reached: {why}) | {last.width:.2e} | {last.seconds:.2f}"
-            ratio = f"{last.seconds / t:.1f}x at {last.width / width:.0f}x the width; ~{extra / t:.0f}x at equal"
+            theirs = f"{last.interval:g} (not reached: {why}) | {last.width:.2e} | {last.seconds:.2f} / {last.cpu:.2f}"
+            ratio = f"{last.cpu / cpu:.1f}x at {last.width / width:.0f}x the width; ~{extra / cpu:.0f}x at equal"
             inside = last.optimistic <= hi and last.pessimistic >= lo
-        lines.append(f"| {q:g} | {z:g} | 2^{int(math.log2(h))} | [{lo:.6f}, {hi:.6f}] | {width:.2e} | {t:.2f} | "
-                     f"{theirs} | {ratio} | {'yes' if inside else 'NO'} |")
+        lines.append(f"| {q:g} | {z:g} | 2^{int(math.log2(h))} | [{lo:.6f}, {hi:.6f}] | {width:.2e} | {t:.2f} / "
+                     f"{cpu:.2f} | {theirs} | {ratio} | {'yes' if inside else 'NO'} |")
     return lines
 
 
-HEADER = ("| q | z | knot | dpaudit eps(1e-5) | width | dpaudit s | dp_accounting interval | its width | "
-          "dp_accounting s | ratio (dp_accounting / dpaudit) | in |")
+HEADER = ("| q | z | knot | dpaudit eps(1e-5) | width | dpaudit s (wall / CPU) | dp_accounting interval | its width | "
+          "dp_accounting s (wall / CPU) | ratio of CPU s (dp_accounting / dpaudit) | in |")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -137,7 +137,7 @@ def test_the_bracket_speed_benchmark_times_dpaudit_and_dp_accounting(capsys, mon
     bench.main(["--quick"])
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 0.01 | 2 |")]
     assert len(rows) == 2 and all(row.endswith("| yes |") for row in rows)  # dp_accounting inside both brackets
-    runs = [bench.Measured(1e-3, 1.0, 0.0, 0.5), bench.Measured(1e-4, 10.0, 0.0, 0.05)]
+    runs = [bench.Measured(1e-3, 1.0, 1.0, 0.0, 0.5), bench.Measured(1e-4, 10.0, 10.0, 0.0, 0.05)]
     assert abs(bench.extrapolated_seconds(runs, 5e-3) - 100.0) < 1e-9  # width linear, time a power of the interval
 
 
