@@ -276,12 +276,15 @@ def _ball(x: Fraction | float) -> flint.arb:
     return flint.arb(flint.fmpq(x.numerator, x.denominator))
 
 
-def _random_cells(seed: int, n: int = 3000, h: float = 2.0**-10) -> grid.Cells:
+def _random_cells(seed: int, n: int = 3000, h: float = 2.0**-10, interleaved: bool = False) -> grid.Cells:
     """Cells of every magnitude, a quarter of them subnormal or nearly, G_j anywhere in its feasible range
-    [-(e^h - 1) P_j, (1 - e^-h) P_j], each enclosure a few floats wide."""
+    [-(e^h - 1) P_j, (1 - e^-h) P_j], each enclosure a few floats wide; ``interleaved``: the subnormal cells
+    scattered among the others (a subnormal excess right after a normal deficit), else the first quarter."""
     rng = np.random.default_rng(seed)
     p = rng.uniform(0.5, 1.0, n) * 10.0 ** rng.integers(-320, 0, n)
     p[: n // 4] = rng.uniform(0.5, 1.0, n // 4) * 10.0 ** rng.integers(-323, -306, n // 4)  # subnormal, or nearly
+    if interleaved:
+        p = rng.permutation(p)
     g = p * rng.uniform(-math.expm1(h), -math.expm1(-h), n)
     return grid.Cells(h, -n // 2, p, np.nextafter(np.nextafter(p, np.inf), np.inf), np.nextafter(g, -np.inf),
                       np.nextafter(g, np.inf), 1e-31, 2e-31, 3e-31)
@@ -330,15 +333,15 @@ def test_the_split_rounds_every_knot_up(seed):
             assert full[j] <= float(need.upper()) + 40 * 2.0**-53 * scale + 8 * 5e-324, j
 
 
-@pytest.mark.parametrize("source", ["random", "poisson add"])
+@pytest.mark.parametrize("source", ["random", "interleaved", "poisson add"])
 def test_the_garbling_balances_every_bucket_exactly(source):
     """The dominated step's plan, checked in exact rationals, each promise on its own: the excess it balances with is
     at most the certified excess (max(G_lo, 0)) and the deficit it balances is at least the exact upper bound over
     the enclosures, (e^h - 1) P_hi - e^h G_lo (300-bit balls); no cell gives away more than itself; every knot's
     bucket balances exactly with the plan's own numbers (own_j excess_j >= up_(j-1) deficit_(j-1)); and every
     bucket's mass is at most its exact share of the lower bounds P_lo."""
-    if source == "random":
-        cells = _random_cells(3)
+    if source in ("random", "interleaved"):
+        cells = _random_cells(3, interleaved=source == "interleaved")
     else:
         pair = PAIRS[source]
         cells = pair.cells(2.0**-8, *mixtures.tail_to_loss_range(pair, 1e-30, 2.0**-8))
@@ -362,6 +365,42 @@ def test_the_garbling_balances_every_bucket_exactly(source):
         share = (own[j] * _exact(cells.p_lo[j]) if j < n else _exact(cells.above_lo)) + (
             up[j - 1] * _exact(cells.p_lo[j - 1]) if j else 0)
         assert _exact(full[j]) <= share, j
+
+
+def test_the_garblings_ratios_round_outwards_at_every_magnitude():
+    """x y / z rounded up and down encloses the exact rational, also where it is subnormal (a float margin 1 +- 4u
+    leaves a subnormal where it is) and where it is beyond the floats (up: inf)."""
+    rng = np.random.default_rng(4)
+    n = 3000
+    x = rng.uniform(0.5, 1.0, n) * 10.0 ** rng.integers(-323, 1, n)
+    y = rng.uniform(0.0, 1.0, n)
+    z = rng.uniform(0.5, 1.0, n) * 10.0 ** rng.integers(-323, 1, n)
+    for a, b, c in zip(x.tolist(), y.tolist(), z.tolist()):
+        exact = Fraction(a) * Fraction(b) / Fraction(c)
+        up, down = grid._ratio(a, b, c, upward=True), grid._ratio(a, b, c, upward=False)
+        assert Fraction(down) <= exact, (a, b, c)
+        assert up == math.inf or exact <= Fraction(up), (a, b, c)
+    assert grid._ratio(1.0, 1.0, 5e-324, upward=True) == math.inf
+    assert grid._ratio(1.0, 1.0, 5e-324, upward=False) == np.finfo(float).max
+
+
+@pytest.mark.parametrize("side", [grid.UPPER, grid.LOWER])
+def test_a_tilted_step_keeps_each_mass_on_its_side(side):
+    """Composed's promise, cell by cell in 300-bit balls: pmf_i 2^exponent e^(log_base - theta l_i) is at least the
+    step's mass on the upper side and at most it on the lower (each tilted mass widened by its float error)."""
+    rng = np.random.default_rng(5)
+    n, h = 600, 2.0**-10
+    mass = rng.uniform(0.5, 1.0, n) * 10.0 ** rng.integers(-250, 0, n)
+    step = grid.Step(side, h, -n // 3, mass, 0.0)
+    for theta in (0.0, 0.7, 29.7, -3.0):
+        tilted = grid._tilted(step, theta)
+        with _bits():
+            scale = flint.arb(2) ** tilted.exponent
+            for i in np.flatnonzero(tilted.pmf >= 2.0**-1022).tolist():
+                loss = (step.offset + i) * h
+                untilt = (flint.arb(tilted.log_base) - flint.arb(theta) * _ball(loss)).exp()
+                value = _ball(tilted.pmf[i]) * scale * untilt
+                assert (value >= _ball(mass[i])) if side == grid.UPPER else (value <= _ball(mass[i])), (theta, i)
 
 
 def _power_exactly(step: grid.Step, k: int) -> tuple[list[int], int]:
@@ -489,6 +528,31 @@ def test_truncation_keeps_the_cut_tails_on_the_upper_side():
             assert after.infinite == 0
             for i in range(len(after.pmf)):
                 assert after.pmf[i] <= before.pmf[after.offset - before.offset + i]
+
+
+@pytest.mark.parametrize("side", [grid.UPPER, grid.LOWER])
+def test_the_tails_moments_and_chernoff_bounds_hold_exactly(side):
+    """Each step's log E[e^(+-s L)] is at least the exact one (300-bit balls, at every s), and the Chernoff bound at
+    every knot is at least the exact mass at or above it (at or below it): on a law with atoms at both ends, where
+    the bound at an end is the end's own mass to within e^-64."""
+    h = 2.0**-4
+    rng = np.random.default_rng(6)
+    mass = rng.uniform(0.0, 1.0, 81) * 10.0 ** rng.integers(-12, 0, 81)
+    mass[0], mass[-1] = 3e-9, 2e-7
+    mass /= mass.sum()
+    step = grid.Step(side, h, -40, mass, 0.0)
+    c = grid._tilted(step, 0.0)
+    exact = [_exact(m) for m in step.mass]
+    losses = step.losses
+    with _bits():
+        for sign, moments in ((1.0, c.log_mgf_pos), (-1.0, c.log_mgf_neg)):
+            for s, m in zip(grid.CHERNOFF, moments):
+                true = sum(_ball(e) * (flint.arb(sign * s) * _ball(x)).exp() for e, x in zip(exact, losses.tolist()))
+                assert flint.arb(m) >= true.log(), (sign, s)
+    for i, level in enumerate(losses.tolist()):
+        # (the floats' exact sum may pass 1 by a rounding; a probability bound is capped at 1)
+        assert _exact(grid._chernoff(c, level, upper=True)) >= min(sum(exact[i:]), 1), level
+        assert _exact(grid._chernoff(c, level, upper=False)) >= min(sum(exact[: i + 1]), 1), level
 
 
 def test_one_steps_delta_is_rounded_outwards():

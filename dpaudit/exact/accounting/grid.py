@@ -264,6 +264,8 @@ def lower_step(cells: Cells) -> Step:
 
 #: below this a float product or quotient may be subnormal and lose its relative accuracy: exact arithmetic instead
 _SMALL = 2.0**-900
+_LARGEST_FLOAT = float(np.finfo(float).max)
+_LARGEST = Fraction(_LARGEST_FLOAT)
 
 
 def _ratio(x: float, y: float, z: float, upward: bool) -> float:
@@ -274,6 +276,8 @@ def _ratio(x: float, y: float, z: float, upward: bool) -> float:
         if _SMALL < v < 2.0**900:
             return v * (1 + 4 * _U) if upward else v * (1 - 4 * _U)
     exact = Fraction(x) * Fraction(y) / Fraction(z)
+    if exact > _LARGEST:  # beyond the floats (a subnormal excess below a normal deficit): float() would raise
+        return math.inf if upward else _LARGEST_FLOAT
     v = float(exact)
     if upward and Fraction(v) < exact:
         v = math.nextafter(v, math.inf)
