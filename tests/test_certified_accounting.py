@@ -809,6 +809,24 @@ def test_a_one_point_last_batch_averaged_over_itself_is_not_private():
     assert b.delta_upper == pytest.approx(1.0)
 
 
+def test_the_allocations_log_cdf_encloses_the_exact_one_with_the_true_shifts():
+    """log P(M <= c) enclosed although the allocation holds each shift one rounding from the true one: a one-point
+    batch's 2048 / z and a full batch's 1 / z, exactly as rationals, against 120-digit mpmath at c around the large
+    shift (where c - shift is exact and Phi's slope there turns the shift's rounding into hundreds of ulps of the
+    mixture term, beyond the normal enclosure's allowance at x near 0)."""
+    for z in (0.7, 0.35, 1.3):
+        true_shifts = (Fraction(2048) / Fraction(z), 1 / Fraction(z))
+        pair = allocation.Allocation(tuple((1, 0.5, float(s), 0.0) for s in true_shifts))
+        c = float(true_shifts[0]) + np.arange(-60, 61) * 2.0**-6
+        lo, hi = pair.log_cdf(c, "p")
+        with mpmath.workdps(120):
+            for x, low, high in zip(c.tolist(), lo.tolist(), hi.tolist()):
+                mix = sum(mpmath.mpf(0.5) * mpmath.ncdf(mpmath.mpf(x) - mpmath.mpf(s.numerator) / s.denominator)
+                          for s in true_shifts)
+                exact = (pair.batches - 1) * mpmath.log(mpmath.ncdf(x)) + mpmath.log(mix)
+                assert mpmath.mpf(low) <= exact <= mpmath.mpf(high), (z, x)
+
+
 def test_allocation_weights_must_sum_to_one():
     with pytest.raises(ValueError, match="sum to 1"):
         allocation.Allocation(((10, 0.2, 1.0, 0.0),))
