@@ -827,6 +827,46 @@ def test_the_allocations_log_cdf_encloses_the_exact_one_with_the_true_shifts():
                 assert mpmath.mpf(low) <= exact <= mpmath.mpf(high), (z, x)
 
 
+def test_the_max_tests_tails_hold_for_the_true_shifts_and_weights():
+    """_certified_tails' P(E) at most, and Q(E) at least, the event's probabilities for the exact parameters the
+    allocation's floats stand for (2048 / z, 1 / z and weights 1/3, 2/3 as rationals; 120-digit mpmath), at
+    thresholds near the large shift, where a shift's rounding moves P(E) by thousands of ulps: its outward rounding to
+    floats alone would not cover that."""
+    def tails(classes, thresholds, epochs):
+        out = []
+        for side in (2, 3):
+            log_f, inner = mpmath.mpf(0), mpmath.mpf(0)
+            for cls, c in zip(classes, thresholds):
+                shift, cm = cls[side], mpmath.mpf(c)
+                phi = mpmath.ncdf(cm)
+                log_f += cls[0] * mpmath.log(phi)
+                inner += cls[0] * cls[1] * (mpmath.ncdf(shift - cm) - mpmath.ncdf(-cm)) / phi
+            out.append(-mpmath.expm1(epochs * (log_f + mpmath.log1p(-inner))))
+        return out
+
+    with mpmath.workdps(120):
+        for z in (0.7, 0.35, 1.3, 0.9, 1.1):
+            exact = [(1, Fraction(1, 3), Fraction(2048) / Fraction(z), Fraction(0)),
+                     (1, Fraction(2, 3), 1 / Fraction(z), Fraction(0))]
+            pair = allocation.Allocation(tuple((n, float(w), float(a), float(b)) for n, w, a, b in exact))
+            classes = [(n, mpmath.mpf(w.numerator) / w.denominator, mpmath.mpf(a.numerator) / a.denominator,
+                        mpmath.mpf(0)) for n, w, a, _ in exact]
+            for offset in (-1.0, 0.0, 0.5, 2.0):
+                thresholds = (float(exact[0][2]) + offset, 3.0)
+                for epochs in (1, 3):
+                    p_lo, q_hi = allocation._certified_tails(pair, thresholds, epochs)
+                    p, q = tails(classes, thresholds, epochs)
+                    assert mpmath.mpf(p_lo) <= p and mpmath.mpf(q_hi) >= q, (z, offset, epochs)
+        # exact parameters (shifts 0 and 1, weights 1/2): nothing to move, so only the rounding of the 120-digit
+        # values to floats is left, outwards
+        pair = allocation.Allocation(((1, 0.5, 1.0, 0.0), (1, 0.5, 0.0, 1.0)))
+        classes = [(1, mpmath.mpf(0.5), *map(mpmath.mpf, shifts)) for shifts in ((1, 0), (0, 1))]
+        for c in np.linspace(-1.0, 4.0, 41).tolist():
+            p_lo, q_hi = allocation._certified_tails(pair, (c, c + 0.25), 2)
+            p, q = tails(classes, (c, c + 0.25), 2)
+            assert mpmath.mpf(p_lo) <= p and mpmath.mpf(q_hi) >= q, c
+
+
 def test_allocation_weights_must_sum_to_one():
     with pytest.raises(ValueError, match="sum to 1"):
         allocation.Allocation(((10, 0.2, 1.0, 0.0),))

@@ -209,17 +209,11 @@ SITES: tuple[Site, ...] = (
     Site("allocation/certified-slack", "lower bound", ALLOC,
          "        return float(max(out[0] - slack, 0) * (1 - 2 * _U)), float(min(out[1] + slack, 1) * (1 + 2 * _U))",
          "        return float(out[0]), float(out[1])",
-         "_certified_tails: the 120-digit values rounded outwards to floats", TESTS,
-         accepted="defence in depth, masked wherever the tests reach it: the tails are computed with every shift "
-                  "and weight moved 8 roundings the unfavourable way (PARAMETER_ULPS), which moves P(E) and Q(E) by "
-                  "more than the half float that rounding them to nearest can add; the test of the max test's "
-                  "values against exact rational weights and shifts passes either way"),
+         "_certified_tails: the 120-digit values rounded outwards to floats", TESTS),
     Site("allocation/parameter-shifts", "lower bound", ALLOC,
          "                shift += toward * abs(shift) * PARAMETER_ULPS * mpmath.mpf(_U)\n",
          "",
-         "_certified_tails: each shift moved PARAMETER_ULPS roundings the unfavourable way", TESTS,
-         accepted="masked by the outward rounding to floats (allocation/certified-slack) on the tests' cases; "
-                  "the two together are what the exact-rational test holds"),
+         "_certified_tails: each shift moved PARAMETER_ULPS roundings the unfavourable way", TESTS),
     Site("allocation/log-cdf-widening", "lower bound", ALLOC,
          "            widen = np.expm1((np.abs(x) + d + 1) * d) * (1 + 4 * _U)",
          "            widen = 0.0 * d",
