@@ -11,8 +11,10 @@ lower values, at eps_error 0.1), autodp's RDP (the adapters of :mod:`dpaudit.ada
 with torch and opacus: python -m venv V; V/bin/pip install torch==2.13.0 opacus). A value is judged by what it claims:
 
 - an upper bound (every accountant's main value) is **refuted** when it is below eps_lower; a lower bound (the
-  optimistic PLD, prv-accountant's lower value) when it is above eps_upper. The witness is the point and its bracket
-  (and which pair of datasets, in which order, realises the lower bound);
+  optimistic PLD, prv-accountant's lower value) when it is above eps_upper, on Poisson runs only (asked as Poisson
+  about a shuffled run, it bounds the Poisson run's epsilon from below, which says nothing about the shuffled
+  one). The witness is the point and its bracket (and which pair of datasets, in which order, realises the lower
+  bound);
 - an exception is a crash, a non-finite value is counted as such, a negative epsilon as negative;
 - **non-monotone**: at fixed sampler, noise, relation and delta an epsilon that falls as steps grow, or at fixed
   steps one that rises as delta grows (beyond a relative 1e-6);
@@ -230,7 +232,9 @@ def judge(row: Row) -> Row:
         return row
     if row.bound == adapters.UPPER:
         row.refuted = row.eps < row.eps_lower
-    elif row.bound == adapters.LOWER:
+    elif row.bound == adapters.LOWER and row.point.family == "poisson":
+        # a lower value asked as Poisson is a lower bound on the Poisson run's epsilon, which may exceed the
+        # shuffled run's (an example can be in several Poisson batches of an epoch): no claim about this run
         row.refuted = row.eps_upper is not None and row.eps > row.eps_upper
     return row
 
@@ -417,7 +421,7 @@ def write_csv(rows: Sequence[Row], path: Path) -> None:
 
 
 def read_csv(path: Path) -> list[Row]:
-    """The rows a previous run wrote (for ``--resume``)."""
+    """The rows a previous run wrote (for ``--resume`` and ``--report``), judged afresh from their values."""
     def number(text: str) -> float | None:
         return None if text == "" else float(text)
 
@@ -426,11 +430,10 @@ def read_csv(path: Path) -> list[Row]:
         for r in csv.DictReader(handle):
             point = Point(r["family"], float(r["noise"]), float(r["rate"]), int(r["steps"]), float(r["delta"]),
                           r["relation"], int(r["batch"]), int(r["size"]))
-            rows.append(Row(point, r["accountant"], r["bound"], eps=number(r["eps"]), error=r["error"],
-                            eps_lower=number(r["eps_lower"]), eps_upper=number(r["eps_upper"]), witness=r["witness"],
-                            certify_seconds=float(r["certify_seconds"] or 0), seconds=float(r["seconds"] or 0),
-                            refuted=r["refuted"] == "True", negative=r["negative"] == "True",
-                            nonfinite=r["nonfinite"] == "True"))
+            rows.append(judge(Row(point, r["accountant"], r["bound"], eps=number(r["eps"]), error=r["error"],
+                                  eps_lower=number(r["eps_lower"]), eps_upper=number(r["eps_upper"]),
+                                  witness=r["witness"], certify_seconds=float(r["certify_seconds"] or 0),
+                                  seconds=float(r["seconds"] or 0))))
     return rows
 
 

@@ -273,6 +273,11 @@ def test_the_grid_judges_each_claim_by_what_it_claims(grid):
     assert not row(acc.ESTIMATE, 0.5).refuted
     assert row(acc.UPPER, -0.1).negative and row(acc.UPPER, math.inf).nonfinite and row(acc.UPPER, math.nan).nonfinite
     assert row(acc.UPPER, 1.3).gap == pytest.approx(0.1) and row(acc.LOWER, 1.3).gap is None
+    # on a shuffled run asked as Poisson, a lower value bounds the Poisson run's epsilon, not this run's: unjudged;
+    # an upper value is the claim the practice makes about the run, judged
+    shuffled = grid.Point("shuffle", 1.0, 0.01, 100, 1e-5, "zero-out", 100, 10000)
+    assert not grid.judge(grid.Row(shuffled, "a", acc.LOWER, eps=9.0, eps_lower=1.0, eps_upper=1.2)).refuted
+    assert grid.judge(grid.Row(shuffled, "a", acc.UPPER, eps=0.5, eps_lower=1.0, eps_upper=1.2)).refuted
 
 
 def test_the_grid_flags_curves_that_fall_with_steps_or_rise_with_delta(grid):
