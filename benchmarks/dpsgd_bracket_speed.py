@@ -15,8 +15,9 @@ delta = 1e-5:
   seconds.
 
 Each time is the median of ``--repeats`` timings (one where a single run is predicted above 20 s), wall-clock and
-CPU (both sides run on one thread: on a quiet machine the two agree, on a shared one the CPU seconds are the fair
-comparison). The table gives, for each of dpaudit's two knots, dp_accounting's first d whose width is at most
+CPU. dp_accounting runs on one thread; dpaudit's CPU seconds may exceed its wall seconds (numpy's FFT and scipy use
+a second thread at times). The CPU seconds are the fair comparison on a shared machine, and charge dpaudit for
+every thread. The table gives, for each of dpaudit's two knots, dp_accounting's first d whose width is at most
 dpaudit's, its seconds and the ratio of CPU seconds (dp_accounting's over dpaudit's; above 1: dpaudit is faster).
 Where no d reached it, the nearest reachable width is given with its seconds, and the time at equal width
 extrapolated (its width is linear in d; its time a power of d fitted to its last two points), marked "~". "in"
@@ -47,8 +48,7 @@ LONG = 20.0
 
 def seconds(call, repeats: int):
     """(median wall-clock seconds of ``call()`` over ``repeats`` runs by _timing.rate, the median of its CPU
-    seconds, its last result). Both sides run on one thread, so on a quiet machine the two agree; on a shared one
-    the CPU seconds are the fair comparison."""
+    seconds over all its threads, its last result)."""
     out, cpu = [], []
 
     def run(_n):
