@@ -31,7 +31,6 @@ import argparse
 import json
 import math
 import subprocess
-import sys
 import time
 import warnings
 from collections.abc import Callable
@@ -39,6 +38,8 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
+
+from opacus_driver import require_interpreter  # benchmarks/ is on sys.path when a script runs
 
 from dpaudit.adapters import accountants as adapters
 from dpaudit.core.dpsgd import DPSGDConfig, FixedSizeBatches, PoissonBatches, ShuffledBatches
@@ -334,15 +335,7 @@ def main(argv: list[str] | None = None) -> list[Outcome]:
     if unknown:
         parser.error(f"unknown case(s) {', '.join(unknown)}; known: {', '.join(CASES)}")
     if args.opacus_python:
-        try:
-            probe = subprocess.run([args.opacus_python, "-c", "import torch, opacus"], capture_output=True,
-                                   text=True)
-        except OSError as exc:  # no such interpreter
-            probe = subprocess.CompletedProcess([], 1, "", str(exc))
-        if probe.returncode:
-            print(f"--opacus-python {args.opacus_python} cannot import torch and opacus; make one with python -m "
-                  "venv V; V/bin/pip install torch==2.13.0 opacus", file=sys.stderr)
-            sys.exit(2)
+        require_interpreter(args.opacus_python)
     ctx = Context(opacus_python=args.opacus_python)
     outcomes: list[Outcome] = []
     start = time.perf_counter()

@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from opacus_driver import require_interpreter  # benchmarks/ is on sys.path when a script runs
 from scipy import special
 
 from dpaudit.adapters import accountants as adapters
@@ -533,16 +534,7 @@ def main(argv: list[str] | None = None) -> list[Row]:
         print_summary(rows, args.witnesses)
         return rows
     if args.opacus_python:
-        try:
-            probe = subprocess.run([args.opacus_python, "-c", "import torch, opacus"], capture_output=True,
-                                   text=True)
-        except OSError as exc:  # no such interpreter
-            probe = subprocess.CompletedProcess([], 1, "", str(exc))
-        if probe.returncode:
-            last = (probe.stderr.strip().splitlines() or ["no output"])[-1]
-            print(f"--opacus-python {args.opacus_python} cannot import torch and opacus ({last}); make one with "
-                  "python -m venv V; V/bin/pip install torch==2.13.0 opacus", file=sys.stderr)
-            sys.exit(2)
+        require_interpreter(args.opacus_python)
     grid = full_grid()
     points = choose(grid, None if args.full else args.points, args.seed)
     groups = _groups(points)

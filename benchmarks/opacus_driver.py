@@ -89,6 +89,22 @@ def run(points: list[Any], accountants: tuple[str, ...], opacus: Any) -> list[di
     return out
 
 
+def require_interpreter(python: str) -> None:
+    """For the scripts that drive this one (from dpaudit's interpreter): exit 2, saying how to make one, unless
+    ``python`` can import torch and opacus."""
+    import subprocess
+
+    try:
+        probe = subprocess.run([python, "-c", "import torch, opacus"], capture_output=True, text=True)
+    except OSError as exc:  # no such interpreter
+        probe = subprocess.CompletedProcess([], 1, "", str(exc))
+    if probe.returncode:
+        last = (probe.stderr.strip().splitlines() or ["no output"])[-1]
+        print(f"--opacus-python {python} cannot import torch and opacus ({last}); make one with python -m venv V; "
+              "V/bin/pip install torch==2.13.0 opacus", file=sys.stderr)
+        sys.exit(2)
+
+
 def main(argv: list[str] | None = None, stdin: Any = None, stdout: Any = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--accountants", default=",".join(ACCOUNTANTS),

@@ -18,16 +18,15 @@ No test here is statistical.
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import math
 import sys
 import types
-from pathlib import Path
 
 import mpmath
 import pytest
+from benchmark_loader import load_script as _script
 
 from dpaudit.adapters import accountants as acc
 from dpaudit.core.dpsgd import (
@@ -40,14 +39,6 @@ from dpaudit.core.dpsgd import (
 )
 
 pytest.importorskip("dp_accounting")
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def _script(name: str):
-    spec = importlib.util.spec_from_file_location(f"benchmark_{name}", BENCHMARKS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def gaussian_epsilon(mu: float, delta: float) -> float:

@@ -4,17 +4,7 @@ a test here rather than the script the next time someone measures (benchmarks/pr
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def _script(name: str):
-    spec = importlib.util.spec_from_file_location(f"benchmark_{name}", BENCHMARKS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from benchmark_loader import load_script as _script
 
 
 def _exits_2(bench, argv, capsys) -> str:
@@ -131,8 +121,7 @@ def test_the_chua_benchmark_sets_each_accountant_beside_its_configuration_and_re
     assert bench.compare("same pair", 10.0, 9.947, 16.9)[1:] == (True, False, False)
 
 
-def test_the_bracket_speed_benchmark_times_dpaudit_and_dp_accounting(capsys, monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
+def test_the_bracket_speed_benchmark_times_dpaudit_and_dp_accounting(capsys):
     bench = _script("dpsgd_bracket_speed")
     bench.main(["--quick"])
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 0.01 | 2 |")]
