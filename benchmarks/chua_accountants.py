@@ -130,45 +130,37 @@ def config(key: str, sigma: float, epochs: int, reshuffle: bool = True, steps: i
     raise ValueError(f"unknown row {key!r}")
 
 
-def their_deltas(modules, key: str, sigma: float, epsilons: tuple[float, ...], epochs: int, reshuffle: bool = True,
-                 discretization: float = DISCRETIZATION) -> list[float]:
-    """Their delta at each epsilon, called as their example.py calls it (balls-and-bins: the accountant its
-    get_deltas_lower_bound calls, so that ``discretization`` reaches it)."""
+def _theirs(modules, key: str, method: str, sigma: float, points: tuple[float, ...], epochs: int, reshuffle: bool,
+            discretization: float) -> list[float]:
+    """Their accountant's ``method`` (get_deltas at epsilons, get_epsilons at deltas), called as their example.py
+    calls it; balls-and-bins: the lower-bound accountant its get_deltas_lower_bound calls, so that
+    ``discretization`` reaches it."""
     bounds, bnb, _ = modules
     t, d = STEPS_PER_EPOCH, discretization
     if key == "deterministic":
-        values = bounds.DeterministicAccountant().get_deltas(sigma, epsilons, epochs)
-    elif key == "poisson-upper":
-        values = bounds.PoissonPLDAccountant(pessimistic_estimate=True).get_deltas(sigma, epsilons, t, epochs, d)
-    elif key == "poisson-lower":
-        values = bounds.PoissonPLDAccountant(pessimistic_estimate=False).get_deltas(sigma, epsilons, t, epochs, d)
+        return [float(v) for v in getattr(bounds.DeterministicAccountant(), method)(sigma, points, epochs)]
+    if key in ("poisson-upper", "poisson-lower"):
+        accountant = bounds.PoissonPLDAccountant(pessimistic_estimate=key == "poisson-upper")
+        values = getattr(accountant, method)(sigma, points, t, epochs, d)
     elif key == "shuffle":
-        values = bounds.ShuffleAccountant().get_deltas(sigma, epsilons, t, epochs, reshuffle, d)
+        values = getattr(bounds.ShuffleAccountant(), method)(sigma, points, t, epochs, reshuffle, d)
     elif key == "bnb":
-        values = bnb.BnBAccountant().lower_bound_accountant.get_deltas(sigma, epsilons, t, epochs, True, d)
+        values = getattr(bnb.BnBAccountant().lower_bound_accountant, method)(sigma, points, t, epochs, True, d)
     else:
         raise ValueError(f"unknown row {key!r}")
     return [float(v) for v in values]
 
 
+def their_deltas(modules, key: str, sigma: float, epsilons: tuple[float, ...], epochs: int, reshuffle: bool = True,
+                 discretization: float = DISCRETIZATION) -> list[float]:
+    """Their delta at each epsilon."""
+    return _theirs(modules, key, "get_deltas", sigma, epsilons, epochs, reshuffle, discretization)
+
+
 def their_epsilon(modules, key: str, sigma: float, delta: float, epochs: int, reshuffle: bool = True,
                   discretization: float = DISCRETIZATION) -> float:
-    """Their epsilon at ``delta`` (their get_epsilons; balls-and-bins: its lower-bound accountant's)."""
-    bounds, bnb, _ = modules
-    t, deltas, d = STEPS_PER_EPOCH, (delta,), discretization
-    if key == "deterministic":
-        values = bounds.DeterministicAccountant().get_epsilons(sigma, deltas, epochs)
-    elif key == "poisson-upper":
-        values = bounds.PoissonPLDAccountant(pessimistic_estimate=True).get_epsilons(sigma, deltas, t, epochs, d)
-    elif key == "poisson-lower":
-        values = bounds.PoissonPLDAccountant(pessimistic_estimate=False).get_epsilons(sigma, deltas, t, epochs, d)
-    elif key == "shuffle":
-        values = bounds.ShuffleAccountant().get_epsilons(sigma, deltas, t, epochs, reshuffle, d)
-    elif key == "bnb":
-        values = bnb.BnBAccountant().lower_bound_accountant.get_epsilons(sigma, deltas, t, epochs, True, d)
-    else:
-        raise ValueError(f"unknown row {key!r}")
-    return float(values[0])
+    """Their epsilon at ``delta`` (their get_epsilons)."""
+    return _theirs(modules, key, "get_epsilons", sigma, (delta,), epochs, reshuffle, discretization)[0]
 
 
 def compare(kind: str, theirs: float, lo: float, hi: float, slack: float = 0.0,
