@@ -2,6 +2,7 @@
 
     python benchmarks/accountant_grid.py [--points 240 | --full] [--seed 0] [--workers 2]
         [--scheduler ADDRESS] [--opacus-python PYTHON] [--out accountant-grid.csv] [--witnesses 5]
+        [--resume] [--report] [--plot grid.png]
 
 For each point of the grid (a DP-SGD configuration and a delta) the script certifies eps(delta) in [eps_lower,
 eps_upper] (:func:`dpaudit.exact.accounting.certify`, once per point, shared by every accountant) and asks every
@@ -38,8 +39,11 @@ spreads by group (the workers need dpaudit, the three libraries and, for Opacus,
 Each worker caps its address space at ``--memory-gb`` (default 8), so that a computation that would exhaust the
 machine raises MemoryError and is recorded as a crash of that accountant (or an uncertified point).
 
-Output: the CSV (``--out``) has one row per point and accountant; the summary table per accountant; the worst
-refutations per accountant with their points and brackets (``--witnesses``); and the measured rate.
+Output: the CSV (``--out``, rewritten whole after every group, so that ``--resume`` continues a stopped run) has
+one row per point and accountant; the summary table per accountant; the worst refutations per accountant with their
+points and brackets (``--witnesses``); the measured rate; and with ``--plot`` a figure, one panel per accountant, of
+its epsilon over the end of the bracket it is judged against. ``--report`` prints the summary (and the figure) of
+the rows ``--out`` holds, judged afresh.
 """
 
 # no ``from __future__ import annotations``: the dataclasses below would then look their module up in sys.modules,
@@ -411,14 +415,21 @@ FIELDS = ("family", "noise", "rate", "batch", "size", "steps", "delta", "relatio
 
 
 def write_csv(rows: Sequence[Row], path: Path) -> None:
-    with path.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, FIELDS)
-        writer.writeheader()
-        for r in rows:
-            record = {**asdict(r.point), **{k: getattr(r, k) for k in FIELDS if hasattr(r, k) and k not in
-                                            ("family", "noise", "rate", "batch", "size", "steps", "delta",
-                                             "relation")}}
-            writer.writerow({k: record.get(k, "") for k in FIELDS})
+    """All of ``rows`` to ``path``, by way of a file beside it renamed over it: a run stopped while writing (a
+    long run is often stopped) leaves the previous CSV whole for ``--resume``."""
+    partial = path.with_name(path.name + ".partial")
+    try:
+        with partial.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, FIELDS)
+            writer.writeheader()
+            for r in rows:
+                record = {**asdict(r.point), **{k: getattr(r, k) for k in FIELDS if hasattr(r, k) and k not in
+                                                ("family", "noise", "rate", "batch", "size", "steps", "delta",
+                                                 "relation")}}
+                writer.writerow({k: record.get(k, "") for k in FIELDS})
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def read_csv(path: Path) -> list[Row]:
@@ -498,6 +509,64 @@ def print_summary(rows: Sequence[Row], witnesses: int, out: Any = sys.stdout) ->
             print(f"  {name}, {error}: {len(rs)}, e.g. {rs[0].point.describe()}", file=out)
 
 
+CLIP = (1e-3, 1e3)  # the plot's ratio axis; values beyond it are drawn on its edge as triangles
+
+
+def plot(rows: Sequence[Row], path: Path) -> Any:
+    """One panel per accountant: its epsilon over the end of the certified bracket it is judged against (an upper
+    bound's over eps_lower: below 1 it is refuted; a lower bound's over eps_upper: above 1, Poisson runs only), by
+    that end; Poisson runs and shuffled runs accounted as Poisson in two colours. A ratio beyond CLIP, or a value at
+    or below zero, is drawn on the edge; crashes, and points whose end is 0 or infinite (no ratio), are counted in
+    the panel. Returns the figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    names = list(dict.fromkeys(r.accountant for r in rows if r.accountant != "certify"))
+    cols = 3
+    fig = Figure(figsize=(4.2 * cols, 3.3 * math.ceil(len(names) / cols)), layout="constrained")
+    FigureCanvasAgg(fig)
+    colours = {"poisson": "tab:blue", "shuffle": "tab:orange"}
+    for i, name in enumerate(names):
+        ax = fig.add_subplot(math.ceil(len(names) / cols), cols, i + 1)
+        mine = [r for r in rows if r.accountant == name]
+        upper = mine[0].bound == adapters.UPPER
+        notes = []
+        for family, label in FAMILIES.items():
+            judged = [r for r in mine if r.point.family == family and (upper or family == "poisson")]
+            if not judged:
+                continue
+            crashed = sum(r.crashed or r.eps is None or math.isnan(r.eps) for r in judged)
+            drawn = [r for r in judged if not r.crashed and r.eps is not None and not math.isnan(r.eps)]
+            end = np.array([(r.eps_lower if upper else r.eps_upper) or 0.0 for r in drawn])
+            eps = np.array([r.eps for r in drawn])
+            usable = (end > 0) & np.isfinite(end)
+            x, value = end[usable], eps[usable]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.where(value > 0, value / x, 0.0)
+            low, high = ratio < CLIP[0], ratio > CLIP[1]
+            inside = ~(low | high)
+            ax.scatter(x[inside], ratio[inside], s=6, alpha=0.5, color=colours[family], label=label, linewidths=0)
+            ax.scatter(x[low], np.full(low.sum(), CLIP[0]), s=14, marker="v", color=colours[family], linewidths=0)
+            ax.scatter(x[high], np.full(high.sum(), CLIP[1]), s=14, marker="^", color=colours[family], linewidths=0)
+            refuted = sum(r.refuted for r in judged)
+            notes.append(f"{label}: {refuted} of {len(judged)} refuted" + (f", {crashed} crashed" if crashed else "")
+                         + (f", {int((~usable).sum())} no ratio" if (~usable).any() else ""))
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set(xscale="log", yscale="log", ylim=(CLIP[0] / 1.5, CLIP[1] * 1.5), title=name)
+        ax.set_xlabel("certified eps_lower" if upper else "certified eps_upper", fontsize=8)
+        ax.set_ylabel("eps / eps_lower (below 1: refuted)" if upper else "eps / eps_upper (above 1: refuted)",
+                      fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.text(0.02, 0.98, "\n".join(notes), transform=ax.transAxes, va="top", fontsize=6.5,
+                bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none"})
+        if i == 0:
+            ax.legend(fontsize=7, loc="lower right", markerscale=2)
+    fig.suptitle(f"Accountants against certified brackets: {len({r.point for r in rows})} DP-SGD points "
+                 "(every delta, steps, noise multiplier and sample rate of the grid)", fontsize=10)
+    fig.savefig(path, dpi=110)
+    return fig
+
+
 def versions() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -524,6 +593,7 @@ def main(argv: list[str] | None = None) -> list[Row]:
     parser.add_argument("--witnesses", type=int, default=5, help="worst refutations printed per accountant")
     parser.add_argument("--resume", action="store_true", help="keep the groups --out already holds, run the rest")
     parser.add_argument("--report", action="store_true", help="only print the summary of the rows --out holds")
+    parser.add_argument("--plot", metavar="PNG", help="draw every accountant's epsilon against its bracket there")
     args = parser.parse_args(argv)
     if args.points is not None and args.points < 1:
         parser.error("--points must be at least 1")
@@ -532,6 +602,9 @@ def main(argv: list[str] | None = None) -> list[Row]:
         mark_monotonicity(rows)
         print(f"{len({r.point for r in rows})} points from {args.out}")
         print_summary(rows, args.witnesses)
+        if args.plot:
+            plot(rows, Path(args.plot))
+            print(f"\nthe plot: {args.plot}")
         return rows
     if args.opacus_python:
         require_interpreter(args.opacus_python)
@@ -575,6 +648,9 @@ def main(argv: list[str] | None = None) -> list[Row]:
           f"took {np.mean(list(certify_times.values())) if certify_times else math.nan:.2f} s per point on "
           f"average (median {np.median(list(certify_times.values())) if certify_times else math.nan:.2f} s)\n")
     print_summary(rows, args.witnesses)
+    if args.plot:
+        plot(rows, Path(args.plot))
+        print(f"\nthe plot: {args.plot}")
     print(f"\nevery point and accountant: {out}")
     return rows
 

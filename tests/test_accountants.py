@@ -308,6 +308,37 @@ def test_the_grid_writes_and_reads_back_its_rows(grid, tmp_path):
         [(point, "a", 1.5, True, ""), (point, "b", None, False, "RuntimeError: x")]
 
 
+def test_a_grid_run_stopped_while_writing_leaves_its_last_csv_whole(grid, tmp_path):
+    point = grid.Point("poisson", 1.0, 0.01, 100, 1e-5, "add-remove")
+    path = tmp_path / "rows.csv"
+    grid.write_csv([grid.Row(point, "a", acc.UPPER, eps=1.5, eps_lower=1.0, eps_upper=2.0)], path)
+    before = path.read_text()
+    broken = grid.Row(None, "b", acc.UPPER)  # asdict(None) raises half way through the rows
+    with pytest.raises(TypeError):
+        grid.write_csv([grid.Row(point, "a", acc.UPPER, eps=9.0), broken], path)
+    assert path.read_text() == before and [p.name for p in tmp_path.iterdir()] == ["rows.csv"]
+
+
+def test_the_grid_plot_draws_every_accountant_and_counts_what_it_cannot_draw(grid, tmp_path):
+    poisson = [grid.Point("poisson", 1.0, 0.01, k, 1e-5, "add-remove") for k in (1, 10, 100)]
+    shuffled = grid.Point("shuffle", 1.0, 0.01, 100, 1e-5, "zero-out", 100, 10000)
+    rows = [grid.judge(grid.Row(poisson[0], "up", acc.UPPER, eps=0.5, eps_lower=1.0, eps_upper=1.1)),
+            grid.judge(grid.Row(poisson[1], "up", acc.UPPER, eps=-0.1, eps_lower=0.0, eps_upper=0.0)),
+            grid.Row(poisson[2], "up", acc.UPPER, error="ValueError: x", eps_lower=2.0, eps_upper=2.0),
+            grid.judge(grid.Row(shuffled, "up", acc.UPPER, eps=5e4, eps_lower=1.0, eps_upper=9.0)),
+            grid.judge(grid.Row(poisson[0], "low", acc.LOWER, eps=1.2, eps_lower=1.0, eps_upper=1.1)),
+            grid.judge(grid.Row(shuffled, "low", acc.LOWER, eps=9.0, eps_lower=1.0, eps_upper=2.0))]
+    fig = grid.plot(rows, tmp_path / "grid.png")
+    assert (tmp_path / "grid.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    notes = {ax.get_title(): ax.texts[0].get_text() for ax in fig.axes}
+    assert notes["up"] == ("Poisson: 2 of 3 refuted, 1 crashed, 1 no ratio\n"  # -0.1 is below the certified 0
+                           "shuffled, as Poisson: 0 of 1 refuted")
+    assert notes["low"] == "Poisson: 1 of 1 refuted"  # a lower value about a shuffled run is not judged
+    up = next(ax for ax in fig.axes if ax.get_title() == "up")
+    drawn = [c.get_offsets() for c in up.collections if len(c.get_offsets())]
+    assert sorted(tuple(map(float, xy)) for o in drawn for xy in o) == [(1.0, 0.5), (1.0, grid.CLIP[1])]
+
+
 # -- the Opacus driver -----------------------------------------------------------------------------------------
 
 
