@@ -9,7 +9,7 @@
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from . import _compat, adapters  # noqa: F401 - _compat: the old module paths; dpaudit.adapters.opendp, .diffprivlib (the libraries are imported when used)
+from . import _checkout, _compat, adapters  # noqa: F401 - _checkout: mechanisms/, algorithms/, audits/ from a checkout's root; _compat: the old module paths; dpaudit.adapters.opendp, .diffprivlib (the libraries are imported when used)
 from ._version import __version__
 from .api.dpsgd import audit_dpsgd, certify_dpsgd
 from .api.privacy import audit_privacy

@@ -123,7 +123,8 @@ def imports(module: str) -> list[tuple[str, int, str]]:
 
 # (prefix, layer): the longest matching prefix names a module's layer
 LAYERS = [
-    ("dpaudit", "face"), ("dpaudit.__main__", "face"), ("dpaudit._compat", "face"), ("dpaudit.testing", "face"),
+    ("dpaudit", "face"), ("dpaudit.__main__", "face"), ("dpaudit._compat", "face"), ("dpaudit._checkout", "face"),
+    ("dpaudit.testing", "face"),
     ("dpaudit.pytest_plugin", "face"),
     # the shared vocabulary, and the subject handles a tier above it
     ("dpaudit.core", "core"), ("dpaudit.stats", "core"), ("dpaudit._version", "core"), ("dpaudit.schema", "core"),
@@ -164,8 +165,9 @@ BELOW = {  # layer -> the layers it may import (its own included)
 BY_NAME = {("api", "dpaudit.algorithms.registry"), ("experiments", "dpaudit.algorithms.registry"),
            ("runner", "dpaudit.algorithms.registry"), ("runner", "dpaudit.algorithms.environments"),
            ("adapters", "dpaudit.mechanisms")}
-# the only modules that may name dpaudit.audits (a string handed to importlib / pkgutil)
-DISCOVERY = {"dpaudit.suite.discovery", "dpaudit.bandits.experiments.presets"}
+# the only modules that may name dpaudit.audits (a string handed to importlib / pkgutil; _checkout maps the name to
+# the checkout's folder, importing nothing)
+DISCOVERY = {"dpaudit.suite.discovery", "dpaudit.bandits.experiments.presets", "dpaudit._checkout"}
 
 
 def layer(module: str) -> str:
