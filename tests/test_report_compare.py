@@ -249,6 +249,29 @@ def test_bad_input_is_one_line_naming_the_file_and_exit_2(runs, tmp_path, capsys
     assert len(lines) == 1 and lines[0].startswith("dpaudit report: error: ") and str(bad) in lines[0]
 
 
+def test_runs_that_share_no_claim_are_refused_in_one_line(runs, tmp_path, capsys):
+    """Not "9 newly failing": two runs with no claim in common (another suite's run, say) are not comparable."""
+    document = json.loads((runs[1] / "results.json").read_text())
+    for record in document["records"]:
+        record["claim_id"] = record["claim_id"].replace("testing-compare/", "other-suite/")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "results.json").write_text(json.dumps(document))
+    assert main(["report", "--compare", str(runs[0]), str(other)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.splitlines()) == 1
+    assert captured.err.startswith(f"dpaudit report: error: {runs[0] / 'results.json'} and {other / 'results.json'} "
+                                   "share no claim (8 claims of testing-compare; 8 claims of other-suite)")
+    with pytest.raises(ValueError, match="share no claim"):
+        compare_runs(load_run(runs[0]), load_run(other))
+    # one claim in common is enough: compared, the rest listed as only in one run
+    document["records"][0]["claim_id"] = "testing-compare/stable"
+    (other / "results.json").write_text(json.dumps(document))
+    comparison = compare_runs(load_run(runs[0]), load_run(other))
+    assert comparison.compared == 1 and "(1 claim in both runs, 7 only in the old run, 7 only in the new run)" in \
+        comparison.headline()
+
+
 @pytest.mark.parametrize("argv", [
     ["report", "OLD", "--compare", "OLD", "NEW"],
     ["report"],

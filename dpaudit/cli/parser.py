@@ -39,7 +39,8 @@ Exit codes: 0 done; 2 unknown preset or configuration, or bad options.
 REPORT_EPILOG = """\
 exit codes: 0 reports written; 2 DIR has no readable results.json (with --format csv: or no records).
 with --compare: 0 nothing got worse; 1 a claim newly fails (refuted unexpectedly, an error, or a finding
-not reproduced) in NEW_DIR; 2 bad input (a missing folder or results.json, a damaged file, bad options).
+not reproduced) in NEW_DIR; 2 bad input (a missing folder or results.json, a damaged file, bad options,
+two runs that share no claim).
 
 examples:
   dpaudit report dpaudit-report                       re-render the reports

@@ -179,6 +179,15 @@ class Comparison:
                 **{name: [c.to_dict() for c in getattr(self, name)] for name in sections}}
 
 
+def _claims_of(run: Run) -> str:
+    """E.g. ``9 claims of testing-compare`` or ``no claims``: what a run holds, for a message."""
+    if not run.records:
+        return "no claims"
+    suites = sorted({r.claim_id.split("/", 1)[0] for r in run.records.values()})
+    named = ", ".join(suites[:3]) + (f" and {len(suites) - 3} more suites" if len(suites) > 3 else "")
+    return f"{_count(len(run.records), 'claim')} of {named}"
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
@@ -209,7 +218,12 @@ def compare_runs(old: Run, new: Run, tolerance: float = DEFAULT_TOLERANCE) -> Co
     expected now and not before (also a claim new to the run); a *lost finding* one refuted as expected
     before and not now. A claim only in the old run is listed, not counted as lost: a selection can leave
     it out. A certified statistic is compared only when the claim's verdict and statistic are the same kind
-    in both runs (a certified value that is missing and one that is NaN read alike: the frame has NaN for both)."""
+    in both runs (a certified value that is missing and one that is NaN read alike: the frame has NaN for both).
+    Two runs that share no claim are not compared: :class:`ValueError`, naming both runs and their suites (every
+    claim of the new run would otherwise count as newly failing or a new finding)."""
+    if not old.records.keys() & new.records.keys():
+        raise ValueError(f"{old.source} and {new.source} share no claim ({_claims_of(old)}; {_claims_of(new)}): "
+                         "compare two runs of the same suites")
     comparison = Comparison(old, new)
     for name in RUN_SETTINGS:
         if old.settings.get(name) != new.settings.get(name):
