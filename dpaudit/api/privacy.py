@@ -24,6 +24,9 @@ from .driver import AuditPlan, conduct, plan_audit
 from .families import PRIVACY, check_numbers
 from .records import Audit, assemble_record
 
+#: the record's relation when pairs come without one: the verdict is about those pairs, taken as neighbours unchecked
+UNCHECKED = {"name": "unchecked", "description": "none given: the pairs were taken as neighbours unchecked"}
+
 
 def _check_pairs(pairs: Any, relation: NeighbourRelation | None) -> list[tuple[Any, Any]]:
     try:
@@ -99,7 +102,8 @@ def privacy_audit(
         # the codes the auditor saw stand for these outputs (code i is categories[i])
         finding.parameters["categories"] = [str(c) if isinstance(c, str) else repr(c)
                                             for c in mechanism.categories[:LISTED_CATEGORIES]]
-    return Audit(claim, mechanism.name, finding, seq, seconds, neighbours.to_dict() if neighbours is not None else None)
+    return Audit(claim, mechanism.name, finding, seq, seconds,
+                 neighbours.to_dict() if neighbours is not None else dict(UNCHECKED))
 
 
 def audit_privacy(
@@ -134,7 +138,9 @@ def audit_privacy(
         :class:`~dpaudit.RenyiDP` (order alpha, epsilon; one order or a curve) or :class:`~dpaudit.ZCDP`
         (rho).
     pairs
-        Pairs ``(d0, d1)`` of neighbouring inputs. Both orders of every pair are audited.
+        Pairs ``(d0, d1)`` of neighbouring inputs. Both orders of every pair are audited. Without
+        ``neighbours`` they are taken as neighbours unchecked, and the record's ``relation`` says so
+        (``{"name": "unchecked", ...}``, shown in the report).
     neighbours
         The neighbouring relation the claim is about; every pair is checked against it. Given as
         ``relation.over(domain)`` (a :class:`~dpaudit.core.neighbours.NeighbourSearch`), the relation's
