@@ -62,12 +62,34 @@ def test_help_explains_commands(cli):
 def test_list(cli):
     out = cli("list", "classic")
     assert out.returncode == 0
-    assert "classic/laplace-scale-eps" in out.stdout and "refuted" in out.stdout
+    assert "classic/laplace-scale-eps" in out.stdout and "[expected refuted]" in out.stdout
+    assert max(len(line) for line in out.stdout.splitlines()) <= 120  # no terminal: 120 columns
     rows = json.loads(cli("list", "classic/laplace-eps1", "--json").stdout)
     assert rows == [{"id": "classic/laplace-eps1", "title": "Laplace mechanism, eps=1 (exact)",
                      "subject": "Laplace(eps=1, sensitivity=1)", "claim": "pure-dp epsilon=1.0", "auditor": "exact",
                      "relation": "query answers differing by at most 1 in each coordinate", "expected": "not-refuted",
                      "reason": "", "footing": "", "truth": 1.0}]
+
+
+def test_list_prints_one_short_line_per_claim_and_the_rest_on_request(capsys, monkeypatch):
+    from dpaudit.cli import main
+    from dpaudit.cli.suites import short_lines
+
+    monkeypatch.setenv("COLUMNS", "70")
+    assert main(["list", "classic/laplace-eps1", "classic/laplace-scale-eps"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == ["classic/laplace-eps1       pure-dp epsilon=1.0",
+                     "classic/laplace-scale-eps  pure-dp epsilon=0.1  [expected refuted]", "",
+                     "2 claims (--long adds the auditor and subject, --json everything)"]
+    assert main(["list", "classic/laplace-eps1", "--long"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split() == ["ID", "EXPECTED", "AUDITOR", "CLAIM", "SUBJECT"]
+    assert table[1].split()[:3] == ["classic/laplace-eps1", "not-refuted", "exact"] and "Laplace(eps=1" in table[1]
+    rows = [{"id": "p/a", "claim": "x" * 100, "expected": "not-refuted"},
+            {"id": "p/" + "b" * 60, "claim": "y" * 10, "expected": "refuted (standard only)"}]
+    assert short_lines(rows, 40) == ["p/a" + " " * 19 + "x" * 17 + "…",  # the id column: half the line
+                                     "p/" + "b" * 60 + "  y…  [expected refuted (standard only)]"]
+    assert short_lines(rows[:1], 40) == ["p/a  " + "x" * 34 + "…"] and len(short_lines(rows[:1], 40)[0]) == 40
 
 
 @pytest.mark.slow

@@ -389,6 +389,8 @@ def test_progress_lines(tmp_path, toy_registry, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "note: dist-mab/toy: Stand-in data."
     assert out[1].startswith("[1/6] dist-mab/toy@") and out[-1].startswith("[6/6]")
+    assert all(" s in, " in line and line.endswith(" left") for line in out[1:-1])  # the time so far and left
+    assert " s in" in out[-1] and not out[-1].endswith(" left")
     assert sum("(+1 more)" in line for line in out) == 2  # Uniform's simulation serves both eps
 
 

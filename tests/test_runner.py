@@ -195,13 +195,15 @@ def test_progress_says_a_refutation_was_expected():
     from dpaudit.runner.progress import Progress
 
     plain = io.StringIO()
-    progress = Progress(3, stream=plain, bar=False)
+    clock = iter([0.0, 30.0, 95.0, 100.0])
+    progress = Progress(3, stream=plain, bar=False, clock=lambda: next(clock))
     progress.claim_done("p/found", "refuted", "expected-refutation", 1.23)
     progress.claim_done("p/wrong", "refuted", "unexpected-refutation", 0.5)
     progress.claim_done("p/fine", "verified", "pass", 0.04)
-    assert plain.getvalue().splitlines() == ["[1/3] p/found: refuted, as expected (1.2 s)",
-                                             "[2/3] p/wrong: refuted (0.5 s)  [unexpected-refutation]",
-                                             "[3/3] p/fine: verified (0.0 s)"]
+    assert plain.getvalue().splitlines() == [
+        "[1/3] p/found: refuted, as expected (1.2 s); 30 s in, about 1 min left",
+        "[2/3] p/wrong: refuted (0.5 s)  [unexpected-refutation]; 1 min 35 s in, under a minute left",
+        "[3/3] p/fine: verified (0.0 s); 1 min 40 s in"]
     terminal = io.StringIO()
     progress = Progress(3, stream=terminal, bar=True)
     progress.claim_done("p/found", "refuted", "expected-refutation", 1.23)
@@ -211,6 +213,28 @@ def test_progress_says_a_refutation_was_expected():
     drawn = terminal.getvalue()
     assert "[2/3] p/wrong: refuted (0.5 s)  [unexpected-refutation]" in drawn and "p/found" not in drawn
     assert "refuted=1 refuted-as-expected=1 verified=1" in drawn
+
+
+def test_the_time_left_is_estimated_from_the_claims_audited_not_those_reused():
+    """Off a terminal (CI logs) every line says the time so far and, while claims remain, the time left at the rate
+    claims have been audited: 300 claims reused at once do not make the remaining 200 look instant."""
+    import io
+
+    from dpaudit.core.durations import duration, time_left
+    from dpaudit.runner.progress import Progress
+
+    plain = io.StringIO()
+    clock = iter([0.0, 120.0, 7200.0])
+    progress = Progress(500, stream=plain, bar=False, clock=lambda: next(clock))
+    progress.advance(300)
+    progress.claim_done("p/a", "verified", "pass", 120.0)  # 1 audited in 2 min: 199 more, about 6 h 38 min
+    progress.claim_done("p/b", "verified", "pass", 1.0)  # 2 in 2 h: 198 more at 1 h each
+    assert plain.getvalue().splitlines() == ["[301/500] p/a: verified (120.0 s); 2 min 0 s in, about 6 h 38 min left",
+                                             "[302/500] p/b: verified (1.0 s); 2 h 00 min in, about 198 h 00 min left"]
+    assert [duration(s) for s in (0, 59.4, 59.6, 3599, 3600, 3661)] == \
+        ["0 s", "59 s", "1 min 0 s", "59 min 59 s", "1 h 00 min", "1 h 01 min"]
+    assert [time_left(s) for s in (0, 59, 90, 3569, 3600, 5430)] == \
+        ["under a minute", "under a minute", "about 2 min", "about 59 min", "about 1 h 00 min", "about 1 h 30 min"]
 
 
 def _blas_threads() -> list[int]:

@@ -68,7 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
                         description="List the claims the suites encode.")
     ls.add_argument("selectors", nargs="*", metavar="SELECTOR", help=sel_help)
     ls.add_argument("--suite", action="append", default=[], metavar="PATH", help=suite_help)
-    ls.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    ls.add_argument("--long", action="store_true",
+                    help="a table with the expected verdict, auditor, claim and subject (default: one short line each)")
+    ls.add_argument("--json", action="store_true", help="print every field of every claim as JSON")
     ls.add_argument("--algorithms", action="store_true",
                     help="list the registered algorithms (registry name and what it is) instead of claims")
 

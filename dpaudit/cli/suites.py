@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -22,6 +23,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
+    if not args.long:
+        for line in short_lines(rows, shutil.get_terminal_size(fallback=(120, 24)).columns):
+            print(line)
+        print(f"\n{len(rows)} claims (--long adds the auditor and subject, --json everything)")
+        return 0
     cols = ("id", "expected", "auditor", "claim", "subject")
     widths = {c: max(len(c), *(len(str(r[c])) for r in rows)) if rows else len(c) for c in cols}
     print("  ".join(c.upper().ljust(widths[c]) for c in cols).rstrip())
@@ -29,6 +35,26 @@ def cmd_list(args: argparse.Namespace) -> int:
         print("  ".join(str(r[c]).ljust(widths[c]) for c in cols).rstrip())
     print(f"\n{len(rows)} claims")
     return 0
+
+
+#: the id column of ``dpaudit list``'s short lines is at most this wide, and at most half the line (a longer id pushes
+#: its line's claim along)
+ID_COLUMN = 48
+
+
+def short_lines(rows: list[dict], width: int) -> list[str]:
+    """One line per claim, at most ``width`` characters: the id, the claim (cut with an ellipsis where the line
+    would be longer), and the expectation where it is not a pass ("expected refuted", or by budget). An id is never
+    cut (it is what a selector names): a line whose id leaves no room keeps the id and the claim's first
+    character."""
+    id_width = min(max((len(r["id"]) for r in rows), default=0), ID_COLUMN, width // 2)
+    lines = []
+    for r in rows:
+        tag = "" if r["expected"] == "not-refuted" else f"  [expected {r['expected']}]"
+        line = f"{r['id']:<{id_width}}  {r['claim']}"
+        room = max(width - len(tag), len(r["id"]) + 4)
+        lines.append((line if len(line) <= room else line[:room - 1] + "\u2026") + tag)
+    return lines
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -26,6 +26,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from ...core.durations import timing
 from ...core.errors import UsageError
 from ...core.validation import integer
 from ..simulation import SimulationResult, simulate
@@ -241,6 +242,7 @@ class _Progress:
     def __init__(self, total: int, stream: TextIO, progress: bool):
         self.stream, self.total, self.count = stream, total, 0
         self.quiet = not progress
+        self.start = time.monotonic()
         self._bar = None
         if progress and getattr(stream, "isatty", lambda: False)():
             from tqdm import tqdm
@@ -262,7 +264,8 @@ class _Progress:
         line = (f"[{self.count}/{self.total}] {preset.shown_name}@{config.key} {curve.label}{also}: "
                 f"T = {power_text(task.horizon)}, {task.runs} runs, {seconds:.1f} s")
         if self._bar is None:
-            print(line, file=self.stream, flush=True)
+            print(line + timing(time.monotonic() - self.start, self.count, self.total - self.count), file=self.stream,
+                  flush=True)
         else:
             self._bar.set_postfix_str(f"{preset.name}@{config.key} {curve.label}", refresh=False)
             self._bar.update(1)
