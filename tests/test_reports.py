@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
+from html import escape as html_escape
 
 import jsonschema
 import pytest
@@ -167,7 +168,7 @@ def test_the_report_leads_with_outcomes_and_findings(mixed_run):
     assert all(f'href="#c-{cid.casefold().replace("/", "_")}"' in headline for cid in found)
     assert f"## Findings ({len(found)})" in md and f"## Needs attention ({len(attention)})" in md
     # the badge says the outcome first, coloured by it, and the verdict second
-    assert '<span class="o o-expected-refutation">finding</span> <span class="v">refuted</span>' in html
+    assert '<span class="o o-expected-refutation">expected refutation</span> <span class="v">refuted</span>' in html
     assert '<span class="o o-unexpected-refutation">unexpected refutation</span>' in html
     assert 'id="f-paper"' in html and 'id="f-outcome"' in html and 'id="f-search"' in html
     assert 'name="viewport"' in html
@@ -180,6 +181,65 @@ def test_the_report_leads_with_outcomes_and_findings(mixed_run):
     summary = next(line for anchor, _, line in cards if anchor == "c-testing-refutations_reproduced")
     assert summary.startswith("<h3>testing-refutations/reproduced</h3> <span class=\"o o-expected-refutation\">")
     assert '<span class="stat">epsilon' in summary
+
+
+def test_the_findings_sentence_is_derived_from_the_counts_and_controls_stand_apart():
+    """An empty findings section never reads as "nothing was refuted" when something was: every combination of
+    papers' findings, controls, unexpected refutations, refutations not reproduced and errors."""
+    from dpaudit.reports.summary import controls, findings, findings_sentence
+
+    def records(**counts):
+        ids = {"finding": "shuffle-glm/lemA@{}", "control": "classic/broken{}", "unexpected-refutation": "p/u{}",
+               "not-reproduced": "p/n{}", "error": "p/e{}", "pass": "p/p{}"}
+        outcome = {"finding": "expected-refutation", "control": "expected-refutation"}
+        return [{"claim_id": ids[kind].format(i), "outcome": outcome.get(kind, kind)}
+                for kind, n in counts.items() for i in range(n)]
+
+    none = "No claim of a paper was refuted as its suite expects."
+    assert findings_sentence(records(**{"pass": 3})) == none + " No claim was refuted."
+    assert findings_sentence(records(**{"unexpected-refutation": 1})) == \
+        none + " Needs attention, above: 1 unexpected refutation."
+    assert findings_sentence(records(control=2, **{"pass": 1})) == none  # the controls' own section says the rest
+    assert findings_sentence(records(control=1, error=2, **{"not-reproduced": 2})) == \
+        none + " Needs attention, above: 2 not reproduced, 2 errors."
+    two = findings_sentence(records(finding=2, control=5, **{"unexpected-refutation": 3}))
+    assert two.startswith("2 claims of the papers refuted as their suites expect, each with its footing")
+    assert two.endswith(" Needs attention, above: 3 unexpected refutations.")
+    assert findings_sentence(records(finding=1)).startswith("1 claim of the papers refuted")
+    mixed = records(finding=2, control=3)
+    assert [r["claim_id"] for r in controls(mixed)] == ["classic/broken0", "classic/broken1", "classic/broken2"]
+    assert list(findings(mixed)) == ["shuffle-glm"] and len(findings(mixed)["shuffle-glm"]) == 2
+
+
+def test_the_report_says_what_needs_attention_where_the_findings_are(mixed_run):
+    from dpaudit.reports.summary import findings_sentence
+
+    html = (mixed_run / "report.html").read_text()
+    md = (mixed_run / "report.md").read_text()
+    doc = json.loads((mixed_run / "results.json").read_text())
+    sentence = findings_sentence(doc["records"])
+    assert "Needs attention, above: 1 unexpected refutation, 1 not reproduced, 1 error." in sentence
+    assert sentence in md[md.index("## Findings"):] and html_escape(sentence) in html[html.index('id="findings"'):]
+
+
+def test_controls_are_listed_after_the_papers_findings_and_not_counted_among_them(mixed_run, tmp_path):
+    import copy
+
+    from dpaudit.reports.html import render_html
+    from dpaudit.reports.markdown import render_markdown
+
+    doc = json.loads((mixed_run / "results.json").read_text())
+    finding = next(r for r in doc["records"] if r["outcome"] == "expected-refutation")
+    control = {**copy.deepcopy(finding), "claim_id": "classic/broken-on-purpose", "paper": "classic"}
+    doc["records"].append(control)
+    md, html = render_markdown(doc), render_html(doc, tmp_path)
+    assert "## Findings (1)" in md and "## Controls (1)" in md
+    assert md.index("## Findings (1)") < md.index(finding["claim_id"]) < md.index("## Controls (1)") \
+        < md.index("classic/broken-on-purpose")
+    assert 'id="findings">Findings (1)</h2>' in html and 'id="controls">Controls (1)</h2>' in html
+    controls_html = html[html.index('id="controls"'):html.index("<section")]
+    assert "classic/broken-on-purpose" in controls_html and finding["claim_id"] not in controls_html
+    assert "1 of classic, refuted as designed" in controls_html
 
 
 def test_an_error_needing_attention_shows_its_reason(mixed_run):

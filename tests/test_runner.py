@@ -180,7 +180,8 @@ def test_entries_run_at_their_budgets_and_expect_per_budget(tmp_path, suites_dir
     outcomes = {r.claim_id: (r.verdict, r.outcome) for r in paper.records}
     assert outcomes["testing-budgets/paper-only"] == ("verified", "pass")
     assert outcomes["testing-budgets/fails-at-paper"] == ("refuted", "expected-refutation")
-    assert "] testing-budgets/fails-at-paper: refuted, as expected (" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "] testing-budgets/fails-at-paper: refuted (" in err and ")  [expected-refutation]; " in err
     assert paper.exit_code == 0
     jsonschema.validate(json.loads((paper.out / "results.json").read_text()), json_schema())  # budget "paper"
     with pytest.raises(UsageError, match="only at other budgets"):
@@ -188,8 +189,8 @@ def test_entries_run_at_their_budgets_and_expect_per_budget(tmp_path, suites_dir
 
 
 def test_progress_says_a_refutation_was_expected():
-    """An expected refutation is said to be one; only surprising outcomes carry their outcome's tag, in
-    the plain lines and above the bar alike, and the bar counts expected refutations apart."""
+    """Every outcome but a pass is named on its line (an expected refutation is said to be one), by the name
+    results.json gives it; only surprising outcomes are written above the bar, whose counts name the outcomes."""
     import io
 
     from dpaudit.runner.progress import Progress
@@ -201,7 +202,7 @@ def test_progress_says_a_refutation_was_expected():
     progress.claim_done("p/wrong", "refuted", "unexpected-refutation", 0.5)
     progress.claim_done("p/fine", "verified", "pass", 0.04)
     assert plain.getvalue().splitlines() == [
-        "[1/3] p/found: refuted, as expected (1.2 s); 30 s in, about 1 min left",
+        "[1/3] p/found: refuted (1.2 s)  [expected-refutation]; 30 s in, about 1 min left",
         "[2/3] p/wrong: refuted (0.5 s)  [unexpected-refutation]; 1 min 35 s in, under a minute left",
         "[3/3] p/fine: verified (0.0 s); 1 min 40 s in"]
     terminal = io.StringIO()
@@ -212,7 +213,7 @@ def test_progress_says_a_refutation_was_expected():
     progress.close()
     drawn = terminal.getvalue()
     assert "[2/3] p/wrong: refuted (0.5 s)  [unexpected-refutation]" in drawn and "p/found" not in drawn
-    assert "refuted=1 refuted-as-expected=1 verified=1" in drawn
+    assert "expected-refutation=1 unexpected-refutation=1 verified=1" in drawn
 
 
 def test_the_time_left_is_estimated_from_the_claims_audited_not_those_reused():

@@ -15,13 +15,16 @@ from typing import Any
 
 from .frames import SUMMARY_COLUMNS
 from .summary import (
+    CONTROLS_INTRO,
     DPSGD_COLUMNS,
     DPSGD_INTRO,
     by_paper,
     claim_fields,
     claim_statement,
+    controls,
     dpsgd_rows,
     findings,
+    findings_sentence,
     left_out,
     needing_attention,
     other_readings,
@@ -205,15 +208,21 @@ def _headline(records: list[dict[str, Any]], run: dict[str, Any]) -> list[str]:
     found = findings(records)
     total = sum(len(group) for group in found.values())
     body.append(f'<h2 id="findings">Findings ({total})</h2>')
-    body.append('<p class="meta">Claims refuted as the suites expect, each with its footing (as printed, as '
-                "reconstructed from damaged text, proof step, typo evident) and the reason the refutation is "
-                "accepted.</p>" if total else "<p>No claim was refuted.</p>")
+    body.append(f'<p class="meta">{escape(findings_sentence(records))}</p>')
     for paper, group in found.items():
         title = paper_title(paper, run)
         body.append(f'<div class="group" data-paper="{escape(paper)}"><h3>{escape(paper)}'
                     + (f" — {escape(title)}" if title else "") + "</h3><ul>")
         body.extend(_finding(r, records) for r in group)
         body.append("</ul></div>")
+    checks = controls(records)
+    if checks:
+        suites = ", ".join(dict.fromkeys(suite_of(r) for r in checks))
+        body.append(f'<h2 id="controls">Controls ({len(checks)})</h2><p class="meta">{escape(CONTROLS_INTRO)}</p>'
+                    f'<details class="group"><summary>{len(checks)} of {escape(suites)}, refuted as designed'
+                    "</summary><ul>")
+        body.extend(_finding(r, records) for r in checks)
+        body.append("</ul></details>")
     return body
 
 

@@ -6,13 +6,16 @@ from typing import Any
 
 from .frames import SUMMARY_COLUMNS
 from .summary import (
+    CONTROLS_INTRO,
     DPSGD_COLUMNS,
     DPSGD_INTRO,
     by_paper,
     claim_fields,
     claim_statement,
+    controls,
     dpsgd_rows,
     findings,
+    findings_sentence,
     footed_reason,
     left_out,
     needing_attention,
@@ -78,11 +81,17 @@ def render_markdown(document: dict[str, Any]) -> str:
         lines += [f"- **{item['claim_id']}**: {_cell(item['reason'])}" for item in skipped]
         lines.append("")
     found = findings(records)
-    lines += [f"## Findings ({sum(len(g) for g in found.values())})", ""]
+    lines += [f"## Findings ({sum(len(g) for g in found.values())})", "", findings_sentence(records), ""]
     for paper, group in found.items():
         title = paper_title(paper, run)
         lines += [f"### {paper}" + (f" — {title}" if title else ""), ""]
         for r in group:
+            lines += _item(r, records)
+        lines.append("")
+    checks = controls(records)
+    if checks:
+        lines += [f"## Controls ({len(checks)})", "", CONTROLS_INTRO, ""]
+        for r in checks:
             lines += _item(r, records)
         lines.append("")
     rows = dpsgd_rows(records)

@@ -15,9 +15,14 @@ from .frames import outcome_counts as frame_outcome_counts
 if TYPE_CHECKING:
     import pandas as pd
 
-#: what a reader sees first: the outcome (did the claim come out as the suite expects?), not the verdict
-OUTCOME_LABELS = {"pass": "pass", "expected-refutation": "finding", "unexpected-refutation": "unexpected refutation",
-                  "not-reproduced": "not reproduced", "error": "error"}
+#: what a reader sees first: the outcome (did the claim come out as the suite expects?), not the verdict; each
+#: outcome's one name (results.json's, the frames' and the command line's, in words)
+OUTCOME_LABELS = {"pass": "pass", "expected-refutation": "expected refutation",
+                  "unexpected-refutation": "unexpected refutation", "not-reproduced": "not reproduced",
+                  "error": "error"}
+#: suites of controls: mechanisms with known true privacy, some broken on purpose, whose expected refutations keep
+#: the auditors honest; the report lists them apart from (after) the papers' findings
+CONTROL_SUITES = ("classic",)
 #: a witness in a report shows at most this many items of a list (results.json keeps all of them)
 WITNESS_ITEMS = 6
 WITNESS_CHARS = 240
@@ -170,8 +175,44 @@ def outcome_label(record: dict[str, Any]) -> str:
 
 
 def findings(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """The claims refuted as the suites expect (the papers' findings), by paper."""
-    return by_paper([r for r in records if r.get("outcome") == "expected-refutation"])
+    """The papers' findings: claims refuted as their suites expect, outside the control suites, by paper."""
+    return by_paper([r for r in records if r.get("outcome") == "expected-refutation"
+                     and suite_of(r) not in CONTROL_SUITES])
+
+
+def controls(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The control suites' expected refutations: mechanisms broken on purpose, refuted as designed."""
+    return [r for r in records if r.get("outcome") == "expected-refutation" and suite_of(r) in CONTROL_SUITES]
+
+
+#: what the report says of the controls it lists
+CONTROLS_INTRO = ("Mechanisms with known true privacy, broken on purpose, each refuted as designed: controls that show "
+                  "the auditors refute what they should. They are not findings about any paper.")
+
+
+def findings_sentence(records: list[dict[str, Any]]) -> str:
+    """What the findings section says of the run, from its counts: how many papers' claims were refuted as expected,
+    and, whatever that count, the unexpected refutations, refutations not reproduced and errors that the section
+    above it lists, so that an empty findings section never reads as "nothing was refuted"."""
+    found = sum(len(group) for group in findings(records).values())
+    counts = outcome_counts(records)
+    if found:
+        text = (f"{_claims(found)} of the papers refuted as their suites expect, each with its footing (as printed, "
+                "as reconstructed from damaged text, proof step, typo evident) and the reason the refutation is "
+                "accepted.")
+    else:
+        text = "No claim of a paper was refuted as its suite expects."
+    surprises = [f"{counts[o]} {OUTCOME_LABELS[o]}{'s' if counts[o] > 1 and o != 'not-reproduced' else ''}"
+                 for o in ("unexpected-refutation", "not-reproduced", "error") if counts.get(o)]
+    if surprises:
+        text += f" Needs attention, above: {', '.join(surprises)}."
+    elif not found and not counts.get("expected-refutation"):
+        text += " No claim was refuted."
+    return text
+
+
+def _claims(n: int) -> str:
+    return f"{n} claim{'s' if n != 1 else ''}"
 
 
 def left_out(run: dict[str, Any]) -> list[dict[str, str]]:
