@@ -1,9 +1,10 @@
 """report.html in a real browser: the distribution's headless Chromium, driven by selenium through the
 packaged chromedriver. The page renders with no console error, its findings section lists what
 results.json says, the filters and the search hide and show what they should, a 400 px window shows the
-summary whole, and screenshots at 1400 px and 400 px are kept (under the run's output folder, and copied
-to ``$DPAUDIT_ARTIFACTS`` when it is set, for CI to keep). A report of a few hundred fabricated records
-opens short, its filters near the top and its closed cards' plots not loaded until a card is opened.
+summary whole, no header or badge breaks mid-word at 400, 1366 or 1920 px, and screenshots at 1400 px and
+400 px are kept (under the run's output folder, and copied to ``$DPAUDIT_ARTIFACTS`` when it is set, for CI to
+keep). A report of a few hundred fabricated records opens short, its filters near the top and its closed cards'
+plots not loaded until a card is opened.
 
 Skipped, with the reason, when selenium, Chromium or chromedriver is missing (``.ci/run`` installs the
 browser when it can). The run behind it has exact verdicts only: nothing here depends on a seed's luck.
@@ -182,6 +183,24 @@ def _screenshot(driver, width: int, path: Path) -> None:
         shutil.copy2(path, target / path.name)
 
 
+def _broken_words(driver) -> list[str]:
+    """The words of the summary tables' headers and cells and of the badges that are broken across lines (a word's
+    range covers more than one line box; a hyphenated word may break after its hyphen, as text does)."""
+    return driver.execute_script("""
+        var out=[];
+        var words=document.querySelectorAll('table.summary th, table.summary td, table.summary td *, .o, .v');
+        words.forEach(function(el){
+          el.childNodes.forEach(function(node){
+            if(node.nodeType!==Node.TEXT_NODE) return;
+            var re=/[^\\s-]+-?/g, m;
+            while((m=re.exec(node.textContent))){
+              var r=document.createRange(); r.setStart(node,m.index); r.setEnd(node,m.index+m[0].length);
+              var lines=new Set([...r.getClientRects()].map(function(b){return Math.round(b.top);}));
+              if(lines.size>1) out.push(m[0]);
+            }});});
+        return out;""")
+
+
 def test_a_narrow_window_shows_the_summary_whole(page):
     page.set_window_size(NARROW, 900)
     try:
@@ -193,20 +212,7 @@ def test_a_narrow_window_shows_the_summary_whole(page):
         page_width, viewport, table_right, table_scroll, table_client = widths
         assert page_width <= viewport and table_right <= viewport and table_scroll <= table_client
         # no word of the summary or of a badge is broken across lines: each word's range is one box
-        broken = page.execute_script("""
-            var out=[];
-            var words=document.querySelectorAll('table.summary th, table.summary td, table.summary td *, .o, .v');
-            words.forEach(function(el){
-              el.childNodes.forEach(function(node){
-                if(node.nodeType!==Node.TEXT_NODE) return;
-                var re=/\\S+/g, m;
-                while((m=re.exec(node.textContent))){
-                  var r=document.createRange(); r.setStart(node,m.index); r.setEnd(node,m.index+m[0].length);
-                  var lines=new Set([...r.getClientRects()].map(function(b){return Math.round(b.top);}));
-                  if(lines.size>1) out.push(m[0]);
-                }});});
-            return out;""")
-        assert broken == []
+        assert _broken_words(page) == []
         # the summary's cells name their columns once the header row is gone
         labels = page.execute_script(
             "return [...document.querySelectorAll('table.summary tbody tr:first-child td')].slice(1)"
@@ -280,6 +286,26 @@ def long_page(tmp_path_factory):
         driver.set_window_size(LONG_WIDTH, 900)
         driver.refresh()
         yield driver
+
+
+@pytest.mark.parametrize("width", [1366, 1920])
+def test_common_screens_break_no_header_or_badge_mid_word(tmp_path, width):
+    """The papers' titles (long, in the summary's first column) once squeezed the count columns until their
+    headers broke mid-word at 1366 px ("clai ms", "unexpec ted"); a report with the five papers' titles at the two
+    commonest desktop widths breaks none."""
+    from dpaudit.core.claim_ids import PAPERS
+    from dpaudit.reports.html import render_html
+
+    _browser_parts()
+    document = _long_document(tmp_path)
+    titles = sorted(PAPERS.values(), key=len, reverse=True)
+    document["run"]["suites"] = {p: titles[i % len(titles)] for i, p in enumerate(document["run"]["suites"])}
+    (tmp_path / "report.html").write_text(render_html(document, tmp_path), encoding="utf-8")
+    for driver in _chromium(tmp_path / "report.html"):
+        driver.set_window_size(width, 900)
+        driver.refresh()
+        assert driver.execute_script("return window.innerWidth") == width
+        assert _broken_words(driver) == []
 
 
 def _plots_loaded(driver, claim_id: str) -> list:

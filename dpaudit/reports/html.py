@@ -44,6 +44,8 @@ from .summary import (
 #: at most this many claims needing attention have their cards open when the report opens
 ATTENTION_OPEN = 12
 
+# table.summary's headers and counts never wrap: under the page's overflow-wrap:anywhere a column squeezed by the long
+# paper titles beside it broke its header mid-word ("clai ms") at common widths (tests/test_report_browser.py)
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:70rem;padding:0 1rem;
 color:#1d1d1f;line-height:1.45;overflow-wrap:anywhere}
@@ -51,6 +53,7 @@ h1{margin-bottom:.2rem}.meta{color:#555;margin-top:0}
 .wide{overflow-x:auto}
 table{border-collapse:collapse;margin:1rem 0}th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:right}
 th:first-child,td:first-child{text-align:left}
+table.summary th,table.summary td:not(:first-child){overflow-wrap:normal;white-space:nowrap}
 section.claim{border:1px solid #ddd;border-radius:6px;margin:.3rem 0}
 section.claim>details>summary{padding:.25rem .8rem;cursor:pointer}
 section.claim>details>summary h3{display:inline;font-size:1rem;margin:0 .4rem 0 0}
