@@ -292,7 +292,7 @@ def long_page(tmp_path_factory):
 def test_common_screens_break_no_header_or_badge_mid_word(tmp_path, width):
     """The papers' titles (long, in the summary's first column) once squeezed the count columns until their
     headers broke mid-word at 1366 px ("clai ms", "unexpec ted"); a report with the five papers' titles at the two
-    commonest desktop widths breaks none."""
+    commonest desktop widths breaks none, and shows the picture of outcomes by paper on its first screen."""
     from dpaudit.core.claim_ids import PAPERS
     from dpaudit.reports.html import render_html
 
@@ -306,6 +306,11 @@ def test_common_screens_break_no_header_or_badge_mid_word(tmp_path, width):
         driver.refresh()
         assert driver.execute_script("return window.innerWidth") == width
         assert _broken_words(driver) == []
+        # the picture of outcomes by paper is on the first screen, above the table
+        top, bottom, table_top = driver.execute_script(
+            "var b=document.querySelector('svg.bars').getBoundingClientRect();"
+            "return [b.top, b.bottom, document.querySelector('table.summary').getBoundingClientRect().top]")
+        assert 0 < top < bottom <= min(900, table_top)
 
 
 def _plots_loaded(driver, claim_id: str) -> list:

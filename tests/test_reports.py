@@ -211,6 +211,31 @@ def test_the_findings_sentence_is_derived_from_the_counts_and_controls_stand_apa
     assert list(findings(mixed)) == ["shuffle-glm"] and len(findings(mixed)["shuffle-glm"]) == 2
 
 
+def test_the_picture_of_outcomes_by_paper_draws_every_count():
+    from dpaudit.reports.overview import BAR_WIDTH, COLOURS, outcome_bars
+
+    outcomes = {"a": {"pass": 6, "expected-refutation": 2}, "b": {"pass": 1, "error": 1, "not-reproduced": 2},
+                "0": {"unexpected-refutation": 1}}
+    records = [{"claim_id": f"{paper}/c{outcome}{i}", "paper": paper, "outcome": outcome}
+               for paper, counts in outcomes.items() for outcome, n in counts.items() for i in range(n)]
+    svg = outcome_bars(records)
+    assert outcome_bars([]) == "" and svg.startswith('<svg class="bars"') and svg.endswith("</svg>")
+    papers = re.findall(r'<g class="paper" data-paper="([^"]*)">(.*?)</g>', svg)
+    assert [p for p, _ in papers] == ["0", "a", "b"]  # the summary table's order
+    for paper, body in papers:
+        segments = re.findall(r'<rect x="([\d.]+)" y="\d+" width="([\d.]+)" height="\d+" fill="(#\w+)" '
+                              r'data-outcome="([\w-]+)" data-count="(\d+)">', body)
+        assert {o: int(n) for *_, o, n in segments} == outcomes[paper]
+        assert all(COLOURS[o] == colour for _, _, colour, o, _ in segments)
+        # lengths in proportion to the counts, the largest paper (8 claims) the whole bar, segments end to end
+        assert [float(w) for _, w, *_ in segments] == pytest.approx([BAR_WIDTH * int(n) / 8 for *_, n in segments],
+                                                                    abs=0.01)
+        ends = [float(x) + float(w) for x, w, *_ in segments]
+        assert [float(x) for x, *_ in segments][1:] == pytest.approx(ends[:-1], abs=0.02)
+    legend = re.findall(r'<text x="[\d.]+" y="\d+" fill="#555">([a-z ]+)</text>', svg)
+    assert legend == ["pass", "expected refutation", "unexpected refutation", "not reproduced", "error"]
+
+
 def test_the_report_says_what_needs_attention_where_the_findings_are(mixed_run):
     from dpaudit.reports.summary import findings_sentence
 
@@ -220,6 +245,8 @@ def test_the_report_says_what_needs_attention_where_the_findings_are(mixed_run):
     sentence = findings_sentence(doc["records"])
     assert "Needs attention, above: 1 unexpected refutation, 1 not reproduced, 1 error." in sentence
     assert sentence in md[md.index("## Findings"):] and html_escape(sentence) in html[html.index('id="findings"'):]
+    # the picture of outcomes by paper leads the summary table
+    assert html.index('id="papers"') < html.index('<svg class="bars"') < html.index('<table class="summary"')
 
 
 def test_controls_are_listed_after_the_papers_findings_and_not_counted_among_them(mixed_run, tmp_path):

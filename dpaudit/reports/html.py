@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .frames import SUMMARY_COLUMNS
+from .overview import outcome_bars
 from .summary import (
     CONTROLS_INTRO,
     DPSGD_COLUMNS,
@@ -54,6 +55,7 @@ h1{margin-bottom:.2rem}.meta{color:#555;margin-top:0}
 table{border-collapse:collapse;margin:1rem 0}th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:right}
 th:first-child,td:first-child{text-align:left}
 table.summary th,table.summary td:not(:first-child){overflow-wrap:normal;white-space:nowrap}
+svg.bars{display:block;width:100%;max-width:40rem;height:auto;margin:.5rem 0}
 section.claim{border:1px solid #ddd;border-radius:6px;margin:.3rem 0}
 section.claim>details>summary{padding:.25rem .8rem;cursor:pointer}
 section.claim>details>summary h3{display:inline;font-size:1rem;margin:0 .4rem 0 0}
@@ -287,7 +289,9 @@ def render_html(document: dict[str, Any], out: Path) -> str:
         f'<h1>dpaudit report</h1><p class="meta">{head}</p>',
         f"<p>Outcomes: {outcomes}</p>",
         *(f'<p class="meta">{escape(line)}</p>' for line in (warnings_line(records), reused_line(records)) if line),
-        '<h2 id="papers">Claims by paper</h2><div class="wide"><table class="summary"><thead><tr><th>paper</th>'
+        # the picture first: what a reviewer takes in at a glance on the first screen, the table's numbers below it
+        '<h2 id="papers">Claims by paper</h2>' + outcome_bars(records)
+        + '<div class="wide"><table class="summary"><thead><tr><th>paper</th>'
         + "".join(f"<th>{escape(c)}</th>" for c in SUMMARY_COLUMNS),
         "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>",
         _tools(records),
