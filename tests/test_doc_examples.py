@@ -20,10 +20,9 @@ The blocks take about two minutes (OpenDP's example, at the sample size its page
 
 from __future__ import annotations
 
-import ast
-import contextlib
-import io
+import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -91,20 +90,51 @@ def test_the_comment_check_holds_numbers_to_their_digits():
     assert check_printed("run seed", "run seeds") is not None
 
 
-def _print_comment(block: str, node: ast.stmt) -> str | None:
-    """The trailing comment of a top-level ``print(...)`` statement's last line, or None."""
-    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
-            and isinstance(node.value.func, ast.Name) and node.value.func.id == "print"):
-        return None
-    line = block.splitlines()[node.end_lineno - 1]
-    tail = line[node.end_col_offset:]
-    return tail.split("#", 1)[1].strip() if "#" in tail else None
+#: run in a fresh interpreter (what is imported there is what the blocks import, as for a reader): executes the blocks
+#: given on stdin statement by statement in one namespace, and writes, as JSON, each print's output with its comment
+#: and the first error of each block
+RUNNER = r"""
+import ast, contextlib, io, json, sys
+if sys.argv[1:] == ["plain"]:  # import as a plain install would: an editable install's finder removed
+    sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
+sys.path.insert(0, ".")
+namespace, results = {"__name__": "__main__"}, []
+for where, block in json.load(sys.stdin):
+    for node in ast.parse(block).body:
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out):
+                exec(compile(ast.Module([node], type_ignores=[]), "<" + where + ">", "exec"), namespace)
+        except Exception as exc:
+            results.append([where, node.lineno, None, type(exc).__name__ + ": " + str(exc)])
+            break
+        call = node.value if isinstance(node, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "print":
+            tail = block.splitlines()[node.end_lineno - 1][node.end_col_offset:]
+            if "#" in tail:
+                results.append([where, node.lineno, tail.split("#", 1)[1].strip(), out.getvalue().strip()])
+json.dump(results, sys.__stdout__)
+"""
 
 
-@pytest.fixture(scope="module")
-def reader_folder(tmp_path_factory) -> Path:
-    """A fresh folder with what the pages have a reader make first: a run folder and my_mechs.py."""
-    folder = tmp_path_factory.mktemp("reader")
+def run_blocks(cwd: Path, plain: bool = False) -> list[str]:
+    """Every non-pytest block, run by :data:`RUNNER` in ``cwd``: what is wrong, one line each."""
+    given = [(f"{page.relative_to(ROOT)}, python block {number}", block) for page, number, block in blocks()
+             if not PYTEST_BLOCK.search(block)]
+    done = subprocess.run([sys.executable, "-c", RUNNER, *(["plain"] if plain else [])], cwd=cwd, text=True,
+                          input=json.dumps(given), capture_output=True, timeout=1800)
+    assert done.returncode == 0, done.stderr[-3000:]
+    wrong = []
+    for where, line, comment, printed in json.loads(done.stdout):
+        if comment is None:
+            wrong.append(f"{where}, line {line}: {printed}")
+        elif differs := check_printed(comment, printed):
+            wrong.append(f"{where}, line {line}: {differs}")
+    return wrong
+
+
+def _reader_folder(folder: Path) -> Path:
+    """What the pages have a reader make first, in ``folder``: my_mechs.py and a run folder dpaudit-report."""
     (folder / "my_mechs.py").write_text(MY_MECH)
     done = subprocess.run([sys.executable, "-m", "dpaudit", "run", "classic/laplace-eps1", "--workers", "0",
                            "--no-progress"], cwd=folder, capture_output=True, text=True, timeout=300)
@@ -112,30 +142,24 @@ def reader_folder(tmp_path_factory) -> Path:
     return folder
 
 
-def test_every_python_block_runs_and_prints_what_its_comments_say(reader_folder, monkeypatch):
-    monkeypatch.chdir(reader_folder)
-    monkeypatch.syspath_prepend(str(reader_folder))
-    namespace: dict = {}
-    wrong = []
-    for page, number, block in blocks():
-        if PYTEST_BLOCK.search(block):
-            continue
-        where = f"{page.relative_to(ROOT)}, python block {number}"
-        tree = ast.parse(block)
-        for node in tree.body:
-            out = io.StringIO()
-            code = compile(ast.Module([node], type_ignores=[]), f"<{where}>", "exec")
-            try:
-                with contextlib.redirect_stdout(out):
-                    exec(code, namespace)
-            except Exception as exc:  # noqa: BLE001 - every failing block is reported, not only the first
-                wrong.append(f"{where}, line {node.lineno}: {type(exc).__name__}: {exc}")
-                break
-            comment = _print_comment(block, node)
-            if comment is not None:
-                differs = check_printed(comment, out.getvalue().strip())
-                if differs:
-                    wrong.append(f"{where}, line {node.lineno}: {differs}")
+def test_every_python_block_runs_and_prints_what_its_comments_say(tmp_path):
+    wrong = run_blocks(_reader_folder(tmp_path))
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.slow
+def test_every_python_block_runs_the_same_from_the_checkouts_root(tmp_path):
+    """From the checkout's root, imported as a plain install imports there (the root's dpaudit/ folder first on the
+    path, mapping mechanisms/, algorithms/ and audits/ itself); the reader's files made in the root, removed
+    after."""
+    made = [ROOT / "my_mechs.py", ROOT / "dpaudit-report"]
+    if any(p.exists() for p in made):
+        pytest.skip("the checkout's root already has my_mechs.py or dpaudit-report")
+    try:
+        wrong = run_blocks(_reader_folder(ROOT), plain=True)
+    finally:
+        (ROOT / "my_mechs.py").unlink(missing_ok=True)
+        shutil.rmtree(ROOT / "dpaudit-report", ignore_errors=True)
     assert not wrong, "\n".join(wrong)
 
 
