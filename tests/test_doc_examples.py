@@ -15,13 +15,19 @@ randomized response drawing from the random module, whose comment shows its esti
 estimated from 10^6 draws per side, standard error about 0.005: it leaves [1.05, 1.15) with probability below
 1e-20) and its verdict (refuted: the certified lower bound is about 1.09 against the claimed 1).
 
-The blocks take about two minutes (OpenDP's example, at the sample size its page states, 40 s of it).
+The blocks run in a fresh interpreter (what is imported there is what the blocks import), from a fresh folder (the
+fast tier) and from the checkout's root imported as a plain install imports there (the slow tier); they take about
+two minutes (OpenDP's example, at the sample size its page states, 40 s of it).
+
+The sh blocks: every ``dpaudit`` command the pages show parses with the command line's own parser (the fast tier),
+and those that finish in seconds run as shown (the slow tier).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -173,3 +179,61 @@ def test_every_pytest_block_passes_under_pytest(tmp_path):
         done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(path)],
                               cwd=tmp_path, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, f"{page.relative_to(ROOT)}, python block {number}:\n{done.stdout}"
+
+
+# -- the command lines --------------------------------------------------------------------------------------------
+
+SH_BLOCK = re.compile(r"^```sh\n(.*?)^```", flags=re.S | re.M)
+
+
+def command_lines() -> list[tuple[str, str]]:
+    """Every command of the pages' sh blocks, continuation lines joined, comments dropped: (where, command)."""
+    found = []
+    for page in ORDER:
+        for number, match in enumerate(SH_BLOCK.finditer(page.read_text()), 1):
+            text = match.group(1).replace("\\\n", " ")
+            for line in text.splitlines():
+                command = shlex.split(line, comments=True)
+                if command:
+                    found.append((f"{page.relative_to(ROOT)}, sh block {number}", shlex.join(command)))
+    return found
+
+
+def test_every_dpaudit_command_of_the_pages_parses():
+    """Every dpaudit command the pages show is one the command line accepts: its subcommand, options and their
+    values' forms (what each does is tested with the command)."""
+    from dpaudit.cli.parser import build_parser
+
+    commands = [(where, shlex.split(c)) for where, c in command_lines() if c.startswith("dpaudit ")]
+    assert len(commands) >= 30
+    wrong = []
+    for where, argv in commands:
+        try:
+            build_parser().parse_args(argv[1:])
+        except SystemExit:
+            wrong.append(f"{where}: {shlex.join(argv)}")
+    assert not wrong, "\n".join(wrong)
+
+
+#: the pages' commands that finish in seconds, run as shown (exit 0, or 1 where the command refutes what it shows)
+QUICK = re.compile(r"^dpaudit (list|audit|report|simulate --list|dpsgd --sampler poisson|regret ucb)\b")
+
+
+@pytest.mark.slow
+def test_the_quick_commands_of_the_pages_run_as_shown(tmp_path):
+    """The pages' commands that take seconds, run as a reader would, in a folder with what the pages have them make
+    first (my_mechs.py, a run folder, and the compared runs main-report and this-report as copies of it): none exits
+    2 (bad input), none prints a traceback. The others (a quick run of every suite, the papers' simulations, the
+    test suite) are longer runs that the fast tier's parse check and their own tests cover."""
+    folder = _reader_folder(tmp_path)
+    for name in ("main-report", "this-report"):
+        shutil.copytree(folder / "dpaudit-report", folder / name)
+    ran = []
+    for where, command in command_lines():
+        if not QUICK.match(command) or "--suite" in command:
+            continue
+        done = subprocess.run([sys.executable, "-m", *shlex.split(command)], cwd=folder, capture_output=True,
+                              text=True, timeout=600)
+        assert done.returncode in (0, 1) and "Traceback" not in done.stderr, f"{where}: {command}\n{done.stderr}"
+        ran.append(command)
+    assert len(ran) >= 12
