@@ -245,8 +245,9 @@ def test_the_report_says_what_needs_attention_where_the_findings_are(mixed_run):
     sentence = findings_sentence(doc["records"])
     assert "Needs attention, above: 1 unexpected refutation, 1 not reproduced, 1 error." in sentence
     assert sentence in md[md.index("## Findings"):] and html_escape(sentence) in html[html.index('id="findings"'):]
-    # the picture of outcomes by paper leads the summary table
-    assert html.index('id="papers"') < html.index('<svg class="bars"') < html.index('<table class="summary"')
+    # the picture of outcomes by paper first, then what was refuted and why, then the table's numbers
+    assert html.index('id="papers"') < html.index('<svg class="bars"') < html.index('id="findings"') \
+        < html.index('id="counts"') < html.index('<table class="summary"')
 
 
 def test_controls_are_listed_after_the_papers_findings_and_not_counted_among_them(mixed_run, tmp_path):

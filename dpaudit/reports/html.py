@@ -55,7 +55,7 @@ h1{margin-bottom:.2rem}.meta{color:#555;margin-top:0}
 table{border-collapse:collapse;margin:1rem 0}th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:right}
 th:first-child,td:first-child{text-align:left}
 table.summary th,table.summary td:not(:first-child){overflow-wrap:normal;white-space:nowrap}
-svg.bars{display:block;width:100%;max-width:40rem;height:auto;margin:.5rem 0}
+svg.bars{display:block;width:100%;max-width:34rem;height:auto;margin:.5rem 0}
 section.claim{border:1px solid #ddd;border-radius:6px;margin:.3rem 0}
 section.claim>details>summary{padding:.25rem .8rem;cursor:pointer}
 section.claim>details>summary h3{display:inline;font-size:1rem;margin:0 .4rem 0 0}
@@ -205,11 +205,6 @@ def _headline(records: list[dict[str, Any]], run: dict[str, Any]) -> list[str]:
         body.append(f'<div class="group"><h2 id="attention">Needs attention ({len(attention)})</h2><ul>')
         body.extend(_finding(r) for r in attention)
         body.append("</ul></div>")
-    skipped = left_out(run)
-    if skipped:
-        body.append(f'<div class="group"><h2 id="left-out">Left out ({len(skipped)})</h2><ul>')
-        body.extend(f'<li><b>{escape(item["claim_id"])}</b>: {escape(item["reason"])}</li>' for item in skipped)
-        body.append("</ul></div>")
     found = findings(records)
     total = sum(len(group) for group in found.values())
     body.append(f'<h2 id="findings">Findings ({total})</h2>')
@@ -228,6 +223,11 @@ def _headline(records: list[dict[str, Any]], run: dict[str, Any]) -> list[str]:
                     "</summary><ul>")
         body.extend(_finding(r, records) for r in checks)
         body.append("</ul></details>")
+    skipped = left_out(run)  # after what was audited: claims this budget does not run
+    if skipped:
+        body.append(f'<div class="group"><h2 id="left-out">Left out ({len(skipped)})</h2><ul>')
+        body.extend(f'<li><b>{escape(item["claim_id"])}</b>: {escape(item["reason"])}</li>' for item in skipped)
+        body.append("</ul></div>")
     return body
 
 
@@ -289,13 +289,14 @@ def render_html(document: dict[str, Any], out: Path) -> str:
         f'<h1>dpaudit report</h1><p class="meta">{head}</p>',
         f"<p>Outcomes: {outcomes}</p>",
         *(f'<p class="meta">{escape(line)}</p>' for line in (warnings_line(records), reused_line(records)) if line),
-        # the picture first: what a reviewer takes in at a glance on the first screen, the table's numbers below it
-        '<h2 id="papers">Claims by paper</h2>' + outcome_bars(records)
-        + '<div class="wide"><table class="summary"><thead><tr><th>paper</th>'
-        + "".join(f"<th>{escape(c)}</th>" for c in SUMMARY_COLUMNS),
-        "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>",
+        # the first screen: the picture a reviewer takes in at a glance, the filters (which act on the findings as
+        # on the cards), then what was refuted and why; the table's numbers after the findings and controls
+        '<h2 id="papers">Claims by paper</h2>' + outcome_bars(records),
         _tools(records),
         *_headline(records, run),
+        '<h2 id="counts">Claims by paper, counted</h2><div class="wide"><table class="summary"><thead><tr>'
+        "<th>paper</th>" + "".join(f"<th>{escape(c)}</th>" for c in SUMMARY_COLUMNS),
+        "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>",
         *_dpsgd(records, out),
     ]
     # the cards needing attention open, their error or witness read without a click; unless so many need it

@@ -75,11 +75,6 @@ def render_markdown(document: dict[str, Any]) -> str:
         for r in attention:
             lines += _item(r)
         lines.append("")
-    skipped = left_out(run)
-    if skipped:
-        lines += [f"## Left out ({len(skipped)})", ""]
-        lines += [f"- **{item['claim_id']}**: {_cell(item['reason'])}" for item in skipped]
-        lines.append("")
     found = findings(records)
     lines += [f"## Findings ({sum(len(g) for g in found.values())})", "", findings_sentence(records), ""]
     for paper, group in found.items():
@@ -93,6 +88,11 @@ def render_markdown(document: dict[str, Any]) -> str:
         lines += [f"## Controls ({len(checks)})", "", CONTROLS_INTRO, ""]
         for r in checks:
             lines += _item(r, records)
+        lines.append("")
+    skipped = left_out(run)  # after what was audited: claims this budget does not run
+    if skipped:
+        lines += [f"## Left out ({len(skipped)})", ""]
+        lines += [f"- **{item['claim_id']}**: {_cell(item['reason'])}" for item in skipped]
         lines.append("")
     rows = dpsgd_rows(records)
     if rows:
