@@ -292,7 +292,8 @@ def long_page(tmp_path_factory):
 def test_common_screens_break_no_header_or_badge_mid_word(tmp_path, width):
     """The papers' titles (long, in the summary's first column) once squeezed the count columns until their
     headers broke mid-word at 1366 px ("clai ms", "unexpec ted"); a report with the five papers' titles at the two
-    commonest desktop widths breaks none, and shows the picture of outcomes by paper on its first screen."""
+    commonest desktop widths breaks none, and shows on its first screen the picture of outcomes by paper, what needs
+    attention and the findings' heading."""
     from dpaudit.core.claim_ids import PAPERS
     from dpaudit.reports.html import render_html
 
@@ -311,6 +312,11 @@ def test_common_screens_break_no_header_or_badge_mid_word(tmp_path, width):
             "var b=document.querySelector('svg.bars').getBoundingClientRect();"
             "return [b.top, b.bottom, document.querySelector('table.summary').getBoundingClientRect().top]")
         assert 0 < top < bottom <= min(900, table_top)
+        # and what was refuted: Needs attention and the Findings' heading are on the first screen too
+        attention, found, screen = driver.execute_script(
+            "return [document.getElementById('attention').getBoundingClientRect().bottom,"
+            " document.getElementById('findings').getBoundingClientRect().top, window.innerHeight]")
+        assert bottom < attention and found < screen
 
 
 def _plots_loaded(driver, claim_id: str) -> list:
