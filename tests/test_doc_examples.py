@@ -17,7 +17,7 @@ estimated from 10^6 draws per side, standard error about 0.005: it leaves [1.05,
 
 The blocks run in a fresh interpreter (what is imported there is what the blocks import), from a fresh folder (the
 fast tier) and from the checkout's root imported as a plain install imports there (the slow tier); they take about
-two minutes (OpenDP's example, at the sample size its page states, 40 s of it).
+a minute and a half (OpenDP's example, at the sample size its page states, 10 to 20 s of it).
 
 The sh blocks: every ``dpaudit`` command the pages show parses with the command line's own parser (the fast tier),
 and those that finish in seconds run as shown (the slow tier).

@@ -285,7 +285,17 @@ def long_page(tmp_path_factory):
     for driver in _chromium(out / "report.html"):
         driver.set_window_size(LONG_WIDTH, 900)
         driver.refresh()
+        _parsed(driver, LONG_CLAIMS)
         yield driver
+
+
+def _parsed(driver, cards: int, timeout: float = 60.0) -> None:
+    """Wait until the page is loaded and holds its ``cards`` claim cards: on a loaded machine (CI's two workers)
+    Chromium was seen answering a script while a report of 300 cards was parsed to its 178th."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, timeout).until(lambda d: d.execute_script(
+        "return document.readyState === 'complete' && document.querySelectorAll('section.claim').length") == cards)
 
 
 @pytest.mark.parametrize("width", [1366, 1920])
