@@ -7,8 +7,8 @@
 Renders the run's report.html with this checkout's dpaudit and photographs it in headless Chromium (selenium and
 the packaged chromedriver, as tests/test_report_browser.py drives them):
 
-- ``docs/report-top.png``: the first screen at 1366 x 768 px: the run's counts, the picture of outcomes by paper
-  and the claims-by-paper table;
+- ``docs/report-top.png``: the first screen at 1366 x 768 px: the run's counts, the picture of outcomes by paper,
+  the filters and the findings' heading;
 - ``docs/report-findings.png``: the findings section from its heading, 1200 px wide;
 - ``docs/report-other-reading.png``: the first finding that shows its other reading.
 

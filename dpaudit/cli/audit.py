@@ -44,7 +44,9 @@ def _report_result(result: Any, claim: Any, as_json: bool, unit: str, witness: b
         print(f"  {result.summary()}")
         print(f"  auditor {result.auditor}, {result.samples} {unit}, {result.seconds:.2f} s")
         if result.relation:  # a privacy audit's: which relation the pairs were checked against, or that none was
-            unchecked = result.relation.get("name") == "unchecked"
+            from ..api.privacy import UNCHECKED
+
+            unchecked = result.relation.get("name") == UNCHECKED["name"]
             print(f"  neighbours: {result.relation.get('description')}"
                   + (" (--relation states it)" if unchecked else ", every pair checked"))
         if witness and result.witness:

@@ -19,6 +19,7 @@ import numpy as np
 from ..core.files import load_results
 from ..core.results import ERROR, EXPECTED_REFUTATION, NOT_REPRODUCED, UNEXPECTED_REFUTATION, AuditResult
 from .frames import certified_value, results_frame
+from .summary import counted
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -154,9 +155,9 @@ class Comparison:
 
     def headline(self) -> str:
         """E.g. ``3 verdicts moved, 1 new finding, 0 lost, 1 newly failing (40 claims in both runs)``."""
-        text = (f"{_count(len(self.moved), 'verdict')} moved, {_count(len(self.new_findings), 'new finding')}, "
+        text = (f"{counted(len(self.moved), 'verdict')} moved, {counted(len(self.new_findings), 'new finding')}, "
                 f"{len(self.lost_findings)} lost, {len(self.newly_failing)} newly failing "
-                f"({_count(self.compared, 'claim')} in both runs")
+                f"({counted(self.compared, 'claim')} in both runs")
         if self.only_old:
             text += f", {len(self.only_old)} only in the old run"
         if self.only_new:
@@ -185,11 +186,7 @@ def _claims_of(run: Run) -> str:
         return "no claims"
     suites = sorted({r.claim_id.split("/", 1)[0] for r in run.records.values()})
     named = ", ".join(suites[:3]) + (f" and {len(suites) - 3} more suites" if len(suites) > 3 else "")
-    return f"{_count(len(run.records), 'claim')} of {named}"
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+    return f"{counted(len(run.records), 'claim')} of {named}"
 
 
 def _side(record: AuditResult) -> Side:

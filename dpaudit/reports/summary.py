@@ -197,12 +197,12 @@ def findings_sentence(records: list[dict[str, Any]]) -> str:
     found = sum(len(group) for group in findings(records).values())
     counts = outcome_counts(records)
     if found:
-        text = (f"{_claims(found)} of the papers refuted as their suites expect, each with its footing (as printed, "
-                "as reconstructed from damaged text, proof step, typo evident) and the reason the refutation is "
-                "accepted.")
+        text = (f"{counted(found, 'claim')} of the papers refuted as their suites expect, each with its footing (as "
+                "printed, as reconstructed from damaged text, proof step, typo evident) and the reason the refutation "
+                "is accepted.")
     else:
         text = "No claim of a paper was refuted as its suite expects."
-    surprises = [f"{counts[o]} {OUTCOME_LABELS[o]}{'s' if counts[o] > 1 and o != 'not-reproduced' else ''}"
+    surprises = [f"{counts[o]} {OUTCOME_LABELS[o]}" if o == "not-reproduced" else counted(counts[o], OUTCOME_LABELS[o])
                  for o in ("unexpected-refutation", "not-reproduced", "error") if counts.get(o)]
     if surprises:
         text += f" Needs attention, above: {', '.join(surprises)}."
@@ -211,8 +211,9 @@ def findings_sentence(records: list[dict[str, Any]]) -> str:
     return text
 
 
-def _claims(n: int) -> str:
-    return f"{n} claim{'s' if n != 1 else ''}"
+def counted(n: int, noun: str) -> str:
+    """``1 claim``, ``0 claims``, ``3 claims``: a count and its noun, plural but for one."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def left_out(run: dict[str, Any]) -> list[dict[str, str]]:
