@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from dpaudit.core.claim_ids import PAPERS
+
 ROOT = Path(__file__).resolve().parents[1]
 MAPPED = {"dpaudit.mechanisms": "mechanisms", "dpaudit.algorithms": "algorithms", "dpaudit.audits": "audits"}
 
@@ -128,7 +130,8 @@ def test_wheel_contains_mapped_packages(tmp_path):
     (wheel,) = tmp_path.glob("dpaudit-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     for expected in ("dpaudit/__init__.py", "dpaudit/mechanisms/__init__.py", "dpaudit/mechanisms/noise/laplace.py",
-                     "dpaudit/algorithms/__init__.py", "dpaudit/audits/classic.py", "dpaudit/schema/results-v1.json"):
+                     "dpaudit/algorithms/__init__.py", "dpaudit/audits/classic.py", "dpaudit/schema/results-v1.json",
+                     *(f"dpaudit/audits/{paper.replace('-', '_')}/statements.toml" for paper in PAPERS)):
         assert expected in names
     assert not any(n.startswith(("mechanisms/", "algorithms/", "audits/", "tests/")) for n in names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))

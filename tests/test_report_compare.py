@@ -322,3 +322,23 @@ def test_a_finding_left_out_of_the_new_run_is_not_lost_and_a_bound_without_a_sta
     sharper = [c for c in comparison.statistics_moved if c.claim_id.endswith("/sharper@eps4")]
     assert len(sharper) == 1 and sharper[0].old.statistic is None
     assert (sharper[0].old.certified, sharper[0].new.certified) == (2.0, 4.0)
+
+
+def test_a_refutation_outside_the_hypotheses_is_labelled_and_is_no_finding(runs, tmp_path, capsys):
+    """The same expected refutation, relabelled as outside its statement's hypotheses: it moves (the label changed),
+    it is a lost finding (it no longer refutes the statement), and the text says which label it carries now."""
+    old = _document(runs[1])
+    new = json.loads(json.dumps(old))
+    record = next(r for r in new["records"] if r["claim_id"].endswith("/found"))
+    record["expected"].update(footing="hypothesis not met", hypothesis="stated for sensitivity 1 only")
+    comparison = compare_runs(Run.from_document(old, "old"), Run.from_document(new, "new"))
+    assert ids(comparison.moved) == ["found"] and ids(comparison.lost_findings) == ["found"]
+    assert not comparison.new_findings and not comparison.newly_failing
+    assert comparison.moved[0].new.label == "hypothesis-not-met" and comparison.moved[0].old.label == \
+        "expected-refutation"
+    assert main(["report", "--compare", str(runs[1]), str(_write(tmp_path / "relabelled", new))]) == 0
+    out = capsys.readouterr().out
+    assert "testing-compare/found: expected-refutation (refuted) -> hypothesis-not-met (refuted)" in out
+    # and back: relabelled in the old run, a finding again in the new one
+    comparison = compare_runs(Run.from_document(new, "old"), Run.from_document(old, "new"))
+    assert ids(comparison.new_findings) == ["found"] and ids(comparison.moved) == ["found"]

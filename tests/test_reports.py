@@ -270,6 +270,53 @@ def test_controls_are_listed_after_the_papers_findings_and_not_counted_among_the
     assert "1 of classic, refuted as designed" in controls_html
 
 
+def test_a_refutation_outside_the_hypotheses_is_labelled_apart_from_the_findings(mixed_run, tmp_path):
+    """An expected refutation whose footing is "hypothesis not met" is never shown as a refutation of its statement:
+    its own label and section, the statement's hypothesis beside the reason, and it is not counted among the
+    findings (nor does its label say "expected refutation")."""
+    import copy
+
+    from dpaudit.reports.html import render_html
+    from dpaudit.reports.markdown import render_markdown
+    from dpaudit.reports.summary import findings, findings_sentence, outcome_label, outside_hypotheses
+
+    doc = json.loads((mixed_run / "results.json").read_text())
+    finding = next(r for r in doc["records"] if r["outcome"] == "expected-refutation")
+    outside = copy.deepcopy(finding)
+    outside["claim_id"] = finding["claim_id"] + "-probit"
+    outside["expected"].update(footing="hypothesis not met", hypothesis="stated for canonical links; probit is not one")
+    doc["records"].append(outside)
+    records = doc["records"]
+    assert outcome_label(outside) == "hypothesis not met" and outcome_label(finding) == "expected refutation"
+    assert sum(len(g) for g in findings(records).values()) == 1
+    assert [r["claim_id"] for g in outside_hypotheses(records).values() for r in g] == [outside["claim_id"]]
+    assert "1 more refuted on instances outside their statements' hypotheses" in findings_sentence(records)
+    md, html = render_markdown(doc), render_html(doc, tmp_path)
+    assert "## Findings (1)" in md and "## Hypothesis not met (1)" in md
+    section = md[md.index("## Hypothesis not met (1)"):]
+    assert f"**{outside['claim_id']}** (hypothesis not met, refuted)" in section
+    assert "the statement's hypothesis: stated for canonical links; probit is not one" in section
+    findings_md = md[md.index("## Findings (1)"):md.index("## Hypothesis not met (1)")]
+    assert f"**{outside['claim_id']}**" not in findings_md
+    assert 'id="hypothesis-not-met">Hypothesis not met (1)</h2>' in html
+    part = html[html.index('id="hypothesis-not-met"'):html.index("<section")]
+    assert outside["claim_id"] in part and "probit is not one" in part and ">hypothesis not met</span>" in part
+    # the outcomes line and the picture count it apart from the expected refutations
+    from dpaudit.reports.overview import COLOURS, outcome_bars
+    from dpaudit.reports.summary import outcome_counts, outcomes_line
+
+    expected = outcome_counts(records)["expected-refutation"]
+    assert f"expected refutation {expected - 1}, hypothesis not met 1, " in outcomes_line(records)
+    assert f"Outcomes: {outcomes_line(records)}" in md
+    assert "hypothesis not met" not in outcomes_line([finding])
+    segments = re.findall(r'fill="(#\w+)" data-outcome="([\w-]+)" data-count="(\d+)"', outcome_bars(records))
+    shown = {}
+    for colour, outcome, n in segments:
+        assert COLOURS[outcome] == colour
+        shown[outcome] = shown.get(outcome, 0) + int(n)
+    assert shown["hypothesis-not-met"] == 1 and shown["expected-refutation"] == expected - 1
+
+
 def test_an_error_needing_attention_shows_its_reason(mixed_run):
     """An audit that could not run is listed with its error's type and message, not a bare dash."""
     html = (mixed_run / "report.html").read_text()

@@ -44,6 +44,27 @@ def test_the_record_carries_the_footing():
     assert record.to_dict()["expected"]["footing"] == "typo evident"
 
 
+def test_an_instance_outside_the_hypotheses_says_which_hypothesis_and_the_record_keeps_it():
+    import numpy as np
+
+    from dpaudit.api.records import assemble_record
+    from dpaudit.suite import RunContext
+
+    with pytest.raises(ValueError, match="needs `hypothesis`"):
+        entry(expected="refuted", reason="fails for probit", footing="hypothesis not met")
+    with pytest.raises(ValueError, match="needs `hypothesis`"):
+        entry(expected="refuted", reason="fails for probit", footing="hypothesis not met", hypothesis=" ")
+    with pytest.raises(ValueError, match="goes with footing 'hypothesis not met' only"):
+        entry(expected="refuted", reason="known bug", footing="as printed", hypothesis="canonical links")
+    outside = entry(expected="refuted", reason="fails for probit", footing="hypothesis not met",
+                    hypothesis="stated for canonical exponential families; probit is not one")
+    assert outside.describe()["hypothesis"].startswith("stated for canonical")
+    ctx = RunContext(run_seed=0, budget="quick", alpha=0.01, seed_sequence=np.random.SeedSequence(0))
+    record = assemble_record(outside.audit(ctx), entry=outside, run=ctx)
+    assert record.expected == {"verdict": "refuted", "reason": "fails for probit", "footing": "hypothesis not met",
+                               "hypothesis": "stated for canonical exponential families; probit is not one"}
+
+
 def test_every_expected_refutation_in_the_suites_states_its_footing():
     """The built-in suites' findings each say what they stand on; the two that rest on a reading of
     garbled text have the other reading as an entry beside them, named in the reason."""

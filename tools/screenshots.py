@@ -40,13 +40,29 @@ def load(args: argparse.Namespace, scratch: Path) -> dict:
         path = Path(args.results)
         opener = gzip.open if path.suffix == ".gz" else open
         with opener(path, "rt", encoding="utf-8") as handle:
-            return json.load(handle)
+            document = json.load(handle)
+        return as_run_writes(document)
     folder = Path(args.run) if args.run else scratch / "run"
     if not args.run:
         print("dpaudit run --budget quick (a few minutes) ...", flush=True)
         subprocess.run([sys.executable, "-m", "dpaudit", "run", "--budget", "quick", "--out", str(folder),
                         "--no-progress"], check=True)
     return json.loads((folder / "results.json").read_text())
+
+
+def as_run_writes(document: dict) -> dict:
+    """A results document as this checkout's run writes it. The quick run's snapshot leaves out what does not depend
+    on the audits (the version, the papers' statements tables; tests/test_quick_run.py holds the rest to the suites):
+    filled in here, so that a picture of it never shows a missing version."""
+    import dpaudit
+    from dpaudit.core.claim_ids import PAPERS
+    from dpaudit.suite.statements import as_record, load_table
+
+    document = {**document, "run": dict(document.get("run") or {})}
+    document.setdefault("dpaudit_version", dpaudit.__version__)
+    papers = {r["claim_id"].partition("/")[0] for r in document.get("records", [])} & set(PAPERS)
+    document["run"].setdefault("statements", {p: as_record(load_table(p)) for p in PAPERS if p in papers})
+    return document
 
 
 def what_it_shows(document: dict) -> dict:

@@ -56,11 +56,11 @@ Left out (with why):
     1.4 GB (6e6 entries): beyond the quick budget. JDP of the actions themselves (rather than of the
     Billboard the proof composes) has no tractable law (it needs the whole adaptive run): it is audited
     black-box in :mod:`.transcripts`, at small T only.
-  - claimsec5-jdp: algorithm-level (Billboard lemma), audited with the algorithms; thm5.1-sdp is audited above at
-    the batch level. remarkA.1's DP-SGD part is in :mod:`.remark_a1`; its trees' part is lemI.4's.
+  - claimsec5-jdp: algorithm-level (Billboard lemma): no entry audits Algorithm 1's actions yet; thm5.1-sdp is
+    audited above at the batch level. remarkA.1's DP-SGD part is in :mod:`.remark_a1`; its trees' part is lemI.4's.
   - lemJ.2, lemE.4, lemE.5, corE.6, lemE.7, lemE.9, lemH.1, lemK.1, lemK.2, lemL.1, corL.2,
     lemL.3, lemL.4, lemL.5, corM.1, lemM.2: confidence statements about the GLM estimators and the
-    elimination, audited with the algorithms.
+    elimination: no entry audits their coverage yet (statements.toml says so, statement by statement).
   - regret, lower-bound and experiment claims: in :mod:`.regret`, whose docstring lists them.
   - the ECOLog baseline's constants (Lemma J.2's threshold, its confidence set's coverage): in :mod:`.ecolog`.
 """

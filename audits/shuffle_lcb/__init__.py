@@ -125,8 +125,8 @@ Left out (with why):
   - the tree's prefix-sum accuracy (property (ii) of the proof of Prop E.7: a prefix sum uses
     O(log T) nodes, hence noise variance O(log T) sigma^2): stated only up to O(.), so no accuracy
     claim; the exact error law of a prefix sum is CentralTreeMechanism.error_law (tested).
-  - corB.2-jdp, corB.3-jdp, corC.2-jdp, corC.3-jdp, remark3.4-jdp (Billboard lemma), thmE.2:
-    algorithm-level or composition statements, audited with the algorithms.
+  - corB.2-jdp, corB.3-jdp, corC.2-jdp, corC.3-jdp, remark3.4-jdp (Billboard lemma): printed only up to O(.);
+    thmE.2 (advanced composition, explicit constants): no entry audits it yet (statements.toml says so).
   - communication claims: another issue; among them claimsec6d (P_Amp's one real vector and matrix per
     user; P_Vec's O(d^2 (g + b)) bits with "g + b <~ sqrt B + log(1/delta)/eps^2" as printed): orders only.
   - claimsec6c (Garcelon et al.'s determinant trick needs V_t >= V_tau_t, which noisy increments need not

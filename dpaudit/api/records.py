@@ -163,7 +163,8 @@ def assemble_record(
         expected={"verdict": (entry.expected_at(run.budget) if in_run else entry.expected) if entry is not None
                   else NOT_REFUTED,
                   "reason": entry.reason if entry is not None else None,
-                  "footing": entry.footing if entry is not None else None},
+                  "footing": entry.footing if entry is not None else None,
+                  **({"hypothesis": entry.hypothesis} if entry is not None and entry.hypothesis else {})},
         plots=list(plots),
         error=error_info(error) if error is not None else None,
         warnings=[dict(w) for w in warnings],

@@ -38,6 +38,9 @@ EXPECTED_REFUTATION = "expected-refutation"
 UNEXPECTED_REFUTATION = "unexpected-refutation"
 NOT_REPRODUCED = "not-reproduced"
 OUTCOMES = (PASS, EXPECTED_REFUTATION, UNEXPECTED_REFUTATION, NOT_REPRODUCED, ERROR)
+#: the footing of an expected refutation on an instance outside its statement's hypotheses: the reports label it so,
+#: apart from the findings (it refutes a paper's use of the statement, not the statement)
+HYPOTHESIS_NOT_MET = "hypothesis not met"
 
 
 def json_schema() -> dict[str, Any]:

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.files import load_results
-from ..core.results import ERROR, EXPECTED_REFUTATION, NOT_REPRODUCED, UNEXPECTED_REFUTATION, AuditResult
+from ..core.results import (
+    ERROR,
+    EXPECTED_REFUTATION,
+    HYPOTHESIS_NOT_MET,
+    NOT_REPRODUCED,
+    UNEXPECTED_REFUTATION,
+    AuditResult,
+)
 from .frames import certified_value, results_frame
 from .summary import counted
 
@@ -92,13 +99,23 @@ class Side:
     outcome: str
     statistic: str | None
     certified: float | None
+    #: an expected refutation's footing (None for any other outcome): "hypothesis not met" is shown as such
+    footing: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The outcome as the comparison prints it: an expected refutation outside its statement's hypotheses is
+        ``hypothesis-not-met``, not a refutation of the statement."""
+        if self.outcome == EXPECTED_REFUTATION and self.footing == HYPOTHESIS_NOT_MET:
+            return "hypothesis-not-met"
+        return self.outcome
 
     def to_dict(self) -> dict[str, Any]:
         certified = self.certified
         if certified is not None and not math.isfinite(certified):
             certified = str(certified)  # JSON has no infinities; results.json writes them the same way
         return {"verdict": self.verdict, "outcome": self.outcome, "statistic": self.statistic,
-                "certified": certified}
+                "certified": certified, **({"footing": self.footing} if self.footing else {})}
 
 
 @dataclass(frozen=True)
@@ -191,7 +208,8 @@ def _claims_of(run: Run) -> str:
 
 def _side(record: AuditResult) -> Side:
     stat = record.statistic.describe() if record.statistic is not None else None
-    return Side(record.verdict, record.outcome, stat, certified_value(record))
+    footing = (record.expected or {}).get("footing") if record.outcome == EXPECTED_REFUTATION else None
+    return Side(record.verdict, record.outcome, stat, certified_value(record), footing)
 
 
 def moved_materially(old: float | None, new: float | None, tolerance: float = DEFAULT_TOLERANCE) -> bool:
@@ -213,7 +231,9 @@ def compare_runs(old: Run, new: Run, tolerance: float = DEFAULT_TOLERANCE) -> Co
     A claim *newly fails* when its new outcome fails (unexpected refutation, not reproduced, error) and
     differs from its old one, including a claim only in the new run. A *new finding* is a claim refuted as
     expected now and not before (also a claim new to the run); a *lost finding* one refuted as expected
-    before and not now. A claim only in the old run is listed, not counted as lost: a selection can leave
+    before and not now; a refutation outside its statement's hypotheses (footing "hypothesis not met") is no
+    finding, and a claim moving into or out of that label has moved. A claim only in the old run is listed, not
+    counted as lost: a selection can leave
     it out. A certified statistic is compared only when the claim's verdict and statistic are the same kind
     in both runs (a certified value that is missing and one that is NaN read alike: the frame has NaN for both).
     Two runs that share no claim are not compared: :class:`ValueError`, naming both runs and their suites (every
@@ -235,8 +255,13 @@ def compare_runs(old: Run, new: Run, tolerance: float = DEFAULT_TOLERANCE) -> Co
     in_old, in_new = both["verdict_old"].notna(), both["verdict_new"].notna()
     in_both = in_old & in_new
     outcome_old, outcome_new = both["outcome_old"], both["outcome_new"]
-    moved = in_both & ((both["verdict_old"] != both["verdict_new"]) | (outcome_old != outcome_new))
-    found_old, found_new = outcome_old == EXPECTED_REFUTATION, outcome_new == EXPECTED_REFUTATION
+    # an expected refutation outside its statement's hypotheses is no finding; moving in or out of that label moves
+    outside_old = (outcome_old == EXPECTED_REFUTATION) & (both["footing_old"] == HYPOTHESIS_NOT_MET)
+    outside_new = (outcome_new == EXPECTED_REFUTATION) & (both["footing_new"] == HYPOTHESIS_NOT_MET)
+    moved = in_both & ((both["verdict_old"] != both["verdict_new"]) | (outcome_old != outcome_new)
+                       | (outside_old != outside_new))
+    found_old = (outcome_old == EXPECTED_REFUTATION) & ~outside_old
+    found_new = (outcome_new == EXPECTED_REFUTATION) & ~outside_new
     failing = outcome_new.isin(FAILING) & (outcome_new != outcome_old)  # a claim new to the run too
     same_kind = both["verdict_old"] == both["verdict_new"]  # False where either run lacks the claim
     for column in ("statistic", "kind"):  # equal, or missing in both
@@ -260,7 +285,7 @@ def _frame(run: Run) -> pd.DataFrame:
 
     frame = results_frame(run.records.values())
     frame.index = pd.Index(list(run.records), name="claim")
-    return frame[["verdict", "outcome", "statistic", "kind", "bound"]]
+    return frame[["verdict", "outcome", "statistic", "kind", "bound", "footing"]]
 
 
 def _number(value: float) -> float | None:

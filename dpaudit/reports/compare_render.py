@@ -13,7 +13,7 @@ FORMATS = ("text", "markdown", "json")
 
 
 def _state(side: Side | None) -> str:
-    return "absent" if side is None else f"{side.outcome} ({side.verdict})"
+    return "absent" if side is None else f"{side.label} ({side.verdict})"
 
 
 def _moved(change: Change) -> str:

@@ -13,12 +13,14 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from . import coverage
 from .frames import SUMMARY_COLUMNS
 from .overview import outcome_bars
 from .summary import (
     CONTROLS_INTRO,
     DPSGD_COLUMNS,
     DPSGD_INTRO,
+    HYPOTHESIS_INTRO,
     by_paper,
     claim_fields,
     claim_statement,
@@ -26,11 +28,13 @@ from .summary import (
     dpsgd_rows,
     findings,
     findings_sentence,
+    hypothesis_text,
     left_out,
     needing_attention,
     other_readings,
-    outcome_counts,
     outcome_label,
+    outcomes_line,
+    outside_hypotheses,
     paper_title,
     reused_line,
     reused_text,
@@ -190,11 +194,26 @@ def _finding(r: dict[str, Any], records: list[dict[str, Any]] = ()) -> str:
     # the footing leads the reason: how much text the refuted claim stands on
     footing = f'<span class="footing">[{escape(expected["footing"])}]</span> ' if expected.get("footing") else ""
     reason = (f'<div class="reason">{footing}{escape(expected["reason"])}</div>' if expected.get("reason") else "")
+    if hypothesis := hypothesis_text(r):
+        reason += f'<div class="reason">the statement\'s hypothesis: {escape(hypothesis)}</div>'
     others = "".join(f'<div class="reading">other reading <a href="#{_anchor(str(o["claim_id"]))}">'
                      f'{escape(str(o["claim_id"]))}</a> {_badge(o)}</div>' for o in other_readings(r, list(records)))
     return (f'<li class="finding" {_data(r)}><a href="#{_anchor(str(r["claim_id"]))}">{escape(str(r["claim_id"]))}'
             f'</a> {_badge(r)}: {escape(claim_statement(r))}{reason}{others}'
             f'<div class="meta">{escape(statistic_text(r))}</div></li>')
+
+
+def _paper_groups(groups: dict[str, list[dict[str, Any]]], run: dict[str, Any], records: list[dict[str, Any]]
+                  ) -> list[str]:
+    """Records listed in a group per paper (headed by the paper's title), each linked to its card."""
+    body = []
+    for paper, group in groups.items():
+        title = paper_title(paper, run)
+        body.append(f'<div class="group" data-paper="{escape(paper)}"><h3>{escape(paper)}'
+                    + (f" — {escape(title)}" if title else "") + "</h3><ul>")
+        body.extend(_finding(r, records) for r in group)
+        body.append("</ul></div>")
+    return body
 
 
 def _headline(records: list[dict[str, Any]], run: dict[str, Any]) -> list[str]:
@@ -209,12 +228,12 @@ def _headline(records: list[dict[str, Any]], run: dict[str, Any]) -> list[str]:
     total = sum(len(group) for group in found.values())
     body.append(f'<h2 id="findings">Findings ({total})</h2>')
     body.append(f'<p class="meta">{escape(findings_sentence(records))}</p>')
-    for paper, group in found.items():
-        title = paper_title(paper, run)
-        body.append(f'<div class="group" data-paper="{escape(paper)}"><h3>{escape(paper)}'
-                    + (f" — {escape(title)}" if title else "") + "</h3><ul>")
-        body.extend(_finding(r, records) for r in group)
-        body.append("</ul></div>")
+    body += _paper_groups(found, run, records)
+    outside = outside_hypotheses(records)
+    if outside:
+        body.append(f'<h2 id="hypothesis-not-met">Hypothesis not met ({sum(len(g) for g in outside.values())})</h2>'
+                    f'<p class="meta">{escape(HYPOTHESIS_INTRO)}</p>')
+        body += _paper_groups(outside, run, records)
     checks = controls(records)
     if checks:
         suites = ", ".join(dict.fromkeys(suite_of(r) for r in checks))
@@ -228,6 +247,7 @@ def _headline(records: list[dict[str, Any]], run: dict[str, Any]) -> list[str]:
         body.append(f'<div class="group"><h2 id="left-out">Left out ({len(skipped)})</h2><ul>')
         body.extend(f'<li><b>{escape(item["claim_id"])}</b>: {escape(item["reason"])}</li>' for item in skipped)
         body.append("</ul></div>")
+    body += coverage.html_section(coverage.coverage(run))
     return body
 
 
@@ -280,7 +300,7 @@ def render_html(document: dict[str, Any], out: Path) -> str:
         title = paper_title(paper, run)
         name = escape(paper) + (f'<div class="meta">{escape(title)}</div>' if title else "")
         rows.append(f'<tr><td><a href="#p-{escape(paper)}">{name}</a></td>{cells}</tr>')
-    outcomes = ", ".join(f"{escape(outcome_label({'outcome': k}))} {v}" for k, v in outcome_counts(records).items())
+    outcomes = escape(outcomes_line(records))
     body = [
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',

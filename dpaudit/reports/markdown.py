@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import coverage
 from .frames import SUMMARY_COLUMNS
 from .summary import (
     CONTROLS_INTRO,
     DPSGD_COLUMNS,
     DPSGD_INTRO,
+    HYPOTHESIS_INTRO,
     by_paper,
     claim_fields,
     claim_statement,
@@ -17,11 +19,13 @@ from .summary import (
     findings,
     findings_sentence,
     footed_reason,
+    hypothesis_text,
     left_out,
     needing_attention,
     other_readings,
-    outcome_counts,
     outcome_label,
+    outcomes_line,
+    outside_hypotheses,
     paper_title,
     reused_line,
     reused_text,
@@ -34,10 +38,26 @@ from .summary import (
 
 def _item(r: dict[str, Any], records: list[dict[str, Any]] = ()) -> list[str]:
     reason = footed_reason(r)
+    hypothesis = hypothesis_text(r)
     return ([f"- **{r['claim_id']}** ({outcome_label(r)}, {r['verdict']}): {_cell(claim_statement(r))}"
-             + (f" — {_cell(reason)}" if reason else "") + f" [{_cell(statistic_text(r))}]"]
+             + (f" — {_cell(reason)}" if reason else "")
+             + (f" — the statement's hypothesis: {_cell(hypothesis)}" if hypothesis else "")
+             + f" [{_cell(statistic_text(r))}]"]
             + [f"  - other reading **{o['claim_id']}**: {outcome_label(o)}, {o['verdict']}"
                for o in other_readings(r, list(records))])
+
+
+def _paper_groups(groups: dict[str, list[dict[str, Any]]], run: dict[str, Any], records: list[dict[str, Any]]
+                  ) -> list[str]:
+    """Records listed under a heading per paper (with the paper's title)."""
+    lines = []
+    for paper, group in groups.items():
+        title = paper_title(paper, run)
+        lines += [f"### {paper}" + (f" — {title}" if title else ""), ""]
+        for r in group:
+            lines += _item(r, records)
+        lines.append("")
+    return lines
 
 
 def _cell(text: str) -> str:
@@ -65,8 +85,7 @@ def render_markdown(document: dict[str, Any]) -> str:
     ]
     for paper, row in summary_rows(records):
         lines.append(f"| {_cell(paper)} | " + " | ".join(str(row[c]) for c in SUMMARY_COLUMNS) + " |")
-    lines += ["", "Outcomes: " + ", ".join(f"{outcome_label({'outcome': k})} {v}"
-                                          for k, v in outcome_counts(records).items()), ""]
+    lines += ["", "Outcomes: " + outcomes_line(records), ""]
     for line in (warnings_line(records), reused_line(records)):
         lines += [line, ""] if line else []
     attention = needing_attention(records)
@@ -77,12 +96,11 @@ def render_markdown(document: dict[str, Any]) -> str:
         lines.append("")
     found = findings(records)
     lines += [f"## Findings ({sum(len(g) for g in found.values())})", "", findings_sentence(records), ""]
-    for paper, group in found.items():
-        title = paper_title(paper, run)
-        lines += [f"### {paper}" + (f" — {title}" if title else ""), ""]
-        for r in group:
-            lines += _item(r, records)
-        lines.append("")
+    lines += _paper_groups(found, run, records)
+    outside = outside_hypotheses(records)
+    if outside:
+        lines += [f"## Hypothesis not met ({sum(len(g) for g in outside.values())})", "", HYPOTHESIS_INTRO, ""]
+        lines += _paper_groups(outside, run, records)
     checks = controls(records)
     if checks:
         lines += [f"## Controls ({len(checks)})", "", CONTROLS_INTRO, ""]
@@ -94,6 +112,7 @@ def render_markdown(document: dict[str, Any]) -> str:
         lines += [f"## Left out ({len(skipped)})", ""]
         lines += [f"- **{item['claim_id']}**: {_cell(item['reason'])}" for item in skipped]
         lines.append("")
+    lines += coverage.markdown_section(coverage.coverage(run))
     rows = dpsgd_rows(records)
     if rows:
         lines += [f"## DP-SGD ({len(rows)})", "", DPSGD_INTRO, "", "| " + " | ".join(DPSGD_COLUMNS) + " |",

@@ -6,32 +6,33 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from ..core.results import OUTCOMES
-from .summary import OUTCOME_LABELS, by_paper
+from .summary import SHOWN_LABELS, SHOWN_OUTCOMES, by_paper, shown_outcome
 
-#: each outcome's colour in the picture: the badges' hues, strong enough to tell apart in a thin bar
-COLOURS = {"pass": "#43a047", "expected-refutation": "#7e57c2", "unexpected-refutation": "#e53935",
-           "not-reproduced": "#f06292", "error": "#ffb300"}
+#: each outcome's colour in the picture: the badges' hues, strong enough to tell apart in a thin bar (a refutation
+#: outside its statement's hypotheses in a paler shade of the expected refutations')
+COLOURS = {"pass": "#43a047", "expected-refutation": "#7e57c2", "hypothesis-not-met": "#b39ddb",
+           "unexpected-refutation": "#e53935", "not-reproduced": "#f06292", "error": "#ffb300"}
 #: the picture's geometry, in SVG user units (px at its natural size)
 LABEL_WIDTH, BAR_WIDTH, COUNT_WIDTH, ROW, BAR, LEGEND = 150, 260, 70, 24, 14, 22
 
 
 def outcome_bars(records: list[dict[str, Any]]) -> str:
     """An SVG of one bar per paper (in the summary table's order), its length the paper's claims against the
-    largest paper's, cut into one segment per outcome in :data:`~dpaudit.core.results.OUTCOMES` order, each
+    largest paper's, cut into one segment per outcome in :data:`~dpaudit.reports.summary.SHOWN_OUTCOMES` order (the
+    expected refutations outside their statements' hypotheses apart from the others), each
     segment titled with its count (shown on hover) and carrying ``data-outcome`` and ``data-count``; a legend of
     the outcomes that occur below. Empty text when there are no records."""
     papers = by_paper(records)
     if not papers:
         return ""
-    counts = {paper: {o: sum(r.get("outcome") == o for r in group) for o in OUTCOMES}
+    counts = {paper: {o: sum(shown_outcome(r) == o for r in group) for o in SHOWN_OUTCOMES}
               for paper, group in sorted(papers.items())}
     largest = max(sum(c.values()) for c in counts.values())
-    present = [o for o in OUTCOMES if any(c[o] for c in counts.values())]
+    present = [o for o in SHOWN_OUTCOMES if any(c[o] for c in counts.values())]
     width = LABEL_WIDTH + BAR_WIDTH + COUNT_WIDTH
     legend, x, y = [], 0.0, ROW * len(counts) + 8  # the legend's entries, wrapped to the picture's width
     for outcome in present:
-        label = OUTCOME_LABELS[outcome]
+        label = SHOWN_LABELS[outcome]
         step = 13 + 6.5 * len(label) + 12
         if x and x + step > width:
             x, y = 0.0, y + LEGEND - 6
@@ -48,14 +49,14 @@ def outcome_bars(records: list[dict[str, Any]]) -> str:
         parts.append(f'<g class="paper" data-paper="{escape(paper)}"><text x="{LABEL_WIDTH - 6}" y="{y + BAR - 3}" '
                      f'text-anchor="end">{escape(_short(paper or "(no paper)"))}</text>')
         x = float(LABEL_WIDTH)
-        for outcome in OUTCOMES:
+        for outcome in SHOWN_OUTCOMES:
             n = by_outcome[outcome]
             if not n:
                 continue
             length = BAR_WIDTH * n / largest
             parts.append(f'<rect x="{x:.2f}" y="{y}" width="{length:.2f}" height="{BAR}" fill="{COLOURS[outcome]}" '
                          f'data-outcome="{outcome}" data-count="{n}"><title>{escape(paper)}: {n} '
-                         f'{OUTCOME_LABELS[outcome]}</title></rect>')
+                         f'{SHOWN_LABELS[outcome]}</title></rect>')
             x += length
         parts.append(f'<text x="{x + 6:.2f}" y="{y + BAR - 3}" fill="#555">{total}</text></g>')
     parts.extend(legend)

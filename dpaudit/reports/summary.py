@@ -8,7 +8,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from ..core.claim_ids import PAPERS
-from ..core.results import Statistic, number_from_json, warning_totals
+from ..core.results import HYPOTHESIS_NOT_MET, Statistic, number_from_json, warning_totals
 from .frames import UNEXPECTED_OUTCOMES, summary_frame
 from .frames import outcome_counts as frame_outcome_counts
 
@@ -171,13 +171,67 @@ def reused_line(records: list[dict[str, Any]]) -> str:
 
 
 def outcome_label(record: dict[str, Any]) -> str:
+    """A record's outcome in words; an expected refutation on an instance outside the statement's hypotheses is
+    labelled as such ("hypothesis not met"), never as a refutation of the statement."""
+    if outside_hypotheses_record(record):
+        return HYPOTHESIS_LABEL
     return OUTCOME_LABELS.get(str(record.get("outcome")), str(record.get("outcome")))
 
 
+#: how the reports label a refutation on an instance outside its statement's hypotheses (footing HYPOTHESIS_NOT_MET)
+HYPOTHESIS_LABEL = "hypothesis not met"
+#: what the report says of those refutations
+HYPOTHESIS_INTRO = ("Refuted on instances the statements do not cover (their hypotheses are not met): each says what "
+                    "the statement assumes and what in the instance breaks it. They show where a paper's own use (its "
+                    "experiments, its released code) leaves its analysis; they are not refutations of the statements.")
+
+
+#: what the report's picture and outcomes line tell apart: the outcomes, with the expected refutations outside their
+#: statements' hypotheses shown on their own
+SHOWN_OUTCOMES = ("pass", "expected-refutation", "hypothesis-not-met", "unexpected-refutation", "not-reproduced",
+                  "error")
+SHOWN_LABELS = {**OUTCOME_LABELS, "hypothesis-not-met": HYPOTHESIS_LABEL}
+
+
+def shown_outcome(record: dict[str, Any]) -> str:
+    """The record's outcome as the picture and the outcomes line show it (:data:`SHOWN_OUTCOMES`)."""
+    return "hypothesis-not-met" if outside_hypotheses_record(record) else str(record.get("outcome"))
+
+
+def outcomes_line(records: list[dict[str, Any]]) -> str:
+    """"pass 423, expected refutation 83, hypothesis not met 8, ...": every outcome's count (zeros included, so the
+    absence of failures is said), the refutations outside their statements' hypotheses apart when there are any."""
+    counts = outcome_counts(records)
+    outside = sum(outside_hypotheses_record(r) for r in records)
+    parts = []
+    for outcome, n in counts.items():
+        if outcome == "expected-refutation" and outside:
+            parts += [f"{OUTCOME_LABELS[outcome]} {n - outside}", f"{HYPOTHESIS_LABEL} {outside}"]
+        else:
+            parts.append(f"{OUTCOME_LABELS.get(outcome, outcome)} {n}")
+    return ", ".join(parts)
+
+
+def outside_hypotheses_record(record: dict[str, Any]) -> bool:
+    return (record.get("outcome") == "expected-refutation"
+            and (record.get("expected") or {}).get("footing") == HYPOTHESIS_NOT_MET)
+
+
 def findings(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """The papers' findings: claims refuted as their suites expect, outside the control suites, by paper."""
+    """The papers' findings: claims refuted as their suites expect, outside the control suites, by paper; refutations
+    outside a statement's hypotheses are not findings about it (:func:`outside_hypotheses`)."""
     return by_paper([r for r in records if r.get("outcome") == "expected-refutation"
-                     and suite_of(r) not in CONTROL_SUITES])
+                     and suite_of(r) not in CONTROL_SUITES and not outside_hypotheses_record(r)])
+
+
+def outside_hypotheses(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The expected refutations on instances outside their statements' hypotheses, by paper."""
+    return by_paper([r for r in records if outside_hypotheses_record(r)])
+
+
+def hypothesis_text(record: dict[str, Any]) -> str:
+    """What the statement assumes and what in the instance breaks it ("" for any other record)."""
+    return str((record.get("expected") or {}).get("hypothesis") or "") if outside_hypotheses_record(record) else ""
 
 
 def controls(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -196,12 +250,16 @@ def findings_sentence(records: list[dict[str, Any]]) -> str:
     above it lists, so that an empty findings section never reads as "nothing was refuted"."""
     found = sum(len(group) for group in findings(records).values())
     counts = outcome_counts(records)
+    outside = sum(len(group) for group in outside_hypotheses(records).values())
     if found:
         text = (f"{counted(found, 'claim')} of the papers refuted as their suites expect, each with its footing (as "
                 "printed, as reconstructed from damaged text, proof step, typo evident) and the reason the refutation "
                 "is accepted.")
     else:
         text = "No claim of a paper was refuted as its suite expects."
+    if outside:
+        text += (f" {outside} more refuted on instances outside their statements' hypotheses, listed apart below: "
+                 "not refutations of the statements.")
     surprises = [f"{counts[o]} {OUTCOME_LABELS[o]}" if o == "not-reproduced" else counted(counts[o], OUTCOME_LABELS[o])
                  for o in ("unexpected-refutation", "not-reproduced", "error") if counts.get(o)]
     if surprises:

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..core.claim_ids import PAPERS
 from ..core.errors import UsageError
 from ..core.files import atomic_write
 from ..core.results import ERROR, NOT_REPRODUCED, UNEXPECTED_REFUTATION, AuditResult
@@ -22,6 +23,7 @@ from ..stats import bonferroni
 from ..suite.budgets import BUDGETS
 from ..suite.discovery import load_suites, select
 from ..suite.entries import Entry, RunContext
+from ..suite.statements import as_record, load_table
 from .executors import Executor, ProcessExecutor, make_executor
 from .interrupts import signals_held, stop_on_signals
 from .keys import KeyMaker
@@ -108,6 +110,8 @@ class Plan:
     titles: dict[str, str] = field(default_factory=dict)
     #: why each skipped entry is left out (the reports list them with it)
     reasons: dict[str, str] = field(default_factory=dict)
+    #: the statements tables of the papers whose suites the run selected (the reports' coverage section)
+    statements: dict[str, dict] = field(default_factory=dict)
 
     def alpha_of(self, entry: Entry) -> float | None:
         return self.alpha_share if entry.statistical else None
@@ -142,7 +146,8 @@ def plan(options: RunOptions) -> Plan:
     left_out = [e for e in selected if options.budget not in e.budgets]
     return Plan(entries, statistical, bonferroni(options.alpha, statistical), [e.id for e in left_out], titles,
                 {e.id: f"runs only at the {' and '.join(e.budgets)} budget{'s' if len(e.budgets) > 1 else ''} "
-                       f"(dpaudit run --budget {e.budgets[-1]} {e.id})" for e in left_out})
+                       f"(dpaudit run --budget {e.budgets[-1]} {e.id})" for e in left_out},
+                {key: as_record(load_table(key)) for key in PAPERS if key in used})
 
 
 def _dispatch(
@@ -209,6 +214,7 @@ def _run_locked(options: RunOptions, selected: Plan, executor: Executor, out: Pa
         "suites": selected.titles,
         "claims": len(selected.entries),
         "left_out": [{"claim_id": cid, "reason": selected.reasons.get(cid, "")} for cid in selected.skipped],
+        "statements": selected.statements,
         "started": datetime.now(UTC).isoformat(timespec="seconds"),
         "finished": None,
     }

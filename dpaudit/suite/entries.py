@@ -25,7 +25,7 @@ from ..core.claims import Claim, Conforms, TailClaim
 from ..core.errors import MechanismError
 from ..core.laws import as_law
 from ..core.neighbours import NeighbourRelation, NeighbourSearch
-from ..core.results import NOT_REFUTED, REFUTED
+from ..core.results import HYPOTHESIS_NOT_MET, NOT_REFUTED, REFUTED
 from ..core.subjects import subject_name
 from .budgets import BUDGETS, DEFAULT_SAMPLES, DEFAULT_TIMEOUTS, at_budget
 
@@ -33,8 +33,11 @@ EXPECTATIONS = (NOT_REFUTED, REFUTED)
 #: what an expected refutation stands on, strongest first: the claim exactly as the paper (or the suite)
 #: states it; a reading of text the source garbled (the reason says how the spec reads it, and an entry
 #: beside it encodes the other reading); an intermediate step of a proof, not the result; a statement
-#: whose slip the paper itself shows (its proof or another form has the intended expression)
-FOOTINGS = ("as printed", "as reconstructed from damaged text", "proof step", "typo evident")
+#: whose slip the paper itself shows (its proof or another form has the intended expression); an instance outside
+#: the statement's hypotheses (a link that is not a canonical exponential family, the released code rather than the
+#: algorithm as printed): it refutes the paper's use of the statement, never the statement, and the entry says in
+#: ``hypothesis`` what the statement assumes and how the instance breaks it
+FOOTINGS = ("as printed", "as reconstructed from damaged text", "proof step", "typo evident", HYPOTHESIS_NOT_MET)
 #: the package of ``dpaudit.audits`` that holds the experiment presets, skipped by suite discovery
 PRESETS_PACKAGE = "experiments"
 
@@ -62,7 +65,9 @@ class Entry(ABC):
     test says ``budgets=("paper",)``, and a run at another budget leaves it out (and says so).
     ``expected`` may differ by budget (``{"quick": "not-refuted", "paper": "refuted"}``) where only
     the paper's scale resolves a finding. An entry that expects a refutation gives its ``reason`` and
-    its ``footing`` (one of :data:`FOOTINGS`), which the record and the report's findings show.
+    its ``footing`` (one of :data:`FOOTINGS`), which the record and the report's findings show. An instance
+    outside the statement's hypotheses takes the footing ``"hypothesis not met"`` and says in ``hypothesis`` what
+    the statement assumes and what in the instance breaks it; the reports list it apart from the findings.
     """
 
     def __init__(
@@ -75,6 +80,7 @@ class Entry(ABC):
         expected: str | dict[str, str] = NOT_REFUTED,
         reason: str | None = None,
         footing: str | None = None,
+        hypothesis: str | None = None,
         timeout: float | None = None,
         truth: float | None = None,
         budgets: Sequence[str] | None = None,
@@ -100,6 +106,12 @@ class Entry(ABC):
         if REFUTED in by_budget.values() and footing is None:
             raise ValueError(f"{id}: expected='refuted' needs a footing saying what the refuted claim stands on, one "
                              f"of {FOOTINGS}")
+        if footing == HYPOTHESIS_NOT_MET and not (isinstance(hypothesis, str) and hypothesis.strip()):
+            raise ValueError(f"{id}: footing {HYPOTHESIS_NOT_MET!r} needs `hypothesis`: what the statement assumes and "
+                             "what in the audited instance breaks it")
+        if hypothesis is not None and footing != HYPOTHESIS_NOT_MET:
+            raise ValueError(f"{id}: `hypothesis` goes with footing {HYPOTHESIS_NOT_MET!r} only, got footing "
+                             f"{footing!r}")
         if timeout is not None and not timeout > 0:
             raise ValueError(f"{id}: timeout must be > 0 seconds, got {timeout!r}")
         self.id = str(self.claim_id)
@@ -112,6 +124,8 @@ class Entry(ABC):
         self.reason = reason
         #: what the refuted claim stands on (:data:`FOOTINGS`); None for an entry that expects no refutation
         self.footing = footing
+        #: for footing "hypothesis not met": what the statement assumes and how the audited instance breaks it
+        self.hypothesis = hypothesis
         self.timeout = timeout
         self.truth = truth
 
@@ -174,6 +188,7 @@ class Entry(ABC):
             + ("" if self.budgets == BUDGETS else f" ({', '.join(self.budgets)} only)"),
             "reason": self.reason or "",
             "footing": self.footing or "",
+            "hypothesis": self.hypothesis or "",
             "truth": self.truth,
         }
 

@@ -1,0 +1,78 @@
+"""Write docs/statements.md (every numbered statement of the five papers, and what audits it) and the counts in
+docs/papers.md.
+
+The page is rendered from the suites' tables (``audits/<paper>/statements.toml``); ``tests/test_statements.py``
+fails when the pages and the tables differ, so rerun this script after changing a table.
+
+    python tools/statements.py            # writes docs/statements.md and the counts in docs/papers.md
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "statements.md"
+#: docs/papers.md carries the counts between these two lines
+PAPERS_PAGE = ROOT / "docs" / "papers.md"
+COUNTS_START = "<!-- statements counts: written by tools/statements.py -->"
+COUNTS_END = "<!-- end of statements counts -->"
+
+HEADER = """# Every numbered statement, and what audits it
+
+One row per numbered statement of the five papers (theorems, lemmas, corollaries, propositions, claims,
+observations, facts, remarks with a quantity, figures, tables), in each paper's order. A statement's parts are
+the kinds of thing it states (privacy, a tail or confidence bound, accuracy, regret, a lower bound, an
+inequality, a communication count, what an experiment shows). A part is audited by the suite entries named
+(`dpaudit list <paper>` lists them; `dpaudit run <paper>/<id>` runs them), or left out with the reason. A part
+"with nothing to check" states no constant a number could refute (printed only as O(.), existential or unprinted
+constants, lost in the text), and says so.
+
+- **encoded**: every checkable part is audited;
+- **partly**: some are;
+- **left out**: none is, each with its reason;
+- **nothing to check**: no part is checkable.
+
+The tables live beside the suites (`audits/<paper>/statements.toml`), and the tests fail when a statement has
+neither entries nor a reason, when a named entry does not exist, when a reason says a statement is audited
+elsewhere without naming the entries, and when a suite entry belongs to no statement. The same counts, and
+the statements partly audited or left out, are in every report of a run of a paper's suite.
+"""
+
+
+def tables() -> dict:
+    from dpaudit.core.claim_ids import PAPERS
+    from dpaudit.suite.statements import as_record, load_table
+
+    return {paper: as_record(load_table(paper)) for paper in PAPERS}
+
+
+def papers_page(text: str) -> str:
+    """docs/papers.md's text with the counts between its markers rewritten from the tables."""
+    from dpaudit.reports.coverage import counts_table
+
+    start, end = text.index(COUNTS_START) + len(COUNTS_START), text.index(COUNTS_END)
+    return text[:start] + "\n" + "\n".join(counts_table(tables())) + "\n" + text[end:]
+
+
+def render() -> str:
+    from dpaudit.core.claim_ids import PAPERS
+    from dpaudit.reports.coverage import counts_table, full_table
+
+    found = tables()
+    lines = [HEADER.rstrip("\n"), ""] + counts_table(found) + [""]
+    for paper, table in found.items():
+        lines += [f"## {paper}", "", PAPERS[paper], ""] + full_table(paper, table) + [""]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    PAGE.write_text(render(), encoding="utf-8")
+    PAPERS_PAGE.write_text(papers_page(PAPERS_PAGE.read_text(encoding="utf-8")), encoding="utf-8")
+    print(f"wrote {PAGE.relative_to(ROOT)} and the counts in {PAPERS_PAGE.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
