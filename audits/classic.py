@@ -419,7 +419,7 @@ _twins(
 # order (Canonne, Kamath & Steinke 2020; dist-mab's Fact 2), so its rho is exactly 1 / (2 sigma^2): 0.5 at
 # sigma = 1. Noise calibrated for rho = 0.6 (sigma = 1/sqrt(1.2) = 0.9129, for the Gaussian as for the discrete
 # Gaussian) claimed as rho = 0.5 has true rho 0.6. Black-box only: the exact twins of such claims are decided exactly
-# elsewhere (classic/gaussian-zcdp-rho0.5, dist-mab/fact2@privacy,...).
+# elsewhere (classic/gaussian-zcdp-rho0.5, dist-mab/fact2-privacy@...).
 suite.privacy(
     "classic/discrete-gaussian-zcdp-rho0.5-blackbox",
     title="Discrete Gaussian N_Z(0, 1) on integer answers 1 apart, rho=0.5 (black-box)",

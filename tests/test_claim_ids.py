@@ -80,3 +80,40 @@ def test_parameter_points():
     assert not selector_matches("dist-mab/prop1-tail@var1", "dist-mab/prop1-tail@var100")
     assert not selector_matches("dist-mab/prop1", "dist-mab/prop1-tail@var100")
     assert selector_matches("dist-mab/prop1*", "dist-mab/prop1-tail@var100")
+
+
+def test_renamed_claims_answer_to_their_old_ids_and_keep_their_seeds(tmp_path):
+    """Figures numbered as printed, parts named in the id: every new id is an entry and no old one is; an old id
+    selects and finds the new entry, a run's record of it is seeded from the old id (so its verdict and witness do
+    not move), and an older run's record of the old id is compared under the new one."""
+    import json
+
+    from dpaudit.core.claim_ids import RENAMED, current_id, seed_id
+    from dpaudit.core.seeding import claim_seed_sequence
+    from dpaudit.reports.compare import Run
+    from dpaudit.suite import find_entry, load_suites, select
+
+    suites = load_suites()
+    ids = {e.claim_id.key for s in suites.values() for e in s.entries}
+    assert RENAMED and all(new.casefold() in ids and old.casefold() not in ids for old, new in RENAMED.items())
+    for old, new in RENAMED.items():
+        assert current_id(old.upper()) == new and current_id(new) == new and seed_id(new) == old
+        assert [e.id for e in select(suites, [old])] == [new] and find_entry(old).id == new
+    assert seed_id("dist-mab/thm1-privacy@eps1") == "dist-mab/thm1-privacy@eps1"
+    figure7 = "private-online/fig7@setting2,eps8"
+    assert "fig7@setting2,eps8" in {e.id.partition("/")[2] for e in select(suites, ["private-online/fig7"])}
+    # a record written now: seeded as the old id was
+    from dpaudit.api.records import assemble_record
+    from dpaudit.suite import RunContext
+
+    entry = find_entry("dist-mab/fact2@privacy,Delta1,eps1")
+    seq = claim_seed_sequence(0, seed_id(entry.id))
+    assert seq.entropy == claim_seed_sequence(0, "dist-mab/fact2@privacy,Delta1,eps1").entropy
+    record = assemble_record(entry.audit(RunContext(0, "quick", 0.01, seq)), entry=entry,
+                             run=RunContext(0, "quick", 0.01, seq), claim_id=entry.id)
+    assert record.claim_id == "dist-mab/fact2-privacy@Delta1,eps1"
+    assert record.seed["claim_id"] == "dist-mab/fact2@privacy,Delta1,eps1"
+    # an older results file: its record of the old id is read under the new one
+    old = dict(record.to_dict(), claim_id="private-online/fig6@setting2,eps8")
+    run = Run.from_document({"run": {}, "records": [json.loads(json.dumps(old))]}, "old")
+    assert list(run.records) == [figure7.casefold()] and run.records[figure7.casefold()].claim_id == figure7

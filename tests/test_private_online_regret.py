@@ -241,10 +241,10 @@ def test_figures_are_the_presets():
         assert entry.settings(QUICK)["horizons"] == 2**14 and entry.settings(QUICK)["runs"] == 15
         paper = entry.settings(PAPER)
         assert (paper["horizons"], paper["runs"]) == (experiments.HORIZON, experiments.RUNS)
-    for name, figure in [("fig1@setting1,eps0.5", "fig1"), ("fig1@setting1,eps1", "fig2"),
-                         ("fig3@setting1,eps8", "fig3"), ("fig3@setting1,eps64", "fig4"),
-                         ("fig6@setting2,eps0.5", "fig6"), ("fig6@setting2,eps8", "fig7"),
-                         ("fig6@setting2,eps64", "fig8")]:
+    for name, figure in [("fig1@setting1,eps0.5", "fig1"), ("fig2@setting1,eps1", "fig2"),
+                         ("fig3@setting1,eps8", "fig3"), ("fig4@setting1,eps64", "fig4"),
+                         ("fig6@setting2,eps0.5", "fig6"), ("fig7@setting2,eps8", "fig7"),
+                         ("fig8@setting2,eps64", "fig8")]:
         entry = figures[f"private-online/{name}"]
         (config,) = presets[figure].configurations
         assert entry.claim.groups == presets[figure].ordering and entry.environment is config.environment
@@ -269,11 +269,11 @@ def test_figures_are_the_presets():
     trend = figures["private-online/fig3@hybrid-ucb,setting1"]
     assert [g[0] for g in trend.claim.groups] == ["Hybrid-UCB eps=64", "Hybrid-UCB eps=8"]
     # setting 1's large-eps orderings need the paper's horizon (DP-SE's truncated epochs); Fig. 7 fails at both
-    for name in ("fig3@setting1,eps8", "fig3@setting1,eps64"):
+    for name in ("fig3@setting1,eps8", "fig4@setting1,eps64"):
         entry = figures[f"private-online/{name}"]
         assert entry.budgets == ("paper",) and entry.expected_at("paper") == "not-refuted"
         assert "paper budget only" in regret.QUICK_DPSE_REASON
-    fig7 = figures["private-online/fig6@setting2,eps8"]
+    fig7 = figures["private-online/fig7@setting2,eps8"]
     assert (fig7.expected_at("quick"), fig7.expected_at("paper")) == ("refuted", "refuted")
     assert all(e.expected_at("paper") == "not-refuted" for e in figures.values()
                if e.id.rpartition("@")[2] not in ("setting2,eps8",))

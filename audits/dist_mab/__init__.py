@@ -77,7 +77,7 @@ Mechanism-level privacy (the batch protocol, :class:`dpaudit.mechanisms.Distribu
     (alpha, eps(alpha))-RDP, eps(alpha) = alpha Delta^2/(2 sigma^2) + min{((2 alpha - 1) Delta^2 + 6 Delta)/(4 sigma^4),
     3 Delta/(2 sigma^2)}; exact Renyi divergences of Sk(k, sigma^2) vs Sk(0, sigma^2) (pairs searched) at the
     Renyi orders above, at (Delta, sigma^2) = (1, 2), (4, 16) and Theorem 2's (32, 102400).
-  - fact2@privacy: N_Z(0, Delta^2/eps^2) on a sensitivity-Delta query is (eps^2/2)-zCDP, at (Delta, eps) =
+  - fact2-privacy: N_Z(0, Delta^2/eps^2) on a sensitivity-Delta query is (eps^2/2)-zCDP, at (Delta, eps) =
     (1, 1) and Theorem 4's (20, 0.5). The truth equals the claim at every integer order, and the exact
     zCDP auditor's rho bracket cannot close onto a claim its truth equals (it stops about 1e-5 wide), so
     the claim is audited as the curve D_alpha <= alpha eps^2/2 at the Renyi orders: "not refuted".
@@ -252,9 +252,9 @@ for var in (102400.0, 0.01):
 
 for sigma in (10.0, 1.0, 0.3):
     law = noise.DiscreteGaussian(sigma)
-    suite.tail(f"dist-mab/fact2@mgf,sigma{sigma:g}", subject=law, claim=SubGaussian(sigma), auditor="exact",
+    suite.tail(f"dist-mab/fact2-tail@mgf,sigma{sigma:g}", subject=law, claim=SubGaussian(sigma), auditor="exact",
                title=f"N_Z(0, {sigma:g}^2) is sigma^2-sub-Gaussian")
-    suite.tail(f"dist-mab/fact2@tail,sigma{sigma:g}", subject=law, auditor="exact",
+    suite.tail(f"dist-mab/fact2-tail@tail,sigma{sigma:g}", subject=law, auditor="exact",
                claim=TailBound(partial(lambda t, s: 2 * np.exp(-np.asarray(t) ** 2 / (2 * s**2)), s=sigma),
                                f"2 exp(-t^2 / (2 * {sigma:g}^2))"),
                title=f"N_Z(0, {sigma:g}^2): P[|Y| >= t] <= 2 exp(-t^2 / (2 sigma^2))")
@@ -424,7 +424,7 @@ for delta, variance in [(1, 2.0), (4, 16.0), (32, 102400.0)]:  # the last: Theor
 # and a zCDP rho bracket cannot be closed onto a claim its truth equals, so the curve is audited at
 # the Renyi orders: "not refuted" within the float resolution.
 for delta, eps in [(1, 1.0), (20, 0.5)]:  # the second: Theorem 4's total proxy (g/eps)^2 = 1600 at n = 16
-    suite.privacy(f"dist-mab/fact2@privacy,Delta{delta},eps{eps:g}", auditor="exact",
+    suite.privacy(f"dist-mab/fact2-privacy@Delta{delta},eps{eps:g}", auditor="exact",
                   subject=IntegerQueryNoise.discrete_gaussian(delta / eps, delta),
                   claim=RenyiDP(RDP_ORDERS, tuple(a * eps**2 / 2 for a in RDP_ORDERS)),
                   relation=query_neighbours(delta),

@@ -75,23 +75,24 @@ Encoded (id -> claim; point; budgets quick / paper):
     128), and RegretRate(-1, eps) at K = 8, eps = 0.003 .. 0.096 (x2); T = 2^20.
   - claimsec5a-regret@K,Delta0.1,eps0.025: naive FTNL (Lap(K/eps) per action's epoch sum),
     O(max{log K / Delta, K log K / eps}): RegretRate(1, K, log^1) on the equal gaps of cor8@ii, T = 2^23.
-  - fig1@setting1,eps0.5 and @setting1,eps1 (Figs 1-2): "Anytime-Lazy-UCB is competitive with DP-SE while
+  - fig1@setting1,eps0.5 and fig2@setting1,eps1 (Figs 1-2): "Anytime-Lazy-UCB is competitive with DP-SE while
     Hybrid-UCB does not perform well": RegretOrder [[Anytime-Lazy-UCB, DP-SE], [Hybrid-UCB]] (final regret).
-  - fig3@setting1,eps8 and @setting1,eps64 (Figs 3-4): "Hybrid-UCB starts performing well", read as the
+  - fig3@setting1,eps8 and fig4@setting1,eps64 (Figs 3-4): "Hybrid-UCB starts performing well", read as the
     opposite of Figs 1-2's "does not perform well": [[Hybrid-UCB], [Anytime-Lazy-UCB, DP-SE]];
     fig3@hybrid-ucb,setting1: "the larger eps is, the better": Hybrid-UCB at eps 64 <= at eps 8.
   - fig5@anytime-lazy-ucb,setting1 and fig5@hybrid-ucb,setting1 (Fig. 5): "for the UCB-based algorithms
     ... the final regret decreases as eps increases": each a chain over eps = 128 < 64 < ... < 0.1.
-  - fig6@setting2,eps0.5, @setting2,eps8, @setting2,eps64 (Figs 6-8): "all three algorithms in setting 2
+  - fig6@setting2,eps0.5, fig7@setting2,eps8, fig8@setting2,eps64 (Figs 6-8): "all three algorithms in setting 2
     behave very similarly ... Anytime-Lazy-UCB is competitive with DP-SE and Hybrid-UCB performs well with
-    large eps": Fig. 6 as fig1, Figs 7-8 as fig3.
+    large eps": Fig. 6 as fig1, Figs 7-8 as fig3. (Figs 2, 4, 7 and 8 had the ids of Figs 1, 3 and 6 before; the old
+  ids still select them, core.claim_ids.RENAMED, and they keep their first ids' seeds.)
   The figures' entries take the presets' environments, curves and orderings (audits/experiments/
   private_online.py: SMALL_EPS_ORDERING, LARGE_EPS_ORDERING; DP-SE's beta = 1/T is its registry default at
   the horizon simulated); paper: T = 2^22, 15 runs; quick: T = 2^14, 15 runs, 1/256 of the paper's
   horizon, chosen for the budget. The quick orderings are those of the first 2^14 rounds: in setting 1
   (gaps 0.05) the UCB algorithms still explore there, and DP-SE (beta = 1/T = 2^-14) has ended its first
   epoch and spends the rest of the horizon on the best arm, the first arm of its second epoch, which puts
-  it below both (355 against 550-650). fig3@setting1,eps8 and @setting1,eps64 would be refuted at the
+  it below both (355 against 550-650). fig3@setting1,eps8 and fig4@setting1,eps64 would be refuted at the
   quick horizon for that reason alone (QUICK_DPSE_REASON: no quick horizon reaches setting 1's regime,
   where DP-SE eliminates after about 10^6 rounds), so they run at the paper budget only; at the paper budget
   (seed 0) they are not refuted (eps = 64: Hybrid-UCB 5062 < Anytime-Lazy-UCB 7427 < DP-SE 10926, both pairs confirmed;
@@ -142,7 +143,7 @@ Findings:
     regret grows like log K (fitted -0.10 after dividing log K; Thm 7's proof bound grows like K), so the
     simulations are consistent with the withdrawn O(log K / min{Delta_min, eps}) there, as the paper's
     conjecture (claimsec7b) expects; the withdrawn proof step itself is not in this paper.
-  - fig6@setting2,eps8 (Fig. 7): refuted at both budgets (HYBRID_EPS8_REASON): at eps = 8 Hybrid-UCB is
+  - fig7@setting2,eps8 (Fig. 7): refuted at both budgets (HYBRID_EPS8_REASON): at eps = 8 Hybrid-UCB is
     above Anytime-Lazy-UCB and DP-SE in setting 2 (paper budget: 4099 against 2072 and 3611); the text's
     "Hybrid-UCB performs well with large eps" holds at eps = 64 (1451 < 2115 < 3611). In setting 1 at eps = 8
     its mean is above Anytime-Lazy-UCB's too (8694 against 7646), unresolved by 15 runs.
@@ -387,19 +388,19 @@ HYBRID_EPS8_REASON = ("at eps = 8 in setting 2 Hybrid-UCB (Algorithm 4 as printe
                       "DP-SE's 3611): it 'performs well' only at eps = 64")
 FIGURE_EXPECTED = {
     "fig3@setting1,eps8": {"budgets": ("paper",)},  # QUICK_DPSE_REASON
-    "fig3@setting1,eps64": {"budgets": ("paper",)},
-    "fig6@setting2,eps8": {"expected": "refuted", "reason": HYBRID_EPS8_REASON, "footing": "as printed"},
+    "fig4@setting1,eps64": {"budgets": ("paper",)},
+    "fig7@setting2,eps8": {"expected": "refuted", "reason": HYBRID_EPS8_REASON, "footing": "as printed"},
 }
 _DESCRIPTIONS = {experiments.SMALL_EPS_ORDERING: "Anytime-Lazy-UCB ~ DP-SE; Hybrid-UCB worse",
                  experiments.LARGE_EPS_ORDERING: "Hybrid-UCB performs well (no worse than the others)"}
 for _id, _figure_name, _what in [
         ("fig1@setting1,eps0.5", "fig1", "Fig. 1: small eps"),
-        ("fig1@setting1,eps1", "fig2", "Fig. 2: small eps"),
+        ("fig2@setting1,eps1", "fig2", "Fig. 2: small eps"),
         ("fig3@setting1,eps8", "fig3", "Fig. 3: large eps"),
-        ("fig3@setting1,eps64", "fig4", "Fig. 4: large eps"),
+        ("fig4@setting1,eps64", "fig4", "Fig. 4: large eps"),
         ("fig6@setting2,eps0.5", "fig6", "Fig. 6: setting 2 as setting 1, small eps"),
-        ("fig6@setting2,eps8", "fig7", "Fig. 7: setting 2 as setting 1, large eps"),
-        ("fig6@setting2,eps64", "fig8", "Fig. 8: setting 2 as setting 1, large eps")]:
+        ("fig7@setting2,eps8", "fig7", "Fig. 7: setting 2 as setting 1, large eps"),
+        ("fig8@setting2,eps64", "fig8", "Fig. 8: setting 2 as setting 1, large eps")]:
     _env, _algorithms = _figure(_figure_name)
     _ordering = _FIGURES[_figure_name].ordering
     _claim = RegretOrder(_ordering, description=_DESCRIPTIONS[_ordering])

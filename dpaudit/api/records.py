@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.claim_ids import seed_id
 from ..core.claims import Claim
 from ..core.results import ERROR, NOT_REFUTED, AuditResult, Finding
 from ..core.seeding import SeedRecord
@@ -150,7 +151,9 @@ def assemble_record(
         confidence=finding.confidence,
         alpha=run.alpha if in_run and entry is not None and entry.statistical else None,
         samples=finding.samples,
-        seed=SeedRecord.of(seq, run.run_seed if in_run else None, claim_id if in_run else None).to_dict(),
+        # the id the seed derives from: a renamed claim's first id (core.claim_ids.RENAMED)
+        seed=SeedRecord.of(seq, run.run_seed if in_run else None, seed_id(claim_id) if in_run and claim_id else None
+                           ).to_dict(),
         seconds=seconds if seconds is not None else (audit.seconds if audit is not None else 0.0),
         witness=finding.witness,
         notes=list(finding.notes),

@@ -33,6 +33,35 @@ CLASSIC = "classic"
 KINDS = ("thm", "lem", "cor", "prop", "claim", "fact", "def", "remark", "alg", "eq", "fig", "table")
 PARTS = ("privacy", "regret", "accuracy", "tail", "lower", "communication", "ldp", "jdp", "sdp")
 
+#: claims renamed since they were first recorded, old id -> new: selectors, ``dpaudit report --compare`` and older
+#: results read an old id as its new one (:func:`current_id`), and a renamed claim keeps the seed of its first id
+#: (:func:`seed_id`), so its verdicts and witnesses did not move with its name. Figures numbered as the paper
+#: prints them (private-online's Figures 2, 4, 7 and 8 had the ids of Figures 1, 3 and 6); a statement with a
+#: privacy and a tail part names the part in its id, as its neighbours do (dist-mab's Fact 2, beside Fact 3).
+RENAMED: dict[str, str] = {
+    "private-online/fig1@setting1,eps1": "private-online/fig2@setting1,eps1",
+    "private-online/fig3@setting1,eps64": "private-online/fig4@setting1,eps64",
+    "private-online/fig6@setting2,eps8": "private-online/fig7@setting2,eps8",
+    "private-online/fig6@setting2,eps64": "private-online/fig8@setting2,eps64",
+    "dist-mab/fact2@privacy,Delta1,eps1": "dist-mab/fact2-privacy@Delta1,eps1",
+    "dist-mab/fact2@privacy,Delta20,eps0.5": "dist-mab/fact2-privacy@Delta20,eps0.5",
+    **{f"dist-mab/fact2@{form},sigma{sigma}": f"dist-mab/fact2-tail@{form},sigma{sigma}"
+       for form in ("mgf", "tail") for sigma in ("0.3", "1", "10")},
+}
+_CURRENT = {old.casefold(): new for old, new in RENAMED.items()}
+_FIRST = {new.casefold(): old for old, new in RENAMED.items()}
+
+
+def current_id(text: str) -> str:
+    """The id a claim has now: ``text`` itself, or the new id of a renamed claim (:data:`RENAMED`)."""
+    return _CURRENT.get(text.casefold(), text) if isinstance(text, str) else text
+
+
+def seed_id(claim_id: str) -> str:
+    """The id a claim's seed derives from: its first id, which a renamed claim keeps (:data:`RENAMED`)."""
+    return _FIRST.get(claim_id.casefold(), claim_id)
+
+
 _SUITE_KEY = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 # number as printed, appendix letters kept: 3.2, B.2, sec5a, secD.1a, fn2, obs1
 _PAPER_NAME = re.compile(

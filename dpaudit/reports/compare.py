@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..core.claim_ids import current_id
 from ..core.files import load_results
 from ..core.results import (
     ERROR,
@@ -65,6 +66,8 @@ class Run:
                                  ) from None
             if not isinstance(record.claim_id, str) or not record.claim_id:
                 raise ValueError(f"{source}: record number {index} has no claim id")
+            # a run recorded before a claim was renamed is read under the claim's new id (core.claim_ids.RENAMED)
+            record.claim_id = current_id(record.claim_id)
             key = record.claim_id.casefold()
             if key in records:
                 raise ValueError(f"{source}: claim {record.claim_id} has two records")

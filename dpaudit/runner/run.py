@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..core.claim_ids import PAPERS
+from ..core.claim_ids import PAPERS, seed_id
 from ..core.errors import UsageError
 from ..core.files import atomic_write
 from ..core.results import ERROR, NOT_REPRODUCED, UNEXPECTED_REFUTATION, AuditResult
@@ -268,7 +268,7 @@ def _run_locked(options: RunOptions, selected: Plan, executor: Executor, out: Pa
 
     def died(key: str, exc: BaseException) -> ClaimOutcome:
         entry = by_key[key]
-        seq = claim_seed_sequence(options.seed, entry.id)
+        seq = claim_seed_sequence(options.seed, seed_id(entry.id))
         ctx = RunContext(options.seed, options.budget, selected.alpha_share, seq)
         error = RuntimeError(f"the worker process running this claim died ({exc})")
         return ClaimOutcome(error_record(entry, entry.id, error, ctx).to_dict())

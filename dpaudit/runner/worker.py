@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..api.records import assemble_record, warning_counts
+from ..core.claim_ids import seed_id
 from ..core.results import AuditResult
 from ..core.seeding import claim_seed_sequence
 from ..reports.plots import plot_filename, render
@@ -54,8 +55,9 @@ def error_record(entry: Entry | None, claim_id: str, exc: BaseException, ctx: Ru
 def run_claim(task: ClaimTask) -> ClaimOutcome:
     start = time.perf_counter()
     entry: Entry | None = None
-    ctx = RunContext(task.run_seed, task.budget, task.alpha, claim_seed_sequence(task.run_seed, task.claim_id),
-                     task.cache_dir)
+    # a renamed claim keeps its first id's seed (core.claim_ids.RENAMED)
+    seq = claim_seed_sequence(task.run_seed, seed_id(task.claim_id))
+    ctx = RunContext(task.run_seed, task.budget, task.alpha, seq, task.cache_dir)
     plots: dict[str, bytes] = {}
     caught: list[warnings.WarningMessage] = []
     try:

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from ..core.claim_ids import PAPERS, selector_matches
+from ..core.claim_ids import PAPERS, current_id, selector_matches
 from ..core.errors import SelectionError
 from ..core.modules import load_file
 from .collection import Suite
@@ -75,6 +75,7 @@ def select(suites: dict[str, Suite], selectors: Sequence[str] = ()) -> list[Entr
         return every
     chosen: dict[str, Entry] = {}
     for selector in selectors:
+        selector = current_id(selector)  # a renamed claim's old id selects it (core.claim_ids.RENAMED)
         hits = [e for e in every if selector_matches(selector, e.id)]
         if not hits:
             known = ", ".join(sorted(suites))
@@ -88,8 +89,8 @@ def select(suites: dict[str, Suite], selectors: Sequence[str] = ()) -> list[Entr
 
 
 def find_entry(claim_id: str, extra: Iterable[str] = ()) -> Entry:
-    """The entry with this id (case-insensitive)."""
-    key = claim_id.casefold()
+    """The entry with this id (case-insensitive; a renamed claim by its old id too)."""
+    key = current_id(claim_id).casefold()
     suite = load_suites(extra).get(key.partition("/")[0])
     for entry in suite.entries if suite else ():
         if entry.claim_id.key == key:
