@@ -25,6 +25,7 @@ The suite is in parts, added in this order (each module lists the claims it enco
     accounting;
   - :mod:`.batches`: Lemma E.8 (at most log log T batches) on eq. (7)'s schedule, and on dpaudit's own ShuffleGLM,
     whose M = ceil(log2 log2 T) leaves the section's M <= log log T (hypothesis not met).
+  - :mod:`.optimization`: Lemma R.1 (the estimation error of an approximate minimiser) on seeded logistic data.
   - :mod:`.design`: Appendix O's design-matrix lemmas (lemO.1-O.4) on explicit sequences pressing on each
     inequality; Lemma O.4(a) as printed fails at d = 1 and 2 (its proof's form holds).
   - :mod:`.links`: Appendix G's inequalities about the link (lemG.1, lemG.2, claimobs2) for the logistic and
@@ -75,4 +76,5 @@ from ._suite import suite  # noqa: F401 (discovery reads the package's ``suite``
 
 # isort: split
 # the parts add their entries to ``suite`` when imported, in this order
-from . import tails, summation, trees, algorithms, transcripts, regret, ecolog, links, remark_a1, design, batches  # noqa: E402, F401, I001
+from . import tails, summation, trees, algorithms, transcripts, regret, ecolog, links, remark_a1  # noqa: E402, F401, I001
+from . import design, batches, optimization  # noqa: E402, F401, I001
