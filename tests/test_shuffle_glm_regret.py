@@ -124,9 +124,11 @@ def spec_rows() -> list[tuple[str, str]]:
 
 
 def entries() -> list:
-    """The regret module's entries: the structural LowerBound entries of :mod:`links` (Appendix G) and
-    :mod:`ecolog` (ECOLog's constants) are tested with those modules."""
-    structural = ("shuffle-glm/lemG.", "shuffle-glm/claimobs2@", "shuffle-glm/lemJ.2@ecolog-")
+    """The regret module's entries: the structural LowerBound entries of :mod:`links` (Appendix G), :mod:`ecolog`
+    (ECOLog's constants), :mod:`design` (Appendix O, Lemma 4.3), :mod:`batches` (Lemma E.8, eq. (6)'s warm-up) and
+    :mod:`optimization` (Lemma R.1) are tested with those modules."""
+    structural = ("shuffle-glm/lemG.", "shuffle-glm/claimobs2@", "shuffle-glm/lemJ.2@ecolog-", "shuffle-glm/lemO.",
+                  "shuffle-glm/lem4.3@", "shuffle-glm/lemE.8@", "shuffle-glm/eq6@", "shuffle-glm/lemR.1@")
     return [e for e in suite.entries if isinstance(e.claim, (RegretClaim, LowerBound))
             and not e.id.startswith(structural)]
 
