@@ -528,3 +528,4 @@ suite.privacy(f"shuffle-lcb/propF.3-jdp@algorithm,eps1,delta{_ALG_DELTA:g},B1,{_
 # the regret claims and the experiments' orderings add their entries to ``suite`` when imported
 from . import regret  # noqa: E402, F401, I001
 from . import batch_potential  # noqa: E402, F401, I001
+from . import confidence  # noqa: E402, F401, I001
