@@ -19,10 +19,14 @@ def ids(suites, paper: str) -> list[str]:
     return [e.id for e in suites[paper].entries]
 
 
+def outside(suites, paper: str) -> set[str]:
+    return {e.id for e in suites[paper].entries if e.footing == "hypothesis not met"}
+
+
 @pytest.mark.parametrize("paper", sorted(PAPERS))
 def test_every_statement_is_audited_or_left_out_with_a_reason(suites, paper):
     table = load_table(paper)
-    found = problems(table, ids(suites, paper))
+    found = problems(table, ids(suites, paper), outside(suites, paper))
     assert not found, f"{paper}'s statements table:\n  " + "\n  ".join(found)
     counts = table.counts()
     assert counts["statements"] == sum(counts[s] for s in STATUSES) > 0
@@ -90,6 +94,16 @@ def test_a_planted_gap_is_a_problem(change, expected):
     assert old in PLANTED
     found = planted(PLANTED.replace(old, new, 1))
     assert any(expected in f for f in found), found
+
+
+def test_an_entry_outside_the_hypotheses_may_be_pointed_to_but_not_listed_as_auditing():
+    assert planted(PLANTED) == []
+    found = problems(parse_table("p", PLANTED), IDS, {"p/thm1-privacy@eps2"})
+    assert found == ["Theorem 1 (thm1) part 'privacy': p/thm1-privacy@eps2 is outside the statement's hypotheses: "
+                     "point to it with `see`, it does not audit the statement"]
+    pointed = PLANTED.replace('entries = ["thm1-privacy"]',
+                              'entries = ["thm1-privacy@eps1"]\n  see = ["thm1-privacy@eps2"]')
+    assert pointed != PLANTED and problems(parse_table("p", pointed), IDS, {"p/thm1-privacy@eps2"}) == []
 
 
 def test_an_entry_no_statement_claims_is_a_problem():

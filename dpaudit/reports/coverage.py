@@ -37,7 +37,7 @@ def part_text(part: dict[str, Any]) -> str:
     name = part["part"] + (f" ({part['what']})" if part.get("what") else "")
     see = ", ".join(f"`{e}`" for e in part.get("see") or ())
     if part.get("entries"):
-        return f"{name}: " + ", ".join(f"`{e}`" for e in part["entries"]) + (f" (steps: {see})" if see else "")
+        return f"{name}: " + ", ".join(f"`{e}`" for e in part["entries"]) + (f" (see {see})" if see else "")
     label = name + ("" if part.get("checkable", True) else ", nothing to check")
     return f"{label}: {part.get('reason', '')}" + (f" (see {see})" if see else "")
 

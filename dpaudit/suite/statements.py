@@ -30,7 +30,8 @@ checkable parts and none does, and has *nothing to check* when no part is checka
 
 :func:`problems` lists what makes a table wrong: a part with neither entries nor a reason, a selector that selects
 nothing, a reason that says a statement is "audited with" or "audited as" something without naming
-the entries that do it, and a suite entry that no statement claims.
+the entries that do it, an entry outside its statement's hypotheses (footing "hypothesis not met") listed as auditing
+it, and a suite entry that no statement claims.
 """
 
 from __future__ import annotations
@@ -179,8 +180,11 @@ def load_table(paper: str) -> StatementTable:
     return parse_table(paper, source.read_text(encoding="utf-8"))
 
 
-def problems(table: StatementTable, claim_ids: list[str]) -> list[str]:
-    """What is wrong with ``table`` against the ids of its suite's entries (none: the table holds)."""
+def problems(table: StatementTable, claim_ids: list[str], outside_hypotheses: frozenset[str] | set[str] = frozenset()
+             ) -> list[str]:
+    """What is wrong with ``table`` against the ids of its suite's entries (none: the table holds). An entry in
+    ``outside_hypotheses`` (footing "hypothesis not met") does not audit its statement: it may be pointed to
+    (``see``), never listed among a part's ``entries``."""
     found: list[str] = []
     ids_seen = Counter(s.id for s in table.statements)
     found += [f"statement {sid!r} is listed {n} times" for sid, n in ids_seen.items() if n > 1]
@@ -211,6 +215,12 @@ def problems(table: StatementTable, claim_ids: list[str]) -> list[str]:
             if not hits:
                 found.append(f"{s.printed} ({s.id}): {selector!r} selects no entry of {table.paper}")
             claimed |= hits
+        for p in s.parts:
+            for selector in p.entries:
+                full = f"{table.paper}/{selector}"
+                outside = sorted(cid for cid in outside_hypotheses if selector_matches(full, cid))
+                found += [f"{s.printed} ({s.id}) part {p.name!r}: {cid} is outside the statement's hypotheses: point "
+                          "to it with `see`, it does not audit the statement" for cid in outside]
     unclaimed = sorted(set(claim_ids) - claimed)
     found += [f"entry {cid} belongs to no statement" for cid in unclaimed]
     return found
