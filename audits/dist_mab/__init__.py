@@ -574,3 +574,4 @@ for _reading, _label in [("printed", ""), ("primed", "primed,")]:
 # the regret claims add their entries to ``suite`` when imported
 from . import regret  # noqa: E402, F401, I001
 from . import conversions  # noqa: E402, F401, I001
+from . import confidence  # noqa: E402, F401, I001
