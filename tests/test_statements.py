@@ -210,3 +210,22 @@ def test_a_run_of_a_papers_suite_carries_its_table_and_a_run_of_another_suite_no
     broken = {"concurrent-shuffle": {**table, "statements": [{**table["statements"][0], "status": "half"}]}}
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema)
+
+
+@pytest.mark.parametrize("paper", sorted(PAPERS))
+def test_a_statement_with_several_parts_names_the_part_in_each_entrys_id(suites, paper):
+    """Where a statement's entries audit two or more kinds that ids name (privacy, regret, tail, ...), every one of
+    them says which part it audits (dist-mab/fact3-privacy beside fact3-tail), so ids read alike across the suites."""
+    from dpaudit.core.claim_ids import parse_claim_id, selector_matches
+
+    named = {"privacy", "regret", "tail", "accuracy", "confidence", "lower-bound", "communication"}
+    unnamed = []
+    for s in load_table(paper).statements:
+        kinds = {p.part for p in s.parts if p.entries and p.part in named}
+        if len(kinds) < 2:
+            continue
+        for p in s.parts:
+            for selector in p.entries if p.part in named else ():
+                unnamed += [cid for cid in ids(suites, paper) if selector_matches(f"{paper}/{selector}", cid)
+                            and parse_claim_id(cid).part is None]
+    assert not unnamed, unnamed
