@@ -188,6 +188,7 @@ def test_the_reports_show_each_papers_coverage_and_its_gaps():
     assert "Definition 1" not in md  # nothing to check is counted, not listed among the gaps
     html = "\n".join(coverage.html_section(tables))
     assert 'id="statements"' in html and "1 partly or left out" in html and "Theorem 1" in html
+    assert "privacy: <code>thm1-privacy</code>; tail: the exact law is out of reach" in html and "`" not in html
     assert coverage.markdown_section({}) == [] and coverage.html_section({}) == []
 
 

@@ -7,6 +7,7 @@ part audited by entries), *partly*, *left out* (with the reason per part), or wi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 from typing import Any
 
@@ -32,22 +33,33 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def part_text(part: dict[str, Any]) -> str:
-    """One part: the entries that audit it, or why it is left out (and what the reason points to)."""
-    name = part["part"] + (f" ({part['what']})" if part.get("what") else "")
-    see = ", ".join(f"`{e}`" for e in part.get("see") or ())
+def _backticks(entry: str) -> str:
+    return f"`{entry}`"
+
+
+def _plain(text: str) -> str:
+    return text
+
+
+def part_text(part: dict[str, Any], code: Callable[[str], str] = _backticks,
+              text: Callable[[str], str] = _plain) -> str:
+    """One part: the entries that audit it, or why it is left out (and what the reason points to). ``code`` shows an
+    entry and ``text`` the words (markdown by default; the HTML report passes its escapes)."""
+    name = text(part["part"] + (f" ({part['what']})" if part.get("what") else ""))
+    see = ", ".join(code(e) for e in part.get("see") or ())
     if part.get("entries"):
-        return f"{name}: " + ", ".join(f"`{e}`" for e in part["entries"]) + (f" (see {see})" if see else "")
-    label = name + ("" if part.get("checkable", True) else ", nothing to check")
-    return f"{label}: {part.get('reason', '')}" + (f" (see {see})" if see else "")
+        return f"{name}: " + ", ".join(code(e) for e in part["entries"]) + (f" (see {see})" if see else "")
+    label = name + ("" if part.get("checkable", True) else text(", nothing to check"))
+    return f"{label}: {text(part.get('reason', ''))}" + (f" (see {see})" if see else "")
 
 
-def statement_text(s: dict[str, Any]) -> str:
+def statement_text(s: dict[str, Any], code: Callable[[str], str] = _backticks,
+                   text: Callable[[str], str] = _plain) -> str:
     """Every part of a statement, or the statement's own reason when it has none."""
     if not s.get("parts"):
-        see = f" (see {', '.join(f'`{e}`' for e in s['see'])})" if s.get("see") else ""
-        return f"{s.get('reason', '')}{see}"
-    return "; ".join(part_text(p) for p in s["parts"])
+        see = f" (see {', '.join(code(e) for e in s['see'])})" if s.get("see") else ""
+        return f"{text(s.get('reason', ''))}{see}"
+    return "; ".join(part_text(p, code, text) for p in s["parts"])
 
 
 def counts_table(tables: dict[str, dict[str, Any]]) -> list[str]:
@@ -83,6 +95,10 @@ def full_table(paper: str, table: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _code(entry: str) -> str:
+    return f"<code>{escape(entry)}</code>"
+
+
 def html_section(tables: dict[str, dict[str, Any]]) -> list[str]:
     """The HTML report's coverage section: the counts per paper, and each paper's partly and left-out statements in
     a closed ``<details>``."""
@@ -100,7 +116,7 @@ def html_section(tables: dict[str, dict[str, Any]]) -> list[str]:
         if missing:
             body.append(f'<details class="group" data-paper="{escape(paper)}"><summary>{escape(paper)}: '
                         f"{len(missing)} partly or left out</summary><ul>")
-            body += [f"<li><b>{escape(s['printed'])}</b> ({escape(s['id'])}, {escape(s['status'])}): "
-                     f"{escape(statement_text(s))}</li>" for s in missing]
+            body += [f"<li><b>{escape(s['printed'])}</b> (<code>{escape(s['id'])}</code>, {escape(s['status'])}): "
+                     f"{statement_text(s, _code, escape)}</li>" for s in missing]
             body.append("</ul></details>")
     return body
