@@ -103,3 +103,10 @@ def test_lemma_4_3_is_witnessed_on_every_arm_set_and_its_bound_is_tight():
     x = design.arm_set(100, 5, "mixed")
     uniform = np.einsum("ki,ij,kj->k", x, np.linalg.inv(1e-3 * np.eye(5) + x.T @ x / 100), x).max()
     assert uniform > 5
+
+
+def test_the_noise_bound_is_the_lemmas():
+    """Lemma O.4's ||T^_s - T_s||_2 <= lambda/(4(sqrt d + 1)), pinned to numbers (the adversarial designs and the
+    conditions both read noise_bound, so a wrong formula would pass them alike)."""
+    assert design.noise_bound(1.0, 1) == pytest.approx(1 / 8)
+    assert design.noise_bound(2.0, 4) == pytest.approx(2 / 12)
