@@ -31,8 +31,9 @@ The suite is in parts, added in this order (each module lists the claims it enco
   - :mod:`.links`: Appendix G's inequalities about the link (lemG.1, lemG.2, claimobs2) for the logistic and
     probit links with R = 1, proof steps on a grid in closed form at 50 digits (probit refutes lemG.1 and
     lemG.2 off |z| <= 1: a finding).
-  - :mod:`.confidence`: the self-normalised bounds on the regularised MLE (lemE.5, lemK.2, lemL.5), their coverage on
-    simulated rewards at the algorithms' lambdas; Lemmas K.2 and L.5 as printed have no S and fail for ||theta*|| > 4R.
+  - :mod:`.confidence`: the self-normalised bounds on the regularised MLE (lemE.5, lemK.2, lemL.5) and Faury et
+    al.'s martingale bound (lemJ.2), their coverage on simulated rewards at the algorithms' lambdas; Lemmas K.2 and
+    L.5 as printed have no S and fail for ||theta*|| > 4R.
 
 Mechanism-level privacy (mechanisms/shuffle/vector_summation.py; mechanisms/glm/private_gd.py, pgd_views.py,
 exploration_set.py; mechanisms/counters/tree.py; the algorithms' parameters from algorithms/glm/parameters.py) is
@@ -65,7 +66,7 @@ Left out (with why):
     black-box in :mod:`.transcripts`, at small T only.
   - claimsec5-jdp: algorithm-level (Billboard lemma): no entry audits Algorithm 1's actions yet; thm5.1-sdp is
     audited above at the batch level. remarkA.1's DP-SGD part is in :mod:`.remark_a1`; its trees' part is lemI.4's.
-  - lemJ.2, lemE.4, corE.6, lemE.7, lemE.9, lemH.1, lemK.1, lemL.1, corL.2, lemL.3, lemL.4, corM.1, lemM.2:
+  - lemE.4, corE.6, lemE.7, lemE.9, lemH.1, lemK.1, lemL.1, corL.2, lemL.3, lemL.4, corM.1, lemM.2:
     confidence statements about the GLM estimators and the
     elimination: no entry audits their coverage yet (statements.toml says so, statement by statement).
   - regret, lower-bound and experiment claims: in :mod:`.regret`, whose docstring lists them.
