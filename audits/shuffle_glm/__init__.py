@@ -30,7 +30,7 @@ The suite is in parts, added in this order (each module lists the claims it enco
     inequality; Lemma O.4(a) as printed fails at d = 1 and 2 (its proof's form holds).
   - :mod:`.links`: Appendix G's inequalities about the link (lemG.1, lemG.2, claimobs2) for the logistic and
     probit links with R = 1, proof steps on a grid in closed form at 50 digits (probit refutes lemG.1 and
-    lemG.2 off |z| <= 1: a finding).
+    lemG.2 off |z| <= 1: hypothesis not met), and Lemma G.3's moment identities for the logistic model.
   - :mod:`.confidence`: the self-normalised bounds on the regularised MLE (lemE.5, lemK.2, lemL.5) and Faury et
     al.'s martingale bound (lemJ.2), their coverage on simulated rewards at the algorithms' lambdas; Lemmas K.2 and
     L.5 as printed have no S and fail for ||theta*|| > 4R.
@@ -45,8 +45,8 @@ P_GD's adaptive view also audited black-box as a cross-check.
 Left out (with why):
   - lemS.1-tail, lemS.2-tail, claimsecD.2, lemT.2 (its gradient-noise proxy, and its utility bounds
     (131) and (128)), lemI.6 (nu_1, nu_2): printed with O(.) only.
-  - lemS.1-accuracy, lemS.2-accuracy (unbiasedness) and lemG.3: moment identities (dpaudit has no
-    moment claim); the analyzer's unbiasedness is checked from the exact laws in
+  - lemS.1-accuracy, lemS.2-accuracy (unbiasedness): moment identities of the analyzers (dpaudit has no
+    moment claim on a mechanism's output); the analyzer's unbiasedness is checked from the exact laws in
     tests/test_shuffle_glm_mechanisms.py.
   - claimobs2 for the probit link: the probit model is no exponential family in z, it has no log-partition b
     (see :mod:`.links`).
