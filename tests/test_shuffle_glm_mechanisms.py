@@ -544,3 +544,25 @@ def test_criterion_two_user_view_composes_its_parts_and_has_power():
 def test_out_of_range_parameters_of_the_user_view_are_clear_errors(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def test_the_unbiasedness_entries_hold_and_a_debiasing_off_by_one_count_fails():
+    """lemS.1-accuracy / lemS.2-accuracy: verified on their points; a protocol whose analyzer subtracts one count
+    too many (bias Delta/g = 1/8) fails the step."""
+    from dpaudit.auditors.lower_bound import evaluate_step
+    from dpaudit.audits.shuffle_glm import summation
+    from dpaudit.suite import find_entry
+
+    for cid in ("lemS.1-accuracy@eps15,delta0.4,d2,n16", "lemS.1-accuracy@eps1,delta0.01,d2,n16",
+                "lemS.2-accuracy@eps15,delta0.4,d2,n16,rank1"):
+        entry = find_entry(f"shuffle-glm/{cid}")
+        assert dpaudit.audit_lower_bound(entry.claim).verdict == "verified", cid
+
+    class OffByOne(ShuffledVectorSummation):
+        def debias(self, counts):
+            return super().debias(np.asarray(counts) - 1)
+
+    x = summation._in_ball(16, 2, 1)
+    assert evaluate_step(summation.unbiased_step(ShuffledVectorSummation(15.0, 0.4, 2, 16, 1.0), x),
+                         {})["status"] == "holds"
+    assert evaluate_step(summation.unbiased_step(OffByOne(15.0, 0.4, 2, 16, 1.0), x), {})["status"] == "fails"

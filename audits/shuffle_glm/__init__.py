@@ -7,7 +7,8 @@ chi-square, Gaussian sums); the random-matrix norm claims are audited from sampl
 
 The suite is in parts, added in this order (each module lists the claims it encodes):
   - :mod:`.tails`: tail and concentration claims about a noise or a sum of independent variables;
-  - :mod:`.summation`: the shuffled summation protocols P_1, P_2 (Appendix S) and Cheu et al.'s Theorem 4.2(i)
+  - :mod:`.summation`: the shuffled summation protocols P_1, P_2 (Appendix S; their privacy, and their analyzers'
+    unbiasedness from the exact count laws) and Cheu et al.'s Theorem 4.2(i)
     they rest on (thm4.2i-privacy, the spec's external row X1), Algorithm 1's uses of P_2, and P_GD's views
     (Appendix T: one iteration's, the linear loss's whole transcript exactly, the logistic loss's adaptive
     whole view exactly as a mixture over theta_1 keyed by the first view, and black-box as a cross-check);
@@ -45,9 +46,6 @@ P_GD's adaptive view also audited black-box as a cross-check.
 Left out (with why):
   - lemS.1-tail, lemS.2-tail, claimsecD.2, lemT.2 (its gradient-noise proxy, and its utility bounds
     (131) and (128)), lemI.6 (nu_1, nu_2): printed with O(.) only.
-  - lemS.1-accuracy, lemS.2-accuracy (unbiasedness): moment identities of the analyzers (dpaudit has no
-    moment claim on a mechanism's output); the analyzer's unbiasedness is checked from the exact laws in
-    tests/test_shuffle_glm_mechanisms.py.
   - claimobs2 for the probit link: the probit model is no exponential family in z, it has no log-partition b
     (see :mod:`.links`).
   - lemI.4-tail's second inequality: replaces m = ceil(log T + 1) by log T, an arithmetic step that is

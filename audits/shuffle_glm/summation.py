@@ -15,6 +15,12 @@ Encoded (id -> statement, parameter points):
     (1, 1) (pairs -e_1 -> e_1 and 0 -> e_1 at n = 1, where the shuffler hides nothing).
   - lemS.2-privacy: P_2 at (15, 0.4), d = 2, n = 16: over searched rank-one inputs y y^T (||y||^2 <= 1),
     and on general symmetric matrices of operator norm 1 (I -> -I; the swap matrix -> its negative).
+  - lemS.1-accuracy, lemS.2-accuracy: the analyzer is unbiased, E[A(S(R(x_1..x_n)))] = sum_i x_i. A proof step on
+    each output coordinate: the analyzer applied to the means of the exact count laws (A is affine, so that is the
+    output's mean) against the users' sum, to within the float resolution of those means (2^-40 of the largest count,
+    n (2g + b), times Delta/g: 1e-4 at (1, 0.01), where b = 5.5e7; a debiasing off by one count shows as Delta/g =
+    1/8). P_1 at (15, 0.4) and (1, 0.01), P_2 at (15, 0.4) on rank-one inputs y y^T, d = 2, n = 16, on seeded inputs
+    in the unit ball and on users at +-e_1 and e_2 (the rounding's edges).
   - claimsec5-sdp: Algorithm 1's warm-up P_2 (Delta = 1) at (eps/2, delta/2) for (eps, delta) = (4, 0.1)
     (Theorem 5.1's range eps < 5), n = 16, d = 2, on three pairs of one user's arm.
   - claimsecD.1: Algorithm 1 line 18's P_2 at (eps/2, delta/2), Delta = 1/kappa* (kappa* = 4), inputs of
@@ -43,7 +49,7 @@ import math
 
 import numpy as np
 
-from dpaudit import ApproxDP
+from dpaudit import ApproxDP, LowerBound, ProofStep
 from dpaudit.core.domains import Box, Datasets
 from dpaudit.core.neighbours import ReplaceUser, one_changed
 from dpaudit.mechanisms.glm.glm_links import logistic_gradient
@@ -98,6 +104,45 @@ for _eps, _delta, _d, _n, _search in [(15.0, 0.49, 1, 1, False), (15.0, 0.49, 3,
                         f"(R_Vec, S_Vec, A_Vec) with eq. (127)'s g = {_x1.g}, b = {_x1.b} is ({_eps:g}, {_delta:g})-"
                         f"shuffle private, d = {_d}, n = {_n}, ||x||_2 <= 1, "
                         + ("pairs searched" if _search else "one user from -e_1 to e_1 and from 0"))
+
+# -- Lemmas S.1 and S.2: the analyzer is unbiased ----------------------------------------------------
+
+def unbiased_step(protocol, data) -> ProofStep:
+    """|E[o] - sum_i x_i| <= the float resolution of the count means, per output coordinate (module docstring)."""
+    data = np.asarray(data, dtype=float)
+
+    def sides(_):
+        means = np.array([law.mean for law in protocol.count_laws(data)])
+        bias = np.abs(np.ravel(protocol.analyze(means) - data.sum(axis=0)))
+        resolution = protocol.Delta / protocol.g * protocol.n * (2 * protocol.g + protocol.b) * 2.0**-40
+        return bias, np.full(bias.shape, resolution), {"coordinate": np.arange(bias.size)}
+
+    return ProofStep("|E[o] - sum x| <= float resolution", "E[A(S(R(x_1..x_n)))] = sum_i x_i", sides, "<=")
+
+
+def _in_ball(n: int, d: int, seed: int) -> np.ndarray:
+    x = np.random.default_rng(seed).uniform(-1, 1, (n, d))
+    return x / np.maximum(1.0, np.linalg.norm(x, axis=1, keepdims=True))
+
+
+#: users at the rounding's edges: a third at e_1, a third at -e_1, the rest at e_2
+EDGES = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])[np.arange(16) % 3]
+UNBIASED_TEXT = ("Lemma {}: the analyzer is unbiased, E[A(S(R(x_1, ..., x_n)))] = sum_i x_i, for inputs of norm <= "
+                 "Delta (the accuracy part; the sub-Gaussian proxy is printed as O(.) only)")
+for _eps, _delta in ((15.0, 0.4), (1.0, 0.01)):
+    _p1 = ShuffledVectorSummation(_eps, _delta, 2, 16, 1.0)
+    suite.lower_bound(f"shuffle-glm/lemS.1-accuracy@eps{_eps:g},delta{_delta:g},d2,n16", claim=LowerBound(
+        UNBIASED_TEXT.format("S.1"), {"eps": _eps, "delta": _delta, "d": 2, "n": 16, "Delta": 1.0},
+        steps=(unbiased_step(_p1, _in_ball(16, 2, 1)), unbiased_step(_p1, EDGES))),
+        title=f"P_1 at ({_eps:g}, {_delta:g}) is unbiased: its output's mean, from the exact count laws, is the users' "
+              f"sum (seeded inputs in the unit ball; users at +-e_1 and e_2)")
+_P2_UNBIASED = OuterProductSummation(ShuffledMatrixSummation(15.0, 0.4, 2, 16, 1.0))
+suite.lower_bound("shuffle-glm/lemS.2-accuracy@eps15,delta0.4,d2,n16,rank1", claim=LowerBound(
+    UNBIASED_TEXT.format("S.2"), {"eps": 15.0, "delta": 0.4, "d": 2, "n": 16, "Delta": 1.0},
+    steps=(unbiased_step(_P2_UNBIASED.protocol, _P2_UNBIASED.matrices(_in_ball(16, 2, 2))),
+           unbiased_step(_P2_UNBIASED.protocol, _P2_UNBIASED.matrices(EDGES)))),
+    title="P_2 at (15, 0.4) is unbiased on the rank-one inputs y y^T: its output's mean, from the exact count laws, "
+          "is the users' sum")
 
 # -- Lemma S.2: P_2 -----------------------------------------------------------------------------
 
