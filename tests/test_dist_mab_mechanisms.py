@@ -176,3 +176,28 @@ def test_analyzer_error_law_is_exact_inside_tau_and_the_accuracy_audit_has_power
         assert law.sf(tau) + law.cdf(-tau - 1) == pytest.approx(2 * a ** (tau + 1) / (1 + a), rel=1e-6)
         assert dpaudit.audit_tail(law, TailBound.accuracy(tau, 1 / T)).verdict == "verified"
         assert dpaudit.audit_tail(law, TailBound.accuracy(tau, 1 / (4 * T))).verdict == "refuted"
+
+
+def test_the_rounding_unbiasedness_entries_are_tight_and_a_biased_law_fails():
+    """claimsecD.1a@unbiased: both steps hold with equality at every point (left not refuted: floats cannot prove an
+    equality); a rounding law with its two probabilities swapped (mean floor(x g) + 1 - frac) fails the first step."""
+    from dpaudit.audits import dist_mab
+    from dpaudit.auditors.lower_bound import evaluate_step
+    from dpaudit.mechanisms.noise import FiniteIntegerLaw, RandomizedRounding
+
+    for g in (4, 32):
+        for step in dist_mab._UNBIASED_STEPS:
+            result = evaluate_step(step, {"g": g})
+            assert result["status"] == "tight" and result["failing_points"] == 0
+
+    class Swapped(RandomizedRounding):
+        def law(self, x):
+            law = super().law(x)
+            return FiniteIntegerLaw(law.offset, law.probs[::-1]) if law.probs.size == 2 else law
+
+    original = dist_mab.RandomizedRounding
+    dist_mab.RandomizedRounding = Swapped
+    try:
+        assert evaluate_step(dist_mab._UNBIASED_STEPS[0], {"g": 4})["status"] == "fails"
+    finally:
+        dist_mab.RandomizedRounding = original

@@ -32,7 +32,10 @@ Encoded (id -> statement):
     so P[|sum| > (g/eps) sqrt(2 log(2/p))] <= p.
   - claimsecD.1a: randomized-rounding error: each iota_i is 1-sub-Gaussian, and
     P[|(1/g) sum x_hat - sum x| > sqrt(2 (n/g^2) log(2/p))] <= p; at every fraction 1/2 (the largest
-    variance) and at uniformly spread inputs.
+    variance) and at uniformly spread inputs. claimsecD.1a@unbiased: E[x_hat_i] = x_i g, the mean of each input's
+    exact rounding law and of the sum's (convolved) law against x g, on x = k/64 (k = 0..64) and the spread inputs,
+    g in {4, 32}: proof steps with relation "==" (the tail entries centre the law at its mean, so a bias would not
+    show in them).
   - lem5: Lap_Z(1/eps) is (c^2/eps^2, c/eps)-sub-exponential, and w.p. >= 1 - p,
     |sum of n| <= max{(c/eps) sqrt(2 n log(2/p)), (2c/eps) log(2/p)}. The paper leaves the absolute
     constant c unspecified; audited at c = 1.6, just above c* = 1/sqrt(1 - e^{-1/2}) = 1.5942, the
@@ -149,9 +152,8 @@ Left out (with why):
   - lem2-tail: a union-bound count (3p), not a statement about a law; note that the stated
     allocation sums to about 4.1 p. Its consequence for the regret, P(Reg(T) > f_E(T)) <= 3p, is
     lem2-regret@bound-hp in :mod:`.regret`.
-  - the mean and variance facts (E x_hat = x g; Var Lap_Z = 2 e^{-1/b} / (1 - e^{-1/b})^2;
-    Var N_Z < sigma^2; the Polya moments): dpaudit has no moment claim; they are exact identities
-    checked in tests/test_noise.py.
+  - the variance facts (Var Lap_Z = 2 e^{-1/b} / (1 - e^{-1/b})^2; Var N_Z < sigma^2; the Polya moments): exact
+    identities of the noise laws, checked in tests/test_noise.py (E x_hat = x g is claimsecD.1a@unbiased, above).
   - thm3-privacy for the server's whole view (the shuffled multiset of R~'s bits): the Cheu-Yan randomizer R~ is
     not specified (nor its length d), so its 2 eps~ is stated, not audited; the mod-sum step (mechanism level)
     and Algorithm 1's decisions (algorithm level, thm3-privacy@algorithm) are audited, above.
@@ -175,13 +177,14 @@ from functools import partial
 
 import numpy as np
 
-from dpaudit import ZCDP, PureDP, QueryDistance, RenyiDP, SubExponential, SubGaussian, TailBound
+from dpaudit import ZCDP, LowerBound, ProofStep, PureDP, QueryDistance, RenyiDP, SubExponential, SubGaussian, TailBound
 from dpaudit.algorithms import BatchSuccessiveElimination
 from dpaudit.bandits.transcripts import DecisionTranscript
 from dpaudit.core.domains import Box, Datasets
 from dpaudit.core.laws import LazyLaw
 from dpaudit.core.neighbours import ReplaceRewardVector, ReplaceUser, one_changed
 from dpaudit.mechanisms import DiscreteLaplaceMechanism, DistributedSum, LocalModularRandomizer, noise
+from dpaudit.mechanisms.noise import RandomizedRounding
 from dpaudit.mechanisms.distributed.distributed_sum import CentralModularSum, IntegerQueryNoise, ShuffleModSum
 from dpaudit.mechanisms.distributed.distributed_sum_analysis import (
     N_BATCH,
@@ -282,6 +285,29 @@ for label, fractions in [("frac0.5", _HALF), ("spread", _SPREAD)]:
                        lambda p, n=N_BATCH: np.sqrt(2 * n * np.log(2 / p)), "g sqrt(2 (n/g^2) log(2/p))", centred=True),
                    title=f"rounding error of n = {N_BATCH} inputs ({label}), in units of 1/g: tail <= p at "
                          "sqrt(2 n log(2/p))")
+_GRID64 = np.arange(65) / 64
+
+
+def _input_means(p):
+    """Each input's exact rounding law's mean against x g, on x = k/64."""
+    rounding = RandomizedRounding(p["g"])
+    return np.array([rounding.law(x).mean for x in _GRID64]), _GRID64 * p["g"], {"x": _GRID64}
+
+
+def _sum_mean(p):
+    """The sum's exact (convolved) law's mean against g sum x, for the spread inputs."""
+    xs = _SPREAD / p["g"]
+    return RandomizedRounding(p["g"]).sum_law(xs).mean, p["g"] * xs.sum()
+
+
+_UNBIASED_STEPS = (ProofStep("E[x_hat] = x g", "E[x_hat_i] = x_i g for one input", _input_means, "=="),
+                   ProofStep("E[sum x_hat] = g sum x", "E[sum_i x_hat_i] = g sum_i x_i", _sum_mean, "=="))
+for g in (4, 32):
+    suite.lower_bound(f"dist-mab/claimsecD.1a@unbiased,g{g}", claim=LowerBound(
+        "App. D.1, Term (ii): randomized rounding is unbiased, E[iota_i] = 0, i.e. E[x_hat_i] = x_i g",
+        {"g": g, "n": N_BATCH}, steps=_UNBIASED_STEPS),
+        title=f"randomized rounding at precision g = {g} is unbiased: the exact laws' means against x g (x = k/64; "
+              f"the sum of {N_BATCH} spread inputs)")
 suite.tail("dist-mab/claimsecD.1a@mgf,frac0.5",
            subject=noise.FiniteIntegerLaw(0, [0.5, 0.5], name="x_hat at x g = 1/2"),
            claim=SubGaussian(1.0, centred=True), auditor="exact",
