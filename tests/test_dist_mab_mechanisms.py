@@ -181,8 +181,8 @@ def test_analyzer_error_law_is_exact_inside_tau_and_the_accuracy_audit_has_power
 def test_the_rounding_unbiasedness_entries_are_tight_and_a_biased_law_fails():
     """claimsecD.1a@unbiased: both steps hold with equality at every point (left not refuted: floats cannot prove an
     equality); a rounding law with its two probabilities swapped (mean floor(x g) + 1 - frac) fails the first step."""
-    from dpaudit.audits import dist_mab
     from dpaudit.auditors.lower_bound import evaluate_step
+    from dpaudit.audits import dist_mab
     from dpaudit.mechanisms.noise import FiniteIntegerLaw, RandomizedRounding
 
     for g in (4, 32):

@@ -184,7 +184,6 @@ from dpaudit.core.domains import Box, Datasets
 from dpaudit.core.laws import LazyLaw
 from dpaudit.core.neighbours import ReplaceRewardVector, ReplaceUser, one_changed
 from dpaudit.mechanisms import DiscreteLaplaceMechanism, DistributedSum, LocalModularRandomizer, noise
-from dpaudit.mechanisms.noise import RandomizedRounding
 from dpaudit.mechanisms.distributed.distributed_sum import CentralModularSum, IntegerQueryNoise, ShuffleModSum
 from dpaudit.mechanisms.distributed.distributed_sum_analysis import (
     N_BATCH,
@@ -199,6 +198,7 @@ from dpaudit.mechanisms.distributed.distributed_sum_analysis import (
     theorem2_epsilon,
     theorem4_epsilon_hat,
 )
+from dpaudit.mechanisms.noise import RandomizedRounding
 
 from ._suite import suite
 
