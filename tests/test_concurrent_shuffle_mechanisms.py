@@ -301,3 +301,29 @@ def test_bad_parameters_are_clear_errors(make, message):
 
 def test_binomial_noise_law_type():
     assert isinstance(ConcurrentShuffleCounter.sequential(8, 4, EPS, DELTA).noise_law(8), Binomial)
+
+
+def test_figure_2_entry_is_tight_and_fails_on_another_cover():
+    """fig2@cover-sets: each V^t matches position by position; a printed block moved by one round, one block too
+    many, or the sequential model's counter (one shuffler, batches of 2) fails."""
+    from dpaudit.auditors.lower_bound import evaluate_step
+    from dpaudit.audits import concurrent_shuffle as cs
+
+    point = {"n": 8, "k": 2}
+    for t in (6, 7, 8):
+        assert evaluate_step(cs._cover_step(t), point)["status"] == "tight"
+    saved = dict(cs.FIG2_COVERS)
+    try:
+        cs.FIG2_COVERS[8] = ((1, 4), (5, 7))
+        assert evaluate_step(cs._cover_step(8), point)["status"] == "fails"
+        cs.FIG2_COVERS[6] = ((1, 4), (5, 6), (7, 7))
+        assert evaluate_step(cs._cover_step(6), point)["status"] == "fails"
+    finally:
+        cs.FIG2_COVERS.update(saved)
+    lowest = cs.ConcurrentShuffleCounter.lowest_levels
+    cs.ConcurrentShuffleCounter.lowest_levels = lambda n, k, eps, delta: cs.ConcurrentShuffleCounter.sequential(
+        n, 2, eps, delta)
+    try:
+        assert evaluate_step(cs._cover_step(6), point)["status"] == "fails"
+    finally:
+        cs.ConcurrentShuffleCounter.lowest_levels = lowest

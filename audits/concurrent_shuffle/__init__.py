@@ -49,6 +49,10 @@ binomials, so they run at larger n.
   - cor3.3-privacy@vector,n8,dim2: the vector instantiation, Algorithm 2 (n = 8, blocks at (eps/log n,
     delta/log n)) with shuffle-lcb's P_Vec (Theorem C.1's g and b at each block's size) on rows (phi, y)
     in dimension 2; exact on the two blocks of the user that changes, one pair (cost: ~35 s).
+  - fig2@cover-sets,n8,k2: Figure 2's cover sets (Definition 3.1) of Algorithm 2 at n = 8 with k = 2 shufflers
+    (blocks of 2 and 4), V^6 = V^7 = {v_1^4, v_5^6} and V^8 = {v_1^4, v_5^8}: one proof step per t with relation
+    "==", the counter's cover of [1, t] against the printed blocks, each side encoded as the number of blocks
+    followed by each block's first and last round, padded with -1 to a common length.
 
 Algorithm 4's own privacy (cs-linucb, through :class:`~dpaudit.bandits.contextual_transcripts.ContextualTranscript`):
 the CSDP transcript (Sec 3: the concatenation of every shuffler's outputs) is every completed block's label
@@ -114,7 +118,7 @@ import math
 
 import numpy as np
 
-from dpaudit import ApproxDP, SubGaussian, TailBound
+from dpaudit import ApproxDP, LowerBound, ProofStep, SubGaussian, TailBound
 from dpaudit.algorithms.linear.registry import ALGORITHMS
 from dpaudit.bandits.contextual_transcripts import ContextualTranscript, fixed_arms
 from dpaudit.core.domains import Datasets
@@ -144,6 +148,36 @@ for k, n in [(1, 8), (2, 32)]:
                   relation=ReplaceOne().over(Datasets(n, (0, 1))),
                   title=f"Algorithm 3 with k = {k} shufflers (d = 4, d_low = 2, n = {n}) is (0.9, 1e-3)-CSDP; "
                         "one user's bit replaced, pairs searched")
+
+
+# == Figure 2: the cover sets of Algorithm 2 at n = 8, k = 2 ==
+
+#: the blocks Figure 2 prints for V^t, as (first round, last round)
+FIG2_COVERS = {6: ((1, 4), (5, 6)), 7: ((1, 4), (5, 6)), 8: ((1, 4), (5, 8))}
+
+
+def _cover_step(t: int) -> ProofStep:
+    def encode(blocks) -> list:
+        return [len(blocks), *(r for block in blocks for r in block)]
+
+    def sides(p):
+        counter = ConcurrentShuffleCounter.lowest_levels(p["n"], p["k"], EPS, DELTA)
+        got = encode([(b.start + 1, b.end) for b in counter.cover(t)])
+        printed = encode(FIG2_COVERS[t])
+        width = max(len(got), len(printed))
+        pad = [-1] * width
+        return (np.array((got + pad)[:width], dtype=float), np.array((printed + pad)[:width], dtype=float),
+                {"position": np.arange(width)})
+
+    blocks = ", ".join(f"v_{a}^{b}" for a, b in FIG2_COVERS[t])
+    return ProofStep(f"V^{t}", f"V^{t} = {{{blocks}}}", sides, "==")
+
+
+suite.lower_bound("concurrent-shuffle/fig2@cover-sets,n8,k2", claim=LowerBound(
+    "Figure 2: Algorithm 2 at n = 8 with k = 2 shufflers (batches of 2 and 4) covers [1, t] by V^6 = V^7 = "
+    "{v_1^4, v_5^6}, V^8 = {v_1^4, v_5^8} (Definition 3.1)", {"n": 8, "k": 2},
+    steps=tuple(_cover_step(t) for t in FIG2_COVERS)),
+    title="Figure 2's cover sets V^6, V^7, V^8 of Algorithm 2 at n = 8, k = 2, against the counter's")
 
 
 # == Algorithm 1's schedules: Algorithm 2 as printed, the nodes, the sequential model, advanced composition ==
