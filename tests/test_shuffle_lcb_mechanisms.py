@@ -348,3 +348,43 @@ def test_returning_transcript_is_the_product_over_batches():
 def test_out_of_range_parameters_and_inputs_are_clear_errors(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+@pytest.mark.parametrize("k", [100, 1000])
+def test_theorem_e2_entries_verify_and_four_times_the_per_mechanism_eps_is_refuted(k):
+    """thmE.2@k...: verified exactly at both eps'; the formula is conservative here (three times its eps still holds at
+    delta' = 0.05: true delta 0.018 at k = 100), and four times it is refuted (0.058 > 0.05)."""
+    import math
+
+    from dpaudit.mechanisms.classic.composition import RepeatedResponseCount
+    from dpaudit.suite import find_entry
+
+    for eps_total in (0.5, 0.9):
+        entry = find_entry(f"shuffle-lcb/thmE.2@k{k},eps-total{eps_total:g},delta-slack0.05")
+        assert dpaudit.audit_privacy(entry.subject, entry.claim, pairs=entry.pairs,
+                                     auditor="exact").verdict == "verified"
+    e = 4 * 0.9 / (2 * math.sqrt(2 * k * math.log(1 / 0.05)))
+    assert dpaudit.audit_privacy(RepeatedResponseCount(e, k), dpaudit.ApproxDP(0.9, 0.05), pairs=[([1], [0])],
+                                 auditor="exact").verdict == "refuted"
+
+
+def test_the_unbiasedness_entries_verify_and_cheus_recentring_fails_them():
+    """thmC.1-accuracy@...: verified; the analyzer re-centred by Delta alone (Cheu et al.'s, which Theorem C.1's proof
+    corrects to B Delta) is off by (B - 1) Delta and fails the step."""
+    from dpaudit.audits import shuffle_lcb
+    from dpaudit.auditors.lower_bound import evaluate_step
+    from dpaudit.suite import find_entry
+
+    for point in ("eps1,delta0.1,d3,B20", "eps10,delta0.1,d5,B20"):
+        entry = find_entry(f"shuffle-lcb/thmC.1-accuracy@{point}")
+        assert dpaudit.audit_lower_bound(entry.claim).verdict == "verified"
+
+    class Cheu(ShuffledVectorProtocol):
+        def debias(self, counts):
+            return super().debias(counts) + (self.B - 1) * 1.0
+
+    rows_ = shuffle_lcb.seeded_rows(3, 20, 0)
+    assert evaluate_step(shuffle_lcb.unbiased_step(ShuffledVectorProtocol.unique_users(1.0, 0.1, 3, 20), rows_),
+                         {})["status"] == "holds"
+    assert evaluate_step(shuffle_lcb.unbiased_step(Cheu.unique_users(1.0, 0.1, 3, 20), rows_),
+                         {})["status"] == "fails"

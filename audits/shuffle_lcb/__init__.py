@@ -24,6 +24,12 @@ points of one user (N-loc; a batch of one). Exact wherever the law is tractable:
 is the vector of per-label counts of ones (a product of finite laws, exact PLD); R_Amp's release is a
 product of equal-variance Gaussians (Balle-Wang closed form). P_Amp's shuffled view (two multisets of
 Gaussian messages) has no tractable law and is audited from samples.
+  - thmC.1-accuracy@...: A_Vec is unbiased once B Delta is subtracted: per output entry, the analyzer applied to the
+    means of the exact count laws (it is affine) against the users' sums sum phi y and sum phi phi^T, to within the
+    means' float resolution (2^-40 of the largest count B (2g + b), times Delta/g); at (eps, delta) = (1, 0.1),
+    d = 3, B = 20 and (10, 0.1), d = 5, B = 20 (the experiments' d and B), on seeded rows. (The tests show Cheu
+    et al.'s re-centring by Delta alone, which the paper corrects, failing it by (B - 1) Delta.) The lemA.2 ellipsoid's
+    coverage is in :mod:`.confidence`.
   - thm3.5-privacy (alias thmC.1-privacy): P_Vec is (eps, delta)-SDP. At (15, 0.4), d = 2, B = 16 (the
     edge of the range eps <= 15, delta < 1/2, where b is smallest: the weakest noise the theorem allows),
     pairs searched; at the paper's experiment d = 5, B = 20, delta = 0.1, eps = 10 and eps = 1, on the two
@@ -32,6 +38,8 @@ Gaussian messages) has no tractable law and is audited from samples.
     on the extreme pairs.
   - remark3.7: one user's messages of Thm 3.5's P_Vec are O(eps sqrt B, delta)-LDP, with the constant 1
     the proof of Cor C.2 gives: (eps sqrt B, delta) = (4, 0.1) at eps = 1, delta = 0.1, B = 16, d = 2; searched.
+  - thmE.2@k{100,1000},eps-total{0.5,0.9},delta-slack0.05: advanced composition as quoted (eps = eps'/(2 sqrt(2k
+    log(1/delta')))), on k randomized responses, exactly (the worst case for pure parts; dist-mab/thm7's check).
   - thmE.5-privacy: P_Vec with Thm E.5's b over all M batches is (eps, delta)-SDP for a returning user:
     (15, 0.4), d = 2, B = 16, T = 64 (M = 4, b = 41,084,470; the range's edge, and the smallest M that
     composes more than a couple of batches within the budget), the user changed in every batch.
@@ -110,11 +118,8 @@ batches (their batch's inputs depend on the earlier views: a mixture over prefix
 
 Left out (with why):
   - remark3.10 (noise variance orders T/eps^2 and log T/eps^2), lemA.4-tail (constants c1, c2 of
-    Vershynin's bounds unspecified), lemA.2-tail (a confidence ellipsoid of the algorithm: audited
-    with the algorithms), the reward noise being 1-sub-Gaussian (Hoeffding's lemma, no id; the
+    Vershynin's bounds unspecified), the reward noise being 1-sub-Gaussian (Hoeffding's lemma, no id; the
     same fact as dist-mab/claim1).
-  - thmC.1-accuracy (unbiasedness): a moment identity (dpaudit has no moment claim), checked from the
-    exact count laws in tests/test_shuffle_lcb_mechanisms.py, with the Delta-re-centring variant's bias.
   - corB.2-sdp, corC.2-sdp, corB.3-sdp, corC.3-sdp, corC.2-ldp, corB.2-ldp, corE.4-sdp, corE.6-sdp: the same
     protocols at a B or an (eps, delta) given only up to O(.) constants; their mechanisms are audited above at
     explicit points (corE.6-sdp's protocol is thmE.5-privacy's).
@@ -126,7 +131,6 @@ Left out (with why):
     O(log T) nodes, hence noise variance O(log T) sigma^2): stated only up to O(.), so no accuracy
     claim; the exact error law of a prefix sum is CentralTreeMechanism.error_law (tested).
   - corB.2-jdp, corB.3-jdp, corC.2-jdp, corC.3-jdp, remark3.4-jdp (Billboard lemma): printed only up to O(.);
-    thmE.2 (advanced composition, explicit constants): no entry audits it yet (statements.toml says so).
   - communication claims: another issue; among them claimsec6d (P_Amp's one real vector and matrix per
     user; P_Vec's O(d^2 (g + b)) bits with "g + b <~ sqrt B + log(1/delta)/eps^2" as printed): orders only.
   - claimsec6c (Garcelon et al.'s determinant trick needs V_t >= V_tau_t, which noisy increments need not
@@ -144,12 +148,13 @@ import math
 
 import numpy as np
 
-from dpaudit import ApproxDP, SubGaussian
+from dpaudit import ApproxDP, LowerBound, ProofStep, SubGaussian
 from dpaudit.algorithms.linear.registry import ALGORITHMS
 from dpaudit.bandits.contextual_transcripts import ContextualTranscript, FirstBatchView, fixed_arms
 from dpaudit.core.domains import Box, Datasets
-from dpaudit.core.neighbours import ReplaceUser, one_changed
+from dpaudit.core.neighbours import ReplaceOne, ReplaceUser, one_changed
 from dpaudit.mechanisms import noise
+from dpaudit.mechanisms.classic.composition import RepeatedResponseCount
 from dpaudit.mechanisms.counters.central_tree import (
     WORST_ROW_PAIR,
     CentralTreeMechanism,
@@ -189,6 +194,39 @@ for eps in (0.2, 1.0, 10.0):
     suite.tail(f"shuffle-lcb/thmC.1-tail@binomial,eps{eps:g}", subject=bits, auditor="exact",
                claim=SubGaussian(math.sqrt(B * b / 4), centred=True),
                title=f"sum of the binomial noise Bin(Bb, 1/4) - Bb/4 is (Bb/4)-sub-Gaussian (eps = {eps:g})")
+def unbiased_step(protocol: ShuffledVectorProtocol, data) -> ProofStep:
+    """|E[o] - the users' sums| <= the float resolution of the count means, per output entry (module docstring)."""
+    data = np.asarray(data, dtype=float)
+
+    def sides(_):
+        means = np.array([law.mean for law in protocol.count_laws(data)])
+        vec, mat = protocol.analyze(means)
+        phi, y = data[:, :protocol.d], data[:, protocol.d]
+        bias = np.abs(np.concatenate([vec - (phi * y[:, None]).sum(axis=0), np.ravel(mat - phi.T @ phi)]))
+        resolution = protocol.B * (2 * protocol.g + protocol.b) / protocol.g * 2.0**-40
+        return bias, np.full(bias.shape, resolution), {"entry": np.arange(bias.size)}
+
+    return ProofStep("|E[o] - sum| <= float resolution", "E[A_Vec(S(R_Vec(rows)))] = (sum phi y, sum phi phi^T)",
+                     sides, "<=")
+
+
+def seeded_rows(d: int, users: int, seed: int) -> np.ndarray:
+    """Rows (phi, y) with ||phi|| <= 1 and |y| <= 1, from a seeded stream."""
+    rng = np.random.default_rng(seed)
+    phi = rng.normal(size=(users, d))
+    phi *= rng.random((users, 1)) / np.linalg.norm(phi, axis=1, keepdims=True)
+    return np.concatenate([phi, rng.uniform(-1, 1, (users, 1))], axis=1)
+
+
+for _eps, _d in ((1.0, 3), (10.0, D)):
+    _p_vec = ShuffledVectorProtocol.unique_users(_eps, DELTA, _d, B)
+    suite.lower_bound(f"shuffle-lcb/thmC.1-accuracy@eps{_eps:g},delta{DELTA:g},d{_d},B{B}", claim=LowerBound(
+        "Theorem C.1 (accuracy): A_Vec's output is an unbiased estimate of the batch's sums of each entry, once "
+        "B Delta is subtracted", {"eps": _eps, "delta": DELTA, "d": _d, "B": B},
+        steps=(unbiased_step(_p_vec, seeded_rows(_d, B, 0)), unbiased_step(_p_vec, seeded_rows(_d, B, 1)))),
+        title=f"P_Vec at ({_eps:g}, {DELTA:g}), d = {_d}, B = {B}: A_Vec's mean, from the exact count laws, is the "
+              f"users' sums (two seeded batches)")
+
 suite.tail("shuffle-lcb/thmC.1-tail@rounding", subject=noise.FiniteIntegerLaw(0, [0.5, 0.5], name="x_hat at frac 1/2"),
            claim=SubGaussian(1.0, centred=True), auditor="exact",
            title="the rounding error iota_1 in [-1, 1] is 1-sub-Gaussian")
@@ -524,6 +562,22 @@ suite.privacy(f"shuffle-lcb/propF.3-jdp@algorithm,eps1,delta{_ALG_DELTA:g},B1,{_
               pairs=_first_user_pairs(_ALG_BASE), relation=ReplaceUser(batch_size=_ALG_T),
               title=f"LinUCB-JDP's actions of users 2..{_ALG_T} (B = 1, K = 2, d = 2) are (1, {_ALG_DELTA:g})-JDP "
                     "when user 1 changes (her arm moved to -e_1 and to (e_2, 0); black-box)")
+
+# Theorem E.2 (advanced composition, quoted), the step of Theorem E.3's proof: k randomized responses at eps =
+# eps'/(2 sqrt(2 k log(1/delta'))) against (eps', delta'), exactly (as dist-mab/thm7, the same theorem in that
+# paper: randomized response is the worst case for composing pure eps-DP parts, and the (eps, delta) parts' leaks
+# add at most k delta, the term the formula leaves alone). k = M = T/B = 100 (T = 2000, B = 20) and 1000 batches,
+# delta' = delta/2 = 0.05 at the suite's delta = 0.1, natural log; k > 8 log(1/delta') = 24, below which basic
+# composition already gives the claim.
+_SLACK = 0.05
+for _k in (100, 1000):
+    for _eps_total in (0.5, 0.9):
+        _e = _eps_total / (2 * math.sqrt(2 * _k * math.log(1 / _SLACK)))
+        suite.privacy(f"shuffle-lcb/thmE.2@k{_k},eps-total{_eps_total:g},delta-slack{_SLACK:g}", auditor="exact",
+                      subject=RepeatedResponseCount(_e, _k), claim=ApproxDP(_eps_total, _SLACK), pairs=[([0], [1])],
+                      relation=ReplaceOne(),
+                      title=f"Theorem E.2: {_k} randomized responses at eps = eps'/(2 sqrt(2 k log(1/delta'))) = "
+                            f"{_e:.4g} are ({_eps_total:g}, {_SLACK:g})-DP, exactly")
 
 # the regret claims and the experiments' orderings add their entries to ``suite`` when imported
 from . import regret  # noqa: E402, F401, I001
