@@ -819,8 +819,8 @@ def test_a_rate_is_refuted_and_noted_only_strictly_beyond_its_boundaries():
     ({"asymptotic": 1.5}, "asymptotic must be in (0, 1], got 1.5"),
     ({"bootstrap": 50}, "bootstrap must be an integer >= 100, got 50"),
     ({"bootstrap": 1000.0}, "bootstrap must be an integer >= 100, got 1000.0"),
-    ({"values": np.geomspace(1, 32, 6)}, "values is for rates in eps, d, K or n; a rate in T is fitted on the recorded "
-                                         "rounds (horizons)"),
+    ({"values": np.geomspace(1, 32, 6)}, "values is for rates in eps, d, K, n or B; a rate in T is fitted on the "
+                                         "recorded rounds (horizons)"),
     ({"claim": dpaudit.RegretRate(-1.0, "eps")}, "a rate in eps needs values=[...] (at least 6, a geometric grid)"),
 ])
 def test_a_rate_audit_names_what_is_wrong_with_its_settings(kwargs, message):

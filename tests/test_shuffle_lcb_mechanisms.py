@@ -371,8 +371,8 @@ def test_theorem_e2_entries_verify_and_four_times_the_per_mechanism_eps_is_refut
 def test_the_unbiasedness_entries_verify_and_cheus_recentring_fails_them():
     """thmC.1-accuracy@...: verified; the analyzer re-centred by Delta alone (Cheu et al.'s, which Theorem C.1's proof
     corrects to B Delta) is off by (B - 1) Delta and fails the step."""
-    from dpaudit.audits import shuffle_lcb
     from dpaudit.auditors.lower_bound import evaluate_step
+    from dpaudit.audits import shuffle_lcb
     from dpaudit.suite import find_entry
 
     for point in ("eps1,delta0.1,d3,B20", "eps10,delta0.1,d5,B20"):

@@ -117,7 +117,7 @@ def paper(entry) -> dict:
 
 def test_entries_build_and_their_ids_parse():
     found = entries()
-    assert len(found) == 40
+    assert len(found) == 49
     for entry in found:
         cid = parse_claim_id(entry.id)
         assert cid.suite == "shuffle-lcb" and cid.point
@@ -263,3 +263,51 @@ def test_cheap_entries_reach_their_expected_verdict(cid):
     entry = by_id(f"shuffle-lcb/{cid}")
     finding = audit_in_a_run(entry, suite)
     assert as_expected(entry, finding.verdict), finding.notes
+
+
+def test_tuned_batch_rebuilds_its_algorithm_with_b_of_each_horizon():
+    """TunedBatch: B = rule(T) at every start, horizon-aware (so each recorded T is its own run), and the same
+    decisions as the registry algorithm built with that B on the same stream."""
+    from dpaudit.algorithms import ALGORITHMS
+    from dpaudit.audits.shuffle_lcb.tuned import TunedBatch
+    from dpaudit.bandits.policies import horizon_use
+    from dpaudit.bandits.simulation import simulate
+
+    tuned = TunedBatch("batched-central-linucb", regret.remarkF4_batch, "ceil(sqrt T)", eps=1.0, delta=0.1)
+    assert horizon_use(tuned)[0] is False and "B=ceil(sqrt T)" in tuned.name
+    for T in (100, 400, 1000):
+        tuned.start(2, 10, T, np.random.default_rng(0))
+        assert tuned.B == math.ceil(math.sqrt(T))
+    plain = ALGORITHMS["batched-central-linucb"](eps=1.0, delta=0.1, B=20)
+    a = simulate(tuned, regret.RATE_ENV, horizon=400, runs=3, seed=5)
+    b = simulate(plain, regret.RATE_ENV, horizon=400, runs=3, seed=5)
+    assert np.array_equal(a.pseudo_regret, b.pseudo_regret)  # B(400) = 20: the same algorithm, the same runs
+    with pytest.raises(ValueError, match="B is the rule's"):
+        TunedBatch("batched-central-linucb", regret.remarkF4_batch, "x", eps=1.0, delta=0.1, B=3)
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        TunedBatch("no-such", regret.remarkF4_batch, "x")
+
+
+def test_rates_in_b_d_and_tuned_t_run_from_the_standard_budget():
+    wider = {"remarkF.4@T,eps1,B-tuned": RegretRate(0.5, "T", log_power=1),
+             "cor3.3@T,eps10,B-tuned": RegretRate(0.6, "T", log_power=1),
+             "corB.2-regret@T,eps10,B-tuned": RegretRate(0.6, "T", log_power=1),
+             "lem3.9-regret@B,eps10,T5000": RegretRate(1.0, "B"), "remarkA.5@B,T5000": RegretRate(1.0, "B"),
+             "propF.3-regret@B,eps1,T5000": RegretRate(1.0, "B"),
+             "lem3.9-regret@d,eps10,B20,T5000": RegretRate(1.0, "d"), "remarkA.5@d,B20,T5000": RegretRate(1.0, "d"),
+             "propF.3-regret@d,eps1,B20,T5000": RegretRate(1.0, "d")}
+    for cid, claim in wider.items():
+        entry = by_id(f"shuffle-lcb/{cid}")
+        assert entry.claim == claim and "quick" not in entry.budgets and "standard" in entry.budgets, cid
+    assert by_id("shuffle-lcb/remarkA.5@B,T5000").subject(40).B == 40
+    assert by_id("shuffle-lcb/propF.3-regret@d,eps1,B20,T5000").subject(6)[1].dimension == 6
+
+
+def test_remark_f4s_tuned_t_rate_holds_on_a_short_grid():
+    """The entry's policy on T in [500, 20000] with 10 runs (a third of the entry's): not refuted (fitted 0.50, log T
+    divided out). The regret auditor's level is 0.99: false-refutation rate at most 0.01."""
+    from dpaudit import audit_regret
+
+    entry = by_id("shuffle-lcb/remarkF.4@T,eps1,B-tuned")
+    result = audit_regret(entry.subject, regret.RATE_ENV, entry.claim, horizons=regret.T_GRID, runs=10, seed=0)
+    assert result.verdict == "not-refuted" and 0.4 < result.statistic.value < 0.6

@@ -38,12 +38,16 @@ same range, regret 0.10 T at 10^5). So:
   already linear the fitted slope is near 0: such an audit is weak (it cannot refute), not wrong.
 
 Batch sizes tuned to T and eps (the corollaries) are written with their O(.) constant 1 and rounded up:
-the rate in eps takes B(eps) per value at the entry's fixed T (named in its point). A rate in T with a
-B tuned to each T is not encoded yet: the harness runs a policy started with T once per recorded T
-(:mod:`dpaudit.bandits.horizons`), but the registry's batched algorithms take B as a number, not as a function
-of the horizon they are started with; the T-exponents 3/5, 3/4 and 2/3 are the algebra of the
-theorems' dB + B^(-1/4) T^(3/4) (resp. T/sqrt(B)) terms, whose T-part is audited at fixed B
-(thm3.2-regret@T, propF.1-regret@T).
+the rate in eps takes B(eps) per value at the entry's fixed T (named in its point). A rate in T with B tuned
+to each T runs :class:`.tuned.TunedBatch` (the registry's algorithm rebuilt with B = rule(T) at every start, and
+declared horizon-aware, so each recorded T is its own run: :mod:`dpaudit.bandits.horizons`). Inside the
+corollaries' ranges the regret is near-linear at every simulable horizon except for the central tree (measured,
+10-30 runs per horizon, T in [500, 20000], log T divided out: P_Vec with B = T^(3/5) at eps = 15, slope 0.88;
+Cor C.2's B at eps = 15, 0.80; Cor B.3's B at eps0 = 1, 0.87; Remark F.2's B = T^(3/4) at eps0 = 1, 0.75-0.84):
+a fit there measures the exploration phase, so those T-rates are left out with these numbers
+(statements.toml), and the T-rates with B tuned to T are encoded where a range admits them (Remark F.4) or at eps
+= 10 outside the range, as Lemma A.4's rates (cor3.3@T, corB.2-regret@T: listed beside the corollaries, not as
+their audits). The rates in B and in d print the bound's largest powers (O(dB ...) is linear in each).
 
 Reading. Every algorithm here is started with its horizon T and uses it (alpha = 1/T in the radius,
 lambda and the noise calibrated to T): a rate in T or a bound at several T is audited on one run of
@@ -99,7 +103,15 @@ Encoded (id -> claim; point; quick: horizons x runs; paper: runs 50 unless said)
   - remarkF.2: Batched-Local-LinUCB with B = T^(3/4) keeps O(T^(3/4)/sqrt(eps0)): @eps,T5000 (B = 595).
   - propF.3-regret: Batched-Central-LinUCB, O(dB + sqrt(T) d^(3/4) log(T/alpha)/sqrt(eps)): @T,eps1,B20
     (rate 1/2, log^1; rounds 500..20,000 x 30) and @eps,B20,T5000 (rate -1/2, eps in [0.1, 1]).
-  - remarkF.4: Batched-Central-LinUCB with B = sqrt(T): @eps,T5000 (B = 71), rate -1/2.
+  - remarkF.4: Batched-Central-LinUCB with B = sqrt(T): @eps,T5000 (B = 71), rate -1/2; @T,eps1,B-tuned: rate 1/2
+    (log^1) with B = ceil(sqrt T) re-tuned at each horizon (standard budget up).
+  - rates in B and d (standard budget up; B in {5, ..., 160} and d in {3, ..., 16} at T = 5000, 30 runs each):
+    lem3.9-regret@B,eps10 and @d,eps10,B20 (P_Amp at eps = 10), remarkA.5@B and @d,B20 (non-private batched
+    LinUCB), propF.3-regret@B,eps1 and @d,eps1,B20: exponent 1 (the bounds' dB and d sqrt T terms). The rates
+    in d are weak (regret is not monotone in d on a 10-arm instance: fitted slopes -0.1 to 0.9, intervals about
+    one wide).
+  - cor3.3@T,eps10,B-tuned and corB.2-regret@T,eps10,B-tuned: the T-rate 3/5 with B re-tuned at each horizon
+    (T^(3/5); Cor B.2's B(eps = 10, T)) at eps = 10, outside the corollaries' eps range (standard budget up).
   - thmE.3-regret, returning users, P_Amp (Thm 4.2(i)): Reg = O(dB log T + (T/sqrt(eps B)) ...): @eps,B20,T2000,
     rate -1/2 in eps on ReturningUsers(K = 10, d = 3, U = 800) (inside eps <= (2/B) log(2/delta) sqrt(2T) = 19).
   - corE.4-regret: B(eps) = d^(-1/6) eps^(-1/3) T^(2/3) log^(1/2)(T/delta) => eps^(-1/3): @eps,T2000 (B <= 710 < U).
@@ -118,12 +130,12 @@ Encoded (id -> claim; point; quick: horizons x runs; paper: runs 50 unless said)
     SDP-Vec, JDP and LDP.
 
 Left out (with why):
-  - the T-exponents of the corollaries and remarks whose B or M0 is tuned to T: cor3.3, corB.2-regret,
-    corB.3-regret, remark3.6, corC.2-regret, corE.4-regret, corE.6-regret, remark4.4 (M = M0 = T^(1/3) =>
-    O~(T^(2/3)) for both models), remarkF.2, remarkF.4: the registry's algorithms take B as a number, not
-    B(T) (see above); their eps-exponents are encoded.
-  - the d-exponents of the corollaries (4/5, 3/4, 5/6): one rate in d is encoded (thm3.2-regret@d); the
-    others need six simulations each, beyond the quick budget, on the same algorithms.
+  - the T-exponents inside the ranges of cor3.3, corB.2-regret, corB.3-regret, remark3.6, corC.2-regret,
+    remarkF.2 (near-linear regret, see above), corE.4-regret, corE.6-regret (B ~ T^(2/3) needs more returning
+    users than the environment has at the larger T, and the regret is linear there) and remark4.4 (M = M0 =
+    T^(1/3): an environment whose users change with T); their eps-exponents are encoded.
+  - the d-exponents of the corollaries (4/5, 3/4, 5/6): the corollaries' ranges leave the regret linear (above);
+    the rates in d of Lemma A.4, Remark A.5 and Prop F.3 (exponent 1) are encoded, and thm3.2-regret@d.
   - corC.3-regret: Algorithm 1 on P_Vec at Cor C.3's LDP parameters (g = max{d, 4}, b without B) is not
     a registry algorithm (its mechanism is audited by corC.3-ldp).
   - thm3.5-regret's, thmE.5-regret's T-rates (P_Vec, see above); thmE.3-regret's T-rate at fixed B is
@@ -150,6 +162,7 @@ from dpaudit.algorithms import ALGORITHMS, LinearBandit, ReturningUsers
 from dpaudit.audits.experiments import shuffle_lcb as figures
 
 from ._suite import suite
+from .tuned import TunedBatch
 
 DELTA = figures.DELTA  # the experiments' delta = 0.1, also delta0 of the local variants
 BATCH = figures.BATCH  # the experiments' B = 20
@@ -174,6 +187,12 @@ EPS_RUNS = {"quick": 30, "paper": PAPER_RUNS}
 FIXED_B_HORIZONS = {"quick": EPS_T, "paper": figures.HORIZON}  # an algorithm that does not depend on T
 TUNED_HORIZONS = {"quick": EPS_T}  # B tuned to EPS_T: the same T at every budget
 D_VALUES = [3, 4, 6, 8, 12, 16]
+
+#: rates in B at a fixed T (EPS_T): six geometric batch sizes
+B_VALUES = [5, 10, 20, 40, 80, 160]
+#: the entries added for the rates in B, in d and in T with B tuned to T run from the standard budget up (a quick
+#: run's statistical claims share its alpha, which the quick run's snapshot holds)
+WIDER = ("standard", "thorough", "paper")
 
 #: returning users: T, the users of the P_Amp / P_Vec environment (>= every tuned B) and of the central one
 RETURNING_T = 2000
@@ -254,6 +273,20 @@ def _at_dimension(d: float):
     return _policy("linucb-sdp-amp", 10.0, B=BATCH), LinearBandit(RATE_ARMS, int(d))
 
 
+def _in_dimension(name: str, params: dict, d: float):
+    """``name`` with ``params`` on the rate instance in dimension d."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ALGORITHMS[name](**params), LinearBandit(RATE_ARMS, int(d))
+
+
+def _with_batch(name: str, params: dict, B: float):
+    """``name`` with ``params`` and batch size B."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ALGORITHMS[name](B=int(B), **params)
+
+
 # == Lemma A.2's explicit bound at an algorithm's own constants =========================================
 
 @cache
@@ -331,6 +364,40 @@ _eps_rate(f"shuffle-lcb/corB.3-regret@eps,T{EPS_T}", partial(_tuned, "batched-lo
           title=f"P_Amp at the LDP sigma (Batched-Local-LinUCB) with Cor B.3's B(eps0) (T = {EPS_T}): "
                 "Reg = O(eps0^(-1/2)), eps0 in [0.1, 1]")
 
+# the rates in B and d that Lemma A.4 / 3.9 and Remark A.5 print (O(dB log T + d sqrt T log(T/alpha)) + the
+# sqrt(sigma T) d^(3/4) term): at most linear in B and in d, fitted at T = EPS_T; Lemma A.4 on P_Amp at eps = 10
+# (the template holds for any sigma), Remark A.5 on non-private batched LinUCB
+for _tag, _name, _params in (("lem3.9-regret", "linucb-sdp-amp", {"eps": 10.0, "delta": DELTA}),
+                             ("remarkA.5", "linucb", {})):
+    _point = ",eps10" if _params else ""
+    suite.regret(f"shuffle-lcb/{_tag}@B{_point},T{EPS_T}", policy=partial(_with_batch, _name, _params),
+                 environment=RATE_ENV, claim=RegretRate(1.0, "B"), horizons=FIXED_B_HORIZONS, runs=EPS_RUNS,
+                 options={"values": [float(v) for v in B_VALUES]}, budgets=WIDER,
+                 title=f"{_name}{' (eps = 10)' if _params else ''}: the dB log T term, Reg = O(B) over B in "
+                       f"{B_VALUES} at T = {EPS_T}")
+    suite.regret(f"shuffle-lcb/{_tag}@d{_point},B20,T{EPS_T}",
+                 policy=partial(_in_dimension, _name, {**_params, "B": BATCH}), environment=None,
+                 claim=RegretRate(1.0, "d"), horizons=FIXED_B_HORIZONS, runs=EPS_RUNS,
+                 options={"values": [float(v) for v in D_VALUES]}, budgets=WIDER,
+                 title=f"{_name}{' (eps = 10)' if _params else ''}, B = 20: Reg = O(d) (the bound's largest power of "
+                       f"d: dB log T and d sqrt T) over d in {D_VALUES}, K = 10, T = {EPS_T}")
+
+# the corollaries' T-rates with B tuned to each horizon (B = rule(T), each T its own runs): outside the eps ranges of
+# Theorem 3.2 / Corollaries 3.3 and B.2 (eps <= sqrt(log(2/delta)/B), 0.08 to 0.17 at the tuned B), at eps = 10,
+# where the regret leaves its exploration phase: they audit Lemma A.4's T-rate with B tuned to T, not the corollaries
+suite.regret("shuffle-lcb/cor3.3@T,eps10,B-tuned", policy=TunedBatch("linucb-sdp-amp", cor3_3_batch, "T^(3/5)",
+                                                                     eps=10.0, delta=DELTA),
+             environment=RATE_ENV, claim=RegretRate(0.6, "T", log_power=1), horizons=T_HORIZONS, runs=T_RUNS,
+             budgets=WIDER, title="LinUCB-SDP-Amp with B = T^(3/5) at each horizon, eps = 10 (outside Cor 3.3's "
+                                  "range): "
+                                  "Reg = O~(T^(3/5))")
+suite.regret("shuffle-lcb/corB.2-regret@T,eps10,B-tuned",
+             policy=TunedBatch("linucb-sdp-amp", partial(corB2_batch, 10.0), "Cor B.2's B(eps = 10, T)", eps=10.0,
+                               delta=DELTA),
+             environment=RATE_ENV, claim=RegretRate(0.6, "T", log_power=1), horizons=T_HORIZONS, runs=T_RUNS,
+             budgets=WIDER, title="LinUCB-SDP-Amp with Cor B.2's B at each horizon, eps = 10 (outside its range): "
+                                  "Reg = O~(T^(3/5))")
+
 # == unique users: P_Vec (Thm 3.5, Remark 3.6, Cor C.2) ================================================
 
 _eps_rate("shuffle-lcb/thm3.5-regret@eps,B20", partial(_policy, "linucb-sdp-vec", B=BATCH), -0.5, EPS_VALUES,
@@ -373,6 +440,25 @@ _eps_rate("shuffle-lcb/propF.3-regret@eps,B20", partial(_policy, "batched-centra
 _eps_rate(f"shuffle-lcb/remarkF.4@eps,T{EPS_T}", partial(_policy, "batched-central-linucb", B=remarkF4_batch(EPS_T)),
           -0.5, EPS_UNIT_VALUES, horizons=TUNED_HORIZONS,
           title=f"Batched-Central-LinUCB with B = sqrt(T) = {remarkF4_batch(EPS_T)} (T = {EPS_T}): O(eps^(-1/2))")
+
+# Proposition F.3's rates in B and d (O(dB + sqrt(T) d^(3/4) ...): at most linear in each) at eps = 1, inside its
+# range eps <= 1; Remark F.4's T-rate with B = sqrt(T) re-tuned at each horizon, eps = 1 (inside the range)
+_CENTRAL = {"eps": 1.0, "delta": DELTA}
+suite.regret(f"shuffle-lcb/propF.3-regret@B,eps1,T{EPS_T}", policy=partial(_with_batch, "batched-central-linucb",
+                                                                           _CENTRAL),
+             environment=RATE_ENV, claim=RegretRate(1.0, "B"), horizons=FIXED_B_HORIZONS, runs=EPS_RUNS,
+             options={"values": [float(v) for v in B_VALUES]}, budgets=WIDER,
+             title=f"Batched-Central-LinUCB (eps = 1): Reg = O(B) (the dB term) over B in {B_VALUES}, T = {EPS_T}")
+suite.regret(f"shuffle-lcb/propF.3-regret@d,eps1,B20,T{EPS_T}",
+             policy=partial(_in_dimension, "batched-central-linucb", {**_CENTRAL, "B": BATCH}), environment=None,
+             claim=RegretRate(1.0, "d"), horizons=FIXED_B_HORIZONS, runs=EPS_RUNS,
+             options={"values": [float(v) for v in D_VALUES]}, budgets=WIDER,
+             title=f"Batched-Central-LinUCB (eps = 1, B = 20): Reg = O(d) over d in {D_VALUES}, K = 10, T = {EPS_T}")
+suite.regret("shuffle-lcb/remarkF.4@T,eps1,B-tuned",
+             policy=TunedBatch("batched-central-linucb", remarkF4_batch, "ceil(sqrt T)", **_CENTRAL),
+             environment=RATE_ENV, claim=RegretRate(0.5, "T", log_power=1), horizons=T_HORIZONS, runs=T_RUNS,
+             budgets=WIDER, title="Batched-Central-LinUCB with B = sqrt(T) re-tuned at each horizon (eps = 1): "
+                                  "Reg = O~(sqrt T)")
 
 # == returning users (Sec. 4, App. E) =================================================================
 

@@ -71,7 +71,7 @@ def regret_subject(policy: Any, environment: Any, claim: Claim, params: Any = No
 
     For a rate in T and for bounds, ``policy`` is a registry name (constructed with ``params``), a
     built-in algorithm or a user object of the policy protocol, and ``environment`` an environment. For
-    a rate in another variable (eps, d, K, n), each is either fixed or made per value: ``policy`` a
+    a rate in another variable (eps, d, K, n, B), each is either fixed or made per value: ``policy`` a
     registry name (the value passed as the keyword named by the variable), or a callable value ->
     policy or value -> (policy, environment); ``environment`` an environment or a callable value ->
     environment.
@@ -241,7 +241,7 @@ def audit_regret(
     policy
         A registry name (``dpaudit.algorithms.ALGORITHMS``, constructed with ``params``), a built-in
         algorithm, or a user object of the policy protocol (:mod:`dpaudit.bandits.policies`). For a rate in
-        eps, d, K or n: a registry name (the value is passed as that keyword) or a callable value ->
+        eps, d, K, n or B: a registry name (the value is passed as that keyword) or a callable value ->
         policy, or value -> (policy, environment). For an ordering: a dict label -> series, each a
         policy, a registry name, a (name, params) pair or a
         :class:`~dpaudit.auditors.regret_order.Difference` of two (all simulated with the same seed).
@@ -274,7 +274,7 @@ def audit_regret(
         ``auditor``: ``"auto"`` (default: a bound is decided exactly where the policy computes its
         expected regret, ``exact_regret``, :mod:`dpaudit.auditors.exact_regret`; else by simulation),
         ``"exact"`` or ``"statistical"``;
-        rates: ``values`` (the grid of the variable, for eps, d, K, n), ``margin`` (default 0.1),
+        rates: ``values`` (the grid of the variable, for eps, d, K, n, B), ``margin`` (default 0.1),
         ``asymptotic`` (the share of the log-range of T fitted, default 0.5), ``bootstrap`` (resamples,
         default 1000). See :mod:`dpaudit.auditors.regret_bound`, :mod:`dpaudit.auditors.regret_rate` and
         :mod:`dpaudit.auditors.regret_order`.

@@ -4,7 +4,7 @@
 largest horizon for an anytime policy, or from one run of each fitted horizon T for a policy started
 with T (:mod:`dpaudit.bandits.horizons`); the fit uses the grid's *asymptotic part*, the rounds in the upper
 ``asymptotic`` share (default 1/2) of its log-range, i.e. T >= sqrt(T_min T_max) by default. For v = eps, d,
-K or n: one simulation per value (the same seed for every value: common random numbers), the mean
+K, n or B: one simulation per value (the same seed for every value: common random numbers), the mean
 regret at the horizon; every value is fitted (the values given are the range the claim is about).
 At least six fitted values are required.
 
@@ -92,8 +92,8 @@ class RegretRateAuditor(Auditor):
         notes: list[str] = []
         if claim.variable == "T":
             if values is not None:
-                raise ValueError("values is for rates in eps, d, K or n; a rate in T is fitted on the recorded rounds "
-                                 "(horizons)")
+                raise ValueError("values is for rates in eps, d, K, n or B; a rate in T is fitted on the recorded "
+                                 "rounds (horizons)")
             rounds = np.asarray(horizons, dtype=np.int64)
             grid = rounds.astype(float)
             lo, hi = math.log(grid[0]), math.log(grid[-1])

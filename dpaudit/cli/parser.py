@@ -169,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     rg.add_argument("--runs", type=count, default=200, help="independent runs (default 200)")
     rg.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                     help="a constructor parameter of the registry algorithm(s), e.g. eps=0.5 (repeatable)")
-    rg.add_argument("--values", default=None, help="for a rate in eps, d, K or n: comma-separated values")
+    rg.add_argument("--values", default=None, help="for a rate in eps, d, K, n or B: comma-separated values")
     rg.add_argument("--confidence", type=float, default=0.99, help="confidence of a refutation (default 0.99)")
     rg.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     rg.add_argument("--workers", type=count, default=1, help="processes of each simulation (default 1)")

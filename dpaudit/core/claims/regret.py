@@ -19,7 +19,7 @@ class RegretClaim(Claim):
 #: the named parameters a :class:`RegretBound`'s function may take besides T (the audit supplies them)
 REGRET_BOUND_PARAMETERS = ("eps", "delta", "d", "K", "n", "gaps")
 #: the variables a :class:`RegretRate` may be about
-RATE_VARIABLES = ("T", "eps", "d", "K", "n")
+RATE_VARIABLES = ("T", "eps", "d", "K", "n", "B")
 #: the variables in which a regret rate cannot decrease (exponent >= 0): all but eps
 NONDECREASING_VARIABLES = ("T", "d", "K", "n")
 
@@ -87,11 +87,12 @@ class RegretBound(RegretClaim):
 class RegretRate(RegretClaim):
     """A regret rate: R = O(variable^exponent log^log_power variable), an upper-bound claim (a
     regret that grows more slowly is consistent with it). ``variable`` is one of
-    :data:`RATE_VARIABLES` (T, eps, d, K, n), the others held fixed. ``exponent`` is finite, and for T, d,
-    K and n at least 0: a regret rate decreasing in the horizon, the dimension, the number of arms or of
-    users is not a regret rate (regret is cumulative, and more arms or dimensions never make the worst
-    case easier); in eps it may be negative (``eps^-1``: less privacy, less regret). ``log_power`` is
-    finite and >= 0. Claim string: ``"regret-rate T^0.5 log^1"``."""
+    :data:`RATE_VARIABLES` (T, eps, d, K, n, and the batch size B), the others held fixed. ``exponent`` is
+    finite, and for T, d, K and n at least 0: a regret rate decreasing in the horizon, the dimension, the number
+    of arms or of users is not a regret rate (regret is cumulative, and more arms or dimensions never make the
+    worst case easier); in eps it may be negative (``eps^-1``: less privacy, less regret), and in B too (a
+    batched algorithm's private noise term can shrink as B grows). ``log_power`` is finite and >= 0. Claim
+    string: ``"regret-rate T^0.5 log^1"``."""
 
     exponent: float
     variable: str = "T"
