@@ -26,7 +26,8 @@ The suite is in parts, added in this order (each module lists the claims it enco
     accounting;
   - :mod:`.batches`: Lemma E.8 (at most log log T batches) on eq. (7)'s schedule, and on dpaudit's own ShuffleGLM,
     whose M = ceil(log2 log2 T) leaves the section's M <= log log T (hypothesis not met).
-  - :mod:`.optimization`: Lemma R.1 (the estimation error of an approximate minimiser) on seeded logistic data.
+  - :mod:`.optimization`: Lemma R.1 (the estimation error of an approximate minimiser) on seeded logistic data, and
+    Appendix D.2's Lipschitz constant L = RS + S + S lambda_max/B_k (fails as printed for S < 0.28 at R = 1).
   - :mod:`.design`: Appendix O's design-matrix lemmas (lemO.1-O.4) on explicit sequences pressing on each
     inequality; Lemma O.4(a) as printed fails at d = 1 and 2 (its proof's form holds).
   - :mod:`.links`: Appendix G's inequalities about the link (lemG.1, lemG.2, claimobs2) for the logistic and

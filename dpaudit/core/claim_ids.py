@@ -31,7 +31,8 @@ PAPERS: dict[str, str] = {
 CLASSIC = "classic"
 
 KINDS = ("thm", "lem", "cor", "prop", "claim", "fact", "def", "remark", "alg", "eq", "fig", "table")
-PARTS = ("privacy", "regret", "accuracy", "tail", "confidence", "lower", "communication", "ldp", "jdp", "sdp")
+PARTS = ("privacy", "regret", "accuracy", "tail", "confidence", "inequality", "lower", "communication", "ldp", "jdp",
+         "sdp")
 
 #: claims renamed since they were first recorded, old id -> new: selectors, ``dpaudit report --compare`` and older
 #: results read an old id as its new one (:func:`current_id`), and a renamed claim keeps the seed of its first id
