@@ -1,5 +1,5 @@
-"""shuffle-glm Lemma R.1 and Appendix D.2's Lipschitz constant (audits/shuffle_glm/optimization.py). Deterministic floats on seeded data: no false-failure
-rate to state."""
+"""shuffle-glm Lemma R.1 and Appendix D.2's Lipschitz constant (audits/shuffle_glm/optimization.py). Deterministic
+floats on seeded data: no false-failure rate to state."""
 
 from __future__ import annotations
 
