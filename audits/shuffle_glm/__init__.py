@@ -33,6 +33,8 @@ The suite is in parts, added in this order (each module lists the claims it enco
   - :mod:`.links`: Appendix G's inequalities about the link (lemG.1, lemG.2, claimobs2) for the logistic and
     probit links with R = 1, proof steps on a grid in closed form at 50 digits (probit refutes lemG.1 and
     lemG.2 off |z| <= 1: hypothesis not met), and Lemma G.3's moment identities for the logistic model.
+  - :mod:`.switching`: Lemma M.3 on an explicit criterion-II round of Algorithm 2 (every hypothesis a condition): its
+    printed 2 sqrt 2 fails with the tree noise within Lemma O.4's band (3.14 at d = 2); the proof's 20 sqrt(e)/3 holds.
   - :mod:`.confidence`: the self-normalised bounds on the regularised MLE (lemE.5, lemK.2, lemL.5) and Faury et
     al.'s martingale bound (lemJ.2), their coverage on simulated rewards at the algorithms' lambdas; Lemmas K.2 and
     L.5 as printed have no S and fail for ||theta*|| > 4R.
@@ -79,4 +81,4 @@ from ._suite import suite  # noqa: F401 (discovery reads the package's ``suite``
 # isort: split
 # the parts add their entries to ``suite`` when imported, in this order
 from . import tails, summation, trees, algorithms, transcripts, regret, ecolog, links, remark_a1  # noqa: E402, F401, I001
-from . import design, batches, optimization, confidence  # noqa: E402, F401, I001
+from . import design, batches, optimization, confidence, switching  # noqa: E402, F401, I001
