@@ -1,0 +1,213 @@
+"""shuffle-glm, Appendices L and M: what Algorithm 2's criterion-II rounds derive from the event E_o, checked on seeded
+states of the algorithm that put E_o at its boundary.
+
+  - Lemma L.1: if criterion I fails at t and E_o holds, |<x, theta_o - theta*>| <= 1/R for every x in X_t;
+  - Corollary L.2: under E_o, H_t <= H_t^{(u),*} and H_t^{(l),*} <= e^2 H_t;
+  - Lemma M.2: under E_o, after line 14's elimination (a) the optimal arm survives and (b) every surviving arm, the
+    played one among them, has <x*_t - x, theta*> <= 4/R.
+
+A state (seeded, 200 per point): theta* = S u* (u* uniform on the sphere); the exploration data's Gram matrix G with
+eigenvalues spread over [1, 3] times the least g that makes V = G + N_V exceed 1.01 gamma^2 kappa R^2 I, so criterion
+I fails for every unit arm (a state after about 4 10^10 exploration rounds, within count1_cutoff at T = 10^11); N_V
+and every N_t diagonal with entries at the ends of Assumption I.1's band [lambda_min, lambda_max] (random signs);
+H*_o = G / kappa + lambda_max I (the least the T_o data can give, mu' >= 1/kappa: E_o's ellipsoid at its widest);
+theta_o = theta* + gamma(lambda_max) H*_o^{-1/2} w, w uniform on the sphere (E_o on its boundary); X_t = K = 20 unit
+arms uniform on the sphere. For Corollary L.2: n = 500 criterion-II rounds before t, x_s uniform on the sphere, theta_o
+at round s with <x_s, theta_o,s - theta*> = +-1/R (Lemma L.1's conclusion at its bound, the sign seeded), |<x_s,
+theta*>| pushed towards S (x_s mixed with u*, so the link's curvature ratio nears its e^{+-1}), H_t = sum_s
+(mu'(<x_s, theta_o,s>)/e) x_s x_s^T + N_t as line 24 builds it.
+
+Parameters: Algorithm 2's (19)-(21) at eps = 4, delta = 0.02, zeta = 0.01, R = 1, S = 3 (Table 2's largest), T = 10^11,
+d in {2, 5}; gamma(lambda_max) is (60) with nu_1 = 0 (its least: nu_1 is printed as O(.) only); Theorem J.1's
+condition gamma(lambda_max) <= gamma is checked as a condition (at these points gamma(lambda_max) is about a tenth of
+gamma). The steps report the least margin over the states. Findings: none; the derivations hold on every state:
+Lemma L.1 with room (its left side at most 0.08 of 1/R, about gamma(lambda_max)/gamma), Corollary L.2 with relative
+margins (least eigenvalue over the norm) of 0.07-0.25 for H_t <= H^(u),* and 2.4-3.5 for H^(l),* <= e^2 H_t (with
+1.5 in place of e^2 the second order fails on these states, the tests show), Lemma M.2(b) at about half of 4/R.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from dpaudit import LowerBound, ProofStep
+from dpaudit.algorithms.glm.base import curvature
+from dpaudit.algorithms.glm.parameters import algorithm2_parameters
+
+from ._suite import suite
+
+EPS, DELTA, ZETA, R, S = 4.0, 0.02, 0.01, 1.0, 3.0
+HORIZON = 10**11
+STATES, ARMS, ROUNDS = 200, 20, 500
+SEED = 20242
+
+
+def _mu(z):
+    return 1 / (1 + np.exp(-z))
+
+
+def _slope(z):
+    m = _mu(z)
+    return m * (1 - m)
+
+
+def _sphere(rng: np.random.Generator, size: tuple[int, ...], d: int) -> np.ndarray:
+    x = rng.normal(size=(*size, d))
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+@functools.lru_cache(maxsize=4)
+def parameters(d: int) -> dict:
+    _, kappa, kappa_star = curvature("events", "logistic", S, None, None)
+    p = algorithm2_parameters(EPS, DELTA, HORIZON, ZETA, d, R, S, kappa, kappa_star)
+    gamma_max = (4 * R**2 * S * math.sqrt(p.lam_max)
+                 + 7 * S * d / math.sqrt(p.lam_max) * math.log(16 * HORIZON / (ZETA * R**2 * d * p.lam_max)))
+    return {"p": p, "kappa": kappa, "gamma_max": gamma_max}
+
+
+def _band(rng: np.random.Generator, d: int, p) -> np.ndarray:
+    return np.diag(np.where(rng.random(d) < 0.5, p.lam_min, p.lam_max))
+
+
+@functools.lru_cache(maxsize=4)
+def states(d: int) -> list[dict]:
+    """The seeded states of the module docstring."""
+    par = parameters(d)
+    p, kappa = par["p"], par["kappa"]
+    out = []
+    for k in range(STATES):
+        rng = np.random.default_rng([SEED, d, k])
+        u_star = _sphere(rng, (), d)
+        theta_star = S * u_star
+        Q = np.linalg.qr(rng.normal(size=(d, d)))[0]
+        shape = Q @ np.diag(rng.uniform(1, 3, d)) @ Q.T
+        N_V = _band(rng, d, p)
+        need = 1.01 * p.gamma**2 * kappa * R**2
+        g = (need - N_V.diagonal().min()) / np.linalg.eigvalsh(shape).min()
+        G = g * shape
+        V = G + N_V
+        H_o = G / kappa + p.lam_max * np.eye(d)
+        w, U = np.linalg.eigh(H_o)
+        root_inv = U @ np.diag(w ** -0.5) @ U.T
+        theta_o = theta_star + par["gamma_max"] * root_inv @ _sphere(rng, (), d)
+        arms = _sphere(rng, (ARMS,), d)
+        # criterion-II rounds before t, for Corollary L.2
+        mix = rng.random((ROUNDS, 1))
+        xs = _sphere(rng, (ROUNDS,), d) * (1 - mix) + mix * u_star * rng.choice([-1.0, 1.0], (ROUNDS, 1))
+        xs /= np.maximum(1.0, np.linalg.norm(xs, axis=1, keepdims=True))
+        z_star = xs @ theta_star
+        z_o = z_star + rng.choice([-1.0, 1.0], ROUNDS) / R * (np.linalg.norm(xs, axis=1) > 0)
+        # each of the ROUNDS plays stands for a block of `repeat` identical rounds (theta_o moves only on criterion-I
+        # rounds), so that the data outweigh the noise tenfold and the orders are decided by the link's curvature
+        repeat = 10 * p.lam_max / (ROUNDS * 0.25 / math.e) / d
+        H_t = repeat * (xs.T * (_slope(z_o) / math.e)) @ xs + _band(rng, d, p)
+        data_star = repeat * (xs.T * _slope(z_star)) @ xs
+        out.append({"theta_star": theta_star, "theta_o": theta_o, "V": V, "H_o": H_o, "arms": arms, "H_t": H_t,
+                    "H_u": data_star + p.lam_max * np.eye(d), "H_l": data_star + p.lam_min * np.eye(d),
+                    "width": p.gamma * math.sqrt(kappa)})
+    return out
+
+
+def _norms(x: np.ndarray, A: np.ndarray) -> np.ndarray:
+    return np.sqrt(np.einsum("ki,ki->k", x, np.linalg.solve(A, x.T).T))
+
+
+def _where() -> dict:
+    return {"state": np.arange(STATES)}
+
+
+def _criterion_one_fails(p):
+    par = parameters(p["d"])
+    lhs = np.array([(_norms(st["arms"], st["V"]) ** 2).max() for st in states(p["d"])])
+    return lhs, np.full(STATES, 1 / (par["p"].gamma ** 2 * par["kappa"] * R**2)), _where()
+
+
+def _e_o(p):
+    par = parameters(p["d"])
+    lhs = np.array([math.sqrt((st["theta_o"] - st["theta_star"]) @ st["H_o"] @ (st["theta_o"] - st["theta_star"]))
+                    for st in states(p["d"])])
+    return lhs, np.full(STATES, par["gamma_max"] * (1 + 1e-9)), _where()
+
+
+def _gamma_condition(p):
+    par = parameters(p["d"])
+    return np.array([par["gamma_max"]]), np.array([par["p"].gamma])
+
+
+def _l1(p):
+    lhs = np.array([np.abs(st["arms"] @ (st["theta_o"] - st["theta_star"])).max() for st in states(p["d"])])
+    return lhs, np.full(STATES, 1 / R), _where()
+
+
+def _l2_upper(p):
+    """min eigenvalue of H^(u),* - H_t, relative to ||H^(u),*||: >= 0."""
+    lhs = np.array([np.linalg.eigvalsh(st["H_u"] - st["H_t"]).min() / np.linalg.norm(st["H_u"], 2)
+                    for st in states(p["d"])])
+    return lhs, np.zeros(STATES), _where()
+
+
+def _l2_lower(p):
+    """min eigenvalue of e^2 H_t - H^(l),*, relative to ||H^(l),*||: >= 0."""
+    lhs = np.array([np.linalg.eigvalsh(math.e**2 * st["H_t"] - st["H_l"]).min() / np.linalg.norm(st["H_l"], 2)
+                    for st in states(p["d"])])
+    return lhs, np.zeros(STATES), _where()
+
+
+def _survivors(st) -> np.ndarray:
+    centre = st["arms"] @ st["theta_o"]
+    spread = st["width"] * _norms(st["arms"], st["V"])
+    return centre + spread >= (centre - spread).max()
+
+
+def _m2_a(p):
+    """UCB_o(x*) - max_z LCB_o(z): >= 0 when the optimal arm survives line 14."""
+    out = []
+    for st in states(p["d"]):
+        centre = st["arms"] @ st["theta_o"]
+        spread = st["width"] * _norms(st["arms"], st["V"])
+        best = np.argmax(st["arms"] @ st["theta_star"])
+        out.append(centre[best] + spread[best] - (centre - spread).max())
+    return np.array(out), np.zeros(STATES), _where()
+
+
+def _m2_b(p):
+    out = []
+    for st in states(p["d"]):
+        values = st["arms"] @ st["theta_star"]
+        out.append(values.max() - values[_survivors(st)].min())
+    return np.array(out), np.full(STATES, 4 / R), _where()
+
+
+CONDITIONS = (
+    ProofStep("criterion I fails", "max_{x in X_t} ||x||^2_{V^-1} < 1/(gamma^2 kappa R^2)", _criterion_one_fails, "<"),
+    ProofStep("E_o", "||theta_o - theta*||_{H*_o} <= gamma(lambda_max)", _e_o, "<="),
+    ProofStep("gamma(lambda_max) <= gamma", "gamma(lambda_max) of (60) <= gamma of (21) (Theorem J.1's condition)",
+              _gamma_condition, "<="),
+)
+L1_TEXT = "Lemma L.1: if criterion I fails at t and E_o holds, |<x, theta_o - theta*>| <= 1/R for all x in X_t"
+L2_TEXT = "Corollary L.2: under E_o, H_t <= H_t^{(u),*} and H_t^{(l),*} <= e^2 H_t"
+M2_TEXT = ("Lemma M.2: under E_o, after line 14's elimination (a) the optimal arm x*_t survives and (b) <x*_t - x_t, "
+           "theta*> <= 4/R")
+for _d in (2, 5):
+    _point = {"d": _d, "eps": EPS, "delta": DELTA, "zeta": ZETA, "S": S, "T": HORIZON, "states": STATES}
+    _tail = f"d{_d},T1e11"
+    suite.lower_bound(f"shuffle-glm/lemL.1@states,{_tail}", claim=LowerBound(
+        L1_TEXT, _point, steps=(ProofStep("|<x, theta_o - theta*>| <= 1/R", L1_TEXT, _l1, "<="),),
+        conditions=CONDITIONS),
+        title=f"Lemma L.1 on {STATES} seeded states of Algorithm 2 with E_o at its boundary (d = {_d}, T = 1e11)")
+    suite.lower_bound(f"shuffle-glm/corL.2@states,{_tail}", claim=LowerBound(
+        L2_TEXT, _point, steps=(ProofStep("H_t <= H^(u),*", "lambda_min(H^(u),* - H_t) >= 0", _l2_upper, ">="),
+                                ProofStep("H^(l),* <= e^2 H_t", "lambda_min(e^2 H_t - H^(l),*) >= 0", _l2_lower, ">=")),
+        conditions=CONDITIONS),
+        title=f"Corollary L.2's two orders on the same states, {ROUNDS} criterion-II rounds with Lemma L.1 at its "
+              f"bound (d = {_d})")
+    suite.lower_bound(f"shuffle-glm/lemM.2@states,{_tail}", claim=LowerBound(
+        M2_TEXT, _point, steps=(ProofStep("(a) x* survives", "UCB_o(x*) >= max_z LCB_o(z)", _m2_a, ">="),
+                                ProofStep("(b) gap <= 4/R", "max over surviving x of <x* - x, theta*> <= 4/R", _m2_b,
+                                          "<=")),
+        conditions=CONDITIONS),
+        title=f"Lemma M.2 on the same states: line 14 keeps the optimal arm and no arm worse by more than 4/R "
+              f"(d = {_d}, K = {ARMS})")
