@@ -16,7 +16,7 @@ from dpaudit.suite import find_entry
 
 @pytest.mark.parametrize("d", [2, 5])
 def test_the_entries_verify_with_their_hypotheses_met(d):
-    for name in ("lemL.1", "corL.2", "lemM.2"):
+    for name in ("lemL.1", "corL.2", "lemL.3", "corM.1", "lemM.2"):
         finding = audit_lower_bound(find_entry(f"shuffle-glm/{name}@states,d{d},T1e11").claim)
         assert finding.verdict == "verified", (name, finding.notes)
     for condition in events.CONDITIONS:
@@ -46,3 +46,12 @@ def test_each_step_fails_with_a_smaller_constant():
     assert evaluate_step(events.ProofStep("1.5", "1.5 H_t >= H^(l)", smaller, ">="), point)["status"] == "fails"
     m2 = events.ProofStep("1/R", "gap <= 1/R", lambda p: (events._m2_b(p)[0], np.full(events.STATES, 1.0)), "<=")
     assert evaluate_step(m2, point)["status"] == "fails"
+
+
+def test_theta_tau_sits_on_its_boundaries():
+    par = events.parameters(2)
+    for st in events.states(2)[:20]:
+        step = st["theta_tau"] - st["theta_o"]
+        assert math.sqrt(step @ st["V"] @ step) == pytest.approx(par["p"].gamma * math.sqrt(par["kappa"]), rel=1e-9)
+        gap = st["theta_tau_e"] - st["theta_star"]
+        assert math.sqrt(gap @ st["H_u"] @ gap) == pytest.approx(par["beta"], rel=1e-9)

@@ -3,6 +3,12 @@ states of the algorithm that put E_o at its boundary.
 
   - Lemma L.1: if criterion I fails at t and E_o holds, |<x, theta_o - theta*>| <= 1/R for every x in X_t;
   - Corollary L.2: under E_o, H_t <= H_t^{(u),*} and H_t^{(l),*} <= e^2 H_t;
+  - Lemma L.3: under E_o, ||theta_tau - theta*||_V <= 2 gamma sqrt(kappa) and ||theta_o - theta*||_V <=
+    gamma(lambda_max) sqrt(kappa), with theta_tau on the boundary of P_GD's domain {||theta - theta_o||_V <= gamma
+    sqrt(kappa)} pointing away from theta*;
+  - Corollary M.1: under E_tau (Lemma L.4's event ||theta_tau - theta*||_{H^(u),*} <= beta(lambda_max, lambda_min),
+    (71) with nu_2 = 0), |<x, theta_tau - theta*>| <= beta ||x||_{H_tau^-1}, theta_tau on E_tau's boundary towards
+    an arm, H_tau the states' criterion-II matrix;
   - Lemma M.2: under E_o, after line 14's elimination (a) the optimal arm survives and (b) every surviving arm, the
     played one among them, has <x*_t - x, theta*> <= 4/R.
 
@@ -21,7 +27,9 @@ Parameters: Algorithm 2's (19)-(21) at eps = 4, delta = 0.02, zeta = 0.01, R = 1
 d in {2, 5}; gamma(lambda_max) is (60) with nu_1 = 0 (its least: nu_1 is printed as O(.) only); Theorem J.1's
 condition gamma(lambda_max) <= gamma is checked as a condition (at these points gamma(lambda_max) is about a tenth of
 gamma). The steps report the least margin over the states. Findings: none; the derivations hold on every state:
-Lemma L.1 with room (its left side at most 0.08 of 1/R, about gamma(lambda_max)/gamma), Corollary L.2 with relative
+Lemma L.1 with room (its left side at most 0.08 of 1/R, about gamma(lambda_max)/gamma), Lemma L.3's theta_o part to
+within 1e-5 (V is within a factor 1 + 1e-5 of kappa H*_o along theta_o - theta*) and its theta_tau part at about
+half, Corollary M.1 with room, Corollary L.2 with relative
 margins (least eigenvalue over the norm) of 0.07-0.25 for H_t <= H^(u),* and 2.4-3.5 for H^(l),* <= e^2 H_t (with
 1.5 in place of e^2 the second order fails on these states, the tests show), Lemma M.2(b) at about half of 4/R.
 """
@@ -65,7 +73,9 @@ def parameters(d: int) -> dict:
     p = algorithm2_parameters(EPS, DELTA, HORIZON, ZETA, d, R, S, kappa, kappa_star)
     gamma_max = (4 * R**2 * S * math.sqrt(p.lam_max)
                  + 7 * S * d / math.sqrt(p.lam_max) * math.log(16 * HORIZON / (ZETA * R**2 * d * p.lam_max)))
-    return {"p": p, "kappa": kappa, "gamma_max": gamma_max}
+    beta = (4 * R * p.lam_max / math.sqrt(p.lam_min)
+            + 7 * d / (R * math.sqrt(p.lam_min)) * math.log(16 * HORIZON / (ZETA * R**2 * d * p.lam_min)))
+    return {"p": p, "kappa": kappa, "gamma_max": gamma_max, "beta": beta}
 
 
 def _band(rng: np.random.Generator, d: int, p) -> np.ndarray:
@@ -105,9 +115,21 @@ def states(d: int) -> list[dict]:
         repeat = 10 * p.lam_max / (ROUNDS * 0.25 / math.e) / d
         H_t = repeat * (xs.T * (_slope(z_o) / math.e)) @ xs + _band(rng, d, p)
         data_star = repeat * (xs.T * _slope(z_star)) @ xs
+        # theta_tau on the boundary of P_GD's domain {||theta - theta_o||_V <= gamma sqrt(kappa)}, pointing away from
+        # theta* in V's norm (Lemma L.3's worst case)
+        wv, Uv = np.linalg.eigh(V)
+        v_root, v_root_inv = Uv @ np.diag(wv ** 0.5) @ Uv.T, Uv @ np.diag(wv ** -0.5) @ Uv.T
+        away = v_root @ (theta_o - theta_star)
+        theta_tau = theta_o + p.gamma * math.sqrt(kappa) * v_root_inv @ (away / np.linalg.norm(away))
+        # for Corollary M.1: theta_tau' on E_tau's boundary, ||theta_tau' - theta*||_{H^(u),*} = beta(lambda_max,
+        # lambda_min), in the direction that makes <x, .> largest for one arm of X_t
+        H_u = data_star + p.lam_max * np.eye(d)
+        arm = arms[0]
+        direction = np.linalg.solve(H_u, arm)
+        theta_tau_e = theta_star + par["beta"] * direction / math.sqrt(arm @ direction)
         out.append({"theta_star": theta_star, "theta_o": theta_o, "V": V, "H_o": H_o, "arms": arms, "H_t": H_t,
-                    "H_u": data_star + p.lam_max * np.eye(d), "H_l": data_star + p.lam_min * np.eye(d),
-                    "width": p.gamma * math.sqrt(kappa)})
+                    "H_u": H_u, "H_l": data_star + p.lam_min * np.eye(d), "width": p.gamma * math.sqrt(kappa),
+                    "theta_tau": theta_tau, "theta_tau_e": theta_tau_e})
     return out
 
 
@@ -181,6 +203,38 @@ def _m2_b(p):
     return np.array(out), np.full(STATES, 4 / R), _where()
 
 
+def _l3_tau(p):
+    par = parameters(p["d"])
+    lhs = np.array([math.sqrt((st["theta_tau"] - st["theta_star"]) @ st["V"] @ (st["theta_tau"] - st["theta_star"]))
+                    for st in states(p["d"])])
+    return lhs, np.full(STATES, 2 * par["p"].gamma * math.sqrt(par["kappa"])), _where()
+
+
+def _l3_o(p):
+    par = parameters(p["d"])
+    lhs = np.array([math.sqrt((st["theta_o"] - st["theta_star"]) @ st["V"] @ (st["theta_o"] - st["theta_star"]))
+                    for st in states(p["d"])])
+    return lhs, np.full(STATES, par["gamma_max"] * math.sqrt(par["kappa"])), _where()
+
+
+def _m1(p):
+    """max over X_t of |<x, theta_tau - theta*>| - beta ||x||_{H_tau^-1}: <= 0 (H_tau: the states' H_t)."""
+    par = parameters(p["d"])
+    out = []
+    for st in states(p["d"]):
+        values = np.abs(st["arms"] @ (st["theta_tau_e"] - st["theta_star"]))
+        out.append((values - par["beta"] * _norms(st["arms"], st["H_t"])).max())
+    return np.array(out), np.zeros(STATES), _where()
+
+
+def _e_tau(p):
+    par = parameters(p["d"])
+    lhs = np.array([math.sqrt((st["theta_tau_e"] - st["theta_star"]) @ st["H_u"] @ (st["theta_tau_e"] -
+                                                                                     st["theta_star"]))
+                    for st in states(p["d"])])
+    return lhs, np.full(STATES, par["beta"] * (1 + 1e-9)), _where()
+
+
 CONDITIONS = (
     ProofStep("criterion I fails", "max_{x in X_t} ||x||^2_{V^-1} < 1/(gamma^2 kappa R^2)", _criterion_one_fails, "<"),
     ProofStep("E_o", "||theta_o - theta*||_{H*_o} <= gamma(lambda_max)", _e_o, "<="),
@@ -189,6 +243,11 @@ CONDITIONS = (
 )
 L1_TEXT = "Lemma L.1: if criterion I fails at t and E_o holds, |<x, theta_o - theta*>| <= 1/R for all x in X_t"
 L2_TEXT = "Corollary L.2: under E_o, H_t <= H_t^{(u),*} and H_t^{(l),*} <= e^2 H_t"
+L3_TEXT = ("Lemma L.3: under E_o, ||theta_tau - theta*||_V <= 2 gamma sqrt(kappa) and ||theta_o - theta*||_V <= "
+           "gamma(lambda_max) sqrt(kappa)")
+M1_TEXT = "Corollary M.1: under E_tau, |<x, theta_tau - theta*>| <= beta ||x||_{H_tau^-1} for all x in X_t"
+E_TAU = ProofStep("E_tau", "||theta_tau - theta*||_{H^(u),*} <= beta(lambda_max, lambda_min) (Lemma L.4's event)",
+                  _e_tau, "<=")
 M2_TEXT = ("Lemma M.2: under E_o, after line 14's elimination (a) the optimal arm x*_t survives and (b) <x*_t - x_t, "
            "theta*> <= 4/R")
 for _d in (2, 5):
@@ -204,6 +263,18 @@ for _d in (2, 5):
         conditions=CONDITIONS),
         title=f"Corollary L.2's two orders on the same states, {ROUNDS} criterion-II rounds with Lemma L.1 at its "
               f"bound (d = {_d})")
+    suite.lower_bound(f"shuffle-glm/lemL.3@states,{_tail}", claim=LowerBound(
+        L3_TEXT, _point, steps=(ProofStep("theta_tau", "||theta_tau - theta*||_V <= 2 gamma sqrt(kappa)", _l3_tau,
+                                          "<="),
+                                ProofStep("theta_o", "||theta_o - theta*||_V <= gamma(lambda_max) sqrt(kappa)", _l3_o,
+                                          "<=")),
+        conditions=CONDITIONS),
+        title=f"Lemma L.3 on the same states, theta_tau on the boundary of P_GD's domain away from theta* (d = {_d})")
+    suite.lower_bound(f"shuffle-glm/corM.1@states,{_tail}", claim=LowerBound(
+        M1_TEXT, _point, steps=(ProofStep("|<x, theta_tau - theta*>| <= beta ||x||_{H_tau^-1}", M1_TEXT, _m1, "<="),),
+        conditions=(*CONDITIONS, E_TAU)),
+        title=f"Corollary M.1 on the same states, theta_tau on E_tau's boundary (in H^(u),*'s norm) towards an arm, "
+              f"H_tau the states' criterion-II matrix (d = {_d})")
     suite.lower_bound(f"shuffle-glm/lemM.2@states,{_tail}", claim=LowerBound(
         M2_TEXT, _point, steps=(ProofStep("(a) x* survives", "UCB_o(x*) >= max_z LCB_o(z)", _m2_a, ">="),
                                 ProofStep("(b) gap <= 4/R", "max over surviving x of <x* - x, theta*> <= 4/R", _m2_b,
