@@ -190,3 +190,18 @@ class RandomFirst(Constant):
 
     def choose(self, t, contexts):
         return self.rng.integers(0, 2, contexts.shape[0])
+
+
+@pytest.mark.parametrize("cid", ["remark3.4-jdp@algorithm,eps0.5,delta0.1,B4,T16,K2,d2",
+                                 "corC.2-jdp@algorithm,eps1,delta0.1,B4,T16,K2,d2"])
+def test_the_billboard_jdp_entries_audit_the_other_users_actions(cid):
+    """shuffle-lcb's JDP through the Billboard lemma, read with constant 1: the entries' transcripts drop the protected
+    user's round, run from the standard budget up, and are not refuted from 20,000 runs per side (the statistical
+    auditor's level: false-refutation rate at most 0.01)."""
+    from dpaudit.suite import find_entry
+
+    entry = find_entry(f"shuffle-lcb/{cid}")
+    assert "quick" not in entry.budgets and entry.subject.rounds == tuple(range(2, 17))
+    result = dpaudit.audit_privacy(entry.subject, entry.claim, pairs=entry.pairs, samples=20_000, seed=3,
+                                   auditor="statistical")
+    assert result.verdict == "not-refuted"

@@ -130,7 +130,9 @@ Left out (with why):
   - the tree's prefix-sum accuracy (property (ii) of the proof of Prop E.7: a prefix sum uses
     O(log T) nodes, hence noise variance O(log T) sigma^2): stated only up to O(.), so no accuracy
     claim; the exact error law of a prefix sum is CentralTreeMechanism.error_law (tested).
-  - corB.2-jdp, corB.3-jdp, corC.2-jdp, corC.3-jdp, remark3.4-jdp (Billboard lemma): printed only up to O(.);
+  - corB.2-jdp, corB.3-jdp, corC.2-jdp, corC.3-jdp, remark3.4-jdp (Billboard lemma): printed only up to O(.); read
+    with the constant 1, the other users' actions are audited black-box for LinUCB-SDP-Amp at eps = 0.5
+    (remark3.4-jdp@algorithm) and LinUCB-SDP-Vec at eps = 1 (corC.2-jdp@algorithm), from the standard budget up;
   - communication claims: another issue; among them claimsec6d (P_Amp's one real vector and matrix per
     user; P_Vec's O(d^2 (g + b)) bits with "g + b <~ sqrt B + log(1/delta)/eps^2" as printed): orders only.
   - claimsec6c (Garcelon et al.'s determinant trick needs V_t >= V_tau_t, which noisy increments need not
@@ -562,6 +564,20 @@ suite.privacy(f"shuffle-lcb/propF.3-jdp@algorithm,eps1,delta{_ALG_DELTA:g},B1,{_
               pairs=_first_user_pairs(_ALG_BASE), relation=ReplaceUser(batch_size=_ALG_T),
               title=f"LinUCB-JDP's actions of users 2..{_ALG_T} (B = 1, K = 2, d = 2) are (1, {_ALG_DELTA:g})-JDP "
                     "when user 1 changes (her arm moved to -e_1 and to (e_2, 0); black-box)")
+
+# JDP through the Billboard lemma (Remark 3.4, Corollaries B.2, B.3, C.2, C.3 print "O(eps, delta)-JDP", no constant):
+# the actions the other users receive from the shuffle algorithms, read with the O(.)'s constant 1, black-box. They
+# run from the standard budget up (a quick run's statistical claims share its alpha, which its snapshot holds).
+for _id, _name, _eps in (("remark3.4-jdp", "linucb-sdp-amp", 0.5), ("corC.2-jdp", "linucb-sdp-vec", 1.0)):
+    _policy = ALGORITHMS[_name](eps=_eps, delta=_ALG_DELTA, B=_ALG_B)
+    _jdp = ContextualTranscript(_policy, _ALG_K, _ALG_D, _ALG_T, output="jdp", protected=1)
+    suite.privacy(f"shuffle-lcb/{_id}@algorithm,eps{_eps:g},delta{_ALG_DELTA:g},B{_ALG_B},{_ALG_POINT}",
+                  auditor="statistical", samples=_ALG_SAMPLES, subject=_jdp, claim=ApproxDP(_eps, _ALG_DELTA),
+                  pairs=_first_user_pairs(_ALG_BASE), relation=ReplaceUser(batch_size=_ALG_T),
+                  budgets=("standard", "thorough", "paper"),
+                  title=f"{_policy.name}: the actions of users 2..{_ALG_T} "
+                        f"are ({_eps:g}, {_ALG_DELTA:g})-JDP when user 1 changes (B = {_ALG_B}, K = {_ALG_K}, d = "
+                        f"{_ALG_D}; the Billboard lemma's O(eps, delta) read with constant 1; black-box)")
 
 # Theorem E.2 (advanced composition, quoted), the step of Theorem E.3's proof: k randomized responses at eps =
 # eps'/(2 sqrt(2 k log(1/delta'))) against (eps', delta'), exactly (as dist-mab/thm7, the same theorem in that
