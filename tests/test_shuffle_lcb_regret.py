@@ -117,7 +117,7 @@ def paper(entry) -> dict:
 
 def test_entries_build_and_their_ids_parse():
     found = entries()
-    assert len(found) == 49
+    assert len(found) == 55
     for entry in found:
         cid = parse_claim_id(entry.id)
         assert cid.suite == "shuffle-lcb" and cid.point
@@ -295,12 +295,18 @@ def test_rates_in_b_d_and_tuned_t_run_from_the_standard_budget():
              "lem3.9-regret@B,eps10,T5000": RegretRate(1.0, "B"), "remarkA.5@B,T5000": RegretRate(1.0, "B"),
              "propF.3-regret@B,eps1,T5000": RegretRate(1.0, "B"),
              "lem3.9-regret@d,eps10,B20,T5000": RegretRate(1.0, "d"), "remarkA.5@d,B20,T5000": RegretRate(1.0, "d"),
-             "propF.3-regret@d,eps1,B20,T5000": RegretRate(1.0, "d")}
+             "propF.3-regret@d,eps1,B20,T5000": RegretRate(1.0, "d"),
+             "thmE.3-regret@B,eps1,T2000": RegretRate(1.0, "B"), "thmE.5-regret@B,eps1,T2000": RegretRate(1.0, "B"),
+             "thmE.3-regret@d,eps1,B20,T2000": RegretRate(1.0, "d"),
+             "thmE.5-regret@d,eps1,B20,T2000": RegretRate(1.0, "d"),
+             "remark3.10@ldp,eps,T2000": RegretRate(-0.5, "eps"), "remark3.10@jdp,eps,T2000": RegretRate(-0.5, "eps")}
     for cid, claim in wider.items():
         entry = by_id(f"shuffle-lcb/{cid}")
         assert entry.claim == claim and "quick" not in entry.budgets and "standard" in entry.budgets, cid
     assert by_id("shuffle-lcb/remarkA.5@B,T5000").subject(40).B == 40
     assert by_id("shuffle-lcb/propF.3-regret@d,eps1,B20,T5000").subject(6)[1].dimension == 6
+    policy, env = by_id("shuffle-lcb/thmE.3-regret@d,eps1,B20,T2000").subject(8)
+    assert env.dimension == 8 and env.users == regret.RETURNING_USERS and policy.B == 20
 
 
 def test_remark_f4s_tuned_t_rate_holds_on_a_short_grid():

@@ -110,6 +110,10 @@ Encoded (id -> claim; point; quick: horizons x runs; paper: runs 50 unless said)
     LinUCB), propF.3-regret@B,eps1 and @d,eps1,B20: exponent 1 (the bounds' dB and d sqrt T terms). The rates
     in d are weak (regret is not monotone in d on a 10-arm instance: fitted slopes -0.1 to 0.9, intervals about
     one wide).
+  - thmE.3-regret@B,eps1,T2000 and @d,eps1,B20,T2000, thmE.5-regret@B and @d (the returning-user algorithms at eps = 1,
+    U = 800, exponent 1 in B and in d; standard budget up; weak: the regret falls with d on these instances).
+  - remark3.10@ldp,eps,T2000 and @jdp,eps,T2000: the template's rates in eps at B = 1 (LinUCB-LDP, LinUCB-JDP), eps in
+    [0.1, 1], exponent -1/2 (standard budget up; weak for LDP, whose regret is linear there).
   - cor3.3@T,eps10,B-tuned and corB.2-regret@T,eps10,B-tuned: the T-rate 3/5 with B re-tuned at each horizon
     (T^(3/5); Cor B.2's B(eps = 10, T)) at eps = 10, outside the corollaries' eps range (standard budget up).
   - thmE.3-regret, returning users, P_Amp (Thm 4.2(i)): Reg = O(dB log T + (T/sqrt(eps B)) ...): @eps,B20,T2000,
@@ -280,6 +284,13 @@ def _in_dimension(name: str, params: dict, d: float):
         return ALGORITHMS[name](**params), LinearBandit(RATE_ARMS, int(d))
 
 
+def _returning_in_dimension(name: str, params: dict, d: float):
+    """``name`` with ``params`` on the returning-user instance in dimension d (RETURNING_USERS users)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ALGORITHMS[name](**params), ReturningUsers(RATE_ARMS, int(d), users=RETURNING_USERS)
+
+
 def _with_batch(name: str, params: dict, B: float):
     """``name`` with ``params`` and batch size B."""
     with warnings.catch_warnings():
@@ -316,10 +327,10 @@ def lemma_a2_bound(name: str, params: dict, d: int, T_run: int):
 
 
 def _eps_rate(id: str, policy, exponent: float, values, *, title: str, horizons=None, runs=None,
-              environment=RATE_ENV, variable: str = "eps") -> None:
+              environment=RATE_ENV, variable: str = "eps", **kwargs) -> None:
     suite.regret(id, policy=policy, environment=environment, claim=RegretRate(exponent, variable),
                  horizons=horizons or FIXED_B_HORIZONS, runs=runs or EPS_RUNS,
-                 options={"values": [float(v) for v in values]}, title=title)
+                 options={"values": [float(v) for v in values]}, title=title, **kwargs)
 
 
 # == unique users: P_Amp (Thm 3.2, Cor 3.3, B.2, B.3) and the template (Lemmas 3.9, A.2, Remark A.5) ===
@@ -481,6 +492,27 @@ _eps_rate(f"shuffle-lcb/prop4.3-regret@eps,M0{USER_LEVEL_M0},T{RETURNING_T}",
           title=f"LinUCB-JDP-user-level (M0 = {USER_LEVEL_M0} = ceil(T/U), U = {USER_LEVEL_USERS}): "
                 "Reg = O~(d sqrt T + sqrt(M0 T/eps) d^(3/4)), a rate -1/2 in eps")
 
+
+# rates in B and d of Theorems E.3 and E.5 (O(dB log T + (T/sqrt(eps B)) d^(3/4) ...): at most linear in B and in d)
+# at eps = 1, inside E.3's range (2/B) log(2/delta) sqrt(2T) >= 2.4 for B <= 160 at T = 2000 and E.5's eps <= 15
+for _tag, _name in (("thmE.3-regret", "linucb-sdp-amp-returning"), ("thmE.5-regret", "linucb-sdp-vec-returning")):
+    _params = {"eps": 1.0, "delta": DELTA}
+    suite.regret(f"shuffle-lcb/{_tag}@B,eps1,T{RETURNING_T}", policy=partial(_with_batch, _name, _params), **_RET,
+                 claim=RegretRate(1.0, "B"), options={"values": [float(v) for v in B_VALUES]}, budgets=WIDER,
+                 title=f"{_name} (eps = 1, U = {RETURNING_USERS}): Reg = O(B) over B in {B_VALUES}, T = {RETURNING_T}")
+    suite.regret(f"shuffle-lcb/{_tag}@d,eps1,B20,T{RETURNING_T}",
+                 policy=partial(_returning_in_dimension, _name, {**_params, "B": BATCH}), environment=None,
+                 horizons=RETURNING_HORIZONS, runs=RETURNING_RUNS, claim=RegretRate(1.0, "d"),
+                 options={"values": [float(v) for v in D_VALUES]}, budgets=WIDER,
+                 title=f"{_name} (eps = 1, B = 20): Reg = O(d) (the bound's largest power of d) over d in {D_VALUES}, "
+                       f"T = {RETURNING_T}")
+
+# Remark 3.10's rates in eps of the template at B = 1: local (LinUCB-LDP, eps0 in [0.1, 1], the LDP range) and central
+# (LinUCB-JDP, eps in [0.1, 1]), both O(eps^(-1/2)); weak where the regret is linear (LDP at eps0 <= 1)
+for _tag, _name in (("ldp", "linucb-ldp"), ("jdp", "linucb-jdp")):
+    _eps_rate(f"shuffle-lcb/remark3.10@{_tag},eps,T{RETURNING_T}", partial(_policy, _name), -0.5, EPS_UNIT_VALUES,
+              horizons=RETURNING_HORIZONS, runs=RETURNING_RUNS, budgets=WIDER,
+              title=f"{_name} (B = 1): Reg = O(eps^(-1/2)) over eps in [0.1, 1], T = {RETURNING_T}")
 
 # == the experiments (Sec. 5, App. G): the presets' configurations ====================================
 
