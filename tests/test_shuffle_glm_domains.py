@@ -1,0 +1,55 @@
+"""shuffle-glm Lemmas E.4, K.1 and Corollary E.6 on the optimizer's whole domain (audits/shuffle_glm/domains.py).
+Deterministic floats: no false-failure rate to state."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpaudit import audit_lower_bound
+from dpaudit.auditors.lower_bound import evaluate_step
+from dpaudit.audits.shuffle_glm import domains
+from dpaudit.suite import find_entry
+
+
+@pytest.mark.parametrize("cid", ["lemE.4@domain,S3,d3,T1000", "corE.6@domain,S3,d3,T1000",
+                                 "lemK.1@domain,S3,d2,T1000"])
+def test_the_entries_verify(cid):
+    assert audit_lower_bound(find_entry(f"shuffle-glm/{cid}").claim).verdict == "verified"
+
+
+def test_the_domain_bound_is_above_every_sampled_distance():
+    """2S sqrt(lambda_max + s/4) against ||theta* - theta^||_{H*} for seeded theta*, theta^ in the ball, s = 1000 data
+    points of norm <= 1 and N between lambda I and lambda_max I: never above, and above three quarters of it on the
+    worst samples (data along one direction, theta* orthogonal to it, theta^ at -S along H's top eigenvector): the
+    bound is valid, and not loose by much (antipodal theta*, theta^ along the data would make mu' smaller)."""
+    q = domains.algorithm1_point()
+    bound = domains._e4({"d": 3, "T": 1000})[0][0]
+    rng = np.random.default_rng(11)
+    worst = 0.0
+    for k in range(300):
+        u = rng.normal(size=3)
+        u /= np.linalg.norm(u)
+        x = np.tile(u, (1000, 1)) if k % 2 else rng.normal(size=(1000, 3))
+        x /= np.maximum(1.0, np.linalg.norm(x, axis=1, keepdims=True))
+        theta = rng.normal(size=3)
+        theta *= domains.S / np.linalg.norm(theta) * (1 if k % 2 else rng.random())
+        if k % 2:
+            theta = domains.S * np.cross(u, rng.normal(size=3))
+            theta *= domains.S / np.linalg.norm(theta)  # orthogonal to the data: mu' = 1/4 on every point
+        z = x @ theta
+        slope = np.exp(-z) / (1 + np.exp(-z)) ** 2
+        noise = np.diag(rng.uniform(q["lam_min"], q["lam_max"], 3))
+        H = (x.T * slope) @ x + noise
+        w, U = np.linalg.eigh(H)
+        hat = -domains.S * U[:, -1] if k % 2 else rng.uniform(-1, 1, 3) * domains.S / math.sqrt(3)
+        worst = max(worst, math.sqrt((theta - hat) @ H @ (theta - hat)))
+    assert worst <= bound and worst > 0.75 * bound
+
+
+def test_at_a_longer_horizon_the_domain_bound_decides_nothing():
+    step = domains.ProofStep("e4", "domain bound", domains._e4, "<=")
+    assert evaluate_step(step, {"d": 3, "T": 100_000})["status"] == "fails"
+    assert evaluate_step(step, {"d": 3, "T": 1000})["status"] == "holds"
