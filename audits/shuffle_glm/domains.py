@@ -20,8 +20,8 @@ the data), and the statements carry no information about the estimators there.
     2S with sqrt(kappa) gamma(lambda) / sqrt(T + lambda_max), nu = 0.
   - Lemma K.1 (60): ||theta_o - theta*||_{H*_o} <= gamma(lambda_max) = 4R^2 S sqrt(lambda_max) + (7Sd/sqrt(lambda_max))
     log(16T/(zeta R^2 d lambda_max)) + 4RS sqrt(nu_1), H*_o = sum_{T_o} mu' x x^T + lambda_max I (59). The left side is
-    at most 2S sqrt(lambda_max + |T_o|/4) <= 2S sqrt(lambda_max + T/4), against gamma(lambda_max) at nu_1 = 0. Algorithm 2
-    at eps = 4, delta = 0.02, zeta = 0.01, d = 2, S = 3, T = 1000.
+    at most 2S sqrt(lambda_max + |T_o|/4) <= 2S sqrt(lambda_max + T/4), against gamma(lambda_max) at nu_1 = 0.
+    Algorithm 2 at eps = 4, delta = 0.02, zeta = 0.01, d = 2, S = 3, T = 1000.
 
 Where the margin runs out: at Algorithm 1's T = 10^5 (s = T) E.4's domain bound is 2S sqrt(lambda_max + s/4) = 1065
 against (29)'s 771, and K.1's stops once |T_o| > 12 lambda_max; those points are not entries (the domain bound decides
