@@ -87,10 +87,9 @@ Considered and left out (with why):
     P_Vec's b is of order 1e9 per node (b ~ 24e4 g^2 log^2(.)/(eps^2 B)) and one exact pair takes ~35 s;
     P_Vec's own privacy is searched in the shuffle-lcb suite.
   - lemB.4 (anti-concentration, Matousek): its constants a, b, c are existential.
-  - lemB.1 (independence of the parties' inputs given the transcript, after Chan, Shi & Song) and lemB.5
-    (releasing (M(D), D_I) keeps (eps, delta)-DP for D_{-I}): structural statements without a constant
-    (Lemma B.5's (eps, delta) is M's own, a post-processing identity); lemB.2 and lemB.3 are encoded in
-    :mod:`.likelihood_sets`.
+  - lemB.2 and lemB.3 are encoded in :mod:`.likelihood_sets`; lemB.1 (independence of the parties' inputs given the
+    transcript) and lemB.5 (releasing (M(D), D_I) keeps (eps, delta)-DP for D_{-I}) in :mod:`.side_information`, on
+    explicit protocols (exact enumeration; an exact privacy audit).
   - claimsec3d (Algorithm 2 needs O(log n) memory): an order of memory, not a privacy or accuracy claim.
   - the regularity step in the proof of thm5.1 (entrywise error bound => ||H_t - lambda I|| <= sigma sqrt d):
     not implied deterministically (the all-sigma matrix has norm d sigma); a random-matrix statement,
@@ -103,6 +102,8 @@ Regret and lower bounds (the suite's parts, which add their entries to ``suite``
   - :mod:`.likelihood_sets`: lemB.2 (reconstructed) and lemB.3 (Theorem 4.1's set (1)): the bad sets'
     masses and the sets' ratio property exactly, on a bit mechanism at the edge of (eps, delta) and on a
     shuffled randomized-response count averaged over i.i.d. Ber(1/2) inputs.
+  - :mod:`.side_information`: lemB.5 (M^sum_bin released beside four users' bits, exactly) and lemB.1 (a three-party
+    randomized-response chain's posterior factorises, by exact enumeration).
   - :mod:`.regret`: thm5.1-regret (alias thmC.3-regret) and cor5.2-regret: cs-linucb under Theorem C.2's
     explicit bound with Theorem C.3's constants, and the rates in T and eps; pre-asymptotic at every
     simulable n (the rates in T are expected refuted for that reason, not as findings).
@@ -318,3 +319,4 @@ for _k in (1, 3):
 # the parts add their entries to ``suite`` when imported, in this order
 from . import lower_bounds, regret  # noqa: E402, F401, I001
 from . import likelihood_sets  # noqa: E402, F401, I001
+from . import side_information  # noqa: E402, F401, I001
