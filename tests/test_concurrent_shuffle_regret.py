@@ -92,7 +92,9 @@ def test_row_ids_expand_the_table_cells():
 
 def test_entries_build_and_ids_parse():
     found = entries()
-    assert len(found) == 13 + 9  # + the likelihood-set lemmas (lemB.2, lemB.3; tests/test_concurrent_shuffle_lemmas.py)
+    # + the likelihood-set lemmas (lemB.2, lemB.3; tests/test_concurrent_shuffle_lemmas.py), Figure 2's cover sets and
+    # Lemma B.1 (tests/test_concurrent_shuffle_mechanisms.py, tests/test_concurrent_shuffle_side_information.py)
+    assert len(found) == 13 + 9 + 2
     for entry in found:
         cid = parse_claim_id(entry.id)
         assert cid.suite == "concurrent-shuffle" and cid.point, entry.id

@@ -125,10 +125,15 @@ def spec_rows() -> list[tuple[str, str]]:
 
 def entries() -> list:
     """The regret module's entries: the structural LowerBound entries of :mod:`links` (Appendix G), :mod:`ecolog`
-    (ECOLog's constants), :mod:`design` (Appendix O, Lemma 4.3), :mod:`batches` (Lemma E.8, eq. (6)'s warm-up) and
-    :mod:`optimization` (Lemma R.1) are tested with those modules."""
+    (ECOLog's constants), :mod:`design` (Appendix O, Lemma 4.3), :mod:`batches` (Lemma E.8, eq. (6)'s warm-up),
+    :mod:`optimization` (Lemma R.1, D.2's Lipschitz constant), :mod:`switching` (Lemma M.3), :mod:`events`
+    (Appendices L and M) and :mod:`domains` (Lemmas E.4, K.1, Corollary E.6) are tested with those modules."""
     structural = ("shuffle-glm/lemG.", "shuffle-glm/claimobs2@", "shuffle-glm/lemJ.2@ecolog-", "shuffle-glm/lemO.",
-                  "shuffle-glm/lem4.3@", "shuffle-glm/lemE.8@", "shuffle-glm/eq6@", "shuffle-glm/lemR.1@")
+                  "shuffle-glm/lem4.3@", "shuffle-glm/lemE.8@", "shuffle-glm/eq6@", "shuffle-glm/lemR.1@",
+                  "shuffle-glm/lemS.1-accuracy@", "shuffle-glm/lemS.2-accuracy@", "shuffle-glm/claimsecD.2-inequality@",
+                  "shuffle-glm/lemM.3@", "shuffle-glm/lemL.1@", "shuffle-glm/corL.2@", "shuffle-glm/lemL.3@",
+                  "shuffle-glm/corM.1@", "shuffle-glm/lemM.2@", "shuffle-glm/lemE.4@", "shuffle-glm/corE.6@",
+                  "shuffle-glm/lemK.1@")
     return [e for e in suite.entries if isinstance(e.claim, (RegretClaim, LowerBound))
             and not e.id.startswith(structural)]
 

@@ -4,7 +4,8 @@ in I beside an (eps, delta)-DP output keeps (eps, delta)-DP for the inputs outsi
 
   - lemB.5@node,m4,released4: M = M^sum_bin at (0.9, 1e-3) on m = 4 users' bits (the suite's node protocol), with four
     more users' bits D_I released beside it: M'(D) = (M(D_{-I}), D_I), a product of M's count law and a point mass
-    (:class:`ReleasedInputs`). Claim (0.9, 1e-3)-DP, exactly, on every pair that changes one bit outside I (each of
+    (:class:`~dpaudit.mechanisms.classic.released_inputs.ReleasedInputs`).
+    Claim (0.9, 1e-3)-DP, exactly, on every pair that changes one bit outside I (each of
     the 4, from each of the 2^8 datasets). The tests show the same release refuted (infinite loss) when the changed
     bit is in I: the lemma's "with respect to the inputs outside I" is what holds it.
   - lemB.1@rr-chain,n3: three parties with independent inputs X_i in {0, 1} (P[X_i = 1] = 1/4, 1/2, 2/3) speak in
@@ -23,46 +24,15 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 
 from dpaudit import ApproxDP, LowerBound, ProofStep
-from dpaudit.core.distributions import FiniteDistribution, ProductDistribution
 from dpaudit.core.neighbours import ReplaceOne
-from dpaudit.mechanisms.base import ExactRelease
+from dpaudit.mechanisms.classic.released_inputs import ReleasedInputs
 from dpaudit.mechanisms.counters.concurrent_tree import BinarySummation
 
 from ._suite import suite
-
-
-class ReleasedInputs(ExactRelease):
-    """(M(D_{-I}), D_I): ``inner`` on the first ``m`` bits of D, the remaining bits released as they are (encoded as
-    one integer, bit j of the code the j-th released bit). Output shape (size, 2)."""
-
-    paper = "concurrent-shuffle"
-    source = "Lemma B.5: an (eps, delta)-DP output released beside the inputs in I"
-
-    def __init__(self, inner: Any, m: int, released: int):
-        self.inner, self.m, self.released = inner, int(m), int(released)
-        self.name = f"({inner!r}, D_I) with {self.released} released bits"
-
-    def _input(self, data: Any) -> np.ndarray:
-        x = np.asarray(data)
-        if x.shape != (self.m + self.released,) or not np.isin(x, (0, 1)).all():
-            raise ValueError(f"{self.owner}: data must be {self.m + self.released} bits, got {data!r}")
-        return x.astype(np.int64)
-
-    def _code(self, x: np.ndarray) -> int:
-        return int(sum(int(b) << j for j, b in enumerate(x[self.m:])))
-
-    def _sample(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-        return np.column_stack([self.inner.sample(x[:self.m], size, rng), np.full(size, self._code(x))])
-
-    def _distribution(self, x: np.ndarray) -> ProductDistribution:
-        point = FiniteDistribution(np.array([self._code(x)]), np.array([0.0]))
-        return ProductDistribution((self.inner.distribution(x[:self.m]), point))
-
 
 NODE_EPS, NODE_DELTA, INSIDE, RELEASED = 0.9, 1e-3, 4, 4
 B5_RELEASE = ReleasedInputs(BinarySummation(NODE_EPS, NODE_DELTA, INSIDE), INSIDE, RELEASED)

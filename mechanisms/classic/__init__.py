@@ -6,6 +6,7 @@ classic bugs, each with its true privacy derived and, where it has one, its exac
 - :mod:`.bounded_laplace`, :mod:`.folded`: Laplace (and geometric) noise on a bounded output range;
 - :mod:`.clipped_sum`, :mod:`.histogram`: a noisy clipped sum, a noisy histogram;
 - :mod:`.composition`: double spending, independent repeats of one release;
+- :mod:`.released_inputs`: a release next to the inputs it leaves out (Lemma B.5 of concurrent-shuffle);
 - :mod:`.geometric`, :mod:`.randomized_response`: the truncated geometric mechanism, binary and k-ary
   randomized response;
 - :mod:`.noisy_max`, :mod:`.sparse_vector`: report-noisy-max, the exponential mechanism, the sparse vector
