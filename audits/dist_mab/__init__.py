@@ -297,7 +297,7 @@ def _input_means(p):
 def _sum_mean(p):
     """The sum's exact (convolved) law's mean against g sum x, for the spread inputs."""
     xs = _SPREAD / p["g"]
-    return RandomizedRounding(p["g"]).sum_law(xs).mean, p["g"] * xs.sum()
+    return RandomizedRounding(p["g"]).sum_law(xs).summed_mean, p["g"] * math.fsum(xs.tolist())
 
 
 _UNBIASED_STEPS = (ProofStep("E[x_hat] = x g", "E[x_hat_i] = x_i g for one input", _input_means, "=="),

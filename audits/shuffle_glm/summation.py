@@ -112,7 +112,7 @@ def unbiased_step(protocol, data) -> ProofStep:
     data = np.asarray(data, dtype=float)
 
     def sides(_):
-        means = np.array([law.mean for law in protocol.count_laws(data)])
+        means = np.array([law.summed_mean for law in protocol.count_laws(data)])
         bias = np.abs(np.ravel(protocol.analyze(means) - data.sum(axis=0)))
         resolution = protocol.Delta / protocol.g * protocol.n * (2 * protocol.g + protocol.b) * 2.0**-40
         return bias, np.full(bias.shape, resolution), {"coordinate": np.arange(bias.size)}

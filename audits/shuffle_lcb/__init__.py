@@ -201,7 +201,7 @@ def unbiased_step(protocol: ShuffledVectorProtocol, data) -> ProofStep:
     data = np.asarray(data, dtype=float)
 
     def sides(_):
-        means = np.array([law.mean for law in protocol.count_laws(data)])
+        means = np.array([law.summed_mean for law in protocol.count_laws(data)])
         vec, mat = protocol.analyze(means)
         phi, y = data[:, :protocol.d], data[:, protocol.d]
         bias = np.abs(np.concatenate([vec - (phi * y[:, None]).sum(axis=0), np.ravel(mat - phi.T @ phi)]))

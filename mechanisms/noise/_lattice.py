@@ -182,6 +182,13 @@ class FiniteIntegerLaw(IntegerLaw):
         return float(self.values @ self.probs / self.probs.sum())
 
     @cached_property
+    def summed_mean(self) -> float:
+        """The mean with exactly rounded sums (math.fsum): the same bits whatever the BLAS threads sum in, where
+        ``mean``'s dot product may differ in its last bits between runs (records that report such a mean's rounding
+        need the same bits every run)."""
+        return math.fsum((self.values * self.probs).tolist()) / math.fsum(self.probs.tolist())
+
+    @cached_property
     def var(self) -> float:
         d = self.values - self.mean
         return float((d * d) @ self.probs / self.probs.sum())
