@@ -15,7 +15,8 @@ from dpaudit.suite import find_entry
 
 
 @pytest.mark.parametrize("cid", ["lemE.4@domain,S3,d3,T1000", "corE.6@domain,S3,d3,T1000",
-                                 "lemK.1@domain,S3,d2,T1000"])
+                                 "lemK.1@domain,S3,d2,T1000", "lemE.9@domain,S3,d3,T1000",
+                                 "lemE.7@domain,S3,d3,T1000"])
 def test_the_entries_verify(cid):
     assert audit_lower_bound(find_entry(f"shuffle-glm/{cid}").claim).verdict == "verified"
 
@@ -53,3 +54,16 @@ def test_at_a_longer_horizon_the_domain_bound_decides_nothing():
     step = domains.ProofStep("e4", "domain bound", domains._e4, "<=")
     assert evaluate_step(step, {"d": 3, "T": 100_000})["status"] == "fails"
     assert evaluate_step(step, {"d": 3, "T": 1000})["status"] == "holds"
+
+
+def test_lemma_e7s_curvature_step_fails_with_half_the_exponent():
+    """mu'(z_w) <= e^{R |z_w - z*|} mu'(z*) holds off the diagonal; with e^{R |z_w - z*| / 2} it fails (the logistic
+    curvature ratio approaches e^{|dz|} for large |z|)."""
+    lhs, rhs, _ = domains._e7_curvature({})
+    assert np.all(lhs <= rhs) and lhs.max() > 0.99
+    z = np.arange(-3, 3 + 1e-12, 1 / 16)
+    zs, zw = np.meshgrid(z, z, indexing="ij")
+    off = zw != zs
+    slope = np.exp(-np.abs(zw[off])) / (1 + np.exp(-np.abs(zw[off]))) ** 2
+    slope_star = np.exp(-np.abs(zs[off])) / (1 + np.exp(-np.abs(zs[off]))) ** 2
+    assert np.any(slope / (np.exp(np.abs(zw[off] - zs[off]) / 2) * slope_star) > 1)

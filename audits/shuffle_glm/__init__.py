@@ -37,8 +37,8 @@ The suite is in parts, added in this order (each module lists the claims it enco
     printed 2 sqrt 2 fails with the tree noise within Lemma O.4's band (3.14 at d = 2); the proof's 20 sqrt(e)/3 holds.
   - :mod:`.events`: what the criterion-II rounds derive from E_o (lemL.1, corL.2, lemL.3, corM.1, lemM.2), on 200
     seeded states of Algorithm 2 with E_o at its boundary: all hold.
-  - :mod:`.domains`: Lemmas E.4, K.1 and Corollary E.6 at T = 1000, where their bounds exceed the largest distance from
-    theta* to P_GD's domain: they hold for every estimate (the radii carry no information there).
+  - :mod:`.domains`: Lemmas E.4, E.7, E.9, K.1 and Corollary E.6 at T = 1000, where their bounds exceed the largest
+    distance from theta* to P_GD's domain: they hold for every estimate (the radii carry no information there).
   - :mod:`.confidence`: the self-normalised bounds on the regularised MLE (lemE.5, lemK.2, lemL.5) and Faury et
     al.'s martingale bound (lemJ.2), their coverage on simulated rewards at the algorithms' lambdas; Lemmas K.2 and
     L.5 as printed have no S and fail for ||theta*|| > 4R.
@@ -71,7 +71,7 @@ Left out (with why):
     black-box in :mod:`.transcripts`, at small T only.
   - claimsec5-jdp: algorithm-level (Billboard lemma): no entry audits Algorithm 1's actions yet; thm5.1-sdp is
     audited above at the batch level. remarkA.1's DP-SGD part is in :mod:`.remark_a1`; its trees' part is lemI.4's.
-  - lemE.7, lemE.9, lemH.1, lemL.4:
+  - lemH.1, lemL.4:
     confidence statements about the GLM estimators and the
     elimination: no entry audits their coverage yet (statements.toml says so, statement by statement).
   - regret, lower-bound and experiment claims: in :mod:`.regret`, whose docstring lists them.
