@@ -327,3 +327,15 @@ def test_figure_2_entry_is_tight_and_fails_on_another_cover():
         assert evaluate_step(cs._cover_step(6), point)["status"] == "fails"
     finally:
         cs.ConcurrentShuffleCounter.lowest_levels = lowest
+
+
+def test_algorithm_4_at_sixteen_users_is_not_refuted_from_a_small_sample():
+    """thm5.1-privacy@algorithm,k1,...,n16 (standard budget up): the entry's transcript and pairs, 20,000 runs per
+    side; the statistical auditor's level bounds a false refutation by 0.01."""
+    from dpaudit.suite import find_entry
+
+    entry = find_entry("concurrent-shuffle/thm5.1-privacy@algorithm,k1,eps0.5,delta0.1,n16,K2,d2")
+    assert "quick" not in entry.budgets
+    result = dpaudit.audit_privacy(entry.subject, entry.claim, pairs=entry.pairs, samples=20_000, seed=4,
+                                   auditor="statistical")
+    assert result.verdict == "not-refuted"

@@ -48,3 +48,4 @@ def test_lemma_b1_factorises_exactly_and_fails_for_correlated_inputs():
     correlated[(0, 0, 0)] += Fraction(1, 8)
     correlated[(1, 1, 1)] -= Fraction(1, 8)  # X_1 and X_3 now dependent
     assert si.factorisation_gap(si.joint(prior_table=correlated)) > Fraction(1, 100)
+

@@ -65,6 +65,8 @@ two extreme moves, arm 0 from (e_1, 1) to (-e_1, 1) and to (e_2, 0) (as shuffle-
 entries). Statistical, 40,000 runs per side at the quick budget.
   - thm5.1-privacy@algorithm,k1,...: Algorithm 4 with k = 1 shuffler (d = 4, d_low = 2) is (eps, delta)-CSDP at
     eps = 0.5, delta = 0.1 (the registry's defaults, inside eps < 1, delta < 1/2);
+  - thm5.1-privacy@algorithm,k1,...,n16: the same at n = 16 with k = 1, from the standard budget up (k = log2 n = 4
+    at n = 16 gives 150 label counts per view, and 400,000 runs per side exhaust 24 GB: left out);
   - thm5.1-privacy@algorithm,k3,...: the same with k = log2 n = 3 shufflers (Corollary 5.2's k, so also
     cor5.2-privacy; d = 2, d_low = 1).
 
@@ -314,6 +316,21 @@ for _k in (1, 3):
                   title=f"cs-linucb (Algorithm 4, k = {_k}) on n = {_ALG_N} users (K = 2, d = 2): every shuffler's "
                         "label counts are (0.5, 0.1)-CSDP (the first user's arm moved to -e_1 and to (e_2, 0); "
                         "black-box)")
+# beyond n = 8: n = 16 users with k = 1 shuffler, from the standard budget up (a quick run's statistical claims share
+# its alpha, which its snapshot holds); with k = log2 n = 4 the view has 150 label counts, and 400,000 runs per side
+# exhaust 24 GB in the statistical auditor, so Corollary 5.2's k stays at n = 8
+_BASE16 = fixed_arms(np.eye(_ALG_D)[:_ALG_K], [1.0, 0.0], 16)
+_PAIRS16 = [one_changed(_BASE16, _BASE16[0], np.array([move, _BASE16[0, 1]]))
+            for move in ([-1.0, 0.0, 1.0], [0.0, 1.0, 0.0])]
+for _k in (1,):
+    suite.privacy(f"concurrent-shuffle/thm5.1-privacy@algorithm,k{_k},eps0.5,delta0.1,n16,K{_ALG_K},d{_ALG_D}",
+                  auditor="statistical", samples={"quick": 40_000, "standard": 400_000, "thorough": 4_000_000},
+                  budgets=("standard", "thorough", "paper"),
+                  subject=ContextualTranscript(ALGORITHMS["cs-linucb"](eps=0.5, delta=0.1, k=_k), _ALG_K, _ALG_D,
+                                               16, output="messages"),
+                  claim=ApproxDP(0.5, 0.1), pairs=_PAIRS16, relation=ReplaceUser(batch_size=16),
+                  title=f"cs-linucb (Algorithm 4, k = {_k}) on n = 16 users (K = 2, d = 2): every shuffler's label "
+                        "counts are (0.5, 0.1)-CSDP (the first user's arm moved to -e_1 and to (e_2, 0); black-box)")
 
 
 # the parts add their entries to ``suite`` when imported, in this order

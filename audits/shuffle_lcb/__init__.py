@@ -124,9 +124,11 @@ Left out (with why):
     protocols at a B or an (eps, delta) given only up to O(.) constants; their mechanisms are audited above at
     explicit points (corE.6-sdp's protocol is thmE.5-privacy's).
   - remark3.8 (both protocols can be tuned to LDP): a pointer to corB.3-ldp and corC.3-ldp, encoded above.
-  - thmE.3-privacy (P_Amp, returning users): the per-batch view is P_Amp's intractable multiset and the
+  - thmE.3-privacy (P_Amp, returning users) exactly: the per-batch view is P_Amp's intractable multiset and the
     theorem composes M of them by Thm E.2 (arithmetic checked in the tests: the printed sigma is smaller
-    than Thm B.1's sigma at the proof's per-batch budget by sqrt(log(2/delta) / log(4T/(delta B)))).
+    than Thm B.1's sigma at the proof's per-batch budget by sqrt(log(2/delta) / log(4T/(delta B)))); it is
+    audited black-box at the algorithm level with the O(.)'s constant 1 (thmE.3-privacy@algorithm, standard
+    budget up).
   - the tree's prefix-sum accuracy (property (ii) of the proof of Prop E.7: a prefix sum uses
     O(log T) nodes, hence noise variance O(log T) sigma^2): stated only up to O(.), so no accuracy
     claim; the exact error law of a prefix sum is CentralTreeMechanism.error_law (tested).
@@ -555,6 +557,21 @@ suite.privacy(f"shuffle-lcb/thmE.5-privacy@algorithm,eps1,delta{_ALG_DELTA:g},B{
               title=f"LinUCB-SDP-Vec-returning's label counts (P_Vec, Thm 4.2(ii)'s b) over M = {_ALG_T // _ALG_B} "
                     f"batches are (1, {_ALG_DELTA:g})-SDP when one of the B = {_ALG_B} returning users changes in "
                     "every batch (K = 2, d = 2; black-box)")
+
+# Theorem 4.2(i) / E.3 (P_Amp with returning users) read with the O(.)'s constant 1: LinUCB-SDP-Amp-returning's
+# released batch sums over M = 4 batches, one returning user changed in every batch, black-box (the per-batch view is
+# P_Amp's Gaussian multiset, with no tractable law composed over batches). eps = 1 is inside the reconstructed range
+# eps <= (2/B) log(2/delta) sqrt(2T) = 8.5 at B = 4, T = 16. From the standard budget up.
+_policy = ALGORITHMS["linucb-sdp-amp-returning"](eps=1.0, delta=_ALG_DELTA, B=_ALG_B)
+suite.privacy(f"shuffle-lcb/thmE.3-privacy@algorithm,eps1,delta{_ALG_DELTA:g},B{_ALG_B},{_ALG_POINT}",
+              auditor="statistical", samples=_ALG_SAMPLES,
+              subject=ContextualTranscript(_policy, _ALG_K, _ALG_D, _ALG_T, output="messages",
+                                           users_per_batch=_ALG_B),
+              claim=ApproxDP(1.0, _ALG_DELTA), pairs=_returning_pairs(_ALG_B), relation=ReplaceUser(batch_size=_ALG_B),
+              budgets=("standard", "thorough", "paper"),
+              title=f"LinUCB-SDP-Amp-returning's batch sums (P_Amp, Thm 4.2(i)'s sigma) over M = {_ALG_T // _ALG_B} "
+                    f"batches are (1, {_ALG_DELTA:g})-SDP when one of the B = {_ALG_B} returning users changes in "
+                    "every batch (the O(.) read with constant 1; K = 2, d = 2; black-box)")
 
 # LinUCB-JDP (Proposition F.3 at B = 1): the other users' actions; eps = 1, the range's largest.
 _JDP = ContextualTranscript(ALGORITHMS["linucb-jdp"](eps=1.0, delta=_ALG_DELTA), _ALG_K, _ALG_D, _ALG_T,
