@@ -174,6 +174,9 @@ def test_docs_statements_page_is_rendered_from_the_tables():
     papers = (root / "docs" / "papers.md").read_text(encoding="utf-8")
     assert papers == tool.papers_page(papers), "docs/papers.md's counts are stale: python tools/statements.py"
     assert "| `dist-mab` |" in papers[papers.index(tool.COUNTS_START):papers.index(tool.COUNTS_END)]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert tool.README_TOTALS.search(readme), "README.md lost its statements totals sentence"
+    assert readme == tool.readme_page(readme), "README.md's statements totals are stale: python tools/statements.py"
 
 
 def test_the_reports_show_each_papers_coverage_and_its_gaps():

@@ -9,6 +9,7 @@ fails when the pages and the tables differ, so rerun this script after changing 
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -16,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "statements.md"
 #: docs/papers.md carries the counts between these two lines
 PAPERS_PAGE = ROOT / "docs" / "papers.md"
+README = ROOT / "README.md"
 COUNTS_START = "<!-- statements counts: written by tools/statements.py -->"
 COUNTS_END = "<!-- end of statements counts -->"
 
@@ -56,6 +58,26 @@ def papers_page(text: str) -> str:
     return text[:start] + "\n" + "\n".join(counts_table(tables())) + "\n" + text[end:]
 
 
+#: the README's sentence with the totals, rewritten from the tables
+README_TOTALS = re.compile(r"\(\d+ numbered statements; of the \d+ with something\s+a number could refute, \d+ "
+                           r"have every such part audited\)")
+
+
+def totals() -> tuple[int, int, int]:
+    """(statements, statements with a checkable part, statements with every checkable part audited), all papers."""
+    counts = [table["counts"] for table in tables().values()]
+    statements = sum(c["statements"] for c in counts)
+    checkable = statements - sum(c["nothing to check"] for c in counts)
+    return statements, checkable, sum(c["encoded"] for c in counts)
+
+
+def readme_page(text: str) -> str:
+    """README.md's text with its totals sentence rewritten from the tables."""
+    statements, checkable, encoded = totals()
+    return README_TOTALS.sub(f"({statements} numbered statements; of the {checkable} with something\na number could "
+                             f"refute, {encoded} have every such part audited)", text, count=1)
+
+
 def render() -> str:
     from dpaudit.core.claim_ids import PAPERS
     from dpaudit.reports.coverage import counts_table, full_table
@@ -70,7 +92,9 @@ def render() -> str:
 def main() -> int:
     PAGE.write_text(render(), encoding="utf-8")
     PAPERS_PAGE.write_text(papers_page(PAPERS_PAGE.read_text(encoding="utf-8")), encoding="utf-8")
-    print(f"wrote {PAGE.relative_to(ROOT)} and the counts in {PAPERS_PAGE.relative_to(ROOT)}")
+    README.write_text(readme_page(README.read_text(encoding="utf-8")), encoding="utf-8")
+    print(f"wrote {PAGE.relative_to(ROOT)} and the counts in {PAPERS_PAGE.relative_to(ROOT)} and "
+          f"{README.relative_to(ROOT)}")
     return 0
 
 
