@@ -4,7 +4,8 @@ Dwork, Rothblum and Vadhan's advanced composition (Dwork & Roth 2014, Theorem 3.
 each (eps0, delta0)-DP, compose to (sqrt(2 k ln(1/delta')) eps0 + k eps0 (e^eps0 - 1), k delta0 + delta')
 for any delta' > 0. :func:`advanced_composition` gives the total from the parts (shuffle-glm's
 Lemma T.2 accounting for P_GD); :func:`advanced_composition_budget` the parts from the total
-(concurrent-shuffle's footnotes 9-10, which split a budget over k mechanisms).
+(concurrent-shuffle's footnotes 9-10, which split a budget over k mechanisms); :func:`quoted_advanced_composition`
+the parts by the simpler form dist-mab's Theorem 7 and shuffle-lcb's Theorem E.2 quote.
 """
 
 from __future__ import annotations
@@ -18,6 +19,13 @@ def advanced_composition(k: int, eps0: float, delta0: float, delta_prime: float)
     """(eps, delta) of k mechanisms each (eps0, delta0)-DP: (sqrt(2 k ln(1/delta')) eps0 + k eps0 (e^eps0 - 1),
     k delta0 + delta')."""
     return (math.sqrt(2 * k * math.log(1 / delta_prime)) * eps0 + k * eps0 * math.expm1(eps0), k * delta0 + delta_prime)
+
+
+def quoted_advanced_composition(eps_total: float, k: int, delta_prime: float) -> float:
+    """eps0 = eps' / (2 sqrt(2 k ln(1/delta'))): the per-mechanism epsilon that, as dist-mab's Theorem 7 (its formula
+    reconstructed from App. I) and shuffle-lcb's Theorem E.2 quote advanced composition, makes k (eps0, delta0)-DP
+    mechanisms (eps', k delta0 + delta')-DP."""
+    return eps_total / (2 * math.sqrt(2 * k * math.log(1 / delta_prime)))
 
 
 def advanced_composition_budget(epsilon: float, delta: float, k: int, slack: float) -> tuple[float, float]:

@@ -52,6 +52,7 @@ from scipy.optimize import minimize_scalar
 from dpaudit import ApproxDP, QueryDistance, RenyiDP
 from dpaudit.core.neighbours import ReplaceOne
 from dpaudit.mechanisms import RandomizedResponse, ZCDPGaussianMechanism
+from dpaudit.mechanisms.accounting import quoted_advanced_composition
 from dpaudit.mechanisms.classic.composition import RepeatedResponseCount
 
 from ._suite import suite
@@ -69,8 +70,9 @@ def conversion_epsilon(curve, delta: float) -> float:
 
 
 def theorem7_epsilon(eps_prime: float, k: int, delta_prime: float) -> float:
-    """Theorem 7 as the spec reconstructs it: eps = eps'/(2 sqrt(2 k log(1/delta')))."""
-    return eps_prime / (2 * math.sqrt(2 * k * math.log(1 / delta_prime)))
+    """Theorem 7 as the spec reconstructs it: eps = eps'/(2 sqrt(2 k log(1/delta'))) (shuffle-lcb's Theorem E.2 quotes
+    the same form: :func:`~dpaudit.mechanisms.accounting.quoted_advanced_composition`)."""
+    return quoted_advanced_composition(eps_prime, k, delta_prime)
 
 
 UNIT = QueryDistance(sensitivity=1)

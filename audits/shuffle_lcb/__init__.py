@@ -158,6 +158,7 @@ from dpaudit.bandits.contextual_transcripts import ContextualTranscript, FirstBa
 from dpaudit.core.domains import Box, Datasets
 from dpaudit.core.neighbours import ReplaceOne, ReplaceUser, one_changed
 from dpaudit.mechanisms import noise
+from dpaudit.mechanisms.accounting import quoted_advanced_composition
 from dpaudit.mechanisms.classic.composition import RepeatedResponseCount
 from dpaudit.mechanisms.counters.central_tree import (
     WORST_ROW_PAIR,
@@ -605,7 +606,7 @@ for _id, _name, _eps in (("remark3.4-jdp", "linucb-sdp-amp", 0.5), ("corC.2-jdp"
 _SLACK = 0.05
 for _k in (100, 1000):
     for _eps_total in (0.5, 0.9):
-        _e = _eps_total / (2 * math.sqrt(2 * _k * math.log(1 / _SLACK)))
+        _e = quoted_advanced_composition(_eps_total, _k, _SLACK)
         suite.privacy(f"shuffle-lcb/thmE.2@k{_k},eps-total{_eps_total:g},delta-slack{_SLACK:g}", auditor="exact",
                       subject=RepeatedResponseCount(_e, _k), claim=ApproxDP(_eps_total, _SLACK), pairs=[([0], [1])],
                       relation=ReplaceOne(),
