@@ -54,6 +54,7 @@ from dpaudit.algorithms.glm.base import curvature
 from dpaudit.algorithms.glm.parameters import algorithm1_lambdas, algorithm2_parameters
 
 from ._suite import suite
+from .widths import gamma_60, width_24
 
 EPS, DELTA, ZETA, R, S, HORIZON = 4.0, 0.02, 0.01, 1.0, 3.0, 1000
 MU_SLOPE_MAX = 0.25  # the logistic link's largest mu'
@@ -79,8 +80,7 @@ def _e4(p):
 
 def _e6(p):
     q = algorithm1_point(p["d"], p["T"])
-    logs = math.log(p["T"]) + p["d"]
-    width = 24 * R * S * math.sqrt(logs) + R * logs / math.sqrt(q["lam_min"]) + 2 * S * math.sqrt(q["lam_max"])
+    width = width_24(p["T"], p["d"], R, S, q["lam_min"], q["lam_max"])
     return _one(2 * S), _one(math.sqrt(q["kappa"]) * width / math.sqrt(p["T"] + q["lam_max"]))
 
 
@@ -88,15 +88,12 @@ def _k1(p):
     _, kappa, kappa_star = curvature("domains", "logistic", S, None, None)
     a2 = algorithm2_parameters(EPS, DELTA, p["T"], ZETA, p["d"], R, S, kappa, kappa_star)
     lhs = 2 * S * math.sqrt(a2.lam_max + MU_SLOPE_MAX * p["T"])
-    rhs = (4 * R**2 * S * math.sqrt(a2.lam_max)
-           + 7 * S * p["d"] / math.sqrt(a2.lam_max) * math.log(16 * p["T"] / (ZETA * R**2 * p["d"] * a2.lam_max)))
-    return _one(lhs), _one(rhs)
+    return _one(lhs), _one(gamma_60(a2))
 
 
 def _e9(p):
     q = algorithm1_point(p["d"], p["T"])
-    logs = math.log(p["T"]) + p["d"]
-    width = 24 * R * S * math.sqrt(logs) + R * logs / math.sqrt(q["lam_min"]) + 2 * S * math.sqrt(q["lam_max"])
+    width = width_24(p["T"], p["d"], R, S, q["lam_min"], q["lam_max"])
     return _one(2 * S), _one(width / math.sqrt(q["lam_max"] + MU_SLOPE_MAX * p["T"]))
 
 

@@ -46,6 +46,7 @@ from dpaudit.algorithms.glm.base import curvature
 from dpaudit.algorithms.glm.parameters import algorithm2_parameters
 
 from ._suite import suite
+from .widths import beta_71, gamma_60
 
 EPS, DELTA, ZETA, R, S = 4.0, 0.02, 0.01, 1.0, 3.0
 HORIZON = 10**11
@@ -71,11 +72,7 @@ def _sphere(rng: np.random.Generator, size: tuple[int, ...], d: int) -> np.ndarr
 def parameters(d: int) -> dict:
     _, kappa, kappa_star = curvature("events", "logistic", S, None, None)
     p = algorithm2_parameters(EPS, DELTA, HORIZON, ZETA, d, R, S, kappa, kappa_star)
-    gamma_max = (4 * R**2 * S * math.sqrt(p.lam_max)
-                 + 7 * S * d / math.sqrt(p.lam_max) * math.log(16 * HORIZON / (ZETA * R**2 * d * p.lam_max)))
-    beta = (4 * R * p.lam_max / math.sqrt(p.lam_min)
-            + 7 * d / (R * math.sqrt(p.lam_min)) * math.log(16 * HORIZON / (ZETA * R**2 * d * p.lam_min)))
-    return {"p": p, "kappa": kappa, "gamma_max": gamma_max, "beta": beta}
+    return {"p": p, "kappa": kappa, "gamma_max": gamma_60(p), "beta": beta_71(p)}
 
 
 def _band(rng: np.random.Generator, d: int, p) -> np.ndarray:

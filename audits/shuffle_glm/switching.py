@@ -42,6 +42,7 @@ from dpaudit.algorithms.glm.base import curvature
 from dpaudit.algorithms.glm.parameters import algorithm2_parameters
 
 from ._suite import suite
+from .widths import beta_71
 
 EPS, DELTA, ZETA, R, S = 4.0, 0.02, 0.01, 1.0, 3.0
 HORIZON = 10**8
@@ -58,8 +59,7 @@ def state(d: int, s: float = 0.05, band: float = INSIDE) -> dict:
     p = algorithm2_parameters(EPS, DELTA, HORIZON, ZETA, d, R, S, kappa, kappa_star)
     lam, c = p.lam, p.lam / (4 * (math.sqrt(d) + 1))
     shift = band * c
-    beta = (4 * R * p.lam_max / math.sqrt(p.lam_min)
-            + 7 * d / (R * math.sqrt(p.lam_min)) * math.log(16 * HORIZON / (ZETA * R**2 * d * p.lam_min)))
+    beta = beta_71(p)
     noise_tau = np.full(d, lam + shift)
     noise_tau[0] = lam - shift
     noise_t = np.full(d, lam - shift)
