@@ -261,10 +261,15 @@ def remarkF4_batch(T: int) -> int:
 
 # == policies per value of a rate's variable ===========================================================
 
-def _policy(name: str, eps: float, **kwargs):
-    with warnings.catch_warnings():  # out-of-range notes stay in the policy's notes (and the record)
+def _built(name: str, **params):
+    """The registry's ``name`` with ``params``; its out-of-range notes stay in the policy's notes (and the record)."""
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return ALGORITHMS[name](eps=float(eps), delta=DELTA, **kwargs)
+        return ALGORITHMS[name](**params)
+
+
+def _policy(name: str, eps: float, **kwargs):
+    return _built(name, eps=float(eps), delta=DELTA, **kwargs)
 
 
 def _tuned(name: str, rule, T: int, eps: float):
@@ -279,23 +284,17 @@ def _at_dimension(d: float):
 
 def _in_dimension(name: str, params: dict, d: float):
     """``name`` with ``params`` on the rate instance in dimension d."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ALGORITHMS[name](**params), LinearBandit(RATE_ARMS, int(d))
+    return _built(name, **params), LinearBandit(RATE_ARMS, int(d))
 
 
 def _returning_in_dimension(name: str, params: dict, d: float):
     """``name`` with ``params`` on the returning-user instance in dimension d (RETURNING_USERS users)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ALGORITHMS[name](**params), ReturningUsers(RATE_ARMS, int(d), users=RETURNING_USERS)
+    return _built(name, **params), ReturningUsers(RATE_ARMS, int(d), users=RETURNING_USERS)
 
 
 def _with_batch(name: str, params: dict, B: float):
     """``name`` with ``params`` and batch size B."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ALGORITHMS[name](B=int(B), **params)
+    return _built(name, B=int(B), **params)
 
 
 # == Lemma A.2's explicit bound at an algorithm's own constants =========================================
