@@ -112,9 +112,8 @@ def unbiased_step(protocol, data) -> ProofStep:
     data = np.asarray(data, dtype=float)
 
     def sides(_):
-        means = np.array([law.summed_mean for law in protocol.count_laws(data)])
-        bias = np.abs(np.ravel(protocol.analyze(means) - data.sum(axis=0)))
-        resolution = protocol.Delta / protocol.g * protocol.n * (2 * protocol.g + protocol.b) * 2.0**-40
+        bias = np.abs(np.ravel(protocol.analyze(protocol.mean_counts(data)) - data.sum(axis=0)))
+        resolution = protocol.count_resolution(protocol.Delta)
         return bias, np.full(bias.shape, resolution), {"coordinate": np.arange(bias.size)}
 
     return ProofStep("|E[o] - sum x| <= float resolution", "E[A(S(R(x_1..x_n)))] = sum_i x_i", sides, "<=")

@@ -174,6 +174,7 @@ from dpaudit.mechanisms.shuffle.shuffle_amp import (
     unique_user_ldp_budget,
 )
 from dpaudit.mechanisms.shuffle.shuffle_vec import (
+    DELTA_SHIFT,
     EXPERIMENT_B,
     EXPERIMENT_D,
     EXPERIMENT_DELTA,
@@ -204,12 +205,10 @@ def unbiased_step(protocol: ShuffledVectorProtocol, data) -> ProofStep:
     data = np.asarray(data, dtype=float)
 
     def sides(_):
-        means = np.array([law.summed_mean for law in protocol.count_laws(data)])
-        vec, mat = protocol.analyze(means)
+        vec, mat = protocol.analyze(protocol.mean_counts(data))
         phi, y = data[:, :protocol.d], data[:, protocol.d]
         bias = np.abs(np.concatenate([vec - (phi * y[:, None]).sum(axis=0), np.ravel(mat - phi.T @ phi)]))
-        resolution = protocol.B * (2 * protocol.g + protocol.b) / protocol.g * 2.0**-40
-        return bias, np.full(bias.shape, resolution), {"entry": np.arange(bias.size)}
+        return bias, np.full(bias.shape, protocol.count_resolution(DELTA_SHIFT)), {"entry": np.arange(bias.size)}
 
     return ProofStep("|E[o] - sum| <= float resolution", "E[A_Vec(S(R_Vec(rows)))] = (sum phi y, sum phi phi^T)",
                      sides, "<=")

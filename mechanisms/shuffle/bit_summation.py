@@ -91,6 +91,17 @@ class BitSummation(ExactRelease):
         return [convolve(self.rounding.sum_law(fractions[:, k]), noise, name=f"count of label {k}")
                 for k in range(self.labels)]
 
+    def mean_counts(self, data: Any) -> np.ndarray:
+        """Per label, the mean of its count of ones from the exact count law, summed exactly
+        (:attr:`~dpaudit.mechanisms.noise.FiniteIntegerLaw.summed_mean`): the analyzer is affine, so it maps these to
+        the output's mean."""
+        return np.array([law.summed_mean for law in self.count_laws(data)])
+
+    def count_resolution(self, Delta: float) -> float:
+        """How far from the exact mean a debiased mean computed in floats may be: 2^-40 of the largest count,
+        users (2g + b), on the analyzer's scale Delta / g."""
+        return Delta / self.g * self.users * self.bits_per_entry * 2.0**-40
+
     def _input(self, data: Any) -> np.ndarray:
         return self.fractions(data)
 
