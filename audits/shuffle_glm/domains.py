@@ -52,6 +52,7 @@ import numpy as np
 from dpaudit import LowerBound, ProofStep
 from dpaudit.algorithms.glm.base import curvature
 from dpaudit.algorithms.glm.parameters import algorithm1_lambdas, algorithm2_parameters
+from dpaudit.mechanisms.glm.glm_links import logistic_slope
 
 from ._suite import suite
 from .widths import gamma_60, width_24
@@ -110,11 +111,8 @@ def _e7_curvature(p):
     z = np.arange(-S, S + 1e-12, 1 / 16)
     z_star, z_w = np.meshgrid(z, z, indexing="ij")
 
-    def slope(v):
-        return np.exp(-np.abs(v)) / (1 + np.exp(-np.abs(v))) ** 2  # mu'(v), symmetric, no overflow
-
     off = z_w != z_star  # on the diagonal the ratio is 1 exactly: a tight float equality decides nothing
-    ratio = slope(z_w[off]) / (np.exp(R * np.abs(z_w[off] - z_star[off])) * slope(z_star[off]))
+    ratio = logistic_slope(z_w[off]) / (np.exp(R * np.abs(z_w[off] - z_star[off])) * logistic_slope(z_star[off]))
     return ratio, np.ones(ratio.size), {"z_star": z_star[off], "z_w": z_w[off]}
 
 

@@ -44,6 +44,7 @@ import numpy as np
 from dpaudit import LowerBound, ProofStep
 from dpaudit.algorithms.glm.base import curvature
 from dpaudit.algorithms.glm.parameters import algorithm2_parameters
+from dpaudit.mechanisms.glm.glm_links import logistic_slope
 
 from ._suite import suite
 from .widths import beta_71, gamma_60
@@ -52,15 +53,6 @@ EPS, DELTA, ZETA, R, S = 4.0, 0.02, 0.01, 1.0, 3.0
 HORIZON = 10**11
 STATES, ARMS, ROUNDS = 200, 20, 500
 SEED = 20242
-
-
-def _mu(z):
-    return 1 / (1 + np.exp(-z))
-
-
-def _slope(z):
-    m = _mu(z)
-    return m * (1 - m)
 
 
 def _sphere(rng: np.random.Generator, size: tuple[int, ...], d: int) -> np.ndarray:
@@ -110,8 +102,8 @@ def states(d: int) -> list[dict]:
         # each of the ROUNDS plays stands for a block of `repeat` identical rounds (theta_o moves only on criterion-I
         # rounds), so that the data outweigh the noise tenfold and the orders are decided by the link's curvature
         repeat = 10 * p.lam_max / (ROUNDS * 0.25 / math.e) / d
-        H_t = repeat * (xs.T * (_slope(z_o) / math.e)) @ xs + _band(rng, d, p)
-        data_star = repeat * (xs.T * _slope(z_star)) @ xs
+        H_t = repeat * (xs.T * (logistic_slope(z_o) / math.e)) @ xs + _band(rng, d, p)
+        data_star = repeat * (xs.T * logistic_slope(z_star)) @ xs
         # theta_tau on the boundary of P_GD's domain {||theta - theta_o||_V <= gamma sqrt(kappa)}, pointing away from
         # theta* in V's norm (Lemma L.3's worst case)
         wv, Uv = np.linalg.eigh(V)
