@@ -9,6 +9,7 @@ fails when the pages and the tables differ, so rerun this script after changing 
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from pathlib import Path
@@ -43,6 +44,7 @@ the statements partly audited or left out, are in every report of a run of a pap
 """
 
 
+@functools.cache
 def tables() -> dict:
     from dpaudit.core.claim_ids import PAPERS
     from dpaudit.suite.statements import as_record, load_table
