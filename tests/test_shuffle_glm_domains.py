@@ -67,3 +67,21 @@ def test_lemma_e7s_curvature_step_fails_with_half_the_exponent():
     slope = np.exp(-np.abs(zw[off])) / (1 + np.exp(-np.abs(zw[off]))) ** 2
     slope_star = np.exp(-np.abs(zs[off])) / (1 + np.exp(-np.abs(zs[off]))) ** 2
     assert np.any(slope / (np.exp(np.abs(zw[off] - zs[off]) / 2) * slope_star) > 1)
+
+
+def test_the_steps_hold_the_printed_bounds():
+    """(29), (24) and (60) recomputed here from their printed constants at the entries' points: a looser constant in
+    the module would show."""
+    from dpaudit.algorithms.glm.base import curvature
+    from dpaudit.algorithms.glm.parameters import algorithm2_parameters
+
+    q = domains.algorithm1_point(3, 1000)
+    logs = math.log(1000) + 3
+    e4 = 24 * 3 * (math.sqrt(logs) + logs / math.sqrt(q["lam_min"])) + 6 * math.sqrt(q["lam_max"])
+    assert domains._e4({"d": 3, "T": 1000})[1][0] == pytest.approx(e4, rel=1e-12)
+    w24 = 24 * 3 * math.sqrt(logs) + logs / math.sqrt(q["lam_min"]) + 6 * math.sqrt(q["lam_max"])
+    assert domains._e9({"d": 3, "T": 1000})[1][0] == pytest.approx(w24 / math.sqrt(q["lam_max"] + 250), rel=1e-12)
+    _, kappa, kappa_star = curvature("test", "logistic", 3.0, None, None)
+    p = algorithm2_parameters(4.0, 0.02, 1000, 0.01, 2, 1.0, 3.0, kappa, kappa_star)
+    g60 = 12 * math.sqrt(p.lam_max) + 42 / math.sqrt(p.lam_max) * math.log(16_000 / (0.01 * 2 * p.lam_max))
+    assert domains._k1({"d": 2, "T": 1000})[1][0] == pytest.approx(g60, rel=1e-12)

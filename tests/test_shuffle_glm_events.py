@@ -55,3 +55,23 @@ def test_theta_tau_sits_on_its_boundaries():
         assert math.sqrt(step @ st["V"] @ step) == pytest.approx(par["p"].gamma * math.sqrt(par["kappa"]), rel=1e-9)
         gap = st["theta_tau_e"] - st["theta_star"]
         assert math.sqrt(gap @ st["H_u"] @ gap) == pytest.approx(par["beta"], rel=1e-9)
+
+
+def test_the_steps_hold_the_printed_constants():
+    """Each step's sides recomputed here from the states and the printed constants (1/R, e^2, 2 gamma sqrt(kappa),
+    gamma(lambda_max) sqrt(kappa), 4/R): a looser constant in the module would show."""
+    d = 2
+    par, sts = events.parameters(d), events.states(d)
+    gamma, kappa = par["p"].gamma, par["kappa"]
+    lhs, rhs, _ = events._l1({"d": d})
+    assert np.all(rhs == 1.0)
+    lower = np.array([np.linalg.eigvalsh(math.e**2 * st["H_t"] - st["H_l"]).min() / np.linalg.norm(st["H_l"], 2)
+                      for st in sts])
+    assert np.allclose(events._l2_lower({"d": d})[0], lower, rtol=1e-12, atol=0)
+    assert np.allclose(events._l3_tau({"d": d})[1], 2 * gamma * math.sqrt(kappa))
+    assert np.allclose(events._l3_o({"d": d})[1], par["gamma_max"] * math.sqrt(kappa))
+    assert np.all(events._m2_b({"d": d})[1] == 4.0)
+    m1 = [(np.abs(st["arms"] @ (st["theta_tau_e"] - st["theta_star"]))
+           - par["beta"] * np.sqrt(np.einsum("ki,ki->k", st["arms"], np.linalg.solve(st["H_t"], st["arms"].T).T))).max()
+          for st in sts]
+    assert np.allclose(events._m1({"d": d})[0], m1, rtol=1e-12, atol=1e-12)
