@@ -548,30 +548,29 @@ suite.privacy(f"shuffle-lcb/thm3.5-privacy@algorithm,batch1,exact,eps1,delta{_AL
                     f"{_ALG_DELTA:g})-SDP for a user of batch 1, exactly: batch 1's label counts given its fixed plays "
                     "(the first user's arm moved to -e_1 and to (e_2, 0))")
 
-_policy = ALGORITHMS["linucb-sdp-vec-returning"](eps=1.0, delta=_ALG_DELTA, B=_ALG_B)
-suite.privacy(f"shuffle-lcb/thmE.5-privacy@algorithm,eps1,delta{_ALG_DELTA:g},B{_ALG_B},{_ALG_POINT}",
-              auditor="statistical", samples=_ALG_SAMPLES,
-              subject=ContextualTranscript(_policy, _ALG_K, _ALG_D, _ALG_T, output="messages",
-                                           users_per_batch=_ALG_B),
-              claim=ApproxDP(1.0, _ALG_DELTA), pairs=_returning_pairs(_ALG_B), relation=ReplaceUser(batch_size=_ALG_B),
-              title=f"LinUCB-SDP-Vec-returning's label counts (P_Vec, Thm 4.2(ii)'s b) over M = {_ALG_T // _ALG_B} "
-                    f"batches are (1, {_ALG_DELTA:g})-SDP when one of the B = {_ALG_B} returning users changes in "
-                    "every batch (K = 2, d = 2; black-box)")
+def _returning_entry(id: str, name: str, release: str, reading: str = "", **kwargs) -> None:
+    """A returning-user algorithm's released views over M = T/B batches, one of the B returning users changed in
+    every batch, audited black-box at (1, delta)."""
+    policy = ALGORITHMS[name](eps=1.0, delta=_ALG_DELTA, B=_ALG_B)
+    suite.privacy(f"shuffle-lcb/{id}@algorithm,eps1,delta{_ALG_DELTA:g},B{_ALG_B},{_ALG_POINT}",
+                  auditor="statistical", samples=_ALG_SAMPLES,
+                  subject=ContextualTranscript(policy, _ALG_K, _ALG_D, _ALG_T, output="messages",
+                                               users_per_batch=_ALG_B),
+                  claim=ApproxDP(1.0, _ALG_DELTA), pairs=_returning_pairs(_ALG_B),
+                  relation=ReplaceUser(batch_size=_ALG_B),
+                  title=f"{release} over M = {_ALG_T // _ALG_B} batches are (1, {_ALG_DELTA:g})-SDP when one of the "
+                        f"B = {_ALG_B} returning users changes in every batch ({reading}K = 2, d = 2; black-box)",
+                  **kwargs)
 
-# Theorem 4.2(i) / E.3 (P_Amp with returning users) read with the O(.)'s constant 1: LinUCB-SDP-Amp-returning's
-# released batch sums over M = 4 batches, one returning user changed in every batch, black-box (the per-batch view is
-# P_Amp's Gaussian multiset, with no tractable law composed over batches). eps = 1 is inside the reconstructed range
+
+_returning_entry("thmE.5-privacy", "linucb-sdp-vec-returning",
+                 "LinUCB-SDP-Vec-returning's label counts (P_Vec, Thm 4.2(ii)'s b)")
+# Theorem 4.2(i) / E.3 (P_Amp with returning users) read with the O(.)'s constant 1: the per-batch view is P_Amp's
+# Gaussian multiset, with no tractable law composed over batches. eps = 1 is inside the reconstructed range
 # eps <= (2/B) log(2/delta) sqrt(2T) = 8.5 at B = 4, T = 16. From the standard budget up.
-_policy = ALGORITHMS["linucb-sdp-amp-returning"](eps=1.0, delta=_ALG_DELTA, B=_ALG_B)
-suite.privacy(f"shuffle-lcb/thmE.3-privacy@algorithm,eps1,delta{_ALG_DELTA:g},B{_ALG_B},{_ALG_POINT}",
-              auditor="statistical", samples=_ALG_SAMPLES,
-              subject=ContextualTranscript(_policy, _ALG_K, _ALG_D, _ALG_T, output="messages",
-                                           users_per_batch=_ALG_B),
-              claim=ApproxDP(1.0, _ALG_DELTA), pairs=_returning_pairs(_ALG_B), relation=ReplaceUser(batch_size=_ALG_B),
-              budgets=("standard", "thorough", "paper"),
-              title=f"LinUCB-SDP-Amp-returning's batch sums (P_Amp, Thm 4.2(i)'s sigma) over M = {_ALG_T // _ALG_B} "
-                    f"batches are (1, {_ALG_DELTA:g})-SDP when one of the B = {_ALG_B} returning users changes in "
-                    "every batch (the O(.) read with constant 1; K = 2, d = 2; black-box)")
+_returning_entry("thmE.3-privacy", "linucb-sdp-amp-returning",
+                 "LinUCB-SDP-Amp-returning's batch sums (P_Amp, Thm 4.2(i)'s sigma)",
+                 "the O(.) read with constant 1; ", budgets=("standard", "thorough", "paper"))
 
 # LinUCB-JDP (Proposition F.3 at B = 1): the other users' actions; eps = 1, the range's largest.
 _JDP = ContextualTranscript(ALGORITHMS["linucb-jdp"](eps=1.0, delta=_ALG_DELTA), _ALG_K, _ALG_D, _ALG_T,
