@@ -75,7 +75,7 @@ def test_theorem1_is_audited_exactly_over_searched_neighbours():
      "4 users' rewards"),
     (lambda: DistributedSum("polya", 1.0, 4, 10).sample([0.1, 0.2, 0.3, 1.5], 5, np.random.default_rng()),
      "in \\[0, 1\\]"),
-    (lambda: DistributedSum("discrete-gaussian", 0.9, 100, 10).distribution(np.zeros(100)), "at most 64 users"),
+    (lambda: DistributedSum("discrete-gaussian", 0.9, 100, 10).total_noise(), "at most 64 users"),
     (lambda: DistributedSum("discrete-gaussian", 1.0, 16, 10), "Theorem 4 .* covers eps in \\(0, 1\\)"),
 ])
 def test_bad_parameters_and_inputs_are_clear_errors(make, message):
@@ -131,10 +131,28 @@ def test_skellam_law_mod_m_agrees_with_the_folded_table_where_both_apply():
     assert np.allclose(law.log_probs, np.log(folded.pmf(np.arange(protocol.m))), atol=1e-12)
 
 
-def test_discrete_gaussian_law_mod_m_is_refused_where_tables_would_underflow():
-    wide = DistributedSum("discrete-gaussian", 0.99, 64, 10**6, s=1.0)  # residue m/2 sits ~37 sd out
-    with pytest.raises(ValueError, match="only the Polya and Skellam instantiations"):
-        wide.distribution(np.zeros(64))
+def test_discrete_gaussian_law_mod_m_goes_to_log_space_where_tables_would_underflow():
+    """At eps = 0.99, n = 64 residue m/2 sits ~37 sd out (below the normal doubles), and n = 100 is past the
+    convolved table's limit: both laws come from the shares' sum mod m in log space, sum to one and are
+    symmetric about the (deterministic) rounded sum."""
+    for n in (64, 100):
+        wide = DistributedSum("discrete-gaussian", 0.99, n, 10**6, s=1.0)
+        law = wide.distribution(np.zeros(n))
+        assert law.log_probs.size == wide.m and np.isfinite(law.log_probs).all()
+        assert law.log_probs.min() < math.log(1e-300) and law.log_error < 1e-8
+        assert abs(np.exp(np.logaddexp.reduce(law.log_probs)) - 1) < 1e-12
+        assert np.allclose(law.log_probs[1:], law.log_probs[1:][::-1], atol=1e-9)  # r and m - r
+
+
+def test_discrete_gaussian_log_space_law_is_the_table_law_where_both_apply():
+    from dpaudit.mechanisms.distributed.distributed_sum import wrapped_mixture
+
+    protocol = DistributedSum("discrete-gaussian", 0.5, 16, 10**6, s=1.0)
+    x = np.linspace(0.0, 1.0, 16)
+    table = protocol.distribution(x)  # the convolved table, folded
+    logs = wrapped_mixture(protocol.rounded_sum(x), protocol.wrapped_noise, protocol.m)
+    assert np.allclose(logs.log_probs, table.log_probs, atol=1e-12)
+    assert logs.log_error >= protocol.wrapped_noise.log_error
 
 
 def test_central_protocol_runs_algorithms_2_and_3_with_theorem1s_law():
