@@ -21,6 +21,13 @@ PAPERS_PAGE = ROOT / "docs" / "papers.md"
 README = ROOT / "README.md"
 COUNTS_START = "<!-- statements counts: written by tools/statements.py -->"
 COUNTS_END = "<!-- end of statements counts -->"
+#: docs/papers.md's table of the quick run's verdicts per suite, written from the quick run's snapshot
+RUN_START = "<!-- quick-run counts: written by tools/statements.py -->"
+RUN_END = "<!-- end of quick-run counts -->"
+SNAPSHOT = ROOT / "tests" / "snapshots" / "quick-records.json.gz"
+RUN_PAPERS = ("dist-mab", "private-online", "shuffle-lcb", "shuffle-glm", "concurrent-shuffle")
+PRIVACY_KINDS = ("pure-dp", "approx-dp", "zcdp", "renyi-dp")
+TAIL_KINDS = ("sub-gaussian", "sub-exponential", "tail-bound", "conformance")
 
 HEADER = """# Every numbered statement, and what audits it
 
@@ -52,12 +59,50 @@ def tables() -> dict:
     return {paper: as_record(load_table(paper)) for paper in PAPERS}
 
 
+def _between(text: str, start_marker: str, end_marker: str, lines: list[str]) -> str:
+    start, end = text.index(start_marker) + len(start_marker), text.index(end_marker)
+    return text[:start] + "\n" + "\n".join(lines) + "\n" + text[end:]
+
+
+def run_table() -> list[str]:
+    """The quick run's tail, mechanism-privacy and algorithm-privacy verdicts per suite, from its snapshot (the
+    records of ``dpaudit run --budget quick`` at seed 0, which tests/test_quick_run.py holds to a fresh run); an
+    entry's group comes from its kind of claim and, for privacy, whether its subject is an algorithm's transcript."""
+    import gzip
+    import json
+
+    from dpaudit.bandits.contextual_transcripts import ContextualTranscript
+    from dpaudit.bandits.transcripts import DecisionTranscript
+    from dpaudit.suite import load_suites
+
+    transcripts = {str(entry.claim_id) for suite in load_suites().values() for entry in suite.entries
+                   if isinstance(getattr(entry, "subject", None), (DecisionTranscript, ContextualTranscript))}
+    records = json.loads(gzip.decompress(SNAPSHOT.read_bytes()))["records"]
+    verdicts = ("verified", "not-refuted", "refuted")
+    groups = ("tail / distributional", "mechanism privacy", "algorithms' outputs")
+    header = "| suite | " + " | ".join(f"{g}: claims | verified | not refuted | refuted" for g in groups)
+    lines = [header + " |", "|---" + "|---:" * 4 * len(groups) + "|"]
+    for paper in RUN_PAPERS:
+        cells = []
+        for group in groups:
+            chosen = [r for r in records if r["paper"] == paper and (
+                r["claim"]["kind"] in TAIL_KINDS if group == groups[0] else
+                r["claim"]["kind"] in PRIVACY_KINDS and (r["claim_id"] in transcripts) == (group == groups[2]))]
+            cells += [len(chosen)] + [sum(r["verdict"] == v for r in chosen) for v in verdicts]
+        lines.append(f"| `{paper}` | " + " | ".join(str(c) for c in cells) + " |")
+    total = sum(int(c) for line in lines[2:] for c in line.split(" | ")[1::4])
+    return lines + ["", f"{total} claims in these groups. A refutation is counted whatever its footing (as printed, from "
+                        "damaged text, a proof step, an evident typo, or an instance outside the statement's "
+                        "hypotheses); the findings below give each one's."]
+
+
 def papers_page(text: str) -> str:
-    """docs/papers.md's text with the counts between its markers rewritten from the tables."""
+    """docs/papers.md's text with the statement counts and the quick run's table rewritten (from the tables and the
+    quick run's snapshot)."""
     from dpaudit.reports.coverage import counts_table
 
-    start, end = text.index(COUNTS_START) + len(COUNTS_START), text.index(COUNTS_END)
-    return text[:start] + "\n" + "\n".join(counts_table(tables())) + "\n" + text[end:]
+    text = _between(text, COUNTS_START, COUNTS_END, counts_table(tables()))
+    return _between(text, RUN_START, RUN_END, run_table())
 
 
 #: the README's sentence with the totals, rewritten from the tables
