@@ -144,8 +144,8 @@ def by_id() -> dict:
 
 def test_entries_build_and_ids_parse():
     found = entries()
-    assert len(found) == 23
-    assert sum(isinstance(e.claim, RegretClaim) for e in found) == 10
+    assert len(found) == 24
+    assert sum(isinstance(e.claim, RegretClaim) for e in found) == 11
     for entry in found:
         cid = parse_claim_id(entry.id)
         assert cid.suite == "shuffle-glm" and cid.point, entry.id
@@ -166,7 +166,11 @@ def test_every_row_is_encoded_or_left_out():
     rows = [cid for cid, kind in spec_rows() if KINDS.search(kind)]
     assert len(rows) == 21 and {"shuffle-glm/lem7.1", "shuffle-glm/table2", "shuffle-glm/lemQ.3"} <= set(rows)
     assert not unaccounted(rows, encoded, doc), "rows neither encoded nor left out with a reason in the docstring"
-    assert {"shuffle-glm/thm5.1-regret", "shuffle-glm/claimsec7"}.isdisjoint(encoded)
+    assert "shuffle-glm/claimsec7" not in encoded
+    # Theorem 5.1's rate is encoded only on the scaled warm-up variant, outside its hypotheses (not eq. (6)'s B_1)
+    thm51 = [e for e in suite.entries if e.id.startswith("shuffle-glm/thm5.1-regret@")]
+    assert [e.id for e in thm51] == ["shuffle-glm/thm5.1-regret@scaled-warm-up,eps4,S3"]
+    assert thm51[0].footing == "hypothesis not met" and thm51[0].params["warm_up"] == "scaled"
     assert "shuffle-glm/remark4.4" in encoded  # its design quantity (Appendix H) and the ablation's rates in d
 
 
@@ -213,6 +217,12 @@ def test_settings_are_the_docstrings():
     rate = entries_["shuffle-glm/thm6.2-regret@experiments,private-glm,eps4,S3"]
     assert isinstance(rate.claim, RegretRate) and (rate.claim.exponent, rate.claim.log_power) == (0.5, 1.5)
     assert rate.settings(QUICK)["margin"] == 0.1 and rate.params == {"eps": 4.0, "S": 3.0, "link": "probit"}
+    scaled = entries_["shuffle-glm/thm5.1-regret@scaled-warm-up,eps4,S3"]
+    assert (scaled.claim.exponent, scaled.claim.log_power) == (0.5, 1.0) and "quick" not in scaled.budgets
+    assert scaled.params == {"eps": 4.0, "S": 3.0, "link": "probit", "warm_up": "scaled"}
+    assert scaled.environment is regret._T2_S3.environment
+    assert list(scaled.settings(STANDARD)["horizons"])[::5] == [1000, 4480, 20000]
+    assert (scaled.settings(STANDARD)["runs"], scaled.settings(PAPER)["runs"]) == (5, 10)
     j1 = entries_["shuffle-glm/thmJ.1@jdp-glm,eps4,S3"]
     assert isinstance(j1.claim, RegretBound) and j1.claim.probability == 0.01
     assert list(j1.settings(QUICK)["horizons"]) == [1000] and list(j1.settings(PAPER)["horizons"]) == [5000]

@@ -93,14 +93,16 @@ def private_glm(*, eps: float, delta: float = 0.02, zeta: float = 0.02, S: float
 
 
 def shuffle_glm(*, eps: float, delta: float = 0.02, S: float = 1.0, kappa: float | None = None,
-                kappa_star: float | None = None, link: str = "logistic", R: float = 1.0, T: int | None = None
-                ) -> ShuffleGLM:
+                kappa_star: float | None = None, link: str = "logistic", R: float = 1.0, T: int | None = None,
+                warm_up: str = "printed") -> ShuffleGLM:
     """shuffle-glm Algorithm 1: ShuffleGLM, batched G-optimal design with shuffled P_2 matrices and P_GD.
 
     The printed parameters (8)-(10), (15) with the spec's choices for the O() constants; Theorem 5.1's range
     eps < 5, delta < 1/2 (refused outside); kappa, kappa* default to the link's bounds; T defaults to the
-    simulated horizon."""
-    return ShuffleGLM(eps, delta, S, kappa, kappa_star, link, R, T)
+    simulated horizon. ``warm_up``: "printed" (default, eq. (6)'s warm-up batch B_1) or "scaled", a variant that
+    is not the paper's Algorithm 1 (named ``warm-up=scaled``): B_1 = alpha, eq. (7)'s first length, as the
+    non-private ablation's, so that batches k >= 2 run at simulable horizons; everything else as printed."""
+    return ShuffleGLM(eps, delta, S, kappa, kappa_star, link, R, T, warm_up=warm_up)
 
 
 def glm_ablation(*, design: str = "g-optimal", d: int = 4, s: float = 0.1, sets: Any = None,

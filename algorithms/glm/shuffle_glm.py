@@ -43,6 +43,19 @@ not drawn; when the whole horizon is the warm-up batch no P_GD call is made at a
 
 Theorem 5.1 covers eps < 5 and delta < 1/2 (Lemmas S.1-S.2: eps <= 15); :func:`algorithm1_lambdas` refuses
 other values (ValueError), as the printed lambda is not defined for them.
+
+The scaled warm-up (``warm_up="scaled"``; the name says ``warm-up=scaled``): a variant, not the paper's Algorithm 1,
+built so that batches k >= 2 run at simulable horizons. B_1 = alpha (eq. (7)'s own first length, so B_1 = B_2 =
+alpha, B_k = alpha sqrt(B_{k-1})) in place of eq. (6)'s; everything else as printed (the P_2 releases and their
+noise, P_GD, lambda, gamma, the elimination (13)-(14), the arm scaling (11)-(12)). Why alpha: it is the choice of
+the non-private ablation (:mod:`.batched_ablation`), where eq. (6)'s B_1 = (sqrt(kappa) e^(3S) d^2 gamma^2 alpha /
+S)^(2/3) is the warm-up the arm scaling needs, with the private gamma, and batch 1 is otherwise an ordinary batch
+of the grid (Gao et al.'s / Ruan et al.'s geometric-square-root grid, which (7) is). Here the scaling is kept, and
+eq. (6)'s B_1 is where Appendix F's bound (42), O(B_1 R + phi alpha / sqrt(B_1) + d alpha gamma / sqrt(kappa*)) M,
+is balanced to give (43) and Theorem 5.1's T^(1/3) term; with B_1 = alpha, (42) reads O(alpha R + phi sqrt(alpha) +
+d alpha gamma / sqrt(kappa*)) M instead. Theorem 5.1 is stated for Algorithm 1 with eq. (6)'s B_1, so it is not a
+statement about the variant. ``warm_up="printed"`` (the default) is eq. (6): its behaviour and every random draw
+are Algorithm 1's as before.
 """
 
 from __future__ import annotations
@@ -55,7 +68,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dpaudit.bandits.policies import checked_contexts
-from dpaudit.core.validation import integer, positive
+from dpaudit.core.validation import choice, integer, positive
 from dpaudit.mechanisms.glm.private_gd import iterations
 from dpaudit.mechanisms.shuffle.vector_summation import OuterProductSummation, ShuffledMatrixSummation
 
@@ -78,8 +91,16 @@ class Algorithm1Settings:
     batches: tuple[int, ...]
 
 
-def batch_schedule(T: int, d: int, S: float, kappa: float, gamma: float) -> tuple[int, ...]:
-    """Eqs. (6)-(7): B_1..B_M rounded up, the last cut so that they add up to T, M = ceil(log2 log2 T)."""
+#: the warm-up batch's length B_1: eq. (6)'s as printed, or alpha for the scaled warm-up (module docstring)
+WARM_UPS = ("printed", "scaled")
+
+
+def batch_schedule(T: int, d: int, S: float, kappa: float, gamma: float, warm_up: str = "printed"
+                   ) -> tuple[int, ...]:
+    """Eqs. (6)-(7): B_1..B_M rounded up, the last cut so that they add up to T, M = ceil(log2 log2 T); with
+    ``warm_up="scaled"`` B_1 = alpha in place of eq. (6)'s (the variant of the module docstring)."""
+    if choice("batch_schedule", "warm_up", warm_up, WARM_UPS) == "scaled":
+        return grid_schedule(T, lambda alpha: alpha)
     return grid_schedule(T, lambda alpha: (math.sqrt(kappa) * math.exp(3 * S) * d**2 * gamma**2 * alpha / S) ** (2 / 3))
 
 
@@ -105,8 +126,9 @@ def grid_schedule(T: int, first: Callable[[float], float]) -> tuple[int, ...]:
 
 
 def algorithm1_settings(eps: float, delta: float, d: int, T: int, S: float, kappa: float, kappa_star: float,
-                        R: float = 1.0) -> Algorithm1Settings:
-    """Algorithm 1's parameters at horizon T (module docstring)."""
+                        R: float = 1.0, warm_up: str = "printed") -> Algorithm1Settings:
+    """Algorithm 1's parameters at horizon T (module docstring); ``warm_up`` chooses B_1 (:func:`batch_schedule`):
+    "printed" (eq. (6)) or "scaled" (alpha, the variant); nothing else depends on it."""
     sigma, lam, lam_max = algorithm1_lambdas(eps, delta, d, T, T, kappa_star, R)
     M = max(2, math.ceil(math.log2(math.log2(T))))
     lipschitz = R * S + S + S * lam_max / T
@@ -114,11 +136,16 @@ def algorithm1_settings(eps: float, delta: float, d: int, T: int, S: float, kapp
     nu = 2 * S * lipschitz / (eps / 2) * math.sqrt(math.log(d * T / (delta / 2)) ** 2 * math.log(T_it * T**4))
     gamma = (30 * R * S * math.sqrt(d * R * math.log(T) + 12 * sigma * math.sqrt(math.log(2 * d * M * T / delta)))
              + math.sqrt(4 * R * S * nu))
-    return Algorithm1Settings(lam, gamma, sigma, nu, batch_schedule(T, d, S, kappa, gamma))
+    return Algorithm1Settings(lam, gamma, sigma, nu, batch_schedule(T, d, S, kappa, gamma, warm_up))
 
 
 class ShuffleGLM:
-    """shuffle-glm Algorithm 1 (module docstring); a contextual policy."""
+    """shuffle-glm Algorithm 1 (module docstring); a contextual policy.
+
+    ``warm_up``: "printed" (default) is Algorithm 1 with eq. (6)'s warm-up batch; "scaled" is the variant with
+    B_1 = alpha (named ``warm-up=scaled``), not the paper's Algorithm 1: the same releases, estimates,
+    elimination and arm scaling after a warm-up of eq. (7)'s first length, so that batches k >= 2 run at
+    simulable horizons (the module docstring says why alpha)."""
 
     owner: ClassVar[str] = "ShuffleGLM"
     feedback: ClassVar[str] = "bandit"
@@ -129,7 +156,7 @@ class ShuffleGLM:
 
     def __init__(self, eps: float, delta: float = 0.02, S: float = 1.0, kappa: float | None = None,
                  kappa_star: float | None = None, link: str = "logistic", R: float = 1.0, T: int | None = None,
-                 record: bool = False):
+                 record: bool = False, warm_up: str = "printed"):
         owner = self.owner
         self.eps = positive(owner, "eps", eps)
         self.delta = positive(owner, "delta", delta)
@@ -140,15 +167,18 @@ class ShuffleGLM:
         self.link, self.kappa, self.kappa_star = curvature(owner, link, self.S, kappa, kappa_star)
         self.T = None if T is None else integer(owner, "T", T, 5)
         self.record = bool(record)
+        self.warm_up = choice(owner, "warm_up", warm_up, WARM_UPS)
         self.notes: list[str] = []
+        variant = ", warm-up=scaled" if self.warm_up == "scaled" else ""
         self.name = (f"ShuffleGLM(eps={self.eps:g}, delta={self.delta:g}, S={self.S:g}, kappa={self.kappa:.4g}, "
-                     f"kappa*={self.kappa_star:.4g}, link={self.link.name})")
+                     f"kappa*={self.kappa_star:.4g}, link={self.link.name}{variant})")
 
     def __repr__(self) -> str:
         return self.name
 
     def settings(self, d: int, T: int) -> Algorithm1Settings:
-        return algorithm1_settings(self.eps, self.delta, d, T, self.S, self.kappa, self.kappa_star, self.R)
+        return algorithm1_settings(self.eps, self.delta, d, T, self.S, self.kappa, self.kappa_star, self.R,
+                                   self.warm_up)
 
     @property
     def anytime(self) -> bool:
@@ -244,4 +274,4 @@ class ShuffleGLM:
             self._reset_batch()
 
 
-__all__ = ["Algorithm1Settings", "ShuffleGLM", "algorithm1_settings", "batch_schedule"]
+__all__ = ["WARM_UPS", "Algorithm1Settings", "ShuffleGLM", "algorithm1_settings", "batch_schedule"]
