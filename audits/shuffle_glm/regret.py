@@ -45,9 +45,9 @@ Encoded (id -> claim; point; horizons and runs per budget):
     scaled arms throughout and its regret is linear, 0.48-0.49 T, as the printed warm-up's (0.48 T at T = 2000 and
     5000). At standard (seed 0, 67 s): fitted exponent 0.90 [0.88, 0.92] with log T divided out (1.00 without);
     refuted at these horizons, where (42)'s own sqrt(T) term exceeds T (so no bound of the analysis is
-    contradicted, even for the variant). At the most favourable point (d = 2, S = 0.5, eps = 4.9, delta = 0.49, probit K = 20; measured, not an
-    entry) the width is still about 2000 and the regret 0.16 T at every T of 1000-20000, exponent 1.00, no
-    elimination either.
+    contradicted, even for the variant). At the most favourable point (d = 2, S = 0.5, eps = 4.9, delta = 0.49,
+    probit K = 20; measured, not an entry) the width is still about 2000 and the regret 0.16 T at every T of
+    1000-20000, exponent 1.00, no elimination either.
   - thmJ.1@jdp-glm,eps4,S3: Theorem J.1, w.p. >= 1 - zeta, R_T <= C sqrt(d) beta sqrt(log2(RT/(d lambda_min)))
     sqrt(sum mu'(x*)) + 8 d R^3 kappa gamma^2 log T, on JDP-GLM (the printed parameters, c = C = 1, zeta = 0.01)
     on Table 2's S = 3 instance, at the horizon the parameters are computed for (quick T = 1000, paper 5000;
