@@ -41,6 +41,121 @@ def empirical_bernstein_lower(mean: Any, var: Any, n: int, level: float, span: f
     return mean - np.sqrt(2 * var * log_term / n) - 7 * span * log_term / (3 * (n - 1))
 
 
+def anderson_mean_lower(x: np.ndarray, level: float) -> np.ndarray:
+    """Lower confidence bounds on the means of the columns of ``x`` (i.i.d. rows, values >= 0, no upper bound
+    needed), each valid with probability >= 1 - ``level`` <= 1/2: Anderson's bound (1969). By the one-sided
+    Dvoretzky-Kiefer-Wolfowitz inequality with Massart's constant, P(X > t) >= S_n(t) - eps for every t at once,
+    eps = sqrt(log(1/level) / (2n)), S_n the sample's survival function; so E X = int_0^inf P(X > t) dt is at least
+    int_0^inf (S_n(t) - eps)_+ dt = sum_k (x_(k) - x_(k-1)) ((n - k + 1)/n - eps)_+ over the sorted sample
+    (x_(0) = 0): the sample mean with its top eps share of mass taken away."""
+    x = np.sort(np.asarray(x, dtype=float), axis=0)
+    n = x.shape[0]
+    eps = math.sqrt(math.log(1 / level) / (2 * n))
+    steps = np.diff(x, axis=0, prepend=0.0)
+    weight = np.maximum((n - np.arange(n)) / n - eps, 0.0)
+    return np.tensordot(weight, steps, axes=(0, 0))
+
+
+#: the betting bound's largest fraction of the capital staked on one draw (lambda <= BET_CAP / m)
+BET_CAP = 0.75
+
+
+def betting_mean_lower(x: np.ndarray, level: float) -> np.ndarray:
+    """Lower confidence bounds on the means of the columns of ``x`` (rows i.i.d. in their order, values >= 0, no
+    upper bound needed), each valid with probability >= 1 - ``level``: the betting bound of Waudby-Smith & Ramdas
+    (2024) for nonnegative variables. For a candidate mean m, the capital K_n(m) = prod_i (1 + lambda_i (x_i - m))
+    is a nonnegative supermartingale when E X <= m (lambda_i >= 0 fixed before x_i, lambda_i < 1/m keeps each
+    factor positive for every x_i >= 0), so P(K_n(mu) >= 1/level) <= level (Markov). The bets are predictable
+    plug-ins, lambda_i = min(sqrt(2 log(1/level) / (n v_i)), BET_CAP / m) with v_i = (m^2 + sum_(j<i) (x_j -
+    xbar_(<i))^2) / i, the spread of the draws before i with a prior spread m^2 counted as one draw (so a sample
+    that starts with zeros does not stake the cap on the next one), so the bound tightens with the sample's spread.
+    Every factor falls as m grows (lambda_i (m - x) rises with m whichever term is the smaller), so
+    {m : K_n(m) >= 1/level} is an interval [0, m*): the bound is m*, found by regula falsi (Illinois) on the
+    rejected side, to a relative 1e-10 or until log K_n(m) is within 1e-11 of its threshold (a bound below 1e-10 of
+    the largest value is 0)."""
+    x = np.asarray(x, dtype=float)
+    squeeze = x.ndim == 1
+    x = x.reshape(x.shape[0], -1)
+    n = x.shape[0]
+    count = np.arange(1, n + 1)[:, None]
+    running_mean = np.cumsum(x, axis=0) / count
+    spread = np.maximum(np.cumsum(x**2, axis=0) - count * running_mean**2, 0.0)  # sum of squares about the mean
+    before = np.vstack([np.zeros((1, x.shape[1])), spread[:-1]])  # of the draws before i
+    threshold = math.log(1 / level)
+    scale = 2 * threshold / n
+
+    def excess(m: np.ndarray, cols: np.ndarray) -> np.ndarray:  # log K_n(m) - log(1/level): >= 0 where rejected
+        with np.errstate(over="ignore", divide="ignore"):  # a vanishing m: the cap is the smaller
+            bet = np.minimum(np.sqrt(scale * count / (m**2 + before[:, cols])), BET_CAP / m)
+        return np.log1p(bet * (x[:, cols] - m)).sum(axis=0) - threshold
+
+    # bracket [lo, hi]: every m <= lo rejected (lo = 0 by convention: a nonnegative mean is >= 0), hi not rejected
+    # (for m >= max x every factor is <= 1); steps down by eighths until lo > 0, then regula falsi (Illinois), which
+    # needs about ten evaluations where bisection needs forty; only the columns still open are evaluated
+    columns = np.arange(x.shape[1])
+    lo = np.zeros(x.shape[1])
+    top = np.maximum(x.max(axis=0), 1e-150)  # (m^2 stays a positive double)
+    hi = top.copy()
+    g_lo, g_hi = np.full(x.shape[1], np.nan), excess(hi, columns)
+    # two first guesses narrow the bracket (the bound is usually a little below the sample mean): the mean,
+    # then the mean less a few standard errors of the bound's scale
+    mean, sd = x.mean(axis=0), x.std(axis=0)
+    guesses = (mean, mean - 2 * sd * math.sqrt(2 * threshold / n) - mean * threshold / (BET_CAP * n), 1e-10 * top)
+    for guess in guesses:  # the last: a bound below 1e-10 of the largest value is reported as 0 at once
+        inside = (guess > lo) & (guess < hi)
+        cols = columns[inside]
+        if not cols.size:
+            continue
+        g = excess(guess[cols], cols)
+        rejected = g >= 0
+        lo[cols[rejected]], g_lo[cols[rejected]] = guess[cols][rejected], g[rejected]
+        hi[cols[~rejected]], g_hi[cols[~rejected]] = guess[cols][~rejected], g[~rejected]
+    side = np.zeros(x.shape[1])
+    for _ in range(300):
+        # open while the bracket is wider than a relative 1e-10 (of the data's largest value while lo is 0, where a
+        # bound that small is reported as 0) and lo is not at the root
+        cols = columns[(hi - lo > 1e-10 * np.where(lo > 0, hi, top)) & ~(g_lo <= 1e-11 * threshold)]
+        if not cols.size:
+            break
+        a, b, ga, gb = lo[cols], hi[cols], g_lo[cols], g_hi[cols]
+        secant = a - ga * (b - a) / (gb - ga)
+        usable = np.isfinite(ga) & np.isfinite(secant) & (secant > a) & (secant < b)
+        mid = np.where(usable, secant, np.where(a > 0, (a + b) / 2, b / 8))  # from lo = 0, down by eighths
+        g = excess(np.maximum(mid, 1e-150), cols)
+        rejected = g >= 0
+        # Illinois: halve the stale end's value when the same end moves twice in a row
+        gb = np.where(rejected & (side[cols] > 0), gb / 2, gb)
+        ga = np.where(~rejected & (side[cols] < 0), ga / 2, ga)
+        lo[cols], g_lo[cols] = np.where(rejected, mid, a), np.where(rejected, g, ga)
+        hi[cols], g_hi[cols] = np.where(rejected, b, mid), np.where(rejected, gb, g)
+        side[cols] = np.where(rejected, 1.0, -1.0)
+    return lo[0] if squeeze else lo
+
+
+def nonnegative_mean_lower(x: np.ndarray, low: Any, width: Any, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Lower confidence bounds on the means of the columns of ``x`` (i.i.d. rows, each column in
+    [low, low + width]), each valid with probability >= 1 - ``level``: the largest of three bounds at ``level / 3``
+    each (a union bound): :func:`bounded_mean_lower` on the range (empirical Bernstein / Hoeffding, strong when the
+    values fill a sizeable share of it), and two that need only the lower end, :func:`anderson_mean_lower` (strong
+    when every value is well above a claim) and :func:`betting_mean_lower` (strong when the values are close
+    together however small against the range). Returns the bounds and, per column, which was the largest
+    (0 range, 1 Anderson, 2 betting)."""
+    x = np.asarray(x, dtype=float)
+    low = np.broadcast_to(np.asarray(low, dtype=float), x.shape[1:])
+    width = np.broadcast_to(np.asarray(width, dtype=float), x.shape[1:])
+    third = level / 3
+    safe = np.where(width > 0, width, 1.0)
+    ranged = np.where(width > 0, low + width * bounded_mean_lower(np.clip((x - low) / safe, 0.0, 1.0), third)[0], low)
+    shifted = np.maximum(x - low, 0.0)
+    bounds = np.stack([ranged, low + anderson_mean_lower(shifted, third), low + betting_mean_lower(shifted, third)])
+    return bounds.max(axis=0), bounds.argmax(axis=0)
+
+
+#: what :func:`nonnegative_mean_lower`'s second output names
+NONNEGATIVE_BOUNDS = ("empirical Bernstein / Hoeffding on the range", "Anderson (DKW)",
+                      "betting (Waudby-Smith & Ramdas)")
+
+
 def bounded_mean_pvalue(z: np.ndarray, threshold: Any) -> np.ndarray:
     """p-values of the one-sided tests of "mean <= threshold" against "mean > threshold", for the
     columns of ``z`` (i.i.d. rows, values in [0, 1]): the smallest level at which

@@ -96,8 +96,8 @@ def run_table() -> list[str]:
             cells += [len(chosen)] + [sum(r["verdict"] == v for r in chosen) for v in verdicts]
         lines.append(f"| `{paper}` | " + " | ".join(str(c) for c in cells) + " |")
     total = sum(int(c) for line in lines[2:] for c in line.split(" | ")[1::4])
-    return lines + ["", f"{total} claims in these groups. A refutation is counted whatever its footing (as printed, from "
-                        "damaged text, a proof step, an evident typo, or an instance outside the statement's "
+    return lines + ["", f"{total} claims in these groups. A refutation is counted whatever its footing (as printed, "
+                        "from damaged text, a proof step, an evident typo, or an instance outside the statement's "
                         "hypotheses); the findings below give each one's."]
 
 

@@ -13,10 +13,14 @@ are rigorous for every law of the regret, without a normal approximation:
   [-T, T].
 
 **Expectation** (``probability`` None): a one-sided lower confidence bound on E[R_T] at each grid
-point, the larger of the empirical Bernstein bound (Maurer & Pontil 2009, Thm 4, on the range
-rescaled to [0, 1]) and Hoeffding's bound, each at half the point's level (so their maximum holds at
-the point's level); the grid's multiplicity is paid by Bonferroni. Refuted when the lower bound
-exceeds f(T) at some grid point.
+point, the largest of three bounds at a third of the point's level each (so their maximum holds at the
+point's level; :func:`dpaudit.stats.nonnegative_mean_lower`): the larger of the empirical Bernstein bound
+(Maurer & Pontil 2009, Thm 4) and Hoeffding's on the range rescaled to [0, 1], which pay for the whole
+range and are strong when the regret fills a sizeable share of it; Anderson's bound from the empirical
+distribution with a DKW band, and the betting bound of Waudby-Smith & Ramdas, which need only the range's
+lower end, so a regret that is a small share of T Delta in every run is bounded as tightly as its own
+spread allows. The grid's multiplicity is paid by Bonferroni. Refuted when the lower bound exceeds f(T)
+at some grid point.
 
 **High probability** (``probability=p``): the number of runs with R_T > f(T) at each grid point, and
 its one-sided Clopper-Pearson lower bound on P(R_T > f(T)), Bonferroni over the grid; refuted when
@@ -35,7 +39,7 @@ import numpy as np
 
 from ..core.claims import Claim, RegretBound
 from ..core.results import NOT_REFUTED, REFUTED, Statistic
-from ..stats import binomial_lower, bonferroni, bounded_mean_lower
+from ..stats import NONNEGATIVE_BOUNDS, binomial_lower, bonferroni, nonnegative_mean_lower
 from .base import Auditor, Finding, RegretSubject, Support
 
 REGRET_KINDS = ("pseudo", "realised")
@@ -110,23 +114,23 @@ class RegretBoundAuditor(Auditor):
 
     def _expectation(self, claim, grid, values, low, width, f, mean, alpha, level, parameters, notes) -> Finding:
         n = values.shape[0]
-        safe = np.where(width > 0, width, 1.0)
-        z = np.clip((values - low) / safe, 0.0, 1.0)
-        lcb = np.where(width > 0, low + width * bounded_mean_lower(z, level)[0], low)
+        lcb, which = nonnegative_mean_lower(values, low, width, level)
+        lcb = np.where(width > 0, lcb, low)  # a range of no width: the regret is its low end
         ratio = _ratio(lcb, f)
         j = int(np.argmax(ratio))
         refuted = bool((lcb > f).any())
         if not refuted:
-            notes.append(f"E[R_T] <= f(T) not refuted at {len(grid)} rounds (empirical Bernstein / Hoeffding lower "
-                         f"bounds at level {level:.3g} each, Bonferroni); at T = {grid[j]} the lower bound is "
-                         f"{ratio[j]:.3g} of f(T)")
+            notes.append(f"E[R_T] <= f(T) not refuted at {len(grid)} rounds (the largest of the range, Anderson and "
+                         f"betting lower bounds at level {level:.3g} each, Bonferroni); at T = {grid[j]} the lower "
+                         f"bound is {ratio[j]:.3g} of f(T)")
         return Finding(
             REFUTED if refuted else NOT_REFUTED, self.name,
             Statistic(f"E[R_T] at T={int(grid[j])}", float(mean[j]), (float(lcb[j]), math.inf), "lower-bound"),
             confidence=1 - alpha, samples=n,
             witness={"T": int(grid[j]), "mean": float(mean[j]), "lower_bound": float(lcb[j]), "bound": float(f[j]),
-                     "margin": float(ratio[j]), "method": "empirical Bernstein (Maurer & Pontil 2009) and Hoeffding, "
-                     "Bonferroni over the grid"},
+                     "margin": float(ratio[j]),
+                     "method": f"the largest of three lower bounds at a third of the level each, here "
+                               f"{NONNEGATIVE_BOUNDS[int(which[j])]}; Bonferroni over the grid"},
             notes=notes, parameters=parameters,
             plot_data={"kind": "regret-bound", "grid": grid, "mean": mean, "lower": lcb, "bound": f,
                        "description": claim.description},
