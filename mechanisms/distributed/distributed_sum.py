@@ -52,6 +52,7 @@ from ..noise import (
 )
 from ..noise._lattice import TABLE_LOG_ERROR, repeated_sum
 from ..noise._logspace import log_sum_exp
+from .wrapped_sums import log_convolve, wrapped_discrete_gaussian_sum
 
 NOISES = ("polya", "skellam", "discrete-gaussian")
 #: the largest batch whose discrete Gaussian shares are convolved for the exact law
@@ -218,8 +219,6 @@ class DistributedSum(ExactRelease):
         if self.noise != "discrete-gaussian":
             raise ValueError(f"{self.owner}: wrapped_noise is the discrete Gaussian shares' law; the {self.noise} "
                              "total has a closed form mod m (total_noise().wrapped_logpmf)")
-        from .wrapped_sums import wrapped_discrete_gaussian_sum
-
         return wrapped_discrete_gaussian_sum(math.sqrt(self.g**2 / (self.n * self.epsilon**2)), self.n, self.m)
 
     def analyze(self, y_hat: Any) -> np.ndarray:
@@ -361,23 +360,6 @@ class ShuffleModSum(DistributedSum):
 
 
 _U = 2.0**-53
-#: the largest (k, i) array a log-space convolution builds (8 bytes each)
-MAX_LOG_CONVOLUTION = 50_000_000
-
-
-def log_convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """log of the convolution of two pmf tables given as logs: out[k] = logsumexp_i (a[i] + b[k - i]).
-    Every term is non-negative and summed in log space, so far entries keep their relative precision
-    (a table of probabilities would lose them below the smallest double)."""
-    terms = a.size * (a.size + b.size - 1)
-    if terms > MAX_LOG_CONVOLUTION:
-        raise ValueError(f"log_convolve: tables of {a.size} and {b.size} entries need {terms:,} terms in log space "
-                         f"(more than {MAX_LOG_CONVOLUTION:,})")
-    padded = np.concatenate([np.full(a.size - 1, -np.inf), b, np.full(a.size - 1, -np.inf)])
-    windows = np.lib.stride_tricks.sliding_window_view(padded, a.size)  # windows[k][a.size - 1 - i] = b[k - i]
-    return log_sum_exp(windows + a[::-1], axis=1)
-
-
 def log_iid_sum(offset: int, log_probs: np.ndarray, log_error: float, n: int) -> tuple[int, np.ndarray, float]:
     """(offset, log pmf table, error bound) of the sum of n i.i.d. copies of the law given by a log
     pmf table, by repeated doubling in log space. A log-sum-exp of non-negative terms adds at most

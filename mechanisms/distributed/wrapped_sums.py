@@ -20,6 +20,9 @@ doubles holds them, so the exact law of y_hat (and the privacy loss at every res
   relative to its largest term (as in :func:`~.distributed_sum.log_iid_sum`), the share table's own error is the
   project's table error plus the roundings of its closed form, and the errors of the two halves add.
 
+:func:`log_convolve` (the linear log-space convolution, which the distributed sums' other log-space laws use too)
+lives here, so the protocols import this module and not the other way round.
+
 The result is a :class:`WrappedLogTable`, a law on Z_m with ``wrapped_logpmf`` and ``wrapped_log_error``, which
 :func:`~.distributed_sum.wrapped_mixture` mixes over the rounded sum as it does the closed-form laws mod m.
 Cost: about (log2 n - log2(m / (2K + 1))) circular convolutions of m^2 terms each (m = 16,731 at n = 1024,
@@ -44,6 +47,23 @@ _U = 2.0**-53
 TRUNCATION_MARGIN = 60.0
 #: rows of the circular convolution's (r, i) array built at once (8 bytes each per column)
 _BLOCK_TERMS = 1 << 24
+
+
+#: the largest (k, i) array a log-space convolution builds (8 bytes each)
+MAX_LOG_CONVOLUTION = 50_000_000
+
+
+def log_convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """log of the convolution of two pmf tables given as logs: out[k] = logsumexp_i (a[i] + b[k - i]).
+    Every term is non-negative and summed in log space, so far entries keep their relative precision
+    (a table of probabilities would lose them below the smallest double)."""
+    terms = a.size * (a.size + b.size - 1)
+    if terms > MAX_LOG_CONVOLUTION:
+        raise ValueError(f"log_convolve: tables of {a.size} and {b.size} entries need {terms:,} terms in log space "
+                         f"(more than {MAX_LOG_CONVOLUTION:,})")
+    padded = np.concatenate([np.full(a.size - 1, -np.inf), b, np.full(a.size - 1, -np.inf)])
+    windows = np.lib.stride_tricks.sliding_window_view(padded, a.size)  # windows[k][a.size - 1 - i] = b[k - i]
+    return log_sum_exp(windows + a[::-1], axis=1)
 
 
 @dataclass(frozen=True)
@@ -110,8 +130,6 @@ def _add(m: int):
     def add(x, y):
         (ox, lx, ex, fx), (oy, ly, ey, fy) = x, y
         if not fx and not fy and lx.size + ly.size - 1 < m:
-            from .distributed_sum import log_convolve
-
             out = log_convolve(lx, ly)
             return ox + oy, out, ex + ey + _rounding(min(lx.size, ly.size), out), False
         error = ex + ey
@@ -169,5 +187,5 @@ def wrapped_discrete_gaussian_sum(sigma: float, n: int, m: int, reach: int | Non
     return WrappedLogTable(logs, error, name=f"sum of {n} N_Z(0, {sigma:g}^2) mod {m}", reach=K)
 
 
-__all__ = ["WrappedLogTable", "log_convolve_mod", "log_fold", "truncation_log_bound",
-           "wrapped_discrete_gaussian_sum"]
+__all__ = ["MAX_LOG_CONVOLUTION", "WrappedLogTable", "log_convolve", "log_convolve_mod", "log_fold",
+           "truncation_log_bound", "wrapped_discrete_gaussian_sum"]
