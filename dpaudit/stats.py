@@ -140,6 +140,13 @@ def nonnegative_mean_lower(x: np.ndarray, low: Any, width: Any, level: float) ->
     when every value is well above a claim) and :func:`betting_mean_lower` (strong when the values are close
     together however small against the range). Returns the bounds and, per column, which was the largest
     (0 range, 1 Anderson, 2 betting)."""
+    bounds = nonnegative_mean_bounds(x, low, width, level)
+    return bounds.max(axis=0), bounds.argmax(axis=0)
+
+
+def nonnegative_mean_bounds(x: np.ndarray, low: Any, width: Any, level: float) -> np.ndarray:
+    """The three bounds :func:`nonnegative_mean_lower` takes the largest of, stacked (range, Anderson, betting),
+    each at ``level / 3``."""
     x = np.asarray(x, dtype=float)
     low = np.broadcast_to(np.asarray(low, dtype=float), x.shape[1:])
     width = np.broadcast_to(np.asarray(width, dtype=float), x.shape[1:])
@@ -147,8 +154,7 @@ def nonnegative_mean_lower(x: np.ndarray, low: Any, width: Any, level: float) ->
     safe = np.where(width > 0, width, 1.0)
     ranged = np.where(width > 0, low + width * bounded_mean_lower(np.clip((x - low) / safe, 0.0, 1.0), third)[0], low)
     shifted = np.maximum(x - low, 0.0)
-    bounds = np.stack([ranged, low + anderson_mean_lower(shifted, third), low + betting_mean_lower(shifted, third)])
-    return bounds.max(axis=0), bounds.argmax(axis=0)
+    return np.stack([ranged, low + anderson_mean_lower(shifted, third), low + betting_mean_lower(shifted, third)])
 
 
 #: what :func:`nonnegative_mean_lower`'s second output names

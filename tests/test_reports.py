@@ -399,3 +399,29 @@ def test_cards_needing_attention_open_unless_too_many(tmp_path):
     assert "RuntimeError: " + "x" * 200 in html and re.search(r"RuntimeError: x+…</span></summary>", html)
     html = render_html(document(ATTENTION_OPEN + 1), tmp_path)
     assert "<details open><summary><h3>" not in html and html.count("<details><summary><h3>") == ATTENTION_OPEN + 5
+
+
+def test_a_not_refuted_records_power_is_shown_beside_its_verdict_and_validated_by_the_schema():
+    """A statistical "not refuted" with a stated power: the reports' statistic line carries it, a refuted record's
+    power (which no auditor states) would not be shown, and the JSON Schema takes the field (null or the four
+    keys) and refuses a malformed one."""
+    from dpaudit.reports.frames import results_frame
+    from dpaudit.reports.summary import statistic_text
+
+    stated = dpaudit.AuditResult(
+        "not-refuted", {"kind": "regret-bound"}, "regret-bound", claim_id="classic/x",
+        statistic=dpaudit.Statistic("E[R_T] at T=100", 5.0, (4.0, float("inf")), "lower-bound"),
+        power={"quantity": "factor", "value": 1.25, "probability": 0.9, "description": "d"}).to_dict()
+    assert statistic_text(stated).endswith("; would refute factor >= 1.25 with probability 0.9")
+    assert "would refute" not in statistic_text({**stated, "verdict": "refuted"})
+    endless = {**stated, "power": {**stated["power"], "value": "inf"}}  # an infinite value as results.json has it
+    assert statistic_text(endless).endswith("; would refute factor >= inf with probability 0.9")
+    frame = results_frame([stated])
+    assert frame.loc[0, "power_quantity"] == "factor" and frame.loc[0, "power"] == 1.25
+    schema = json_schema()
+    power_schema = {"$defs": schema["$defs"], **schema["$defs"]["record"]["properties"]["power"]}
+    for good in (stated["power"], None, {**stated["power"], "value": "inf"}):  # how an infinite value is written
+        jsonschema.validate(good, power_schema)
+    for bad in ({"quantity": "factor", "value": 1.25}, {**stated["power"], "probability": 1.5}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, power_schema)

@@ -172,6 +172,7 @@ def assemble_record(
         error=error_info(error) if error is not None else None,
         warnings=[dict(w) for w in warnings],
         plot_data=finding.plot_data,
+        power=finding.power,
     )
 
 

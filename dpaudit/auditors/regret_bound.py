@@ -28,6 +28,17 @@ the lower bound exceeds p.
 
 The margin is reported at the worst grid point: lower bound / f(T) (expectation; > 1 refutes) or
 lower bound / p (high probability; > 1 refutes).
+
+**Power** of a "not refuted" (the record's ``power``): the smallest violation the audit would have refuted with
+probability 0.9 with the same runs and grid. Expectation: the factor v = E[R_T] / f(T) at the round where the
+claim is closest to refutation, for a law whose regret above the range's lower end is k times the observed one.
+Anderson's and the betting bound scale with the regret (the range's bound can only add to them), and a fresh
+sample's bound lies about its observed value with the spread of a difference of two sample means, so the audit
+refutes at round T with probability >= 0.9 once k (L - z sqrt(2) s / sqrt(n)) >= f(T) - low, L the round's
+lower bound (above low) from those two, s the runs' standard deviation, z the 0.9 normal quantile; the smallest
+such k over the rounds gives v (infinite where no round's bound clears its spread: too few runs for any
+violation). High probability: the exceedance probability P(R_T > f(T)) whose binomial count passes the
+Clopper-Pearson refutation threshold with probability 0.9 (exact).
 """
 
 from __future__ import annotations
@@ -38,8 +49,13 @@ from typing import Any
 import numpy as np
 
 from ..core.claims import Claim, RegretBound
-from ..core.results import NOT_REFUTED, REFUTED, Statistic
-from ..stats import NONNEGATIVE_BOUNDS, binomial_lower, bonferroni, nonnegative_mean_lower
+from ..core.results import NOT_REFUTED, POWER_PROBABILITY, REFUTED, Statistic, power
+from ..stats import (
+    NONNEGATIVE_BOUNDS,
+    binomial_lower,
+    bonferroni,
+    nonnegative_mean_bounds,
+)
 from .base import Auditor, Finding, RegretSubject, Support
 
 REGRET_KINDS = ("pseudo", "realised")
@@ -114,11 +130,14 @@ class RegretBoundAuditor(Auditor):
 
     def _expectation(self, claim, grid, values, low, width, f, mean, alpha, level, parameters, notes) -> Finding:
         n = values.shape[0]
-        lcb, which = nonnegative_mean_lower(values, low, width, level)
+        bounds = nonnegative_mean_bounds(values, low, width, level)
+        lcb, which = bounds.max(axis=0), bounds.argmax(axis=0)
         lcb = np.where(width > 0, lcb, low)  # a range of no width: the regret is its low end
         ratio = _ratio(lcb, f)
         j = int(np.argmax(ratio))
         refuted = bool((lcb > f).any())
+        scaled = bounds[1:].max(axis=0) - low  # Anderson's and the betting bound scale with the regret
+        stated = None if refuted else _expectation_power(values, grid, low, width, f, mean, scaled)
         if not refuted:
             notes.append(f"E[R_T] <= f(T) not refuted at {len(grid)} rounds (the largest of the range, Anderson and "
                          f"betting lower bounds at level {level:.3g} each, Bonferroni); at T = {grid[j]} the lower "
@@ -134,6 +153,7 @@ class RegretBoundAuditor(Auditor):
             notes=notes, parameters=parameters,
             plot_data={"kind": "regret-bound", "grid": grid, "mean": mean, "lower": lcb, "bound": f,
                        "description": claim.description},
+            power=stated,
         )
 
     def _high_probability(self, claim, grid, values, f, mean, alpha, level, parameters, notes) -> Finding:
@@ -144,6 +164,7 @@ class RegretBoundAuditor(Auditor):
         ratio = lower / p
         j = int(np.argmax(ratio))
         refuted = bool((lower > p).any())
+        stated = None if refuted else _exceedance_power(n, p, level)
         if not refuted:
             notes.append(f"P(R_T > f(T)) <= {p:g} not refuted at {len(grid)} rounds (Clopper-Pearson at level "
                          f"{level:.3g} each, Bonferroni); with {n} runs an exceedance probability below about "
@@ -159,7 +180,48 @@ class RegretBoundAuditor(Auditor):
             notes=notes, parameters=parameters,
             plot_data={"kind": "regret-bound", "grid": grid, "mean": mean, "lower": None, "bound": f,
                        "quantile": np.quantile(values, 1 - p, axis=0), "description": claim.description},
+            power=stated,
         )
+
+
+def _expectation_power(values, grid, low, width, f, mean, scaled) -> dict:
+    """The violation factor E[R_T] / f(T) the expectation audit refutes with probability 0.9 (module docstring);
+    ``scaled``: the bounds that scale with the regret (Anderson's, betting), above the range's low end."""
+    from scipy.stats import norm
+
+    n = values.shape[0]
+    above = np.maximum(values - low, 0.0)
+    spread = above.std(axis=0, ddof=1) if n > 1 else np.full(above.shape[1], np.inf)
+    clear = scaled - norm.ppf(POWER_PROBABILITY) * math.sqrt(2) * spread / math.sqrt(n)
+    room = f - low
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = np.where((clear > 0) & (width > 0) & (room > 0), room / clear, math.inf)
+    j = int(np.argmin(k))
+    if not np.isfinite(k[j]):
+        return power("factor", math.inf, f"no violation of E[R_T] <= f(T) is refuted with probability "
+                     f"{POWER_PROBABILITY:g} by {n} runs: at no round does the lower bound clear its own spread")
+    factor = float(k[j] * (mean[j] - low[j]) / room[j])
+    return power("factor", factor, f"a regret whose mean is {factor:.3g} times f(T) at T = {int(grid[j])} (the runs' "
+                 f"regret scaled) is refuted with probability {POWER_PROBABILITY:g} by {n} runs")
+
+
+def _exceedance_power(n: int, p: float, level: float) -> dict:
+    """The exceedance probability P(R_T > f(T)) the high-probability audit refutes with probability 0.9: its
+    count must exceed the largest count whose Clopper-Pearson lower bound is at most p (module docstring)."""
+    from scipy.optimize import brentq
+    from scipy.stats import binom
+
+    counts = np.arange(n + 1)
+    passing = counts[binomial_lower(counts, n, level) > p]
+    if not passing.size:
+        return power("exceedance probability", math.inf, f"no exceedance probability is refuted by {n} runs")
+    first = int(passing[0])  # refuted from this count on
+    if binom.sf(first - 1, n, 1.0) < POWER_PROBABILITY:
+        return power("exceedance probability", math.inf, f"no exceedance probability is refuted with probability "
+                     f"{POWER_PROBABILITY:g} by {n} runs")
+    q = brentq(lambda x: binom.sf(first - 1, n, x) - POWER_PROBABILITY, 0.0, 1.0, xtol=1e-12)
+    return power("exceedance probability", q, f"P(R_T > f(T)) = {q:.3g} (claimed at most {p:g}) is refuted with "
+                 f"probability {POWER_PROBABILITY:g} by {n} runs at any round")
 
 
 def _ratio(lower: np.ndarray, f: np.ndarray) -> np.ndarray:

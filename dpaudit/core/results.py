@@ -155,6 +155,9 @@ class Finding:
     notes: list[str] = field(default_factory=list)
     parameters: dict[str, Any] = field(default_factory=dict)
     plot_data: Any = field(default=None, repr=False, compare=False)
+    #: a statistical "not refuted"'s power (:func:`power`): the smallest violation the audit would have refuted
+    #: with probability ``probability`` at the budget used; None where the auditor states none
+    power: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -164,6 +167,26 @@ class Finding:
     def estimate(self) -> float | None:
         """The point estimate of the measured quantity (``statistic.value``), or None without a statistic."""
         return None if self.statistic is None else self.statistic.value
+
+
+#: the probability at which a "not refuted" states the violation its audit would have seen
+POWER_PROBABILITY = 0.9
+
+
+def power(quantity: str, value: float, description: str, probability: float = POWER_PROBABILITY) -> dict[str, Any]:
+    """A not-refuted record's power: the smallest violation, measured as ``quantity`` (e.g. "factor", "exceedance
+    probability", "exponent") with ``value``, that its audit would have refuted with probability ``probability``
+    at the budget used; ``description`` says it in words."""
+    return {"quantity": quantity, "value": float(value), "probability": float(probability),
+            "description": description}
+
+
+def describe_power(entry: dict[str, Any] | None) -> str:
+    """E.g. "would refute a factor >= 1.31 with probability 0.9" (empty without a power)."""
+    if not entry:
+        return ""
+    value = number_from_json(entry["value"])  # a record read from JSON writes an infinite value as "inf"
+    return f"would refute {entry['quantity']} >= {_fmt(value)} with probability {float(entry['probability']):g}"
 
 
 @dataclass
@@ -212,6 +235,9 @@ class AuditResult:
     finished: str | None = None
     #: carried over from an earlier run in the same folder, its key unchanged
     reused: bool = False
+    #: a statistical "not refuted"'s power (:func:`power`); None where the auditor states none (records written
+    #: before it: absent)
+    power: dict[str, Any] | None = None
     #: a checksum of the record's content (:func:`dpaudit.runner.store.seal`): a record that does not match it
     #: is damaged or edited and is never reused
     digest: str | None = None
@@ -249,6 +275,8 @@ class AuditResult:
         stat = d.pop("statistic", None)
         for key in ("epsilon_lower", "delta_lower", "confidence", "alpha"):
             d[key] = number_from_json(d.get(key))
+        if d.get("power"):
+            d["power"] = {**d["power"], "value": number_from_json(d["power"]["value"])}
         return cls(statistic=None if stat is None else Statistic.from_dict(stat), **d)
 
     def summary(self) -> str:
@@ -258,6 +286,8 @@ class AuditResult:
             parts.append(self.statistic.describe())
         if self.confidence is not None and self.confidence < 1:
             parts.append(f"at confidence {self.confidence:.6g}")
+        if self.power and self.verdict == NOT_REFUTED:
+            parts.append(describe_power(self.power))
         if self.error:
             parts.append(f"{self.error.get('type')}: {self.error.get('message')}")
         return ", ".join(parts)

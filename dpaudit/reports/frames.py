@@ -14,12 +14,15 @@ The columns (:data:`RESULT_COLUMNS`):
   value; ``bound``: the number the record certifies (the certified lower bound on epsilon of a privacy
   claim, else the end of the statistic's interval that its kind certifies, or the exact value), the number
   ``dpaudit report --compare`` compares (:func:`certified_value`);
-- ``confidence`` (1 for an exact verdict), ``samples`` (per side of a pair), ``seconds``.
+- ``confidence`` (1 for an exact verdict), ``samples`` (per side of a pair), ``seconds``;
+- ``power_quantity`` and ``power``: for a statistical "not refuted" whose auditor states it, the smallest
+  violation (its quantity: "factor", "exceedance probability", ...; and its value) the audit would have refuted
+  with probability 0.9 at the budget used (the record's ``power``); missing otherwise.
 
 The brief asked for ``statistic`` and ``bound``; ``kind`` and ``estimate`` are added because a bound
 cannot be read without knowing its side, nor a statistic's name and its value kept in one column.
 
-dtypes: ``samples`` int64; ``estimate``, ``bound``, ``confidence`` and ``seconds`` float64 (a missing value
+dtypes: ``samples`` int64; ``estimate``, ``bound``, ``confidence``, ``seconds`` and ``power`` float64 (a missing value
 is NaN, an infinite bound ``inf``); the text columns are pandas' default for strings (``str`` in pandas 3,
 ``object`` in pandas 2), a missing value (no title, no footing, no statistic) NaN/None; an empty title or
 footing counts as missing, so a frame and its CSV read back with ``pandas.read_csv`` agree (pass
@@ -37,9 +40,9 @@ if TYPE_CHECKING:
     import pandas as pd
 
 RESULT_COLUMNS = ("suite", "id", "title", "verdict", "expected", "outcome", "footing", "statistic", "kind",
-                  "estimate", "bound", "confidence", "samples", "seconds")
-_FLOATS = ("estimate", "bound", "confidence", "seconds")
-_TEXT = ("suite", "id", "title", "verdict", "expected", "outcome", "footing", "statistic", "kind")
+                  "estimate", "bound", "confidence", "samples", "seconds", "power_quantity", "power")
+_FLOATS = ("estimate", "bound", "confidence", "seconds", "power")
+_TEXT = ("suite", "id", "title", "verdict", "expected", "outcome", "footing", "statistic", "kind", "power_quantity")
 #: the columns' types for ``pandas.read_csv(path, dtype=RESULT_DTYPES)``: without them a text column that is
 #: empty in every row (no claim has a footing, say) reads back as float64 NaN
 RESULT_DTYPES: dict[str, Any] = {**dict.fromkeys(_TEXT, str), "samples": "int64", **dict.fromkeys(_FLOATS, "float64")}
@@ -69,10 +72,12 @@ def _row(record: AuditResult) -> tuple[Any, ...]:
     claim_id = record.claim_id or None
     suite = record.paper or (claim_id.partition("/")[0] if claim_id else None)
     expected = record.expected or {}
+    stated = record.power or {}
     return (suite, claim_id, record.title or None, record.verdict, expected.get("verdict"), record.outcome,
             expected.get("footing") or None, stat.name if stat is not None else None,
             stat.kind if stat is not None else None, stat.value if stat is not None else None,
-            certified_value(record), record.confidence, int(record.samples), float(record.seconds))
+            certified_value(record), record.confidence, int(record.samples), float(record.seconds),
+            stated.get("quantity"), stated.get("value"))
 
 
 def results_frame(records: Iterable[AuditResult | dict[str, Any]]) -> pd.DataFrame:

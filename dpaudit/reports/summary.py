@@ -8,7 +8,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from ..core.claim_ids import PAPERS
-from ..core.results import HYPOTHESIS_NOT_MET, Statistic, number_from_json, warning_totals
+from ..core.results import HYPOTHESIS_NOT_MET, NOT_REFUTED, Statistic, describe_power, number_from_json, warning_totals
 from .frames import UNEXPECTED_OUTCOMES, summary_frame
 from .frames import outcome_counts as frame_outcome_counts
 
@@ -85,7 +85,10 @@ def statistic_text(record: dict[str, Any]) -> str:
     (an audit that could not run), else "—"."""
     stat = record.get("statistic")
     if stat:
-        return Statistic.from_dict(stat).describe()
+        text = Statistic.from_dict(stat).describe()
+        if record.get("power") and record.get("verdict") == NOT_REFUTED:
+            text += f"; {describe_power(record['power'])}"
+        return text
     return error_text(record) or "—"
 
 
