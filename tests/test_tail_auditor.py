@@ -1842,3 +1842,25 @@ def test_the_statistical_tail_auditor_says_which_claims_it_tests():
     assert not support
     assert support.reason == ("tail auditors test sub-Gaussian, sub-exponential and tail-bound claims; got "
                               f"{dpaudit.PureDP(1.0).kind}")
+
+
+def test_a_not_refuted_tail_bound_states_the_excess_it_refutes_nine_times_in_ten():
+    """P(|Y| >= t) <= 0.1 on Y = 1 with probability 0.1, else 0 (the claim holds with equality at t = 1, the only
+    candidate t): not refuted, with a stated excess e. Planted (Y = 1 with probability 0.1 + e), the claim is refuted
+    in at least 165 of 200 seeded audits: at one t the confirmation count is binomial and e is where it passes the
+    Clopper-Pearson threshold with probability 0.9 exactly (fewer than 165 of 200 has probability 2e-4 then). At
+    0.1 + e / 2 the rate is far lower (the figure is not loose)."""
+    def coin(q):
+        return lambda n, rng: (rng.random(n) < q).astype(float)
+
+    claim = TailBound(lambda t: 0.1 + 0 * t, "0.1")
+    found = dpaudit.audit_tail(coin(0.1), claim, samples=4000, seed=0, confidence=0.99)
+    assert found.verdict == "not-refuted" and found.power["quantity"] == "excess"
+    e = found.power["value"]
+    assert 0.01 < e < 0.05 and "t = 1" in found.power["description"]
+    # exactly: one confirmed t, so the refutation threshold is the first count whose bound at level 0.01 passes 0.1
+    first = next(k for k in range(2001) if dpaudit.stats.binomial_lower(k, 2000, 0.01) > 0.1)
+    assert stats.binom.sf(first - 1, 2000, 0.1 + e) == pytest.approx(0.9, abs=1e-9)
+    hits = [dpaudit.audit_tail(coin(0.1 + x), claim, samples=4000, seed=g, confidence=0.99).verdict == "refuted"
+            for x in (e, e / 2) for g in range(1, 201)]
+    assert sum(hits[:200]) >= 165 and sum(hits[200:]) < 100  # measured 183 and 59

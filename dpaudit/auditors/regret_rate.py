@@ -32,7 +32,7 @@ import numpy as np
 from ..bandits.horizons import describe, reading_of
 from ..bandits.simulation import PER_HORIZON
 from ..core.claims import Claim, RegretRate
-from ..core.results import NOT_REFUTED, REFUTED, Statistic
+from ..core.results import NOT_REFUTED, POWER_PROBABILITY, REFUTED, Statistic, power
 from .base import Auditor, Finding, RegretSubject, Support
 from .regret_bound import REGRET_KINDS
 
@@ -155,8 +155,9 @@ class RegretRateAuditor(Auditor):
             logs = np.log(np.maximum(counts @ data / runs, 1e-300) / factor)
             slopes.append(wls_slopes(x, logs, w))
             top_slopes.append(wls_slopes(x[top], logs[:, top], w[top]))
-        lower, upper, boot = _bounds(fit, np.concatenate(slopes), alpha)
-        top_lower, top_upper, _ = _bounds(top_fit, np.concatenate(top_slopes), alpha)
+        slopes, top_slopes = np.concatenate(slopes), np.concatenate(top_slopes)
+        lower, upper, boot = _bounds(fit, slopes, alpha)
+        top_lower, top_upper, _ = _bounds(top_fit, top_slopes, alpha)
         slope = fit["slope"]
         shrinking = claim.variable in SHRINKING
         if shrinking:
@@ -169,6 +170,8 @@ class RegretRateAuditor(Auditor):
             notes.append(f"the slope over the upper half of the fitted range ({top_fit['slope']:.3f}) differs from "
                          f"the whole range's ({slope:.3f}) by more than twice the margin: the regret may not be in its "
                          "asymptotic regime at these horizons or values")
+        stated = None if refuted else _rate_power(claim, margin, shrinking, runs, (slope, lower, upper, slopes),
+                                                  (top_fit["slope"], top_lower, top_upper, top_slopes))
         direction = ("upper bound below exponent - margin" if shrinking else "lower bound above exponent + margin")
         notes.append(f"fitted exponent {slope:.3f} in [{lower:.3f}, {upper:.3f}] (one-sided bounds at "
                      f"{confidence:g} each: WLS and a bootstrap over runs, the wider); claimed {claim.exponent:g} with "
@@ -193,6 +196,7 @@ class RegretRateAuditor(Auditor):
             plot_data={"kind": "regret-rate", "x": x_values, "mean": mean, "stderr": se, "slope": slope,
                        "intercept": fit["intercept"], "claimed": claim.exponent, "log_power": claim.log_power,
                        "variable": claim.variable},
+            power=stated,
         )
 
     def _zero(self, claim, x_values, mean, runs, confidence, rule, notes, margin) -> Finding:
@@ -203,6 +207,23 @@ class RegretRateAuditor(Auditor):
                        confidence=confidence, samples=runs, witness={"claimed": claim.exponent, "margin": margin},
                        notes=notes, parameters={"variable": claim.variable, "rule": rule, "fitted": x_values,
                                                 "mean": mean, "margin": margin})
+
+
+def _rate_power(claim: RegretRate, margin: float, shrinking: bool, runs: int, *fits) -> dict:
+    """The exponent a not-refuted rate audit refutes with probability 0.9 (module docstring); ``fits``: (slope,
+    lower, upper, bootstrap slopes) over the fitted range and over its upper half."""
+    z = 1.6448536269514722  # the normal 0.95 quantile: each of the two fits clears with probability 0.95
+    if shrinking:
+        value = min(claim.exponent - margin - (upper - slope) - z * float(np.std(boot)) for slope, _, upper, boot
+                    in fits)
+        where = f"below {claim.exponent - margin:g}"
+    else:
+        value = max(claim.exponent + margin + (slope - lower) + z * float(np.std(boot)) for slope, lower, _, boot
+                    in fits)
+        where = f"above {claim.exponent + margin:g}"
+    return power("exponent", value, f"a regret of the same spread growing as {claim.variable}^{value:.3g} "
+                 f"({where}, the claim's exponent with its margin) is refuted with probability "
+                 f"{POWER_PROBABILITY:g} by {runs} runs", POWER_PROBABILITY)
 
 
 def _values(values: Any, variable: str) -> np.ndarray:

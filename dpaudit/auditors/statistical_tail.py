@@ -6,6 +6,11 @@ grid chosen on a separate selection half of the samples. An MGF claim is tested 
 only (|lam| sd <= 1): E exp(lam Y) at larger lam is driven by events too rare to sample, so the
 record says that claims about it cannot be refuted from samples. A centred claim is audited on
 Y = X - (sample mean of the confirmation half); this estimate is part of the stated limitation.
+
+**Power** of a "not refuted" tail-bound claim (the record's ``power``): the smallest excess of P(|Y| >= t) over
+the claimed bound, at one of the confirmed t, that confirmation refutes with probability 0.9: at each confirmed
+t, the exceedance probability whose binomial count reaches the Clopper-Pearson refutation threshold with
+probability 0.9 (exact), less the bound; the smallest over the confirmed t. (MGF claims state none yet.)
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..core.claims import Claim, TailBound, TailClaim
-from ..core.results import NOT_REFUTED, REFUTED, Statistic
+from ..core.results import NOT_REFUTED, POWER_PROBABILITY, REFUTED, Statistic, power
 from ..stats import binomial_lower, bonferroni
 from .base import Auditor, Finding, Support, TailSubject
 from .tail_plots import sample_cgf_plot, sample_tail_plot
@@ -96,9 +101,35 @@ def _tailbound_statistical(claim: TailBound, x_sel, x_conf, alpha, grid_points) 
                      f"{level:.3g}); tails below about {-math.log(level) / n:.2g} are not resolvable with {n} samples")
     finding = _tail_stat_result(verdict, claim, float(chosen[j]), int(counts[j]), n, float(lower[j]), float(f[j]),
                                 alpha, notes)
+    if verdict == NOT_REFUTED:
+        finding.power = _excess_power(chosen, f, n, level, claim.two_sided)
     finding.plot_data = sample_tail_plot(x_conf, claim, chosen=chosen, lower=lower, level=level, alpha=alpha,
                                          witness_t=float(chosen[j]), refuted=verdict == REFUTED)
     return finding
+
+
+def _excess_power(chosen: np.ndarray, f: np.ndarray, n: int, level: float, two_sided: bool) -> dict:
+    """The excess over the bound that confirmation refutes with probability 0.9 (module docstring)."""
+    from scipy.optimize import brentq
+    from scipy.stats import binom
+
+    counts = np.arange(n + 1)
+    lower = binomial_lower(counts, n, level)
+    best, where = math.inf, None
+    for t, bound in zip(chosen, f):
+        passing = counts[lower > bound]
+        if not passing.size:
+            continue
+        first = int(passing[0])  # refuted at t from this count on
+        q = brentq(lambda x, first=first: binom.sf(first - 1, n, x) - POWER_PROBABILITY, 0.0, 1.0, xtol=1e-13)
+        if q - bound < best:
+            best, where = q - bound, float(t)
+    event = "|Y| >= t" if two_sided else "Y >= t"
+    if where is None:
+        return power("excess", math.inf, f"no excess of P({event}) over the bound is refuted with probability "
+                     f"{POWER_PROBABILITY:g} by {n} samples at the confirmed t")
+    return power("excess", best, f"P({event}) above the bound by {best:.3g} at t = {where:.6g} is refuted with "
+                 f"probability {POWER_PROBABILITY:g} by {n} confirmation samples")
 
 
 def _tail_stat_result(verdict, claim, t, count, n, lower, bound, alpha, notes) -> Finding:
