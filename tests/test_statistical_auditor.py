@@ -372,7 +372,7 @@ def test_a_not_refuted_privacy_claim_states_a_violation_it_refutes_nine_times_in
     (P(1 | d0) raised to e^eps' q, or e q + delta', the second side kept), the claim is refuted in at least 96 of
     120 seeded audits (measured 110 and 108 of 120, and 185 and 180 of 200 at 2 * 10^5 samples; fewer than 96 of
     120 has probability 4e-4 at a rate of 0.9). Half the stated excess is refuted in fewer than 60 (measured 35 and
-    19: the figure is not loose)."""
+    20: the figure is not loose)."""
     q = 0.6 / math.e
     kwargs = {"pairs": [(0, 1)], "samples": 10_000, "auditor": "statistical"}
     found = dpaudit.audit_privacy(_Coin({0: 0.6, 1: q}), claim, seed=0, **kwargs)
