@@ -482,7 +482,7 @@ class BatchSuccessiveElimination:
         their log errors: arm 1 goes when D = c_0 - c_1 > threshold, arm 0 when -D > threshold."""
         from scipy.special import logsumexp
 
-        from dpaudit.mechanisms.distributed.distributed_sum import log_convolve
+        from dpaudit.mechanisms.distributed.wrapped_sums import log_convolve
 
         top = rel.n * rel.g + rel.tau  # the analyzer's correction: y > top stands for y - m
         corrected = []

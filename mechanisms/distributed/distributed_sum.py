@@ -50,9 +50,9 @@ from ..noise import (
     convolve,
     iid_sum,
 )
-from ..noise._lattice import TABLE_LOG_ERROR, repeated_sum
+from ..noise._lattice import TABLE_LOG_ERROR
 from ..noise._logspace import log_sum_exp
-from .wrapped_sums import log_convolve, wrapped_discrete_gaussian_sum
+from .wrapped_sums import log_iid_sum, wrapped_discrete_gaussian_sum
 
 NOISES = ("polya", "skellam", "discrete-gaussian")
 #: the largest batch whose discrete Gaussian shares are convolved for the exact law
@@ -360,17 +360,6 @@ class ShuffleModSum(DistributedSum):
 
 
 _U = 2.0**-53
-def log_iid_sum(offset: int, log_probs: np.ndarray, log_error: float, n: int) -> tuple[int, np.ndarray, float]:
-    """(offset, log pmf table, error bound) of the sum of n i.i.d. copies of the law given by a log
-    pmf table, by repeated doubling in log space. A log-sum-exp of non-negative terms adds at most
-    (log2(terms) + 4) roundings relative to its largest term, the inputs' errors add."""
-    return repeated_sum((offset, log_probs, log_error), n, _log_add)
-
-
-def _log_add(x: tuple[int, np.ndarray, float], y: tuple[int, np.ndarray, float]) -> tuple[int, np.ndarray, float]:
-    out = log_convolve(x[1], y[1])
-    rounding = (math.log2(min(x[1].size, y[1].size)) + 4) * _U * (1 + float(np.abs(out[np.isfinite(out)]).max()))
-    return x[0] + y[0], out, x[2] + y[2] + rounding
 
 
 class IntegerQueryNoise(ExactRelease):

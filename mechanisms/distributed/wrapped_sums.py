@@ -17,11 +17,12 @@ doubles holds them, so the exact law of y_hat (and the privacy loss at every res
   e^-60 times the smallest computed residue probability (checked after the fact, and K widened if not), so the
   relative error it adds is below e^-60 at every residue;
 - floating-point error: every log-sum-exp of non-negative terms adds at most (log2(terms) + 4) roundings
-  relative to its largest term (as in :func:`~.distributed_sum.log_iid_sum`), the share table's own error is the
+  relative to its largest term (as in :func:`log_iid_sum`), the share table's own error is the
   project's table error plus the roundings of its closed form, and the errors of the two halves add.
 
-:func:`log_convolve` (the linear log-space convolution, which the distributed sums' other log-space laws use too)
-lives here, so the protocols import this module and not the other way round.
+:func:`log_convolve` and :func:`log_iid_sum` (the linear log-space convolution and repeated sum, which the
+distributed sums' other log-space laws use too) live here, so the protocols import this module and not the other
+way round.
 
 The result is a :class:`WrappedLogTable`, a law on Z_m with ``wrapped_logpmf`` and ``wrapped_log_error``, which
 :func:`~.distributed_sum.wrapped_mixture` mixes over the rounded sum as it does the closed-form laws mod m.
@@ -47,8 +48,6 @@ _U = 2.0**-53
 TRUNCATION_MARGIN = 60.0
 #: rows of the circular convolution's (r, i) array built at once (8 bytes each per column)
 _BLOCK_TERMS = 1 << 24
-
-
 #: the largest (k, i) array a log-space convolution builds (8 bytes each)
 MAX_LOG_CONVOLUTION = 50_000_000
 
@@ -93,7 +92,19 @@ class WrappedLogTable:
 def _rounding(terms: int, out: np.ndarray) -> float:
     """The log-sum-exp's error bound: (log2(terms) + 4) roundings relative to the largest term."""
     finite = out[np.isfinite(out)]
-    return (math.log2(max(terms, 2)) + 4) * _U * (1 + (float(np.abs(finite).max()) if finite.size else 0.0))
+    return (math.log2(max(terms, 1)) + 4) * _U * (1 + (float(np.abs(finite).max()) if finite.size else 0.0))
+
+
+def log_iid_sum(offset: int, log_probs: np.ndarray, log_error: float, n: int) -> tuple[int, np.ndarray, float]:
+    """(offset, log pmf table, error bound) of the sum of n i.i.d. copies of the law given by a log
+    pmf table, by repeated doubling in log space. A log-sum-exp of non-negative terms adds at most
+    (log2(terms) + 4) roundings relative to its largest term, the inputs' errors add."""
+    return repeated_sum((offset, log_probs, log_error), n, _log_add)
+
+
+def _log_add(x: tuple[int, np.ndarray, float], y: tuple[int, np.ndarray, float]) -> tuple[int, np.ndarray, float]:
+    out = log_convolve(x[1], y[1])
+    return x[0] + y[0], out, x[2] + y[2] + _rounding(min(x[1].size, y[1].size), out)
 
 
 def log_fold(offset: int, logs: np.ndarray, m: int) -> np.ndarray:
@@ -104,6 +115,13 @@ def log_fold(offset: int, logs: np.ndarray, m: int) -> np.ndarray:
     padded = np.full(rows * m, -np.inf)
     padded[start: start + logs.size] = logs
     return log_sum_exp(padded.reshape(rows, m), axis=0)
+
+
+def _fold(offset: int, logs: np.ndarray, m: int) -> tuple[np.ndarray, float]:
+    """:func:`log_fold` and the roundings it adds (a residue class meets at most ceil(size / m) + 1 entries)."""
+    rows = -(-logs.size // m) + 1
+    folded = log_fold(offset, logs, m)
+    return folded, _rounding(rows, folded)
 
 
 def log_convolve_mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -130,17 +148,14 @@ def _add(m: int):
     def add(x, y):
         (ox, lx, ex, fx), (oy, ly, ey, fy) = x, y
         if not fx and not fy and lx.size + ly.size - 1 < m:
-            out = log_convolve(lx, ly)
-            return ox + oy, out, ex + ey + _rounding(min(lx.size, ly.size), out), False
+            return (*_log_add(x[:3], y[:3]), False)
         error = ex + ey
         if not fx:
-            rows = -(-lx.size // m) + 1  # residue classes a table of lx.size entries meets, at most
-            lx = log_fold(ox, lx, m)
-            error += _rounding(rows, lx)
+            lx, rounding = _fold(ox, lx, m)
+            error += rounding
         if not fy:
-            rows = -(-ly.size // m) + 1
-            ly = log_fold(oy, ly, m)
-            error += _rounding(rows, ly)
+            ly, rounding = _fold(oy, ly, m)
+            error += rounding
         out = log_convolve_mod(lx, ly)
         return 0, out, error + _rounding(m, out), True
 
@@ -175,9 +190,8 @@ def wrapped_discrete_gaussian_sum(sigma: float, n: int, m: int, reach: int | Non
         share_error = TABLE_LOG_ERROR + 4 * _U * (1 + K**2 / sigma**2)
         offset, logs, error, folded = repeated_sum((-K, table, share_error, False), n, _add(m))
         if not folded:
-            rows = -(-logs.size // m) + 1
-            logs = log_fold(offset, logs, m)
-            error += _rounding(rows, logs)
+            logs, rounding = _fold(offset, logs, m)
+            error += rounding
         cut = truncation_log_bound(sigma, n, K)
         if reach is not None or cut <= float(logs.min()) - TRUNCATION_MARGIN:
             break
@@ -187,5 +201,5 @@ def wrapped_discrete_gaussian_sum(sigma: float, n: int, m: int, reach: int | Non
     return WrappedLogTable(logs, error, name=f"sum of {n} N_Z(0, {sigma:g}^2) mod {m}", reach=K)
 
 
-__all__ = ["MAX_LOG_CONVOLUTION", "WrappedLogTable", "log_convolve", "log_convolve_mod", "log_fold",
+__all__ = ["MAX_LOG_CONVOLUTION", "WrappedLogTable", "log_convolve", "log_convolve_mod", "log_fold", "log_iid_sum",
            "truncation_log_bound", "wrapped_discrete_gaussian_sum"]
