@@ -68,7 +68,7 @@ def _one(value: float) -> np.ndarray:
 def algorithm1_point(d: int = 3, T: int = HORIZON) -> dict:
     _, kappa, kappa_star = curvature("domains", "logistic", S, None, None)
     _, lam, lam_max = algorithm1_lambdas(EPS, DELTA, d, T, T, kappa_star, R)
-    return {"d": d, "T": T, "kappa": kappa, "lam_min": lam, "lam_max": lam_max}
+    return {"d": d, "T": T, "kappa": kappa, "kappa_star": kappa_star, "lam_min": lam, "lam_max": lam_max}
 
 
 def _e4(p):
@@ -86,7 +86,7 @@ def _e6(p):
 
 
 def _k1(p):
-    _, kappa, kappa_star = curvature("domains", "logistic", S, None, None)
+    _, kappa, kappa_star = curvature("domains", "logistic", S, None, None)  # Algorithm 2's: the link's bounds
     a2 = algorithm2_parameters(EPS, DELTA, p["T"], ZETA, p["d"], R, S, kappa, kappa_star)
     lhs = 2 * S * math.sqrt(a2.lam_max + MU_SLOPE_MAX * p["T"])
     return _one(lhs), _one(gamma_60(a2))
@@ -101,10 +101,9 @@ def _e9(p):
 def _e7_width(p):
     from dpaudit.algorithms.glm.shuffle_glm import algorithm1_settings
 
-    _, kappa, kappa_star = curvature("domains", "logistic", S, None, None)
     q = algorithm1_point(p["d"], p["T"])
-    gamma = algorithm1_settings(EPS, DELTA, p["d"], p["T"], S, kappa, kappa_star, R).gamma
-    return _one(math.sqrt(kappa) * gamma / math.sqrt(p["T"] + q["lam_max"])), _one(2 * S)
+    gamma = algorithm1_settings(EPS, DELTA, p["d"], p["T"], S, q["kappa"], q["kappa_star"], R).gamma
+    return _one(math.sqrt(q["kappa"]) * gamma / math.sqrt(p["T"] + q["lam_max"])), _one(2 * S)
 
 
 def _e7_curvature(p):

@@ -126,6 +126,16 @@ def _norms(x: np.ndarray, A: np.ndarray) -> np.ndarray:
     return np.sqrt(np.einsum("ki,ki->k", x, np.linalg.solve(A, x.T).T))
 
 
+def _distance(a: np.ndarray, b: np.ndarray, A: np.ndarray) -> float:
+    """||a - b||_A."""
+    return math.sqrt((a - b) @ A @ (a - b))
+
+
+def _line14(st) -> tuple[np.ndarray, np.ndarray]:
+    """Each arm's centre <x, theta_o> and width gamma sqrt(kappa) ||x||_{V^-1} in line 14's elimination."""
+    return st["arms"] @ st["theta_o"], st["width"] * _norms(st["arms"], st["V"])
+
+
 def _where() -> dict:
     return {"state": np.arange(STATES)}
 
@@ -138,8 +148,7 @@ def _criterion_one_fails(p):
 
 def _e_o(p):
     par = parameters(p["d"])
-    lhs = np.array([math.sqrt((st["theta_o"] - st["theta_star"]) @ st["H_o"] @ (st["theta_o"] - st["theta_star"]))
-                    for st in states(p["d"])])
+    lhs = np.array([_distance(st["theta_o"], st["theta_star"], st["H_o"]) for st in states(p["d"])])
     return lhs, np.full(STATES, par["gamma_max"] * (1 + 1e-9)), _where()
 
 
@@ -168,8 +177,7 @@ def _l2_lower(p):
 
 
 def _survivors(st) -> np.ndarray:
-    centre = st["arms"] @ st["theta_o"]
-    spread = st["width"] * _norms(st["arms"], st["V"])
+    centre, spread = _line14(st)
     return centre + spread >= (centre - spread).max()
 
 
@@ -177,8 +185,7 @@ def _m2_a(p):
     """UCB_o(x*) - max_z LCB_o(z): >= 0 when the optimal arm survives line 14."""
     out = []
     for st in states(p["d"]):
-        centre = st["arms"] @ st["theta_o"]
-        spread = st["width"] * _norms(st["arms"], st["V"])
+        centre, spread = _line14(st)
         best = np.argmax(st["arms"] @ st["theta_star"])
         out.append(centre[best] + spread[best] - (centre - spread).max())
     return np.array(out), np.zeros(STATES), _where()
@@ -194,15 +201,13 @@ def _m2_b(p):
 
 def _l3_tau(p):
     par = parameters(p["d"])
-    lhs = np.array([math.sqrt((st["theta_tau"] - st["theta_star"]) @ st["V"] @ (st["theta_tau"] - st["theta_star"]))
-                    for st in states(p["d"])])
+    lhs = np.array([_distance(st["theta_tau"], st["theta_star"], st["V"]) for st in states(p["d"])])
     return lhs, np.full(STATES, 2 * par["p"].gamma * math.sqrt(par["kappa"])), _where()
 
 
 def _l3_o(p):
     par = parameters(p["d"])
-    lhs = np.array([math.sqrt((st["theta_o"] - st["theta_star"]) @ st["V"] @ (st["theta_o"] - st["theta_star"]))
-                    for st in states(p["d"])])
+    lhs = np.array([_distance(st["theta_o"], st["theta_star"], st["V"]) for st in states(p["d"])])
     return lhs, np.full(STATES, par["gamma_max"] * math.sqrt(par["kappa"])), _where()
 
 
@@ -218,9 +223,7 @@ def _m1(p):
 
 def _e_tau(p):
     par = parameters(p["d"])
-    lhs = np.array([math.sqrt((st["theta_tau_e"] - st["theta_star"]) @ st["H_u"] @ (st["theta_tau_e"] -
-                                                                                     st["theta_star"]))
-                    for st in states(p["d"])])
+    lhs = np.array([_distance(st["theta_tau_e"], st["theta_star"], st["H_u"]) for st in states(p["d"])])
     return lhs, np.full(STATES, par["beta"] * (1 + 1e-9)), _where()
 
 

@@ -81,12 +81,17 @@ def state(d: int, s: float = 0.05, band: float = INSIDE) -> dict:
             "x_star": x_star, "theta_tau": theta_tau, "theta_star": theta_star, "theta_o": theta_star.copy(), "V": V}
 
 
+def _state(p) -> dict:
+    """The state of an entry's point (its d, s and noise band)."""
+    return state(p["d"], p["s"], p.get("band", INSIDE))
+
+
 def _norm(x: np.ndarray, A: np.ndarray) -> float:
     return math.sqrt(x @ np.linalg.solve(A, x))
 
 
 def _gap_and_norm(p) -> tuple[float, float]:
-    st = state(p["d"], p["s"], p.get("band", INSIDE))
+    st = _state(p)
     return float((st["x_star"] - st["x_t"]) @ st["theta_star"]), _norm(st["x_t"], st["H_t"]) * st["beta"]
 
 
@@ -107,7 +112,7 @@ def _proof(p):
 # -- the hypotheses, as conditions -------------------------------------------------------------------------------
 
 def _noise_band(p):
-    st = state(p["d"], p["s"], p.get("band", INSIDE))
+    st = _state(p)
     data_t = np.zeros((p["d"], p["d"]))
     data_t[0, 0] = st["a"]
     deviation = max(np.abs(np.linalg.eigvalsh(st["H_tau"] - st["lam"] * np.eye(p["d"]))).max(),
@@ -116,12 +121,12 @@ def _noise_band(p):
 
 
 def _no_switch(p):
-    st = state(p["d"], p["s"], p.get("band", INSIDE))
+    st = _state(p)
     return _one(np.linalg.det(st["H_t"])), _one(2 * np.linalg.det(st["H_tau"]))
 
 
 def _e_tau(p):
-    st = state(p["d"], p["s"], p.get("band", INSIDE))
+    st = _state(p)
     arms = (st["x_t"], st["x_star"])
     lhs = [abs(x @ (st["theta_tau"] - st["theta_star"])) for x in arms]
     rhs = [st["beta"] * _norm(x, st["H_tau"]) for x in arms]
@@ -129,14 +134,14 @@ def _e_tau(p):
 
 
 def _criterion_one_fails(p):
-    st = state(p["d"], p["s"], p.get("band", INSIDE))
+    st = _state(p)
     worst = max(_norm(x, st["V"]) ** 2 for x in (st["x_t"], st["x_star"]))
     return _one(worst), _one(1 / (st["p"].gamma ** 2 * st["kappa"] * R**2))
 
 
 def _elimination_keeps_both(p):
     """min over the two arms of UCB_o(x) - max_z LCB_o(z) >= 0 (line 14, eqs. (16)-(17))."""
-    st = state(p["d"], p["s"], p.get("band", INSIDE))
+    st = _state(p)
     width = st["p"].gamma * math.sqrt(st["kappa"])
     arms = (st["x_t"], st["x_star"])
     ucb = [x @ st["theta_o"] + width * _norm(x, st["V"]) for x in arms]
@@ -146,18 +151,18 @@ def _elimination_keeps_both(p):
 
 def _optimism_picks_x_t(p):
     """UCB(x_t, H_tau, theta_tau) - UCB(x*, H_tau, theta_tau) > 0 (line 15)."""
-    st = state(p["d"], p["s"], p.get("band", INSIDE))
+    st = _state(p)
     index = [x @ st["theta_tau"] + st["beta"] * _norm(x, st["H_tau"]) for x in (st["x_t"], st["x_star"])]
     return _one(index[0] - index[1]), _one(0.0)
 
 
 def _x_star_optimal(p):
-    st = state(p["d"], p["s"], p.get("band", INSIDE))
+    st = _state(p)
     return _one(float((st["x_star"] - st["x_t"]) @ st["theta_star"])), _one(0.0)
 
 
 def _within_s(p):
-    st = state(p["d"], p["s"], p.get("band", INSIDE))
+    st = _state(p)
     return _one(float(np.linalg.norm(st["theta_star"]))), _one(S)
 
 
