@@ -209,6 +209,24 @@ def binomial_lower(k, n, alpha: float):
     return np.where(k == 0, 0.0, lo)
 
 
+def binomial_power(n: int, bounds: Any, level: float, probability: float) -> np.ndarray:
+    """For each bound p0: the smallest true probability q at which a count out of ``n`` refutes "probability <= p0"
+    (its one-sided Clopper-Pearson bound :func:`binomial_lower` at ``level`` above p0) with probability
+    ``probability``, exact from the count's binomial law; inf where no count refutes."""
+    from scipy.optimize import brentq
+    from scipy.stats import binom
+
+    counts = np.arange(n + 1)
+    lower = binomial_lower(counts, n, level)
+    out = np.full(np.shape(bounds), math.inf)
+    for i, bound in np.ndenumerate(np.asarray(bounds, dtype=float)):
+        passing = counts[lower > bound]
+        if passing.size:  # refuted from the count passing[0] on
+            out[i] = brentq(lambda x, first=int(passing[0]): binom.sf(first - 1, n, x) - probability, 0.0, 1.0,
+                            xtol=1e-13)
+    return out
+
+
 def binomial_upper(k, n, alpha: float):
     """One-sided Clopper-Pearson upper bound on a binomial proportion, valid with probability
     >= 1 - alpha. Vectorised; 1 where ``k == n``."""

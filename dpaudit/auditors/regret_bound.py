@@ -53,6 +53,7 @@ from ..core.results import NOT_REFUTED, POWER_PROBABILITY, REFUTED, Statistic, p
 from ..stats import (
     NONNEGATIVE_BOUNDS,
     binomial_lower,
+    binomial_power,
     bonferroni,
     nonnegative_mean_bounds,
 )
@@ -208,18 +209,9 @@ def _expectation_power(values, grid, low, width, f, mean, scaled) -> dict:
 def _exceedance_power(n: int, p: float, level: float) -> dict:
     """The exceedance probability P(R_T > f(T)) the high-probability audit refutes with probability 0.9: its
     count must exceed the largest count whose Clopper-Pearson lower bound is at most p (module docstring)."""
-    from scipy.optimize import brentq
-    from scipy.stats import binom
-
-    counts = np.arange(n + 1)
-    passing = counts[binomial_lower(counts, n, level) > p]
-    if not passing.size:
+    q = float(binomial_power(n, [p], level, POWER_PROBABILITY)[0])
+    if not math.isfinite(q):
         return power("exceedance probability", math.inf, f"no exceedance probability is refuted by {n} runs")
-    first = int(passing[0])  # refuted from this count on
-    if binom.sf(first - 1, n, 1.0) < POWER_PROBABILITY:
-        return power("exceedance probability", math.inf, f"no exceedance probability is refuted with probability "
-                     f"{POWER_PROBABILITY:g} by {n} runs")
-    q = brentq(lambda x: binom.sf(first - 1, n, x) - POWER_PROBABILITY, 0.0, 1.0, xtol=1e-12)
     return power("exceedance probability", q, f"P(R_T > f(T)) = {q:.3g} (claimed at most {p:g}) is refuted with "
                  f"probability {POWER_PROBABILITY:g} by {n} runs at any round")
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..core.claims import Claim, TailBound, TailClaim
 from ..core.results import NOT_REFUTED, POWER_PROBABILITY, REFUTED, Statistic, power
-from ..stats import binomial_lower, bonferroni
+from ..stats import binomial_lower, binomial_power, bonferroni
 from .base import Auditor, Finding, Support, TailSubject
 from .tail_plots import sample_cgf_plot, sample_tail_plot
 
@@ -110,20 +110,9 @@ def _tailbound_statistical(claim: TailBound, x_sel, x_conf, alpha, grid_points) 
 
 def _excess_power(chosen: np.ndarray, f: np.ndarray, n: int, level: float, two_sided: bool) -> dict:
     """The excess over the bound that confirmation refutes with probability 0.9 (module docstring)."""
-    from scipy.optimize import brentq
-    from scipy.stats import binom
-
-    counts = np.arange(n + 1)
-    lower = binomial_lower(counts, n, level)
-    best, where = math.inf, None
-    for t, bound in zip(chosen, f):
-        passing = counts[lower > bound]
-        if not passing.size:
-            continue
-        first = int(passing[0])  # refuted at t from this count on
-        q = brentq(lambda x, first=first: binom.sf(first - 1, n, x) - POWER_PROBABILITY, 0.0, 1.0, xtol=1e-13)
-        if q - bound < best:
-            best, where = q - bound, float(t)
+    excess = binomial_power(n, f, level, POWER_PROBABILITY) - f
+    j = int(np.argmin(excess))
+    best, where = float(excess[j]), float(chosen[j]) if np.isfinite(excess[j]) else None
     event = "|Y| >= t" if two_sided else "Y >= t"
     if where is None:
         return power("excess", math.inf, f"no excess of P({event}) over the bound is refuted with probability "
