@@ -27,7 +27,7 @@ def audit(entry: PrivacyEntry, samples: int, confidence: float, seed: int = 0):
     start = time.perf_counter()
     result = dpaudit.audit_privacy(
         entry.subject, entry.claim, pairs=entry.pairs, neighbours=entry.relation, auditor="statistical",
-        samples=samples, confidence=confidence, seed=seed, **entry.options,
+        samples=samples, confidence=confidence, seed=seed, **{**entry.options, "sequential": False},
     )
     return result, time.perf_counter() - start
 

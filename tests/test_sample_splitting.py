@@ -54,7 +54,13 @@ class AuditLog:
     calls: list[Call]
     selection_ends: list[int]  # number of mechanism calls made when each selection scoring began
     selection_inputs: list[np.ndarray]  # every array of outputs the selection scored candidates on
-    counted: list[tuple[events.Event, np.ndarray]]  # every (event, outputs) confirmation counted
+    # every (event, outputs, scored) counted, with the number of arrays selection had scored by then: a bet of a
+    # sequential audit or confirmation's count
+    counted: list[tuple[events.Event, np.ndarray, int]]
+
+    def confirmation(self) -> list[tuple[events.Event, np.ndarray]]:
+        """The counts made after selection's last scoring (a sequential audit bets during selection too)."""
+        return [(event, x) for event, x, scored in self.counted if scored == len(self.selection_inputs)]
 
 
 @pytest.fixture
@@ -74,7 +80,7 @@ def record(monkeypatch):
         monkeypatch.setattr(statistical_privacy, "candidates", scored)
         for kind in (events.Threshold, events.CellSet, events.RowSet, events.AtomSet, events.ScoreThreshold):
             def contains(self, x, _contains=kind.contains):
-                log.counted.append((self, x.copy()))
+                log.counted.append((self, x.copy(), len(log.selection_inputs)))
                 return _contains(self, x)
 
             monkeypatch.setattr(kind, "contains", contains)
@@ -97,21 +103,31 @@ def assert_confirmation_is_fresh(result, log: AuditLog, pair):
     assert not shared, "confirmation drew from a generator stream that selection drew from"
     # each counted array is one confirmation call's outputs, and every confirmation call is counted once
     matched = []
-    for _, x in log.counted:
+    counted = log.confirmation()
+    for _, x in counted:
         hits = [i for i, call in enumerate(confirmation) if np.array_equal(call.outputs, x)]
         assert hits, "confirmation counted outputs that no fresh call returned"
         matched.append(hits[0])
     assert sorted(matched) == list(range(len(confirmation)))
     # nothing counted was scored by selection: no selection array holds a counted array
-    for _, x in log.counted:
+    for _, x in counted:
         for seen in log.selection_inputs:
             assert not _holds(seen, x), "confirmation counted outputs that selection scored"
-    (event,) = {id(e): e for e, _ in log.counted}.values()
+    (event,) = {id(e): e for e, _ in counted}.values()
     n = result.parameters["confirmation_samples"]
     for side, name in zip(pair, ("d0", "d1")):
         mine = [call.outputs for call in confirmation if _same(call.data, side)]
         assert sum(len(x) for x in mine) == n
         assert sum(int(np.count_nonzero(event.contains(x))) for x in mine) == result.witness["counts"][name]
+
+
+def assert_bets_are_predictable(log: AuditLog):
+    """Every count a sequential audit made (a bet, or confirmation's) is on outputs that no scoring before it saw:
+    each batch is bet on with an event chosen before it was drawn."""
+    assert log.counted, "nothing was counted"
+    for _, x, scored in log.counted:
+        for seen in log.selection_inputs[:scored]:
+            assert not _holds(seen, x), "a bet counted outputs that the choice of its event had seen"
 
 
 def _same(a, b) -> bool:
@@ -161,27 +177,34 @@ CASES = {
 @pytest.mark.parametrize("sequential", [False, True], ids=["fixed", "sequential"])
 @pytest.mark.parametrize("case", list(CASES))
 def test_confirmation_counts_only_outputs_selection_never_saw(record, case, sequential):
-    """Every mechanism meets the claim (eps = 2) with room to spare, so sequential confirmation runs all its
-    batches (four here), each a fresh call per side."""
+    """Every mechanism meets the claim (eps = 2) with room to spare, so a sequential audit runs all its
+    confirmation batches, each a fresh call per side, and bets on every selection batch after a pair's first
+    with an event chosen before it."""
     mechanism, pairs, families = CASES[case]
     result, log = record(mechanism, PureDP(2.0), pairs, samples=20_000, events=families, sequential=sequential)
     assert result.verdict == "not-refuted" and result.witness["family"] == families[0]
     if case == "pairs":  # halving 8 pairs to one: ceil(log2(8)) = 3 rounds, each on fresh samples
         assert [r["pairs"] for r in result.parameters["selection_rounds"]] == [8, 4, 2]
     if sequential:
-        assert len(log.counted) == 2 * 4
+        n_conf = result.parameters["confirmation_samples"]
+        assert len(log.confirmation()) == 2 * len(statistical_privacy._batch_sizes(n_conf)) == 2 * 7
+        assert result.parameters["bet_samples"] > n_conf and result.parameters["stopped"] == "budget"
+        assert_bets_are_predictable(log)
     pair = pairs[result.witness["pair_index"]]
     assert_confirmation_is_fresh(result, log, pair)
 
 
-def test_a_refuted_sequential_audit_counts_only_fresh_outputs(record):
-    """A gross violation (true eps 10) stops after the first batch; what it counted is still fresh."""
+def test_a_refuted_sequential_audit_bets_only_on_outputs_its_event_never_saw(record):
+    """A gross violation (true eps 10) stops at the first bet, on selection's second batch (400 per side), counted
+    with the event the first (100 per side) chose."""
     def coarse(data, size, rng):
         return data + rng.laplace(0.0, 0.1, size)
 
     result, log = record(coarse, PureDP(1.0), [(0.0, 1.0)], samples=20_000, sequential=True)
-    assert result.verdict == "refuted" and len(log.counted) == 2
-    assert_confirmation_is_fresh(result, log, (0.0, 1.0))
+    assert result.verdict == "refuted" and result.parameters["stopped"] == "selection"
+    assert result.samples == result.parameters["samples_drawn"] == 500 and result.parameters["bet_samples"] == 400
+    assert [len(x) for _, x, _ in log.counted[:2]] == [400, 400] and len(log.selection_inputs) == 2
+    assert_bets_are_predictable(log)
 
 
 # -- the families' own split: rank on one half, count on the other ------------------------------------

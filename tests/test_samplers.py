@@ -96,12 +96,12 @@ def test_scalar_rejects_bad_arguments(bad, match):
 
 
 def test_string_outputs_are_audited_as_categories():
-    # ln 3 = 1.0986: PureDP(0.9) is refuted (10^5 per side certify about 1.07), PureDP(1.1) is not (the
-    # audit refutes a true claim with probability at most 1 - confidence = 0.01)
+    # ln 3 = 1.0986: PureDP(0.9) is refuted (sequentially: the audit stops once its bound passes 0.9), PureDP(1.1)
+    # is not (the audit refutes a true claim with probability at most 1 - confidence = 0.01)
     sampler = dpaudit.scalar(seeded_rr, n_jobs=1)
     over = dpaudit.audit_privacy(sampler, dpaudit.PureDP(0.9), pairs=[(0, 1)], samples=100_000, seed=1)
     right = dpaudit.audit_privacy(sampler, dpaudit.PureDP(1.1), pairs=[(0, 1)], samples=100_000, seed=1)
-    assert over.verdict == "refuted" and over.epsilon_lower > 0.95
+    assert over.verdict == "refuted" and over.epsilon_lower > 0.9 and over.samples < 100_000
     assert right.verdict == "not-refuted" and right.epsilon_lower <= LN3
     assert sorted(right.parameters["categories"]) == ["no", "yes"]
     assert UNSEEDED_NOTE not in right.notes

@@ -21,8 +21,10 @@ from dpaudit.mechanisms import AdditiveNoiseMechanism, DiscreteLaplaceMechanism,
 
 
 def audit(mech, claim, pairs=((0.0, 1.0),), **kw):
+    """The fixed-size audit unless ``sequential`` is given (the tests of sequential audits say so)."""
     kw.setdefault("samples", 200_000)
     kw.setdefault("seed", 0)
+    kw.setdefault("sequential", False)
     return dpaudit.audit_privacy(mech, claim, pairs=list(pairs), auditor="statistical", **kw)
 
 
@@ -152,13 +154,26 @@ def test_renyi_and_zcdp_from_samples():
 
 
 def test_sequential_mode_stops_early_on_gross_violations():
-    """Scale 0.1 claimed as eps = 0.1 (true 10): refuted after the first confirmation batches."""
+    """Scale 0.1 claimed as eps = 0.1 (true 10): refuted by the first bet, on selection's second batch (500 outputs
+    per side drawn of 2 * 10^6); a correct mechanism draws its whole budget and is not refuted."""
     r = audit(AdditiveNoiseMechanism(Laplace(0.1)), PureDP(0.1), samples=2_000_000, sequential=True)
-    assert r.verdict == "refuted"
-    assert r.parameters["bounds"] == "confidence-sequence"
-    assert r.parameters["confirmation_samples"] <= 3_000 and r.samples < 1_010_000
+    assert r.verdict == "refuted" and r.parameters["bounds"] == "betting"
+    assert r.samples == r.parameters["samples_drawn"] == 500 and r.parameters["samples_budget"] == 2_000_000
     full = audit(LaplaceMechanism(1.0), PureDP(1.0), samples=200_000, sequential=True)
     assert full.verdict == "not-refuted" and full.parameters["confirmation_samples"] == 100_000
+    assert full.samples == full.parameters["samples_drawn"] == 200_000 and full.parameters["stopped"] == "budget"
+    assert full.parameters["bounds"] == "betting+thinned-fisher" and full.power["quantity"] == "epsilon"
+
+
+def test_sequential_is_the_default_for_pure_and_approximate_dp_only():
+    """No ``sequential`` given: pure and approximate DP claims are audited sequentially, Renyi and zCDP at a
+    fixed size (their binned path)."""
+    mech, settings = AdditiveNoiseMechanism(Laplace(0.1)), {"pairs": [(0.0, 1.0)], "samples": 20_000, "seed": 0,
+                                                           "auditor": "statistical"}
+    assert dpaudit.audit_privacy(mech, PureDP(0.1), **settings).parameters["sequential"] is True
+    assert dpaudit.audit_privacy(mech, ApproxDP(0.1, 1e-3), **settings).parameters["bounds"] == "betting"
+    fixed = dpaudit.audit_privacy(mech, ZCDP(0.01), **settings)
+    assert fixed.parameters.get("sequential", False) is False and "selection_samples" in fixed.parameters
 
 
 @pytest.mark.slow
@@ -255,52 +270,45 @@ def _releases_its_input(d, n, rng):
     return np.full(n, float(d))
 
 
-def _sequential_bound_after(n: int, alpha: float) -> float:
-    """The confidence-sequence epsilon bound from counts n against 0 among n outputs per side."""
-    from dpaudit.auditors.bounds import certify
+def _first_crossing(claim, alpha, batches):
+    """The e-process on batches of (counts n against 0, n outputs per side): outputs bet on when it crosses."""
+    from dpaudit.auditors.betting import EventBets
 
-    return float(certify(PureDP(1.0), n, 0, n, alpha, sequential=True).value)
-
-
-def test_sequential_confirmation_stops_at_the_first_batch_that_refutes():
-    """M(d) = d against a claim 0.5 below what the first batch (1000 outputs per side, counts 1000
-    against 0) certifies: refuted there, so confirmation stops after 1000 of its 10,000 samples per side.
-    Deterministic."""
-    first = _sequential_bound_after(1000, 0.05)
-    r = audit(_releases_its_input, PureDP(first - 0.5), pairs=[(0, 1)], samples=20_000, confidence=0.95,
-              selection_fraction=0.5, sequential=True)
-    assert r.verdict == "refuted"
-    assert r.parameters["confirmation_samples"] == 1000
-    assert sorted(r.witness["counts"].values()) == [0, 1000]
-    assert r.epsilon_lower == first
+    bets = EventBets(claim, alpha)
+    for n in batches:
+        if bets.add(np.ones(n, bool), np.zeros(n, bool)):
+            return bets.drawn, bets.lower_bound()
+    return None
 
 
-def test_sequential_confirmation_does_not_stop_on_a_bound_that_only_reaches_the_claim():
-    """M(d) = d against a claim equal to what the first batch certifies (excess exactly 0, which is not a
-    refutation): confirmation goes on to the second batch (2000 more per side), whose bound (counts
-    3000 against 0) exceeds the claim, and stops refuted there. Deterministic."""
-    first = _sequential_bound_after(1000, 0.05)
-    r = audit(_releases_its_input, PureDP(first), pairs=[(0, 1)], samples=20_000, confidence=0.95,
-              selection_fraction=0.5, sequential=True)
-    assert r.verdict == "refuted"
-    assert r.parameters["confirmation_samples"] == 3000
-    assert sorted(r.witness["counts"].values()) == [0, 3000]
-    assert r.epsilon_lower == _sequential_bound_after(3000, 0.05) > first
+def test_a_sequential_audit_stops_at_the_first_batch_end_where_its_wealth_crosses():
+    """M(d) = d: every bet wins. Selection's 10,000 per side come in batches of 100, 400, 1,600 and 7,900 (the last
+    three bet on), confirmation's in doubling batches from 100. Against epsilon = 4 the wealth (at 0.1 * 0.05) first
+    crosses at the end of selection's third batch (2,000 bet on); against 7.2, past what selection's 9,900 bets
+    certify (7.05), at the end of confirmation's fourth (13,000 bet on). The bound is the e-process's, recomputed
+    here. Deterministic."""
+    batches = [400, 1600, 7900, 100, 200, 400, 800, 1600, 3200, 3700]
+    for epsilon, stopped, drawn in ((4.0, "selection", 2000), (7.2, "confirmation", 13_000)):
+        assert _first_crossing(PureDP(epsilon), 0.005, batches)[0] == drawn
+        r = audit(_releases_its_input, PureDP(epsilon), pairs=[(0, 1)], samples=20_000, confidence=0.95,
+                  selection_fraction=0.5, sequential=True)
+        assert r.verdict == "refuted" and r.parameters["stopped"] == stopped
+        bound = _first_crossing(PureDP(epsilon), 0.005, batches)[1]  # the audit's level is 0.1 * (1 - 0.95)
+        assert r.parameters["bet_samples"] == drawn and r.epsilon_lower == pytest.approx(bound, rel=1e-12)
+        assert r.epsilon_lower > epsilon
 
 
-def test_sequential_confirmation_counts_the_event_on_the_statistics_features():
+def test_a_sequential_audit_counts_its_bets_on_the_statistics_features():
     """Outputs (1 - d, d) with the statistic 'second coordinate': the selected event lives on the feature d.
-    Confirmation must apply the statistic to its outputs too (on the raw first coordinate the event would
-    hold the other input's outputs: counts 0 against 0 or n against n, no refutation). Deterministic:
-    counts 1000 against 0 refute the claim 1 at the first batch."""
+    The bets must apply the statistic to their outputs too (on the raw first coordinate the event would hold the
+    other input's outputs, every bet lost). Deterministic: refuted by the bets, as M(d) = d is."""
     def both(d, n, rng):
         return np.column_stack([np.full(n, 1.0 - d), np.full(n, float(d))])
 
     r = audit(both, PureDP(1.0), pairs=[(0, 1)], samples=20_000, confidence=0.95, selection_fraction=0.5,
               sequential=True, statistic=lambda y: y[:, 1])
-    assert r.verdict == "refuted"
-    assert r.parameters["confirmation_samples"] == 1000
-    assert sorted(r.witness["counts"].values()) == [0, 1000]
+    assert r.verdict == "refuted" and r.parameters["bounds"] == "betting"
+    assert r.parameters["bet_samples"] == _first_crossing(PureDP(1.0), 0.005, [400, 1600, 7900])[0]
 
 
 def test_a_sequential_audit_is_reproducible_from_its_seed():
@@ -374,7 +382,7 @@ def test_a_not_refuted_privacy_claim_states_a_violation_it_refutes_nine_times_in
     120 has probability 4e-4 at a rate of 0.9). Half the stated excess is refuted in fewer than 60 (measured 35 and
     20: the figure is not loose)."""
     q = 0.6 / math.e
-    kwargs = {"pairs": [(0, 1)], "samples": 10_000, "auditor": "statistical"}
+    kwargs = {"pairs": [(0, 1)], "samples": 10_000, "auditor": "statistical", "sequential": False}
     found = dpaudit.audit_privacy(_Coin({0: 0.6, 1: q}), claim, seed=0, **kwargs)
     assert found.verdict == "not-refuted" and found.power["quantity"] == ("epsilon" if claim.kind == "pure-dp"
                                                                             else "delta")

@@ -18,7 +18,7 @@ import pytest
 from scipy import stats
 
 import dpaudit
-from dpaudit import ApproxDP, PureDP, SubGaussian
+from dpaudit import ZCDP, ApproxDP, PureDP, SubGaussian
 from dpaudit.auditors import statistical_privacy as sp
 from dpaudit.auditors.events import Candidates, Threshold
 from dpaudit.core.results import Statistic
@@ -432,6 +432,7 @@ def test_sequential_confirmation_on_a_budget_below_one_batch_draws_the_budget_on
 
 
 def _audit(mech, claim, pairs=((0.8, 0.3),), samples=20_000, seed=0, **settings):
+    settings.setdefault("sequential", False)  # the fixed-size audit unless a test asks for a sequential one
     return sp.StatisticalPrivacyAuditor().audit(Mechanism(mech), claim, pairs=list(pairs), samples=samples,
                                                 confidence=0.95, seed=np.random.SeedSequence(seed), **settings)
 
@@ -567,8 +568,7 @@ def test_confirmation_draws_from_the_second_child_of_the_audits_seed():
 def test_the_audit_passes_on_its_settings():
     """The selection share, the event families, the statistic and sequential confirmation each reach
     the audit: 30% of 20,000 select; the threshold family alone; a statistic that flips the outputs
-    turns {x <= 0} into {1 - x >= 1}; sequential confirmation stops after its second batch (3,000
-    per side), the first that refutes."""
+    turns {x <= 0} into {1 - x >= 1}; a sequential audit stops at the first batch whose bet crosses."""
     f = _audit(_spread, PureDP(1.0), selection_fraction=0.3, events=["threshold"], statistic=lambda y: 1 - y)
     assert f.parameters["selection_samples"] == 6000 and f.parameters["confirmation_samples"] == 14_000
     assert f.parameters["selection_fraction"] == 0.3
@@ -579,10 +579,17 @@ def test_the_audit_passes_on_its_settings():
     # the report draws a cell event as bars of how many confirmation outputs it holds on each side
     assert f.plot_data == {"kind": "event-bars", "inside": [2000, 7000], "n": 10_000,
                            "labels": ("M(d0), d0=0.8", "M(d1), d1=0.3"), "event": "union of 1 cell(s): x0 = 0.0"}
+    # sequential: refuted by the bets on selection's fourth batch (100 + 400 + 1,600 per side drawn, 2,000 bet on);
+    # the counts shown are that batch's (1,120 and 320 of 1,600, each side's own law)
     f = _audit(_spread, PureDP(1.0), sequential=True)
-    assert f.parameters["bounds"] == "confidence-sequence" and f.parameters["sequential"] is True
-    assert f.witness["confirmation_samples"] == 3000 and f.samples == 13_000 and f.verdict == "refuted"
-    assert f.epsilon_lower == pytest.approx(_sequential_epsilon(2100, 600, 3000, 0.05), rel=1e-9)
+    assert f.parameters["bounds"] == "betting" and f.parameters["sequential"] is True and f.verdict == "refuted"
+    assert f.parameters["stopped"] == "selection" and f.parameters["bet_samples"] == 2000
+    assert f.samples == f.parameters["samples_drawn"] == 2100 and f.parameters["samples_budget"] == 20_000
+    assert f.witness["confirmation_samples"] == 0 and f.witness["batch_samples"] == 1600
+    assert f.witness["counts"] == {"d1": 1120, "d0": 320} and 1.0 < f.epsilon_lower < math.log(0.7 / 0.2)
+    assert f.parameters["betting_level"] == pytest.approx(0.1 * 0.05)
+    # Renyi and zCDP claims keep the confidence sequences after a fixed selection
+    assert _audit(_spread, ZCDP(0.01), sequential=True).parameters["bounds"] == "confidence-sequence"
 
 
 def test_the_audits_samples_split_at_the_default_share_for_its_pairs():

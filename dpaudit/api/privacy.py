@@ -118,7 +118,7 @@ def audit_privacy(
     auditor: str = "auto",
     statistic: Callable[[np.ndarray], Any] | None = None,
     events: Sequence[str] | None = None,
-    sequential: bool = False,
+    sequential: bool | None = None,
     selection_fraction: float | None = None,
     tolerance: float = DEFAULT_TOLERANCE,
 ) -> AuditResult:
@@ -166,8 +166,13 @@ def audit_privacy(
         classifier for up to 3 coordinates, rows (exact cells over few distinct output rows) and a
         classifier beyond; atoms, outputs that repeat exactly, always).
     sequential
-        Confirm with anytime-valid confidence sequences in doubling batches, stopping as soon as
-        the claim is refuted (``samples`` is then a maximum).
+        Draw in growing batches, bet on each with an event chosen from the outputs before it, and stop
+        as soon as the claim is refuted (``samples`` is then a maximum; ``parameters["samples_drawn"]``
+        says how many were drawn). A tenth of the level goes to the bets, the rest to the fixed-size
+        test of the confirmation outputs when the budget runs out. The default (``None``) for pure and
+        approximate DP claims; ``False`` draws the whole budget and certifies the tightest bound it can
+        (a sequential audit stops once the bound passes the claim). For Renyi and zCDP claims ``True``
+        confirms in doubling batches with confidence sequences after a fixed selection.
     selection_fraction
         Share of ``samples`` used to select the event (the rest confirms it); by default half on
         small budgets, falling to a tenth on large ones.

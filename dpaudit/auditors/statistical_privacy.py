@@ -25,9 +25,7 @@
 2. **Confirmation.** Only the selected (pair, order, event) is counted on fresh samples, so the
    confirmed bound pays for no multiplicity. With ``sequential=False`` the counts of
    ``samples * (1 - selection_fraction)`` outputs per side (by default 50% to 90% of them, see
-   :func:`default_selection_fraction`) give Clopper-Pearson bounds; with
-   ``sequential=True`` confirmation proceeds in doubling batches with anytime-valid confidence
-   sequences and stops as soon as the claim is refuted, so gross violations cost few samples. A pure-DP
+   :func:`default_selection_fraction`) give Clopper-Pearson bounds. A pure-DP
    claim confirmed at a fixed size may be certified by the coupled-thinning Fisher test
    (:func:`~dpaudit.stats.thinned_fisher_lower`): one test at the audit's level instead of two
    Clopper-Pearson bounds at half of it each (on the sparse vector technique's best event at 9 * 10^6
@@ -35,6 +33,23 @@
    pair is better when the second
    count is near 0; which of the two confirms is decided on the selection samples
    (:func:`_thinned_is_better`), so the confirmed bound keeps its level.
+3. **Sequential audits** (``sequential=True``, the default for pure and approximate DP claims). The same
+   selection and confirmation, drawn in batches: selection's in batches growing fourfold from
+   :data:`FIRST_BET_BATCH` per side (each followed by a fresh choice of event on all the pair's outputs so
+   far), confirmation's doubling. Every batch after a pair's first is bet on with the (order, event) chosen
+   from that pair's earlier outputs (:mod:`.betting`), at :data:`BETTING_SHARE` of the level; the audit stops,
+   refuted, as soon as the wealth crosses, so a gross violation costs hundreds of outputs (a Laplace mechanism
+   with half its noise against epsilon = 1: 500 per side, where the fixed audit draws its whole budget). A batch
+   is bet on before any choice has seen it, so selection may reuse every earlier output, bets included;
+   confirmation's outputs are never seen by selection. When the budget runs out the fixed-size test of all
+   confirmation counts is made at the rest of the level (the two err together at most alpha), so a subtle
+   violation costs no more samples than the fixed audit, less a tenth of its level; the record certifies the
+   larger of the two bounds. A sequential audit stops once its bound passes the claim, so a refuted record's
+   bound is only just above it: ``sequential=False`` measures how far. The record's ``samples`` (and
+   ``parameters["samples_drawn"]``) are the outputs drawn per side, selection included, beside
+   ``parameters["samples_budget"]``; ``parameters["stopped"]`` says when it stopped ("selection",
+   "confirmation" or "budget"). For Renyi and zCDP claims ``sequential=True`` keeps the older scheme: a fixed
+   selection, then confirmation in doubling batches with anytime-valid confidence sequences.
 
 Both orders of every pair are audited. The certified epsilon has no cap: when the event never
 occurs on one side the bound grows with the sample size.
@@ -46,7 +61,8 @@ certifies above the claim with probability 0.9: computed from the binomial laws 
 second counts, the first count from which confirmation's own certificate refutes; a count between two of them takes
 the higher one's, which can only lower the rate, so the figure errs on the large side by at most a knot's width),
 bisected over the violation; the Clopper-Pearson pair stands in for the coupled-thinning test where that
-confirms, so the figure is for the weaker of the two. Sequential audits, Renyi and zCDP claims state none yet.
+confirms, so the figure is for the weaker of the two. A sequential audit states the figure of its fixed-size test
+(at its share of the level): the bets can only add refutations. Renyi and zCDP claims state none yet.
 """
 
 from __future__ import annotations
@@ -64,13 +80,21 @@ from ..core.results import NOT_REFUTED, POWER_PROBABILITY, REFUTED, Statistic, p
 from ..core.subjects import Mechanism
 from ..stats import binomial_lower, binomial_upper, thinned_fisher_mean
 from .base import Auditor, Finding, Support
+from .betting import EventBets
 from .bounds import SUPPORTED, certify, certify_pure_thinned
 from .events import FAMILIES, Candidates, as_features, candidates, default_families
 from .renyi import audit_renyi, is_scalar
 
 SELECTION_LEVEL = 0.05  # family-wise level of the selection scores (a heuristic; validity comes from confirmation)
 MIN_SAMPLES = 100
-FIRST_BATCH = 1000  # sequential confirmation: size of the first batch per side
+FIRST_BATCH = 1000  # sequential confirmation of a Renyi or zCDP claim: size of the first batch per side
+FIRST_BET_BATCH = 100  # sequential audits of pure and approximate DP: the first batch per side (selection only)
+#: share of the audit's level spent by the bets of a sequential audit; the rest goes to the fixed-size test of
+#: all confirmation samples at the end (module docstring)
+BETTING_SHARE = 0.1
+#: a sequential audit's selection batches grow fourfold: each is followed by a fresh choice of event on all the
+#: pair's outputs so far, which costs about as much as the outputs, so the choices cost 4/3 of the last one
+SELECTION_GROWTH = 4
 SELECTION_SAMPLES_FLOOR = 200_000
 # projected scores move each estimate to its 1/(number of candidates) confidence limit: about as far as the
 # largest of that many noises reaches, so the luckiest candidate is not taken for the best (one standard
@@ -180,18 +204,25 @@ def _value(claim: Claim, choice: _Choice | None, confirmation: tuple[int, float]
 def _select(
     mechanism: Mechanism, claim: Claim, pairs: Sequence[tuple[Any, Any]], n_sel: int, seed: np.random.SeedSequence,
     families: tuple[str, ...] | None, statistic, confirmation: tuple[int, float] | None = None,
-) -> tuple[_Choice, dict[str, Any]]:
+    bets: EventBets | None = None,
+) -> tuple[_Choice | None, dict[str, Any]]:
     """Successive halving over pairs; returns the best (pair, order, event) and a summary.
 
     Every round draws fresh samples for the surviving pairs, chooses each pair's event on all the
     selection samples it has accumulated (they are all selection data, so reusing them costs no
     validity) and keeps the better half of the pairs by the value of their events, until one is
     left: the later, decisive rounds are the least noisy.
+
+    With ``bets`` (a sequential audit) each pair's share of a round is drawn in doubling batches; each batch is
+    first bet on with the event the pair's earlier samples chose (:mod:`.betting`), then joins them and the
+    event is chosen again. The summary's ``stopped`` is then the choice whose bet crossed, and the returned
+    choice is None.
     """
     alive = list(range(len(pairs)))
     rounds = max(1, math.ceil(math.log2(len(pairs))))
     per_round = n_sel // rounds
     drawn: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    chosen: dict[int, _Choice | None] = {}
     used = 0
     history = []
     for round_seed in seed.spawn(rounds):
@@ -200,14 +231,20 @@ def _select(
         for index, pair_seed in zip(alive, round_seed.spawn(len(alive))):
             rng = np.random.default_rng(pair_seed)
             d0, d1 = pairs[index]
-            new = (_sample_features(mechanism, d0, n_each, rng, statistic),
-                   _sample_features(mechanism, d1, n_each, rng, statistic))
-            x0, x1 = (np.concatenate([old, fresh]) for old, fresh in zip(drawn[index], new)) if index in drawn else new
-            drawn[index] = (x0, x1)
-            found = [(index, c) for c in candidates(x0, x1, families or default_families(x0.shape[1]))]
-            choice = _best_candidate(claim, found, confirmation)
-            ranked.append((_value(claim, choice, confirmation), index, choice))
-            used += n_each
+            for size in _batch_sizes(n_each, SELECTION_GROWTH) if bets is not None else (n_each,):
+                new = (_sample_features(mechanism, d0, size, rng, statistic),
+                       _sample_features(mechanism, d1, size, rng, statistic))
+                used += size
+                if bets is not None and chosen.get(index) is not None and _bet(bets, chosen[index], *new):
+                    history.append({"pairs": len(alive), "samples_per_side": n_each})
+                    return None, {"rounds": history, "selection_samples_per_side": used,
+                                  "stopped": chosen[index], "last_batch": _batch_counts(chosen[index], *new)}
+                x0, x1 = ((np.concatenate([old, fresh]) for old, fresh in zip(drawn[index], new))
+                          if index in drawn else new)
+                drawn[index] = (x0, x1)
+                found = [(index, c) for c in candidates(x0, x1, families or default_families(x0.shape[1]))]
+                chosen[index] = _best_candidate(claim, found, confirmation)
+            ranked.append((_value(claim, chosen[index], confirmation), index, chosen[index]))
         history.append({"pairs": len(alive), "samples_per_side": n_each})
         ranked.sort(key=lambda item: (-item[0][0], -item[0][1]))
         alive = [index for _, index, _ in ranked[: max(1, math.ceil(len(alive) / 2))]]
@@ -217,6 +254,34 @@ def _select(
         raise ValueError("no candidate event was found on any pair: the selection samples are all equal on both "
                          "sides of every pair")
     return best, {"rounds": history, "selection_samples_per_side": used}
+
+
+def _batch_sizes(n: int, growth: int = 2) -> list[int]:
+    """``n`` outputs as batches from :data:`FIRST_BET_BATCH` growing ``growth``-fold; the rest joins the last
+    batch unless it is at least as large (a small last batch would cost a choice of event for little)."""
+    sizes, size = [], FIRST_BET_BATCH
+    while sum(sizes) + size < n:
+        sizes.append(size)
+        size *= growth
+    rest = n - sum(sizes)
+    if sizes and rest < sizes[-1]:
+        sizes[-1] += rest
+        return sizes
+    return sizes + [rest]
+
+
+def _batch_counts(choice: _Choice, x0: np.ndarray, x1: np.ndarray):
+    """A batch's counts in the choice's order, its size, its outputs and their counts per side (for the record)."""
+    inside = tuple(int(np.count_nonzero(choice.event.contains(x))) for x in (x0, x1))
+    k_num, k_den = inside if choice.order == "d0/d1" else inside[::-1]
+    return k_num, k_den, len(x0), x0, x1, inside
+
+
+def _bet(bets: EventBets, choice: _Choice, x0: np.ndarray, x1: np.ndarray) -> bool:
+    """Bet on fresh outputs of a pair with the event its earlier outputs chose; whether the wealth crossed."""
+    event = choice.event
+    inside0, inside1 = event.contains(x0), event.contains(x1)
+    return bets.add(*((inside0, inside1) if choice.order == "d0/d1" else (inside1, inside0)))
 
 
 def _thinned_is_better(claim: Claim, choice: _Choice, n_conf: int, alpha: float) -> bool:
@@ -269,6 +334,30 @@ def _confirm_sequential(mechanism, claim, pair, event, order, n_max, alpha, seed
     return last
 
 
+def _confirm_betting(mechanism, claim, pair, event, order, n, alpha, seed, statistic, *, bets: EventBets,
+                     thinned: bool):
+    """Fixed-size confirmation drawn in doubling batches, each bet on first (:mod:`.betting`); stops when the
+    wealth crosses. Otherwise the counts of all ``n`` outputs per side are certified at ``alpha`` (Clopper-Pearson
+    or, with ``thinned``, the coupled-thinning test), as :func:`_confirm_fixed` does. Returns its tuple (the
+    bound is None when the bets stopped it) and whether they did."""
+    sampling, thinning = (np.random.default_rng(s) for s in seed.spawn(2))
+    k0 = k1 = drawn = 0
+    for size in _batch_sizes(n):
+        y0 = _sample_features(mechanism, pair[0], size, sampling, statistic)
+        y1 = _sample_features(mechanism, pair[1], size, sampling, statistic)
+        in0, in1 = event.contains(y0), event.contains(y1)
+        inside = int(np.count_nonzero(in0)), int(np.count_nonzero(in1))
+        k0, k1, drawn = k0 + inside[0], k1 + inside[1], drawn + size
+        k_num, k_den = (k0, k1) if order == "d0/d1" else (k1, k0)
+        if bets.add(*((in0, in1) if order == "d0/d1" else (in1, in0))):
+            return (None, k_num, k_den, drawn, (y0, y1), inside), True
+    if thinned:
+        bound = certify_pure_thinned(claim, k_num, k_den, n, alpha, thinning)
+    else:
+        bound = certify(claim, k_num, k_den, n, alpha)
+    return (bound, k_num, k_den, n, (y0, y1), inside), False
+
+
 class StatisticalPrivacyAuditor(Auditor):
     """Certifies lower bounds on a privacy claim's parameter from samples (module docstring).
 
@@ -294,9 +383,11 @@ class StatisticalPrivacyAuditor(Auditor):
     def audit(self, subject: Mechanism, claim: Claim, *, pairs: Sequence[tuple[Any, Any]], samples: int,
               confidence: float, seed: np.random.SeedSequence, selection_fraction: float | None = None,
               statistic: Callable[[np.ndarray], Any] | None = None, events: Sequence[str] | None = None,
-              sequential: bool = False, **_: Any) -> Finding:
+              sequential: bool | None = None, **_: Any) -> Finding:
         """Certify a lower bound on the claim's parameter from samples (module docstring)."""
         self.require(subject, claim)
+        if sequential is None:  # sequential where the bets apply: pure and approximate DP
+            sequential = isinstance(claim, (PureDP, ApproxDP))
         if (isinstance(claim, (ZCDP, RenyiDP)) and not sequential and events is None
                 and all(is_scalar(subject, d, statistic, np.random.SeedSequence(0)) for pair in pairs for d in pair)):
             return audit_renyi(subject, claim, pairs, samples=samples, confidence=confidence, seed=seed,
@@ -334,6 +425,10 @@ def _audit(
             f"each needs at least {MIN_SAMPLES}"
         )
     alpha = 1.0 - confidence
+    if sequential and isinstance(claim, (PureDP, ApproxDP)):
+        return _audit_betting(mechanism, claim, pairs, samples=samples, n_sel=n_sel, confidence=confidence,
+                              seed=seed, selection_fraction=selection_fraction, statistic=statistic,
+                              families=families)
     selection_seed, confirmation_seed = seed.spawn(2)
     choice, selection = _select(mechanism, claim, pairs, n_sel, selection_seed, families, statistic,
                                 (n_conf, alpha))
@@ -344,7 +439,85 @@ def _audit(
     bound, k_num, k_den, n, (y0, y1), inside = confirm(
         mechanism, claim, pair, event, choice.order, n_conf, alpha, confirmation_seed, statistic
     )
-    value, estimate, excess = float(bound.value), float(bound.estimate), float(bound.excess)
+    stated = None
+    if float(bound.excess) <= 0 and isinstance(claim, (PureDP, ApproxDP)):
+        stated = _event_power(claim, k_den, n, alpha, event.describe())
+    used = selection["selection_samples_per_side"]
+    return _finding(claim, pairs, choice, bound, float(bound.value), (k_num, k_den, n), (y0, y1, inside),
+                    confidence=confidence, power=stated, samples=used + n, parameters={
+                        "selection_samples": used,
+                        "confirmation_samples": n,
+                        "selection_fraction": selection_fraction,
+                        "selection_rounds": selection["rounds"],
+                        "bounds": ("confidence-sequence" if sequential else "thinned-fisher" if thinned
+                                   else "clopper-pearson"),
+                        "sequential": sequential,
+                    })
+
+
+def _audit_betting(mechanism, claim, pairs, *, samples, n_sel, confidence, seed, selection_fraction, statistic,
+                   families) -> Finding:
+    """A sequential audit of a pure or approximate DP claim (module docstring): bets on every batch from the
+    second on, at BETTING_SHARE of the level; the fixed-size test of the confirmation counts at the rest."""
+    n_conf, alpha = samples - n_sel, 1.0 - confidence
+    bets = EventBets(claim, BETTING_SHARE * alpha)
+    fixed_alpha = (1 - BETTING_SHARE) * alpha
+    selection_seed, confirmation_seed = seed.spawn(2)
+    choice, selection = _select(mechanism, claim, pairs, n_sel, selection_seed, families, statistic,
+                                (n_conf, fixed_alpha), bets=bets)
+    used = selection["selection_samples_per_side"]
+    parameters = {"selection_fraction": selection_fraction, "selection_rounds": selection["rounds"],
+                  "sequential": True, "samples_budget": samples, "betting_level": bets.alpha,
+                  "bet_samples": 0, "stopped": "selection"}
+    if choice is None:  # the bets crossed during selection
+        choice, (k_num, k_den, n, y0, y1, inside) = selection["stopped"], selection["last_batch"]
+        bound = None
+        parameters.update(selection_samples=used, confirmation_samples=0, bounds="betting")
+    else:
+        thinned = _thinned_is_better(claim, choice, n_conf, fixed_alpha)
+        (bound, k_num, k_den, n, (y0, y1), inside), stopped = _confirm_betting(
+            mechanism, claim, pairs[choice.pair_index], choice.event, choice.order, n_conf, fixed_alpha,
+            confirmation_seed, statistic, bets=bets, thinned=thinned)
+        parameters.update(selection_samples=used, confirmation_samples=n,
+                          bounds="betting" if stopped else "betting+" + ("thinned-fisher" if thinned
+                                                                         else "clopper-pearson"),
+                          stopped="confirmation" if stopped else "budget")
+        used += n
+    parameters.update(samples_drawn=used, bet_samples=bets.drawn, log_wealth=bets.peak())
+    betting = bets.lower_bound()
+    if bound is None:  # the estimate from the batch that crossed
+        bound = certify(claim, k_num, k_den, n, alpha)
+        value = betting
+    else:
+        value = max(float(bound.value), betting)
+    stated = None
+    if value <= _claimed(claim):  # the fixed test's power: the bets can only add to it
+        stated = _event_power(claim, k_den, n, fixed_alpha, choice.event.describe())
+    finding = _finding(claim, pairs, choice, bound, value, (k_num, k_den, n), (y0, y1, inside),
+                       confidence=confidence, power=stated, samples=used, parameters=parameters)
+    if parameters["bounds"] == "betting":  # the counts shown are the batch whose bet crossed
+        finding.witness.update(confirmation_samples=parameters["confirmation_samples"], batch_samples=n)
+        finding.notes.append(
+            f"refuted by the bets after {used:,} of {samples:,} samples per side ({bets.drawn:,} bet on, wealth "
+            f"e^{bets.peak():.3g} against 1/{bets.alpha:.3g}); the counts shown are the {n:,} outputs per side of "
+            f"the batch whose bet crossed. The audit stops once its bound passes the claim: sequential=False "
+            f"certifies how far the mechanism goes")
+    return finding
+
+
+def _claimed(claim: Claim) -> float:
+    return float(claim.epsilon) if isinstance(claim, PureDP) else float(claim.delta)
+
+
+def _finding(claim, pairs, choice: _Choice, bound, value: float, counts, shown, *, confidence, power, samples,
+             parameters) -> Finding:
+    """The record of a black-box audit: ``value`` certified (``bound`` gives its name, estimate and intervals),
+    the counts (first side, second side, outputs per side) and the outputs ``shown`` in the plot."""
+    k_num, k_den, n = counts
+    y0, y1, inside = shown
+    pair, event = pairs[choice.pair_index], choice.event
+    estimate = float(bound.estimate)
+    excess = value - _claimed(claim) if isinstance(claim, (PureDP, ApproxDP)) else float(bound.excess)
     verdict = REFUTED if excess > 0 else NOT_REFUTED
     first, second = ("d0", "d1") if choice.order == "d0/d1" else ("d1", "d0")
     detail = {k: float(v) for k, v in bound.detail.items()}
@@ -357,18 +530,15 @@ def _audit(
             f"{estimate:.4g}, certified {value:.4g}; on this event a violation must exceed the claim by about "
             f"{max(estimate - value, 0):.3g} to be refuted at this sample size"
         )
-    stated = None
-    if verdict == NOT_REFUTED and isinstance(claim, (PureDP, ApproxDP)) and not sequential:
-        stated = _event_power(claim, k_den, n, alpha, event.describe())
     return Finding(
         verdict=verdict,
         auditor=StatisticalPrivacyAuditor.name,
-        power=stated,
+        power=power,
         statistic=Statistic(bound.name, estimate, (value, math.inf), "lower-bound"),
         epsilon_lower=value if isinstance(claim, PureDP) else None,
         delta_lower=value if isinstance(claim, ApproxDP) else None,
         confidence=confidence,
-        samples=selection["selection_samples_per_side"] + n,
+        samples=samples,
         witness={
             "pair": [pair[0], pair[1]],
             "pair_index": choice.pair_index,
@@ -381,14 +551,7 @@ def _audit(
             **detail,
         },
         notes=notes,
-        parameters={
-            "selection_samples": selection["selection_samples_per_side"],
-            "confirmation_samples": n,
-            "selection_fraction": selection_fraction,
-            "selection_rounds": selection["rounds"],
-            "bounds": "confidence-sequence" if sequential else "thinned-fisher" if thinned else "clopper-pearson",
-            "sequential": sequential,
-        },
+        parameters=parameters,
         plot_data=_plot_data(event, y0, y1, inside, pair),
     )
 

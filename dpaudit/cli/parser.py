@@ -143,8 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("--auditor", default="auto", choices=("auto", "exact", "statistical"))
     au.add_argument("--events", action="append", choices=("threshold", "cells", "rows", "classifier", "atoms"),
                     help="event family of the statistical auditor (repeatable; default chosen by output shape)")
-    au.add_argument("--sequential", action="store_true",
-                    help="confirm with anytime-valid confidence sequences and stop as soon as the claim is refuted")
+    au.add_argument("--sequential", action=argparse.BooleanOptionalAction, default=None,
+                    help="bet on every batch and stop as soon as the claim is refuted (the default for pure and "
+                         "approximate DP claims); --no-sequential draws the whole budget")
     au.add_argument("--unseeded", action="store_true",
                     help="the mechanism draws its own randomness (dpaudit.unseeded): no reproducibility check")
     au.add_argument("--json", action="store_true", help="print the result record as JSON")
