@@ -61,7 +61,7 @@ def main() -> None:
     print(f"{'entry':58} {'fixed':>12} {'sequential':>12} {'drawn fixed':>12} {'sequential':>11} {'ratio':>7} "
           f"{'bound fixed':>11} {'sequential':>10} {'s fixed':>8} {'seq':>6}")
     refuted, kept, lost, seconds = [], [], [], [0.0, 0.0]
-    for suite, entry in chosen:
+    for _, entry in chosen:
         if args.only and entry.expected_at(args.budget) != args.only:
             continue
         samples = at_budget(entry.samples, args.budget)
