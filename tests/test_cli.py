@@ -241,9 +241,15 @@ def test_audit_sequential_and_event_families(cli, mechs):
               "--sequential", "--events", "threshold", "--json")
     assert out.returncode == 1, out.stderr
     record = json.loads(out.stdout)
-    assert record["parameters"]["bounds"] == "confidence-sequence"
+    assert record["parameters"]["bounds"] == "betting" and record["parameters"]["sequential"] is True
     assert record["witness"]["family"] == "threshold"
-    assert record["parameters"]["confirmation_samples"] < 100_000  # stopped early
+    assert record["samples"] == record["parameters"]["samples_drawn"] < 100_000  # stopped early
+    assert record["parameters"]["samples_budget"] == 2_000_000
+    fixed = cli("audit", f"{mechs}:leaky", "--claim", "pure-dp eps=1", "--pair", "[0, 1]", "--samples", "200000",
+                "--no-sequential", "--events", "threshold", "--json")
+    assert fixed.returncode == 1, fixed.stderr
+    record = json.loads(fixed.stdout)
+    assert record["parameters"]["sequential"] is False and record["samples"] == 200_000
 
 
 POLICY = textwrap.dedent(

@@ -425,3 +425,14 @@ def test_a_not_refuted_records_power_is_shown_beside_its_verdict_and_validated_b
     for bad in ({"quantity": "factor", "value": 1.25}, {**stated["power"], "probability": 1.5}):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(bad, power_schema)
+
+
+def test_a_sequential_record_shows_what_it_drew_beside_its_budget_and_when_it_stopped():
+    from dpaudit.reports.summary import claim_fields
+
+    record = {"verdict": "refuted", "claim": {"kind": "pure-dp", "epsilon": 1.0}, "samples": 500,
+              "parameters": {"samples_budget": 1_000_000, "stopped": "selection", "sequential": True}}
+    assert dict(claim_fields(record))["samples per side"] == "500 of 1000000 (sequential: refuted by its bets during "\
+        "selection)"
+    record["parameters"] = {}
+    assert dict(claim_fields(record))["samples per side"] == "500"

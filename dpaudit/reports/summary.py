@@ -124,6 +124,18 @@ def other_readings(record: dict[str, Any], records: list[dict[str, Any]]) -> lis
             and re.search(re.escape(r["claim_id"]) + r"(?![\w.,@-])", reason)]
 
 
+def samples_text(record: dict[str, Any]) -> str:
+    """The outputs drawn per side; a sequential audit's beside its budget and when it stopped."""
+    drawn = str(record.get("samples", 0))
+    parameters = record.get("parameters") or {}
+    budget = parameters.get("samples_budget")
+    if budget is None:
+        return drawn
+    stopped = {"selection": "refuted by its bets during selection", "confirmation": "refuted by its bets during "
+               "confirmation", "budget": "the whole budget"}.get(parameters.get("stopped"), "")
+    return f"{drawn} of {budget} (sequential: {stopped})" if stopped else f"{drawn} of {budget}"
+
+
 def claim_fields(record: dict[str, Any]) -> list[tuple[str, str]]:
     """(label, text) rows of a claim section, in display order."""
     claim = record.get("claim") or {}
@@ -139,7 +151,7 @@ def claim_fields(record: dict[str, Any]) -> list[tuple[str, str]]:
         ("statistic", statistic_text(record)),
         ("confidence", fmt_number(record.get("confidence"))),
         ("alpha allotted", fmt_number(record.get("alpha"))),
-        ("samples per side", str(record.get("samples", 0))),
+        ("samples per side", samples_text(record)),
         ("seed", json.dumps(seed) if seed is not None else "—"),
         ("budget", record.get("budget") or "—"),
         ("seconds", f"{record.get('seconds', 0):.2f}"),
