@@ -213,7 +213,7 @@ def _select(
     validity) and keeps the better half of the pairs by the value of their events, until one is
     left: the later, decisive rounds are the least noisy.
 
-    With ``bets`` (a sequential audit) each pair's share of a round is drawn in doubling batches; each batch is
+    With ``bets`` (a sequential audit) each pair's share of a round is drawn in batches growing fourfold; each is
     first bet on with the event the pair's earlier samples chose (:mod:`.betting`), then joins them and the
     event is chosen again. The summary's ``stopped`` is then the choice whose bet crossed, and the returned
     choice is None.
@@ -235,10 +235,13 @@ def _select(
                 new = (_sample_features(mechanism, d0, size, rng, statistic),
                        _sample_features(mechanism, d1, size, rng, statistic))
                 used += size
-                if bets is not None and chosen.get(index) is not None and _bet(bets, chosen[index], *new):
-                    history.append({"pairs": len(alive), "samples_per_side": n_each})
-                    return None, {"rounds": history, "selection_samples_per_side": used,
-                                  "stopped": chosen[index], "last_batch": _batch_counts(chosen[index], *new)}
+                if bets is not None and chosen.get(index) is not None:
+                    crossed, inside = _bet(bets, chosen[index], *new)
+                    if crossed:
+                        history.append({"pairs": len(alive), "samples_per_side": n_each})
+                        k_num, k_den = _in_order(chosen[index].order, *inside)
+                        return None, {"rounds": history, "selection_samples_per_side": used,
+                                      "stopped": chosen[index], "last_batch": (k_num, k_den, size, *new, inside)}
                 x0, x1 = ((np.concatenate([old, fresh]) for old, fresh in zip(drawn[index], new))
                           if index in drawn else new)
                 drawn[index] = (x0, x1)
@@ -270,18 +273,18 @@ def _batch_sizes(n: int, growth: int = 2) -> list[int]:
     return sizes + [rest]
 
 
-def _batch_counts(choice: _Choice, x0: np.ndarray, x1: np.ndarray):
-    """A batch's counts in the choice's order, its size, its outputs and their counts per side (for the record)."""
-    inside = tuple(int(np.count_nonzero(choice.event.contains(x))) for x in (x0, x1))
-    k_num, k_den = inside if choice.order == "d0/d1" else inside[::-1]
-    return k_num, k_den, len(x0), x0, x1, inside
+def _in_order(order: str, first, second):
+    """(d0's, d1's) as (the likelier side's, the other's) for the choice's ``order``."""
+    return (first, second) if order == "d0/d1" else (second, first)
 
 
-def _bet(bets: EventBets, choice: _Choice, x0: np.ndarray, x1: np.ndarray) -> bool:
-    """Bet on fresh outputs of a pair with the event its earlier outputs chose; whether the wealth crossed."""
+def _bet(bets: EventBets, choice: _Choice, x0: np.ndarray, x1: np.ndarray) -> tuple[bool, tuple[int, int]]:
+    """Bet on fresh outputs of a pair with the event its earlier outputs chose; whether the wealth crossed, and
+    the event's counts on each side (d0's, d1's)."""
     event = choice.event
     inside0, inside1 = event.contains(x0), event.contains(x1)
-    return bets.add(*((inside0, inside1) if choice.order == "d0/d1" else (inside1, inside0)))
+    crossed = bets.add(*_in_order(choice.order, inside0, inside1))
+    return crossed, (int(np.count_nonzero(inside0)), int(np.count_nonzero(inside1)))
 
 
 def _thinned_is_better(claim: Claim, choice: _Choice, n_conf: int, alpha: float) -> bool:
@@ -303,12 +306,18 @@ def _confirm_fixed(mechanism, claim, pair, event, order, n, alpha, seed, statist
     y0 = _sample_features(mechanism, pair[0], n, rng, statistic)
     y1 = _sample_features(mechanism, pair[1], n, rng, statistic)
     k0, k1 = int(np.count_nonzero(event.contains(y0))), int(np.count_nonzero(event.contains(y1)))
-    k_num, k_den = (k0, k1) if order == "d0/d1" else (k1, k0)
-    if thinned:  # the thinning's one draw comes after the samples, from the same stream
-        bound = certify_pure_thinned(claim, k_num, k_den, n, alpha, rng)
-    else:
-        bound = certify(claim, k_num, k_den, n, alpha)
+    k_num, k_den = _in_order(order, k0, k1)
+    # the thinning's one draw comes after the samples, from the same stream
+    bound = _certify_counts(claim, k_num, k_den, n, alpha, rng if thinned else None)
     return bound, k_num, k_den, n, (y0, y1), (k0, k1)
+
+
+def _certify_counts(claim, k_num: int, k_den: int, n: int, alpha: float, thinning: np.random.Generator | None):
+    """Confirmation's certificate of its counts: the coupled-thinning test drawing from ``thinning``, or (None) the
+    Clopper-Pearson pair."""
+    if thinning is not None:
+        return certify_pure_thinned(claim, k_num, k_den, n, alpha, thinning)
+    return certify(claim, k_num, k_den, n, alpha)
 
 
 def _confirm_sequential(mechanism, claim, pair, event, order, n_max, alpha, seed, statistic):
@@ -325,7 +334,7 @@ def _confirm_sequential(mechanism, claim, pair, event, order, n_max, alpha, seed
         k0 += inside[0]
         k1 += inside[1]
         n += size
-        k_num, k_den = (k0, k1) if order == "d0/d1" else (k1, k0)
+        k_num, k_den = _in_order(order, k0, k1)
         bound = certify(claim, k_num, k_den, n, alpha, sequential=True)
         last = (bound, k_num, k_den, n, (y0, y1), inside)
         if float(bound.excess) > 0:
@@ -348,14 +357,11 @@ def _confirm_betting(mechanism, claim, pair, event, order, n, alpha, seed, stati
         in0, in1 = event.contains(y0), event.contains(y1)
         inside = int(np.count_nonzero(in0)), int(np.count_nonzero(in1))
         k0, k1, drawn = k0 + inside[0], k1 + inside[1], drawn + size
-        k_num, k_den = (k0, k1) if order == "d0/d1" else (k1, k0)
-        if bets.add(*((in0, in1) if order == "d0/d1" else (in1, in0))):
+        k_num, k_den = _in_order(order, k0, k1)
+        if bets.add(*_in_order(order, in0, in1)):
             return (None, k_num, k_den, drawn, (y0, y1), inside), True
-    if thinned:
-        bound = certify_pure_thinned(claim, k_num, k_den, n, alpha, thinning)
-    else:
-        bound = certify(claim, k_num, k_den, n, alpha)
-    return (bound, k_num, k_den, n, (y0, y1), inside), False
+    return (_certify_counts(claim, k_num, k_den, n, alpha, thinning if thinned else None), k_num, k_den, n,
+            (y0, y1), inside), False
 
 
 class StatisticalPrivacyAuditor(Auditor):
@@ -467,12 +473,11 @@ def _audit_betting(mechanism, claim, pairs, *, samples, n_sel, confidence, seed,
                                 (n_conf, fixed_alpha), bets=bets)
     used = selection["selection_samples_per_side"]
     parameters = {"selection_fraction": selection_fraction, "selection_rounds": selection["rounds"],
-                  "sequential": True, "samples_budget": samples, "betting_level": bets.alpha,
-                  "bet_samples": 0, "stopped": "selection"}
+                  "sequential": True, "samples_budget": samples, "betting_level": bets.alpha}
     if choice is None:  # the bets crossed during selection
         choice, (k_num, k_den, n, y0, y1, inside) = selection["stopped"], selection["last_batch"]
         bound = None
-        parameters.update(selection_samples=used, confirmation_samples=0, bounds="betting")
+        parameters.update(selection_samples=used, confirmation_samples=0, bounds="betting", stopped="selection")
     else:
         thinned = _thinned_is_better(claim, choice, n_conf, fixed_alpha)
         (bound, k_num, k_den, n, (y0, y1), inside), stopped = _confirm_betting(
