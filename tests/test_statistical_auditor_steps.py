@@ -588,6 +588,17 @@ def test_the_audit_passes_on_its_settings():
     assert f.witness["confirmation_samples"] == 0 and f.witness["batch_samples"] == 1600
     assert f.witness["counts"] == {"d1": 1120, "d0": 320} and 1.0 < f.epsilon_lower < math.log(0.7 / 0.2)
     assert f.parameters["betting_level"] == pytest.approx(0.1 * 0.05)
+    # not refuted: the budget's confirmation counts (7,000 and 2,000 of 10,000) are certified by the fixed-size test
+    # at 0.9 of the level (here the Clopper-Pearson pair, 0.0225 per side), and the record keeps the larger of its
+    # bound and the bets'
+    f = _audit(_spread, ApproxDP(1.0, 0.5), sequential=True)
+    assert f.verdict == "not-refuted" and f.parameters["bounds"] == "betting+clopper-pearson"
+    assert f.parameters["stopped"] == "budget" and f.witness["counts"] == {"d1": 7000, "d0": 2000}
+    assert f.witness["probability_bounds"] == pytest.approx(
+        {"d1_lower": float(stats.beta.ppf(0.0225, 7000, 3001)), "d0_upper": float(stats.beta.isf(0.0225, 2001, 8000))},
+        rel=1e-9)
+    box = f.witness["probability_bounds"]
+    assert f.delta_lower >= box["d1_lower"] - math.e * box["d0_upper"] and f.power["quantity"] == "delta"
     # Renyi and zCDP claims keep the confidence sequences after a fixed selection
     assert _audit(_spread, ZCDP(0.01), sequential=True).parameters["bounds"] == "confidence-sequence"
 
