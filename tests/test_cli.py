@@ -68,7 +68,7 @@ def test_list(cli):
     assert rows == [{"id": "classic/laplace-eps1", "title": "Laplace mechanism, eps=1 (exact)",
                      "subject": "Laplace(eps=1, sensitivity=1)", "claim": "pure-dp epsilon=1.0", "auditor": "exact",
                      "relation": "query answers differing by at most 1 in each coordinate", "expected": "not-refuted",
-                     "reason": "", "footing": "", "truth": 1.0}]
+                     "reason": "", "footing": "", "hypothesis": "", "truth": 1.0}]
 
 
 def test_list_prints_one_short_line_per_claim_and_the_rest_on_request(capsys, monkeypatch):
