@@ -2,7 +2,7 @@
 
 Every expected value is recomputed here from the rule the module documents (counted with Python
 comprehensions, or written out in the docstring), not by calling the function under test. No test samples a
-mechanism or draws random numbers, so none can fail by chance.
+mechanism or draws random numbers, so none can fail by chance (the hypothesis tests run the seeded profile).
 """
 
 from __future__ import annotations
@@ -11,7 +11,10 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from dpaudit.auditors import events
 from dpaudit.auditors.events import (
     AtomSet,
     Binning,
@@ -25,6 +28,8 @@ from dpaudit.auditors.events import (
     _row_binning,
     _threshold_candidates,
     _threshold_values,
+    _unique_rows,
+    _unique_rows_sorted,
     as_features,
     atom_candidates,
     candidates,
@@ -604,6 +609,49 @@ def test_atom_counts_count_exact_row_matches():
     x = rows((1, 2), (3, 4), (1, 2), (2, 1), (3, 5), (1, 2))
     assert _atom_counts(values, x).tolist() == [sum(tuple(r) == tuple(v) for r in x) for v in values] == [3, 1, 0]
     assert _atom_counts(column(5.0, 0.5), column(0.5, 0.5, 1.0)).tolist() == [0, 2]
+
+
+def _groups(first, inverse, counts):
+    """A grouping of rows as a set of frozensets of row indices (the order of the groups aside)."""
+    members = {}
+    for i, g in enumerate(inverse.tolist()):
+        members.setdefault(g, []).append(i)
+    assert sorted(len(m) for m in members.values()) == sorted(counts.tolist())
+    assert all(members[g][0] == first[g] for g in members)  # first is each group's first occurrence
+    return {frozenset(m) for m in members.values()}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(*[st.sampled_from([0.0, -0.0, 1.0, -1.5, 2.0, math.inf, 1e-300])] * 3), min_size=1,
+                max_size=40),
+       st.sampled_from([1, 2, 3]))
+def test_unique_rows_groups_float_rows_exactly_as_numpy_does(values, width):
+    """The hashed grouping of rows equals np.unique(axis=0)'s, -0.0 with 0.0 (hypothesis, seeded by the test
+    profile; it cannot fail by chance)."""
+    x = np.array([v[:width] for v in values], dtype=float)
+    assert _groups(*_unique_rows(x)) == _groups(*_unique_rows_sorted(x))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(*[st.integers(-3, 3)] * 2), min_size=1, max_size=40))
+def test_unique_rows_groups_integer_rows_exactly_as_numpy_does(values):
+    x = np.array(values, dtype=np.int64)
+    assert _groups(*_unique_rows(x)) == _groups(*_unique_rows_sorted(x))
+
+
+def test_unique_rows_falls_back_to_sorting_on_a_hash_collision_or_nan(monkeypatch):
+    """Every row hashed alike (multiplier 0): the equality check sees distinct rows in one group and the rows are
+    sorted instead; NaN rows are sorted too (np.unique decides their grouping)."""
+    x = rows((1, 2), (3, 4), (1, 2), (2, 1))
+    monkeypatch.setattr(events, "_ROW_HASH_MULTIPLIER", np.uint64(0))
+    assert _groups(*_unique_rows(x)) == {frozenset({0, 2}), frozenset({1}), frozenset({3})}
+    calls = []
+    monkeypatch.setattr(events, "_unique_rows_sorted", lambda a: calls.append(len(a)) or ("sorted",))
+    assert _unique_rows(x) == ("sorted",) and calls == [4]
+    monkeypatch.undo()
+    monkeypatch.setattr(events, "_unique_rows_sorted", lambda a: calls.append(len(a)) or ("sorted",))
+    assert _unique_rows(rows((1, 2), (np.nan, 1))) == ("sorted",)
+    assert _groups(*_unique_rows(x)) == {frozenset({0, 2}), frozenset({1}), frozenset({3})} and calls == [4, 2]
 
 
 # Scalar outputs: 75 distinct continuous values (10.000, 10.001, ...), seen once each, and repeated values

@@ -190,8 +190,23 @@ def test_confirmation_counts_only_outputs_selection_never_saw(record, case, sequ
         assert len(log.confirmation()) == 2 * len(statistical_privacy._batch_sizes(n_conf)) == 2 * 7
         assert result.parameters["bet_samples"] > n_conf and result.parameters["stopped"] == "budget"
         assert_bets_are_predictable(log)
+        if case == "pairs":  # a pair's outputs grow fourfold between choices: after round 1, a choice per round
+            first = result.parameters["selection_rounds"][0]["samples_per_side"]
+            choices = len(statistical_privacy._batch_sizes(first, statistical_privacy.SELECTION_GROWTH))
+            assert choices >= 2 and len(log.selection_inputs) == 2 * (8 * choices + 4 + 2)
     pair = pairs[result.witness["pair_index"]]
     assert_confirmation_is_fresh(result, log, pair)
+
+
+def test_selection_batches_grow_a_pairs_outputs_fourfold_between_choices():
+    """From 100 per side, fourfold; a pair that already has outputs starts at three times them, so a later round
+    of successive halving is one batch unless it brings more than three times what the pair has; a rest smaller
+    than the last batch joins it."""
+    sizes = statistical_privacy._batch_sizes
+    assert sizes(1000, 4) == [100, 400, 500] and sizes(2100, 4) == [100, 400, 1600]
+    assert sizes(5000, 4, before=1000) == [5000]
+    assert sizes(20_000, 4, before=1000) == [3000, 17_000] and sizes(70_000, 4, before=1000) == [3000, 12_000, 55_000]
+    assert sizes(1000, 2) == [100, 200, 700] and sizes(50, 4, before=10) == [50]
 
 
 def test_a_refuted_sequential_audit_bets_only_on_outputs_its_event_never_saw(record):

@@ -394,11 +394,42 @@ def classifier_candidates(x0: np.ndarray, x1: np.ndarray) -> Candidates:
     )
 
 
+#: multiplier of the row hash (an odd 64-bit constant, the golden ratio's; any odd one would do: the hash only
+#: groups rows, and every group is checked for equality before it is used)
+_ROW_HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _unique_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct rows of a 2-D array: (index of each one's first occurrence, each row's group, each group's
+    size), grouped exactly as ``np.unique(x, axis=0)`` groups them (by value: -0.0 with 0.0), groups in no
+    particular order.
+
+    ``np.unique(axis=0)`` sorts the rows as records, which on selection samples of long rows cost most of a
+    sequential audit's time; a 64-bit hash of each row's bytes sorts as one number, and every row is then
+    compared with its group's first to make the grouping exact (on a collision, or on NaN, whose grouping
+    ``np.unique`` decides, the records are sorted as before)."""
+    if x.ndim != 2 or x.dtype not in (np.float64, np.int64) or (x.dtype == np.float64 and np.isnan(x).any()):
+        return _unique_rows_sorted(x)
+    canonical = np.ascontiguousarray(x + x.dtype.type(0))  # -0.0 + 0.0 is 0.0: equal values, equal bytes
+    words = canonical.view(np.uint64).reshape(len(x), -1)
+    hashed = np.zeros(len(x), dtype=np.uint64)
+    for column in words.T:  # wraps modulo 2^64
+        hashed = (hashed ^ column) * _ROW_HASH_MULTIPLIER
+    _, first, inverse, counts = np.unique(hashed, return_index=True, return_inverse=True, return_counts=True)
+    if not np.array_equal(canonical[first[inverse]], canonical):
+        return _unique_rows_sorted(x)
+    return first, inverse.reshape(-1), counts
+
+
+def _unique_rows_sorted(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    _, first, inverse, counts = np.unique(x, axis=0, return_index=True, return_inverse=True, return_counts=True)
+    return first, inverse.reshape(-1), counts
+
+
 def _atom_counts(values: np.ndarray, x: np.ndarray) -> np.ndarray:
     """How often each row of ``values`` occurs exactly among the rows of ``x``."""
-    pooled, inverse = np.unique(np.concatenate([values, x]), axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    counts = np.bincount(inverse[len(values):], minlength=len(pooled))
+    first, inverse, _ = _unique_rows(np.concatenate([values, x]))
+    counts = np.bincount(inverse[len(values):], minlength=len(first))
     return counts[inverse[: len(values)]]
 
 
@@ -409,12 +440,15 @@ def atom_candidates(x0: np.ndarray, x1: np.ndarray) -> list[Candidates]:
     # repeated rows sorts every row, which on long categorical rows costs more than all the rest
     if all(len(np.unique(column)) <= CATEGORICAL_LEVELS for column in pooled.T):
         return []
-    values, pooled_counts = np.unique(pooled, axis=0, return_counts=True)
+    first, _, pooled_counts = _unique_rows(pooled)
     repeated = np.flatnonzero(pooled_counts >= MIN_ATOM_REPEATS)
     if len(repeated) == 0:  # continuous outputs never repeat
         return []
-    # the most frequent first; ties (equal counts) keep np.unique's sorted order, so this is deterministic
-    atoms = values[repeated[np.argsort(-pooled_counts[repeated], kind="stable")[:MAX_ATOMS]]]
+    values = pooled[first[repeated]]
+    ascending = np.lexsort(values.T[::-1])  # the rows in lexicographic order, as np.unique(axis=0) lists them
+    values, repeats = values[ascending], pooled_counts[repeated][ascending]
+    # the most frequent first; ties (equal counts) keep the lexicographic order, so this is deterministic
+    atoms = values[np.argsort(-repeats, kind="stable")[:MAX_ATOMS]]
     singles = Candidates("atoms", _atom_counts(atoms, x0), _atom_counts(atoms, x1), len(x0),
                          lambda i: AtomSet(atoms[i:i + 1]))
     if len(atoms) == 1:

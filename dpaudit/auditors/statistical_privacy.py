@@ -34,9 +34,10 @@
    count is near 0; which of the two confirms is decided on the selection samples
    (:func:`_thinned_is_better`), so the confirmed bound keeps its level.
 3. **Sequential audits** (``sequential=True``, the default for pure and approximate DP claims). The same
-   selection and confirmation, drawn in batches: selection's in batches growing fourfold from
-   :data:`FIRST_BET_BATCH` per side (each followed by a fresh choice of event on all the pair's outputs so
-   far), confirmation's doubling. Every batch after a pair's first is bet on with the (order, event) chosen
+   selection and confirmation, drawn in batches: selection's so that each pair's outputs grow fourfold from
+   :data:`FIRST_BET_BATCH` per side between choices (each batch is followed by a fresh choice of event on all
+   the pair's outputs so far; a later round of successive halving is then mostly one batch), confirmation's
+   doubling. Every batch after a pair's first is bet on with the (order, event) chosen
    from that pair's earlier outputs (:mod:`.betting`), at :data:`BETTING_SHARE` of the level; the audit stops,
    refuted, as soon as the wealth crosses, so a gross violation costs hundreds of outputs (a Laplace mechanism
    with half its noise against epsilon = 1: 500 per side, where the fixed audit draws its whole budget). A batch
@@ -213,10 +214,10 @@ def _select(
     validity) and keeps the better half of the pairs by the value of their events, until one is
     left: the later, decisive rounds are the least noisy.
 
-    With ``bets`` (a sequential audit) each pair's share of a round is drawn in batches growing fourfold; each is
-    first bet on with the event the pair's earlier samples chose (:mod:`.betting`), then joins them and the
-    event is chosen again. The summary's ``stopped`` is then the choice whose bet crossed, and the returned
-    choice is None.
+    With ``bets`` (a sequential audit) each pair's share of a round is drawn in batches growing fourfold (the first
+    three times what the pair already has, so its outputs grow fourfold between choices); each is first bet on
+    with the event the pair's earlier samples chose (:mod:`.betting`), then joins them and the event is chosen
+    again. The summary's ``stopped`` is then the choice whose bet crossed, and the returned choice is None.
     """
     alive = list(range(len(pairs)))
     rounds = max(1, math.ceil(math.log2(len(pairs))))
@@ -231,7 +232,8 @@ def _select(
         for index, pair_seed in zip(alive, round_seed.spawn(len(alive))):
             rng = np.random.default_rng(pair_seed)
             d0, d1 = pairs[index]
-            for size in _batch_sizes(n_each, SELECTION_GROWTH) if bets is not None else (n_each,):
+            before = len(drawn[index][0]) if index in drawn else 0
+            for size in _batch_sizes(n_each, SELECTION_GROWTH, before) if bets is not None else (n_each,):
                 new = (_sample_features(mechanism, d0, size, rng, statistic),
                        _sample_features(mechanism, d1, size, rng, statistic))
                 used += size
@@ -259,10 +261,13 @@ def _select(
     return best, {"rounds": history, "selection_samples_per_side": used}
 
 
-def _batch_sizes(n: int, growth: int = 2) -> list[int]:
-    """``n`` outputs as batches from :data:`FIRST_BET_BATCH` growing ``growth``-fold; the rest joins the last
-    batch unless it is at least as large (a small last batch would cost a choice of event for little)."""
-    sizes, size = [], FIRST_BET_BATCH
+def _batch_sizes(n: int, growth: int = 2, before: int = 0) -> list[int]:
+    """``n`` outputs as batches growing ``growth``-fold, the first :data:`FIRST_BET_BATCH` or ``growth - 1`` times
+    the ``before`` outputs already drawn, whichever is larger (so that a pair's outputs grow ``growth``-fold from
+    one choice of event to the next, and a later selection round, whose choices see all the pair's outputs, costs
+    about one choice rather than one per batch); the rest joins the last batch unless it is at least as large (a
+    small last batch would cost a choice of event for little)."""
+    sizes, size = [], max(FIRST_BET_BATCH, (growth - 1) * before)
     while sum(sizes) + size < n:
         sizes.append(size)
         size *= growth
