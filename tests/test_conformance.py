@@ -737,3 +737,33 @@ def test_a_law_given_as_a_table_is_asked_about_integer_arrays_even_for_float_out
         assert tests["log-ratio slope"] == {"test": "log-ratio slope", "p_value": 1.0, "pair": [0, 1],
                                             "counts": [500, 1000], "expected_share": pytest.approx(2 / 3, rel=1e-12)}
         assert r.verdict == "not-refuted"
+
+
+def test_the_stated_power_is_the_mean_tests_rate_at_the_stated_shift():
+    """A correct normal sampler states the mean shift its audit refutes with probability 0.9 (2,000 samples, alpha
+    1e-3); that shift planted in the sampler, over 400 seeded audits: the mean's z-test alone (exact for normal
+    samples) refutes in 366 (Binomial(400, 0.9) keeps within [336, 380] but with probability 2e-4, the test's
+    false-failure rate), and the audit as a whole at least as often. Stating 0.9 of the shift gave 332, 1.1 of it
+    fails too; a one-sided critical value (5% smaller a shift) is within what 400 audits resolve."""
+    law, n, alpha, m = stats.norm(1.0, 2.0), 2000, 1e-3, 400
+    r = dpaudit.audit_sampler(from_law(law), law, samples=n, seed=0, alpha=alpha)
+    assert r.verdict == "not-refuted" and r.power["quantity"] == "mean shift (standard deviations)"
+    assert r.power["probability"] == 0.9 and "z-test alone" in r.power["description"]
+    shift = r.power["value"] * law.std()
+    mean_refutes = refuted = 0
+    for seed in range(m):
+        a = dpaudit.audit_sampler(lambda k, rng: law.rvs(size=k, random_state=rng) + shift, law, samples=n,
+                                  seed=seed, alpha=alpha)
+        (mean,) = [t for t in a.parameters["tests"] if t["test"] == "mean"]
+        mean_refutes += mean["p_value"] < a.witness["level"]
+        refuted += a.verdict == "refuted"
+    low, high = stats.binom.ppf(1e-4, m, 0.9), stats.binom.isf(1e-4, m, 0.9)
+    assert low <= mean_refutes <= high and refuted >= mean_refutes
+
+
+def test_a_one_point_law_states_no_power_and_a_refuted_audit_none():
+    from dpaudit.mechanisms import noise
+    always_3 = noise.FiniteIntegerLaw(3, [1.0], name="always 3")
+    assert dpaudit.audit_sampler(lambda n, rng: np.full(n, 3), always_3, samples=100, seed=0).power is None
+    wrong = dpaudit.audit_sampler(from_law(stats.norm(0.5, 2.0)), stats.norm(1.0, 2.0), samples=20_000, seed=0)
+    assert wrong.verdict == "refuted" and wrong.power is None
