@@ -437,7 +437,7 @@ def atom_candidates(x0: np.ndarray, x1: np.ndarray) -> list[Candidates]:
     """Single atoms counted on all selection samples, and top-k sets of atoms ranked on one half."""
     pooled = np.concatenate([x0, x1])
     # the column check stops at the first continuous column, and it goes first: finding the
-    # repeated rows sorts every row, which on long categorical rows costs more than all the rest
+    # repeated rows hashes and compares every row, which on long categorical rows costs more than all the rest
     if all(len(np.unique(column)) <= CATEGORICAL_LEVELS for column in pooled.T):
         return []
     first, _, pooled_counts = _unique_rows(pooled)
