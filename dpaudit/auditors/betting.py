@@ -36,6 +36,11 @@ FRACTIONS = 0.9 * 2.0 ** -np.arange(12)
 BISECTION_STEPS = 60
 
 
+def claimed_parameter(claim: PureDP | ApproxDP) -> float:
+    """What the bets test: the epsilon of a pure claim, the delta of an approximate one (at its epsilon)."""
+    return float(claim.epsilon) if isinstance(claim, PureDP) else float(claim.delta)
+
+
 @dataclass
 class EventBets:
     """The outcome counts of every batch bet on so far, and the running maximum of the claim's wealth.
@@ -66,9 +71,6 @@ class EventBets:
         self.drawn += a.size
         return self.crossed()
 
-    def _parameter(self) -> float:
-        return self.claim.epsilon if isinstance(self.claim, PureDP) else self.claim.delta
-
     def log_wealth(self, parameter) -> np.ndarray:
         """Log of the mixed wealth at each batch end, for each parameter (epsilon of a pure claim, delta at the
         claimed epsilon of an approximate one): shape (parameters, batches)."""
@@ -92,7 +94,7 @@ class EventBets:
 
     def peak(self, parameter=None) -> float:
         """The largest batch-end wealth so far (log) at ``parameter`` (the claim's by default)."""
-        path = self.log_wealth(self._parameter() if parameter is None else parameter)
+        path = self.log_wealth(claimed_parameter(self.claim) if parameter is None else parameter)
         return float(path.max()) if path.size else 0.0
 
     def crossed(self) -> bool:

@@ -81,7 +81,7 @@ from ..core.results import NOT_REFUTED, POWER_PROBABILITY, REFUTED, Statistic, p
 from ..core.subjects import Mechanism
 from ..stats import binomial_lower, binomial_upper, thinned_fisher_mean
 from .base import Auditor, Finding, Support
-from .betting import EventBets
+from .betting import EventBets, claimed_parameter
 from .bounds import SUPPORTED, certify, certify_pure_thinned
 from .events import FAMILIES, Candidates, as_features, candidates, default_families
 from .renyi import audit_renyi, is_scalar
@@ -238,7 +238,7 @@ def _select(
                        _sample_features(mechanism, d1, size, rng, statistic))
                 used += size
                 if bets is not None and chosen.get(index) is not None:
-                    crossed, inside = _bet(bets, chosen[index], *new)
+                    crossed, inside = _bet(bets, chosen[index].event, chosen[index].order, *new)
                     if crossed:
                         history.append({"pairs": len(alive), "samples_per_side": n_each})
                         k_num, k_den = _in_order(chosen[index].order, *inside)
@@ -283,12 +283,11 @@ def _in_order(order: str, first, second):
     return (first, second) if order == "d0/d1" else (second, first)
 
 
-def _bet(bets: EventBets, choice: _Choice, x0: np.ndarray, x1: np.ndarray) -> tuple[bool, tuple[int, int]]:
-    """Bet on fresh outputs of a pair with the event its earlier outputs chose; whether the wealth crossed, and
-    the event's counts on each side (d0's, d1's)."""
-    event = choice.event
+def _bet(bets: EventBets, event, order: str, x0: np.ndarray, x1: np.ndarray) -> tuple[bool, tuple[int, int]]:
+    """Bet on fresh outputs of a pair with an event chosen before them (in its ``order``); whether the wealth
+    crossed, and the event's counts on each side (d0's, d1's)."""
     inside0, inside1 = event.contains(x0), event.contains(x1)
-    crossed = bets.add(*_in_order(choice.order, inside0, inside1))
+    crossed = bets.add(*_in_order(order, inside0, inside1))
     return crossed, (int(np.count_nonzero(inside0)), int(np.count_nonzero(inside1)))
 
 
@@ -359,11 +358,10 @@ def _confirm_betting(mechanism, claim, pair, event, order, n, alpha, seed, stati
     for size in _batch_sizes(n):
         y0 = _sample_features(mechanism, pair[0], size, sampling, statistic)
         y1 = _sample_features(mechanism, pair[1], size, sampling, statistic)
-        in0, in1 = event.contains(y0), event.contains(y1)
-        inside = int(np.count_nonzero(in0)), int(np.count_nonzero(in1))
+        crossed, inside = _bet(bets, event, order, y0, y1)
         k0, k1, drawn = k0 + inside[0], k1 + inside[1], drawn + size
         k_num, k_den = _in_order(order, k0, k1)
-        if bets.add(*_in_order(order, in0, in1)):
+        if crossed:
             return (None, k_num, k_den, drawn, (y0, y1), inside), True
     return (_certify_counts(claim, k_num, k_den, n, alpha, thinning if thinned else None), k_num, k_den, n,
             (y0, y1), inside), False
@@ -501,7 +499,7 @@ def _audit_betting(mechanism, claim, pairs, *, samples, n_sel, confidence, seed,
     else:
         value = max(float(bound.value), betting)
     stated = None
-    if value <= _claimed(claim):  # the fixed test's power: the bets can only add to it
+    if value <= claimed_parameter(claim):  # the fixed test's power: the bets can only add to it
         stated = _event_power(claim, k_den, n, fixed_alpha, choice.event.describe())
     finding = _finding(claim, pairs, choice, bound, value, (k_num, k_den, n), (y0, y1, inside),
                        confidence=confidence, power=stated, samples=used, parameters=parameters)
@@ -515,10 +513,6 @@ def _audit_betting(mechanism, claim, pairs, *, samples, n_sel, confidence, seed,
     return finding
 
 
-def _claimed(claim: Claim) -> float:
-    return float(claim.epsilon) if isinstance(claim, PureDP) else float(claim.delta)
-
-
 def _finding(claim, pairs, choice: _Choice, bound, value: float, counts, shown, *, confidence, power, samples,
              parameters) -> Finding:
     """The record of a black-box audit: ``value`` certified (``bound`` gives its name, estimate and intervals),
@@ -527,7 +521,7 @@ def _finding(claim, pairs, choice: _Choice, bound, value: float, counts, shown, 
     y0, y1, inside = shown
     pair, event = pairs[choice.pair_index], choice.event
     estimate = float(bound.estimate)
-    excess = value - _claimed(claim) if isinstance(claim, (PureDP, ApproxDP)) else float(bound.excess)
+    excess = value - claimed_parameter(claim) if isinstance(claim, (PureDP, ApproxDP)) else float(bound.excess)
     verdict = REFUTED if excess > 0 else NOT_REFUTED
     first, second = ("d0", "d1") if choice.order == "d0/d1" else ("d1", "d0")
     detail = {k: float(v) for k, v in bound.detail.items()}
