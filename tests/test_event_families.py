@@ -480,68 +480,87 @@ def test_row_binning_refuses_keys_of_2_to_the_63_or_more():
     assert _row_binning(grid).sizes == [65, 65]
 
 
-# The same table with rows: value v is the row ROW[v]; keys under levels (0, 1) x (0, 1, 2) are
-# d0 * 4 + d1, so ROW[4] = (1, 2) has the largest key. 8 becomes (2, 0), a row whose first coordinate
-# the ranking halves never saw (a key beyond every ranked row).
+# The same table with rows: value v is the row ROW[v]; keys under levels (0, 1, 2) x (0, 1, 2) are
+# d0 * 4 + d1, so the rows' keys ascend with v. 8 becomes (2, 0), a row only the counting half of side 1 holds.
 ROW = {0: (0, 0), 1: (0, 1), 2: (1, 0), 3: (1, 1), 4: (1, 2), 8: (2, 0)}
+# every row is ranked, 8 too (counts 0 and 0 in the ranking halves: log-ratio 0, tied with 3 and after it)
+ROW_RANKING = [1, 0, 3, 8, 4, 2]
 
 
-def test_rows_are_ranked_on_the_first_half_and_counted_on_the_second():
-    """The written-out sample above with a row for each value: the same counts as the cells family, each
-    event holding exactly its rows, and the last counting output (a row never ranked) in no candidate."""
+def sets_counts(order: list, sample: list) -> list[int]:
+    """How many of ``sample`` fall in the top-k of ``order`` for k = 2..m, then in the bottom-k."""
+    return [count for k, count in enumerate(top_and_bottom_counts(order, sample)) if k % len(order)]
+
+
+def test_single_rows_are_counted_on_every_sample_and_sets_ranked_on_the_first_half_counted_on_the_second():
+    """The written-out sample above with a row for each value. The single rows are the six distinct rows in
+    ascending order, counted on all 19 outputs per side. The sets of two or more are the top-k and bottom-k
+    rows of the ranking, counted on the counting halves (n = 10), each event holding exactly its rows."""
     x0 = rows(*(ROW[v] for v in RANK0 + COUNT0))
     x1 = rows(*(ROW[v] for v in RANK1 + COUNT1))
-    (found,) = row_candidates(x0, x1)
+    singles, found = row_candidates(x0, x1)
+    values = [0, 1, 2, 3, 4, 8]
+    assert singles.family == "rows" and singles.n == 19 and len(singles) == 6
+    assert singles.counts0.tolist() == [(RANK0 + COUNT0).count(v) for v in values]
+    assert singles.counts1.tolist() == [(RANK1 + COUNT1).count(v) for v in values]
+    assert [singles.event(i).describe() for i in range(6)] == [f"x = {list(map(float, ROW[v]))!r}" for v in values]
     assert found.family == "rows" and found.n == 10 and len(found) == 10
-    assert found.counts0.tolist() == top_and_bottom_counts(RANKING, COUNT0)
-    assert found.counts1.tolist() == top_and_bottom_counts(RANKING, COUNT1)
-    tops = [RANKING[:k] for k in range(1, 6)] + [RANKING[::-1][:k] for k in range(1, 6)]
+    assert found.counts0.tolist() == sets_counts(ROW_RANKING, COUNT0)
+    assert found.counts1.tolist() == sets_counts(ROW_RANKING, COUNT1)
+    tops = [ROW_RANKING[:k] for k in range(2, 7)] + [ROW_RANKING[::-1][:k] for k in range(2, 7)]
     for i, members in enumerate(tops):
         event = found.event(i)
         assert isinstance(event, RowSet)
-        inside = event.contains(rows(*(ROW[v] for v in (0, 1, 2, 3, 4, 8))))
-        assert inside.tolist() == [v in members for v in (0, 1, 2, 3, 4, 8)], i
-    assert found.event(0).describe() == "x = [0.0, 1.0]"
-    assert found.event(6).describe() == "x in {[1.0, 0.0], [1.0, 2.0]}"
+        inside = event.contains(rows(*(ROW[v] for v in values)))
+        assert inside.tolist() == [v in members for v in values], i
+    assert found.event(0).describe() == "x in {[0.0, 0.0], [0.0, 1.0]}"
+    assert found.event(5).describe() == "x in {[1.0, 0.0], [1.0, 2.0]}"
 
 
 def test_swapping_the_sides_swaps_the_row_counts_and_reverses_the_ranking():
+    """Swapped sides negate every log-ratio; the tied rows 3 and 8 keep their ascending order."""
     x0 = rows(*(ROW[v] for v in RANK0 + COUNT0))
     x1 = rows(*(ROW[v] for v in RANK1 + COUNT1))
-    (swapped,) = row_candidates(x1, x0)
+    singles, swapped = row_candidates(x1, x0)
+    straight = row_candidates(x0, x1)[0]
+    assert singles.counts0.tolist() == straight.counts1.tolist()
+    assert singles.counts1.tolist() == straight.counts0.tolist()
     assert swapped.n == 10
-    assert swapped.counts0.tolist() == top_and_bottom_counts(RANKING[::-1], COUNT1)
-    assert swapped.counts1.tolist() == top_and_bottom_counts(RANKING[::-1], COUNT0)
+    assert swapped.counts0.tolist() == sets_counts([2, 4, 3, 8, 0, 1], COUNT1)
+    assert swapped.counts1.tolist() == sets_counts([2, 4, 3, 8, 0, 1], COUNT0)
 
 
 def test_rows_of_equal_estimated_ratio_keep_their_ascending_order_among_twenty():
     """Twenty scalar rows: evens on side 0 only, odds on side 1 only; ties keep the ascending order."""
     values = np.arange(20.0)
-    (found,) = row_candidates(column(*values[::2], *values[::2]), column(*values[1::2], *values[1::2]))
+    singles, found = row_candidates(column(*values[::2], *values[::2]), column(*values[1::2], *values[1::2]))
+    assert [np.flatnonzero(singles.event(i).contains(values[:, None])).tolist() for i in range(20)] == [
+        [i] for i in range(20)]
     order = list(range(0, 20, 2)) + list(range(1, 20, 2))
-    for i, top in enumerate([order[:k] for k in range(1, 21)] + [order[::-1][:k] for k in range(1, 21)]):
+    for i, top in enumerate([order[:k] for k in range(2, 21)] + [order[::-1][:k] for k in range(2, 21)]):
         assert np.flatnonzero(found.event(i).contains(values[:, None])).tolist() == sorted(top), i
 
 
 def test_the_rows_family_takes_4096_distinct_rows_but_not_4097():
-    """Two coordinates of 64 values: 4096 distinct rows, 8192 candidates. One more row (a third coordinate)
-    and the family gives up; so it does for a continuous coordinate."""
+    """Two coordinates of 64 values: 4096 distinct rows, 4096 single rows and 8190 sets. One more row (a third
+    coordinate) and the family gives up; so it does for a continuous coordinate."""
     grid = np.array([(i, j, 0) for i in range(64) for j in range(64)], dtype=float)
-    (found,) = row_candidates(np.concatenate([grid, grid]), np.concatenate([grid, grid]))
-    assert len(found) == 8192 and found.counts0[4095] == 4096
+    singles, found = row_candidates(np.concatenate([grid, grid]), np.concatenate([grid, grid]))
+    assert len(singles) == 4096 and singles.counts0.tolist() == [2] * 4096
+    assert len(found) == 8190 and found.counts0[4094] == 4096  # the top 4096: the whole counting half
     more = np.concatenate([grid, [[0.0, 0.0, 1.0]]])
     assert row_candidates(np.concatenate([more, more]), np.concatenate([more, more])) == []
     assert row_candidates(np.arange(130.0)[:, None], np.arange(130.0)[:, None]) == []
 
 
 def test_rows_are_exhaustive_from_twenty_samples_per_row():
-    """A rows family over m distinct rows (2m candidates) replaces the classifier once n >= 20 m; other
-    families never do."""
+    """A rows family over m distinct rows (its first candidates: the m single rows) replaces the classifier once
+    n >= 20 m; other families never do."""
     def family(name, m):
-        return Candidates(name, np.zeros(2 * m, dtype=int), np.zeros(2 * m, dtype=int), 1, lambda i: None)
+        return Candidates(name, np.zeros(m, dtype=int), np.zeros(m, dtype=int), 1, lambda i: None)
 
-    assert rows_are_exhaustive([family("rows", 3)], 60)
-    assert not rows_are_exhaustive([family("rows", 3)], 59)
+    assert rows_are_exhaustive([family("rows", 3), family("rows", 4)], 60)
+    assert not rows_are_exhaustive([family("rows", 3), family("rows", 4)], 59)
     assert not rows_are_exhaustive([family("cells", 3)], 10**6)
     assert rows_are_exhaustive([family("cells", 3), family("rows", 1)], 20)
     assert not rows_are_exhaustive([], 10**6)
@@ -814,9 +833,9 @@ def test_candidates_skip_families_that_do_not_apply_and_go_on_with_the_rest():
     two1 = rows(*[(v, v % 2) for v in RANK1 + COUNT1])
     assert [c.family for c in candidates(two0, two1, ("threshold", "cells"))] == ["cells"]
     three0, three1 = np.column_stack([two0, two0[:, 0]]), np.column_stack([two1, two1[:, 0]])
-    assert [c.family for c in candidates(three0, three1, ("cells", "rows"))] == ["rows", "cells"]
+    assert [c.family for c in candidates(three0, three1, ("cells", "rows"))] == ["rows", "rows", "cells"]
     four0, four1 = np.column_stack([three0, three0[:, 0]]), np.column_stack([three1, three1[:, 0]])
-    assert [c.family for c in candidates(four0, four1, ("cells", "threshold", "rows"))] == ["rows"]
+    assert [c.family for c in candidates(four0, four1, ("cells", "threshold", "rows"))] == ["rows", "rows"]
 
 
 def test_candidates_go_on_after_skipping_cells_for_four_coordinates():
@@ -832,16 +851,16 @@ def test_candidates_go_on_after_skipping_cells_for_four_coordinates():
 
 
 def test_rows_go_first_and_make_the_classifier_redundant_with_enough_samples():
-    """Two binary coordinates, 4 rows seen in the ranking halves (8 candidates): with n = 80 >= 20 * 4
-    outputs per side the classifier is skipped (the families after it still built); with 79 it is not."""
+    """Two binary coordinates, 4 distinct rows (4 single rows): with n = 80 >= 20 * 4 outputs per side the
+    classifier is skipped (the families after it still built); with 79 it is not."""
     pattern = [(0, 0), (0, 1), (1, 0), (1, 1)]
     x0 = rows(*(pattern * 20))
     x1 = rows(*(pattern[::-1] * 20))
     found = candidates(x0, x1, ("classifier", "cells", "rows"))
-    assert [c.family for c in found] == ["rows", "cells"]
-    assert len(found[0]) == 8
+    assert [c.family for c in found] == ["rows", "rows", "cells"]
+    assert len(found[0]) == 4
     fewer = candidates(x0[:79], x1[:79], ("classifier", "rows"))
-    assert [c.family for c in fewer] == ["rows", "classifier"]
+    assert [c.family for c in fewer] == ["rows", "rows", "classifier"]
 
 
 def test_with_only_atoms_asked_and_none_found_the_empty_event_stands_in():

@@ -24,9 +24,10 @@ def exact_losses(mech, a, b):
 
 
 def test_rows_rank_the_optimal_row_first():
-    """On SVT with 5 queries (7 distinct rows, more coordinates than cells look at), the top-1 row
-    of the rows family is the row of largest exact loss. The two largest losses are 0.85 and 0.34;
-    with 10^5 samples per side per half the log-ratio estimates have standard errors below 0.05,
+    """On SVT with 5 queries (7 distinct rows, more coordinates than cells look at), the single row of
+    largest estimated log-ratio (counted on all 2 * 10^5 samples per side) is the row of largest exact loss,
+    and it heads the ranking of the top-k sets (ranked on one half). The two largest losses are 0.85 and
+    0.34; with 10^5 samples per side per half the log-ratio estimates have standard errors below 0.05,
     so ranking them the wrong way round has probability below 0.05 (and this seed does not)."""
     mech = SparseVector(1.0, threshold=0.5, cutoff=1)
     outcomes, loss = exact_losses(mech, QUERIES, NEIGHBOUR)
@@ -34,14 +35,17 @@ def test_rows_rank_the_optimal_row_first():
     x0 = mech.sample(QUERIES, 200_000, rng).astype(float)
     x1 = mech.sample(NEIGHBOUR, 200_000, rng).astype(float)
     assert "rows" in default_families(x0.shape[1])
-    (rows,) = row_candidates(x0, x1)
-    best = rows.event(0)
+    singles, sets = row_candidates(x0, x1)
+    assert len(singles) == len(outcomes) and singles.n == 200_000 and sets.n == 100_000
+    assert singles.counts0.sum() == singles.counts1.sum() == 200_000
+    best = singles.event(int(np.argmax(np.log(singles.counts0 + 0.5) - np.log(singles.counts1 + 0.5))))
     assert isinstance(best, RowSet) and len(best.members) == 1
     top = outcomes[np.argmax(loss)].astype(float)
     assert best.contains(top[None])[0]
     assert best.describe() == f"x = {top.tolist()!r}"
+    assert sets.event(0).contains(top[None])[0] and len(sets.event(0).members) == 2
     # the classifier is skipped: the rows already are the Neyman-Pearson family
-    assert [c.family for c in candidates(x0, x1, default_families(5))] == ["rows"]
+    assert [c.family for c in candidates(x0, x1, default_families(5))] == ["rows", "rows"]
 
 
 def test_rows_family_gives_up_on_many_rows_and_continuous_outputs():
@@ -108,81 +112,86 @@ def _rows(*rows):
     return np.array(rows, dtype=float)
 
 
-def test_rows_are_ranked_by_their_smoothed_likelihood_ratio_and_counted_on_the_other_half():
-    """A hand-made sample of two binary coordinates (7 outputs per half per side). The ranking halves
-    hold the rows (0,0), (0,1), (1,0), (1,1) this often on each side:
+def test_single_rows_are_counted_on_all_samples_and_sets_ranked_on_one_half_counted_on_the_other():
+    """A hand-made sample of rows of two coordinates (14 outputs per side). The single rows are every distinct
+    row of the pooled samples, in ascending order, counted on all 14 per side. The sets of two or more are
+    ranked on the first halves, which hold the rows this often on each side:
 
         row     side 0  side 1  log((f0 + 1/2) / (f1 + 1/2))
         (0,0)     1       0      log 3     =  1.099
         (0,1)     5       1      log 11/3  =  1.299
         (1,0)     1       5      log 3/11  = -1.299
         (1,1)     0       1      log 1/3   = -1.099
+        (0,2), (2,0), (2,2)      0, 0      0 (seen only in the second halves)
 
-    so the descending ranking is (0,1), (0,0), (1,1), (1,0) (the 1/2 smooths the zero counts: without it,
-    or with another constant, the ranking changes). The counting halves hold (0,0), (0,1), (1,0), (1,1)
-    1, 2, 3, 0 times on side 0 and 0, 1, 1, 3 times on side 1, plus rows the ranking never saw ((2,0) on
-    side 0; (0,2) and (2,2) on side 1), which belong to no candidate. The candidates are the top-k rows
-    for k = 1..4 (cumulative counts 2, 3, 3, 6 and 1, 1, 4, 5), then the bottom-k (3, 3, 4, 6 and
-    1, 4, 4, 5), and each candidate's event holds exactly the rows it counts."""
+    so the descending ranking is (0,1), (0,0), (0,2), (2,0), (2,2), (1,1), (1,0) (the 1/2 smooths the zero
+    counts: without it, or with another constant, the ranking changes; rows of equal ratio keep their ascending
+    order). The second halves hold (0,0), (0,1), (1,0), (2,0) 1, 2, 3, 1 times on side 0 and (0,1), (0,2),
+    (1,0), (1,1), (2,2) 1, 1, 1, 3, 1 times on side 1. The sets are the top-k rows for k = 2..7 (cumulative
+    counts 3, 3, 4, 4, 4, 7 and 1, 2, 2, 3, 6, 7), then the bottom-k (3, 3, 4, 4, 5, 7 and 4, 5, 5, 6, 6, 7),
+    and each candidate's event holds exactly the rows it counts."""
     ranking0 = [(0, 0)] + [(0, 1)] * 5 + [(1, 0)]
     ranking1 = [(0, 1)] + [(1, 0)] * 5 + [(1, 1)]
     counting0 = _rows((0, 0), (0, 1), (0, 1), (1, 0), (1, 0), (1, 0), (2, 0))
     counting1 = _rows((0, 1), (1, 0), (1, 1), (1, 1), (1, 1), (0, 2), (2, 2))
     x0 = np.concatenate([_rows(*ranking0), counting0])
     x1 = np.concatenate([_rows(*ranking1), counting1])
-    (rows,) = row_candidates(x0, x1)
-    assert rows.family == "rows" and rows.n == 7
-    assert rows.counts0.tolist() == [2, 3, 3, 6, 3, 3, 4, 6]
-    assert rows.counts1.tolist() == [1, 1, 4, 5, 1, 4, 4, 5]
-    assert [rows.event(i).describe() for i in range(8)] == [
-        "x = [0.0, 1.0]",
-        "x in {[0.0, 0.0], [0.0, 1.0]}",
-        "x in {[0.0, 0.0], [0.0, 1.0], [1.0, 1.0]}",
-        "x in {[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]}",
-        "x = [1.0, 0.0]",
-        "x in {[1.0, 0.0], [1.0, 1.0]}",
-        "x in {[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]}",
-        "x in {[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]}",
-    ]
-    for i in range(8):
-        event = rows.event(i)
-        assert event.contains(counting0).sum() == rows.counts0[i]
-        assert event.contains(counting1).sum() == rows.counts1[i]
+    singles, sets = row_candidates(x0, x1)
+    assert singles.family == sets.family == "rows" and singles.n == 14 and sets.n == 7
+    rows = ["[0.0, 0.0]", "[0.0, 1.0]", "[0.0, 2.0]", "[1.0, 0.0]", "[1.0, 1.0]", "[2.0, 0.0]", "[2.0, 2.0]"]
+    assert [singles.event(i).describe() for i in range(7)] == [f"x = {row}" for row in rows]
+    assert singles.counts0.tolist() == [2, 7, 0, 4, 0, 1, 0]
+    assert singles.counts1.tolist() == [0, 2, 1, 6, 4, 0, 1]
+    for i in range(7):
+        assert singles.event(i).contains(x0).sum() == singles.counts0[i]
+        assert singles.event(i).contains(x1).sum() == singles.counts1[i]
+    assert sets.counts0.tolist() == [3, 3, 4, 4, 4, 7, 3, 3, 4, 4, 5, 7]
+    assert sets.counts1.tolist() == [1, 2, 2, 3, 6, 7, 4, 5, 5, 6, 6, 7]
+    assert sets.event(0).describe() == "x in {[0.0, 0.0], [0.0, 1.0]}"
+    assert sets.event(6).describe() == "x in {[1.0, 0.0], [1.0, 1.0]}"
+    assert sets.event(2).describe() == "x in {[0.0, 0.0], [0.0, 1.0], [0.0, 2.0], [2.0, 0.0]}"
+    for i in range(12):
+        event = sets.event(i)
+        assert event.contains(counting0).sum() == sets.counts0[i]
+        assert event.contains(counting1).sum() == sets.counts1[i]
 
 
 def test_rows_of_equal_estimated_ratio_keep_their_ascending_order():
     """Twelve scalar rows 0..11: each even one is seen once on side 0 only, each odd one once on side 1
     only, so the evens tie at log 3 and the odds at -log 3. Ties keep the rows' ascending order (a stable
-    sort), so the witness does not depend on the sort algorithm: the top-k rows are the first k of
-    0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9, 11 and the bottom-k the first k of that order reversed."""
+    sort), so the witness does not depend on the sort algorithm: the sets are the top-k rows, the first k of
+    0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9, 11 (k = 2..12), and the bottom-k, the first k of that order reversed;
+    the single rows are 0..11 in order."""
     values = np.arange(12.0)
     x0 = np.concatenate([values[::2], values[::2]])[:, None]
     x1 = np.concatenate([values[1::2], values[1::2]])[:, None]
-    (rows,) = row_candidates(x0, x1)
+    singles, rows = row_candidates(x0, x1)
+    assert [np.flatnonzero(singles.event(i).contains(values[:, None])).tolist() for i in range(12)] == [
+        [i] for i in range(12)]
     order = [0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9, 11]
-    for i, top in enumerate([order[:k] for k in range(1, 13)] + [order[::-1][:k] for k in range(1, 13)]):
+    for i, top in enumerate([order[:k] for k in range(2, 13)] + [order[::-1][:k] for k in range(2, 13)]):
         inside = rows.event(i).contains(values[:, None])
         assert np.flatnonzero(inside).tolist() == sorted(top), i
 
 
 def test_a_coordinate_is_categorical_up_to_sixty_four_values():
-    """A coordinate with 64 distinct values is categorical (the rows family applies: 64 rows, one
-    candidate per top-k and bottom-k set), one with 65 is not (no rows candidates)."""
-    for levels, expected in ((64, 1), (65, 0)):
+    """A coordinate with 64 distinct values is categorical (the rows family applies: 64 single rows, and one
+    candidate per top-k and bottom-k set of two or more), one with 65 is not (no rows candidates)."""
+    for levels, expected in ((64, 2), (65, 0)):
         column = np.arange(float(levels))[:, None]
         x = np.concatenate([column, column])
         found = row_candidates(x, x)
         assert len(found) == expected
         if found:
-            assert len(found[0]) == 2 * levels
+            assert (len(found[0]), len(found[1])) == (levels, 2 * (levels - 1))
 
 
 def test_the_rows_family_takes_up_to_4096_distinct_rows():
-    """Two coordinates of 64 values each give 4096 distinct rows: the rows family applies (8192 candidates).
-    One row more (a third coordinate set to 1 on one extra row) and it gives up."""
+    """Two coordinates of 64 values each give 4096 distinct rows: the rows family applies (4096 single rows and
+    8190 sets). One row more (a third coordinate set to 1 on one extra row) and it gives up."""
     grid = np.array([(i, j, 0) for i in range(64) for j in range(64)], dtype=float)
-    (rows,) = row_candidates(np.concatenate([grid, grid]), np.concatenate([grid, grid]))
-    assert len(rows) == 2 * 4096
+    singles, sets = row_candidates(np.concatenate([grid, grid]), np.concatenate([grid, grid]))
+    assert (len(singles), len(sets)) == (4096, 2 * 4095)
     more = np.concatenate([grid, [[0.0, 0.0, 1.0]]])
     assert row_candidates(np.concatenate([more, more]), np.concatenate([more, more])) == []
 
@@ -200,10 +209,10 @@ def test_the_rows_family_gives_up_when_row_keys_reach_two_to_the_63():
             x[::2, -1] = 1.0
         return x
 
-    (rows,) = row_candidates(sample(62, False), sample(62, False))
-    assert rows.counts0.tolist() == [20, 20]
-    (rows,) = row_candidates(sample(61, True), sample(61, True))  # 2**61 * 3 keys
-    assert len(rows) == 4
+    (rows,) = row_candidates(sample(62, False), sample(62, False))  # one row: its single only
+    assert rows.counts0.tolist() == [40]
+    singles, sets = row_candidates(sample(61, True), sample(61, True))  # 2**61 * 3 keys
+    assert (len(singles), len(sets)) == (2, 2)
     assert row_candidates(sample(63, False), sample(63, False)) == []
     assert row_candidates(sample(62, True), sample(62, True)) == []
 

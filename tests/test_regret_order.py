@@ -8,7 +8,8 @@ import pickle
 
 import numpy as np
 import pytest
-from regret_laws import LawPolicy, coin, constant, group_of, mirror, simulate_law
+from regret_laws import GAP, LawPolicy, coin, constant, group_of, mirror, simulate_law
+from regret_laws import rng as law_rng
 from scipy import stats
 
 import dpaudit
@@ -614,3 +615,56 @@ def test_the_order_auditor_says_why_it_cannot_audit_a_claim():
         "the regret-order auditor tests RegretOrder claims; got regret-rate",
         "an ordering is audited on labelled algorithms sharing one environment",
         "the ordering names series the audit does not have: x, y"]
+
+
+# --- power of a not-refuted ordering ---------------------------------------------------------------
+
+def shifted(shift: float, spread: float):
+    """R_T = T gap / 2 + shift + spread Z, Z standard normal, independently in every run and round: beside
+    constant(0.5) (R_T = T gap / 2 in every run) the difference has mean ``shift`` and standard deviation
+    ``spread``."""
+
+    def regret(points, runs, group):
+        return points * GAP / 2 + shift + spread * law_rng(group, 7.0, *points).standard_normal((runs, points.size))
+
+    return regret
+
+
+@pytest.mark.parametrize("test", ["t", "bounded"])
+def test_an_orderings_stated_power_is_refuted_as_often_as_it_says(monkeypatch, test):
+    """The power a not-refuted "a <= b" states (the mean difference E[R(a) - R(b)] refuted with probability 0.9)
+    is planted: a's regret moved up by it, with the same spread (20 at T = 1000, 400 runs, confidence 0.99).
+    Refuted in 908 (t) and 906 (bounded) of 1000 groups; a count outside Binomial(1000, 0.9)'s 1e-4 quantiles
+    [863, 933] fails, so an honest figure fails with probability below 2e-4. The figure at 0.9 times its value
+    is refuted in 833 (t) and 2 (bounded: its radius, 38.5 of the 39.8, is far wider than the mean's standard
+    error, 1); at 1.1 times in 953 and 1000: all fail; so do the power without its z standard errors (about
+    500) and with the normal 0.95 quantile for z (about 950)."""
+    monkeypatch.setattr("dpaudit.bandits.cache.cached_simulate", simulate_law)
+    auditor = regret_order.RegretOrderAuditor()
+    claim = dpaudit.RegretOrder(["a", "b"])
+
+    def audit(shift: float, group: int):
+        policies = {"a": LawPolicy("a", shifted(shift, 20.0)), "b": LawPolicy("b", constant(0.5))}
+        return auditor.audit(regret_order.OrderSubject(policies, None, "laws"), claim, confidence=0.99,
+                             seed=np.random.SeedSequence(group), horizons=np.array([1000]), runs=400, test=test)
+
+    first = audit(0.0, 10_000)
+    assert first.verdict == "not-refuted" and first.power["quantity"] == "mean regret difference"
+    stated = first.power["value"]
+    assert first.power["description"].startswith(f"R(a) above R(b) by {stated:.4g} on average at T = 1000 (")
+    refuted = sum(audit(stated, group).verdict == "refuted" for group in range(1000))
+    low, high = stats.binom.ppf(1e-4, 1000, 0.9), stats.binom.isf(1e-4, 1000, 0.9)
+    assert (low, high) == (863, 933)
+    assert low <= refuted <= high, refuted
+
+
+def test_an_ordering_whose_runs_resolve_no_difference_in_range_states_an_infinite_power(monkeypatch):
+    """Ten runs of the bounded test: Hoeffding's radius over the difference's range [-500, 500] at T = 1000 is
+    about 515, so no mean difference the range allows is refuted; the power says so rather than quoting one."""
+    monkeypatch.setattr("dpaudit.bandits.cache.cached_simulate", simulate_law)
+    policies = {"a": LawPolicy("a", shifted(0.0, 20.0)), "b": LawPolicy("b", constant(0.5))}
+    finding = regret_order.RegretOrderAuditor().audit(
+        regret_order.OrderSubject(policies, None, "laws"), dpaudit.RegretOrder(["a", "b"]), confidence=0.99,
+        seed=np.random.SeedSequence(0), horizons=np.array([1000]), runs=10, test="bounded")
+    assert finding.verdict == "not-refuted" and finding.power["value"] == math.inf
+    assert "within the range the regrets allow (up to 500 at T = 1000)" in finding.power["description"]

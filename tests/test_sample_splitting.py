@@ -236,13 +236,13 @@ def _same_law(family: str, n: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def _first_candidate(family: str, x0: np.ndarray, x1: np.ndarray) -> tuple[int, int]:
-    """The counts of a candidate fixed by the ranking half alone: the top-ranked cell or row, the top two
+    """The counts of a candidate fixed by the ranking half alone: the top-ranked cell, the top two rows or
     atoms, or the classifier's score above its median on the counting half (pooled, so either side)."""
     if family == "cells":
         found = events.cell_candidates(x0, x1)
         i = 0
     elif family == "rows":
-        (found,) = events.row_candidates(x0, x1)
+        found = events.row_candidates(x0, x1)[1]
         i = 0
     elif family == "atoms":
         found = events.atom_candidates(x0, x1)[1]

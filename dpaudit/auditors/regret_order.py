@@ -26,6 +26,16 @@ claim is refuted when some pair is rejected (a claimed-lower series has higher r
 The same tests in the other direction (E[D] < 0, also Holm-corrected) say which pairs of the claimed
 order the runs confirm; the record lists both, so a not-refuted ordering that the runs cannot resolve
 reads as such.
+
+**Power** of a "not refuted" (the record's ``power``): the smallest mean difference E[D] at the pair and round
+shown (the one nearest to refutation) that the audit would have refuted with probability 0.9 with the same runs,
+for differences of the same spread. Holm's first step is Bonferroni, so that test rejects once its lower bound on
+E[D] at alpha / (number of tests) passes 0. The bound lies a radius r below the runs' mean (for the t-test,
+t_(1 - alpha / tests) s / sqrt(n); for the bounded test, the empirical Bernstein or Hoeffding radius at the runs'
+variance), and a fresh mean lies about E[D] with standard error s / sqrt(n), so the test refutes with probability
+0.9 once E[D] >= r + z s / sqrt(n), z the 0.9 normal quantile (asymptotic, as the t-test's level is). The record
+states it in regret units and as a share of the claimed-higher series' mean regret at that round; it is infinite
+when that exceeds the largest difference the series' regret ranges allow (too few runs for the bounded test).
 """
 
 from __future__ import annotations
@@ -38,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from ..core.claims import Claim, RegretOrder
-from ..core.results import NOT_REFUTED, REFUTED, Statistic
+from ..core.results import NOT_REFUTED, POWER_PROBABILITY, REFUTED, Statistic, power
 from ..stats import bounded_mean_lower, bounded_mean_pvalue, holm
 from .base import Auditor, Finding, Support
 from .regret_bound import REGRET_KINDS, regret_range
@@ -177,6 +187,10 @@ class RegretOrderAuditor(Auditor):
                      f"(Holm at {alpha:.3g})" + ("" if len(confirmed_pairs) == len(pairs) else
                                                  "; the others are not resolved by these runs"))
         finals = {label: float(values[:, -1].mean()) for label, (values, _, _) in series.items()}
+        radius = float(diff_mean[i, j]) - _lower(d[:, j], float(low[j]), float(width[j]), alpha / tests, test,
+                                                 clip=False)
+        stated = None if violations else _order_power(d[:, j], radius, float(low[j] + width[j]),
+                                                      float(series[b][0][:, points[j]].mean()), (a, b), T)
         return Finding(
             REFUTED if violations else NOT_REFUTED, self.name,
             Statistic(f"E[R({a}) - R({b})] at T={T}", float(diff_mean[i, j]), (lcb, math.inf), "lower-bound"),
@@ -184,7 +198,7 @@ class RegretOrderAuditor(Auditor):
             witness={"pair": [a, b], "T": T, "mean_difference": float(diff_mean[i, j]), "lower_bound": lcb,
                      "p_value": float(against[i, j]), "violations": violations,
                      "method": f"one-sided {TEST_NAMES[test]} at matched seeds, Holm"},
-            notes=notes,
+            notes=notes, power=stated,
             parameters={"grid": grid, "runs": runs, "regret": regret, "at": claim.at, "test": test, "reading": readings,
                         "pairs": [list(p) for p in pairs],
                         "p_values": against, "p_values_confirming": toward, "final_mean": finals,
@@ -216,17 +230,38 @@ def _pvalues(d: np.ndarray, low: np.ndarray, width: np.ndarray, test: str) -> tu
     return against, toward
 
 
-def _lower(d: np.ndarray, low: float, width: float, level: float, test: str) -> float:
-    """A one-sided lower confidence bound on E[D] at ``level``, by the audit's test."""
+def _lower(d: np.ndarray, low: float, width: float, level: float, test: str, clip: bool = True) -> float:
+    """A one-sided lower confidence bound on E[D] at ``level``, by the audit's test (``clip=False``: the bounded
+    test's bound before it is clipped at the range's lower end, whose distance from the mean is the radius the
+    power needs)."""
     if test == "bounded":
         z = np.clip((d - low) / width, 0.0, 1.0)
         # E[D] >= low always: a bound below the range's lower end says no more than low does (and a range
         # of zero width, whose width is a placeholder, knows D = low exactly)
-        return float(low + width * max(0.0, float(bounded_mean_lower(z[:, None], level)[0][0])))
+        bound = float(bounded_mean_lower(z[:, None], level)[0][0])
+        return float(low + width * (max(0.0, bound) if clip else bound))
     from scipy import stats
 
     n = d.size
     return float(d.mean() - stats.t.ppf(1 - level, n - 1) * d.std(ddof=1) / math.sqrt(n))
+
+
+def _order_power(d: np.ndarray, radius: float, top: float, higher: float, pair: tuple[str, str], T: int) -> dict:
+    """The mean difference E[R(a) - R(b)] the audit refutes with probability 0.9 (module docstring): the lower
+    bound's ``radius`` below the runs' mean ``d`` plus z standard errors; infinite beyond ``top``, the largest
+    difference the two series' ranges allow. ``higher`` is b's mean regret."""
+    from scipy.stats import norm
+
+    n = d.size
+    value = radius + float(norm.ppf(POWER_PROBABILITY)) * float(d.std(ddof=1)) / math.sqrt(n)
+    a, b = pair
+    if not value <= top:
+        return power("mean regret difference", math.inf, f"no mean difference E[R({a}) - R({b})] within the range "
+                     f"the regrets allow (up to {top:.4g} at T = {T}) is refuted with probability "
+                     f"{POWER_PROBABILITY:g} by {n} runs")
+    share = f" ({value / higher:.3g} of R({b})'s mean)" if higher > 0 else ""
+    return power("mean regret difference", value, f"R({a}) above R({b}) by {value:.4g} on average at T = {T}"
+                 f"{share}, with the runs' spread, is refuted with probability {POWER_PROBABILITY:g} by {n} runs")
 
 
 # pragma: no mutate start (data for the report's plots, not a verdict's statistics)
