@@ -36,6 +36,17 @@ A :class:`~dpaudit.core.claims.LowerBound` is checked in two parts.
 Verdict: ``refuted`` if a step fails or an algorithm of the class beats the bound; ``verified`` if
 the claim has no bound to simulate and every step holds strictly; ``not-refuted`` otherwise. A claim
 without proof steps audited without algorithms has nothing to check, and is refused.
+
+**Power** of a "not refuted" (the record's ``power``): the smallest shortfall s, as a share of the bound, such
+that an algorithm of the class whose quantity is (1 - s) times the bound on every member would be found beating
+it with probability 0.9, with the same runs, level and members. An algorithm beats the bound when every member's
+upper bound is below it; each member is asked to succeed with probability 1 - 0.1 / (number of members), so all
+succeed with probability >= 0.9 (a union bound). Regret: a member's upper bound lies a radius r (Hoeffding's or
+the empirical Bernstein's, as the runs gave it) above a mean of standard error se, so it falls below the bound b
+with that probability once the member's mean is at most b - r - z se (z that probability's normal quantile;
+asymptotic, for a law of the runs' spread). Error: the largest probability whose binomial count falls below the
+Clopper-Pearson threshold with that probability (exact). The smallest over the members, then over the algorithms
+held to the bound (each with its own spread); infinite when even a quantity of 0 would not be seen beating it.
 """
 
 from __future__ import annotations
@@ -49,7 +60,7 @@ import numpy as np
 
 from ..core.claims import LowerBound, ProofStep
 from ..core.errors import UnsupportedAudit
-from ..core.results import NOT_REFUTED, REFUTED, VERIFIED, Finding, Statistic
+from ..core.results import NOT_REFUTED, POWER_PROBABILITY, REFUTED, VERIFIED, Finding, Statistic, power
 from ..stats import binomial_upper, bounded_mean_lower
 from .base import Auditor, Support
 
@@ -238,8 +249,10 @@ class LowerBoundAuditor(Auditor):
                              "beaten)", estimate, (-math.inf, worst["ratio"]), "upper-bound")
         else:
             stat = Statistic(f"max over members of the {claim.quantity} / the bound", None)
+        stated = None if verdict == REFUTED or not held else _shortfall_power(claim.quantity, held, runs)
         return Finding(verdict, self.name, stat, confidence=confidence, samples=runs * len(environments) * len(records),
-                       witness=witness, notes=notes, parameters=parameters, plot_data=_plot_data(claim, records))
+                       witness=witness, notes=notes, parameters=parameters, plot_data=_plot_data(claim, records),
+                       power=stated)
 
     def _hold(self, claim: LowerBound, c: Contender, environments: list[Any], member_seeds: list[Any], runs: int,
               level: float, tolerance: float, workers: int) -> dict[str, Any]:
@@ -261,8 +274,9 @@ class LowerBoundAuditor(Auditor):
                 values = res.pseudo_regret[:, -1]
                 width = float(horizon * np.max(res.means.max(axis=1) - res.means.min(axis=1)))
                 upper, method = mean_upper(values, width, level)
+                spread = float(values.std(ddof=1)) / math.sqrt(runs) if runs > 1 else math.inf
                 members.append({"member": j, "mean": float(values.mean()), "upper": upper, "method": method,
-                                "range": [0.0, width]})
+                                "range": [0.0, width], "standard_error": spread})
             else:
                 hits = np.asarray(claim.event(res, j), dtype=bool)
                 if hits.shape != (runs,):
@@ -291,7 +305,44 @@ class LowerBoundAuditor(Auditor):
                        f"({c.privacy or 'nothing checked'})")
         return {"algorithm": c.name, "parameters": point, "in_class": c.in_class, "privacy": c.privacy,
                 "bound": bound, "horizon": horizon, "members": members, "max_mean": mean_worst,
-                "max_upper": worst["upper"], "ratio": ratio, "beats_bound": bool(beats), "reading": reading}
+                "max_upper": worst["upper"], "ratio": ratio, "beats_bound": bool(beats), "reading": reading,
+                "largest_beating": _largest_beating(claim.quantity, members, bound, runs, level)}
+
+
+def _largest_beating(quantity: str, members: list[dict[str, Any]], bound: float, runs: int, level: float) -> float:
+    """The largest quantity, the same on every member, that the audit sees beating ``bound`` with probability 0.9
+    (module docstring); -inf when none, not even 0, is."""
+    from scipy.stats import beta, norm
+
+    each = 1 - (1 - POWER_PROBABILITY) / len(members)  # every member's chance: a union bound gives 0.9 for all
+    if quantity == "regret":
+        z = float(norm.ppf(each))
+        # the mean at which a member's upper bound, a radius above it, falls below the bound z standard errors away
+        tops = [bound - (m["upper"] - m["mean"]) - z * m["standard_error"] for m in members]
+        return float(min(tops))
+    counts = np.arange(runs + 1)
+    below = np.flatnonzero(binomial_upper(counts, runs, level) < bound)
+    if below.size == 0:
+        return -math.inf
+    k = int(below[-1])  # the largest count whose upper bound beats the bound: P(count <= k) >= each
+    return 1.0 if k >= runs else float(beta.ppf(1 - each, k + 1, runs - k))
+
+
+def _shortfall_power(quantity: str, held: list[dict[str, Any]], runs: int) -> dict:
+    """The shortfall below the bound the audit sees with probability 0.9 (module docstring), the smallest over the
+    algorithms held to it."""
+    shortfalls = [1 - r["largest_beating"] / r["bound"] if r["bound"] > 0 and r["largest_beating"] >= 0 else math.inf
+                  for r in held]
+    i = int(np.argmin(shortfalls))
+    if not math.isfinite(shortfalls[i]):
+        return power("shortfall below the bound", math.inf, f"no algorithm of the class, not even one of {quantity} "
+                     f"0, would be seen beating the bound with probability {POWER_PROBABILITY:g} by {runs} runs per "
+                     "member")
+    r = held[i]
+    return power("shortfall below the bound", shortfalls[i], f"an algorithm of the class whose {quantity} is "
+                 f"{r['largest_beating']:.4g} on every member, {shortfalls[i]:.3g} below the bound {r['bound']:.4g}, "
+                 f"with {r['algorithm']}'s spread, is seen beating it with probability {POWER_PROBABILITY:g} by {runs} "
+                 "runs per member")
 
 
 def _fmt_point(params: Mapping[str, Any]) -> str:
