@@ -187,10 +187,12 @@ class RegretOrderAuditor(Auditor):
                      f"(Holm at {alpha:.3g})" + ("" if len(confirmed_pairs) == len(pairs) else
                                                  "; the others are not resolved by these runs"))
         finals = {label: float(values[:, -1].mean()) for label, (values, _, _) in series.items()}
-        radius = float(diff_mean[i, j]) - _lower(d[:, j], float(low[j]), float(width[j]), alpha / tests, test,
-                                                 clip=False)
-        stated = None if violations else _order_power(d[:, j], radius, float(low[j] + width[j]),
-                                                      float(series[b][0][:, points[j]].mean()), (a, b), T)
+        stated = None
+        if not violations:  # the bound's radius below the mean, unclipped: what the power is made of
+            radius = float(diff_mean[i, j]) - _lower(d[:, j], float(low[j]), float(width[j]), alpha / tests, test,
+                                                     clip=False)
+            stated = _order_power(d[:, j], radius, float(low[j] + width[j]), float(series[b][0][:, points[j]].mean()),
+                                  (a, b), T)
         return Finding(
             REFUTED if violations else NOT_REFUTED, self.name,
             Statistic(f"E[R({a}) - R({b})] at T={T}", float(diff_mean[i, j]), (lcb, math.inf), "lower-bound"),

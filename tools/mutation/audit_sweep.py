@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from noise_sweep import SITES, SWEEP
-from sweep import ROOT, Site, _cell, _interrupt, check_sites, refuse_uncommitted
+from sweep import ROOT, Site, _cell, _interrupt, applied, check_sites, merged_rows, refuse_uncommitted
 
 REPORT = ROOT / "docs" / "mutation" / "audit-sweep.md"
 TIMEOUT_SECONDS = 1800
@@ -87,22 +87,15 @@ def privacy_entries(paper: str) -> list[str]:
 
 def run_site(site: Site, ids: list[str]) -> tuple[str, list[str], float]:
     """Apply the mutation, run the entries, restore: (result, unexpectedly refuted ids, seconds)."""
-    path = ROOT / site.path
-    original = path.read_bytes()
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as out:
-        try:
-            path.write_bytes(original.decode().replace(site.original, site.mutated, 1).encode())
+        with applied("audit_sweep", site):
             try:
                 proc = subprocess.run([sys.executable, "-m", "dpaudit", "run", *ids, "--budget", "quick", "--seed",
                                        str(SEED), "--out", out, "--fresh", "--no-progress"], cwd=ROOT,
                                       capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
             except subprocess.TimeoutExpired:
                 return "time-out", [], time.monotonic() - started
-        finally:
-            path.write_bytes(original)
-            if path.read_bytes() != original:
-                raise SystemExit(f"audit_sweep: {site.path} was NOT restored; run git checkout -- {site.path}")
         results = Path(out) / "results.json"
         if not results.exists():  # the run stopped before any audit: the suites did not load, typically
             last = (proc.stderr.strip().splitlines() or proc.stdout.strip().splitlines() or ["no output"])[-1]
@@ -133,15 +126,7 @@ def row(site: Site, entries: int, result: str, refuted: list[str]) -> str:
 
 def write_report(rows: dict[str, str]) -> None:
     """The table in the sites' order; rows of sites not run this time are kept from the existing report."""
-    names = {s.name for s in SITES}
-    kept: dict[str, str] = {}
-    if REPORT.exists():
-        for line in REPORT.read_text().splitlines():
-            match = re.match(r"^\| (\S+) \|", line)
-            if match and match.group(1) in names:
-                kept[match.group(1)] = line
-    kept.update(rows)
-    lines = [kept[s.name] for s in SITES if s.name in kept]
+    lines = merged_rows(REPORT, SITES, rows)
     results = [re.split(r" \| ", line)[-2] for line in lines]
     summary = (f"\n{results.count('refuted')} of {len(lines)} sites run refuted by an audit, "
                f"{results.count('audit error') + results.count('error')} stopped by an error"

@@ -17,6 +17,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,23 +92,30 @@ def refuse_uncommitted(tool: str, paths: set[str]) -> None:
 FAILED = re.compile(r"^(?:FAILED|ERROR) (.+?)(?: - .*)?$", re.MULTILINE)
 
 
-def run_site(tool: str, site: Site) -> tuple[str, str, float]:
-    """Apply the mutation, run the tests, restore: (result, killing test or note, seconds)."""
+@contextmanager
+def applied(tool: str, site: Site) -> Iterator[None]:
+    """The site's mutation in place for the duration, its file restored byte for byte after (also on an error or a
+    termination signal, which :func:`main` turns into one)."""
     path = ROOT / site.path
     original = path.read_bytes()
-    mutated = original.decode().replace(site.original, site.mutated, 1).encode()
-    started = time.monotonic()
     try:
-        path.write_bytes(mutated)
+        path.write_bytes(original.decode().replace(site.original, site.mutated, 1).encode())
+        yield
+    finally:
+        path.write_bytes(original)
+        if path.read_bytes() != original:
+            raise SystemExit(f"{tool}: {site.path} was NOT restored; run git checkout -- {site.path}")
+
+
+def run_site(tool: str, site: Site) -> tuple[str, str, float]:
+    """Apply the mutation, run the tests, restore: (result, killing test or note, seconds)."""
+    started = time.monotonic()
+    with applied(tool, site):
         try:
             proc = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *site.tests],
                                   cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
         except subprocess.TimeoutExpired:
             return "time-out", f"no verdict within {TIMEOUT_SECONDS} s", time.monotonic() - started
-    finally:
-        path.write_bytes(original)
-        if path.read_bytes() != original:
-            raise SystemExit(f"{tool}: {site.path} was NOT restored; run git checkout -- {site.path}")
     seconds = time.monotonic() - started
     if proc.returncode == 0:
         return "survived", "", seconds
@@ -130,17 +139,23 @@ def row(site: Site, result: str, test: str) -> str:
             f"{_cell(killer)} |")
 
 
-def write_report(sweep: Sweep, rows: dict[str, str]) -> None:
-    """The table in the sweep's order; rows of sites not run this time are kept from the existing report."""
-    names = {s.name for s in sweep.sites}
+def merged_rows(report: Path, sites: tuple[Site, ...], rows: dict[str, str]) -> list[str]:
+    """The table's lines in the sites' order: ``rows`` of the sites run this time, the others' kept from the
+    existing ``report``."""
+    names = {s.name for s in sites}
     kept: dict[str, str] = {}
-    if sweep.report.exists():
-        for line in sweep.report.read_text().splitlines():
+    if report.exists():
+        for line in report.read_text().splitlines():
             match = re.match(r"^\| (\S+) \|", line)
             if match and match.group(1) in names:
                 kept[match.group(1)] = line
     kept.update(rows)
-    lines = [kept[s.name] for s in sweep.sites if s.name in kept]
+    return [kept[s.name] for s in sites if s.name in kept]
+
+
+def write_report(sweep: Sweep, rows: dict[str, str]) -> None:
+    """The table in the sweep's order; rows of sites not run this time are kept from the existing report."""
+    lines = merged_rows(sweep.report, sweep.sites, rows)
     results = [re.split(r" \| ", line)[-2] for line in lines]
     total = len(sweep.sites)
     summary = (f"\n{results.count('killed')} of {total} sites killed"
