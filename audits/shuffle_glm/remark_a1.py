@@ -99,8 +99,15 @@ def composed(setting: str, eps: float, constants: str, relation: str) -> Compose
 
 
 def call(setting: str, eps: float, constants: str, index: int, relation: str):
-    optimizer = _switch_calls(setting, eps, constants)[index]
-    return optimizer.dpsgd_config(relation=relation)
+    """The ``index``-th (from 0) criterion-II DP-SGD call of the seed-0 run, as a DP-SGD configuration.
+
+    A run whose criterion II fires fewer times (a changed policy, or other constants) has no such call: that is
+    said by name, never an IndexError."""
+    calls = _switch_calls(setting, eps, constants)
+    if index >= len(calls):
+        raise ValueError(f"the seed-0 run of Private-GLM ({setting}, eps {eps:g}, {constants} constants) made "
+                         f"{len(calls)} criterion-II DP-SGD call(s); there is no call {index + 1} to audit")
+    return calls[index].dpsgd_config(relation=relation)
 
 
 RELATION_REASON = ("the calls' noise multipliers are calibrated for one point's gradient removed (sensitivity "
