@@ -24,6 +24,9 @@ import math
 import numpy as np
 
 from dpaudit import ZCDP, AddRemoveOne, ApproxDP, PureDP, QueryDistance, RenyiDP, ReplaceOne, ReplaceUser
+from dpaudit.algorithms.mab.dp_se import DPSEEpoch, DPSuccessiveElimination
+from dpaudit.bandits.transcripts import DecisionTranscript
+from dpaudit.core.neighbours import ReplaceRewardVector, one_changed
 from dpaudit.mechanisms import (
     AdditiveNoiseMechanism,
     BoundedDomainLaplaceMechanism,
@@ -766,4 +769,80 @@ _twins(
     reason="known-broken validation mechanism: sigma 9.69 given as the variance leaves sigma 3.11; true delta(0.5) "
            "= 0.0106, not 1e-5",
     truth=_discrete_gaussian_delta(math.sqrt(DG_SIGMA), 0.5),
+)
+
+
+# -- DP-SE (Sajed & Sheffet 2019), the private-online and dist-mab experiments' baseline -------------------------
+# Neither paper numbers a statement about it; its privacy is the cited paper's. One epoch's release (every surviving
+# arm's reward sum over its R_e pulls plus its own Lap(1/eps); one observation replaced moves one sum by at most 1)
+# is exactly eps-DP, attained on every pair that moves a sum by 1 (the Laplace loss, translation invariant: the
+# hand-picked pair, arm 1's first observation 0 against 1, stands for all). Epoch 1 at eps = 1, beta = 0.5, two arms:
+# R_1 = 444 pulls each.
+DP_SE_EPOCH = DPSEEpoch(1.0, 0.5, 2, 1)
+_twins(
+    "classic/dp-se-epoch-eps1",
+    "DP-SE's epoch release (each arm's sum plus Lap(1/eps), Sajed & Sheffet), eps=1, 2 arms, epoch 1",
+    subject=DP_SE_EPOCH,
+    claim=PureDP(1.0),
+    pairs=[one_changed(np.zeros(2 * DP_SE_EPOCH.pulls), 0.0, 1.0, DP_SE_EPOCH.pulls)],
+    relation=ReplaceOne(),
+    truth=1.0,
+    blackbox=False,  # the policy's draws are audited black-box through its decisions (below)
+)
+
+
+def _dp_se_decisions(noise: str) -> tuple[DecisionTranscript, list]:
+    """DP-SE's decision at round 2 R_1 + 1 (arm 1 exactly when epoch 1 eliminated arm 0), played by its blocks
+    (the code a simulation runs: the epoch's noise is the release's ``add_noise`` or ``add_shared_noise``), on the
+    table where arm 0 pays nothing and arm 1 pays 1 on its first k = 59 epoch-1 pulls, against round R_1 + k's
+    reward vector zeroed (k - 1 = 58). The threshold on the difference of the two noisy sums is
+    2 (h_1 + c_1) R_1 = 61.02, so arm 0 goes when the noises' difference falls below k - 61.02 = -2.02."""
+    R = DP_SE_EPOCH.pulls
+    horizon = 2 * R + 1
+    table = np.zeros((horizon, 2))
+    table[R:R + 59, 1] = 1.0
+    policy = DPSuccessiveElimination(1.0, beta=0.5, noise=noise, T=horizon)
+    return (DecisionTranscript(policy, arms=2, horizon=horizon, rounds=[horizon]),
+            [one_changed(table, [0.0, 1.0], [0.0, 0.0], R + 58)])
+
+
+# DP-SE's decisions: post-processing of the epochs' releases on disjoint rounds, so eps-DP. On the pair, arm 0's
+# elimination has probability F(-2.02) against F(-3.02), F the law of the difference of two Lap(1) draws: loss 0.778
+# (the supremum, 1, is approached as the sums move apart, never attained). Black-box: the entry audits the draws
+# of the policy's fast path, which no exact law reads. The hand-picked pair alone: a search's tables (constant, or
+# random) put the sums' difference far from the threshold, where no decision moves, and among 153 of them the
+# selection's first rounds (100 samples per side) dropped this pair even with the noise halved (loss 1.71).
+_dp_se_subject, _dp_se_pairs = _dp_se_decisions("per-arm")
+suite.privacy(
+    "classic/dp-se-decisions-eps1-blackbox",
+    title="DP-SE's elimination after epoch 1 (eps=1, beta=0.5, 2 arms), black-box through the policy's blocks",
+    subject=_dp_se_subject,
+    claim=PureDP(1.0),
+    pairs=_dp_se_pairs,
+    relation=ReplaceRewardVector(),
+    auditor="statistical",
+    truth=1.0,
+)
+# dist-mab's released DP-SE (``DPSE.central_rand``): one Lap(1/eps) per epoch added to every arm's sum. The
+# elimination reads differences of noisy means, in which the shared draw cancels: the decisions are the non-private
+# rule's: with 62 rewards of arm 1 against 61 the sums' difference crosses the threshold 61.02, which flips the
+# elimination with certainty (infinite loss).
+_dp_se_shared, _ = _dp_se_decisions("shared")
+_shared_table = np.zeros((_dp_se_shared.horizon, 2))
+_shared_table[DP_SE_EPOCH.pulls:DP_SE_EPOCH.pulls + 62, 1] = 1.0
+suite.privacy(
+    "classic/dp-se-shared-noise-decisions-eps1-blackbox",
+    title="dist-mab's released DP-SE (one Laplace draw per epoch shared by the arms), eps=1: its elimination after "
+          "epoch 1, black-box",
+    subject=_dp_se_shared,
+    claim=PureDP(1.0),
+    pairs=[one_changed(_shared_table, [0.0, 1.0], [0.0, 0.0], DP_SE_EPOCH.pulls + 61)],
+    relation=ReplaceRewardVector(),
+    auditor="statistical",
+    expected="refuted",
+    footing="as printed",
+    reason="dist-mab's released DP-SE adds one Lap(1/eps) per epoch to every arm's sum; the elimination reads only "
+           "differences of noisy means, where the shared draw cancels, so the decisions are the non-private rule's: "
+           "arm 1's 62 rewards against arm 0's none clear the threshold 61.02 and eliminate arm 0 always, 61 never",
+    truth=math.inf,
 )

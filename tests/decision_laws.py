@@ -25,21 +25,29 @@ def flint_precision(bits: int):
         ctx.prec = saved
 
 
-def sequence_law(policy, table: np.ndarray) -> dict[tuple[int, ...], float]:
-    """The exact law of the whole decision sequence, as {sequence: probability}."""
-    dist = policy.decision_distribution(table, range(1, len(table) + 1))
+def sequence_law(policy, table: np.ndarray, rounds=None) -> dict[tuple[int, ...], float]:
+    """The exact law of the decisions at ``rounds`` (default: the whole sequence), as {decisions: probability}."""
+    dist = policy.decision_distribution(table, range(1, len(table) + 1) if rounds is None else rounds)
     return {tuple(int(a) for a in row): float(p) for row, p in zip(dist.outcomes, dist.probs, strict=True)}
 
 
-def assert_sampler_matches_law(policy, table: np.ndarray, alpha: float, runs: int = 60_000, seed: int = 11) -> None:
-    """The law sums to 1, every one of ``runs`` per-round runs plays a sequence of positive probability, and a
+def assert_sampler_matches_law(policy, table: np.ndarray, alpha: float, runs: int = 60_000, seed: int = 11,
+                               path: str = "per-round") -> None:
+    """The law sums to 1, every one of ``runs`` runs (``path``: the per-round reference over the whole
+    sequence, or the policy's blocks as the transcript's ``sample`` plays them, recording rounds T/2 and T
+    only, so that blocks of several rounds are played) plays decisions of positive probability, and a
     chi-square test of their counts against the law (cells of expected count < 5 pooled, a pool below 5 merged
     into the smallest cell) passes at level ``alpha`` (its false-failure rate)."""
-    law = sequence_law(policy, table)
+    rounds = (len(table) // 2, len(table)) if path == "blocks" else None
+    law = sequence_law(policy, table, rounds)
     assert math.isclose(sum(law.values()), 1.0, rel_tol=1e-12)
-    transcript = DecisionTranscript(policy, arms=2, horizon=len(table))
+    transcript = DecisionTranscript(policy, arms=2, horizon=len(table), rounds=rounds)
     assert isinstance(transcript, ExactDecisionTranscript)
-    played = transcript.sample_per_round(table, runs, np.random.default_rng(seed))
+    if path == "blocks":
+        assert transcript.plays_blocks
+        played = transcript.sample(table, runs, np.random.default_rng(seed))
+    else:
+        played = transcript.sample_per_round(table, runs, np.random.default_rng(seed))
     keys = list(law)
     code = {k: i for i, k in enumerate(keys)}
     index = np.array([code.get(tuple(row), -1) for row in played.tolist()])

@@ -1179,3 +1179,39 @@ def test_enclosures_add_exactly_and_an_infinite_end_absorbs_any_finite_one():
     with pytest.raises(ArithmeticError) as raised:
         exact.Enclosure(-math.inf, 0) + exact.Enclosure(math.inf, math.inf)
     assert str(raised.value) == "inf - inf in an enclosure"
+
+
+# -- DP-SE (its decisions through the policy's blocks) ---------------------------------------------------------
+
+def _difference_cdf(x: float, scale: float) -> float:
+    """P[L0 - L1 <= x] for two independent Lap(scale) draws, x <= 0: (1/2)(1 + |x|/(2 scale)) e^(-|x|/scale)
+    (written out here, apart from dpaudit's LaplaceSum)."""
+    return 0.5 * (1 + abs(x) / (2 * scale)) * math.exp(-abs(x) / scale)
+
+
+def test_dp_se_decisions_eliminate_at_the_laplace_rates_and_lose_0_778_on_the_pair():
+    """Arm 0 goes after epoch 1 when the noises' difference is below k - 61.02 (k = 59 on one table, 58 on its
+    neighbour): binomial tests of 40,000 runs per table at level 1e-6 each; the pair's loss is 0.778 < 1, the
+    entry's comment. Halving the per-arm noise (the noise sweep's dp-se/arm-sums-draw) would make it 1.71."""
+    e = entry("classic/dp-se-decisions-eps1-blackbox")
+    stage = classic.DP_SE_EPOCH
+    threshold = 2 * (stage.h + stage.c) * stage.pulls
+    assert round(threshold, 2) == 61.02
+    rates = []
+    for table, k in zip(e.pairs[0], (59, 58), strict=True):
+        assert table[:, 1].sum() == k and table[:, 0].sum() == 0
+        p = _difference_cdf(k - threshold, 1.0)
+        decided = e.subject.sample(table, 40_000, np.random.default_rng(k)).ravel()
+        assert stats.binomtest(int((decided == 1).sum()), decided.size, p).pvalue > P_MIN
+        rates.append(p)
+    assert math.log(rates[0] / rates[1]) == pytest.approx(0.778, abs=1e-3)
+    halved = [_difference_cdf(k - threshold, 0.5) for k in (59, 58)]
+    assert math.log(halved[0] / halved[1]) == pytest.approx(1.71, abs=1e-2)
+
+
+def test_dist_mabs_shared_noise_dp_se_decides_as_the_non_private_rule():
+    e = entry("classic/dp-se-shared-noise-decisions-eps1-blackbox")
+    first, second = e.pairs[0]
+    assert (first[:, 1].sum(), second[:, 1].sum()) == (62, 61)
+    assert (e.subject.sample(first, 500, np.random.default_rng(0)) == 1).all()
+    assert (e.subject.sample(second, 500, np.random.default_rng(0)) == 0).all()

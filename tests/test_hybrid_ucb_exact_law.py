@@ -46,11 +46,13 @@ def _bonus(t: int, pulls: int, eps: float) -> float:
     (HybridUCB(4.0), np.random.default_rng(4).uniform(size=(5, 2)).round(2)),
     (HybridUCB(0.5, noise_scale="1/eps"), np.tile([0.7, 0.4], (6, 1))),
 ])
-def test_exact_law_matches_the_per_round_sampler(policy, table):
-    """60,000 per-round runs against the exact law: the law sums to 1, every run's sequence is an outcome of
+@pytest.mark.parametrize("path", ["per-round", "blocks"])
+def test_exact_law_matches_the_samplers(policy, table, path):
+    """60,000 runs of each path (the per-round reference; the blocks the transcript's sample plays, the
+    fast path's draws) against the exact law: the law sums to 1, every run's sequence is an outcome of
     the law, and a chi-square test (cells of expected count < 5 pooled, a pool below 5 merged into the
     smallest cell) passes at level 1e-4 (its false-failure rate)."""
-    assert_sampler_matches_law(policy, table, ALPHA)
+    assert_sampler_matches_law(policy, table, ALPHA, path=path)
 
 
 # -- an independent computation: nested scipy quadratures over the two initial array noises ----------------

@@ -43,11 +43,13 @@ def _bonus(t: int, lam: int, eps: float) -> float:
     (AnytimeLazyUCB(1.0, literal_init=True), np.ones((9, 2))),  # both initial means 1: a tie, to arm 0
     (AnytimeLazyUCB(0.5, noise_scale="1/(2eps)"), np.tile([0.7, 0.4], (11, 1))),
 ])
-def test_exact_law_matches_the_per_round_sampler(policy, table):
-    """60,000 per-round runs against the exact law: every run's sequence is an outcome of the law, and a
+@pytest.mark.parametrize("path", ["per-round", "blocks"])
+def test_exact_law_matches_the_samplers(policy, table, path):
+    """60,000 runs of each path (the per-round reference; the blocks the transcript's sample plays, the
+    fast path's draws) against the exact law: every run's sequence is an outcome of the law, and a
     chi-square test (cells of expected count < 5 pooled, a pool below 5 merged into the smallest cell)
     passes at level 1e-4 (its false-failure rate)."""
-    assert_sampler_matches_law(policy, table, ALPHA)
+    assert_sampler_matches_law(policy, table, ALPHA, path=path)
 
 
 def _laplace_sf(x: np.ndarray, eps: float) -> np.ndarray:

@@ -18,6 +18,9 @@ parts of the policy are used when present:
   the same information);
 - ``decisions(table, rounds, size, rng)``: a fast path with the same law as the per-round run, used by
   ``sample`` (the per-round run stays available as :meth:`DecisionTranscript.sample_per_round`);
+- ``next_block``/``observe_block``, the fast path :func:`dpaudit.simulate` plays: without ``decisions``,
+  ``sample`` plays those blocks over the table (:mod:`dpaudit.bandits.table_blocks`), so that an audit of the
+  decisions samples the code a simulation runs, its draws included;
 - ``decision_distribution(table, rounds)``: the exact law of the decisions. Only then does the
   transcript have a ``distribution`` method (it is an :class:`ExactDecisionTranscript`): the harness
   takes the method's presence to mean that the claim can be decided exactly;
@@ -35,6 +38,7 @@ import numpy as np
 from ..core.names import subject_name
 from ..core.validation import integer, sample_size
 from .policies import check_policy, checked_decisions, run_decisions
+from .table_blocks import run_decision_blocks
 
 
 def checked_rounds(owner: str, rounds: Iterable[int], horizon: int) -> tuple[int, ...]:
@@ -101,13 +105,24 @@ class DecisionTranscript:
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """The decisions at ``rounds`` of ``size`` independent runs, shape (size, len(rounds)): the
-        policy's fast path ``decisions`` if it has one, else the per-round run."""
+        policy's fast path ``decisions`` if it has one, else its blocks (``next_block``/``observe_block``) if
+        it has them, else the per-round run."""
         table = self.table(data)
         size = sample_size(self.owner, size)
         fast = getattr(self.policy, "decisions", None)
         if callable(fast):
             return self._checked(fast(table, self.rounds, size, rng), (size, len(self.rounds)), "decisions")
+        if self.plays_blocks:
+            return run_decision_blocks(self.policy, table, self.rounds, size, rng, self.owner)
         return self._run(table, size, rng)
+
+    @property
+    def plays_blocks(self) -> bool:
+        """Whether :meth:`sample` plays the policy's blocks (it has ``next_block`` and ``observe_block`` and
+        no ``decisions`` of its own)."""
+        policy = self.policy
+        return (not callable(getattr(policy, "decisions", None)) and callable(getattr(policy, "next_block", None))
+                and callable(getattr(policy, "observe_block", None)))
 
     def sample_per_round(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """The same as :meth:`sample` by the per-round run, whatever fast path the policy has."""
