@@ -152,10 +152,10 @@ structured pairs only (random=0), for time:
     the same pairs and search; a test records it: the printed scales spend eps/2 on the first array, the
     release every comparison reads, so halving them reaches eps and no more on round 1's pair. Round 3's pair
     (arm 0's second reward, which Z^(0) cannot absorb without moving the first estimate) exposes it at longer
-    horizons: the black-box audit of the decisions at T = 12 on the same two pairs, 2 * 10^6 samples per side,
-    refutes it (certified 1.12-1.21 at confidence 0.99 over seeds 0-2, 1.10 at a quick run's per-claim
-    1 - 5e-5; a slow test), where 2 * 10^5 refutes in one seed of three; no suite entry yet, as the quick
-    budget does not decide it. A quarter of the scales (``noise_scale="1/(2eps)"``) is refuted with certainty
+    horizons: the black-box audit of the decisions at T = 12 on the same two pairs (thm5-privacy@algorithm,
+    eps1,K2,T12, through the policy's blocks), 2 * 10^6 samples per side, refutes it (certified 1.12-1.20 at
+    confidence 0.99 over seeds 0-2; a slow test), so the entry refutes it from the standard budget on, where the
+    quick budget's 2 * 10^5 refutes in one seed of three. A quarter of the scales (``noise_scale="1/(2eps)"``) is refuted with certainty
     (loss 2 eps, a test).
 """
 
