@@ -13,6 +13,7 @@ the report lists the sites for the next work to decide.
     python tools/mutation/audit_sweep.py                    # every site, then docs/mutation/audit-sweep.md
     python tools/mutation/audit_sweep.py --only 'hybrid*'   # the matching sites; their rows replaced
     python tools/mutation/audit_sweep.py --list             # the sites and the entries each runs, nothing run
+    python tools/mutation/audit_sweep.py --only 'hybrid*' --budget standard   # a larger budget for those sites
 
 Like the other sweeps it restores every mutated file byte for byte and refuses to start while a target file has
 uncommitted changes.
@@ -38,7 +39,7 @@ REPORT = ROOT / "docs" / "mutation" / "audit-sweep.md"
 TIMEOUT_SECONDS = 1800
 PRIVACY_KINDS = ("pure-dp", "approx-dp", "zcdp", "renyi-dp")
 #: the paper whose privacy entries audit the policies a site's name starts with
-PAPER = {"dist-mab": "dist-mab", "dp-se": "private-online", "lazy-ucb": "private-online",
+PAPER = {"dist-mab": "dist-mab", "dp-se": "classic", "lazy-ucb": "private-online",
          "hybrid-ucb": "private-online", "ftnl": "private-online", "naive-ftnl": "private-online",
          "linucb": "shuffle-lcb", "tree": "shuffle-lcb", "cs-linucb": "concurrent-shuffle", "glm": "shuffle-glm",
          "noise": "classic"}
@@ -59,7 +60,9 @@ HEADER = """# Noise-halving bugs against the suites' privacy audits
 
 Each site of the noise sweep ([noise-sweep.md](noise-sweep.md): every place a private policy's noise is set, halved
 one at a time) applied in turn, and the privacy entries of the paper whose policies it feeds run on it with
-`dpaudit run --budget quick --seed 0`.
+`dpaudit run --budget quick --seed 0`; a site the quick budget does not decide may be run again at a larger budget
+(`--budget standard`), and its row then names that budget beside the result. DP-SE, which no paper numbers a
+statement about, is audited by the classic suite's DP-SE entries.
 
 - *Refuted*: an entry the suite expects not refuted came out refuted (the entries listed).
 - *Audit error*: an entry could not run on the mutated code (the entries and their errors listed).
@@ -85,13 +88,13 @@ def privacy_entries(paper: str) -> list[str]:
     return [e["id"] for e in json.loads(out.stdout) if e["claim"].split()[0] in PRIVACY_KINDS]
 
 
-def run_site(site: Site, ids: list[str]) -> tuple[str, list[str], float]:
-    """Apply the mutation, run the entries, restore: (result, unexpectedly refuted ids, seconds)."""
+def run_site(site: Site, ids: list[str], budget: str = "quick") -> tuple[str, list[str], float]:
+    """Apply the mutation, run the entries at ``budget``, restore: (result, unexpectedly refuted ids, seconds)."""
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as out:
         with applied("audit_sweep", site):
             try:
-                proc = subprocess.run([sys.executable, "-m", "dpaudit", "run", *ids, "--budget", "quick", "--seed",
+                proc = subprocess.run([sys.executable, "-m", "dpaudit", "run", *ids, "--budget", budget, "--seed",
                                        str(SEED), "--out", out, "--fresh", "--no-progress"], cwd=ROOT,
                                       capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
             except subprocess.TimeoutExpired:
@@ -117,8 +120,11 @@ def _error(error) -> str:
     return str(error or "error")[:80]
 
 
-def row(site: Site, entries: int, result: str, refuted: list[str]) -> str:
-    """The site's line: the entries refuted (or erring, or why the run stopped)."""
+def row(site: Site, entries: int, result: str, refuted: list[str], budget: str = "quick") -> str:
+    """The site's line: the entries refuted (or erring, or why the run stopped); a budget other than quick is
+    named beside the result."""
+    if budget != "quick":
+        result = f"{result} ({budget} budget)"
     shown = ", ".join(f"`{i}`" for i in refuted[:4]) + (f" (+{len(refuted) - 4} more)" if len(refuted) > 4 else "")
     return (f"| {site.name} | {_cell(site.subject)} | {_cell(site.mutation)} | {entries} | {result} | "
             f"{_cell(shown)} |")
@@ -127,8 +133,10 @@ def row(site: Site, entries: int, result: str, refuted: list[str]) -> str:
 def write_report(rows: dict[str, str]) -> None:
     """The table in the sites' order; rows of sites not run this time are kept from the existing report."""
     lines = merged_rows(REPORT, SITES, rows)
-    results = [re.split(r" \| ", line)[-2] for line in lines]
-    summary = (f"\n{results.count('refuted')} of {len(lines)} sites run refuted by an audit, "
+    results = [re.split(r" \| ", line)[-2].split(" (")[0] for line in lines]
+    later = sum(" budget)" in line for line in lines)
+    summary = (f"\n{results.count('refuted')} of {len(lines)} sites run refuted by an audit"
+               + (f" ({later} of them run at a larger budget)" if later else "") + ", "
                f"{results.count('audit error') + results.count('error')} stopped by an error"
                + ("" if len(lines) == len(SITES) else f" ({len(SITES) - len(lines)} of {len(SITES)} not yet run)")
                + ".\n")
@@ -140,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", default=[], metavar="NAME",
                         help="run the sites whose name matches (shell pattern; repeatable)")
     parser.add_argument("--list", action="store_true", help="list the sites and the entries each runs, and exit")
+    parser.add_argument("--budget", default="quick", choices=("quick", "standard", "thorough"),
+                        help="the budget the entries run at (default quick; a larger one is named in the site's row)")
     args = parser.parse_args(argv)
     sites = tuple(s for s in SITES if not args.only or any(fnmatch.fnmatch(s.name, p) for p in args.only))
     if not sites:
@@ -158,9 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     for i, site in enumerate(sites, 1):
         ids = [i for p in papers_of(site) for i in entries[p]]
         print(f"[{i}/{len(sites)}] {site.name}: {len(ids)} entries ...", end=" ", flush=True)
-        result, refuted, seconds = run_site(site, ids)
+        result, refuted, seconds = run_site(site, ids, args.budget)
         print(f"{result} in {seconds:.0f} s" + (f": {', '.join(refuted[:4])}" if refuted else ""), flush=True)
-        rows[site.name] = row(site, len(ids), result, refuted)
+        rows[site.name] = row(site, len(ids), result, refuted, args.budget)
         write_report(rows)  # after every site, so an interrupted sweep keeps what it found
     print(f"report: {REPORT.relative_to(ROOT)}")
     return 0
