@@ -7,8 +7,9 @@ approximate DP, zCDP, Renyi DP claims) of the paper whose policies the site feed
 run seed, with ``dpaudit run``. A site is *refuted* when an entry the suite expects not refuted (or verified) comes
 out refuted; *not refuted* when none does: either the halved noise is out of reach of the suite's audits as they
 stand (no entry audits that policy or code path, or its horizon, pair or budget is too small), or the halved
-noise still meets the claim (a calibration with more than twofold slack). The sweep does not tell the two apart;
-the report lists the sites for the next work to decide.
+noise still meets the claim (a calibration with more than twofold slack). The sweep tells them apart by rerunning
+the entries unmutated and listing the records the mutation moved: none (not reached), an exact audit that still
+verifies (the slack), or only sampled audits (reached, not refuted at this budget).
 
     python tools/mutation/audit_sweep.py                    # every site, then docs/mutation/audit-sweep.md
     python tools/mutation/audit_sweep.py --only 'hybrid*'   # the matching sites; their rows replaced
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import math
 import re
 import signal
 import subprocess
@@ -67,16 +69,23 @@ statement about, is audited by the classic suite's DP-SE entries.
 - *Refuted*: an entry the suite expects not refuted came out refuted (the entries listed).
 - *Audit error*: an entry could not run on the mutated code (the entries and their errors listed).
 - *Error*: the run stopped before any audit (the suites did not load on the mutated code).
-- *Not refuted*: no privacy audit of the suite sees the halved noise at the quick budget; the site is still killed
-  by a test (the noise sweep). That has two readings, which this sweep does not tell apart: the audits miss a real
-  violation (no entry audits the policy or the code path, or its horizon, pair or budget is too small), or the
-  halved noise still meets the claim, because the theorem's calibration has more than twofold slack (Corollary
-  B.3's sigma, 4 sqrt(2 ln(2.5/delta))/eps for sensitivity 2, halved still exceeds the classic Gaussian
-  calibration 2 sqrt(2 ln(1.25/delta))/eps, valid for eps < 1).
+- *Not refuted*: no privacy audit of the suite sees the halved noise at the budget run; the site is still killed
+  by a test (the noise sweep). Each such site is told apart by what its mutation moved against the same entries
+  run unmutated (same seed and budget: any record whose verdict or statistic moved ran the mutated code):
+  - *not reached*: no entry's record moved. No audit runs the mutated code at the entries' points: the policy, or
+    the code path (a draw only the fast path makes, a parameter only the algorithm passes), is audited by no
+    entry; a gap in the suite, listed for the next work;
+  - *verified exactly*: an exact audit ran the mutated code and still verifies the claim. The halved noise meets
+    the claim there: the calibration has at least twofold slack at that point (Corollary B.3's sigma,
+    4 sqrt(2 ln(2.5/delta))/eps for sensitivity 2, halved still exceeds the classic Gaussian calibration
+    2 sqrt(2 ln(1.25/delta))/eps, valid for eps < 1), so no audit could refute it;
+  - *reached black-box*: only sampled audits moved, and not enough to refute at this budget (a larger budget may:
+    `--budget standard`).
+  The moved entries are listed with their auditor and verdict.
 
 Regenerate with `python tools/mutation/audit_sweep.py` (one site: `--only NAME`).
 
-| site | policies | mutation | entries run | result | entries refuted (or the error) |
+| site | policies | mutation | entries run | result | entries refuted, erring, or moved (not refuted) |
 | --- | --- | --- | ---: | --- | --- |
 """
 
@@ -88,29 +97,71 @@ def privacy_entries(paper: str) -> list[str]:
     return [e["id"] for e in json.loads(out.stdout) if e["claim"].split()[0] in PRIVACY_KINDS]
 
 
-def run_site(site: Site, ids: list[str], budget: str = "quick") -> tuple[str, list[str], float]:
-    """Apply the mutation, run the entries at ``budget``, restore: (result, unexpectedly refuted ids, seconds)."""
-    started = time.monotonic()
+def run_entries(ids: list[str], budget: str) -> tuple[list[dict] | None, str]:
+    """``dpaudit run`` of ``ids`` at ``budget`` and the sweep's seed: (the records, "") or (None, why it stopped)."""
     with tempfile.TemporaryDirectory() as out:
-        with applied("audit_sweep", site):
-            try:
-                proc = subprocess.run([sys.executable, "-m", "dpaudit", "run", *ids, "--budget", budget, "--seed",
-                                       str(SEED), "--out", out, "--fresh", "--no-progress"], cwd=ROOT,
-                                      capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
-            except subprocess.TimeoutExpired:
-                return "time-out", [], time.monotonic() - started
+        try:
+            proc = subprocess.run([sys.executable, "-m", "dpaudit", "run", *ids, "--budget", budget, "--seed",
+                                   str(SEED), "--out", out, "--fresh", "--no-progress"], cwd=ROOT,
+                                  capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            return None, "time-out"
         results = Path(out) / "results.json"
         if not results.exists():  # the run stopped before any audit: the suites did not load, typically
             last = (proc.stderr.strip().splitlines() or proc.stdout.strip().splitlines() or ["no output"])[-1]
-            return "error", [f"dpaudit run exit {proc.returncode}: {last[:160]}"], time.monotonic() - started
-        records = json.loads(results.read_text())["records"]
+            return None, f"dpaudit run exit {proc.returncode}: {last[:160]}"
+        return json.loads(results.read_text())["records"], ""
+
+
+def run_site(site: Site, ids: list[str], budget: str = "quick",
+             baseline: dict[str, dict] | None = None) -> tuple[str, list[str], float]:
+    """Apply the mutation, run the entries at ``budget``, restore: (result, the entries to list, seconds). A site
+    not refuted is told apart by what moved against ``baseline`` (the same entries' records unmutated): the
+    entries whose verdict or statistic the mutation moved (:func:`reach`)."""
+    started = time.monotonic()
+    with applied("audit_sweep", site):
+        records, stopped = run_entries(ids, budget)
+    if records is None:
+        return ("time-out", []) if stopped == "time-out" else ("error", [stopped]), time.monotonic() - started
     refuted = [r["claim_id"] for r in records if r["outcome"] == "unexpected-refutation"]
     if refuted:
         return "refuted", refuted, time.monotonic() - started
     failed = [f"{r['claim_id']} ({_error(r.get('error'))})" for r in records if r["outcome"] == "error"]
     if failed:  # an audit that cannot run on the mutated code: caught, though not as a refutation
         return "audit error", failed, time.monotonic() - started
-    return "not refuted", [], time.monotonic() - started
+    if baseline is None:
+        return "not refuted", [], time.monotonic() - started
+    result, moved = reach(records, baseline)
+    return result, moved, time.monotonic() - started
+
+
+def _moved(record: dict, before: dict | None) -> bool:
+    """Whether the mutation moved a record: its verdict, or its statistic beyond float noise (relative 1e-9)."""
+    if before is None or record["verdict"] != before["verdict"]:
+        return True
+    a, b = record.get("statistic") or {}, before.get("statistic") or {}
+    numbers = [(a.get("value"), b.get("value")), *zip(a.get("interval") or (), b.get("interval") or (), strict=False)]
+    for x, y in numbers:
+        if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+            if not math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-300):
+                return True
+        elif x != y:
+            return True
+    return False
+
+
+def reach(records: list[dict], baseline: dict[str, dict]) -> tuple[str, list[str]]:
+    """A site no entry refutes, by what its mutation moved: *not reached* (no entry's record moved: no audit runs
+    the mutated code at these entries' points), *verified exactly* (an exact audit of the mutated code still
+    verifies the claim: the halved noise meets it, the calibration's slack is at least twofold there), or
+    *reached black-box* (only sampled audits moved, not enough to refute at this budget); the moved entries
+    listed with their verdicts."""
+    moved = [r for r in records if _moved(r, baseline.get(r["claim_id"]))]
+    if not moved:
+        return "not refuted (not reached)", []
+    exact = [r for r in moved if r["auditor"] == "exact" and r["verdict"] == "verified"]
+    listed = [f"{r['claim_id']} ({r['auditor']}, {r['verdict']})" for r in exact + [r for r in moved if r not in exact]]
+    return ("not refuted (verified exactly)" if exact else "not refuted (reached black-box)"), listed
 
 
 def _error(error) -> str:
@@ -133,11 +184,15 @@ def row(site: Site, entries: int, result: str, refuted: list[str], budget: str =
 def write_report(rows: dict[str, str]) -> None:
     """The table in the sites' order; rows of sites not run this time are kept from the existing report."""
     lines = merged_rows(REPORT, SITES, rows)
-    results = [re.split(r" \| ", line)[-2].split(" (")[0] for line in lines]
+    cells = [re.split(r" \| ", line)[-2] for line in lines]
+    results = [cell.split(" (")[0] for cell in cells]
     later = sum(" budget)" in line for line in lines)
+    reasons = [f"{sum(f'({why})' in cell for cell in cells)} {why}"
+               for why in ("not reached", "verified exactly", "reached black-box")]
     summary = (f"\n{results.count('refuted')} of {len(lines)} sites run refuted by an audit"
                + (f" ({later} of them run at a larger budget)" if later else "") + ", "
-               f"{results.count('audit error') + results.count('error')} stopped by an error"
+               f"{results.count('audit error') + results.count('error')} stopped by an error, "
+               f"{results.count('not refuted')} not refuted ({', '.join(reasons)})"
                + ("" if len(lines) == len(SITES) else f" ({len(SITES) - len(lines)} of {len(SITES)} not yet run)")
                + ".\n")
     REPORT.write_text(HEADER + "\n".join(lines) + "\n" + summary)
@@ -165,10 +220,20 @@ def main(argv: list[str] | None = None) -> int:
     refuse_uncommitted("audit_sweep", {s.path for s in sites})
     signal.signal(signal.SIGTERM, _interrupt)  # unwinds through run_site's finally, which restores the file
     rows: dict[str, str] = {}
+    baselines: dict[str, dict[str, dict]] = {}  # paper -> its privacy entries' records, unmutated
     for i, site in enumerate(sites, 1):
+        for paper in papers_of(site):
+            if paper not in baselines:
+                print(f"baseline: {paper}'s {len(entries[paper])} entries unmutated ...", end=" ", flush=True)
+                records, stopped = run_entries(entries[paper], args.budget)
+                if records is None:
+                    raise SystemExit(f"audit_sweep: the unmutated run of {paper}'s entries stopped: {stopped}")
+                baselines[paper] = {r["claim_id"]: r for r in records}
+                print("done", flush=True)
         ids = [i for p in papers_of(site) for i in entries[p]]
+        baseline = {k: v for p in papers_of(site) for k, v in baselines[p].items()}
         print(f"[{i}/{len(sites)}] {site.name}: {len(ids)} entries ...", end=" ", flush=True)
-        result, refuted, seconds = run_site(site, ids, args.budget)
+        result, refuted, seconds = run_site(site, ids, args.budget, baseline)
         print(f"{result} in {seconds:.0f} s" + (f": {', '.join(refuted[:4])}" if refuted else ""), flush=True)
         rows[site.name] = row(site, len(ids), result, refuted, args.budget)
         write_report(rows)  # after every site, so an interrupted sweep keeps what it found

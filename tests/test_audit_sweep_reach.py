@@ -1,0 +1,42 @@
+"""The audit sweep's reading of a site no entry refutes (tools/mutation/audit_sweep.py): what the mutation moved
+against the unmutated records. Deterministic: no false-failure rate to state."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "mutation"))
+
+import audit_sweep  # noqa: E402
+
+
+def record(claim_id, auditor="exact", verdict="verified", value=1.0, interval=(1.0, 1.0)):
+    return {"claim_id": claim_id, "auditor": auditor, "verdict": verdict,
+            "statistic": {"value": value, "interval": list(interval)}}
+
+
+BASELINE = {r["claim_id"]: r for r in (record("a"), record("b", "black-box", "not-refuted", 0.3, (0.2, "inf")))}
+
+
+def test_nothing_moved_is_not_reached_and_float_noise_moves_nothing():
+    records = [record("a", value=1.0 + 1e-13), record("b", "black-box", "not-refuted", 0.3, (0.2, "inf"))]
+    assert audit_sweep.reach(records, BASELINE) == ("not refuted (not reached)", [])
+
+
+def test_an_exact_audit_still_verifying_is_the_calibrations_slack():
+    records = [record("a", value=0.6, interval=(0.6, 0.6)), record("b", "black-box", "not-refuted", 0.5, (0.4, "inf"))]
+    assert audit_sweep.reach(records, BASELINE) == ("not refuted (verified exactly)",
+                                                    ["a (exact, verified)", "b (black-box, not-refuted)"])
+
+
+def test_only_sampled_audits_moved_is_reached_black_box():
+    records = [record("a"), record("b", "black-box", "not-refuted", 0.3, (0.25, "inf"))]
+    assert audit_sweep.reach(records, BASELINE) == ("not refuted (reached black-box)", ["b (black-box, not-refuted)"])
+    records = [record("a"), record("b", "black-box", "not-refuted", 0.3, (0.2, 9.0))]  # "inf" to a number
+    assert audit_sweep.reach(records, BASELINE)[0] == "not refuted (reached black-box)"
+
+
+def test_a_verdict_that_moved_or_a_record_without_baseline_counts_as_moved():
+    assert audit_sweep._moved(record("a", verdict="not-refuted"), BASELINE["a"])
+    assert audit_sweep._moved(record("c"), None)
