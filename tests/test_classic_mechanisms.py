@@ -921,6 +921,8 @@ EXACT_PINS = {
     # shuffled randomized response on its first pair (the worst of the three), in mpmath
     "classic/shuffled-randomized-response-fmt21": (
         "first", lambda pair: _shuffled_rr_delta(1000, 1.0, fmt_shuffle_epsilon(1.0, 1000, 1e-6)), 1e-9 * 1.9e-51),
+    # DP-SE's epoch release: two arms' sums plus Lap(1/eps) each, one sum moved by 1 (the Laplace loss)
+    "classic/dp-se-epoch-eps1": (None, 1.0, 1e-12),
 }
 EXACT_UNPINNED = {
     "classic/svt-stoddard": "infinite whatever the noise: a pattern possible on one input is impossible on the other",

@@ -380,10 +380,10 @@ def test_half_the_noise_scale_is_refuted_black_box_at_twelve_rounds():
     scale, its decisions over T = 12 rounds on the suite's two pairs (round 1's or round 3's vector reversed on the
     table where arm 0 pays 1), 2 * 10^6 samples per side, confidence 0.99: refuted, on the round-3 pair, a loss
     certified above eps = 1 (1.12, 1.16 and 1.20 at seeds 0-2, through the policy's blocks; the printed scales'
-    entry certifies 0.34 at the quick budget). Seeded, so it cannot fail by chance; at 2 * 10^5 per side one seed in three refutes. The
-    round-3 pair changes arm 0's second reward, which every later estimate reads beside the array noise Z^(0)
-    that also enters the first estimate, so Z^(0) cannot absorb the change as it does round 1's (whose loss
-    tends to eps at half noise and no further: the exact test above)."""
+    entry certifies 0.32 at the quick budget). Seeded, so it cannot fail by chance; at 2 * 10^5 per side one
+    seed in three refutes. The round-3 pair changes arm 0's second reward, which every later estimate reads
+    beside the array noise Z^(0) that also enters the first estimate, so Z^(0) cannot absorb the change as it
+    does round 1's (whose loss tends to eps at half noise and no further: the exact test above)."""
     transcript = DecisionTranscript(HybridUCB(1.0, noise_scale="1/eps"), arms=2, horizon=12)
     result = audit_privacy(transcript, PureDP(1.0), pairs=private_online._reversed_rounds(12), auditor="statistical",
                            samples=2_000_000, confidence=0.99, seed=0, statistic=private_online._sequence_code)

@@ -124,7 +124,10 @@ def test_paper_suites_give_every_expected_verdict(quick_run):
         # Appendix H's quotation of Acharya, Sun & Zhang's inequality fails (the corrected form holds)
         "private-online/claimsecH.b",
         # Theorem 7's first form omits one-expert brackets' privacy cost; Fig. 7's Hybrid-UCB at eps = 8
-        "private-online/thm7", "private-online/fig6",
+        "private-online/thm7", "private-online/fig7",
+        # Lemma M.3's printed constant, Lemma O.4(a) as printed and its proof's eq. (103), Appendix D.2's
+        # Lipschitz constant as printed, and Lemma E.8 on dpaudit's batch plan (its hypothesis not met)
+        "shuffle-glm/lemM.3", "shuffle-glm/lemO.4", "shuffle-glm/claimsecD.2-inequality", "shuffle-glm/lemE.8",
         # Lemma 7.1 as printed, Lemma Q.1 for any theta_0, Lemma Q.3's KL step, Step 4 of Appendix Q's proof
         "shuffle-glm/lem7.1", "shuffle-glm/lemQ.1", "shuffle-glm/lemQ.3", "shuffle-glm/claimsecQ",
         # Lemma B.6's variance step with the hypothesis as printed

@@ -123,10 +123,11 @@ def test_the_projected_score_moves_each_estimate_to_its_confidence_limit_then_ce
         want = _delta_lower(p * 1000, q * 1000, 1000, 0.05, claim.epsilon) - claim.delta
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
     assert got[3] > 0.5 if isinstance(claim, PureDP) else got[3] > 0.1  # the large-ratio event is worth something
-    # the closeness is the point estimate at the moved probabilities (log p/q, 0 where p is 0; p - e^eps q)
+    # the closeness is the point estimate at the moved probabilities (log p/q; p - e^eps q), -inf where the
+    # numerator's count is 0 (an event never seen on its likelier side carries no evidence)
     with np.errstate(divide="ignore", invalid="ignore"):
-        point = np.where(p > 0, np.log(p / q), 0.0) if isinstance(claim, PureDP) else p - math.exp(claim.epsilon) * q
-    np.testing.assert_allclose(closeness, point, rtol=1e-9, atol=1e-12)
+        point = np.log(p / q) if isinstance(claim, PureDP) else p - math.exp(claim.epsilon) * q
+    np.testing.assert_allclose(closeness, np.where(num > 0, point, -np.inf), rtol=1e-9, atol=1e-12)
 
 
 def _all_scores(claim, found, confirmation):
@@ -231,6 +232,35 @@ def test_events_that_all_certify_nothing_are_ranked_by_how_close_each_comes(conf
     far = sp._Choice(-1e-5, 1, "d0/d1", found[0][1], 0, 0.0)
     assert sp._value(claim, near, (10_000, 0.05))[0] == sp._value(claim, far, (10_000, 0.05))[0]
     assert sp._value(claim, near, (10_000, 0.05))[1] > sp._value(claim, far, (10_000, 0.05))[1]
+
+
+def test_events_without_evidence_come_last_and_a_pair_whose_laws_differ_outranks_equal_ones():
+    """A rare event seen 3 against 0 of 100 (DP-SE's elimination with its noise halved, at a first round of
+    selection): projected at level 1/8 every event certifies nothing, and neither the event's empty reverse
+    (0 against 3, whose epsilon estimate is 0 as if its probabilities were equal) nor a full-mass event (100
+    against 100) may be taken for the closest: the complement, 100 against 97, in the order d1/d0, is. Its pair
+    is worth more at the confirmation size than a pair whose sides never differ (whose every event has no
+    evidence)."""
+    claim, confirmation = PureDP(1.0), (100_000, 0.01)
+    differ = sp._best_candidate(claim, [(0, _candidates([100, 3, 97, 100], [100, 0, 100, 100], 100))], confirmation)
+    assert (differ.score, differ.order, differ.index) == (-1.0, "d1/d0", 2)
+    equal = sp._best_candidate(claim, [(1, _candidates([100, 0, 100, 100], [100, 0, 100, 100], 100))], confirmation)
+    assert equal.closeness == -math.inf
+    assert sp._value(claim, differ, confirmation) == pytest.approx(
+        (float(_epsilon_lower(100_000, 97_000, 100_000, 0.01)) - 1.0, math.log(100 / 97)), rel=1e-9)
+    assert sp._value(claim, equal, confirmation) == (-1.0, -math.inf)
+
+
+def test_a_pair_whose_laws_differ_is_kept_among_many_whose_laws_are_equal():
+    """Thirty pairs whose two sides never output 1 and, listed last, one whose first side does so in 3% of its
+    outputs: 4,000 selection samples per side (5 rounds, 26 per pair at first: the floor of 100), confirmation
+    10^5. Every pair's value ties at the clipped floor in round one unless the one-sided event is ranked by its
+    counts; it is kept and chosen."""
+    pairs = [(0.0, 0.0)] * 30 + [(0.03, 0.0)]
+    choice, summary = sp._select(Mechanism(_Recording()), PureDP(1.0), pairs, 4000, np.random.SeedSequence(0),
+                                 ("threshold",), None, (100_000, 0.01))
+    assert summary["rounds"][0] == {"pairs": 31, "samples_per_side": 100}
+    assert (choice.pair_index, choice.order, choice.event.describe()) == (30, "d0/d1", "x >= 1.0")
 
 
 def test_a_small_delta_is_found_when_no_event_projects_a_refutation():
