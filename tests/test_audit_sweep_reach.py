@@ -19,9 +19,9 @@ def record(claim_id, auditor="exact", verdict="verified", value=1.0, interval=(1
 BASELINE = {r["claim_id"]: r for r in (record("a"), record("b", "black-box", "not-refuted", 0.3, (0.2, "inf")))}
 
 
-def test_nothing_moved_is_not_reached_and_float_noise_moves_nothing():
+def test_nothing_moved_and_float_noise_moves_nothing():
     records = [record("a", value=1.0 + 1e-13), record("b", "black-box", "not-refuted", 0.3, (0.2, "inf"))]
-    assert audit_sweep.reach(records, BASELINE) == ("not refuted (not reached)", [])
+    assert audit_sweep.reach(records, BASELINE) == ("not refuted (nothing moved)", [])
 
 
 def test_an_exact_audit_still_verifying_is_the_calibrations_slack():

@@ -8,8 +8,9 @@ run seed, with ``dpaudit run``. A site is *refuted* when an entry the suite expe
 out refuted; *not refuted* when none does: either the halved noise is out of reach of the suite's audits as they
 stand (no entry audits that policy or code path, or its horizon, pair or budget is too small), or the halved
 noise still meets the claim (a calibration with more than twofold slack). The sweep tells them apart by rerunning
-the entries unmutated and listing the records the mutation moved: none (not reached), an exact audit that still
-verifies (the slack), or only sampled audits (reached, not refuted at this budget).
+the entries unmutated and listing the records the mutation moved: none (nothing moved: no entry runs that code, or
+none depends on it), an exact audit that still verifies (the slack), or only sampled audits (reached, not refuted
+at this budget).
 
     python tools/mutation/audit_sweep.py                    # every site, then docs/mutation/audit-sweep.md
     python tools/mutation/audit_sweep.py --only 'hybrid*'   # the matching sites; their rows replaced
@@ -72,9 +73,10 @@ statement about, is audited by the classic suite's DP-SE entries.
 - *Not refuted*: no privacy audit of the suite sees the halved noise at the budget run; the site is still killed
   by a test (the noise sweep). Each such site is told apart by what its mutation moved against the same entries
   run unmutated (same seed and budget: any record whose verdict or statistic moved ran the mutated code):
-  - *not reached*: no entry's record moved. No audit runs the mutated code at the entries' points: the policy, or
-    the code path (a draw only the fast path makes, a parameter only the algorithm passes), is audited by no
-    entry; a gap in the suite, listed for the next work;
+  - *nothing moved*: no entry's record moved. Either no audit runs the mutated code (the policy, or the code
+    path: a draw no audited path makes, a parameter only the algorithm passes, is audited by no entry), or an
+    entry runs it but its result does not depend on it at the entry's points (decisions that never change on its
+    pairs, so it certifies 0 either way); a gap in the suite either way, listed for the next work;
   - *verified exactly*: an exact audit ran the mutated code and still verifies the claim. The halved noise meets
     the claim there: the calibration has at least twofold slack at that point (Corollary B.3's sigma,
     4 sqrt(2 ln(2.5/delta))/eps for sensitivity 2, halved still exceeds the classic Gaussian calibration
@@ -151,14 +153,14 @@ def _moved(record: dict, before: dict | None) -> bool:
 
 
 def reach(records: list[dict], baseline: dict[str, dict]) -> tuple[str, list[str]]:
-    """A site no entry refutes, by what its mutation moved: *not reached* (no entry's record moved: no audit runs
-    the mutated code at these entries' points), *verified exactly* (an exact audit of the mutated code still
+    """A site no entry refutes, by what its mutation moved: *nothing moved* (no entry's record moved: no audit runs
+    the mutated code, or none whose result depends on it at its points), *verified exactly* (an exact audit of the mutated code still
     verifies the claim: the halved noise meets it, the calibration's slack is at least twofold there), or
     *reached black-box* (only sampled audits moved, not enough to refute at this budget); the moved entries
     listed with their verdicts."""
     moved = [r for r in records if _moved(r, baseline.get(r["claim_id"]))]
     if not moved:
-        return "not refuted (not reached)", []
+        return "not refuted (nothing moved)", []
     exact = [r for r in moved if r["auditor"] == "exact" and r["verdict"] == "verified"]
     listed = [f"{r['claim_id']} ({r['auditor']}, {r['verdict']})" for r in exact + [r for r in moved if r not in exact]]
     return ("not refuted (verified exactly)" if exact else "not refuted (reached black-box)"), listed
@@ -188,7 +190,7 @@ def write_report(rows: dict[str, str]) -> None:
     results = [cell.split(" (")[0] for cell in cells]
     later = sum(" budget)" in line for line in lines)
     reasons = [f"{sum(f'({why})' in cell for cell in cells)} {why}"
-               for why in ("not reached", "verified exactly", "reached black-box")]
+               for why in ("nothing moved", "verified exactly", "reached black-box")]
     summary = (f"\n{results.count('refuted')} of {len(lines)} sites run refuted by an audit"
                + (f" ({later} of them run at a larger budget)" if later else "") + ", "
                f"{results.count('audit error') + results.count('error')} stopped by an error, "
