@@ -154,8 +154,9 @@ def _moved(record: dict, before: dict | None) -> bool:
 
 def reach(records: list[dict], baseline: dict[str, dict]) -> tuple[str, list[str]]:
     """A site no entry refutes, by what its mutation moved: *nothing moved* (no entry's record moved: no audit runs
-    the mutated code, or none whose result depends on it at its points), *verified exactly* (an exact audit of the mutated code still
-    verifies the claim: the halved noise meets it, the calibration's slack is at least twofold there), or
+    the mutated code, or none whose result depends on it at its points), *verified exactly* (an exact audit of the
+    mutated code still verifies the claim: the halved noise meets it, the calibration's slack is at least twofold
+    there), or
     *reached black-box* (only sampled audits moved, not enough to refute at this budget); the moved entries
     listed with their verdicts."""
     moved = [r for r in records if _moved(r, baseline.get(r["claim_id"]))]
