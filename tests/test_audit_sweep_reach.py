@@ -30,13 +30,29 @@ def test_an_exact_audit_still_verifying_is_the_calibrations_slack():
                                                     ["a (exact, verified)", "b (black-box, not-refuted)"])
 
 
-def test_only_sampled_audits_moved_is_reached_black_box():
+def test_only_sampled_audits_or_refuted_exact_ones_moved_is_reached():
     records = [record("a"), record("b", "black-box", "not-refuted", 0.3, (0.25, "inf"))]
-    assert audit_sweep.reach(records, BASELINE) == ("not refuted (reached black-box)", ["b (black-box, not-refuted)"])
+    assert audit_sweep.reach(records, BASELINE) == ("not refuted (reached)", ["b (black-box, not-refuted)"])
     records = [record("a"), record("b", "black-box", "not-refuted", 0.3, (0.2, 9.0))]  # "inf" to a number
-    assert audit_sweep.reach(records, BASELINE)[0] == "not refuted (reached black-box)"
+    assert audit_sweep.reach(records, BASELINE)[0] == "not refuted (reached)"
+    refuted = {"c": record("c", verdict="refuted", value=2.0, interval=(2.0, 2.0))}  # expected refuted, moved
+    assert audit_sweep.reach([record("c", verdict="refuted", value=3.0, interval=(3.0, 3.0))], refuted) == (
+        "not refuted (reached)", ["c (exact, refuted)"])
 
 
 def test_a_verdict_that_moved_or_a_record_without_baseline_counts_as_moved():
     assert audit_sweep._moved(record("a", verdict="not-refuted"), BASELINE["a"])
     assert audit_sweep._moved(record("c"), None)
+
+
+def test_a_run_that_stops_before_any_audit_is_an_error_row_and_a_time_out_its_own(monkeypatch):
+    """The suites refusing to load the mutated code (no results file) is a row, not a crash of the sweep."""
+    import contextlib
+
+    monkeypatch.setattr(audit_sweep, "applied", lambda tool, site: contextlib.nullcontext())
+    site = audit_sweep.SITES[0]
+    monkeypatch.setattr(audit_sweep, "run_entries", lambda ids, budget: (None, "dpaudit run exit 2: boom"))
+    result, listed, seconds = audit_sweep.run_site(site, ["x"], "quick", BASELINE)
+    assert (result, listed) == ("error", ["dpaudit run exit 2: boom"]) and seconds >= 0
+    monkeypatch.setattr(audit_sweep, "run_entries", lambda ids, budget: (None, "time-out"))
+    assert audit_sweep.run_site(site, ["x"])[:2] == ("time-out", [])
