@@ -192,13 +192,15 @@ def write_report(rows: dict[str, str]) -> None:
     lines = merged_rows(REPORT, SITES, rows)
     cells = [re.split(r" \| ", line)[-2] for line in lines]
     results = [cell.split(" (")[0] for cell in cells]
-    later = sum(" budget)" in line for line in lines)
+    later = sum(" budget)" in cell and cell.startswith("refuted") for cell in cells)
     reasons = [f"{sum(f'({why})' in cell for cell in cells)} {why}"
                for why in ("nothing moved", "verified exactly", "reached")]
     summary = (f"\n{results.count('refuted')} of {len(lines)} sites run refuted by an audit"
-               + (f" ({later} of them run at a larger budget)" if later else "") + ", "
+               + (f" ({later} of them at a larger budget)" if later else "") + ", "
                f"{results.count('audit error') + results.count('error')} stopped by an error, "
-               f"{results.count('not refuted')} not refuted ({', '.join(reasons)})"
+               f"{results.count('not refuted')} not refuted ({', '.join(reasons)}"
+               + (f"; {sum(' budget)' in c for c in cells) - later} of them at a larger budget"
+                  if any(" budget)" in c and not c.startswith("refuted") for c in cells) else "") + ")"
                + ("" if len(lines) == len(SITES) else f" ({len(SITES) - len(lines)} of {len(SITES)} not yet run)")
                + ".\n")
     REPORT.write_text(HEADER + "\n".join(lines) + "\n" + summary)
