@@ -173,6 +173,143 @@ def test_the_best_candidate_is_the_highest_score_over_both_orders_of_every_pairs
     assert (pair_index, index) == ((0, 0) if confirmation is None else (3, 0))
 
 
+def _exhaustive(claim, found, confirmation):
+    """The choice with every event of every pair and order scored (the rule _best_candidate prunes): the
+    largest (score, closeness), ties to the first pair, order and event listed."""
+    total = 2 * sum(len(c) for _, c in found)
+    best = None
+    for pair_index, cand in found:
+        for order, num, den in (("d0/d1", cand.counts0, cand.counts1), ("d1/d0", cand.counts1, cand.counts0)):
+            if len(num):
+                excess, closeness = sp._scores(claim, num, den, cand.n, confirmation, total)
+                for j in range(len(num)):
+                    if best is None or (excess[j], closeness[j]) > best[:2]:
+                        best = (float(excess[j]), float(closeness[j]), pair_index, order, j)
+    return best
+
+
+def _counts(rng, size, n):
+    """Counts of ``size`` events among ``n`` outputs per side: rare and frequent, equal, empty and full on either
+    side, ratios from even to far apart, and repeats (ties)."""
+    p = rng.choice([0.0, 0.001, 0.01, 0.05, 0.2, 0.5, 1.0], size) * rng.uniform(0.5, 1.0, size)
+    p = np.where(p > 1, 1, p)
+    ratio = rng.choice([1.0, 1.0, 1.3, 2.0, 5.0, 0.0], size)
+    counts0 = rng.binomial(n, p)
+    counts1 = np.minimum(rng.binomial(n, np.minimum(p / np.where(ratio > 0, ratio, 1), 1.0)) * (ratio > 0), n)
+    repeat = rng.random(size) < 0.2
+    take = rng.integers(0, size, size)
+    counts0[repeat], counts1[repeat] = counts0[take[repeat]], counts1[take[repeat]]
+    full = rng.random(size) < 0.05
+    counts0[full], counts1[full] = n, n
+    return counts0, counts1
+
+
+@pytest.mark.parametrize("claim", [PureDP(0.3), PureDP(5.0), ApproxDP(0.3, 1e-3), ApproxDP(1.0, 0.5), ZCDP(0.5)],
+                         ids=["pure", "pure-unreached", "approx", "approx-unreached", "zcdp"])
+@pytest.mark.parametrize("confirmation", [None, (100_000, 0.01)], ids=["selection-size", "projected"])
+def test_pruning_chooses_what_scoring_every_event_chooses(claim, confirmation):
+    """On 40 random searches (4 for zCDP, whose 200 orders are slow to score) of 1-3 pairs of up to 400 events
+    each (rare, frequent, tied and evidence-free events; claims some event certifies and claims none reaches, where
+    the closeness decides), the pruned choice is the exhaustive one, event for event, score and closeness alike;
+    and for pure and approximate DP fewer events are scored than there are."""
+    rng = np.random.default_rng(7)
+    scored = listed = 0
+    original = sp._scored_at
+
+    def counting(*args):
+        nonlocal scored
+        scored += len(args[-1])
+        return original(*args)
+
+    for _ in range(40 if isinstance(claim, (PureDP, ApproxDP)) else 4):
+        n = int(rng.choice([100, 1000, 20_000]))
+        found = [(pair, Candidates("fixed", *_counts(rng, int(rng.integers(0, 400)), n), n,
+                                   lambda i: Threshold(">=", float(i))))
+                 for pair in rng.permutation(5)[:rng.integers(1, 4)]]
+        listed += 2 * sum(len(c) for _, c in found)
+        sp._scored_at = counting
+        try:
+            choice = sp._best_candidate(claim, found, confirmation)
+        finally:
+            sp._scored_at = original
+        want = _exhaustive(claim, found, confirmation)
+        if want is None:
+            assert choice is None
+            continue
+        assert (choice.score, choice.closeness, choice.pair_index, choice.order, choice.index) == want
+    if isinstance(claim, (PureDP, ApproxDP)):
+        assert scored < listed / 2
+    else:
+        assert scored == listed
+
+
+def _choose_counting(claim, found, confirmation):
+    """_best_candidate's choice and how many events it scored."""
+    scored, original = [], sp._scored_at
+
+    def counting(*args):
+        scored.append(len(args[-1]))
+        return original(*args)
+
+    sp._scored_at = counting
+    try:
+        return sp._best_candidate(claim, found, confirmation), sum(scored)
+    finally:
+        sp._scored_at = original
+
+
+def test_a_first_batch_that_certifies_nothing_prunes_neither_a_certifying_event_nor_a_closer_one():
+    """Pruning across batches (each of sp.PRUNING_BATCH events). (a) Pure DP, at the selection size: 64 rare
+    events of large ratio (5 against 1 of 1,000) are scored first and certify nothing; a frequent one of small
+    ratio (600 against 400), listed next, certifies 0.24 and is chosen, though its estimate is below theirs.
+    (b) Pure DP that nothing reaches, projected: 64 rare events of equal counts (5 against 5) are scored first; a
+    frequent one of equal counts (500 against 500), listed next, has the same estimate (0: the excess is the floor
+    exactly) but is moved less by the projection, so it comes closest and is chosen. Each is the exhaustive
+    choice. (c) Approximate DP at epsilon = 2, where e^2 q outweighs p in both orders and every estimate is below 0,
+    projected: 64 frequent events (500 against 68 of 1,000) are scored first; a rare one (1 against 1), listed
+    last, has a lower estimate but is moved less, so it comes closest and is chosen."""
+    found = [(0, _candidates([5] * 64 + [600] + [500] * 100, [1] * 64 + [400] + [480] * 100, 1000))]
+    choice, scored = _choose_counting(PureDP(0.1), found, None)
+    assert (choice.order, choice.index) == ("d0/d1", 64) and choice.score > 0
+    assert scored == 2 * sp.PRUNING_BATCH  # the second batch's best prunes the 37 events of 500 against 480 left
+    assert (choice.score, choice.closeness, 0, choice.order, choice.index) == _exhaustive(PureDP(0.1), found, None)
+    claim, confirmation = PureDP(5.0), (100_000, 0.01)
+    found = [(0, _candidates([5] * 64 + [500] + [0] * 100, [5] * 64 + [500] + [3] * 100, 1000))]
+    choice, scored = _choose_counting(claim, found, confirmation)
+    assert (choice.order, choice.index) == ("d0/d1", 64) and choice.score == -5.0
+    # 100 events without evidence (0 against 3) are pruned in the first order, never in the second (3 against 0)
+    assert scored == 65 + 165
+    assert (choice.score, choice.closeness, 0, choice.order, choice.index) == _exhaustive(claim, found, confirmation)
+    claim = ApproxDP(2.0, 0.5)
+    found = [(0, _candidates([500] * 64 + [1], [68] * 64 + [1], 1000))]
+    choice, _ = _choose_counting(claim, found, confirmation)
+    assert (choice.order, choice.index) == ("d0/d1", 64) and choice.score == -0.5
+    assert (choice.score, choice.closeness, 0, choice.order, choice.index) == _exhaustive(claim, found, confirmation)
+
+
+def test_events_at_the_floor_are_pruned_by_their_estimates_and_ties_are_kept():
+    """Approximate DP at epsilon = 2 at the selection size, where every estimate p - e^2 q is below 0, so every
+    excess is the floor and the closeness (the estimate itself) decides: 200 frequent events (500 against 500,
+    estimate -3.19), listed first, and 65 rare ones (5 against 5, estimate -0.032). The rare ones are scored first;
+    the first is chosen; the 65th, its tie, is scored too (in a second batch), in both orders, and no frequent one
+    is."""
+    found = [(0, _candidates([500] * 200 + [5] * 65, [500] * 200 + [5] * 65, 1000))]
+    choice, scored = _choose_counting(ApproxDP(2.0, 0.5), found, None)
+    assert (choice.order, choice.index, choice.score) == ("d0/d1", 200, -0.5)
+    assert scored == 2 * 65
+
+
+def test_a_certifying_event_listed_last_is_scored_first_and_the_rest_are_pruned():
+    """999 events of equal counts (nothing to certify) and one of ratio 3, listed last: the events are scored in
+    the order of their estimates, so one batch finds it and no other batch is scored; nor is any event of the
+    reverse order, whose estimates are all at most 0."""
+    counts0, counts1 = np.full(1000, 300), np.full(1000, 300)
+    counts0[-1], counts1[-1] = 600, 200
+    choice, scored = _choose_counting(PureDP(0.5), [(0, _candidates(counts0, counts1, 1000))], (100_000, 0.01))
+    assert (choice.order, choice.index) == ("d0/d1", 999)
+    assert scored == sp.PRUNING_BATCH
+
+
 def test_the_best_candidate_reads_the_reverse_order_from_swapped_counts():
     claim = PureDP(0.1)
     found = [(1, _candidates([100, 500], [400, 500], 1000))]

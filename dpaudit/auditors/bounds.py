@@ -97,6 +97,18 @@ def _intervals(k_num, k_den, n, alpha: float, sequential: bool, two_sided: bool)
     return binomial_lower(k_num, n, alpha / 2), None, None, binomial_upper(k_den, n, alpha / 2)
 
 
+def plugin_estimate(claim: PureDP | ApproxDP, k_num, k_den, n: int) -> np.ndarray:
+    """The point estimate :func:`certify` states for a pure or approximate DP claim (its ``estimate``), read off
+    the counts without any interval: epsilon log(p/q) (0 where p = 0), delta p - e^epsilon q. The certified value
+    at the same counts is at most max(estimate, 0), since the intervals hold p below and q above their
+    estimates (a one-sided Clopper-Pearson limit at a level below one half lies beyond the estimate)."""
+    p_hat, q_hat = np.asarray(k_num) / n, np.asarray(k_den) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if isinstance(claim, PureDP):
+            return np.where(p_hat > 0, np.log(p_hat) - np.log(q_hat), 0.0)
+        return p_hat - math.exp(claim.epsilon) * q_hat
+
+
 def certify(claim: Claim, k_num, k_den, n: int, alpha: float, sequential: bool = False) -> Bound:
     """Bound on the claim's parameter from counts of one event (or arrays of candidate events)
     among ``n`` outputs per side; holds with probability >= 1 - alpha."""
@@ -108,12 +120,10 @@ def certify(claim: Claim, k_num, k_den, n: int, alpha: float, sequential: bool =
     with np.errstate(divide="ignore", invalid="ignore"):
         if isinstance(claim, PureDP):
             value = np.maximum(np.log(p_lo) - np.log(q_hi), 0.0)
-            estimate = np.where(p_hat > 0, np.log(p_hat) - np.log(q_hat), 0.0)
-            return Bound("epsilon", value, estimate, value - claim.epsilon, {}, box)
+            return Bound("epsilon", value, plugin_estimate(claim, k_num, k_den, n), value - claim.epsilon, {}, box)
         if isinstance(claim, ApproxDP):
-            factor = math.exp(claim.epsilon)
-            value = np.maximum(p_lo - factor * q_hi, 0.0)
-            return Bound("delta", value, p_hat - factor * q_hat, value - claim.delta, {}, box)
+            value = np.maximum(p_lo - math.exp(claim.epsilon) * q_hi, 0.0)
+            return Bound("delta", value, plugin_estimate(claim, k_num, k_den, n), value - claim.delta, {}, box)
         if isinstance(claim, RenyiDP):
             best = None
             for order, eps in claim.points:

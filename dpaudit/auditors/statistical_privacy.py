@@ -82,7 +82,7 @@ from ..core.subjects import Mechanism
 from ..stats import binomial_lower, binomial_upper, thinned_fisher_mean
 from .base import Auditor, Finding, Support
 from .betting import EventBets, claimed_parameter
-from .bounds import SUPPORTED, certify, certify_pure_thinned
+from .bounds import SUPPORTED, certify, certify_pure_thinned, plugin_estimate
 from .events import FAMILIES, Candidates, as_features, candidates, default_families
 from .renyi import audit_renyi, is_scalar
 
@@ -169,28 +169,108 @@ def _closeness(bound, num, den, n) -> np.ndarray:
     return np.where((num > 0) & ((num < n) | (den < n)), estimate, -np.inf)
 
 
+def _scores(claim: Claim, num: np.ndarray, den: np.ndarray, n: int, confirmation: tuple[int, float] | None,
+            total: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each event's score and closeness, as arrays of the events' shape: the projected excess at the confirmation
+    size (:func:`_projected_excess`) when one is given, else the excess certified at the selection size at
+    :data:`SELECTION_LEVEL` over the ``total`` scored events."""
+    if confirmation is None:
+        bound = certify(claim, num, den, n, SELECTION_LEVEL / max(total, 1))
+        excess, closeness = bound.excess, _closeness(bound, num, den, n)
+    else:
+        excess, closeness = _projected_excess(claim, num, den, n, confirmation, PROJECTION_LEVEL / max(total, 1))
+    return tuple(np.broadcast_arrays(np.asarray(excess, dtype=float), closeness))
+
+
+def _first_best(excess: np.ndarray, closeness: np.ndarray, index: np.ndarray) -> int:
+    """The position of the largest (excess, closeness), ties to the smallest ``index`` (the first listed: the
+    choice must not hang on how ties fall)."""
+    return int(np.lexsort((-index, closeness, excess))[-1])
+
+
+#: events scored together while the rest are pruned: small enough that the first batch usually holds the best,
+#: large enough that the Clopper-Pearson limits stay vectorised
+PRUNING_BATCH = 64
+
+
+def _best_event(claim: Claim, num: np.ndarray, den: np.ndarray, n: int, score: Callable,
+                beat: tuple[float, float] | None) -> tuple[int, float, float] | None:
+    """(position, excess, closeness) of the event with the largest (excess, closeness), the first listed among
+    equals, scoring (``score(positions)``, :func:`_scores`) only the events that could reach it or ``beat``; None
+    when none reaches ``beat``.
+
+    Every score lies below its event's plug-in estimate (:func:`~.bounds.plugin_estimate`): the score's
+    probabilities are moved against the event, or bounded by it at the selection's level, and the excess is the
+    certified value, clipped at the claim's floor (0), less the claimed parameter. So the events are scored in
+    batches in the order of their estimates, and an event is dropped once its estimate's excess is below the best
+    score so far, or it is at the floor (estimate <= 0, so its excess is the floor exactly) while the best is too
+    and its estimate is below the best closeness. A few ulps of slack keep the rounding of the limits from
+    dropping a tie. The choice is the one scoring every event makes (tests/test_statistical_auditor_steps.py), at
+    a fraction of the cost: a score is four inverse incomplete beta functions, which took 15 of 21 seconds of an
+    audit searching 190 pairs (9 seconds pruned). Renyi and zCDP claims score every event."""
+    if not isinstance(claim, (PureDP, ApproxDP)):
+        excess, closeness = score(np.arange(num.size))
+        j = _first_best(excess, closeness, np.arange(num.size))
+        if beat is not None and (excess[j], closeness[j]) <= beat:
+            return None
+        return j, float(excess[j]), float(closeness[j])
+    parameter = claim.epsilon if isinstance(claim, PureDP) else claim.delta
+    floor = 0.0 - parameter
+    estimate = np.nan_to_num(np.asarray(plugin_estimate(claim, num, den, n), dtype=float), nan=-np.inf)
+    reach = np.maximum(estimate, 0.0) - parameter  # each excess is at most this
+    near = np.where((num > 0) & ((num < n) | (den < n)), estimate, -np.inf)  # each closeness at most this
+    order = np.lexsort((np.arange(num.size), -near, -reach))
+    best = beat
+    scored, found = [], []
+    while order.size:
+        if best is not None:
+            top, close = best
+            slack = 1e-9 * (1.0 + abs(top))
+            keep = reach[order] >= top - slack
+            if top == floor:
+                keep &= (reach[order] > floor) | (near[order] >= close - 1e-9 * (1.0 + abs(close)))
+            order = order[keep]
+        batch, order = order[:PRUNING_BATCH], order[PRUNING_BATCH:]
+        if not batch.size:
+            break
+        excess, closeness = score(batch)  # never NaN: the closeness reads NaN as -inf, the excess is clipped
+        scored.append(batch)
+        found.append((excess, closeness))
+        k = _first_best(excess, closeness, batch)
+        if best is None or (excess[k], closeness[k]) > best:
+            best = (float(excess[k]), float(closeness[k]))
+    if not scored:
+        return None
+    positions = np.concatenate(scored)
+    excess, closeness = (np.concatenate(part) for part in zip(*found))
+    k = _first_best(excess, closeness, positions)
+    if beat is not None and (excess[k], closeness[k]) <= beat:
+        return None
+    return int(positions[k]), float(excess[k]), float(closeness[k])
+
+
 def _best_candidate(claim: Claim, found: list[tuple[int, Candidates]],
                     confirmation: tuple[int, float] | None = None) -> _Choice | None:
     total = 2 * sum(len(c) for _, c in found)
-    level = SELECTION_LEVEL / max(total, 1)
     best: _Choice | None = None
     for index, cand in found:
         for order, num, den in (("d0/d1", cand.counts0, cand.counts1), ("d1/d0", cand.counts1, cand.counts0)):
             if len(num) == 0:
                 continue
-            if confirmation is None:
-                bound = certify(claim, num, den, cand.n, level)
-                excess, closeness = bound.excess, _closeness(bound, num, den, cand.n)
-            else:
-                excess, closeness = _projected_excess(claim, num, den, cand.n, confirmation,
-                                                      PROJECTION_LEVEL / max(total, 1))
-            excess, closeness = np.broadcast_arrays(np.asarray(excess, dtype=float), closeness)
-            # the largest excess, ties by closeness, then the first listed (the choice must not hang on how
-            # ties fall)
-            j = int(np.lexsort((-np.arange(excess.size), closeness, excess))[-1])
-            if best is None or (excess[j], closeness[j]) > (best.score, best.closeness):
-                best = _Choice(float(excess[j]), index, order, cand, j, float(closeness[j]))
+            num, den = np.asarray(num), np.asarray(den)
+            score = partial(_scored_at, claim, num, den, cand.n, confirmation, total)
+            beat = None if best is None else (best.score, best.closeness)
+            got = _best_event(claim, num, den, cand.n, score, beat)
+            if got is not None:  # strictly above the best of the pairs before: the first listed keeps a tie
+                j, excess, closeness = got
+                best = _Choice(excess, index, order, cand, j, closeness)
     return best
+
+
+def _scored_at(claim: Claim, num: np.ndarray, den: np.ndarray, n: int, confirmation: tuple[int, float] | None,
+               total: int, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    excess, closeness = _scores(claim, num[positions], den[positions], n, confirmation, total)
+    return excess.reshape(-1), closeness.reshape(-1)
 
 
 def _value(claim: Claim, choice: _Choice | None, confirmation: tuple[int, float] | None) -> tuple[float, float]:
