@@ -620,6 +620,31 @@ def test_the_classifier_is_a_logistic_regression_on_standardised_features_and_th
     assert (found.counts0[best], found.counts1[best]) == (20, 0)
 
 
+@pytest.mark.parametrize("d", [1, 2, 4])
+def test_the_classifier_scores_with_the_pipelines_decision_function_folded_into_a_quadratic_form(d):
+    """QuadraticScore.of(pipeline) is the fitted pipeline's decision function (standardise, degree-2 monomials
+    with the cross terms, standardise, logistic regression), to rounding: on 2,000 fresh outputs of sides that
+    differ in mean, spread and correlation, with a constant coordinate (scale 1 in both scalers) when d > 2."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import PolynomialFeatures, StandardScaler
+
+    from dpaudit.auditors.events import QuadraticScore
+
+    rng = np.random.default_rng(3)
+    mixing = np.eye(d) + 0.5 * np.triu(np.ones((d, d)), 1)
+    x0, x1 = rng.normal(size=(3000, d)), rng.normal(0.3, 1.3, size=(3000, d)) @ mixing
+    if d > 2:
+        x0[:, 1] = x1[:, 1] = 2.0
+    pipeline = make_pipeline(StandardScaler(), PolynomialFeatures(degree=2, include_bias=False), StandardScaler(),
+                             LogisticRegression(max_iter=500))
+    pipeline.fit(np.concatenate([x0, x1]), np.concatenate([np.ones(3000), np.zeros(3000)]))
+    fresh = rng.normal(0.1, 1.5, size=(2000, d))
+    want = pipeline.decision_function(fresh)
+    assert np.ptp(want) > 0.5  # the score varies on the fresh outputs
+    np.testing.assert_allclose(QuadraticScore.of(pipeline).decision_function(fresh), want, rtol=1e-10, atol=1e-10)
+
+
 # ------------------------------------------------------------------------------------------ atoms family
 
 

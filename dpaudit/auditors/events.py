@@ -206,9 +206,48 @@ class RowSet(Event):
         return f"x in {{{', '.join(shown)}{more}}}" if len(rows) != 1 else f"x = {shown[0]}"
 
 
+@dataclass(frozen=True, eq=False)
+class QuadraticScore:
+    """The classifier family's fitted score as the quadratic form it is: s(x) = z^T Q z + v . z + c, z = (x -
+    centre) / scale.
+
+    The pipeline (standardise, every monomial of degree 1 and 2, standardise them, logistic regression) is
+    linear in the monomials, so its decision function folds into Q (upper triangular), v and c once, after the
+    fit. Scored this way an output costs O(d^2) arithmetic instead of the pipeline's d^2 / 2 features built,
+    copied and standardised, which took most of an audit of a wide view (the concurrent shuffle algorithm's:
+    5.5 of 7.9 s). The score differs from the pipeline's by rounding only, and every threshold and every count
+    of an event reads this one function."""
+
+    centre: np.ndarray
+    scale: np.ndarray
+    quadratic: np.ndarray  # (d, d)
+    linear: np.ndarray  # (d,)
+    constant: float
+
+    @classmethod
+    def of(cls, pipeline: Any) -> QuadraticScore:
+        first, monomials, second, regression = (step for _, step in pipeline.steps)
+        weights = regression.coef_[0] / second.scale_
+        d = first.mean_.size
+        quadratic, linear = np.zeros((d, d)), np.zeros(d)
+        for weight, powers in zip(weights, monomials.powers_):
+            used = np.flatnonzero(powers)
+            if powers.sum() == 1:
+                linear[used[0]] += weight
+            else:  # z_i^2, or z_i z_j for i < j
+                i, j = (used[0], used[0]) if used.size == 1 else (used[0], used[1])
+                quadratic[i, j] += weight
+        constant = float(regression.intercept_[0] - weights @ second.mean_)
+        return cls(first.mean_.copy(), first.scale_.copy(), quadratic, linear, constant)
+
+    def decision_function(self, x: np.ndarray) -> np.ndarray:
+        z = (np.asarray(x, dtype=float) - self.centre) / self.scale
+        return np.einsum("ij,ij->i", z @ self.quadratic, z) + z @ self.linear + self.constant
+
+
 @dataclass(frozen=True)
 class ScoreThreshold(Event):
-    model: Any  # fitted scikit-learn pipeline with decision_function
+    model: Any  # the fitted score (:class:`QuadraticScore`, or anything with a decision_function)
     op: str
     t: float
 
@@ -395,9 +434,10 @@ def classifier_candidates(x0: np.ndarray, x1: np.ndarray) -> Candidates:
     train = np.concatenate([a0, a1])
     labels = np.concatenate([np.ones(len(a0)), np.zeros(len(a1))])
     model.fit(train, labels)
+    score = QuadraticScore.of(model)
     return _threshold_candidates(
-        model.decision_function(b0), model.decision_function(b1), "classifier",
-        lambda op, t: ScoreThreshold(model, op, t),
+        score.decision_function(b0), score.decision_function(b1), "classifier",
+        lambda op, t: ScoreThreshold(score, op, t),
     )
 
 

@@ -272,12 +272,15 @@ class ShuffledGaussianProtocol(Release):
     def shuffle(self, messages: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """S1 and S2: independent uniform permutations of the users' M1 parts and of their M2 parts,
         per run (messages of shape (size, B, coordinates))."""
-        d = self.d
+        size, users = messages.shape[:2]
         out = np.empty_like(messages)
-        runs = np.arange(messages.shape[0])[:, None]
-        for part in (slice(0, d), slice(d, None)):
-            order = np.argsort(rng.random(messages.shape[:2]), axis=1)  # a uniform permutation per run
-            out[..., part] = messages[runs, order][..., part]
+        offsets = (np.arange(size) * users)[:, None]
+        for part in (slice(0, self.d), slice(self.d, None)):
+            order = np.argsort(rng.random((size, users)), axis=1)  # a uniform permutation per run
+            # the part's rows gathered from a contiguous copy by flat index: a fancy index of the whole messages
+            # array, then the part, moved every coordinate twice and took most of an audit of the view
+            rows = np.ascontiguousarray(messages[..., part]).reshape(size * users, -1)
+            out[..., part] = np.take(rows, (order + offsets).ravel(), axis=0).reshape(size, users, -1)
         return out
 
     def _input(self, data: Any) -> np.ndarray:
