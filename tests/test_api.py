@@ -85,6 +85,31 @@ def test_misbehaving_mechanisms_give_clear_errors(mech, error, message):
         dpaudit.audit_privacy(mech, PureDP(1.0), pairs=[(0, 1)], samples=1000, seed=0)
 
 
+def test_each_distinct_input_is_probed_once_and_a_bad_one_is_still_caught():
+    """Pairs sharing a side: the probes (two calls of 16 outputs each, the determinism check) run once per
+    distinct input, inputs equal as numbers counted as one (0 and 0.0 differ in type, zeros of shapes (2,) and
+    (1, 2) in shape, and each is probed apart); a
+    mechanism that misbehaves on a later pair's input is still caught."""
+    calls = []
+
+    def counted(data, size, rng):
+        calls.append((repr(data), size))
+        return np.asarray(data, dtype=float).sum() + rng.laplace(0, 1.0, size)
+
+    pairs = [(np.zeros(2), np.array([1.0, 0.0])), (np.zeros(2), np.array([0.0, 1.0])), (np.zeros((1, 2)), 1.0),
+             (0, 1), (0.0, 1.0)]
+    dpaudit.audit_privacy(counted, PureDP(1.0), pairs=pairs, samples=1000, seed=0)
+    probes = [data for data, size in calls if size == 16]
+    distinct = (np.zeros(2), np.array([1.0, 0.0]), np.array([0.0, 1.0]), np.zeros((1, 2)), 1.0, 0, 1, 0.0)
+    assert probes == [repr(d) for d in distinct for _ in range(2)]
+
+    def bad_on_two(data, size, rng):
+        return np.full(size, np.nan) if data == 2 else data + rng.laplace(0, 1.0, size)
+
+    with pytest.raises(MechanismError, match="non-finite"):
+        dpaudit.audit_privacy(bad_on_two, PureDP(1.0), pairs=[(0, 1), (0, 2)], samples=1000, seed=0)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [

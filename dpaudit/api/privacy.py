@@ -85,10 +85,7 @@ def privacy_audit(
         raise ValueError("give pairs=[(d0, d1), ...], or neighbours=relation.over(domain) to search a domain for pairs")
     checked_pairs = _check_pairs(pairs, relation)
     mechanism = Mechanism(mech)
-    width = 1  # numbers per output, the widest the probes saw
-    for d0, d1 in checked_pairs:
-        for probe in (mechanism.probe(d0), mechanism.probe(d1)):
-            width = max(width, int(np.prod(probe.shape[1:], dtype=np.int64)))
+    width = _probed_width(mechanism, checked_pairs)
     plan = plan or plan_audit(PRIVACY, mechanism, claim, auditor)
     if plan.statistical:  # samples will (or may) be drawn: refuse a count that cannot fit, with the figure
         check_sample_memory(samples, width)
@@ -104,6 +101,31 @@ def privacy_audit(
                                             for c in mechanism.categories[:LISTED_CATEGORIES]]
     return Audit(claim, mechanism.name, finding, seq, seconds,
                  neighbours.to_dict() if neighbours is not None else dict(UNCHECKED))
+
+
+def _probed_width(mechanism: Mechanism, pairs: list) -> int:
+    """Probe the mechanism on every input of the pairs (:meth:`Mechanism.probe`) and return the numbers per output,
+    the widest the probes saw. An input equal to one probed before, as numbers, is not probed again: a search's
+    pairs mostly share one side (Hybrid-UCB's decisions over 155 searched pairs: 620 probe calls, 2.5 s)."""
+    width, seen = 1, set()
+    for data in (data for pair in pairs for data in pair):
+        key = _value_key(data)
+        if key is not None and key in seen:
+            continue
+        seen.add(key)
+        width = max(width, int(np.prod(mechanism.probe(data).shape[1:], dtype=np.int64)))
+    return width
+
+
+def _value_key(data: Any) -> tuple | None:
+    """A key equal for inputs equal as numeric arrays (shape, type and values), None for any other input."""
+    try:
+        array = np.asarray(data)
+    except Exception:  # noqa: BLE001 - an input numpy cannot read is simply probed
+        return None
+    if array.dtype.kind not in "biuf":
+        return None
+    return array.shape, array.dtype.str, array.tobytes()
 
 
 def audit_privacy(
