@@ -96,6 +96,9 @@ searched ones:
     1.78 eps with round 8's vector reversed; 1.15 eps found by the search alone at K = 3.
   - thm6@lap2,eps1,K2,T31: FTNL with report-noisy-max's usual Lap(2/eps) (``noise_scale="2/eps"``),
     the remedy FTNL_REASON names, on the same table and pairs: verified.
+  - thm2@eps1,pulls15,blackbox and thm6@lap2,eps1,K2,T31,blackbox: the same releases and the same
+    remedy's decisions from samples, on the hand-picked pairs: what a user sampling them runs
+    (LazyLaplaceArrays.sample, FTNL's decisions fast path), which the exact laws above never call.
   - claimsec5a-privacy@eps1,K3,T15: naive FTNL's decisions (Lap(K/eps) per action's epoch sum),
     end to end; verified (report-noisy-max at scale K/eps loses at most 2 eps/K).
 
@@ -274,6 +277,14 @@ for eps, pulls in [(1.0, 15), (0.5, 12)]:
                         f"(sum + Lap(1/eps)) / 2^r) are {eps:g}-DP (searched, and the first and last pulls of "
                         "array 2 changed)")
 
+# The same releases from samples: the statistical auditor draws them with LazyLaplaceArrays.sample (the code a
+# user sampling the mechanism runs, which the exact entries above never call), on the two hand-picked pairs.
+suite.privacy("private-online/thm2@eps1,pulls15,blackbox", auditor="statistical", subject=LazyLaplaceArrays(1.0, 15),
+              claim=PureDP(1.0), relation=ReplaceOne(),
+              pairs=[one_changed(np.zeros(15), 0.0, 1.0, index) for index in (3, 6)],
+              title="Anytime-Lazy-UCB's releases of one arm's 15 pulls are 1-DP, black-box (the first and last "
+                    "pulls of array 2 changed)")
+
 # The noise step of (22)/(25) in Lemma 11's proof: inequality (6) (fact1) on a lazy release's error.
 for eps, r in [(1.0, 3), (0.5, 0)]:
     law = LazyLaplaceArrays(eps, 2 ** (r + 1) - 1).error_law(r)
@@ -361,6 +372,15 @@ suite.privacy("private-online/thm6@lap2,eps1,K2,T31", auditor="exact",
               pairs=[one_changed(np.tile([0.0, 1.0], (31, 1)), [0.0, 1.0], [1.0, 0.0], 7)],
               title="FTNL with Lap(2/eps) instead of the printed Lap(1/eps): its decisions over T = 31 rounds "
                     "(K = 2) are 1-DP (searched, and round 8's vector reversed)")
+
+# The remedy's decisions from samples: FTNL's decisions fast path (one report-noisy-max draw per epoch), which the
+# exact entries above never call, on the same pair.
+suite.privacy("private-online/thm6@lap2,eps1,K2,T31,blackbox", auditor="statistical",
+              subject=DecisionTranscript(FollowTheNoisyLeader(1.0, 2, noise_scale="2/eps"), arms=2, horizon=31),
+              claim=PureDP(1.0), relation=ReplaceRewardVector(),
+              pairs=[one_changed(np.tile([0.0, 1.0], (31, 1)), [0.0, 1.0], [1.0, 0.0], 7)],
+              title="FTNL with Lap(2/eps): its decisions over T = 31 rounds (K = 2) are 1-DP, black-box (round 8's "
+                    "vector reversed)")
 
 # M4, Section 5: naive FTNL's decisions, Lap(K/eps) per action's epoch sum.
 suite.privacy("private-online/claimsec5a-privacy@eps1,K3,T15", auditor="exact",
