@@ -56,3 +56,13 @@ def test_a_run_that_stops_before_any_audit_is_an_error_row_and_a_time_out_its_ow
     assert (result, listed) == ("error", ["dpaudit run exit 2: boom"]) and seconds >= 0
     monkeypatch.setattr(audit_sweep, "run_entries", lambda ids, budget: (None, "time-out"))
     assert audit_sweep.run_site(site, ["x"])[:2] == ("time-out", [])
+
+
+def test_a_site_in_shared_code_runs_every_paper_whose_entries_sample_it():
+    """A site in a classic mechanism or a core sampler runs the classic suite's entries beside its policies' paper
+    (FTNL draws its report-noisy-max with the classic mechanism's code); any other site, its policies' paper."""
+    sites = {site.name: site for site in audit_sweep.SITES}
+    assert audit_sweep.papers_of(sites["ftnl/rnm-draw"]) == ("private-online", "classic")
+    assert audit_sweep.papers_of(sites["noise/laplace-draw"]) == ("classic", "private-online")
+    assert audit_sweep.papers_of(sites["ftnl/rnm-scale"]) == ("private-online",)
+    assert audit_sweep.papers_of(sites["dp-se/call-eps"]) == ("classic",)

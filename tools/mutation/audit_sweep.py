@@ -46,18 +46,19 @@ PAPER = {"dist-mab": "dist-mab", "dp-se": "classic", "lazy-ucb": "private-online
          "hybrid-ucb": "private-online", "ftnl": "private-online", "naive-ftnl": "private-online",
          "linucb": "shuffle-lcb", "tree": "shuffle-lcb", "cs-linucb": "concurrent-shuffle", "glm": "shuffle-glm",
          "noise": "classic"}
-#: the core samplers' draws feed the classic mechanisms and the policies the site names: both papers' entries run
-NOISE_PAPERS = {"noise/laplace-draw": ("classic", "private-online"),
-                "noise/discrete-laplace-draw": ("classic", "dist-mab"),
-                "noise/gaussian-draw": ("classic", "shuffle-lcb", "shuffle-glm"),
-                "noise/discrete-gaussian-draw": ("classic", "dist-mab"), "noise/skellam-draw": ("classic", "dist-mab"),
-                "noise/polya-draw": ("classic", "dist-mab")}
+#: sites in the classic mechanisms' and core samplers' code feed the classic mechanisms and the policies the site
+#: names: both papers' entries run (FTNL draws its report-noisy-max with the classic mechanism's code)
+SHARED_PAPERS = {"noise/laplace-draw": ("classic", "private-online"), "ftnl/rnm-draw": ("private-online", "classic"),
+                 "noise/discrete-laplace-draw": ("classic", "dist-mab"),
+                 "noise/gaussian-draw": ("classic", "shuffle-lcb", "shuffle-glm"),
+                 "noise/discrete-gaussian-draw": ("classic", "dist-mab"), "noise/skellam-draw": ("classic", "dist-mab"),
+                 "noise/polya-draw": ("classic", "dist-mab")}
 SEED = 0
 
 
 def papers_of(site: Site) -> tuple[str, ...]:
     """The papers whose privacy entries audit the policies ``site`` feeds."""
-    return NOISE_PAPERS.get(site.name, (PAPER[site.name.split("/")[0]],))
+    return SHARED_PAPERS.get(site.name, (PAPER[site.name.split("/")[0]],))
 
 HEADER = """# Noise-halving bugs against the suites' privacy audits
 
