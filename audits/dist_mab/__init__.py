@@ -65,7 +65,9 @@ Mechanism-level privacy (the batch protocol, :class:`dpaudit.mechanisms.Distribu
     and (0.5, 2, 16) over searched pairs, and at the paper's own point (0.1, 10, 1024) (g = 32,
     m = 37,687, spec table 2.8) on Theorem 1's two pairs at n = 1024 (one user 0 -> 1; 1/2 -> 0). The
     Skellam law mod m is computed in log space (Bessel-function ratios, with a stated error bound), so
-    residues near e^-1735 keep their precision.
+    residues near e^-1735 keep their precision. thm2-privacy@eps1,s1,n16,blackbox: the first point from
+    samples (one user 0 -> 1), drawn by the protocol's sampler and its total noise's (Skellam.sample), which
+    the exact laws never call.
   - thm6-ldp: the local protocol's message (x_hat + Lap_Z(g/eps)) mod m is eps-LDP
     (:class:`dpaudit.mechanisms.LocalModularRandomizer`, eps in (0, 1); tau uses Lemma 5's c = 1.6);
     exact, over searched pairs of one user's reward, at (eps, n) = (0.5, 64) and (0.9, 1024).
@@ -397,6 +399,15 @@ for eps, s, n in [(1.0, 1.0, 16), (0.5, 2.0, 16)]:
                       title=f"Algorithm 1 with Skellam shares: {'per-batch eps_n' if batch else 'eps'}(alpha)-RDP "
                             f"(eps = {eps:g}, s = {s:g}, n = {n})",
                       relation=ReplaceUser(batch_size=n).over(Datasets(n, Box(0.0, 1.0))))
+
+# The first point from samples: the statistical auditor draws y_hat with DistributedSum.sample (the total Skellam
+# noise's own sampler, Skellam.sample, which the exact entries above never call); one user from 0 to 1.
+suite.privacy("dist-mab/thm2-privacy@eps1,s1,n16,blackbox", auditor="statistical",
+              subject=DistributedSum("skellam", 1.0, 16, T, s=1.0),
+              claim=RenyiDP(RDP_ORDERS, tuple(theorem2_epsilon(a, 1.0, 1.0, None) for a in RDP_ORDERS)),
+              pairs=[one_changed(np.zeros(16), 0.0, 1.0)], relation=ReplaceUser(batch_size=16),
+              title="Algorithm 1 with Skellam shares: eps(alpha)-RDP (eps = 1, s = 1, n = 16), black-box (one user "
+                    "from 0 to 1)")
 
 # the paper's own point (spec table 2.8): eps = 0.1, s = 10, n = 1024, T = 10^6, so g = 32, m = 37,687;
 # the law mod m is computed in log space (Skellam.wrapped_logpmf), the pairs are Theorem 1's at n = 1024
