@@ -268,11 +268,16 @@ suite.privacy("private-online/thm6@eps0.5,K4,s3", auditor="exact", subject=Epoch
 
 # M1, Theorem 2: 15 pulls fill arrays 0..3 (1 + 2 + 4 + 8 observations), each released once; 12 pulls
 # leave array 3 partly filled (read by no release). eps = 1 and 0.5, the experiments' range.
+def _array2_pairs(pulls: int) -> list:
+    """All-zero observations against the first (pull 4) or the last (pull 7) observation of array 2 set to 1."""
+    return [one_changed(np.zeros(pulls), 0.0, 1.0, index) for index in (3, 6)]
+
+
 for eps, pulls in [(1.0, 15), (0.5, 12)]:
     suite.privacy(f"private-online/thm2@eps{eps:g},pulls{pulls}", auditor="exact",
                   subject=LazyLaplaceArrays(eps, pulls), claim=PureDP(eps),
                   relation=ReplaceOne().over(Datasets(pulls, Box(0.0, 1.0))),
-                  pairs=[one_changed(np.zeros(pulls), 0.0, 1.0, index) for index in (3, 6)],
+                  pairs=_array2_pairs(pulls),
                   title=f"Anytime-Lazy-UCB's releases of one arm's {pulls} pulls (every full array's "
                         f"(sum + Lap(1/eps)) / 2^r) are {eps:g}-DP (searched, and the first and last pulls of "
                         "array 2 changed)")
@@ -281,7 +286,7 @@ for eps, pulls in [(1.0, 15), (0.5, 12)]:
 # user sampling the mechanism runs, which the exact entries above never call), on the two hand-picked pairs.
 suite.privacy("private-online/thm2@eps1,pulls15,blackbox", auditor="statistical", subject=LazyLaplaceArrays(1.0, 15),
               claim=PureDP(1.0), relation=ReplaceOne(),
-              pairs=[one_changed(np.zeros(15), 0.0, 1.0, index) for index in (3, 6)],
+              pairs=_array2_pairs(15),
               title="Anytime-Lazy-UCB's releases of one arm's 15 pulls are 1-DP, black-box (the first and last "
                     "pulls of array 2 changed)")
 
@@ -351,11 +356,13 @@ for part, law in zip(("array", "tree"), HybridCounter(1.0, 14).error_laws(14), s
 
 # M3, Theorem 6, end to end: FTNL's whole decision sequence (a product of report-noisy-max laws), as the
 # decisions at the epoch starts (the transcript's default rounds; the other rounds repeat them).
-# round 8 is the first of epoch 3 (8 rounds): its sums move from (0, 8) to (1, 7)
+# The pair: only action 1 ever rewarded, against round 8's vector reversed; round 8 is the first of epoch 3
+# (8 rounds): its sums move from (0, 8) to (1, 7)
+_ROUND8_REVERSED = one_changed(np.tile([0.0, 1.0], (31, 1)), [0.0, 1.0], [1.0, 0.0], 7)
 suite.privacy("private-online/thm6@eps1,K2,T31", auditor="exact",
               subject=DecisionTranscript(FollowTheNoisyLeader(1.0, 2), arms=2, horizon=31),
               claim=PureDP(1.0), relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(31, 2))),
-              pairs=[one_changed(np.tile([0.0, 1.0], (31, 1)), [0.0, 1.0], [1.0, 0.0], 7)],
+              pairs=[_ROUND8_REVERSED],
               expected="refuted", reason=FTNL_REASON, footing="as printed",
               title="FTNL's decisions over T = 31 rounds (epochs 0..4, K = 2) are 1-DP (searched, and round 8's "
                     "vector reversed)")
@@ -369,7 +376,7 @@ suite.privacy("private-online/thm6@eps0.5,K3,T15", auditor="exact",
 suite.privacy("private-online/thm6@lap2,eps1,K2,T31", auditor="exact",
               subject=DecisionTranscript(FollowTheNoisyLeader(1.0, 2, noise_scale="2/eps"), arms=2, horizon=31),
               claim=PureDP(1.0), relation=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(31, 2))),
-              pairs=[one_changed(np.tile([0.0, 1.0], (31, 1)), [0.0, 1.0], [1.0, 0.0], 7)],
+              pairs=[_ROUND8_REVERSED],
               title="FTNL with Lap(2/eps) instead of the printed Lap(1/eps): its decisions over T = 31 rounds "
                     "(K = 2) are 1-DP (searched, and round 8's vector reversed)")
 
@@ -378,7 +385,7 @@ suite.privacy("private-online/thm6@lap2,eps1,K2,T31", auditor="exact",
 suite.privacy("private-online/thm6@lap2,eps1,K2,T31,blackbox", auditor="statistical",
               subject=DecisionTranscript(FollowTheNoisyLeader(1.0, 2, noise_scale="2/eps"), arms=2, horizon=31),
               claim=PureDP(1.0), relation=ReplaceRewardVector(),
-              pairs=[one_changed(np.tile([0.0, 1.0], (31, 1)), [0.0, 1.0], [1.0, 0.0], 7)],
+              pairs=[_ROUND8_REVERSED],
               title="FTNL with Lap(2/eps): its decisions over T = 31 rounds (K = 2) are 1-DP, black-box (round 8's "
                     "vector reversed)")
 
