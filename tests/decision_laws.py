@@ -35,7 +35,8 @@ def assert_sampler_matches_law(policy, table: np.ndarray, alpha: float, runs: in
                                path: str = "per-round") -> None:
     """The law sums to 1, every one of ``runs`` runs (``path``: the per-round reference over the whole
     sequence, or the policy's blocks as the transcript's ``sample`` plays them, recording rounds T/2 and T
-    only, so that blocks of several rounds are played) plays decisions of positive probability, and a
+    only, so that blocks of several rounds are played, or every round: blocks of one round, the runner telling
+    the policy so through ``next_block``'s ``limit``) plays decisions of positive probability, and a
     chi-square test of their counts against the law (cells of expected count < 5 pooled, a pool below 5 merged
     into the smallest cell) passes at level ``alpha`` (its false-failure rate)."""
     rounds = (len(table) // 2, len(table)) if path == "blocks" else None
@@ -43,7 +44,7 @@ def assert_sampler_matches_law(policy, table: np.ndarray, alpha: float, runs: in
     assert math.isclose(sum(law.values()), 1.0, rel_tol=1e-12)
     transcript = DecisionTranscript(policy, arms=2, horizon=len(table), rounds=rounds)
     assert isinstance(transcript, ExactDecisionTranscript)
-    if path == "blocks":
+    if path in ("blocks", "blocks, every round"):  # every round recorded: blocks cut to one round, told so
         assert transcript.plays_blocks
         played = transcript.sample(table, runs, np.random.default_rng(seed))
     else:

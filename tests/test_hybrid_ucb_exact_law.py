@@ -46,7 +46,7 @@ def _bonus(t: int, pulls: int, eps: float) -> float:
     (HybridUCB(4.0), np.random.default_rng(4).uniform(size=(5, 2)).round(2)),
     (HybridUCB(0.5, noise_scale="1/eps"), np.tile([0.7, 0.4], (6, 1))),
 ])
-@pytest.mark.parametrize("path", ["per-round", "blocks"])
+@pytest.mark.parametrize("path", ["per-round", "blocks", "blocks, every round"])
 def test_exact_law_matches_the_samplers(policy, table, path):
     """60,000 runs of each path (the per-round reference; the blocks the transcript's sample plays, the
     fast path's draws) against the exact law: the law sums to 1, every run's sequence is an outcome of

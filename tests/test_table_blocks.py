@@ -13,8 +13,10 @@ from scipy import stats
 
 from dpaudit.algorithms.mab.dp_se import DPSEEpoch, DPSuccessiveElimination
 from dpaudit.algorithms.online.ftl import FollowTheLeader
+from dpaudit.algorithms.online.lazy_ucb import AnytimeLazyUCB
 from dpaudit.algorithms.online.ucb import UCB1
-from dpaudit.bandits.table_blocks import TableRewards
+from dpaudit.bandits.policies import takes_limit
+from dpaudit.bandits.table_blocks import TableRewards, run_decision_blocks
 from dpaudit.bandits.transcripts import DecisionTranscript
 from dpaudit.mechanisms.noise import LaplaceSum
 
@@ -67,6 +69,63 @@ def test_deterministic_policies_play_the_same_decisions_by_blocks(policy, arms, 
     assert transcript.plays_blocks
     assert np.array_equal(transcript.sample(table, 3, np.random.default_rng(0)),
                           transcript.sample_per_round(table, 3, np.random.default_rng(0)))
+
+
+@pytest.mark.parametrize("policy, horizon, rounds", [
+    (AnytimeLazyUCB(1.0), 40, None),  # its noise drawn at start: the same draws on both paths
+    (AnytimeLazyUCB(1.0), 40, [5, 6, 20, 40]),
+    (UCB1(), 40, None),
+])
+def test_blocks_cut_to_one_round_play_the_per_round_decisions(policy, horizon, rounds):
+    """Every round recorded: every block is one round, and the policy, told so by ``limit``, skips its
+    certificate; the decisions stay the per-round run's, decision for decision."""
+    table = np.random.default_rng(horizon).random((horizon, 2)).round(3)
+    transcript = DecisionTranscript(policy, arms=2, horizon=horizon, rounds=rounds)
+    assert transcript.plays_blocks and takes_limit(policy)
+    assert np.array_equal(transcript.sample(table, 200, np.random.default_rng(5)),
+                          transcript.sample_per_round(table, 200, np.random.default_rng(5)))
+
+
+@pytest.mark.parametrize("policy", [AnytimeLazyUCB(1.0), UCB1()])
+def test_a_limited_certificate_is_the_full_ones_prefix(policy):
+    """From the same states, ``next_block(t, limit)`` plays the same arms for min(the unlimited length, limit)
+    rounds: the limit only saves work."""
+    import copy
+
+    runs, horizon = 300, 200
+    rng = np.random.default_rng(2)
+    policy.start(runs, 2, horizon, rng)
+    table = np.column_stack([0.8 + 0.2 * rng.random(horizon), 0.2 * rng.random(horizon)])  # arm 0 far ahead
+    limits = np.random.default_rng(3).integers(1, 6, runs)
+    checked = 0
+    for t in range(1, 120):
+        if t > 2:
+            free, cut = copy.deepcopy(policy), copy.deepcopy(policy)
+            when = np.full(runs, t)
+            arms, lengths = free.next_block(when)
+            arms_cut, lengths_cut = cut.next_block(when, limit=limits)
+            assert np.array_equal(arms, arms_cut)
+            assert np.array_equal(lengths_cut, np.minimum(lengths, limits))
+            checked += int((lengths > limits).sum())
+            policy = free  # its windows grown by the certificates
+        played = policy.choose(t)
+        policy.observe(t, played, table[t - 1, played])
+    assert checked > 100  # the limit bound often
+
+
+def test_the_runner_tells_the_policy_each_blocks_cut():
+    """Rounds 2 and 5 recorded out of 6: the blocks from rounds 1 and 3 may hold 2 and 3 rounds, and the runner
+    says so; a policy without the keyword is called without it."""
+    seen = []
+
+    class Told(Blocky):
+        def next_block(self, t, limit):
+            seen.append(limit.tolist())
+            return np.zeros(self.runs, dtype=np.int64), np.full(self.runs, 10)
+
+    out = run_decision_blocks(Told(None), np.zeros((6, 2)), (2, 5), 2, np.random.default_rng(0))
+    assert seen == [[2, 2], [3, 3]] and (out == 0).all()
+    assert takes_limit(Told(None)) and not takes_limit(Blocky(None)) and not takes_limit(object())
 
 
 class Blocky:

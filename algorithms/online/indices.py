@@ -116,16 +116,27 @@ class PerPullIndexPolicy(IndexPolicy):
             value = self.estimates + self.bonus(t, self.pulls)
         return np.where(pulled, value, np.inf)
 
-    def next_block(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def next_block(self, t: np.ndarray, limit: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The block certificate of the module docstring; ``limit`` (the protocol's option) caps the rounds it
+        certifies: a run whose block the engine cuts to one round gets no certificate (nor the noise a
+        certificate prepares ahead, which its pulls then draw when they read it: the same law)."""
         t = np.asarray(t, dtype=np.int64)
         played = np.argmax(self.index(t), axis=1)
         lengths = np.ones(self.runs, dtype=np.int64)
-        rows = np.flatnonzero((self.pulls[self._rows, played] > 0) & (t <= self.horizon))
+        wanted = (self.pulls[self._rows, played] > 0) & (t <= self.horizon)
+        if limit is not None:
+            limit = np.asarray(limit, dtype=np.int64)
+            wanted &= limit > 1
+        rows = np.flatnonzero(wanted)
         if rows.size == 0:
             return played, lengths
         arms = played[rows]
         capacity = self._capacity(rows, arms)
         window = np.minimum(capacity, self._window[rows, arms])  # pulls the block may hold
+        capped = np.zeros(rows.size, dtype=bool)
+        if limit is not None:
+            capped = limit[rows] < window
+            window = np.minimum(window, limit[rows])
         width = int(min(window.max(), MAX_WINDOW))
         if width < 2:
             return played, lengths
@@ -151,7 +162,9 @@ class PerPullIndexPolicy(IndexPolicy):
         lengths[rows] = 1 + passed
         # the next window of (run, arm): twice this one when it passed whole, else twice the block
         whole = passed >= window - 1
-        self._window[rows, arms] = np.maximum(2, np.where(whole, 2 * window, 2 * (1 + passed)))
+        # (a window the limit cut that passed whole says nothing about the next: it stays)
+        grown = np.where(whole, 2 * window, 2 * (1 + passed))
+        self._window[rows, arms] = np.maximum(2, np.where(whole & capped, self._window[rows, arms], grown))
         return played, lengths
 
     def _capacity(self, rows: np.ndarray, arms: np.ndarray) -> np.ndarray:

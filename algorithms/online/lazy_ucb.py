@@ -120,10 +120,16 @@ class AnytimeLazyUCB(IndexPolicy):
             self.sizes[rows, arms] = 2.0**r
             self.filling[rows, arms] = 0.0
 
-    def next_block(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def next_block(self, t: np.ndarray, limit: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The block certificate of the module docstring; ``limit`` (the protocol's option) caps the rounds it
+        certifies, so a block the engine cuts to one round costs one index evaluation."""
         t = np.asarray(t, dtype=np.int64)
         played = np.argmax(self.index(t), axis=1)
+        if limit is not None and (np.asarray(limit) <= 1).all():
+            return played, np.ones(self.runs, dtype=np.int64)
         last = t + self.until_full(self._rows, played) - 1  # J's array fills at this round at the latest
+        if limit is not None:
+            last = np.minimum(last, t + np.maximum(np.asarray(limit, dtype=np.int64), 1) - 1)
 
         def holds(u: np.ndarray) -> np.ndarray:
             return np.argmax(self.index(u), axis=1) == played

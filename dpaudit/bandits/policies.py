@@ -30,7 +30,12 @@ methods above stay the reference it is tested against):
 - ``observe_block(t, arms, pulls)``: the engine played run r's arm for ``pulls.counts[r]`` rounds
   (possibly fewer than promised: blocks are cut at recorded rounds, the horizon and a memory bound; 0
   for a finished run); ``pulls`` (:class:`dpaudit.bandits.environments.Pulls`) gives their reward sums, or the
-  rewards one by one (``pulls.values()``) when the policy needs more than the sums.
+  rewards one by one (``pulls.values()``) when the policy needs more than the sums;
+- optionally ``next_block(t, limit=...)``: a ``next_block`` with a keyword ``limit`` is told, as an integer
+  array of shape (runs,) (entries >= 1), the most rounds of run r's block the engine will play; the policy
+  may then return shorter blocks (at least 1 round, at most ``limit[r]``) and skip the work of certifying
+  rounds the engine would cut anyway. :func:`dpaudit.bandits.table_blocks.run_decision_blocks` passes it
+  (a decision audit records every round, so its blocks are cut to one round); :func:`takes_limit`.
 
 A fast path may skip rounds only when the law of the trajectory stays exact: the block's arm must be
 the one the per-round path would play at every round of the block given the same state.
@@ -169,6 +174,16 @@ def _start_reads_horizon(cls: type) -> bool | None:
     return False
 
 
+def takes_limit(policy: Any) -> bool:
+    """Whether ``policy.next_block`` takes the protocol's optional keyword ``limit`` (module docstring)."""
+    import inspect
+
+    try:
+        return "limit" in inspect.signature(policy.next_block).parameters
+    except (AttributeError, TypeError, ValueError):  # no next_block, or a builtin without a signature
+        return False
+
+
 def checked_decisions(owner: str, played: Any, shape: tuple[int, ...], arms: int, where: str) -> np.ndarray:
     """Decisions as int64 arms of ``shape`` in [0, arms), or a ValueError naming ``owner`` and ``where``."""
     out = np.asarray(played)
@@ -213,4 +228,4 @@ def checked_contexts(owner: str, contexts: Any, runs: int, dimension: int | None
 
 
 __all__ = ["FEEDBACKS", "Policy", "check_policy", "checked_contexts", "checked_decisions", "feedback_of", "horizon_use",
-           "run_decisions"]
+           "run_decisions", "takes_limit"]

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .environments import Pulls
-from .policies import checked_decisions, feedback_of
+from .policies import checked_decisions, feedback_of, takes_limit
 from .simulation import MAX_BLOCK_PULLS
 
 
@@ -85,12 +85,16 @@ def run_decision_blocks(policy: Any, table: np.ndarray, rounds: tuple[int, ...],
     t = np.ones(size, dtype=np.int64)  # each run's next round
     column = np.zeros(size, dtype=np.int64)  # each run's next recorded round
     longest = max(1, MAX_BLOCK_PULLS // max(size, 1))  # the values of a block stay within the engine's bound
+    limited = takes_limit(policy)
     while True:
         active = column < marks.size
         if not active.any():
             return out
         first = int(t[active].min())
-        played, lengths = policy.next_block(t.copy())
+        until = marks[np.minimum(column, marks.size - 1)]  # cut at the next recorded round
+        cut = np.where(active, np.minimum(until - t + 1, longest), 1)
+        # with every round recorded every block is cut to one round: told so, a policy skips its certificate
+        played, lengths = policy.next_block(t.copy(), limit=cut.copy()) if limited else policy.next_block(t.copy())
         played, lengths = np.asarray(played), np.asarray(lengths)
         where = f"block starting at round {first} (or later)"
         if played.shape == (size,):
@@ -99,8 +103,7 @@ def run_decision_blocks(policy: Any, table: np.ndarray, rounds: tuple[int, ...],
         if lengths.shape != (size,) or lengths.dtype.kind not in "iu" or (lengths[active] < 1).any():
             raise ValueError(f"{owner}: the policy's next_block must give block lengths >= 1 of shape ({size},) "
                              f"in the {where}, got {lengths!r}")
-        until = marks[np.minimum(column, marks.size - 1)]  # cut at the next recorded round
-        counts = np.where(active, np.minimum(np.minimum(lengths, until - t + 1), longest), 0)
+        counts = np.where(active, np.minimum(lengths, cut), 0)
         reached = active & (t + counts - 1 == until)
         out[reached, column[reached]] = played[reached]
         last = reached & (column == marks.size - 1)  # its reward is read by no recorded decision

@@ -364,15 +364,16 @@ class CloneLikelihoodRatio(Release):
                      f"among users at {np.round(np.asarray(base, float), 4).tolist()}")
 
     def statistic(self, views: np.ndarray) -> np.ndarray:
-        from scipy.special import logsumexp
-
         sigma2 = self.protocol.randomizer.sigma ** 2
-        centred = views - self.base_mean
         total = np.zeros(views.shape[0])
         for part in self.parts:
             u = self.shift[part]
-            scores = (centred[..., part] @ u - u @ u / 2) / sigma2
-            total += logsumexp(scores, axis=1) - math.log(self.protocol.B)
+            # <y - m_c, u> as <y, u> - <m_c, u>: no centred copy of the views
+            scores = (views[..., part] @ u - (self.base_mean[part] @ u + u @ u / 2)) / sigma2
+            # log-sum-exp shifted by each row's largest score: the scores of Gaussian messages are finite, so
+            # scipy's logsumexp's handling of infinities and signs is not needed, and it took 5x longer
+            top = scores.max(axis=1)
+            total += np.log(np.exp(scores - top[:, None]).sum(axis=1)) + top - math.log(self.protocol.B)
         return total
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
