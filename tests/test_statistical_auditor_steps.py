@@ -835,3 +835,40 @@ def test_histograms_of_continuous_or_many_valued_outputs_span_the_central_999_pe
     h = sp._histograms(np.full(3, 0.5), np.full(3, 0.5), bins=4)  # one non-integer value: a unit span
     np.testing.assert_allclose(h["edges"], [0.5, 0.75, 1.0, 1.25, 1.5])
     assert h["counts0"].tolist() == [3, 0, 0, 0]
+
+
+@pytest.mark.parametrize("pairs", [[(0.0, 1.0)], [(0.0, 1.0), (0.0, 0.5), (1.0, 0.0)]])
+def test_every_bet_is_sized_by_its_events_rates_on_the_pairs_outputs_drawn_before_it(monkeypatch, pairs):
+    """A sequential audit that holds (Laplace noise of scale 1, claimed eps = 1.5) bets on every batch but each
+    pair's first: each batch's forecast is its event's rates, in the event's order, on all the outputs of that pair
+    drawn before the batch (selection's and confirmation's), never on the batch itself (which would void the
+    bets' validity: tests/test_betting.py). Deterministic given the seed."""
+    drawn, calls = [], []
+    sample = sp._sample_features
+
+    def recording_sample(mechanism, data, size, rng, statistic):
+        out = sample(mechanism, data, size, rng, statistic)
+        drawn.append((float(data), out))
+        return out
+
+    bet = sp._bet
+
+    def recording_bet(bets, event, order, x0, x1, forecast):
+        calls.append((event, order, x0, x1, forecast, len(drawn)))
+        return bet(bets, event, order, x0, x1, forecast)
+
+    monkeypatch.setattr(sp, "_sample_features", recording_sample)
+    monkeypatch.setattr(sp, "_bet", recording_bet)
+    mech = dpaudit.mechanisms.AdditiveNoiseMechanism(dpaudit.mechanisms.Laplace(1.0))
+    r = dpaudit.audit_privacy(mech, PureDP(1.5), pairs=pairs, auditor="statistical", samples=20_000, seed=3,
+                              sequential=True, events=["threshold"])
+    assert r.verdict == "not-refuted" and len(calls) >= 8
+    for event, order, x0, x1, forecast, until in calls:
+        assert drawn[until - 2][1] is x0 and drawn[until - 1][1] is x1  # the batch: the last two drawn
+        d0, d1 = drawn[until - 2][0], drawn[until - 1][0]
+        # the pair's earlier outputs: draws alternate d0, d1, and a pair's two inputs identify it here
+        earlier = [(drawn[i][1], drawn[i + 1][1]) for i in range(0, until - 2, 2)
+                   if (drawn[i][0], drawn[i + 1][0]) == (d0, d1)]
+        y0, y1 = (np.concatenate(side) for side in zip(*earlier))
+        rates = np.mean(event.contains(y0)), np.mean(event.contains(y1))
+        assert forecast == pytest.approx(rates if order == "d0/d1" else rates[::-1], rel=1e-12, abs=1e-15)

@@ -9,10 +9,19 @@ most alpha: an audit may look after every batch, stop at the first crossing, and
 pair, and order) from everything drawn before it (Waudby-Smith and Ramdas 2024; Shafer and Vovk's testing by
 betting; González, Dulce-Rubio, Ramdas and Ribero 2025 audit DP sequentially the same way with other bets).
 
-The bets: lambda = c / (e^epsilon + delta) for each c of :data:`FRACTIONS` (a geometric grid of fractions of the
-largest allowed bet), the wealths averaged with equal weights (an average of supermartingales is one; the grid
-costs log of its size in wealth and saves guessing the right bet: the best fraction is about 0.5 for a Laplace
-mechanism with half its noise against epsilon = 1, about 0.004 for a 1% violation).
+The bets: lambda = c / (e^epsilon + delta) for each c of a geometric grid of fractions of the largest allowed bet,
+the wealths averaged with equal weights (an average of supermartingales is one; the grid costs log of its size in
+wealth and saves guessing the right bet: the best fraction is about 0.5 for a Laplace mechanism with half its noise
+against epsilon = 1, about 0.004 for a 1% violation). A batch bet on without a forecast takes :data:`FRACTIONS`.
+A batch bet on with a *forecast* of its event's rates on each side (p, q), estimated from outputs drawn before the
+batch, takes the grid :data:`SCALES` times the Kelly fraction of the forecast (:func:`kelly_fraction`: the c that
+maximises the expected log-growth if the rates were p and q), capped at 0.9: 0 where the forecast sees no edge, so
+a batch whose event the earlier outputs do not favour risks nothing. Without forecasts every batch risks a share of
+every path's wealth, and an audit whose selection bets on a dozen poor events before it finds the good one can
+lose more than confirmation wins back: classic SVT variants refuted at the quick budget only by the final Fisher
+test, their bets at e^-1.3, now stop within it. The fractions stay predictable (a function of earlier outputs
+only), which is all the supermartingale needs; they are computed at the claimed parameter and kept for every other
+parameter, which keeps each path's monotonicity below.
 
 The certified bound: at the claimed epsilon (a delta claim) or delta = 0 (pure), each outcome's factor
 1 + c (X - e^e Y - d) / (e^e + d) falls as e (pure DP) or d (approximate DP, at the claimed epsilon) rises, so
@@ -33,7 +42,27 @@ from ..core.claims import ApproxDP, Claim, PureDP
 
 #: fractions of the largest allowed bet, mixed with equal weights: 0.9 down to about 0.9 / 2^11
 FRACTIONS = 0.9 * 2.0 ** -np.arange(12)
+#: multiples of a forecast's Kelly fraction, mixed with equal weights (a forecast from the outputs an event was chosen
+#: on overstates its edge, and a bet of twice the Kelly fraction grows nothing: the grid reaches below, not above)
+SCALES = 2.0 ** -np.arange(12)
+#: the largest fraction of the largest allowed bet (a bet of the whole would lose everything on one outcome)
+MAX_FRACTION = 0.9
+#: fractions among which :func:`kelly_fraction` chooses: 0.9 down to 0.9 * 2^-16, by quarter octaves
+KELLY_GRID = MAX_FRACTION * 2.0 ** -(np.arange(65) / 4)
 BISECTION_STEPS = 60
+
+
+def kelly_fraction(claim: PureDP | ApproxDP, p: float, q: float) -> float:
+    """The fraction c of the largest allowed bet that maximises the expected log-growth of 1 + c Z / (e^eps + delta)
+    at the claim's parameters if the event's rates were ``p`` (first side) and ``q`` (second side), the two sides'
+    outputs independent; 0 when no fraction of :data:`KELLY_GRID` grows (the forecast sees no edge)."""
+    factor, delta = math.exp(float(claim.epsilon)), float(getattr(claim, "delta", 0.0))
+    p, q = min(max(float(p), 0.0), 1.0), min(max(float(q), 0.0), 1.0)
+    cells = np.array([p * q, p * (1 - q), (1 - p) * q, (1 - p) * (1 - q)])
+    payoffs = np.array([1 - factor - delta, 1 - delta, -factor - delta, -delta]) / (factor + delta)
+    growth = np.log1p(KELLY_GRID[:, None] * payoffs[None, :]) @ cells
+    best = int(np.argmax(growth))
+    return float(KELLY_GRID[best]) if growth[best] > 0 else 0.0
 
 
 def claimed_parameter(claim: PureDP | ApproxDP) -> float:
@@ -46,11 +75,13 @@ class EventBets:
     """The outcome counts of every batch bet on so far, and the running maximum of the claim's wealth.
 
     Each batch adds (n11, n10, n01, n00): the outputs in which both sides, only the first (numerator) side, only
-    the second, or neither fell in that batch's event, pairing the i-th output of each side."""
+    the second, or neither fell in that batch's event, pairing the i-th output of each side; and the fractions of
+    the largest bet each path of the mixture stakes on it (module docstring)."""
 
     claim: Claim
     alpha: float
     batches: list[tuple[int, int, int, int]] = field(default_factory=list)
+    fractions: list[np.ndarray] = field(default_factory=list)  # per batch, one per path; FRACTIONS if not given
     drawn: int = 0  # outputs per side bet on
 
     def __post_init__(self):
@@ -59,15 +90,18 @@ class EventBets:
         if not 0 < self.alpha < 1:
             raise ValueError(f"alpha must be in (0, 1), got {self.alpha!r}")
 
-    def add(self, inside_num: np.ndarray, inside_den: np.ndarray) -> bool:
+    def add(self, inside_num: np.ndarray, inside_den: np.ndarray, forecast: tuple[float, float] | None = None) -> bool:
         """Bet on one batch (membership of the event on each side's outputs, paired by position); returns
-        whether the claim's wealth has crossed 1/alpha."""
+        whether the claim's wealth has crossed 1/alpha. ``forecast``: the event's rates (first side, second side)
+        estimated from outputs drawn before the batch, never from the batch itself (module docstring)."""
         a, b = np.asarray(inside_num, dtype=bool), np.asarray(inside_den, dtype=bool)
         if a.shape != b.shape or a.ndim != 1:
             raise ValueError(f"a batch needs as many outputs on each side, got {a.shape} and {b.shape}")
         n11 = int(np.count_nonzero(a & b))
         n10, n01 = int(np.count_nonzero(a)) - n11, int(np.count_nonzero(b)) - n11
         self.batches.append((n11, n10, n01, a.size - n11 - n10 - n01))
+        self.fractions.append(FRACTIONS if forecast is None
+                              else np.minimum(kelly_fraction(self.claim, *forecast) * SCALES, MAX_FRACTION))
         self.drawn += a.size
         return self.crossed()
 
@@ -84,13 +118,18 @@ class EventBets:
         counts = np.asarray(self.batches, dtype=float)  # (batches, 4)
         cap = factor + delta  # the largest bet is 1 / cap
         payoffs = np.stack([1 - factor - delta, 1 - delta, -factor - delta, -delta], axis=-1)  # (values, 4)
-        c = FRACTIONS[:, None, None]
+        c = self._fractions().T[:, None, :, None]  # (paths, 1, batches, 1)
         with np.errstate(divide="ignore"):
-            logs = np.log1p(c * payoffs[None] / cap[None, :, None])  # (fractions, values, 4)
+            logs = np.log1p(c * (payoffs / cap[:, None])[None, :, None, :])  # (paths, values, batches, 4)
         # 0 * log 0: an outcome that never occurred contributes nothing even where its factor is 0
-        per_batch = np.where(counts[None, None] > 0, logs[:, :, None, :] * counts[None, None], 0.0).sum(-1)
+        per_batch = np.where(counts[None, None] > 0, logs * counts[None, None], 0.0).sum(-1)
         paths = np.cumsum(per_batch, axis=-1)  # (fractions, values, batches)
         return logsumexp(paths, axis=0) - math.log(FRACTIONS.size)
+
+    def _fractions(self) -> np.ndarray:
+        """Each batch's fractions, shape (batches, paths): batches set directly (as the tests do) take FRACTIONS."""
+        given = self.fractions[: len(self.batches)]
+        return np.array(given + [FRACTIONS] * (len(self.batches) - len(given)))
 
     def peak(self, parameter=None) -> float:
         """The largest batch-end wealth so far (log) at ``parameter`` (the claim's by default)."""

@@ -122,6 +122,13 @@ class _Choice:
     def event(self):
         return self.candidates.event(self.index)
 
+    @property
+    def counts(self) -> tuple[int, int, int]:
+        """The event's counts on the outputs it was chosen on: first side, second side (in its order), per side."""
+        cand = self.candidates
+        num, den = (cand.counts0, cand.counts1) if self.order == "d0/d1" else (cand.counts1, cand.counts0)
+        return int(num[self.index]), int(den[self.index]), int(cand.n)
+
 
 def default_selection_fraction(samples: int, pairs: int = 1) -> float:
     """Half the samples for selection on small budgets, falling to a tenth on large ones.
@@ -290,9 +297,9 @@ def _value(claim: Claim, choice: _Choice | None, confirmation: tuple[int, float]
         return -math.inf, -math.inf
     if confirmation is None:
         return choice.score, choice.closeness
-    cand, n_conf = choice.candidates, confirmation[0]
-    num, den = (cand.counts0, cand.counts1) if choice.order == "d0/d1" else (cand.counts1, cand.counts0)
-    p, q = num[choice.index] / cand.n, den[choice.index] / cand.n
+    n_conf = confirmation[0]
+    num, den, n = choice.counts
+    p, q = num / n, den / n
     expected = np.array([p * n_conf]), np.array([q * n_conf])
     bound = certify(claim, *expected, n_conf, confirmation[1])
     excess, closeness = (a.reshape(-1) for a in np.broadcast_arrays(np.asarray(bound.excess, dtype=float),
@@ -337,7 +344,8 @@ def _select(
                        _sample_features(mechanism, d1, size, rng, statistic))
                 used += size
                 if bets is not None and chosen.get(index) is not None:
-                    crossed, inside = _bet(bets, chosen[index].event, chosen[index].order, *new)
+                    num, den, n = chosen[index].counts  # the bet's forecast: the outputs the event was chosen on
+                    crossed, inside = _bet(bets, chosen[index].event, chosen[index].order, *new, (num / n, den / n))
                     if crossed:
                         history.append({"pairs": len(alive), "samples_per_side": n_each})
                         k_num, k_den = _in_order(chosen[index].order, *inside)
@@ -382,11 +390,13 @@ def _in_order(order: str, first, second):
     return (first, second) if order == "d0/d1" else (second, first)
 
 
-def _bet(bets: EventBets, event, order: str, x0: np.ndarray, x1: np.ndarray) -> tuple[bool, tuple[int, int]]:
-    """Bet on fresh outputs of a pair with an event chosen before them (in its ``order``); whether the wealth
-    crossed, and the event's counts on each side (d0's, d1's)."""
+def _bet(bets: EventBets, event, order: str, x0: np.ndarray, x1: np.ndarray,
+         forecast: tuple[float, float]) -> tuple[bool, tuple[int, int]]:
+    """Bet on fresh outputs of a pair with an event chosen before them (in its ``order``), sized by the
+    ``forecast`` of its rates from earlier outputs; whether the wealth crossed, and the event's counts on each side
+    (d0's, d1's)."""
     inside0, inside1 = event.contains(x0), event.contains(x1)
-    crossed = bets.add(*_in_order(order, inside0, inside1))
+    crossed = bets.add(*_in_order(order, inside0, inside1), forecast)
     return crossed, (int(np.count_nonzero(inside0)), int(np.count_nonzero(inside1)))
 
 
@@ -396,10 +406,8 @@ def _thinned_is_better(claim: Claim, choice: _Choice, n_conf: int, alpha: float)
     confirmation size (chosen on selection samples only, so the confirmed bound keeps its level)."""
     if not isinstance(claim, PureDP):
         return False
-    cand = choice.candidates
-    num, den = (cand.counts0, cand.counts1) if choice.order == "d0/d1" else (cand.counts1, cand.counts0)
-    k_num = round(float(num[choice.index]) / cand.n * n_conf)
-    k_den = round(float(den[choice.index]) / cand.n * n_conf)
+    num, den, n = choice.counts
+    k_num, k_den = round(num / n * n_conf), round(den / n * n_conf)
     pair = float(certify(claim, k_num, k_den, n_conf, alpha).value)
     return thinned_fisher_mean(k_num, k_den, n_conf, alpha) > pair
 
@@ -447,17 +455,22 @@ def _confirm_sequential(mechanism, claim, pair, event, order, n_max, alpha, seed
 
 
 def _confirm_betting(mechanism, claim, pair, event, order, n, alpha, seed, statistic, *, bets: EventBets,
-                     thinned: bool):
-    """Fixed-size confirmation drawn in doubling batches, each bet on first (:mod:`.betting`); stops when the
-    wealth crosses. Otherwise the counts of all ``n`` outputs per side are certified at ``alpha`` (Clopper-Pearson
-    or, with ``thinned``, the coupled-thinning test), as :func:`_confirm_fixed` does. Returns its tuple (the
-    bound is None when the bets stopped it) and whether they did."""
+                     thinned: bool, prior: tuple[int, int, int]):
+    """Fixed-size confirmation drawn in doubling batches, each bet on first (:mod:`.betting`), sized by the event's
+    rates on the ``prior`` counts (first side, second side, per side: the selection outputs it was chosen on) and
+    the confirmation outputs before the batch; stops when the wealth crosses. Otherwise the counts of all ``n``
+    outputs per side are certified at ``alpha`` (Clopper-Pearson or, with ``thinned``, the coupled-thinning test),
+    as :func:`_confirm_fixed` does. Returns its tuple (the bound is None when the bets stopped it) and whether they
+    did."""
     sampling, thinning = (np.random.default_rng(s) for s in seed.spawn(2))
     k0 = k1 = drawn = 0
+    k_num = k_den = 0
     for size in _batch_sizes(n):
         y0 = _sample_features(mechanism, pair[0], size, sampling, statistic)
         y1 = _sample_features(mechanism, pair[1], size, sampling, statistic)
-        crossed, inside = _bet(bets, event, order, y0, y1)
+        seen = prior[2] + drawn
+        forecast = ((prior[0] + k_num) / seen, (prior[1] + k_den) / seen)
+        crossed, inside = _bet(bets, event, order, y0, y1, forecast)
         k0, k1, drawn = k0 + inside[0], k1 + inside[1], drawn + size
         k_num, k_den = _in_order(order, k0, k1)
         if crossed:
@@ -584,7 +597,7 @@ def _audit_betting(mechanism, claim, pairs, *, samples, n_sel, confidence, seed,
         thinned = _thinned_is_better(claim, choice, n_conf, fixed_alpha)
         (bound, k_num, k_den, n, (y0, y1), inside), stopped = _confirm_betting(
             mechanism, claim, pairs[choice.pair_index], choice.event, choice.order, n_conf, fixed_alpha,
-            confirmation_seed, statistic, bets=bets, thinned=thinned)
+            confirmation_seed, statistic, bets=bets, thinned=thinned, prior=choice.counts)
         parameters.update(selection_samples=used, confirmation_samples=n,
                           bounds="betting" if stopped else "betting+" + ("thinned-fisher" if thinned
                                                                          else "clopper-pearson"),
