@@ -24,12 +24,30 @@ def bounded_mean_lower(z: np.ndarray, level: float) -> tuple[np.ndarray, np.ndar
     1 - bounded_mean_lower(1 - z, level)."""
     z = np.asarray(z, dtype=float)
     n = z.shape[0]
-    half = level / 2
-    mean = z.mean(axis=0)
-    hoeffding = mean - math.sqrt(math.log(1 / half) / (2 * n))
-    if n < 2:
+    return _mean_lower(z.mean(axis=0), z.var(axis=0, ddof=1) if n >= 2 else None, n, level)
+
+
+def bounded_mean_lower_counts(values: Any, counts: Any, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`bounded_mean_lower` of samples given by how many times each takes each of ``values`` (shape (k,),
+    in [0, 1]): ``counts`` of shape (..., k), one sample per row, every row of the same size n. The mean and the
+    variance (ddof = 1) come from the counts, so a simulation of many samples of k values costs k per sample."""
+    values, counts = np.asarray(values, dtype=float), np.asarray(counts, dtype=float)
+    sizes = counts.sum(axis=-1)
+    n = int(np.ravel(sizes)[0])
+    if not np.all(sizes == n):
+        raise ValueError(f"every row of counts must hold the same number of draws, got {np.unique(sizes)}")
+    mean = counts @ values / n
+    var = (counts * (values - mean[..., None]) ** 2).sum(axis=-1) / (n - 1) if n >= 2 else None
+    return _mean_lower(mean, var, n, level)
+
+
+def _mean_lower(mean: Any, var: Any, n: int, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """The larger of the empirical Bernstein (with a variance, n >= 2) and Hoeffding lower bounds, each at
+    ``level / 2``, and where the former is the larger."""
+    hoeffding = mean - math.sqrt(math.log(1 / (level / 2)) / (2 * n))
+    if var is None:
         return hoeffding, np.zeros(np.shape(hoeffding), dtype=bool)
-    bernstein = empirical_bernstein_lower(mean, z.var(axis=0, ddof=1), n, level)
+    bernstein = empirical_bernstein_lower(mean, var, n, level)
     return np.maximum(bernstein, hoeffding), bernstein > hoeffding
 
 

@@ -42,6 +42,10 @@ the best is confirmed on fresh samples. Several pairs share the selection sample
 halving). These are implementation choices: a binning by likelihood-ratio level sets loses nothing to data
 processing when it is fine enough, and a few tens of cells keep the box's Bonferroni split small.
 
+**Power.** A record that does not refute states the violation on its selected cells that its confirmation
+refutes with probability 0.9 (:func:`_power`): the second side's observed rates kept, the first side's law tilted
+from them along the cells' likelihood ratios (:func:`tilted`), confirmations simulated and certified for each tilt.
+
 **When it is used.** :class:`~.statistical_privacy.StatisticalPrivacyAuditor` sends a Renyi or zCDP
 claim here when the outputs (or the user's ``statistic`` of them) are scalar, the audit is not
 sequential and no ``events`` were named. Otherwise (vector outputs, sequential confirmation, event
@@ -61,9 +65,9 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..core.claims import ZCDP, Claim, RenyiDP
-from ..core.results import NOT_REFUTED, REFUTED, Statistic
+from ..core.results import NOT_REFUTED, POWER_PROBABILITY, REFUTED, Statistic, power
 from ..core.subjects import Mechanism
-from ..stats import binomial_lower, binomial_upper, bounded_mean_lower, empirical_bernstein_lower
+from ..stats import binomial_lower, binomial_upper, bounded_mean_lower_counts, empirical_bernstein_lower
 from .base import Finding
 from .bounds import RHO_ORDERS
 from .events import as_features
@@ -129,31 +133,31 @@ def _groupings(log_ratio: np.ndarray, mass: np.ndarray) -> list[np.ndarray]:
 
 
 def log_sums(orders: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """log sum_i p_i^a q_i^(1 - a) for every finite order a (rows), terms with p_i = 0 dropped."""
-    with np.errstate(divide="ignore"):
-        lp, lq = np.log(p), np.log(q)
-    keep = p > 0
-    if not keep.any():
-        return np.full(len(orders), -np.inf)
-    lp, lq = lp[..., keep], lq[..., keep]
-    a = orders[:, None]
-    return logsumexp(a * lp + (1 - a) * lq, axis=1)
+    """log sum_i p_i^a q_i^(1 - a) for every finite order a, terms with p_i = 0 dropped: p and q of shape (..., k)
+    (one law per row), the result (..., orders)."""
+    p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
+    a = np.asarray(orders, dtype=float)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = a * np.log(p)[..., None, :] + (1 - a) * np.log(q)[..., None, :]  # (..., orders, k)
+        return logsumexp(np.where(p[..., None, :] > 0, terms, -np.inf), axis=-1)
 
 
 def renyi_from_bounds(orders, p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """max(0, log(sum_i p_i^a q_i^(1 - a)) / (a - 1)) per order a; a = inf gives max_i log(p_i / q_i)
     over cells with p_i > 0. With p, q the cells' lower / upper confidence bounds it is the certified
-    lower bound on D_a; with their estimates, the plug-in estimate of the binned divergence."""
+    lower bound on D_a; with their estimates, the plug-in estimate of the binned divergence. p and q of shape
+    (..., k) give (..., orders)."""
     orders = np.asarray(orders, dtype=float)
-    out = np.zeros(len(orders))
+    p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
+    out = np.zeros(p.shape[:-1] + orders.shape)
     finite = np.isfinite(orders)
     if finite.any():
         with np.errstate(divide="ignore", invalid="ignore"):
-            out[finite] = log_sums(orders[finite], p, q) / (orders[finite] - 1)
+            out[..., finite] = log_sums(orders[finite], p, q) / (orders[finite] - 1)
     if (~finite).any():
-        keep = p > 0
-        with np.errstate(divide="ignore"):
-            out[~finite] = np.max(np.log(p[keep]) - np.log(q[keep])) if keep.any() else 0.0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(p > 0, np.log(p) - np.log(q), -np.inf).max(axis=-1)
+        out[..., ~finite] = np.where(ratio == -np.inf, 0.0, ratio)[..., None]  # no cell with p_i > 0: 0
     return np.maximum(np.nan_to_num(out, nan=0.0, neginf=0.0, posinf=np.inf), 0.0)
 
 
@@ -172,24 +176,36 @@ def certify_cells(claim: Claim, k_num: np.ndarray, k_den: np.ndarray, n: int, al
     """The certified bound of the module docstring from cell counts ``k_num`` (the P side) and
     ``k_den`` (the Q side) among ``n`` outputs per side; holds with probability >= 1 - ``alpha``."""
     k_num, k_den = np.asarray(k_num), np.asarray(k_den)
-    level = alpha / (2 * len(k_num))  # Bonferroni over the 2k one-sided bounds
-    p_lo, q_hi = binomial_lower(k_num, n, level), binomial_upper(k_den, n, level)
+    p_lo, q_hi = _box_bounds(k_num, k_den, n, alpha)
+    orders, values, excess = _box_values(claim, p_lo, q_hi)
+    j = int(np.argmax(excess))
     p_hat, q_hat = k_num / n, k_den / n
     if isinstance(claim, ZCDP):
-        values = renyi_from_bounds(RHO_ORDERS, p_lo, q_hi) / RHO_ORDERS
-        j = int(np.argmax(values))
         with np.errstate(divide="ignore", invalid="ignore"):
             estimate = float(np.max(renyi_from_bounds(RHO_ORDERS, p_hat, q_hat) / RHO_ORDERS))
-        return Certificate("rho", float(values[j]), estimate, float(values[j]) - claim.rho, float(RHO_ORDERS[j]),
-                           p_lo, q_hi)
+        return Certificate("rho", float(values[j]), estimate, float(excess[j]), float(orders[j]), p_lo, q_hi)
+    estimate = float(renyi_from_bounds(orders[j:j + 1], p_hat, q_hat)[0])
+    return Certificate("renyi", float(values[j]), estimate, float(excess[j]), float(orders[j]), p_lo, q_hi)
+
+
+def _box_bounds(k_num: np.ndarray, k_den: np.ndarray, n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """The cells' one-sided Clopper-Pearson bounds, Bonferroni over the 2k of them: counts (..., k)."""
+    level = alpha / (2 * np.shape(k_num)[-1])
+    return binomial_lower(k_num, n, level), binomial_upper(k_den, n, level)
+
+
+def _box_values(claim: Claim, p_lo: np.ndarray, q_hi: np.ndarray,
+               rho_orders: np.ndarray = RHO_ORDERS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The orders the box certifies at, its certified value at each (rho at each of ``rho_orders`` for a zCDP
+    claim, D_a for a Renyi one) and the excess over the claim: bounds (..., k) give (..., orders)."""
+    if isinstance(claim, ZCDP):
+        values = renyi_from_bounds(rho_orders, p_lo, q_hi) / rho_orders
+        return rho_orders, values, values - claim.rho
     if isinstance(claim, RenyiDP):
         orders = np.array([a for a, _ in claim.points], dtype=float)
         epsilons = np.array([e for _, e in claim.points], dtype=float)
         values = renyi_from_bounds(orders, p_lo, q_hi)
-        j = int(np.argmax(values - epsilons))
-        estimate = float(renyi_from_bounds(orders[j:j + 1], p_hat, q_hat)[0])
-        return Certificate("renyi", float(values[j]), estimate, float(values[j] - epsilons[j]), float(orders[j]),
-                           p_lo, q_hi)
+        return orders, values, values - epsilons
     raise TypeError(f"Renyi cell bounds audit zCDP and Renyi DP claims, got a {claim.kind} claim")
 
 
@@ -210,27 +226,42 @@ def certify_tangent(claim: Claim, order: float, log_t: np.ndarray, num_cells: np
     at alpha / 2 each; D_a >= log(lower sum) / (a - 1). ``num_cells`` / ``den_cells``: the cell of each
     confirmation output of the P and the Q side."""
     u, v = (c[0] for c in tangent_coefficients(np.array([order]), log_t))
-    bounds = []
-    plug_in = float(u[num_cells].mean() - v[den_cells].mean())
-    for coef, cells, sign in ((u, num_cells, 1.0), (v, den_cells, -1.0)):
-        lo, span = float(coef.min()), float(coef.max() - coef.min())
-        if span == 0:
-            bounds.append(lo)
-            continue
-        z = (coef[cells] - lo) / span
-        z = z if sign > 0 else 1.0 - z
-        mean_lower = float(bounded_mean_lower(z[:, None], alpha / 2)[0][0])
-        bounds.append(lo + span * (mean_lower if sign > 0 else 1.0 - mean_lower))
-    total = bounds[0] - bounds[1]
-    value = max(math.log(total) / (order - 1), 0.0) if total > 0 else 0.0
+    k_num, k_den = (np.bincount(np.asarray(c), minlength=len(log_t)) for c in (num_cells, den_cells))
+    n = len(num_cells)
+    eu, ev = (float(b) for b in _tangent_bounds(u, v, k_num, k_den, alpha))
+    value = float(_tangent_value(order, eu - ev))
+    plug_in = float((k_num @ u) / n - (k_den @ v) / len(den_cells))
     # the estimate: the same tangent sum from the plain means (the plug-in binned divergence would be infinite
     # at every order as soon as one cell is empty on the Q side)
-    estimate = max(math.log(plug_in) / (order - 1), 0.0) if plug_in > 0 else 0.0
+    estimate = float(_tangent_value(order, plug_in))
     if isinstance(claim, ZCDP):
         return Certificate("rho", value / order, estimate / order, value / order - claim.rho, order,
-                           np.array(bounds[:1]), np.array(bounds[1:]))
+                           np.array([eu]), np.array([ev]))
     eps = dict(claim.points)[order]
-    return Certificate("renyi", value, estimate, value - eps, order, np.array(bounds[:1]), np.array(bounds[1:]))
+    return Certificate("renyi", value, estimate, value - eps, order, np.array([eu]), np.array([ev]))
+
+
+def _tangent_bounds(u: np.ndarray, v: np.ndarray, k_num: np.ndarray, k_den: np.ndarray,
+                    alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """E_P[u] bounded below and E_Q[v] above, at alpha / 2 each, from the cells' counts on each side (shape
+    (..., k), one confirmation per row): u and v rescaled to [0, 1] for :func:`~dpaudit.stats.bounded_mean_lower`."""
+    bounds = []
+    for coef, counts, sign in ((u, k_num, 1.0), (v, k_den, -1.0)):
+        lo, span = float(coef.min()), float(coef.max() - coef.min())
+        if span == 0:
+            bounds.append(np.full(np.shape(counts)[:-1], lo))
+            continue
+        z = (coef - lo) / span
+        mean_lower = bounded_mean_lower_counts(z if sign > 0 else 1.0 - z, counts, alpha / 2)[0]
+        bounds.append(lo + span * (mean_lower if sign > 0 else 1.0 - mean_lower))
+    return bounds[0], bounds[1]
+
+
+def _tangent_value(order: float, total: Any) -> np.ndarray:
+    """max(0, log(total) / (a - 1)), 0 where the lower sum is not positive."""
+    total = np.asarray(total, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(total > 0, np.maximum(np.log(np.where(total > 0, total, 1.0)) / (order - 1), 0.0), 0.0)
 
 
 def _claimed_orders(claim: Claim) -> np.ndarray:
@@ -280,6 +311,94 @@ def _projected(claim: Claim, k_num: np.ndarray, k_den: np.ndarray, n: int, n_con
     if excess[j] > best[0]:
         best = (float(excess[j]), "tangent", float(orders[j]))
     return best
+
+
+#: simulated confirmations at each violation a power figure tries
+POWER_DRAWS = 1000
+#: the share of them the figure's violation must refute: 0.9 plus five Monte Carlo standard errors (0.0095 at
+#: 1,000 draws), so that its true refutation probability is at least 0.9 but for a chance below 1e-6
+POWER_SIMULATED = 0.95
+#: bisection steps on the tilt, from [0, 60 / (the ratios' spread)]
+POWER_STEPS = 14
+#: a zCDP box's simulated confirmations are certified at every POWER_ORDER_STRIDE-th of its orders and the record's:
+#: fewer orders refute less often, so the figure errs large, and the simulation costs an eighth
+POWER_ORDER_STRIDE = 8
+
+
+def tilted(q: np.ndarray, direction: np.ndarray, s: float) -> np.ndarray:
+    """The first side's law of the power family: q_i e^(s l_i) normalised, l the cells' log likelihood ratios
+    (``direction``): q itself at s = 0, its divergence from q rising with s (an exponential family through q:
+    D_a(p_s || q) = (A(a s) - a A(s)) / (a - 1), A the log-partition, increases for s >= 0), toward q restricted to
+    the cells of largest ratio."""
+    q = np.asarray(q, dtype=float)
+    support = q > 0
+    shift = np.where(support, s * (direction - direction[support].max()), -np.inf)
+    w = np.where(support, q * np.exp(shift), 0.0)
+    return w / w.sum()
+
+
+def tilted_violation(claim: Claim, certificate: str, order: float, q: np.ndarray, direction: np.ndarray,
+                     s: float) -> float:
+    """The violation a power figure states for :func:`tilted` (q, direction, s) against q: rho = D_a / a at the
+    tangent's order, or the largest over the box's orders, for a zCDP claim; D_a at ``order`` for a Renyi one."""
+    p = tilted(q, direction, s)
+    if isinstance(claim, ZCDP):
+        orders = RHO_ORDERS if certificate == "cells" else np.array([order])
+        return float(np.max(renyi_from_bounds(orders, p, q) / orders))
+    return float(renyi_from_bounds(np.array([order]), p, q)[0])
+
+
+def _power(claim: Claim, choice: _Choice, cert: Certificate, k_den: np.ndarray, n: int, alpha: float,
+           seed: int = 0) -> dict[str, Any]:
+    """The violation on the selected cells that this confirmation's certificate refutes with probability 0.9:
+    the second side's rates kept as observed (q = k_den / n), the first side's law :func:`tilted` from q along the
+    cells' selection ratios (``choice.log_t``); for each tilt, :data:`POWER_DRAWS` confirmations of the two sides'
+    cell counts are simulated (multinomial at n per side, from generator ``seed``, the audit's streams untouched) and
+    certified as confirmation certifies (a zCDP box at fewer orders: :data:`POWER_ORDER_STRIDE`); the smallest tilt
+    refuting in :data:`POWER_SIMULATED` of them is found by bisection. Its violation is rho = D_a / a at the
+    certificate's order a (the box: the largest over its orders) for a zCDP claim, D_a at the record's order for a
+    Renyi one (:func:`tilted_violation`)."""
+    q = k_den / n
+    direction = np.asarray(choice.log_t, dtype=float)
+    rng = np.random.default_rng(seed)
+    draws_den = rng.multinomial(n, q, size=POWER_DRAWS)
+    draws_num_state = rng.bit_generator.state  # every tilt's first side from the same stream: a smoother search
+    u = v = None
+    box_orders = np.union1d(RHO_ORDERS[::POWER_ORDER_STRIDE], [cert.order])
+    q_hi = _box_bounds(draws_den, draws_den, n, alpha)[1]
+    if choice.certificate == "tangent":
+        u, v = (c[0] for c in tangent_coefficients(np.array([cert.order]), direction))
+
+    def refuted(s: float) -> float:
+        rng.bit_generator.state = draws_num_state
+        draws_num = rng.multinomial(n, tilted(q, direction, s), size=POWER_DRAWS)
+        if u is None:
+            p_lo = binomial_lower(draws_num, n, alpha / (2 * len(q)))  # as _box_bounds, q's side drawn once
+            excess = _box_values(claim, p_lo, q_hi, box_orders)[2].max(axis=-1)
+        else:
+            value = _tangent_value(cert.order, np.subtract(*_tangent_bounds(u, v, draws_num, draws_den, alpha)))
+            excess = _excess(claim, np.array([cert.order]), value[:, None])[:, 0]
+        return float(np.mean(excess > 0))
+
+    name = "rho" if isinstance(claim, ZCDP) else f"D_{cert.order:g}"
+    cells = f"the {choice.cells.cells} selected cells"
+    spread = np.ptp(direction[q > 0]) if (q > 0).any() else 0.0
+    far = 60.0 / spread if spread > 0 else 0.0  # e^-60: the family's limit, up to rounding
+    if far == 0.0 or refuted(far) < POWER_SIMULATED:
+        return power(name, math.inf, f"no {name} of the first side's law tilted from the second's along {cells}' "
+                     f"likelihood ratios is refuted with probability {POWER_PROBABILITY:g} by {n} confirmation "
+                     f"samples per side (the second side's rates kept)")
+    lo, hi = 0.0, far
+    for _ in range(POWER_STEPS):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if refuted(mid) >= POWER_SIMULATED else (mid, hi)
+    measured = ("rho (the largest D_a / a over the box's orders)" if isinstance(claim, ZCDP) and u is None
+                else f"rho (D_a / a at order {cert.order:g})" if isinstance(claim, ZCDP) else name)
+    value = tilted_violation(claim, choice.certificate, cert.order, q, direction, hi)
+    return power(name, value, f"{measured} of the first side's law tilted from the second's along {cells}' "
+                 f"likelihood ratios (the second side's rates kept) is refuted with probability "
+                 f"{POWER_PROBABILITY:g} by {n} confirmation samples per side (in {POWER_SIMULATED:g} of "
+                 f"{POWER_DRAWS} simulated confirmations of the {choice.certificate} certificate)")
 
 
 @dataclass
@@ -364,6 +483,7 @@ def audit_renyi(mechanism: Mechanism, claim: Claim, pairs: Sequence[tuple[Any, A
     else:
         cert = certify_tangent(claim, choice.renyi_order, choice.log_t, num_cells, den_cells, alpha)
     verdict = REFUTED if cert.excess > 0 else NOT_REFUTED
+    stated = _power(claim, choice, cert, k_den, n_conf, alpha) if verdict == NOT_REFUTED else None
     first, second = ("d0", "d1") if choice.order == "d0/d1" else ("d1", "d0")
     notes = []
     if verdict == NOT_REFUTED:
@@ -373,6 +493,7 @@ def audit_renyi(mechanism: Mechanism, claim: Claim, pairs: Sequence[tuple[Any, A
     return Finding(
         verdict=verdict,
         auditor=NAME,
+        power=stated,
         statistic=Statistic(cert.name, cert.estimate, (cert.value, math.inf), "lower-bound"),
         confidence=confidence,
         samples=n_each * len(pairs) + n_conf,
