@@ -1864,3 +1864,64 @@ def test_a_not_refuted_tail_bound_states_the_excess_it_refutes_nine_times_in_ten
     hits = [dpaudit.audit_tail(coin(0.1 + x), claim, samples=4000, seed=g, confidence=0.99).verdict == "refuted"
             for x in (e, e / 2) for g in range(1, 201)]
     assert sum(hits[:200]) >= 165 and sum(hits[200:]) < 100  # measured 183 and 59
+
+
+def _point_mass(at, probability):
+    """Y = ``at`` with the given probability, 0 otherwise."""
+    return lambda n, rng: np.where(rng.random(n) < probability, float(at), 0.0)
+
+
+def _unseen_excess_oracle(bound, m, n, alpha):
+    """The largest excess over the tail grid's t, recomputed independently of the auditor's bisection: at each t the
+    least count whose Clopper-Pearson lower bound (scipy's beta quantile) passes f(t), then by brentq the p at
+    which selection sees t and confirmation refutes with probability 0.9; returns (p - f(t), t) at the largest."""
+    from scipy.optimize import brentq
+
+    from dpaudit.auditors.statistical_tail import UNSEEN_GRID
+
+    ks = np.arange(1, n + 1)
+    lower = stats.beta.ppf(alpha, ks, n - ks + 1)
+    best = (-math.inf, None)
+    for t in UNSEEN_GRID:
+        f = float(bound(np.array([t]))[0])
+        first = ks[np.searchsorted(lower, f, side="right")]
+        p = brentq(lambda p, k=first: (1 - (1 - p) ** m) * stats.binom.sf(k - 1, n, p) - 0.9, f, 1.0, xtol=1e-15)
+        best = max(best, (p - f, t), key=lambda b: b[0])
+    return best
+
+
+@pytest.mark.parametrize("bound, elsewhere", [
+    (lambda t: np.full(np.shape(t), 0.01), None),
+    (lambda t: 0.05 * np.exp(-t), 3.0),  # the figure is the largest over t: it must hold elsewhere too
+    (lambda t: np.full(np.shape(t), 1e-5), None),  # one count refutes: selection's chance to see t counts as much
+])
+def test_a_bound_with_no_positive_outcome_states_an_excess_a_point_mass_meets_nine_times_in_ten(bound, elsewhere):
+    """All outcomes 0, 2,000 samples (1,000 per half), alpha = 0.05: not refuted, "no positive outcome", and the
+    record states an excess: the largest over t of the excess of a point mass at t that selection sees and
+    confirmation refutes with probability 0.9, equal to an independent recomputation (scipy's brentq and beta
+    quantiles) to 1e-9. Planted as a point mass at the worst t with probability f(t) + the excess, 400 seeded
+    audits refute in at least 340 (fewer than 340 of 400 has probability 6e-4 at 0.9), and at half the excess in
+    fewer than 300 (measured 357, 364 and 371 at the figure; 197, 188 and 243 at half): the figure is not loose
+    there. Elsewhere it is a bound (t = 3 for the decreasing bound, where f is 0.0025: 400 of 400)."""
+    claim = TailBound(bound, "a bound", two_sided=False)
+    r = _statistical_tail(lambda n, rng: np.zeros(n), claim, samples=2_000, alpha=0.05)
+    assert r.verdict == "not-refuted" and r.notes == ["no positive outcome"]
+    excess = r.power["value"]
+    assert r.power["quantity"] == "excess" and "point mass" in r.power["description"]
+    oracle, worst = _unseen_excess_oracle(bound, 1000, 1000, 0.05)
+    assert excess == pytest.approx(oracle, abs=1e-9)
+    f = float(bound(np.array([worst]))[0])
+    full = _tail_refutations(_point_mass(worst, f + excess), claim, samples=2_000, alpha=0.05, seeds=range(400))
+    half = _tail_refutations(_point_mass(worst, f + excess / 2), claim, samples=2_000, alpha=0.05,
+                             seeds=range(400, 800))
+    assert full >= 340 and half < 300, (worst, full, half)
+    if elsewhere is not None:
+        f = float(bound(np.array([elsewhere]))[0])
+        assert _tail_refutations(_point_mass(elsewhere, f + excess), claim, samples=2_000, alpha=0.05,
+                                 seeds=range(400)) >= 340
+
+
+def test_a_bound_of_one_or_more_everywhere_states_no_finite_excess():
+    r = _statistical_tail(lambda n, rng: np.zeros(n), TailBound(lambda t: np.ones(np.shape(t)), "1",
+                                                                  two_sided=False), samples=200, alpha=0.05)
+    assert r.power["value"] == math.inf and "at least 1" in r.power["description"]

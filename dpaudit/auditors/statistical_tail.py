@@ -10,7 +10,10 @@ Y = X - (sample mean of the confirmation half); this estimate is part of the sta
 **Power** of a "not refuted" tail-bound claim (the record's ``power``): the smallest excess of P(|Y| >= t) over
 the claimed bound, at one of the confirmed t, that confirmation refutes with probability 0.9: at each confirmed
 t, the exceedance probability whose binomial count reaches the Clopper-Pearson refutation threshold with
-probability 0.9 (exact), less the bound; the smallest over the confirmed t. (MGF claims state none yet.)
+probability 0.9 (exact), less the bound; the smallest over the confirmed t. When the selection half saw no positive
+outcome there is no t to confirm: the figure is then the excess of a point mass at t over f(t) that selection
+sees and confirmation refutes with probability 0.9, the largest over t (:func:`_unseen_power`, exact from the
+binomial laws). (MGF claims state none yet.)
 """
 
 from __future__ import annotations
@@ -81,7 +84,10 @@ def _tailbound_statistical(claim: TailBound, x_sel, x_conf, alpha, grid_points) 
     y = np.abs(x_sel) if claim.two_sided else x_sel
     positive = np.sort(y[y > 0])
     if len(positive) == 0:
-        return _tail_stat_result(NOT_REFUTED, claim, None, 0, len(x_conf), None, None, alpha, ["no positive outcome"])
+        finding = _tail_stat_result(NOT_REFUTED, claim, None, 0, len(x_conf), None, None, alpha,
+                                    ["no positive outcome"])
+        finding.power = _unseen_power(claim, len(x_sel), len(x_conf), alpha)
+        return finding
     # candidates from the body to the far tail: upper quantiles down to about 5 exceedances
     levels = 1 - np.geomspace(min(5 / len(positive), 0.5), 0.99, 4 * grid_points)
     t = np.unique(np.quantile(positive, levels))
@@ -119,6 +125,52 @@ def _excess_power(chosen: np.ndarray, f: np.ndarray, n: int, level: float, two_s
                      f"{POWER_PROBABILITY:g} by {n} samples at the confirmed t")
     return power("excess", best, f"P({event}) above the bound by {best:.3g} at t = {where:.6g} is refuted with "
                  f"probability {POWER_PROBABILITY:g} by {n} confirmation samples")
+
+
+#: the t at which a bound is read for a power figure without a confirmed t: 10^-9 to 10^9
+UNSEEN_GRID = np.geomspace(1e-9, 1e9, 181)
+
+
+def _unseen_power(claim: TailBound, m: int, n: int, alpha: float) -> dict:
+    """The power of an audit whose selection half (``m`` outcomes) saw no positive one (module docstring): for a
+    point mass of probability p at some t > 0 (Y <= 0 otherwise), selection sees it with probability
+    1 - (1 - p)^m, then confirms t alone at ``alpha`` on ``n`` outcomes: refuted with probability
+    (1 - (1 - p)^m) P(Binomial(n, p) >= k*), k* the least count whose Clopper-Pearson bound passes f(t). The
+    smallest such p refuted with probability 0.9, less f(t), is the excess at t; the figure is the largest over
+    the bound's values on :data:`UNSEEN_GRID` (so it holds at any t there)."""
+    from scipy.stats import binom
+
+    with np.errstate(all="ignore"):
+        f = claim.evaluate(UNSEEN_GRID)
+    f = np.unique(f[(f >= 0) & (f < 1)])
+    event = "|Y| >= t" if claim.two_sided else "Y >= t"
+    if f.size == 0:
+        return power("excess", math.inf, f"the bound is at least 1 at every t on the grid: no P({event}) exceeds it")
+    counts = np.arange(n + 1)
+    lower = binomial_lower(counts, n, alpha)
+    first = np.searchsorted(lower, f, side="right")  # the least count whose bound exceeds f (lower rises with it)
+    reachable = first <= n
+    excess = np.full(f.shape, math.inf)
+    if reachable.any():
+        fr, kr = f[reachable], first[reachable]
+
+        def refuted(p):
+            return -np.expm1(m * np.log1p(-p)) * binom.sf(kr - 1, n, p)
+
+        lo, hi = fr.copy(), np.ones_like(fr)  # refuted rises with p; at p = 1 it is 1
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            ok = refuted(mid) >= POWER_PROBABILITY
+            lo, hi = np.where(ok, lo, mid), np.where(ok, mid, hi)
+        excess[reachable] = hi - fr
+    worst = float(np.max(excess))
+    if not math.isfinite(worst):
+        return power("excess", math.inf, f"some value of the bound is not refuted by any count of {n} confirmation "
+                     f"samples at level {alpha:.3g}: no excess of P({event}) over it is refuted with probability "
+                     f"{POWER_PROBABILITY:g}")
+    return power("excess", worst, f"P({event}) above the bound by {worst:.3g} at any t, as a point mass at t (Y <= 0 "
+                 f"otherwise), is refuted with probability {POWER_PROBABILITY:g}: seen by the {m} selection samples "
+                 f"and confirmed by {n}")
 
 
 def _tail_stat_result(verdict, claim, t, count, n, lower, bound, alpha, notes) -> Finding:
