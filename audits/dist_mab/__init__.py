@@ -70,7 +70,9 @@ Mechanism-level privacy (the batch protocol, :class:`dpaudit.mechanisms.Distribu
     the exact laws never call.
   - thm6-ldp: the local protocol's message (x_hat + Lap_Z(g/eps)) mod m is eps-LDP
     (:class:`dpaudit.mechanisms.LocalModularRandomizer`, eps in (0, 1); tau uses Lemma 5's c = 1.6);
-    exact, over searched pairs of one user's reward, at (eps, n) = (0.5, 64) and (0.9, 1024).
+    exact, over searched pairs of one user's reward, at (eps, n) = (0.5, 64) and (0.9, 1024);
+    thm6-ldp@eps0.5,n64,blackbox: from samples (one user 0 -> 1), drawn by the randomizer's own sampler
+    (``messages``, each user's Lap_Z draw), which the exact law never calls.
   - thm5-privacy: the central protocol (Algorithms 2-3,
     :class:`dpaudit.mechanisms.distributed.distributed_sum.CentralModularSum`) is eps-DP, eps in (0, 1): exact,
     at (eps, n) = (0.5, 16) over searched pairs and (0.9, 1024) on two pairs. Its released output is one-to-one
@@ -425,6 +427,15 @@ for eps, n in [(0.5, 64), (0.9, N_BATCH)]:
     suite.privacy(f"dist-mab/thm6-ldp@eps{eps:g},n{n}", auditor="exact", subject=LocalModularRandomizer(eps, n, T),
                   claim=PureDP(eps), relation=ReplaceUser(batch_size=1).over(Datasets(1, Box(0.0, 1.0))),
                   title=f"one user's message (x_hat + Lap_Z(g/eps)) mod m is {eps:g}-LDP (n = {n}, T = 10^6)")
+
+# from samples: the message drawn by LocalModularRandomizer.messages (randomized rounding, then each user's
+# Lap_Z(g/eps) from its own sampler, which the exact law never calls); one user from 0 to 1, where x_hat moves by g
+# and the loss is exactly eps
+suite.privacy("dist-mab/thm6-ldp@eps0.5,n64,blackbox", auditor="statistical",
+              subject=LocalModularRandomizer(0.5, 64, T), claim=PureDP(0.5),
+              pairs=[(np.array([0.0]), np.array([1.0]))], relation=ReplaceUser(batch_size=1),
+              title="one user's message (x_hat + Lap_Z(g/eps)) mod m is 0.5-LDP (n = 64, T = 10^6), black-box (one "
+                    "user from 0 to 1)")
 
 
 # -- Theorem 5's central protocol (Algorithms 2-3) -------------------------------------------------
