@@ -369,17 +369,18 @@ def _power(claim: Claim, choice: _Choice, cert: Certificate, k_den: np.ndarray, 
     rng = np.random.default_rng(seed)
     draws_den = rng.multinomial(n, q, size=POWER_DRAWS)
     draws_num_state = rng.bit_generator.state  # every tilt's first side from the same stream: a smoother search
-    u = v = None
-    box_orders = np.union1d(RHO_ORDERS[::POWER_ORDER_STRIDE], [cert.order])
-    q_hi = _box_bounds(draws_den, draws_den, n, alpha)[1]
+    u = v = box_orders = q_hi = None
     if choice.certificate == "tangent":
         u, v = (c[0] for c in tangent_coefficients(np.array([cert.order]), direction))
+    else:
+        box_orders = np.union1d(RHO_ORDERS[::POWER_ORDER_STRIDE], [cert.order])
+        q_hi = _box_bounds(draws_den, draws_den, n, alpha)[1]  # the second side is drawn once
 
     def refuted(s: float) -> float:
         rng.bit_generator.state = draws_num_state
         draws_num = rng.multinomial(n, tilted(q, direction, s), size=POWER_DRAWS)
         if u is None:
-            # as _box_bounds (q's side drawn once), each distinct count's bound computed once: the counts cluster
+            # as _box_bounds, each distinct count's bound computed once: the counts cluster
             values, where = np.unique(draws_num, return_inverse=True)
             p_lo = binomial_lower(values, n, alpha / (2 * len(q)))[where].reshape(draws_num.shape)
             excess = _box_values(claim, p_lo, q_hi, box_orders)[2].max(axis=-1)
