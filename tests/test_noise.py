@@ -421,7 +421,7 @@ def test_log_sum_exp_is_scipys_on_real_arrays_with_empty_slices():
     slice of only -inf terms."""
     from scipy.special import logsumexp
 
-    from dpaudit.mechanisms.noise._logspace import log_sum_exp
+    from dpaudit.core.logspace import log_sum_exp
 
     rng = np.random.default_rng(2)
     x = rng.normal(size=(40, 7)) * 300

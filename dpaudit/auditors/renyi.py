@@ -64,6 +64,7 @@ from typing import Any
 import numpy as np
 
 from ..core.claims import ZCDP, Claim, RenyiDP
+from ..core.logspace import log_sum_exp
 from ..core.results import NOT_REFUTED, POWER_PROBABILITY, REFUTED, Statistic, power
 from ..core.subjects import Mechanism
 from ..stats import binomial_lower, binomial_upper, bounded_mean_lower_counts, empirical_bernstein_lower
@@ -138,14 +139,8 @@ def log_sums(orders: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
     a = np.asarray(orders, dtype=float)[:, None]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         terms = a * np.log(p)[..., None, :] + (1 - a) * np.log(q)[..., None, :]  # (..., orders, k)
-        terms = np.where(p[..., None, :] > 0, terms, -np.inf)
-        # log-sum-exp shifted by each row's largest term (a row at +-inf is that value): scipy's logsumexp checks
-        # signs and weights this never uses, and took most of a power figure's simulated confirmations
-        top = terms.max(axis=-1)
-        finite = np.isfinite(top)
-        shift = np.where(finite, top, 0.0)
-        total = np.log(np.exp(terms - shift[..., None]).sum(axis=-1)) + shift
-    return np.where(finite, total, top)
+        # a term at +inf (q_i = 0 < p_i) makes its sum +inf; dropped terms are -inf
+        return log_sum_exp(np.where(p[..., None, :] > 0, terms, -np.inf), axis=-1)
 
 
 def renyi_from_bounds(orders, p: np.ndarray, q: np.ndarray) -> np.ndarray:

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit.core.logspace import log_sum_exp
 from dpaudit.core.validation import choice, integer, positive, probability, sample_size
 
 from ..base import ExactRelease
@@ -51,7 +52,6 @@ from ..noise import (
     iid_sum,
 )
 from ..noise._lattice import TABLE_LOG_ERROR
-from ..noise._logspace import log_sum_exp
 from .wrapped_sums import log_iid_sum, wrapped_discrete_gaussian_sum
 
 NOISES = ("polya", "skellam", "discrete-gaussian")

@@ -37,11 +37,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpaudit.core.logspace import log_sum_exp
 from dpaudit.core.validation import integer, positive
 
 from ..noise import DiscreteGaussian
 from ..noise._lattice import TABLE_LOG_ERROR, repeated_sum
-from ..noise._logspace import log_sum_exp
 
 _U = 2.0**-53
 #: the truncation's bound must lie this many nats below the smallest residue's computed log probability

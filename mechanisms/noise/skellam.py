@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special, stats
 
+from dpaudit.core.logspace import log_sum_exp
 from dpaudit.core.validation import integer, positive
 
 from ._lattice import TABLE_LOG_ERROR, ScipyIntegerLaw
-from ._logspace import log_sum_exp
 
 #: ``ive`` is used while the pmf is above e^-100: its relative error grows towards the bottom of the
 #: normal doubles (about 1.6e-12 at e^-697 for sigma^2 = 102400), and is ~1e-14 above e^-100
