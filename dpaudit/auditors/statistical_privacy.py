@@ -344,8 +344,9 @@ def _select(
                        _sample_features(mechanism, d1, size, rng, statistic))
                 used += size
                 if bets is not None and chosen.get(index) is not None:
-                    num, den, n = chosen[index].counts  # the bet's forecast: the outputs the event was chosen on
-                    crossed, inside = _bet(bets, chosen[index].event, chosen[index].order, *new, (num / n, den / n))
+                    # the bet's forecast: the event's rates on the outputs it was chosen on
+                    crossed, inside = _bet(bets, chosen[index].event, chosen[index].order, *new,
+                                           _forecast(chosen[index].counts))
                     if crossed:
                         history.append({"pairs": len(alive), "samples_per_side": n_each})
                         k_num, k_den = _in_order(chosen[index].order, *inside)
@@ -388,6 +389,13 @@ def _batch_sizes(n: int, growth: int = 2, before: int = 0) -> list[int]:
 def _in_order(order: str, first, second):
     """(d0's, d1's) as (the likelier side's, the other's) for the choice's ``order``."""
     return (first, second) if order == "d0/d1" else (second, first)
+
+
+def _forecast(seen: tuple[int, int, int], k_num: int = 0, k_den: int = 0, drawn: int = 0) -> tuple[float, float]:
+    """An event's rates (first side, second side) on the outputs before a batch: the ``seen`` counts (first side,
+    second side, per side: the outputs it was chosen on) and ``k_num`` / ``k_den`` of ``drawn`` more per side."""
+    total = seen[2] + drawn
+    return (seen[0] + k_num) / total, (seen[1] + k_den) / total
 
 
 def _bet(bets: EventBets, event, order: str, x0: np.ndarray, x1: np.ndarray,
@@ -454,23 +462,21 @@ def _confirm_sequential(mechanism, claim, pair, event, order, n_max, alpha, seed
     return last
 
 
-def _confirm_betting(mechanism, claim, pair, event, order, n, alpha, seed, statistic, *, bets: EventBets,
-                     thinned: bool, prior: tuple[int, int, int]):
-    """Fixed-size confirmation drawn in doubling batches, each bet on first (:mod:`.betting`), sized by the event's
-    rates on the ``prior`` counts (first side, second side, per side: the selection outputs it was chosen on) and
-    the confirmation outputs before the batch; stops when the wealth crosses. Otherwise the counts of all ``n``
+def _confirm_betting(mechanism, claim, pair, choice: _Choice, n, alpha, seed, statistic, *, bets: EventBets,
+                     thinned: bool):
+    """Fixed-size confirmation of the ``choice``'s event drawn in doubling batches, each bet on first
+    (:mod:`.betting`), sized by the event's rates on the selection outputs it was chosen on and the confirmation
+    outputs before the batch; stops when the wealth crosses. Otherwise the counts of all ``n``
     outputs per side are certified at ``alpha`` (Clopper-Pearson or, with ``thinned``, the coupled-thinning test),
     as :func:`_confirm_fixed` does. Returns its tuple (the bound is None when the bets stopped it) and whether they
     did."""
     sampling, thinning = (np.random.default_rng(s) for s in seed.spawn(2))
-    k0 = k1 = drawn = 0
-    k_num = k_den = 0
+    event, order = choice.event, choice.order
+    k0 = k1 = drawn = k_num = k_den = 0
     for size in _batch_sizes(n):
         y0 = _sample_features(mechanism, pair[0], size, sampling, statistic)
         y1 = _sample_features(mechanism, pair[1], size, sampling, statistic)
-        seen = prior[2] + drawn
-        forecast = ((prior[0] + k_num) / seen, (prior[1] + k_den) / seen)
-        crossed, inside = _bet(bets, event, order, y0, y1, forecast)
+        crossed, inside = _bet(bets, event, order, y0, y1, _forecast(choice.counts, k_num, k_den, drawn))
         k0, k1, drawn = k0 + inside[0], k1 + inside[1], drawn + size
         k_num, k_den = _in_order(order, k0, k1)
         if crossed:
@@ -596,8 +602,8 @@ def _audit_betting(mechanism, claim, pairs, *, samples, n_sel, confidence, seed,
     else:
         thinned = _thinned_is_better(claim, choice, n_conf, fixed_alpha)
         (bound, k_num, k_den, n, (y0, y1), inside), stopped = _confirm_betting(
-            mechanism, claim, pairs[choice.pair_index], choice.event, choice.order, n_conf, fixed_alpha,
-            confirmation_seed, statistic, bets=bets, thinned=thinned, prior=choice.counts)
+            mechanism, claim, pairs[choice.pair_index], choice, n_conf, fixed_alpha, confirmation_seed, statistic,
+            bets=bets, thinned=thinned)
         parameters.update(selection_samples=used, confirmation_samples=n,
                           bounds="betting" if stopped else "betting+" + ("thinned-fisher" if thinned
                                                                          else "clopper-pearson"),
