@@ -190,9 +190,15 @@ def certify_cells(claim: Claim, k_num: np.ndarray, k_den: np.ndarray, n: int, al
 
 
 def _box_bounds(k_num: np.ndarray, k_den: np.ndarray, n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """The cells' one-sided Clopper-Pearson bounds, Bonferroni over the 2k of them: counts (..., k)."""
+    """The cells' one-sided Clopper-Pearson bounds, Bonferroni over the 2k of them: counts (..., k). Each distinct
+    count's bound is computed once (a power figure's simulated counts cluster: a few hundred of 64,000)."""
     level = alpha / (2 * np.shape(k_num)[-1])
-    return binomial_lower(k_num, n, level), binomial_upper(k_den, n, level)
+
+    def once(bound, k):
+        values, where = np.unique(k, return_inverse=True)
+        return bound(values, n, level)[where].reshape(np.shape(k))
+
+    return once(binomial_lower, k_num), once(binomial_upper, k_den)
 
 
 def _box_values(claim: Claim, p_lo: np.ndarray, q_hi: np.ndarray,
@@ -364,21 +370,17 @@ def _power(claim: Claim, choice: _Choice, cert: Certificate, k_den: np.ndarray, 
     rng = np.random.default_rng(seed)
     draws_den = rng.multinomial(n, q, size=POWER_DRAWS)
     draws_num_state = rng.bit_generator.state  # every tilt's first side from the same stream: a smoother search
-    u = v = box_orders = q_hi = None
+    u = v = box_orders = None
     if choice.certificate == "tangent":
         u, v = (c[0] for c in tangent_coefficients(np.array([cert.order]), direction))
     else:
         box_orders = np.union1d(RHO_ORDERS[::POWER_ORDER_STRIDE], [cert.order])
-        q_hi = _box_bounds(draws_den, draws_den, n, alpha)[1]  # the second side is drawn once
 
     def refuted(s: float) -> float:
         rng.bit_generator.state = draws_num_state
         draws_num = rng.multinomial(n, tilted(q, direction, s), size=POWER_DRAWS)
         if u is None:
-            # as _box_bounds, each distinct count's bound computed once: the counts cluster
-            values, where = np.unique(draws_num, return_inverse=True)
-            p_lo = binomial_lower(values, n, alpha / (2 * len(q)))[where].reshape(draws_num.shape)
-            excess = _box_values(claim, p_lo, q_hi, box_orders)[2].max(axis=-1)
+            excess = _box_values(claim, *_box_bounds(draws_num, draws_den, n, alpha), box_orders)[2].max(axis=-1)
         else:
             value = _tangent_value(cert.order, np.subtract(*_tangent_bounds(u, v, draws_num, draws_den, alpha)))
             excess = _excess(claim, np.array([cert.order]), value[:, None])[:, 0]
