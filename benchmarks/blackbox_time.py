@@ -5,7 +5,8 @@
 Every privacy entry of the suites decided by the black-box auditor is audited alone, as a suite run audits it (its
 ``audit`` with the run's seed 0, the budget's samples and the share of alpha a quick run gives each statistical
 claim, 0.01 / 200), and timed. With ``--baseline`` (a checkout of dpaudit, e.g. a git worktree of an earlier
-commit) the same entries are timed there first, in a fresh interpreter that imports that checkout, and each line
+commit) the same entries are timed there first, in a fresh interpreter that imports that checkout and nothing of
+this one (an editable install's import hook, which would map the suites to this checkout, is set aside), and each line
 prints both times, their ratio and both verdicts; the totals are split by the baseline's verdict. The two runs
 follow one another, not side by side, so that they do not share the cores.
 """
@@ -45,11 +46,30 @@ def timings(budget: str, suites: list[str] | None) -> dict[str, tuple[float, str
     return out
 
 
+def import_only_from(checkout: Path) -> None:
+    """Make ``import dpaudit`` take every package from ``checkout``. An editable install (``pip install -e``) adds an
+    import hook that maps dpaudit's top-level packages (mechanisms, algorithms, audits) to the installed checkout
+    whatever ``sys.path`` says: a baseline would then time its own core on this checkout's suites. The hook is
+    removed, and the packages are checked to come from ``checkout``."""
+    sys.meta_path[:] = [f for f in sys.meta_path if not getattr(f, "__module__", "").startswith("__editable__")]
+    import importlib
+
+    root = checkout.resolve()
+    for name in ("dpaudit", "dpaudit.mechanisms", "dpaudit.algorithms", "dpaudit.audits"):
+        try:
+            folders = importlib.import_module(name).__path__
+        except ImportError as error:
+            raise SystemExit(f"{name} is not in the checkout {root}: {error}") from None
+        for folder in folders:
+            if not Path(folder).resolve().is_relative_to(root):
+                raise SystemExit(f"{name} is not in the checkout {root}: it was imported from {folder}")
+
+
 def in_checkout(checkout: Path, budget: str, suites: list[str] | None) -> dict[str, tuple[float, str]]:
     """:func:`timings` run by a fresh interpreter importing ``checkout`` first."""
     with tempfile.TemporaryDirectory() as folder:
         target = Path(folder) / "timings.json"
-        argv = [sys.executable, __file__, "--budget", budget, "--write", str(target)]
+        argv = [sys.executable, __file__, "--budget", budget, "--write", str(target), "--root", str(checkout)]
         if suites:
             argv += ["--suites", ",".join(suites)]
         env = {**os.environ, "PYTHONPATH": str(checkout.resolve())}
@@ -63,9 +83,11 @@ def main() -> None:
     parser.add_argument("--budget", default="quick")
     parser.add_argument("--suites", default=None, help="comma-separated suite names (default: all)")
     parser.add_argument("--write", type=Path, help=argparse.SUPPRESS)  # a baseline's run writes its timings here
+    parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)  # ... importing dpaudit from this checkout only
     args = parser.parse_args()
     suites = args.suites.split(",") if args.suites else None
     if args.write:
+        import_only_from(args.root)
         args.write.write_text(json.dumps(timings(args.budget, suites)))
         return
     if args.baseline and not (args.baseline / "dpaudit" / "__init__.py").is_file():

@@ -11,6 +11,7 @@ import numpy as np
 from flint import arb, ctx
 from scipy import stats
 
+from dpaudit.bandits.table_blocks import run_decision_blocks
 from dpaudit.bandits.transcripts import DecisionTranscript, ExactDecisionTranscript
 
 
@@ -44,9 +45,12 @@ def assert_sampler_matches_law(policy, table: np.ndarray, alpha: float, runs: in
     assert math.isclose(sum(law.values()), 1.0, rel_tol=1e-12)
     transcript = DecisionTranscript(policy, arms=2, horizon=len(table), rounds=rounds)
     assert isinstance(transcript, ExactDecisionTranscript)
-    if path in ("blocks", "blocks, every round"):  # every round recorded: blocks cut to one round, told so
-        assert transcript.plays_blocks
+    if path == "blocks":
+        assert transcript.plays_blocks and transcript.skips_rounds
         played = transcript.sample(table, runs, np.random.default_rng(seed))
+    elif path == "blocks, every round":  # blocks cut to one round, told so (a transcript runs these per round)
+        assert transcript.plays_blocks and not transcript.skips_rounds
+        played = run_decision_blocks(policy, table, transcript.rounds, runs, np.random.default_rng(seed))
     else:
         played = transcript.sample_per_round(table, runs, np.random.default_rng(seed))
     keys = list(law)

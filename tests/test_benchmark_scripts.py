@@ -137,3 +137,29 @@ def test_the_accountant_benchmarks_say_how_to_get_opacus_and_run_a_case(tmp_path
     outcomes = _script("accountant_cases").main(["--only", "autodp-2,opacus-346"])
     assert [o.case for o in outcomes] == ["yuxiangw/autodp#2", "yuxiangw/autodp#2", "opacus-346"]
     assert all("not refuted" in o.verdict for o in outcomes[:2]) and "skipped" in outcomes[2].verdict
+
+
+def test_the_black_box_timing_imports_a_baseline_from_its_checkout_alone(tmp_path):
+    """A baseline's interpreter must take every dpaudit package from the baseline, as the script runs it (the
+    checkout first on PYTHONPATH): a copy of this checkout's packages is imported from the copy alone, though an
+    editable install's hook (CI installs so) maps the suites to this checkout; a folder without dpaudit is
+    refused, dpaudit then coming from elsewhere."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    copy = tmp_path / "copy"
+    for package in ("dpaudit", "mechanisms", "algorithms", "audits"):
+        shutil.copytree(root / package, copy / package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(root / "pyproject.toml", copy)  # a checkout's root (dpaudit._checkout)
+    code = ("import sys; from pathlib import Path; sys.path.insert(1, sys.argv[2]); "
+            "from benchmark_loader import load_script; "
+            "load_script('blackbox_time').import_only_from(Path(sys.argv[1])); print('ok')")
+    for checkout, ok in ((copy, True), (tmp_path / "empty", False)):
+        checkout.mkdir(exist_ok=True)
+        run = subprocess.run([sys.executable, "-c", code, str(checkout), str(root / "tests")], cwd=checkout,
+                             capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(checkout)})
+        assert (run.returncode == 0 and run.stdout.strip() == "ok") if ok else "is not in the checkout" in run.stderr

@@ -262,6 +262,27 @@ def test_clone_likelihood_ratio_is_the_exact_loss_of_the_view():
     assert np.allclose(lr.statistic(views), brute, atol=1e-9)
 
 
+def test_clone_likelihood_ratio_is_the_same_on_the_shuffled_view_as_on_the_users_messages():
+    """The statistic is drawn from the users' messages without S_Amp: on the same noise (the same seed; the
+    shufflers draw after the randomizers) the shuffled view gives the same L to rounding, and a view whose
+    lists are permuted at random in the opposite direction too, so the shufflers cannot move its law."""
+    protocol = ShuffledGaussianProtocol(GaussianRandomizer(0.8, 2), 7)
+    base, target = np.array([0.3, -0.2, 0.5]), np.array([-0.6, 0.7, -1.0])
+    lr = CloneLikelihoodRatio(protocol, base, target)
+    one = np.tile(base, (7, 1))
+    one[2] = target
+    messages = protocol.randomized(one, 40, np.random.default_rng(3))
+    view = protocol.sample_per_user(one, 40, np.random.default_rng(3))
+    assert not np.allclose(view, messages)  # the shufflers moved messages
+    assert np.allclose(np.sort(view, axis=1), np.sort(messages, axis=1))  # the same messages, each list permuted
+    assert np.allclose(lr.statistic(view), lr.statistic(messages), rtol=0, atol=1e-12)
+    reversed_lists = messages[:, ::-1].copy()
+    reversed_lists[..., 2:] = messages[:, np.roll(np.arange(7), 3), 2:]  # the second list by another permutation
+    assert np.allclose(lr.statistic(reversed_lists), lr.statistic(messages), rtol=0, atol=1e-12)
+    draws = lr.sample(one, 40, np.random.default_rng(3))
+    assert np.allclose(draws, lr.statistic(messages), rtol=0, atol=1e-12)
+
+
 def test_clone_likelihood_ratio_audit_has_power():
     """The statistical entry's test refutes Lemma B.4's claim for a randomizer with far too little
     noise (sigma = 0.5 at B = 50: the view is then nearly (1, ...)-distinguishable). Seeded; the

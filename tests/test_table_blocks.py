@@ -78,12 +78,32 @@ def test_deterministic_policies_play_the_same_decisions_by_blocks(policy, arms, 
 ])
 def test_blocks_cut_to_one_round_play_the_per_round_decisions(policy, horizon, rounds):
     """Every round recorded: every block is one round, and the policy, told so by ``limit``, skips its
-    certificate; the decisions stay the per-round run's, decision for decision."""
+    certificate; the decisions stay the per-round run's, decision for decision (which is why a transcript
+    recording every round runs round by round)."""
     table = np.random.default_rng(horizon).random((horizon, 2)).round(3)
     transcript = DecisionTranscript(policy, arms=2, horizon=horizon, rounds=rounds)
     assert transcript.plays_blocks and takes_limit(policy)
-    assert np.array_equal(transcript.sample(table, 200, np.random.default_rng(5)),
-                          transcript.sample_per_round(table, 200, np.random.default_rng(5)))
+    blocks = run_decision_blocks(policy, table, transcript.rounds, 200, np.random.default_rng(5))
+    assert np.array_equal(blocks, transcript.sample_per_round(table, 200, np.random.default_rng(5)))
+    assert np.array_equal(blocks, transcript.sample(table, 200, np.random.default_rng(5)))
+
+
+def test_a_transcript_plays_blocks_only_when_a_round_goes_unrecorded():
+    """Rounds 1..4 of 6 recorded: every block would be one round, so ``sample`` runs round by round and never
+    asks for a block; rounds 2 and 4 recorded: it plays blocks."""
+    asked = []
+
+    class Counting(Blocky):
+        def next_block(self, t):
+            asked.append(1)
+            return super().next_block(t)
+
+    table = np.zeros((6, 2))
+    every = DecisionTranscript(Counting(np.ones(3, dtype=np.int64)), arms=2, horizon=6, rounds=[1, 2, 3, 4])
+    assert every.plays_blocks and not every.skips_rounds
+    assert every.sample(table, 3, np.random.default_rng(0)).shape == (3, 4) and not asked
+    some = DecisionTranscript(Counting(np.ones(3, dtype=np.int64)), arms=2, horizon=6, rounds=[2, 4])
+    assert some.skips_rounds and some.sample(table, 3, np.random.default_rng(0)).shape == (3, 2) and asked
 
 
 @pytest.mark.parametrize("policy", [AnytimeLazyUCB(1.0), UCB1()])
@@ -154,7 +174,7 @@ class Blocky:
 
 @pytest.mark.parametrize("length", [np.zeros(2, dtype=np.int64), np.ones(2), np.ones(3, dtype=np.int64)])
 def test_bad_block_lengths_are_a_clear_error(length):
-    transcript = DecisionTranscript(Blocky(length), arms=2, horizon=4)
+    transcript = DecisionTranscript(Blocky(length), arms=2, horizon=4, rounds=[2, 4])  # blocks of two rounds
     with pytest.raises(ValueError, match="next_block must give block lengths >= 1 of shape"):
         transcript.sample(np.zeros((4, 2)), 2, np.random.default_rng(0))
     assert (transcript.sample_per_round(np.zeros((4, 2)), 2, np.random.default_rng(0)) == 0).all()

@@ -156,10 +156,10 @@ structured pairs only (random=0), for time:
     release every comparison reads, so halving them reaches eps and no more on round 1's pair. Round 3's pair
     (arm 0's second reward, which Z^(0) cannot absorb without moving the first estimate) exposes it at longer
     horizons: the black-box audit of the decisions at T = 12 on the same two pairs (thm5-privacy@algorithm,
-    eps1,K2,T12, through the policy's blocks), 2 * 10^6 samples per side, refutes it (certified 1.12-1.20 at
-    confidence 0.99 over seeds 0-2; a slow test), so the entry refutes it from the standard budget on, where the
-    quick budget's 2 * 10^5 refutes in one seed of three. A quarter of the scales (``noise_scale="1/(2eps)"``)
-    is refuted with certainty (loss 2 eps, a test).
+    eps1,K2,T12, every round recorded), 2 * 10^6 samples per side, refutes it (the fixed-size audit certifies
+    1.14-1.20 at confidence 0.99 over seeds 0-2, the sequential one stops at 1.01-1.05; a slow test), so the
+    entry refutes it from the standard budget on, where the quick budget's 2 * 10^5 refutes in one seed of
+    three. A quarter of the scales (``noise_scale="1/(2eps)"``) is refuted with certainty (loss 2 eps, a test).
 """
 
 from __future__ import annotations
