@@ -92,7 +92,7 @@ def test_fresh_contexts_regret_is_against_each_rounds_best_arm():
 def test_mismatches_and_bad_parameters():
     with pytest.raises(ValueError, match="chooses from contexts"):
         dpaudit.simulate(Recorder(), BernoulliBandit([0.5, 0.4]), horizon=5, runs=2)
-    with pytest.raises(ValueError, match="runs on the reference path"):
+    with pytest.raises(ValueError, match="has no fast path"):
         dpaudit.simulate(dpaudit.algorithms.ALGORITHMS["se"](), LinearBandit(4, 2), horizon=5, runs=2, path="fast")
     with pytest.raises(ValueError, match="needs arms >= dimension"):
         LinearBandit(3, 5, "released-code")

@@ -46,6 +46,24 @@ def paper_vectors(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarra
     return np.concatenate([head, np.full(shape[:-1] + (1,), 1 / np.sqrt(2))], axis=-1)
 
 
+class PlayedRewardDraws:
+    """A block of rounds' rewards drawn for the played arm only (a contextual fast path, :meth:`_LinearInstances.
+    draw_rounds`): the reward of round s in run r, arm features x, is 1{noise[s, r] < clip(<x, theta_r>, 0, 1)}
+    (``law`` "bernoulli", noise uniform) or clip(<x, theta_r> + sigma noise[s, r], 0, 1) ("gaussian", noise
+    standard normal). Each round's reward is then the played arm's law given the past, as the per-round path's
+    table of every arm's reward gives it, from one draw per run instead of K."""
+
+    def __init__(self, law: str, theta: np.ndarray, sigma: float | None, noise: np.ndarray):
+        self.law, self.theta, self.sigma, self.noise = law, theta, sigma, noise
+
+    def rewards(self, s: int, played_features: np.ndarray) -> np.ndarray:
+        """Round s's rewards of every run, given the played arms' features (runs, d)."""
+        location = (played_features * self.theta).sum(axis=1)
+        if self.law == "bernoulli":
+            return (self.noise[s] < np.clip(location, 0.0, 1.0)).astype(float)
+        return np.clip(location + self.sigma * self.noise[s], 0.0, 1.0)
+
+
 class _LinearInstances:
     def __init__(self, theta: np.ndarray, features: np.ndarray, fresh: bool, sigma: float | None = None):
         self.theta, self.features, self.fresh = theta, features, fresh
@@ -81,6 +99,21 @@ class _LinearInstances:
         loc = self._locations(contexts)
         return np.clip(loc + self.sigma * rng.standard_normal(loc.shape), 0.0, 1.0)
 
+    def draw_rounds(self, count: int, rng: np.random.Generator, context_rng: np.random.Generator
+                    ) -> tuple[np.ndarray, PlayedRewardDraws]:
+        """``count`` rounds at once for a contextual fast path: the contexts, (runs, K, d) for a fixed arm set or
+        (count, runs, K, d) drawn as ``count`` calls of :meth:`contexts` draw them (the same values), and the
+        rewards as :class:`PlayedRewardDraws`, one uniform (Bernoulli) or standard normal (Gaussian) per round
+        and run from the reward stream."""
+        runs = self.theta.shape[0]
+        if self.fresh:
+            contexts = paper_vectors(context_rng, (count, runs, self.arms, self.features.shape[2] - 1))
+        else:
+            contexts = self.features
+        if self.sigma is None:
+            return contexts, PlayedRewardDraws("bernoulli", self.theta, None, rng.random((count, runs)))
+        return contexts, PlayedRewardDraws("gaussian", self.theta, self.sigma, rng.standard_normal((count, runs)))
+
 
 class LinearBandit:
     """A K-armed linear contextual bandit in dimension d with Bernoulli rewards, or Gaussian rewards of
@@ -88,6 +121,8 @@ class LinearBandit:
 
     owner = "LinearBandit"
     feedback = "bandit"
+    #: its instances draw blocks of rounds (``draw_rounds``), for a contextual fast path
+    blocks_of_rounds = True
 
     def __init__(self, arms: int, dimension: int, generator: str = "paper", fresh_contexts: bool = False,
                  rewards: str = "bernoulli", sigma: float | None = None):
@@ -175,6 +210,8 @@ SCHEDULES = ("cyclic", "random")
 class _ReturningInstances(_LinearInstances):
     """U users per run with their own fixed arm sets; :meth:`contexts` is the arriving user's."""
 
+    draw_rounds = None  # the arrivals are drawn round by round: no block of rounds (the reference path)
+
     def __init__(self, theta: np.ndarray, user_features: np.ndarray, schedule: str, batch: int | None):
         self.theta, self.user_features = theta, user_features
         self.runs, self.users, self.arms = user_features.shape[:3]
@@ -258,5 +295,6 @@ class ReturningUsers:
         return _ReturningInstances(theta, features, self.schedule, self.batch)
 
 
-__all__ = ["GENERATORS", "REWARDS", "SCHEDULES", "GivenLinearBandit", "LinearBandit", "ReturningUsers",
+__all__ = ["GENERATORS", "REWARDS", "SCHEDULES", "GivenLinearBandit", "LinearBandit", "PlayedRewardDraws",
+           "ReturningUsers",
            "paper_vectors"]

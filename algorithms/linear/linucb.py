@@ -36,6 +36,13 @@ from dpaudit.mechanisms.shuffle.shuffle_vec import upper_indices
 INDEFINITE = "a released V was not positive definite"
 REFRESH = 512  # incremental width updates between two exact computations (fixed arm sets, B = 1)
 
+try:  # the compiled rounds (an optional dependency: pip install dpaudit[fast])
+    from .compiled import BERNOULLI, GAUSSIAN, TABLE, linucb_rounds
+except ImportError:  # numba missing: play_rounds goes round by round
+    linucb_rounds = None
+#: whether :meth:`LinUCB.play_rounds` can run its compiled loop (numba is installed)
+AVAILABLE = linucb_rounds is not None
+
 
 class ExactStatistics:
     """Algorithm 1's statistics with the identity randomizer: the batch's exact sums, no noise (LinUCB).
@@ -122,6 +129,7 @@ class LinUCB:
         self._outer: tuple[Any, np.ndarray] | None = None  # (contexts, the weighted products x_i x_j, i <= j)
         self._seen: Any = None  # the last contexts object checked, and its float array
         self._seen_array: np.ndarray | None = None
+        self._compiled: tuple[np.ndarray, ...] | None = None  # play_rounds' compiled state (_compiled_state)
 
     def _begin(self, d: int) -> None:
         self._d = d
@@ -201,6 +209,90 @@ class LinUCB:
         self.theta = (self.V_inv @ u[:, :, None])[..., 0]
         self.beta = float(self.radius(t, d))
 
+    @property
+    def compiled_rounds(self) -> bool:
+        """Whether :meth:`play_rounds` runs compiled: numba is installed, the statistics are the exact sums (the
+        private releases go round by round for now) and the policy is LinUCB itself (a subclass changes what a round
+        does, e.g. the released code's fixed width: it keeps the per-round path unless it compiles its own)."""
+        return AVAILABLE and type(self) is LinUCB and type(self.statistics) is ExactStatistics
+
+    def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Rounds t .. t + count - 1 of every run at once, the engine's fast path on a contextual environment.
+        ``contexts``: (runs, K, d), the same arm set every round, or (count, runs, K, d). ``rewards``: every arm's
+        reward of each round (count, runs, K), or the played arm's drawn from one number per round and run (an
+        object with ``law``, ``theta``, ``sigma``, ``noise`` and ``rewards(s, played_features)``, as
+        :class:`~dpaudit.algorithms.environments.linear.PlayedRewardDraws`). Returns the arms played and the
+        rewards collected, each (count, runs).
+
+        When :attr:`compiled_rounds` the rounds run in one compiled loop (:mod:`.compiled`: the same algorithm, the
+        same decisions to rounding); otherwise round by round through :meth:`choose` and :meth:`observe`. A run is
+        played by one of the two from its start: ``choose``/``observe`` after the compiled loop read a stale
+        model."""
+        table = isinstance(rewards, np.ndarray)
+        count = rewards.shape[0] if table else np.shape(rewards.noise)[0]
+        if table and (rewards.ndim != 3 or rewards.shape[1] != self.runs):
+            raise ValueError(f"{self.owner}: a table of rewards must have shape (count, runs, K) with runs = "
+                             f"{self.runs}, got {rewards.shape}")
+        fixed = np.ndim(contexts) == 3
+        played = np.empty((count, self.runs), dtype=np.int64)
+        collected = np.empty((count, self.runs))
+        if not self.compiled_rounds:
+            rows = np.arange(self.runs)
+            for s in range(count):
+                played[s] = self.choose(t + s, contexts if fixed else contexts[s])
+                collected[s] = rewards[s][rows, played[s]] if table else rewards.rewards(s, self._x)
+                self.observe(t + s, played[s], collected[s])
+            return played, collected
+        x = self._checked_block(contexts, fixed, count, t)
+        if self._d is None:
+            self._begin(x.shape[-1])
+        if table and rewards.shape[2] != x.shape[2]:
+            raise ValueError(f"{self.owner}: the rewards are for {rewards.shape[2]} arms, the contexts for "
+                             f"{x.shape[2]}")
+        state = self._compiled_state(x.shape[2])
+        # each round's radius, from the last batch end before it (computed here: the per-round path's values)
+        ends = ((np.arange(t, t + count) - 1) // self.B) * self.B
+        betas = np.array([self.radius(int(e), self._d) for e in ends], dtype=float)
+        if table:
+            law, theta_star, sigma, noise = TABLE, np.empty((0, 0)), 0.0, np.empty((0, 0))
+            table_values = np.ascontiguousarray(rewards, dtype=float)
+        else:
+            law = {"bernoulli": BERNOULLI, "gaussian": GAUSSIAN}[rewards.law]
+            theta_star, noise = np.ascontiguousarray(rewards.theta, float), np.ascontiguousarray(rewards.noise, float)
+            sigma, table_values = float(rewards.sigma or 0.0), np.empty((0, 0, 0))
+        linucb_rounds(t, x, fixed, law, table_values, theta_star, sigma, noise, betas, self.B, self.lam, REFRESH,
+                      self.V_inv,
+                      self.theta, self.statistics.gram, self.statistics.u, self._X, self._y, *state, played,
+                      collected)
+        return played, collected
+
+    def _checked_block(self, contexts: Any, fixed: bool, count: int, t: int) -> np.ndarray:
+        """The block's contexts as a contiguous float array (1 or count, runs, K, d), checked as ``choose`` checks
+        one round's."""
+        if fixed and self._seen is contexts:
+            x = self._seen_array
+        elif fixed:
+            x = checked_contexts(self.owner, contexts, self.runs, self._d, t)
+            self._seen, self._seen_array = contexts, x
+        else:
+            block = np.asarray(contexts, dtype=float)
+            if block.ndim != 4 or block.shape[0] != count:
+                raise ValueError(f"{self.owner}: a block of {count} rounds needs contexts of shape (runs, K, d) or "
+                                 f"({count}, runs, K, d), got {block.shape}")
+            x = checked_contexts(self.owner, block.reshape(-1, *block.shape[2:]), count * self.runs, self._d, t)
+            x = x.reshape(block.shape)
+        return np.ascontiguousarray(x if not fixed else x[None])
+
+    def _compiled_state(self, arms: int) -> tuple[np.ndarray, ...]:
+        """The compiled loop's kept squared widths and means (runs, K), whether they are current (runs,), and the
+        updates since they were computed (runs,)."""
+        state = self._compiled
+        if state is None or state[0].shape != (self.runs, arms):
+            state = (np.zeros((self.runs, arms)), np.zeros((self.runs, arms)), np.zeros(self.runs, dtype=np.int64),
+                     np.zeros(self.runs, dtype=np.int64))
+            self._compiled = state
+        return state
+
     def _guarded_update(self, V: np.ndarray) -> None:
         """V^{-1} from a released (noisy) V, which can be indefinite (the spec's 7.2, item 17): a run
         whose V is not positive definite keeps its previous V^{-1} (a post-processing of the release,
@@ -255,4 +347,4 @@ def linucb_one_run(policy: LinUCB, features: np.ndarray, rewards: np.ndarray, ho
     return played
 
 
-__all__ = ["ExactStatistics", "LinUCB", "first_best", "linucb_one_run"]
+__all__ = ["AVAILABLE", "ExactStatistics", "LinUCB", "first_best", "linucb_one_run"]

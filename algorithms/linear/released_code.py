@@ -49,6 +49,7 @@ from dpaudit.bandits.policies import checked_contexts
 from dpaudit.core.validation import choice
 from dpaudit.mechanisms.released_code import linear_released_code as code
 
+from . import linucb
 from .linucb import ExactStatistics, LinUCB, first_best
 from .private_linucb import PrivateLinUCB
 from .statistics import GivenGaussianSums, GivenVectorSums, PseudoTreeSums
@@ -151,10 +152,25 @@ class ReleasedCodeLinUCB(PrivateLinUCB):
         return np.full(np.shape(t_m), self.cew)
 
     def choose(self, t: int, contexts: np.ndarray) -> np.ndarray:
-        if self._d is None:  # L, the largest feature norm, as the code reads it from its arm set
-            x = checked_contexts(self.owner, contexts, self.runs, None, t)
-            self.feature_bound = max(1.0, float(np.sqrt(np.einsum("rkd,rkd->rk", x, x).max())))
+        if self._d is None:
+            self._read_feature_bound(t, contexts)
         return LinUCB.choose(self, t, contexts)
+
+    def _read_feature_bound(self, t: int, contexts: np.ndarray) -> None:
+        """L, the largest feature norm, as the code reads it from its (first) arm set."""
+        x = checked_contexts(self.owner, contexts, self.runs, None, t)
+        self.feature_bound = max(1.0, float(np.sqrt(np.einsum("rkd,rkd->rk", x, x).max())))
+
+    @property
+    def compiled_rounds(self) -> bool:
+        """The code's LinUCB (no noise) runs LinUCB's compiled rounds (its fixed width is the radius every round
+        reads; its regularizer is set at the first round); the private variants go round by round."""
+        return linucb.AVAILABLE and self.variant == "linucb"
+
+    def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
+        if self._d is None:
+            self._read_feature_bound(t, contexts if np.ndim(contexts) == 3 else contexts[0])
+        return LinUCB.play_rounds(self, t, contexts, rewards)
 
 
 def released_code_one_run(policy: ReleasedCodeLinUCB, features: np.ndarray, rewards: np.ndarray, horizon: int,

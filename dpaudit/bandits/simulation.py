@@ -18,7 +18,11 @@ shape (runs, ...), and no Python loop runs over runs. Two paths give the same la
 
 A contextual environment (one with ``dimension``) runs on the reference path: each round's contexts
 come from their own stream, a policy with ``contextual = True`` chooses from them, and the regret is
-against each round's best mean.
+against each round's best mean. Its fast path, for a policy whose ``play_rounds`` runs compiled (its
+``compiled_rounds`` is true) on an environment with ``blocks_of_rounds``, hands the policy blocks of rounds that the
+instances draw at once (``draw_rounds(count, rng, context_rng)``): the contexts as the per-round path draws them,
+and the rewards for the played arms only, one number per round and run from the reward stream (the per-round path
+draws every arm's reward: the same law of the trajectory, other values).
 
 Seeds: the runs are cut into blocks of :data:`RUN_BLOCK` (a fixed size, so results do not depend on
 the number of workers); block b draws from the seed sequence ``SeedSequence(entropy,
@@ -194,18 +198,22 @@ def simulate(policy: Any, environment: Any, horizon: int, runs: int, seed: Any =
     workers = integer(owner, "workers", workers, 1)
     if path not in PATHS:
         raise ValueError(f"{owner}: path must be one of {', '.join(PATHS)}, got {path!r}")
-    fast = callable(getattr(policy, "next_block", None)) and callable(getattr(policy, "observe_block", None))
-    if path == "fast" and not fast:
-        raise ValueError(f"{owner}: {_name(policy)} has no fast path (next_block and observe_block)")
-    use_fast = fast and path != "reference"
     contextual = getattr(environment, "dimension", None) is not None
     if getattr(policy, "contextual", False) and not contextual:
         raise ValueError(f"{owner}: {_name(policy)} chooses from contexts, but {_name(environment)} has none (use a "
                          "contextual environment such as LinearBandit)")
-    if contextual and use_fast:
-        if path == "fast":
-            raise ValueError(f"{owner}: {_name(environment)} draws contexts every round; it runs on the reference path")
-        use_fast = False
+    if contextual:
+        fast = (bool(getattr(policy, "compiled_rounds", False)) and callable(getattr(policy, "play_rounds", None))
+                and bool(getattr(environment, "blocks_of_rounds", False)))
+        if path == "fast" and not fast:
+            raise ValueError(f"{owner}: {_name(policy)} on {_name(environment)} has no fast path (a contextual one "
+                             "needs a policy whose rounds run compiled, with numba installed, on an environment that "
+                             "draws its rounds in blocks, such as LinearBandit)")
+    else:
+        fast = callable(getattr(policy, "next_block", None)) and callable(getattr(policy, "observe_block", None))
+        if path == "fast" and not fast:
+            raise ValueError(f"{owner}: {_name(policy)} has no fast path (next_block and observe_block)")
+    use_fast = fast and path != "reference"
     if feedback_of(policy) == "full" and environment.feedback != "full":
         raise ValueError(f"{owner}: {_name(policy)} takes full-information feedback, but {_name(environment)} is a "
                          "bandit environment (use an experts environment such as BernoulliExperts)")
@@ -279,8 +287,12 @@ def _simulate_block(policy: Any, environment: Any, horizon: int, runs: int, roun
     policy = copy.deepcopy(policy)
     policy.start(runs, environment.arms, horizon, policy_rng)
     if getattr(environment, "dimension", None) is not None:
-        pseudo, real, pulls = _run_contextual(policy, instances, runs, environment.arms, horizon, rounds, reward_rng,
-                                              context_rng)
+        if fast:
+            pseudo, real, pulls = _run_contextual_blocks(policy, instances, runs, environment.arms, horizon, rounds,
+                                                         reward_rng, context_rng, environment.dimension)
+        else:
+            pseudo, real, pulls = _run_contextual(policy, instances, runs, environment.arms, horizon, rounds,
+                                                  reward_rng, context_rng)
     else:
         run = _run_fast if fast else _run_reference
         pseudo, real, pulls = run(policy, instances, means, horizon, rounds, reward_rng)
@@ -383,6 +395,64 @@ def _run_contextual(policy: Any, instances: Any, runs: int, arms: int, horizon: 
             regret.record(slice(None), column)
             column += 1
     return regret.result()
+
+
+#: most context values (runs x arms x dimension per round) in one block of rounds of a contextual fast path
+MAX_BLOCK_CONTEXTS = 1 << 22
+#: most rounds in one block of a contextual fast path (bounds its per-round arrays)
+MAX_BLOCK_ROUNDS = 4096
+
+
+def _run_contextual_blocks(policy: Any, instances: Any, runs: int, arms: int, horizon: int, rounds: np.ndarray,
+                           rng: np.random.Generator, context_rng: np.random.Generator, dimension: int
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The contextual fast path: blocks of rounds, each drawn at once by the instances (``draw_rounds``: the
+    contexts as the per-round path draws them, the rewards for the played arms only) and played by the policy's
+    compiled ``play_rounds``; the regret of each round as :class:`_Regret` adds it, in the same order (a cumulative
+    sum down the block adds each round's gap to the running total, as the per-round path does)."""
+    regret = _Regret(np.zeros((runs, arms)), rounds)
+    rows = np.arange(runs)
+    per_round = max(1, runs * arms * int(dimension))
+    t, column = 1, 0
+    while t <= horizon:
+        count = min(horizon - t + 1, MAX_BLOCK_ROUNDS, max(1, MAX_BLOCK_CONTEXTS // per_round))
+        contexts, draws = instances.draw_rounds(count, rng, context_rng)
+        played, collected = policy.play_rounds(t, contexts, draws)
+        played = _checked_block_arms(played, count, runs, arms, t, policy)
+        collected = np.asarray(collected, dtype=float)
+        expected = np.asarray(instances.expected(contexts), dtype=float)
+        if expected.ndim == 2:  # a fixed arm set: the same means every round
+            best = expected.max(axis=1)
+            gaps, losses = best - expected[rows, played], best - collected
+        else:
+            best = expected.max(axis=2)
+            gaps = best - np.take_along_axis(expected, played[..., None], axis=2)[..., 0]
+            losses = best - collected
+        gaps[0] += regret.cum_pseudo
+        losses[0] += regret.cum_real
+        cum_pseudo, cum_real = np.cumsum(gaps, axis=0), np.cumsum(losses, axis=0)
+        while column < rounds.size and rounds[column] < t + count:
+            regret.pseudo[:, column] = cum_pseudo[rounds[column] - t]
+            regret.real[:, column] = cum_real[rounds[column] - t]
+            column += 1
+        regret.cum_pseudo, regret.cum_real = cum_pseudo[-1].copy(), cum_real[-1].copy()
+        regret.pulls += np.bincount((rows * arms + played).ravel(), minlength=runs * arms).reshape(runs, arms)
+        t += count
+    return regret.result()
+
+
+def _checked_block_arms(played: Any, count: int, runs: int, arms: int, t: int, policy: Any) -> np.ndarray:
+    """A block's arms (count, runs) from ``play_rounds``, or the error :func:`_checked_arms` gives for the first
+    round that went wrong."""
+    out = np.asarray(played)
+    if out.shape != (count, runs):
+        raise ValueError(f"simulate: {_name(policy)} played arms of shape {out.shape} in the block of rounds {t}.."
+                         f"{t + count - 1}, expected ({count}, {runs})")
+    if out.dtype.kind in "iu" and (not out.size or (out.min() >= 0 and out.max() < arms)):
+        return out.astype(np.int64, copy=False)
+    for s in range(count):  # name the round
+        _checked_arms(out[s], runs, arms, f"at round {t + s}", policy)
+    return out.astype(np.int64)
 
 
 def _run_fast(policy: Any, instances: Any, means: np.ndarray, horizon: int, rounds: np.ndarray,

@@ -1,0 +1,192 @@
+"""LinUCB's compiled rounds (algorithms/linear/compiled.py) and the engine's contextual fast path: the compiled loop
+makes the numpy path's decisions and the per-run reference's, round for round; the rewards it draws for the played
+arm only are the law's; the instances draw a block of rounds as the per-round path draws them; the engine's fast
+path keeps the regret's law and its errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dpaudit
+from dpaudit.algorithms import LinearBandit
+from dpaudit.algorithms.environments.linear import PlayedRewardDraws, ReturningUsers
+from dpaudit.algorithms.linear import linucb
+from dpaudit.algorithms.linear.linucb import LinUCB, linucb_one_run
+from dpaudit.algorithms.linear.released_code import ReleasedCodeLinUCB, released_code_one_run
+
+pytestmark = pytest.mark.skipif(not linucb.AVAILABLE, reason="numba is not installed (pip install dpaudit[fast])")
+
+
+def per_round(policy: LinUCB, runs: int, contexts, table: np.ndarray, horizon: int, seed: int = 2) -> np.ndarray:
+    """The numpy path's decisions, round by round (contexts: one fixed array, or one per round)."""
+    policy.start(runs, table.shape[2], horizon, np.random.default_rng(seed))
+    played = np.empty((horizon, runs), dtype=np.int64)
+    for t in range(1, horizon + 1):
+        x = contexts if np.ndim(contexts) == 3 else contexts[t - 1]
+        played[t - 1] = policy.choose(t, x)
+        policy.observe(t, played[t - 1], table[t - 1][np.arange(runs), played[t - 1]])
+    return played
+
+
+def compiled(policy: LinUCB, runs: int, contexts, rewards, horizon: int, cuts=(), seed: int = 2) -> np.ndarray:
+    """The compiled loop's decisions, in blocks cut after the rounds ``cuts``."""
+    policy.start(runs, np.shape(contexts)[-2], horizon, np.random.default_rng(seed))
+    assert policy.compiled_rounds
+    out, start = [], 1
+    for end in [*cuts, horizon]:
+        block = slice(start - 1, end)
+        x = contexts if np.ndim(contexts) == 3 else contexts[block]
+        if isinstance(rewards, np.ndarray):
+            part = rewards[block]
+        else:
+            part = PlayedRewardDraws(rewards.law, rewards.theta, rewards.sigma, rewards.noise[block])
+        played, collected = policy.play_rounds(start, x, part)
+        assert played.shape == collected.shape == (end - start + 1, runs)
+        out.append(played)
+        start = end + 1
+    return np.concatenate(out)
+
+
+@pytest.mark.parametrize("B, refresh, fresh", [(1, 512, False), (1, 7, False), (3, 512, False), (1, 512, True),
+                                              (4, 512, True)])
+def test_compiled_rounds_make_the_numpy_paths_decisions(B, refresh, fresh, monkeypatch):
+    """On one reward table of every arm (fixed arm sets and fresh contexts; refresh = 7: the kept widths and means
+    computed afresh every 7 updates), cut into blocks at uneven rounds: the same arm in every round of every run,
+    and the per-run reference's for the fixed arm sets."""
+    monkeypatch.setattr(linucb, "REFRESH", refresh)
+    runs, K, d, horizon = 12, 9, 4, 400
+    rng = np.random.default_rng(B * 10 + fresh)
+    instances = LinearBandit(K, d, fresh_contexts=fresh).instances(runs, rng)
+    contexts = (np.stack([instances.contexts(rng) for _ in range(horizon)]) if fresh else instances.features)
+    table = np.stack([instances.rewards(rng, contexts[t] if fresh else contexts) for t in range(horizon)])
+    numpy_path = per_round(LinUCB(B=B, alpha=0.05), runs, contexts, table, horizon)
+    fast = compiled(LinUCB(B=B, alpha=0.05), runs, contexts, table, horizon, cuts=(1, 37, 38, 250))
+    np.testing.assert_array_equal(fast, numpy_path)
+    assert len(np.unique(fast)) > 1  # it explores
+    if not fresh:
+        for r in range(3):
+            reference = linucb_one_run(LinUCB(B=B, alpha=0.05), instances.features[r], table[:, r], horizon)
+            np.testing.assert_array_equal(fast[:, r], reference)
+
+
+def test_the_released_codes_linucb_runs_compiled_with_its_constants():
+    """The released code's LinUCB (lambda 1e-4, a fixed width read from the largest feature norm, sqrt 2 on its
+    generator) plays its numpy path's decisions and its per-run reference's; its private variants do not compile."""
+    runs, K, d, horizon = 8, 10, 4, 300
+    rng = np.random.default_rng(8)
+    instances = LinearBandit(K, d, "released-code").instances(runs, rng)
+    table = np.stack([instances.rewards(rng, instances.features) for _ in range(horizon)])
+    fast_policy = ReleasedCodeLinUCB("linucb")
+    fast = compiled(fast_policy, runs, instances.features, table, horizon, cuts=(5,))
+    np.testing.assert_array_equal(fast, per_round(ReleasedCodeLinUCB("linucb"), runs, instances.features, table,
+                                                  horizon))
+    assert fast_policy.feature_bound == pytest.approx(np.sqrt(2)) and fast_policy.lam == 1e-4
+    zeros_V, zeros_u = np.zeros((horizon, d, d)), np.zeros((horizon, d))
+    for r in range(2):
+        np.testing.assert_array_equal(fast[:, r], released_code_one_run(fast_policy, instances.features[r],
+                                                                        table[:, r], horizon, zeros_V, zeros_u))
+    assert not ReleasedCodeLinUCB("jdp", eps=1.0).compiled_rounds
+
+
+@pytest.mark.parametrize("law", ["bernoulli", "gaussian"])
+def test_rewards_drawn_for_the_played_arm_are_read_as_the_law_gives_them(law):
+    """One number per round and run: the numpy path on the table whose every arm's reward comes from that round's
+    number (1{u < mean_a}, or clip(location_a + sigma z)) plays what the compiled loop plays, and collects what it
+    collects."""
+    runs, K, d, horizon = 10, 7, 3, 300
+    rng = np.random.default_rng(5)
+    env = LinearBandit(K, d) if law == "bernoulli" else LinearBandit(K, d, rewards="gaussian", sigma=0.3)
+    instances = env.instances(runs, rng)
+    contexts, draws = instances.draw_rounds(horizon, np.random.default_rng(6), rng)
+    location = np.matmul(contexts, instances.theta[:, :, None])[..., 0]  # (runs, K)
+    if law == "bernoulli":
+        table = (draws.noise[:, :, None] < np.clip(location, 0, 1)).astype(float)
+    else:
+        table = np.clip(location + 0.3 * draws.noise[:, :, None], 0, 1)
+    policy = LinUCB(B=1, alpha=0.05)
+    policy.start(runs, K, horizon, np.random.default_rng(2))
+    played, collected = policy.play_rounds(1, contexts, draws)
+    np.testing.assert_array_equal(played, per_round(LinUCB(B=1, alpha=0.05), runs, contexts, table, horizon))
+    np.testing.assert_allclose(collected, np.take_along_axis(table, played[..., None], axis=2)[..., 0], atol=1e-15)
+
+
+def test_a_block_of_rounds_is_drawn_as_the_rounds_one_by_one():
+    """Fresh contexts: ``draw_rounds`` gives the contexts ``contexts`` draws round after round from the same
+    stream; the played-arm draws are one uniform per run and round from the reward stream."""
+    instances = LinearBandit(6, 3, fresh_contexts=True).instances(4, np.random.default_rng(0))
+    one_by_one = np.stack([instances.contexts(np.random.default_rng(9)) for _ in range(1)])
+    rng = np.random.default_rng(9)
+    rounds = np.stack([instances.contexts(rng) for _ in range(5)])
+    block, draws = instances.draw_rounds(5, np.random.default_rng(3), np.random.default_rng(9))
+    np.testing.assert_array_equal(block, rounds)
+    np.testing.assert_array_equal(block[:1], one_by_one)
+    np.testing.assert_array_equal(draws.noise, np.random.default_rng(3).random((5, 4)))
+    assert draws.law == "bernoulli" and draws.sigma is None
+
+
+def test_the_fast_path_keeps_the_regrets_law():
+    """200 runs on each path, T = 300, fixed and fresh arm sets: the mean regret at T agrees (Welch's test at level
+    1e-4, its false-failure rate per case; the paths draw the rewards differently, so the runs differ), and the
+    fast path's pulls sum to the horizon."""
+    for env in (LinearBandit(8, 3), LinearBandit(8, 3, fresh_contexts=True)):
+        results = {path: dpaudit.simulate(LinUCB(), env, horizon=300, runs=200, seed=11, path=path)
+                   for path in ("fast", "reference")}
+        fast, reference = results["fast"], results["reference"]
+        assert fast.path == "fast" and reference.path == "reference"
+        assert (fast.pulls.sum(axis=1) == 300).all()
+        np.testing.assert_array_equal(fast.means, reference.means)  # the same instances
+        for kind in ("pseudo_regret", "regret"):
+            a, b = getattr(fast, kind)[:, -1], getattr(reference, kind)[:, -1]
+            assert stats.ttest_ind(a, b, equal_var=False).pvalue > 1e-4, (kind, a.mean(), b.mean())
+        assert (np.diff(fast.pseudo_regret, axis=1) >= -1e-12).all()
+
+
+def test_the_fast_path_records_the_regret_the_blocks_add(monkeypatch):
+    """Blocks of 7 rounds against one block: the same regret at every recorded round, to the last bit (each
+    round's gap is added to the running total in order)."""
+    env = LinearBandit(5, 3)
+    whole = dpaudit.simulate(LinUCB(B=2), env, horizon=60, runs=6, seed=4, path="fast", grid=[1, 7, 8, 30, 60])
+    monkeypatch.setattr(dpaudit.bandits.simulation, "MAX_BLOCK_ROUNDS", 7)
+    cut = dpaudit.simulate(LinUCB(B=2), env, horizon=60, runs=6, seed=4, path="fast", grid=[1, 7, 8, 30, 60])
+    np.testing.assert_array_equal(whole.pseudo_regret, cut.pseudo_regret)
+    np.testing.assert_array_equal(whole.regret, cut.regret)
+    np.testing.assert_array_equal(whole.pulls, cut.pulls)
+
+
+def test_without_numba_the_rounds_go_one_by_one(monkeypatch):
+    """No compiled loop: ``play_rounds`` plays through choose and observe (the same decisions), and the engine
+    keeps such a policy on the reference path."""
+    runs, horizon = 5, 80
+    instances = LinearBandit(6, 3).instances(runs, np.random.default_rng(1))
+    table = np.stack([instances.rewards(np.random.default_rng(t), instances.features) for t in range(horizon)])
+    fast = compiled(LinUCB(B=1), runs, instances.features, table, horizon)
+    monkeypatch.setattr(linucb, "AVAILABLE", False)
+    slow = LinUCB(B=1)
+    assert not slow.compiled_rounds
+    slow.start(runs, 6, horizon, np.random.default_rng(2))
+    np.testing.assert_array_equal(slow.play_rounds(1, instances.features, table)[0], fast)
+    assert dpaudit.simulate(LinUCB(), LinearBandit(6, 3), horizon=10, runs=2, seed=0).path == "reference"
+
+
+def test_fast_path_errors():
+    """The engine refuses a fast path where there is none, and names a policy's bad block of arms."""
+    with pytest.raises(ValueError, match="has no fast path"):
+        dpaudit.simulate(LinUCB(), ReturningUsers(4, 3, 2), horizon=5, runs=2, path="fast")
+
+    class Wrong(LinUCB):
+        compiled_rounds = True  # LinUCB's rounds, then a bad arm
+
+        def play_rounds(self, t, contexts, rewards):
+            played, collected = super().play_rounds(t, contexts, rewards)
+            if t <= 4 < t + len(played):
+                played[4 - t, 1] = 11
+            return played, collected
+
+    with pytest.raises(ValueError, match="played arm 11 in run 1 at round 4"):
+        dpaudit.simulate(Wrong(), LinearBandit(4, 2), horizon=8, runs=2, seed=0, path="fast")
+    policy = LinUCB()
+    policy.start(2, 4, 5, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="rewards must have shape"):
+        policy.play_rounds(1, np.zeros((2, 4, 2)), np.zeros((3, 4)))
