@@ -10,11 +10,13 @@ import pytest
 from scipy import stats
 
 import dpaudit
-from dpaudit.algorithms import LinearBandit
+from dpaudit.algorithms import ALGORITHMS, LinearBandit
 from dpaudit.algorithms.environments.linear import PlayedRewardDraws, ReturningUsers
 from dpaudit.algorithms.linear import linucb
 from dpaudit.algorithms.linear.linucb import LinUCB, linucb_one_run
+from dpaudit.algorithms.linear.private_linucb import PrivateLinUCB
 from dpaudit.algorithms.linear.released_code import ReleasedCodeLinUCB, released_code_one_run
+from dpaudit.algorithms.linear.statistics import LocalGaussianSums
 
 pytestmark = pytest.mark.skipif(not linucb.AVAILABLE, reason="numba is not installed (pip install dpaudit[fast])")
 
@@ -87,7 +89,58 @@ def test_the_released_codes_linucb_runs_compiled_with_its_constants():
     for r in range(2):
         np.testing.assert_array_equal(fast[:, r], released_code_one_run(fast_policy, instances.features[r],
                                                                         table[:, r], horizon, zeros_V, zeros_u))
-    assert not ReleasedCodeLinUCB("jdp", eps=1.0).compiled_rounds
+    assert not ReleasedCodeLinUCB("jdp", eps=1.0).block_rounds
+
+
+PRIVATE = {
+    "ldp": lambda: ALGORITHMS["linucb-ldp"](eps=1.0),  # R_Amp per user, batches of one
+    "sdp-amp": lambda: ALGORITHMS["linucb-sdp-amp"](eps=0.5, B=4),  # P_Amp's sums of 4 users
+    "sdp-amp-returning": lambda: ALGORITHMS["linucb-sdp-amp-returning"](eps=5.0, B=5),
+    "code-ldp": lambda: ReleasedCodeLinUCB("ldp", eps=1.0),  # R_Amp at the code's sigma, features of norm sqrt 2
+    "code-sdp-amp": lambda: ReleasedCodeLinUCB("sdp-amp", eps=1.0, B=3),
+    # lambda far below the noise's: the released V is often indefinite, and the run keeps its model
+    "ldp-small-lambda": lambda: PrivateLinUCB(LocalGaussianSums(1.0, 0.1), 1, "LinUCB-LDP, lambda 0.01", lam=0.01),
+}
+
+
+@pytest.mark.parametrize("name", list(PRIVATE))
+def test_private_gaussian_releases_run_compiled_with_the_same_noise(name):
+    """A Gaussian release's noise drawn ahead, a block at a time, from the release's stream: the compiled loop plays
+    the numpy path's decisions on the same table and policy seed (which draws the noise), and ends on the same
+    released sums; a released V that is not positive definite keeps the run's model on both paths, counted alike."""
+    runs, K, d, horizon = 6, 8, 3, 240
+    rng = np.random.default_rng(3)
+    released = name.startswith("code")
+    instances = LinearBandit(K, d, "released-code" if released else "paper").instances(runs, rng)
+    if released:  # a first coordinate of 1.2 on some arms: phi_1^2 = 1.44, an entry the randomizer clips to 1
+        instances.features[:, 3:5, 0] = 1.2
+        instances.features[:, 3:5, 1:] *= 0.5
+    table = np.stack([instances.rewards(rng, instances.features) for _ in range(horizon)])
+    numpy_policy, fast_policy = PRIVATE[name](), PRIVATE[name]()
+    numpy_path = per_round(numpy_policy, runs, instances.features, table, horizon)
+    fast = compiled(fast_policy, runs, instances.features, table, horizon, cuts=(2, 50, 51, 199))
+    np.testing.assert_array_equal(fast, numpy_path)
+    np.testing.assert_allclose(fast_policy.statistics.gram, numpy_policy.statistics.gram, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(fast_policy.statistics.u, numpy_policy.statistics.u, rtol=0, atol=1e-9)
+    assert fast_policy.indefinite == numpy_policy.indefinite
+    assert fast_policy.notes == numpy_policy.notes
+    assert (fast_policy.indefinite > 0) == (name == "ldp-small-lambda")
+
+
+def test_releases_that_cannot_draw_ahead_go_round_by_round():
+    """The tree, P_Vec, R_Amp summed over batches of several users, and a release recording its views for an
+    audit keep the per-round path."""
+    assert not ALGORITHMS["linucb-jdp"](eps=1.0).block_rounds
+    assert not ALGORITHMS["linucb-sdp-vec"](eps=1.0).block_rounds
+    assert not ALGORITHMS["batched-local-linucb"](eps=1.0, B=4).block_rounds
+    recording = ALGORITHMS["linucb-sdp-amp"](eps=0.3)
+    assert recording.block_rounds and recording.compiled_rounds
+    recording.statistics.record_views = True
+    assert not recording.block_rounds
+    policy = ALGORITHMS["linucb-ldp"](eps=1.0)
+    policy.start(2, 3, 10, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"features must have \|\|phi\|\| <= 1"):
+        policy.play_rounds(1, np.full((2, 3, 2), 0.9), np.zeros((1, 2, 3)))
 
 
 @pytest.mark.parametrize("law", ["bernoulli", "gaussian"])
@@ -156,8 +209,8 @@ def test_the_fast_path_records_the_regret_the_blocks_add(monkeypatch):
 
 
 def test_without_numba_the_rounds_go_one_by_one(monkeypatch):
-    """No compiled loop: ``play_rounds`` plays through choose and observe (the same decisions), and the engine
-    keeps such a policy on the reference path."""
+    """No compiled loop: ``play_rounds`` plays through choose and observe (the same decisions), and a simulation
+    still takes the fast path, on the same draws: the same result as with numba."""
     runs, horizon = 5, 80
     instances = LinearBandit(6, 3).instances(runs, np.random.default_rng(1))
     table = np.stack([instances.rewards(np.random.default_rng(t), instances.features) for t in range(horizon)])
@@ -167,7 +220,17 @@ def test_without_numba_the_rounds_go_one_by_one(monkeypatch):
     assert not slow.compiled_rounds
     slow.start(runs, 6, horizon, np.random.default_rng(2))
     np.testing.assert_array_equal(slow.play_rounds(1, instances.features, table)[0], fast)
-    assert dpaudit.simulate(LinUCB(), LinearBandit(6, 3), horizon=10, runs=2, seed=0).path == "reference"
+    with_numba = {}
+    for available in (True, False):
+        monkeypatch.setattr(linucb, "AVAILABLE", available)
+        for name, make in (("linucb", LinUCB), ("ldp", PRIVATE["ldp"])):
+            result = dpaudit.simulate(make(), LinearBandit(6, 3), horizon=60, runs=4, seed=0, grid=[10, 60])
+            assert result.path == "fast"
+            if available:
+                with_numba[name] = result
+            else:
+                np.testing.assert_array_equal(result.pulls, with_numba[name].pulls)
+                np.testing.assert_allclose(result.regret, with_numba[name].regret, rtol=1e-12)
 
 
 def test_fast_path_errors():
@@ -176,7 +239,7 @@ def test_fast_path_errors():
         dpaudit.simulate(LinUCB(), ReturningUsers(4, 3, 2), horizon=5, runs=2, path="fast")
 
     class Wrong(LinUCB):
-        compiled_rounds = True  # LinUCB's rounds, then a bad arm
+        block_rounds = True  # LinUCB's rounds, then a bad arm
 
         def play_rounds(self, t, contexts, rewards):
             played, collected = super().play_rounds(t, contexts, rewards)
@@ -190,3 +253,30 @@ def test_fast_path_errors():
     policy.start(2, 4, 5, np.random.default_rng(0))
     with pytest.raises(ValueError, match="rewards must have shape"):
         policy.play_rounds(1, np.zeros((2, 4, 2)), np.zeros((3, 4)))
+
+
+@pytest.mark.parametrize("make", [lambda: LinUCB(B=2), PRIVATE["sdp-amp"], PRIVATE["ldp-small-lambda"]])
+@pytest.mark.parametrize("output", ["actions", "jdp"])
+def test_a_transcript_plays_the_compiled_rounds_as_it_plays_the_per_round_ones(make, output, monkeypatch):
+    """A contextual transcript samples a compiled policy through its compiled rounds: the same outputs as round by
+    round from the same seed, on a fixed arm set and on arms that change (the JDP output stops before the last
+    round; the compiled rounds play it too, after every published decision)."""
+    from dpaudit.bandits.contextual_transcripts import ContextualTranscript
+
+    T, K, d = 12, 3, 2
+    rng = np.random.default_rng(4)
+    features = rng.normal(size=(K, d))
+    features /= 1.2 * np.linalg.norm(features, axis=1, keepdims=True)
+    changing = features[None] * rng.uniform(0.3, 1.0, size=(T, K, 1))
+    for arms in (np.broadcast_to(features, (T, K, d)), changing):
+        data = np.concatenate([arms, rng.random((T, K, 1))], axis=2)
+        options = {"output": output, "protected": 6} if output == "jdp" else {}
+        fast = ContextualTranscript(make(), K, d, T, **options)
+        assert fast.policy.compiled_rounds
+        compiled_out = fast.sample(data, 300, np.random.default_rng(9))
+        with monkeypatch.context() as patch:
+            patch.setattr(linucb, "AVAILABLE", False)
+            slow = ContextualTranscript(make(), K, d, T, **options)
+            assert not slow.policy.compiled_rounds
+            np.testing.assert_array_equal(compiled_out, slow.sample(data, 300, np.random.default_rng(9)))
+        assert len(np.unique(compiled_out)) > 1  # not a constant policy

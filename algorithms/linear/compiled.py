@@ -64,6 +64,49 @@ def _first_best(means: np.ndarray, widths: np.ndarray, beta: float, scores: np.n
     return arm
 
 
+@numba.njit(cache=True, nogil=True)
+def _add_release(X: np.ndarray, y: np.ndarray, noise: np.ndarray, upper_i: np.ndarray, upper_j: np.ndarray,
+                 gram: np.ndarray, u: np.ndarray) -> None:
+    """One batch's release added to a run's cumulative sums: per coordinate, the users' entries (phi y, upper(phi
+    phi^T), each clipped to [-1, 1]) summed in the users' order, plus the release's noise; the upper coordinates
+    filled into both triangles of the Gram matrix (the randomizer's ``messages``)."""
+    B, d = X.shape
+    for i in range(d):
+        total = 0.0
+        for m in range(B):
+            total += min(max(X[m, i] * y[m], -1.0), 1.0)
+        u[i] += total + noise[i]
+    for c in range(upper_i.shape[0]):
+        i, j = upper_i[c], upper_j[c]
+        total = 0.0
+        for m in range(B):
+            total += min(max(X[m, i] * X[m, j], -1.0), 1.0)
+        value = total + noise[d + c]
+        gram[i, j] += value
+        if i != j:
+            gram[j, i] += value
+
+
+@numba.njit(cache=True, nogil=True)
+def _positive_definite(V: np.ndarray) -> bool:
+    """Whether the Cholesky factorisation of the symmetric V succeeds (every pivot positive), as LAPACK's does."""
+    d = V.shape[0]
+    L = np.zeros((d, d))
+    for j in range(d):
+        pivot = V[j, j]
+        for k in range(j):
+            pivot -= L[j, k] * L[j, k]
+        if not pivot > 0.0:  # NaN fails too
+            return False
+        L[j, j] = math.sqrt(pivot)
+        for i in range(j + 1, d):
+            total = V[i, j]
+            for k in range(j):
+                total -= L[i, k] * L[j, k]
+            L[i, j] = total / L[j, j]
+    return True
+
+
 #: how a block's rewards are given to :func:`linucb_rounds`: every arm's reward in a table, or the played arm's
 #: drawn from a uniform (Bernoulli, mean clip(<x, theta*>, 0, 1)) or a standard normal (clip(<x, theta*> + sigma
 #: z, 0, 1)) of the round
@@ -73,16 +116,20 @@ TABLE, BERNOULLI, GAUSSIAN = 0, 1, 2
 @numba.njit(cache=True, nogil=True)
 def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards: np.ndarray, theta_star: np.ndarray,
                   sigma: float, noise: np.ndarray, betas: np.ndarray, B: int, lam: float, refresh: int,
-                  V_inv: np.ndarray,
-                  theta: np.ndarray, gram: np.ndarray, u: np.ndarray, batch_X: np.ndarray, batch_y: np.ndarray,
-                  widths: np.ndarray, means: np.ndarray, fresh_widths: np.ndarray, updates: np.ndarray,
-                  played: np.ndarray, collected: np.ndarray) -> None:
+                  noisy: bool, release_noise: np.ndarray, upper_i: np.ndarray, upper_j: np.ndarray,
+                  V_inv: np.ndarray, theta: np.ndarray, gram: np.ndarray, u: np.ndarray, batch_X: np.ndarray,
+                  batch_y: np.ndarray, widths: np.ndarray, means: np.ndarray, fresh_widths: np.ndarray,
+                  updates: np.ndarray, indefinite: np.ndarray, played: np.ndarray, collected: np.ndarray) -> None:
     """Rounds t0 .. t0 + count - 1 of every run, in place.
 
     contexts: (1, runs, K, d) when ``fixed`` (the same arm set every round), else (count, runs, K, d). The
     rewards by ``law``: :data:`TABLE`, every arm's reward of each round in ``rewards`` (count, runs, K); else the
     played arm's from ``noise`` (count, runs) and the run's ``theta_star`` (runs, d) (module constants). betas:
-    (count,), the radius each round's scores use; refresh: updates between two computations afresh; the model:
+    (count,), the radius each round's scores use; refresh: updates between two computations afresh. A private
+    release (``noisy``): ``release_noise`` (batch ends in the block, runs, d + d(d + 1)/2), the noise its releases
+    add to the batch's summed entries (phi y, then upper(phi phi^T) at ``upper_i``, ``upper_j``, each user's entry
+    clipped to [-1, 1] as the randomizer clips it), drawn ahead by the release; a released V + lambda I that is
+    not positive definite keeps the run's previous V^-1, counted in ``indefinite`` (runs,). The model:
     V_inv (runs, d, d), theta (runs, d), the released sums gram (runs, d, d) and u (runs, d); the batch so far:
     batch_X (runs, B, d), batch_y (runs, B); on a fixed arm set the kept squared widths and means <x_a, theta>
     (runs, K), with fresh_widths (runs,) (0: to compute afresh) and updates (runs,) since they were. Written:
@@ -91,9 +138,11 @@ def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards:
     K, d = contexts.shape[2], contexts.shape[3]
     scores, vx = np.empty(K), np.empty(d)
     xT, own_widths, own_means, along = np.empty((d, K)), np.empty(K), np.empty(K), np.empty(K)
+    V = np.empty((d, d))
     for r in range(runs):
         if fixed:
             xT[:] = contexts[0, r].T
+        end = 0  # the block's batch ends so far in this run
         for s in range(count):
             t = t0 + s
             if fixed:
@@ -126,12 +175,16 @@ def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards:
             if slot != B - 1:
                 continue
             # a batch end: the released sums, then the model
-            for m in range(B):
-                for i in range(d):
-                    u[r, i] += batch_X[r, m, i] * batch_y[r, m]
-                    for j in range(d):
-                        gram[r, i, j] += batch_X[r, m, i] * batch_X[r, m, j]
-            if B == 1:  # Sherman-Morrison: (V + x x^T)^{-1} = V^-1 - vx vx^T / (1 + x^T vx), vx = V^-1 x
+            if noisy:
+                _add_release(batch_X[r], batch_y[r], release_noise[end, r], upper_i, upper_j, gram[r], u[r])
+                end += 1
+            else:
+                for m in range(B):
+                    for i in range(d):
+                        u[r, i] += batch_X[r, m, i] * batch_y[r, m]
+                        for j in range(d):
+                            gram[r, i, j] += batch_X[r, m, i] * batch_X[r, m, j]
+            if B == 1 and not noisy:  # Sherman-Morrison: (V + x x^T)^{-1} = V^-1 - vx vx^T / (1 + x^T vx), vx = V^-1 x
                 norm = 0.0
                 for i in range(d):
                     total = 0.0
@@ -143,18 +196,21 @@ def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards:
                 for i in range(d):
                     for j in range(d):
                         V_inv[r, i, j] -= vx[i] * vx[j] * scale
-            else:
-                V = gram[r].copy()
+            else:  # afresh; a released V that is not positive definite keeps the previous model
+                V[:] = gram[r]
                 for i in range(d):
                     V[i, i] += lam
-                V_inv[r] = np.linalg.inv(V)
+                if not noisy or _positive_definite(V):
+                    V_inv[r] = np.linalg.inv(V)
+                else:
+                    indefinite[r] += 1
                 fresh_widths[r] = 0
             for i in range(d):
                 total = 0.0
                 for j in range(d):
                     total += V_inv[r, i, j] * u[r, j]
                 theta[r, i] = total
-            if fixed and B == 1:
+            if fixed and B == 1 and not noisy:
                 updates[r] += 1
                 if updates[r] >= refresh:
                     fresh_widths[r] = 0

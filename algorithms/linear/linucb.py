@@ -210,11 +210,18 @@ class LinUCB:
         self.beta = float(self.radius(t, d))
 
     @property
+    def block_rounds(self) -> bool:
+        """Whether the policy plays blocks of rounds (:meth:`play_rounds`, ``simulate``'s fast path on a linear
+        bandit, its rewards drawn for the played arm only): the rounds the compiled loop implements, with or
+        without numba installed (without it the same draws go round by round, so a simulation's result does not
+        depend on the extra). LinUCB itself on the exact statistics; a subclass changes what a round does (e.g.
+        the released code's fixed width) and says for itself."""
+        return type(self) is LinUCB and type(self.statistics) is ExactStatistics
+
+    @property
     def compiled_rounds(self) -> bool:
-        """Whether :meth:`play_rounds` runs compiled: numba is installed, the statistics are the exact sums (the
-        private releases go round by round for now) and the policy is LinUCB itself (a subclass changes what a round
-        does, e.g. the released code's fixed width: it keeps the per-round path unless it compiles its own)."""
-        return AVAILABLE and type(self) is LinUCB and type(self.statistics) is ExactStatistics
+        """Whether :meth:`play_rounds` runs compiled: :attr:`block_rounds`, and numba is installed."""
+        return AVAILABLE and self.block_rounds
 
     def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
         """Rounds t .. t + count - 1 of every run at once, the engine's fast path on a contextual environment.
@@ -239,8 +246,10 @@ class LinUCB:
         if not self.compiled_rounds:
             rows = np.arange(self.runs)
             for s in range(count):
-                played[s] = self.choose(t + s, contexts if fixed else contexts[s])
-                collected[s] = rewards[s][rows, played[s]] if table else rewards.rewards(s, self._x)
+                x = contexts if fixed else contexts[s]
+                played[s] = self.choose(t + s, x)
+                collected[s] = (rewards[s][rows, played[s]] if table
+                                else rewards.rewards(s, np.asarray(x, dtype=float)[rows, played[s]]))
                 self.observe(t + s, played[s], collected[s])
             return played, collected
         x = self._checked_block(contexts, fixed, count, t)
@@ -260,10 +269,20 @@ class LinUCB:
             law = {"bernoulli": BERNOULLI, "gaussian": GAUSSIAN}[rewards.law]
             theta_star, noise = np.ascontiguousarray(rewards.theta, float), np.ascontiguousarray(rewards.noise, float)
             sigma, table_values = float(rewards.sigma or 0.0), np.empty((0, 0, 0))
+        noisy = not self.statistics.noiseless
+        # a private release's noise for the block's batch ends, drawn ahead by the release (the same values as
+        # release after release)
+        batch_ends = (t + count - 1) // self.B - (t - 1) // self.B
+        release_noise = (np.ascontiguousarray(self.statistics.noise_ahead(batch_ends)) if noisy
+                         else np.empty((0, 0, 0)))
+        upper_i, upper_j = (np.ascontiguousarray(a, dtype=np.int64) for a in upper_indices(self._d))
+        indefinite = np.zeros(self.runs, dtype=np.int64)
         linucb_rounds(t, x, fixed, law, table_values, theta_star, sigma, noise, betas, self.B, self.lam, REFRESH,
-                      self.V_inv,
-                      self.theta, self.statistics.gram, self.statistics.u, self._X, self._y, *state, played,
+                      noisy, release_noise, upper_i, upper_j, self.V_inv, self.theta, self.statistics.gram,
+                      self.statistics.u, self._X, self._y, *state, indefinite, played,
                       collected)
+        if indefinite.any():
+            self._count_indefinite(int(indefinite.sum()))
         return played, collected
 
     def _checked_block(self, contexts: Any, fixed: bool, count: int, t: int) -> np.ndarray:
@@ -303,14 +322,19 @@ class LinUCB:
         except np.linalg.LinAlgError:
             ok = np.linalg.eigvalsh(V)[:, 0] > 0
         if not ok.all():
-            self.indefinite += int((~ok).sum())
-            self.notes = [note for note in self.notes if not note.startswith(INDEFINITE)] + [
-                f"{INDEFINITE}: {self.indefinite} (run, batch) pairs in a block of {self.runs} runs kept their "
-                "previous model"]
+            self._count_indefinite(int((~ok).sum()))
         if ok.all():
             self.V_inv = np.linalg.inv(V)
         else:
             self.V_inv[ok] = np.linalg.inv(V[ok])
+
+
+    def _count_indefinite(self, pairs: int) -> None:
+        """``pairs`` more (run, batch) pairs whose released V was not positive definite, said in the notes."""
+        self.indefinite += pairs
+        self.notes = [note for note in self.notes if not note.startswith(INDEFINITE)] + [
+            f"{INDEFINITE}: {self.indefinite} (run, batch) pairs in a block of {self.runs} runs kept their "
+            "previous model"]
 
 
 def first_best(scores: np.ndarray) -> np.ndarray:

@@ -93,18 +93,33 @@ class PrivateLinUCB(LinUCB):
         super()._begin(d)
 
     def choose(self, t: int, contexts: np.ndarray) -> np.ndarray:
+        self._check_norms(t, contexts)
+        return super().choose(t, contexts)
+
+    def _check_norms(self, t: int, contexts: Any) -> None:
+        """Every feature of ``contexts`` (one round's, or a block's) within Assumption 3.1's ||phi|| <= 1."""
         if contexts is not self._checked:  # a fixed arm set is checked once
             x = np.asarray(contexts, dtype=float)
-            if x.ndim == 3 and x.size:
-                largest = float(np.sqrt(np.einsum("rkd,rkd->rk", x, x).max()))
+            if x.ndim in (3, 4) and x.size:
+                largest = float(np.sqrt(np.einsum("...d,...d->...", x, x).max()))
                 if largest > 1 + NORM_SLACK:
                     raise ValueError(
                         f"{self.label}: features must have ||phi|| <= 1 (Assumption 3.1; the mechanisms' noise is "
-                        f"calibrated to it), got a context of norm {largest:.6g} at round {t}. LinearBandit's "
-                        "'released-code' generator has norm sqrt 2: use generator='paper' (unit norm), or divide "
-                        "the features by their largest norm")
+                        f"calibrated to it), got a context of norm {largest:.6g} at round {t}"
+                        f"{' or later' if x.ndim == 4 else ''}. LinearBandit's 'released-code' generator has norm "
+                        "sqrt 2: use generator='paper' (unit norm), or divide the features by their largest norm")
             self._checked = contexts
-        return super().choose(t, contexts)
+
+    @property
+    def block_rounds(self) -> bool:
+        """Whether it plays blocks of rounds (:meth:`LinUCB.block_rounds`): on the Gaussian releases whose noise adds
+        to the batch's sums and can be drawn ahead (P_Amp's sums, R_Amp per user with batches of one), when no view
+        is recorded for an audit; the tree and P_Vec keep the per-round path."""
+        return type(self) is PrivateLinUCB and self.statistics.draws_ahead(self.B)
+
+    def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
+        self._check_norms(t, contexts)
+        return super().play_rounds(t, contexts, rewards)
 
 
 def private_linucb_one_run(policy: PrivateLinUCB, contexts: np.ndarray, rewards: np.ndarray, horizon: int,

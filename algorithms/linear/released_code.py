@@ -49,7 +49,6 @@ from dpaudit.bandits.policies import checked_contexts
 from dpaudit.core.validation import choice
 from dpaudit.mechanisms.released_code import linear_released_code as code
 
-from . import linucb
 from .linucb import ExactStatistics, LinUCB, first_best
 from .private_linucb import PrivateLinUCB
 from .statistics import GivenGaussianSums, GivenVectorSums, PseudoTreeSums
@@ -162,14 +161,22 @@ class ReleasedCodeLinUCB(PrivateLinUCB):
         self.feature_bound = max(1.0, float(np.sqrt(np.einsum("rkd,rkd->rk", x, x).max())))
 
     @property
-    def compiled_rounds(self) -> bool:
-        """The code's LinUCB (no noise) runs LinUCB's compiled rounds (its fixed width is the radius every round
-        reads; its regularizer is set at the first round); the private variants go round by round."""
-        return linucb.AVAILABLE and self.variant == "linucb"
+    def block_rounds(self) -> bool:
+        """The code's LinUCB, LinUCB-LDP and LinUCB-SDP-Amp play LinUCB's blocks of rounds (its fixed width is the
+        radius every round reads, its regularizer and release are set at the first round; the two private ones on
+        R_Amp's Gaussian sums, whose noise the release draws ahead); JDP's pseudo-tree and SDP-Vec keep the
+        per-round path."""
+        return self.variant in ("linucb", "ldp", "sdp-amp")
 
     def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
         if self._d is None:
             self._read_feature_bound(t, contexts if np.ndim(contexts) == 3 else contexts[0])
+        elif self.block_rounds and self.variant != "linucb":  # later arm sets within the release's bound
+            x = np.asarray(contexts, dtype=float)
+            largest = float(np.sqrt(np.einsum("...d,...d->...", x, x).max())) if x.size else 0.0
+            if largest > self.feature_bound + 1e-9:
+                raise ValueError(f"{type(self.statistics).__name__}: features need ||phi|| <= "
+                                 f"{self.feature_bound:.6g}, got {largest:.6g} at round {t} or later")
         return LinUCB.play_rounds(self, t, contexts, rewards)
 
 

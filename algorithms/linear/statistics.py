@@ -107,6 +107,12 @@ class PrivateStatistics:
             self.views.append(view)
         return view
 
+    def draws_ahead(self, B: int) -> bool:
+        """Whether the release's noise, on batches of ``B`` users, adds to the batch's exact entries and can be
+        drawn ahead for many batches (``noise_ahead``), so that a compiled loop can run the batches (no view is
+        recorded then)."""
+        return False
+
     def release(self, t: int, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         u_batch, V_batch = self._batch(rows_of(X, y))
         self.gram += V_batch
@@ -132,6 +138,16 @@ class _GaussianBatchSums(PrivateStatistics):
 
     def _batch(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self.randomizer.messages(self.viewed(self.mechanism.release_batches(rows, self.rng)))
+
+    def draws_ahead(self, B: int) -> bool:
+        return not self.record_views
+
+    def noise_ahead(self, batches: int) -> np.ndarray:
+        """The noise of the next ``batches`` releases of every run, (batches, runs, coordinates), drawn as the
+        releases one after another draw it (P_Amp's :meth:`~dpaudit.mechanisms.shuffle.shuffle_amp.
+        ShuffledGaussianProtocol.sum_noise`, from this release's stream): a compiled loop adds it to the batches'
+        exact entries (:meth:`~dpaudit.algorithms.linear.linucb.LinUCB.play_rounds`)."""
+        return self.mechanism.sum_noise((batches, self.runs), self.rng)
 
 
 class ShuffledGaussianSums(_GaussianBatchSums):
@@ -172,6 +188,15 @@ class LocalGaussianSums(PrivateStatistics):
 
     def _batch(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self.randomizer.messages(self.viewed(self.randomizer.release_rows(rows, self.rng)).sum(axis=1))
+
+    def draws_ahead(self, B: int) -> bool:
+        return B == 1 and not self.record_views  # B > 1: the users' noises summed in another order
+
+    def noise_ahead(self, batches: int) -> np.ndarray:
+        """The noise of the next ``batches`` releases of one user each (batches of one: LinUCB-LDP), (batches,
+        runs, coordinates), drawn as the releases one after another draw it (R_Amp's
+        :meth:`~dpaudit.mechanisms.shuffle.shuffle_amp.GaussianRandomizer.noise`, from this release's stream)."""
+        return self.randomizer.noise((batches, self.runs, 1), self.rng)[:, :, 0]
 
 
 class _VectorBatchSums(PrivateStatistics):

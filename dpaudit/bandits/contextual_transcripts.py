@@ -24,8 +24,10 @@ batches 1..M, user u the (u + 1)-th round of every batch (round m U + u + 1 in b
   policy's ``statistics`` release, or the policy itself, with a ``record_views`` flag and a ``views``
   list; P_Vec's label counts are integers, P_Amp's released sums continuous). Runs to the horizon.
 
-``sample(data, size, rng)`` runs ``size`` independent runs of the policy at once, one Python loop over
-rounds: ``choose(t, contexts)`` with the round's contexts broadcast to (size, K, d) (the same array
+``sample(data, size, rng)`` runs ``size`` independent runs of the policy at once: by its compiled rounds
+(``play_rounds``) when it has them (``compiled_rounds``: LinUCB and its Gaussian-release variants with numba
+installed) and the output is not the messages, as a simulation on a linear bandit runs them; otherwise one
+Python loop over rounds: ``choose(t, contexts)`` with the round's contexts broadcast to (size, K, d) (the same array
 object as the previous round's when the arms are the same, as the simulation engine hands over a
 fixed arm set), then ``observe(t,
 arms, rewards)`` with the played arms' rewards (bandit feedback). The policy is started afresh at every
@@ -189,6 +191,9 @@ class ContextualTranscript:
         policy.start(size, self.arms, self.horizon, rng)
         d = self.dimension
         played = np.zeros((size, self.horizon), dtype=np.int64)
+        if self.output != "messages" and getattr(policy, "compiled_rounds", False):
+            played[:, :last] = self._compiled(policy, table[:last], size).T
+            return played
         contexts = None
         for t in range(1, last + 1):
             row = table[t - 1]
@@ -204,6 +209,24 @@ class ContextualTranscript:
             if t < last or self.output == "messages":
                 policy.observe(t, arms, row[arms, d])
         return played
+
+
+    def _compiled(self, policy: Any, table: np.ndarray, size: int) -> np.ndarray:
+        """Rounds 1..len(table) by the policy's compiled ``play_rounds`` (as a simulation on a linear bandit runs
+        them), given every round's contexts and every arm's reward, the same for every run: the same decisions
+        as :meth:`_run`'s rounds, the last round's release included (drawn after every decision is made)."""
+        d, rounds = self.dimension, len(table)
+        if (table[:, :, :d] == table[:1, :, :d]).all():  # one arm set throughout: handed over once
+            contexts = np.broadcast_to(table[0, :, :d], (size, self.arms, d))
+        else:
+            contexts = np.broadcast_to(table[:, None, :, :d], (rounds, size, self.arms, d))
+        rewards = np.ascontiguousarray(np.broadcast_to(table[:, None, :, d], (rounds, size, self.arms)))
+        arms, _ = policy.play_rounds(1, contexts, rewards)
+        arms = np.asarray(arms)
+        if arms.shape != (rounds, size) or arms.dtype.kind not in "iu" or (arms < 0).any() or (arms >= self.arms).any():
+            raise ValueError(f"{self.owner}: the policy's compiled rounds must give arms in [0, {self.arms}) of shape "
+                             f"({rounds}, {size}), got dtype {arms.dtype} and shape {arms.shape}")
+        return arms
 
 
 def fixed_arms(features: Any, rewards: Any, horizon: int) -> np.ndarray:

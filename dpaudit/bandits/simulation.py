@@ -18,26 +18,12 @@ shape (runs, ...), and no Python loop runs over runs. Two paths give the same la
 
 A contextual environment (one with ``dimension``) runs on the reference path: each round's contexts
 come from their own stream, a policy with ``contextual = True`` chooses from them, and the regret is
-against each round's best mean. Its fast path, for a policy whose ``play_rounds`` runs compiled (its
-``compiled_rounds`` is true) on an environment with ``blocks_of_rounds``, hands the policy blocks of rounds that the
-instances draw at once (``draw_rounds(count, rng, context_rng)``): the contexts as the per-round path draws them,
-and the rewards for the played arms only, one number per round and run from the reward stream (the per-round path
-draws every arm's reward: the same law of the trajectory, other values).
-
-Seeds: the runs are cut into blocks of :data:`RUN_BLOCK` (a fixed size, so results do not depend on
-the number of workers); block b draws from the seed sequence ``SeedSequence(entropy,
-spawn_key=root.spawn_key + (b,))``, which spawns four streams: the instances, the rewards, the
-policy and the contexts. The environment never draws from the policy's stream, so two algorithms simulated with the
-same seed face the same instances in every run, and on the reference path the same reward table;
-fast paths draw the same law of rewards from the same reward stream.
-
-Regret at the recorded rounds ``grid`` (log-spaced, always ending with the horizon):
-
-- ``pseudo_regret``: sum over rounds of the gap mu* - mu_{a_t} of the arm played (for a full-information
-  policy, the action played);
-- ``regret``: the realised regret sum over rounds of mu* - r_t, r_t the reward collected (its expectation
-  is the pseudo-regret; the papers' released code compares with the best arm's realised reward instead,
-  which needs every arm's reward every round and has the same expectation).
+against each round's best mean. Its fast path, for a policy with ``block_rounds`` (``play_rounds``, compiled
+when numba is installed, else round by round on the same draws: the result does not depend on the extra) on an
+environment with ``blocks_of_rounds``, hands the policy blocks of rounds that the instances draw at once
+(``draw_rounds(count, rng, context_rng)``): the contexts as the per-round path draws them, and the rewards for the
+played arm only, one number per round and run from the reward stream (the per-round path draws every arm's reward:
+the same law of the trajectory, other values).
 """
 
 from __future__ import annotations
@@ -203,11 +189,11 @@ def simulate(policy: Any, environment: Any, horizon: int, runs: int, seed: Any =
         raise ValueError(f"{owner}: {_name(policy)} chooses from contexts, but {_name(environment)} has none (use a "
                          "contextual environment such as LinearBandit)")
     if contextual:
-        fast = (bool(getattr(policy, "compiled_rounds", False)) and callable(getattr(policy, "play_rounds", None))
+        fast = (bool(getattr(policy, "block_rounds", False)) and callable(getattr(policy, "play_rounds", None))
                 and bool(getattr(environment, "blocks_of_rounds", False)))
         if path == "fast" and not fast:
             raise ValueError(f"{owner}: {_name(policy)} on {_name(environment)} has no fast path (a contextual one "
-                             "needs a policy whose rounds run compiled, with numba installed, on an environment that "
+                             "needs a policy that plays blocks of rounds, such as LinUCB, on an environment that "
                              "draws its rounds in blocks, such as LinearBandit)")
     else:
         fast = callable(getattr(policy, "next_block", None)) and callable(getattr(policy, "observe_block", None))

@@ -321,7 +321,13 @@ class ShuffledGaussianProtocol(Release):
         """The analyzer's output from its exact law (fast path; its cost does not grow with B)."""
         size = sample_size(self.owner, size)
         total = self.means(data).sum(axis=0)
-        return total + rng.normal(0.0, self.randomizer.sigma * math.sqrt(self.B), (size, total.size))
+        return total + self.sum_noise((size,), rng)
+
+    def sum_noise(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        """The noise of the analyzer's output, the sum of B users' N(0, sigma^2) per coordinate: N(0, B sigma^2)
+        i.i.d., shape (*shape, coordinates) (the draws :meth:`sample_sums` and :meth:`release_batches` add; drawn
+        ahead for many batches at once, the same values as batch after batch)."""
+        return rng.normal(0.0, self.randomizer.sigma * math.sqrt(self.B), (*shape, self.randomizer.coordinates))
 
     def release_batches(self, rows: Any, rng: np.random.Generator) -> np.ndarray:
         """The analyzer's output for R batches at once (R runs' batches, each its own data), from the
@@ -334,7 +340,7 @@ class ShuffledGaussianProtocol(Release):
                              f"(R, {self.B}, {self.d + 1}), got {x.shape}")
         total = self.randomizer.means(x.reshape(-1, self.d + 1), users=x.shape[0] * self.B)
         total = total.reshape(x.shape[0], self.B, -1).sum(axis=1)
-        return total + rng.normal(0.0, self.randomizer.sigma * math.sqrt(self.B), total.shape)
+        return total + self.sum_noise((x.shape[0],), rng)
 
     def sample_sums_per_user(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """The analyzer's output as printed: every user randomizes, S_Amp shuffles, A_Amp sums."""
