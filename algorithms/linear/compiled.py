@@ -32,19 +32,25 @@ import numpy as np
 
 
 @numba.njit(cache=True, nogil=True)
-def _afresh(xT: np.ndarray, V_inv: np.ndarray, theta: np.ndarray, widths: np.ndarray, means: np.ndarray) -> None:
-    """||x_a||^2_{V^-1} and <x_a, theta> for every arm a of one run: xT (d, K), V_inv (d, d), theta (d,)."""
+def _afresh(xT: np.ndarray, V_inv: np.ndarray, theta: np.ndarray, widths: np.ndarray, means: np.ndarray,
+            row: np.ndarray) -> None:
+    """||x_a||^2_{V^-1} and <x_a, theta> for every arm a of one run: xT (d, K), V_inv (d, d), theta (d,); ``row``
+    (K,) is work space. The loops run over the arms innermost (contiguous, so the compiler vectorises them)."""
     d, K = xT.shape
     for a in range(K):
         widths[a] = 0.0
         means[a] = 0.0
     for i in range(d):
         for a in range(K):
-            row = 0.0
-            for j in range(d):
-                row += xT[j, a] * V_inv[j, i]
-            widths[a] += row * xT[i, a]
-            means[a] += xT[i, a] * theta[i]
+            row[a] = 0.0
+        for j in range(d):
+            coefficient = V_inv[j, i]
+            for a in range(K):
+                row[a] += xT[j, a] * coefficient
+        weight = theta[i]
+        for a in range(K):
+            widths[a] += row[a] * xT[i, a]
+            means[a] += xT[i, a] * weight
 
 
 @numba.njit(cache=True, nogil=True)
@@ -88,10 +94,10 @@ def _add_release(X: np.ndarray, y: np.ndarray, noise: np.ndarray, upper_i: np.nd
 
 
 @numba.njit(cache=True, nogil=True)
-def _positive_definite(V: np.ndarray) -> bool:
-    """Whether the Cholesky factorisation of the symmetric V succeeds (every pivot positive), as LAPACK's does."""
+def _cholesky(V: np.ndarray, L: np.ndarray) -> bool:
+    """V = L L^T into the lower triangle of L; False (L unfinished) when a pivot is not positive, where LAPACK's
+    factorisation fails: V is not positive definite."""
     d = V.shape[0]
-    L = np.zeros((d, d))
     for j in range(d):
         pivot = V[j, j]
         for k in range(j):
@@ -105,6 +111,29 @@ def _positive_definite(V: np.ndarray) -> bool:
                 total -= L[i, k] * L[j, k]
             L[i, j] = total / L[j, j]
     return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _inverse_from_cholesky(L: np.ndarray, work: np.ndarray, out: np.ndarray) -> None:
+    """V^-1 = L^-T L^-1 from V's Cholesky factor L, into ``out`` (no allocation: a LAPACK inverse per run and round
+    cost most of a per-round release's loop). ``work`` (d, d) receives L^-1."""
+    d = L.shape[0]
+    for j in range(d):  # column j of L^-1 by forward substitution
+        for i in range(d):
+            if i < j:
+                work[i, j] = 0.0
+                continue
+            total = 1.0 if i == j else 0.0
+            for k in range(j, i):
+                total -= L[i, k] * work[k, j]
+            work[i, j] = total / L[i, i]
+    for i in range(d):
+        for j in range(i, d):
+            total = 0.0
+            for k in range(j, d):
+                total += work[k, i] * work[k, j]
+            out[i, j] = total
+            out[j, i] = total
 
 
 #: how a block's rewards are given to :func:`linucb_rounds`: every arm's reward in a table, or the played arm's
@@ -137,8 +166,8 @@ def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards:
     count, runs = played.shape[0], played.shape[1]
     K, d = contexts.shape[2], contexts.shape[3]
     scores, vx = np.empty(K), np.empty(d)
-    xT, own_widths, own_means, along = np.empty((d, K)), np.empty(K), np.empty(K), np.empty(K)
-    V = np.empty((d, d))
+    xT, own_widths, own_means, along, row = np.empty((d, K)), np.empty(K), np.empty(K), np.empty(K), np.empty(K)
+    V, L, work = np.empty((d, d)), np.zeros((d, d)), np.empty((d, d))
     for r in range(runs):
         if fixed:
             xT[:] = contexts[0, r].T
@@ -147,13 +176,13 @@ def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards:
             t = t0 + s
             if fixed:
                 if fresh_widths[r] == 0:  # afresh: first, every `refresh` updates, each batch end if B > 1
-                    _afresh(xT, V_inv[r], theta[r], widths[r], means[r])
+                    _afresh(xT, V_inv[r], theta[r], widths[r], means[r], row)
                     fresh_widths[r] = 1
                     updates[r] = 0
                 kept_widths, kept_means = widths[r], means[r]
             else:
                 xT[:] = contexts[s, r].T
-                _afresh(xT, V_inv[r], theta[r], own_widths, own_means)
+                _afresh(xT, V_inv[r], theta[r], own_widths, own_means, row)
                 kept_widths, kept_means = own_widths, own_means
             arm = _first_best(kept_means, kept_widths, betas[s], scores)
             played[s, r] = arm
@@ -200,8 +229,10 @@ def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards:
                 V[:] = gram[r]
                 for i in range(d):
                     V[i, i] += lam
-                if not noisy or _positive_definite(V):
+                if not noisy:
                     V_inv[r] = np.linalg.inv(V)
+                elif _cholesky(V, L):
+                    _inverse_from_cholesky(L, work, V_inv[r])
                 else:
                     indefinite[r] += 1
                 fresh_widths[r] = 0
