@@ -20,6 +20,8 @@ last batch never updates (the spec's 4.1 [choice]).
 Vectorised: V^{-1} is kept per run, (runs, d, d), and updated at a batch end by the Woodbury identity
 for B = 1 (Sherman-Morrison) and by a batched inverse of V for B > 1; the indices of all arms of all
 runs are one einsum. :func:`linucb_one_run` is the plain per-run reference the tests hold it to.
+:meth:`LinUCB.play_rounds` plays blocks of rounds (``simulate``'s fast path on a linear bandit), compiled with
+numba (:mod:`.compiled`) or, without it, round by round on the same draws.
 """
 
 from __future__ import annotations
