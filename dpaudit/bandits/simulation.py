@@ -24,6 +24,21 @@ environment with ``blocks_of_rounds``, hands the policy blocks of rounds that th
 (``draw_rounds(count, rng, context_rng)``): the contexts as the per-round path draws them, and the rewards for the
 played arm only, one number per round and run from the reward stream (the per-round path draws every arm's reward:
 the same law of the trajectory, other values).
+
+Seeds: the runs are cut into blocks of :data:`RUN_BLOCK` (a fixed size, so results do not depend on
+the number of workers); block b draws from the seed sequence ``SeedSequence(entropy,
+spawn_key=root.spawn_key + (b,))``, which spawns four streams: the instances, the rewards, the
+policy and the contexts. The environment never draws from the policy's stream, so two algorithms simulated with the
+same seed face the same instances in every run, and on the reference path the same reward table;
+fast paths draw the same law of rewards from the same reward stream.
+
+Regret at the recorded rounds ``grid`` (log-spaced, always ending with the horizon):
+
+- ``pseudo_regret``: sum over rounds of the gap mu* - mu_{a_t} of the arm played (for a full-information
+  policy, the action played);
+- ``regret``: the realised regret sum over rounds of mu* - r_t, r_t the reward collected (its expectation
+  is the pseudo-regret; the papers' released code compares with the best arm's realised reward instead,
+  which needs every arm's reward every round and has the same expectation).
 """
 
 from __future__ import annotations
