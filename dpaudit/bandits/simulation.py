@@ -349,6 +349,33 @@ class _Regret:
         self.cum_real += best - collected
         self.pulls[self.index, played] += 1
 
+    def add_rounds(self, t: int, played: np.ndarray, expected: np.ndarray, collected: np.ndarray,
+                   rounds: np.ndarray, column: int) -> int:
+        """Rounds t .. t + count - 1 of every contextual run at once, ``played`` and ``collected`` (count, runs),
+        ``expected`` the rounds' mean rewards, (runs, K) for a fixed arm set or (count, runs, K): each round's gap
+        added to the running totals in order, as :meth:`add_round` adds it (a cumulative sum down the block, the
+        total first), and the recorded ``rounds`` from ``column`` on that fall in the block recorded. Returns the
+        next column to record."""
+        count, runs = played.shape
+        arms = self.pulls.shape[1]
+        if expected.ndim == 2:  # a fixed arm set: the same means every round
+            best = expected.max(axis=1)
+            gaps = best - expected[self.index, played]
+        else:
+            best = expected.max(axis=2)
+            gaps = best - np.take_along_axis(expected, played[..., None], axis=2)[..., 0]
+        losses = best - collected
+        gaps[0] += self.cum_pseudo
+        losses[0] += self.cum_real
+        cum_pseudo, cum_real = np.cumsum(gaps, axis=0), np.cumsum(losses, axis=0)
+        while column < rounds.size and rounds[column] < t + count:
+            self.pseudo[:, column] = cum_pseudo[rounds[column] - t]
+            self.real[:, column] = cum_real[rounds[column] - t]
+            column += 1
+        self.cum_pseudo, self.cum_real = cum_pseudo[-1].copy(), cum_real[-1].copy()
+        self.pulls += np.bincount((self.index * arms + played).ravel(), minlength=runs * arms).reshape(runs, arms)
+        return column
+
     def record(self, rows: Any, columns: Any) -> None:
         self.pseudo[rows, columns] = self.cum_pseudo[rows]
         self.real[rows, columns] = self.cum_real[rows]
@@ -409,10 +436,8 @@ def _run_contextual_blocks(policy: Any, instances: Any, runs: int, arms: int, ho
                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The contextual fast path: blocks of rounds, each drawn at once by the instances (``draw_rounds``: the
     contexts as the per-round path draws them, the rewards for the played arms only) and played by the policy's
-    compiled ``play_rounds``; the regret of each round as :class:`_Regret` adds it, in the same order (a cumulative
-    sum down the block adds each round's gap to the running total, as the per-round path does)."""
+    ``play_rounds``; the regret of each round added as the per-round path adds it (:meth:`_Regret.add_rounds`)."""
     regret = _Regret(np.zeros((runs, arms)), rounds)
-    rows = np.arange(runs)
     per_round = max(1, runs * arms * int(dimension))
     t, column = 1, 0
     while t <= horizon:
@@ -420,24 +445,8 @@ def _run_contextual_blocks(policy: Any, instances: Any, runs: int, arms: int, ho
         contexts, draws = instances.draw_rounds(count, rng, context_rng)
         played, collected = policy.play_rounds(t, contexts, draws)
         played = _checked_block_arms(played, count, runs, arms, t, policy)
-        collected = np.asarray(collected, dtype=float)
         expected = np.asarray(instances.expected(contexts), dtype=float)
-        if expected.ndim == 2:  # a fixed arm set: the same means every round
-            best = expected.max(axis=1)
-            gaps, losses = best - expected[rows, played], best - collected
-        else:
-            best = expected.max(axis=2)
-            gaps = best - np.take_along_axis(expected, played[..., None], axis=2)[..., 0]
-            losses = best - collected
-        gaps[0] += regret.cum_pseudo
-        losses[0] += regret.cum_real
-        cum_pseudo, cum_real = np.cumsum(gaps, axis=0), np.cumsum(losses, axis=0)
-        while column < rounds.size and rounds[column] < t + count:
-            regret.pseudo[:, column] = cum_pseudo[rounds[column] - t]
-            regret.real[:, column] = cum_real[rounds[column] - t]
-            column += 1
-        regret.cum_pseudo, regret.cum_real = cum_pseudo[-1].copy(), cum_real[-1].copy()
-        regret.pulls += np.bincount((rows * arms + played).ravel(), minlength=runs * arms).reshape(runs, arms)
+        column = regret.add_rounds(t, played, expected, np.asarray(collected, dtype=float), rounds, column)
         t += count
     return regret.result()
 
