@@ -43,7 +43,7 @@ import numpy as np
 
 from ..core.names import subject_name
 from ..core.validation import integer, sample_size
-from .policies import check_policy, feedback_of
+from .policies import check_policy, checked_decisions, feedback_of
 from .transcripts import checked_rounds
 
 OUTPUTS = ("actions", "jdp", "messages")
@@ -201,10 +201,7 @@ class ContextualTranscript:
                 # a round with the previous round's arms hands over the same array, as the engine does
                 # for a fixed arm set (policies may reuse what they computed from it)
                 contexts = np.broadcast_to(row[:, :d], (size, self.arms, d))
-            arms = np.asarray(policy.choose(t, contexts))
-            if arms.shape != (size,) or arms.dtype.kind not in "iu" or (arms < 0).any() or (arms >= self.arms).any():
-                raise ValueError(f"{self.owner}: the policy's choice at round {t} must be arms in [0, {self.arms}) "
-                                 f"of shape ({size},), got dtype {arms.dtype} and shape {arms.shape}")
+            arms = checked_decisions(self.owner, policy.choose(t, contexts), (size,), self.arms, f"choice at round {t}")
             played[:, t - 1] = arms
             if t < last or self.output == "messages":
                 policy.observe(t, arms, row[arms, d])
@@ -222,11 +219,7 @@ class ContextualTranscript:
             contexts = np.broadcast_to(table[:, None, :, :d], (rounds, size, self.arms, d))
         rewards = np.ascontiguousarray(np.broadcast_to(table[:, None, :, d], (rounds, size, self.arms)))
         arms, _ = policy.play_rounds(1, contexts, rewards)
-        arms = np.asarray(arms)
-        if arms.shape != (rounds, size) or arms.dtype.kind not in "iu" or (arms < 0).any() or (arms >= self.arms).any():
-            raise ValueError(f"{self.owner}: the policy's compiled rounds must give arms in [0, {self.arms}) of shape "
-                             f"({rounds}, {size}), got dtype {arms.dtype} and shape {arms.shape}")
-        return arms
+        return checked_decisions(self.owner, arms, (rounds, size), self.arms, "compiled rounds")
 
 
 def fixed_arms(features: Any, rewards: Any, horizon: int) -> np.ndarray:
