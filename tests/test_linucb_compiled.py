@@ -249,6 +249,13 @@ def test_fast_path_errors():
 
     with pytest.raises(ValueError, match="played arm 11 in run 1 at round 4"):
         dpaudit.simulate(Wrong(), LinearBandit(4, 2), horizon=8, runs=2, seed=0, path="fast")
+    # the released code's LDP reads its bound from the first arm set: a later round's larger feature is refused
+    code = ReleasedCodeLinUCB("ldp", eps=1.0)
+    code.start(2, 3, 10, np.random.default_rng(0))
+    contexts = np.full((4, 2, 3, 2), 0.5)
+    contexts[2, 1, 0] = 1.0  # norm sqrt 2 at round 3; the first round's largest, 0.707, gives the bound 1
+    with pytest.raises(ValueError, match=r"LinUCB-LDP.*: features need \|\|phi\|\| <= 1, got 1.41421 at round 1"):
+        code.play_rounds(1, contexts, np.zeros((4, 2, 3)))
     policy = LinUCB()
     policy.start(2, 4, 5, np.random.default_rng(0))
     with pytest.raises(ValueError, match="rewards must have shape"):

@@ -38,6 +38,12 @@ from .linucb import LinUCB, first_best
 NORM_SLACK = 1e-9
 
 
+def largest_norm(contexts: Any) -> float:
+    """The largest feature norm ||phi|| of ``contexts`` (any leading axes, features on the last); 0 if empty."""
+    x = np.asarray(contexts, dtype=float)
+    return float(np.sqrt(np.einsum("...d,...d->...", x, x).max())) if x.size else 0.0
+
+
 class PrivateLinUCB(LinUCB):
     """Algorithm 1 with batch size ``B`` on the private release ``statistics`` (module docstring).
     ``label`` is the paper's name of the variant, ``T`` the horizon the noise is calibrated for
@@ -101,7 +107,7 @@ class PrivateLinUCB(LinUCB):
         if contexts is not self._checked:  # a fixed arm set is checked once
             x = np.asarray(contexts, dtype=float)
             if x.ndim in (3, 4) and x.size:
-                largest = float(np.sqrt(np.einsum("...d,...d->...", x, x).max()))
+                largest = largest_norm(x)
                 if largest > 1 + NORM_SLACK:
                     raise ValueError(
                         f"{self.label}: features must have ||phi|| <= 1 (Assumption 3.1; the mechanisms' noise is "
@@ -164,4 +170,4 @@ def private_linucb_one_run(policy: PrivateLinUCB, contexts: np.ndarray, rewards:
     return played
 
 
-__all__ = ["PrivateLinUCB", "private_linucb_one_run"]
+__all__ = ["PrivateLinUCB", "largest_norm", "private_linucb_one_run"]

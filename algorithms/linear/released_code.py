@@ -50,7 +50,7 @@ from dpaudit.core.validation import choice
 from dpaudit.mechanisms.released_code import linear_released_code as code
 
 from .linucb import ExactStatistics, LinUCB, first_best
-from .private_linucb import PrivateLinUCB
+from .private_linucb import PrivateLinUCB, largest_norm
 from .statistics import GivenGaussianSums, GivenVectorSums, PseudoTreeSums
 
 VARIANTS = ("linucb", "ldp", "jdp", "sdp-amp", "sdp-vec")
@@ -157,8 +157,7 @@ class ReleasedCodeLinUCB(PrivateLinUCB):
 
     def _read_feature_bound(self, t: int, contexts: np.ndarray) -> None:
         """L, the largest feature norm, as the code reads it from its (first) arm set."""
-        x = checked_contexts(self.owner, contexts, self.runs, None, t)
-        self.feature_bound = max(1.0, float(np.sqrt(np.einsum("rkd,rkd->rk", x, x).max())))
+        self.feature_bound = max(1.0, largest_norm(checked_contexts(self.owner, contexts, self.runs, None, t)))
 
     @property
     def block_rounds(self) -> bool:
@@ -171,11 +170,10 @@ class ReleasedCodeLinUCB(PrivateLinUCB):
     def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
         if self._d is None:
             self._read_feature_bound(t, contexts if np.ndim(contexts) == 3 else contexts[0])
-        elif self.block_rounds and self.variant != "linucb":  # later arm sets within the release's bound
-            x = np.asarray(contexts, dtype=float)
-            largest = float(np.sqrt(np.einsum("...d,...d->...", x, x).max())) if x.size else 0.0
+        if self.block_rounds and self.variant != "linucb":  # every arm set within the release's bound
+            largest = largest_norm(contexts)
             if largest > self.feature_bound + 1e-9:
-                raise ValueError(f"{type(self.statistics).__name__}: features need ||phi|| <= "
+                raise ValueError(f"{self.label}: features need ||phi|| <= "
                                  f"{self.feature_bound:.6g}, got {largest:.6g} at round {t} or later")
         return LinUCB.play_rounds(self, t, contexts, rewards)
 
