@@ -17,7 +17,10 @@ coordinate (tol = 1e-10 by default): Newton converges quadratically, so the erro
 order tol times a bound on the loss's third derivative over its curvature, moderate for ||x|| <= 1 (the
 tests hold the result to scipy's minimiser within 1e-9); or after any step below tol. The loop stops when
 every run has, or after ``max_iter`` = 50 steps (a run that has not converged then is reported in
-``MLEResult.converged``). From a warm start one or two steps suffice.
+``MLEResult.converged``). From a warm start one or two steps suffice. With numba installed (the ``fast`` extra)
+each step's gradient and Hessian come from a compiled pass over the history (:mod:`.compiled`; logistic, and
+probit on rewards in {0, 1}), read in place; the same sums to rounding, 1.6 times as fast on GLM-UCB, whose
+refit on the whole history every round is its cost.
 
 :func:`fit_mle_one_run` is the per-run reference: scipy.optimize.minimize (trust-exact, exact gradient and
 Hessian) from zero, then scipy.optimize.root on the gradient from there, solving afresh.
@@ -31,6 +34,13 @@ import numpy as np
 from scipy import optimize
 
 from dpaudit.mechanisms.glm.glm_links import Link
+
+try:  # the compiled pass over the history (an optional dependency: pip install dpaudit[fast])
+    from .compiled import newton_terms
+except ImportError:  # numba missing: the numpy pass
+    newton_terms = None
+#: whether :func:`fit_mle` runs its compiled pass (numba is installed)
+AVAILABLE = newton_terms is not None
 
 MLE_TOLERANCE = 1e-10
 MLE_MAX_ITERATIONS = 50
@@ -55,22 +65,33 @@ def fit_mle(link: Link, contexts: np.ndarray, rewards: np.ndarray, weights: np.n
     """The regularised MLE of every run (module docstring): ``contexts`` (runs, n, d), ``rewards`` (runs, n),
     ``weights`` (runs, n) or None (all ones), warm start ``theta0`` (runs, d), ``reg`` > 0."""
     theta = np.array(theta0, dtype=float, copy=True)
+    contexts, rewards = np.asarray(contexts, dtype=float), np.asarray(rewards, dtype=float)
+    weights = None if weights is None else np.asarray(weights, dtype=float)
     runs, d = theta.shape
     converged = np.zeros(runs, dtype=bool)
     if contexts.shape[1] == 0:  # no data: the minimiser of the regulariser alone
         return MLEResult(np.zeros_like(theta), 0, np.ones(runs, dtype=bool))
-    if weights is None:
-        weights = np.ones(rewards.shape)
     eye = np.eye(d)
+    compiled = _compiled_link(link, rewards)
     active = np.arange(runs)
     iterations = 0
     while active.size and iterations < max_iter:
         iterations += 1
-        X, r, w, th = contexts[active], rewards[active], weights[active], theta[active]
-        z = (X @ th[..., None])[..., 0]
-        slope, curvature = link.loss_derivatives(z, r)
-        gradient = ((w * slope)[:, None, :] @ X)[:, 0] + reg * th
-        hessian = (X * (w * curvature)[..., None]).transpose(0, 2, 1) @ X + reg * eye  # batched BLAS
+        th = theta[active]
+        if compiled is None:
+            X, r = contexts[active], rewards[active]
+            w = np.ones(r.shape) if weights is None else weights[active]
+            z = (X @ th[..., None])[..., 0]
+            slope, curvature = link.loss_derivatives(z, r)
+            gradient = ((w * slope)[:, None, :] @ X)[:, 0] + reg * th
+            hessian = (X * (w * curvature)[..., None]).transpose(0, 2, 1) @ X + reg * eye  # batched BLAS
+        else:
+            z = None  # computed below for the runs that need the objective
+            gradient, hessian = np.empty((active.size, d)), np.empty((active.size, d, d))
+            newton_terms(contexts, rewards, np.ones((runs, 0)) if weights is None else weights, th, active,
+                         compiled, gradient, hessian)
+            gradient += reg * th
+            hessian += reg * eye
         step = np.linalg.solve(hessian, gradient[..., None])[..., 0]
         decrement = np.einsum("rd,rd->r", gradient, step)
         # damped step: halve where the objective does not decrease; only where the Newton decrement is not
@@ -79,8 +100,10 @@ def fit_mle(link: Link, contexts: np.ndarray, rewards: np.ndarray, weights: np.n
         candidate = th - step
         far = np.flatnonzero(decrement > _FULL_STEP_DECREMENT)
         if far.size:
-            Xf, rf, wf = X[far], r[far], w[far]
-            current = _objective(link, z[far], rf, wf, th[far], reg)
+            Xf, rf = contexts[active[far]], rewards[active[far]]
+            wf = np.ones(rf.shape) if weights is None else weights[active[far]]
+            zf = (Xf @ th[far][..., None])[..., 0] if z is None else z[far]
+            current = _objective(link, zf, rf, wf, th[far], reg)
             for _ in range(_HALVINGS):
                 trial = candidate[far]
                 value = _objective(link, (Xf @ trial[..., None])[..., 0], rf, wf, trial, reg)
@@ -95,6 +118,16 @@ def fit_mle(link: Link, contexts: np.ndarray, rewards: np.ndarray, weights: np.n
         converged[active[done]] = True
         active = active[~done]
     return MLEResult(theta, iterations, converged)
+
+
+def _compiled_link(link: Link, rewards: np.ndarray) -> bool | None:
+    """Whether the compiled pass runs the probit (True) or the logistic (False) link; None for the numpy pass
+    (numba missing, another link, or probit rewards outside {0, 1}, which take the link's general derivatives)."""
+    if not AVAILABLE or link.name not in ("probit", "logistic"):
+        return None
+    if link.name == "probit":
+        return True if np.all((rewards == 0) | (rewards == 1)) else None
+    return False
 
 
 def fit_mle_one_run(link: Link, contexts: np.ndarray, rewards: np.ndarray, reg: float) -> np.ndarray:
