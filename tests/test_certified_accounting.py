@@ -367,6 +367,22 @@ def test_the_garbling_balances_every_bucket_exactly(source):
         assert _exact(full[j]) <= share, j
 
 
+def test_whether_two_floats_sum_past_one_is_decided_exactly():
+    """The garbling's test x + y > 1 in floats (TwoSum) against rationals: sums that round to 1 from either side,
+    one of them 1 - a for a from 2^-1074 to 1/2 (its remainder check), tiny and subnormal terms, random pairs;
+    on arrays and on scalars."""
+    rng = np.random.default_rng(7)
+    a = np.concatenate([rng.uniform(0, 0.5, 4000), 2.0 ** -rng.uniform(1, 1074, 4000), [0.0, 5e-324, 2.0**-53,
+                        2.0**-54, 2.0**-52, 2.0**-53 + 2.0**-105, np.nextafter(0.5, 0)]])
+    x = np.concatenate([1.0 - a, np.nextafter(1.0 - a, 0.0), np.nextafter(1.0 - a, 2.0), rng.uniform(0, 1, 4000)])
+    y = np.concatenate([a, a, a, rng.uniform(0, 1, 4000)])
+    exact = np.array([Fraction(u) + Fraction(v) > 1 for u, v in zip(x.tolist(), y.tolist())])
+    assert 0.2 < exact.mean() < 0.8  # both answers, many times
+    np.testing.assert_array_equal(grid._exceeds_one(x, y), exact)
+    np.testing.assert_array_equal(grid._exceeds_one(y, x), exact)
+    assert [bool(grid._exceeds_one(u, v)) for u, v in zip(x[::97].tolist(), y[::97].tolist())] == exact[::97].tolist()
+
+
 def test_the_garblings_ratios_round_outwards_at_every_magnitude():
     """x y / z rounded up and down encloses the exact rational, also where it is subnormal (a float margin 1 +- 4u
     leaves a subnormal where it is) and where it is beyond the floats (up: inf)."""

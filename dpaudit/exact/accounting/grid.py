@@ -46,6 +46,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from scipy import fft as sp_fft
@@ -286,6 +287,16 @@ def _ratio(x: float, y: float, z: float, upward: bool) -> float:
     return v
 
 
+def _exceeds_one(x: Any, y: Any) -> Any:
+    """Whether x + y > 1 in exact arithmetic, for finite x, y >= 0 (floats or arrays of them), decided in floats:
+    s = fl(x + y) and its rounding error e are exact (Knuth's TwoSum), and rounding is monotone, so x + y > 1
+    exactly when s > 1, or s = 1 and e > 0."""
+    s = x + y
+    back = s - x
+    e = (x - (s - back)) + (y - back)
+    return (s > 1.0) | ((s == 1.0) & (e > 0.0))
+
+
 def _merge(excess: np.ndarray, deficit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(own, up) of :class:`Garbling`: bucket j takes the fraction a_j of cell j and the fraction r of cell j - 1
     still unassigned, with a_j excess_j >= r deficit_(j-1) (a_j rounded up); what cannot be balanced stays on its
@@ -312,16 +323,14 @@ def _merge(excess: np.ndarray, deficit: np.ndarray) -> tuple[np.ndarray, np.ndar
                 own[j - 1] += r - used
         own[j] = a
         r = 1.0 - a
-        if a < 0.5 and Fraction(r) + Fraction(a) > 1:  # 1 - a rounded up
+        if a < 0.5 and _exceeds_one(r, a):  # 1 - a rounded up
             r = math.nextafter(r, 0.0)
     own[n - 1] += r  # the last cell's remainder stays on its lower knot
     # own[j] + up[j] may exceed 1 by a rounding of the additions above: own becomes the largest float at most
     # 1 - up[j], exactly (at once, not a float at a time: a remainder rounded the wrong way would take 2^60 steps)
-    for j in np.flatnonzero(own + up >= 1 - 8 * _U).tolist():
-        room = 1 - Fraction(float(up[j]))
-        if Fraction(float(own[j])) > room:
-            v = float(room)
-            own[j] = math.nextafter(v, 0.0) if Fraction(v) > room else v
+    over = _exceeds_one(own, up)
+    room = 1.0 - up[over]  # 1 - up rounded to nearest: one float down where that rounded up
+    own[over] = np.where(_exceeds_one(room, up[over]), np.nextafter(room, 0.0), room)
     return own, up
 
 
