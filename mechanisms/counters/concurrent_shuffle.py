@@ -542,6 +542,7 @@ class VectorTreeStream:
         self.t = 0
         labels = tree.protocols[0].labels
         self._rounded = np.zeros((tree.k, self.runs, labels), dtype=np.int64)
+        self._precisions = np.array([float(p.rounding.g) for p in tree.protocols])[:, None, None]
 
     def add(self, rows: Any) -> list[tuple[int, np.ndarray]]:
         """User t's rows (runs, dim + 1), one per run; returns the blocks completed at t as (index into
@@ -556,12 +557,21 @@ class VectorTreeStream:
         self.t += 1
         released = []
         # the rows' entries are the same at every level, only the rounding's precision differs: checked and
-        # computed once (clipped to [0, 1]), rounded per level (in the order round_users would draw them, so the
-        # stream is the same)
-        fractions = tree.protocols[0].user_fractions(rows)
+        # computed once (clipped to [0, 1]), rounded at every level's precision (RandomizedRounding.round_scaled's
+        # arithmetic). The stream is the one of rounding level by level, each completed block's noise drawn right
+        # after its level's rounding: the uniforms of the levels between two such draws come from one call (a
+        # Generator fills an array with the draws that consecutive calls would give)
+        scaled = tree.protocols[0].user_fractions(rows)[None] * self._precisions  # (k, runs, labels)
+        low = np.floor(scaled)
+        start = 0
         for level, (protocol, size) in enumerate(zip(tree.protocols, tree.sizes, strict=True)):
-            self._rounded[level] += protocol.rounding.round_in_range(fractions, self.rng)
-            if self.t % size == 0:
+            completes = self.t % size == 0
+            if completes or level == tree.k - 1:
+                levels = slice(start, level + 1)
+                uniforms = self.rng.random((level + 1 - start, *scaled.shape[1:]))
+                self._rounded[levels] += (low[levels] + (uniforms < scaled[levels] - low[levels])).astype(np.int64)
+                start = level + 1
+            if completes:
                 counts = self._rounded[level] + protocol.batch_noise((self.runs,), self.rng)
                 released.append((tree.offsets[level] + self.t // size - 1, counts))
                 self._rounded[level] = 0
