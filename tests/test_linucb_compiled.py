@@ -75,7 +75,7 @@ def test_compiled_rounds_make_the_numpy_paths_decisions(B, refresh, fresh, monke
 
 def test_the_released_codes_linucb_runs_compiled_with_its_constants():
     """The released code's LinUCB (lambda 1e-4, a fixed width read from the largest feature norm, sqrt 2 on its
-    generator) plays its numpy path's decisions and its per-run reference's; its private variants do not compile."""
+    generator) plays its numpy path's decisions and its per-run reference's; its SDP-Vec does not compile."""
     runs, K, d, horizon = 8, 10, 4, 300
     rng = np.random.default_rng(8)
     instances = LinearBandit(K, d, "released-code").instances(runs, rng)
@@ -89,7 +89,7 @@ def test_the_released_codes_linucb_runs_compiled_with_its_constants():
     for r in range(2):
         np.testing.assert_array_equal(fast[:, r], released_code_one_run(fast_policy, instances.features[r],
                                                                         table[:, r], horizon, zeros_V, zeros_u))
-    assert not ReleasedCodeLinUCB("jdp", eps=1.0).block_rounds
+    assert not ReleasedCodeLinUCB("sdp-vec", eps=1.0).block_rounds
 
 
 PRIVATE = {
@@ -98,6 +98,8 @@ PRIVATE = {
     "sdp-amp-returning": lambda: ALGORITHMS["linucb-sdp-amp-returning"](eps=5.0, B=5),
     "code-ldp": lambda: ReleasedCodeLinUCB("ldp", eps=1.0),  # R_Amp at the code's sigma, features of norm sqrt 2
     "code-sdp-amp": lambda: ReleasedCodeLinUCB("sdp-amp", eps=1.0, B=3),
+    # the pseudo-tree: each round's noise (changing at rounds ceil(e^k) - 1) on the exact, unclipped sums
+    "code-jdp": lambda: ReleasedCodeLinUCB("jdp", eps=1.0),
     # lambda far below the noise's: the released V is often indefinite, and the run keeps its model
     "ldp-small-lambda": lambda: PrivateLinUCB(LocalGaussianSums(1.0, 0.1), 1, "LinUCB-LDP, lambda 0.01", lam=0.01),
 }
@@ -107,7 +109,8 @@ PRIVATE = {
 def test_private_gaussian_releases_run_compiled_with_the_same_noise(name):
     """A Gaussian release's noise drawn ahead, a block at a time, from the release's stream: the compiled loop plays
     the numpy path's decisions on the same table and policy seed (which draws the noise), and ends on the same
-    released sums; a released V that is not positive definite keeps the run's model on both paths, counted alike."""
+    released sums (the pseudo-tree's: the exact sums); a released V that is not positive definite keeps the run's
+    model on both paths, counted alike."""
     runs, K, d, horizon = 6, 8, 3, 240
     rng = np.random.default_rng(3)
     released = name.startswith("code")

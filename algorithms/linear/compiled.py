@@ -180,7 +180,7 @@ TABLE, BERNOULLI, GAUSSIAN = 0, 1, 2
 @numba.njit(cache=True, nogil=True)
 def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards: np.ndarray, theta_star: np.ndarray,
                   sigma: float, noise: np.ndarray, betas: np.ndarray, B: int, lam: float, refresh: int,
-                  noisy: bool, release_noise: np.ndarray, upper_i: np.ndarray, upper_j: np.ndarray,
+                  noisy: bool, cumulative: bool, release_noise: np.ndarray, upper_i: np.ndarray, upper_j: np.ndarray,
                   V_inv: np.ndarray, theta: np.ndarray, gram: np.ndarray, u: np.ndarray, batch_X: np.ndarray,
                   batch_y: np.ndarray, widths: np.ndarray, means: np.ndarray, fresh_widths: np.ndarray,
                   updates: np.ndarray, indefinite: np.ndarray, played: np.ndarray, collected: np.ndarray) -> None:
@@ -192,8 +192,10 @@ def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards:
     (count,), the radius each round's scores use; refresh: updates between two computations afresh. A private
     release (``noisy``): ``release_noise`` (batch ends in the block, runs, d + d(d + 1)/2), the noise its releases
     add to the batch's summed entries (phi y, then upper(phi phi^T) at ``upper_i``, ``upper_j``, each user's entry
-    clipped to [-1, 1] as the randomizer clips it), drawn ahead by the release; a released V + lambda I that is
-    not positive definite keeps the run's previous V^-1, counted in ``indefinite`` (runs,). The model:
+    clipped to [-1, 1] as the randomizer clips it), drawn ahead by the release; with ``cumulative`` False the
+    released sums are instead the exact sums (unclipped, kept in ``gram`` and ``u``) plus that batch end's noise
+    alone (the released code's pseudo-tree). A released V + lambda I that is not positive definite keeps the run's
+    previous V^-1, counted in ``indefinite`` (runs,). The model:
     V_inv (runs, d, d), theta (runs, d), the released sums gram (runs, d, d) and u (runs, d); the batch so far:
     batch_X (runs, B, d), batch_y (runs, B); on a fixed arm set the kept squared widths and means <x_a, theta>
     (runs, K), with fresh_widths (runs,) (0: to compute afresh) and updates (runs,) since they were. Written:
@@ -202,7 +204,7 @@ def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards:
     K, d = contexts.shape[2], contexts.shape[3]
     scores, vx = np.empty(K), np.empty(d)
     xT, own_widths, own_means, along, row = np.empty((d, K)), np.empty(K), np.empty(K), np.empty(K), np.empty(K)
-    V, L, work = np.empty((d, d)), np.zeros((d, d)), np.empty((d, d))
+    V, L, work, released_u = np.empty((d, d)), np.zeros((d, d)), np.empty((d, d)), np.empty(d)
     outer = np.empty((upper_i.shape[0], K))
     for r in range(runs):
         if fixed:
@@ -241,9 +243,8 @@ def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards:
             if slot != B - 1:
                 continue
             # a batch end: the released sums, then the model
-            if noisy:
+            if noisy and cumulative:
                 _add_release(batch_X[r], batch_y[r], release_noise[end, r], upper_i, upper_j, gram[r], u[r])
-                end += 1
             else:
                 for m in range(B):
                     for i in range(d):
@@ -264,6 +265,15 @@ def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards:
                         V_inv[r, i, j] -= vx[i] * vx[j] * scale
             else:  # afresh; a released V that is not positive definite keeps the previous model
                 V[:] = gram[r]
+                released_u[:] = u[r]
+                if noisy and not cumulative:  # this batch end's noise on the exact sums
+                    for i in range(d):
+                        released_u[i] += release_noise[end, r, i]
+                    for c in range(upper_i.shape[0]):
+                        i, j = upper_i[c], upper_j[c]
+                        V[i, j] += release_noise[end, r, d + c]
+                        if i != j:
+                            V[j, i] += release_noise[end, r, d + c]
                 for i in range(d):
                     V[i, i] += lam
                 if not noisy:
@@ -273,10 +283,14 @@ def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards:
                 else:
                     indefinite[r] += 1
                 fresh_widths[r] = 0
+            if noisy:
+                end += 1
+            if not noisy or cumulative:
+                released_u[:] = u[r]
             for i in range(d):
                 total = 0.0
                 for j in range(d):
-                    total += V_inv[r, i, j] * u[r, j]
+                    total += V_inv[r, i, j] * released_u[j]
                 theta[r, i] = total
             if fixed and B == 1 and not noisy:
                 updates[r] += 1

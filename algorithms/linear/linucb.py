@@ -275,14 +275,15 @@ class LinUCB:
         # a private release's noise for the block's batch ends, drawn ahead by the release (the same values as
         # release after release)
         batch_ends = (t + count - 1) // self.B - (t - 1) // self.B
-        release_noise = (np.ascontiguousarray(self.statistics.noise_ahead(batch_ends)) if noisy
+        first_end = ((t - 1) // self.B + 1) * self.B
+        release_noise = (np.ascontiguousarray(self.statistics.noise_ahead(batch_ends, first_end)) if noisy
                          else np.empty((0, 0, 0)))
         upper_i, upper_j = (np.ascontiguousarray(a, dtype=np.int64) for a in upper_indices(self._d))
         indefinite = np.zeros(self.runs, dtype=np.int64)
+        cumulative = not noisy or self.statistics.cumulative_noise
         linucb_rounds(t, x, fixed, law, table_values, theta_star, sigma, noise, betas, self.B, self.lam, REFRESH,
-                      noisy, release_noise, upper_i, upper_j, self.V_inv, self.theta, self.statistics.gram,
-                      self.statistics.u, self._X, self._y, *state, indefinite, played,
-                      collected)
+                      noisy, cumulative, release_noise, upper_i, upper_j, self.V_inv, self.theta, self.statistics.gram,
+                      self.statistics.u, self._X, self._y, *state, indefinite, played, collected)
         if indefinite.any():
             self._count_indefinite(int(indefinite.sum()))
         return played, collected

@@ -161,11 +161,11 @@ class ReleasedCodeLinUCB(PrivateLinUCB):
 
     @property
     def block_rounds(self) -> bool:
-        """The code's LinUCB, LinUCB-LDP and LinUCB-SDP-Amp play LinUCB's blocks of rounds (its fixed width is the
-        radius every round reads, its regularizer and release are set at the first round; the two private ones on
-        R_Amp's Gaussian sums, whose noise the release draws ahead); JDP's pseudo-tree and SDP-Vec keep the
-        per-round path."""
-        return self.variant in ("linucb", "ldp", "sdp-amp")
+        """The code's LinUCB, LinUCB-LDP, LinUCB-SDP-Amp and LinUCB-JDP play LinUCB's blocks of rounds (its fixed
+        width is the radius every round reads, its regularizer and release are set at the first round; the private
+        ones on releases whose noise is drawn ahead: R_Amp's Gaussian sums, and the pseudo-tree's noise of each
+        round on the exact sums); SDP-Vec (P_Vec's rounding depends on the data) keeps the per-round path."""
+        return self.variant in ("linucb", "ldp", "sdp-amp", "jdp")
 
     def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
         if self._d is None:

@@ -51,7 +51,7 @@ from dpaudit.mechanisms.shuffle.shuffle_amp import (
     ShuffledGaussianProtocol,
     returning_user_epsilon_max,
 )
-from dpaudit.mechanisms.shuffle.shuffle_vec import ShuffledVectorProtocol
+from dpaudit.mechanisms.shuffle.shuffle_vec import ShuffledVectorProtocol, upper_indices
 
 
 def rows_of(X: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -108,10 +108,15 @@ class PrivateStatistics:
         return view
 
     def draws_ahead(self, B: int) -> bool:
-        """Whether the release's noise, on batches of ``B`` users, adds to the batch's exact entries and can be
-        drawn ahead for many batches (``noise_ahead``), so that a compiled loop can run the batches (no view is
-        recorded then)."""
+        """Whether the release's noise, on batches of ``B`` users, can be drawn ahead for many batches
+        (``noise_ahead(batches, first)``, ``first`` the round of the first batch end), so that a compiled loop
+        can run the batches (no view is recorded then). The noise adds to each batch's exact entries
+        (:attr:`cumulative_noise`: the released sums carry every batch's) or, where that is False, to the exact
+        sums so far (the release after a batch carries that release's noise only)."""
         return False
+
+    #: whether the noise a release adds stays in the later releases (module docstring)
+    cumulative_noise: ClassVar[bool] = True
 
     def release(self, t: int, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         u_batch, V_batch = self._batch(rows_of(X, y))
@@ -142,7 +147,7 @@ class _GaussianBatchSums(PrivateStatistics):
     def draws_ahead(self, B: int) -> bool:
         return not self.record_views
 
-    def noise_ahead(self, batches: int) -> np.ndarray:
+    def noise_ahead(self, batches: int, first: int) -> np.ndarray:
         """The noise of the next ``batches`` releases of every run, (batches, runs, coordinates), drawn as the
         releases one after another draw it (P_Amp's :meth:`~dpaudit.mechanisms.shuffle.shuffle_amp.
         ShuffledGaussianProtocol.sum_noise`, from this release's stream): a compiled loop adds it to the batches'
@@ -192,7 +197,7 @@ class LocalGaussianSums(PrivateStatistics):
     def draws_ahead(self, B: int) -> bool:
         return B == 1 and not self.record_views  # B > 1: the users' noises summed in another order
 
-    def noise_ahead(self, batches: int) -> np.ndarray:
+    def noise_ahead(self, batches: int, first: int) -> np.ndarray:
         """The noise of the next ``batches`` releases of one user each (batches of one: LinUCB-LDP), (batches,
         runs, coordinates), drawn as the releases one after another draw it (R_Amp's
         :meth:`~dpaudit.mechanisms.shuffle.shuffle_amp.GaussianRandomizer.noise`, from this release's stream)."""
@@ -286,6 +291,25 @@ class PseudoTreeSums(PrivateStatistics):
     def start(self, runs: int, d: int, horizon: int, rng: np.random.Generator) -> None:
         super().start(runs, d, horizon, rng)
         self.draws = self.mechanism.draw(runs, rng)
+
+    cumulative_noise: ClassVar[bool] = False
+
+    def draws_ahead(self, B: int) -> bool:
+        return B == 1 and not self.record_views
+
+    def noise_ahead(self, batches: int, first: int) -> np.ndarray:
+        """The noise of the releases after rounds ``first`` .. ``first + batches - 1`` (one user each), (batches,
+        runs, coordinates): the vector's, then the matrix's upper coordinates (symmetric: (S + S^T)/2 is the same
+        number in both triangles), each from :meth:`~dpaudit.mechanisms.released_code.linear_released_code.
+        PseudoTreeNoise.noise`, computed once per number of draws it sums (that changes about ln n times)."""
+        i, j = upper_indices(self.d)
+        out = np.empty((batches, self.runs, self.d + len(i)))
+        used = np.array([min(PseudoTreeNoise.used(t), self.mechanism.draws) for t in range(first, first + batches)])
+        for count in np.unique(used):
+            rounds = np.flatnonzero(used == count)
+            noise_V, noise_u = self.mechanism.noise(*self.draws, first + int(rounds[0]))
+            out[rounds] = np.concatenate([noise_u, noise_V[:, i, j]], axis=1)
+        return out
 
     def release(self, t: int, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         rows = rows_of(X, y)
