@@ -437,3 +437,27 @@ def test_log_sum_exp_is_scipys_on_real_arrays_with_empty_slices():
     assert log_sum_exp(np.array([[800.0, 800.0]]), axis=1)[0] == pytest.approx(800 + math.log(2), rel=1e-15)
     assert log_sum_exp(np.array([[-800.0, -801.0]]), axis=1)[0] == pytest.approx(-800 + math.log1p(math.exp(-1)),
                                                                                 rel=1e-15)
+
+
+def test_grouped_log_sum_exp_is_scipys_per_group():
+    """Within groups (the decision laws' merge of paths): scipy's logsumexp of each group's entries, with groups of
+    one, an empty group and an all -inf group giving -inf, huge and tiny terms, entries in no particular order."""
+    from scipy.special import logsumexp
+
+    from dpaudit.core.logspace import grouped_log_sum_exp
+
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=500) * 300
+    group = rng.integers(0, 9, size=500)
+    group[group == 4] = 5  # group 4 empty
+    x[group == 7] = -np.inf  # group 7 all -inf
+    group[0], x[0] = 8, 900.0  # a huge term
+    got = grouped_log_sum_exp(x, group, 10)  # group 9 empty too
+    for g in range(10):
+        members = x[group == g]
+        if not members.size or np.all(members == -np.inf):
+            assert got[g] == -np.inf, g
+        else:
+            assert got[g] == pytest.approx(logsumexp(members), rel=1e-15, abs=1e-12), g
+    assert grouped_log_sum_exp(np.array([-800.0, 3.0, -801.0]), np.array([0, 1, 0]), 2)[0] == pytest.approx(
+        -800 + math.log1p(math.exp(-1)), rel=1e-15)

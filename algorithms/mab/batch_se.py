@@ -96,6 +96,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dpaudit.bandits.environments import run_sums
+from dpaudit.core.logspace import grouped_log_sum_exp
 from dpaudit.core.validation import check, choice, integer, positive, probability
 from dpaudit.mechanisms.distributed.distributed_sum import (
     LEMMA5_C,
@@ -402,8 +403,6 @@ class BatchSuccessiveElimination:
         decisions at ``rounds`` are a function of the path. Not for the non-private or the local
         protocol (the local protocol's y_hat law is an n-fold convolution of messages, not built here).
         """
-        from scipy.special import logsumexp
-
         from dpaudit.core.distributions import FiniteDistribution
 
         if self.protocol in ("exact", "local"):
@@ -426,7 +425,7 @@ class BatchSuccessiveElimination:
         decisions = np.array([self._path_decisions(path, rounds, horizon) for path, _ in paths])
         logs = np.array([lp for _, lp in paths])
         outcomes, inverse = np.unique(decisions, axis=0, return_inverse=True)
-        merged = np.array([logsumexp(logs[inverse.ravel() == i]) for i in range(len(outcomes))])
+        merged = grouped_log_sum_exp(logs, inverse.ravel(), len(outcomes))
         return FiniteDistribution(outcomes, np.minimum(merged, 0.0), log_error=min(error + 1e-12, 0.5),
                                   tail_mass=min(tail, 0.5))
 
@@ -480,8 +479,6 @@ class BatchSuccessiveElimination:
     def _elimination_laws(rel: Any, laws: list[Any], threshold: float) -> tuple[np.ndarray, float]:
         """log P(arm 0 eliminated), log P(arm 1 eliminated), log P(neither) for one batch, and a bound on
         their log errors: arm 1 goes when D = c_0 - c_1 > threshold, arm 0 when -D > threshold."""
-        from scipy.special import logsumexp
-
         from dpaudit.mechanisms.distributed.wrapped_sums import log_convolve
 
         top = rel.n * rel.g + rel.tau  # the analyzer's correction: y > top stands for y - m
@@ -494,9 +491,8 @@ class BatchSuccessiveElimination:
         d = np.arange(-(rel.m - 1), rel.m)
         finite = log_d[np.isfinite(log_d)]
         rounding = (math.log2(rel.m) + 8) * 2.0**-52 * (1 + float(np.abs(finite).max()))
-        out = np.array([logsumexp(log_d[d < -threshold]) if (d < -threshold).any() else -np.inf,
-                        logsumexp(log_d[d > threshold]) if (d > threshold).any() else -np.inf,
-                        logsumexp(log_d[np.abs(d) <= threshold])])
+        side = np.where(d < -threshold, 0, np.where(d > threshold, 1, 2))
+        out = grouped_log_sum_exp(log_d, side, 3)
         return np.minimum(out, 0.0), laws[0].log_error + laws[1].log_error + 2 * rounding
 
     def _path_decisions(self, path: tuple[int, int] | None, rounds: np.ndarray, horizon: int) -> np.ndarray:
@@ -518,6 +514,7 @@ def surviving(mu: np.ndarray, beta: Any, alive: np.ndarray) -> np.ndarray:
     (per run, rows of ``mu``)."""
     best_lcb = np.where(alive, mu - beta, -np.inf).max(axis=1, keepdims=True)
     return alive & (mu + beta >= best_lcb)
+
 
 
 __all__ = ["EPS_BELOW_ONE", "LABELS", "PROTOCOLS", "BatchSuccessiveElimination", "batch_size"]

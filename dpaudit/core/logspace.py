@@ -21,3 +21,15 @@ def log_sum_exp(x: np.ndarray, axis: int) -> np.ndarray:
     top[~np.isfinite(top)] = 0.0  # an all -inf slice: exp(-inf - 0) = 0, log 0 = -inf
     with np.errstate(divide="ignore"):
         return np.log(np.sum(np.exp(x - top), axis=axis)) + np.squeeze(top, axis=axis)
+
+
+def grouped_log_sum_exp(x: np.ndarray, group: np.ndarray, groups: int) -> np.ndarray:
+    """log sum exp of a real 1-d ``x`` within each of ``groups`` groups (``group`` (len(x),) gives each entry's, in
+    0..groups - 1): one pass instead of one call per group, each group shifted by its own largest term as
+    :func:`log_sum_exp` shifts a slice; an empty or all ``-inf`` group gives ``-inf``."""
+    top = np.full(groups, -np.inf)
+    np.maximum.at(top, group, x)
+    shift = np.where(np.isfinite(top), top, 0.0)
+    sums = np.bincount(group, weights=np.exp(x - shift[group]), minlength=groups)
+    with np.errstate(divide="ignore"):
+        return np.log(sums) + shift
