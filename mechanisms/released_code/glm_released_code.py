@@ -67,16 +67,21 @@ class ReleasedCodeTree:
 
     def path(self, n: int) -> list[int]:
         """The heap indices from the n-th leaf up to the root."""
-        out, c = [], self.leaf(n)
-        while c > 0:
-            out.append(c)
-            c //= 2
-        return out
+        return self._nodes(self.leaf(n))[0]
 
     def query_nodes(self, n: int) -> list[int]:
         """The nodes whose sums and noises the query after the n-th insertion adds: c - 1 for every even c on
         :meth:`path`, then the leaf."""
-        return [c - 1 for c in self.path(n) if c % 2 == 0] + [self.leaf(n)]
+        return self._nodes(self.leaf(n))[1]
+
+    @staticmethod
+    def _nodes(leaf: int) -> tuple[list[int], list[int]]:
+        """(:meth:`path`, :meth:`query_nodes`) of a checked leaf (a stream's insertions call it unchecked)."""
+        path, c = [], leaf
+        while c > 0:
+            path.append(c)
+            c //= 2
+        return path, [c - 1 for c in path if c % 2 == 0] + [leaf]
 
     def segment(self, node: int) -> range:
         """The insertions (1-based) below a heap node."""
@@ -128,10 +133,9 @@ class ReleasedCodeTreeStream:
         if self.n >= tree.T:
             raise ValueError(f"ReleasedCodeTreeStream: the tree holds T = {tree.T} insertions, all made")
         self.n += 1
-        path = tree.path(self.n)
+        path, read = tree._nodes(self.n + tree.first_leaf - 1)  # (the counter is in 1..T: no check)
         for c in path:
             self._sums[c] = self._sums[c] + x if c in self._sums else x.copy()
-        read = tree.query_nodes(self.n)
         self.last_noise = {}
         out = np.zeros_like(x)
         zero = np.zeros_like(x)
