@@ -33,6 +33,7 @@ import importlib.util
 import io
 import math
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -181,7 +182,9 @@ def glm_rows(args: argparse.Namespace, environment_module: Any) -> list:
         eps = curve.kwargs.get("eps")
         rng = np.random.default_rng(args.seed)
         finals, start = [], time.perf_counter()
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        # in a scratch folder: the code's Private-GLM writes its DP-SGD logs under ./logs
+        with (tempfile.TemporaryDirectory() as scratch, contextlib.chdir(scratch),
+              contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO())):
             for _ in range(args.runs):
                 env.reset()
                 first = env.get_first_action_set()
