@@ -296,5 +296,4 @@ class ReturningUsers:
 
 
 __all__ = ["GENERATORS", "REWARDS", "SCHEDULES", "GivenLinearBandit", "LinearBandit", "PlayedRewardDraws",
-           "ReturningUsers",
-           "paper_vectors"]
+           "ReturningUsers", "paper_vectors"]

@@ -251,6 +251,7 @@ def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards:
                         u[r, i] += batch_X[r, m, i] * batch_y[r, m]
                         for j in range(d):
                             gram[r, i, j] += batch_X[r, m, i] * batch_X[r, m, j]
+            released_u[:] = u[r]  # the u theta reads (plus a non-cumulative release's noise, below)
             if B == 1 and not noisy:  # Sherman-Morrison: (V + x x^T)^{-1} = V^-1 - vx vx^T / (1 + x^T vx), vx = V^-1 x
                 norm = 0.0
                 for i in range(d):
@@ -265,7 +266,6 @@ def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards:
                         V_inv[r, i, j] -= vx[i] * vx[j] * scale
             else:  # afresh; a released V that is not positive definite keeps the previous model
                 V[:] = gram[r]
-                released_u[:] = u[r]
                 if noisy and not cumulative:  # this batch end's noise on the exact sums
                     for i in range(d):
                         released_u[i] += release_noise[end, r, i]
@@ -285,8 +285,6 @@ def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards:
                 fresh_widths[r] = 0
             if noisy:
                 end += 1
-            if not noisy or cumulative:
-                released_u[:] = u[r]
             for i in range(d):
                 total = 0.0
                 for j in range(d):

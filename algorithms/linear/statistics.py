@@ -278,6 +278,8 @@ class PseudoTreeSums(PrivateStatistics):
     once per run at ``start``; the release after round t carries the noise of the choice at the code's round t).
     Not private (the mechanism's docstring says why)."""
 
+    cumulative_noise: ClassVar[bool] = False  # each release carries its round's noise alone
+
     def __init__(self, sigma: float, norm_bound: float = 1.0):
         super().__init__()
         self.sigma = positive(type(self).__name__, "sigma", sigma)
@@ -291,8 +293,6 @@ class PseudoTreeSums(PrivateStatistics):
     def start(self, runs: int, d: int, horizon: int, rng: np.random.Generator) -> None:
         super().start(runs, d, horizon, rng)
         self.draws = self.mechanism.draw(runs, rng)
-
-    cumulative_noise: ClassVar[bool] = False
 
     def draws_ahead(self, B: int) -> bool:
         return B == 1 and not self.record_views

@@ -516,5 +516,4 @@ def surviving(mu: np.ndarray, beta: Any, alive: np.ndarray) -> np.ndarray:
     return alive & (mu + beta >= best_lcb)
 
 
-
 __all__ = ["EPS_BELOW_ONE", "LABELS", "PROTOCOLS", "BatchSuccessiveElimination", "batch_size"]

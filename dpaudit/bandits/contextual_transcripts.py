@@ -207,7 +207,6 @@ class ContextualTranscript:
                 policy.observe(t, arms, row[arms, d])
         return played
 
-
     def _compiled(self, policy: Any, table: np.ndarray, size: int) -> np.ndarray:
         """Rounds 1..len(table) by the policy's compiled ``play_rounds`` (as a simulation on a linear bandit runs
         them), given every round's contexts and every arm's reward, the same for every run: the same decisions
