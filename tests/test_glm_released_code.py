@@ -109,6 +109,32 @@ def test_the_projection_floors_the_eigenvalues():
     np.testing.assert_allclose(tree.project(asym), [[[2.5, 0.5], [0.5, 2.5]]], atol=1e-12)
 
 
+def _eigen_projection(tree, noisy):
+    """The code's projection as it computes it: eigendecomposition, eigenvalues floored, rebuilt."""
+    m = noisy + tree.lam * np.eye(tree.d)
+    m = (m + np.swapaxes(m, -1, -2)) / 2
+    values, vectors = np.linalg.eigh(m)
+    return (vectors * np.maximum(values, PSD_FLOOR)[..., None, :]) @ np.swapaxes(vectors, -1, -2)
+
+
+def test_the_projection_skips_the_decomposition_only_above_the_floor_and_per_matrix():
+    tree = ReleasedCodeTree(4, 3, 1.0, 0.5)
+    rng = np.random.default_rng(3)
+    noisy = rng.normal(size=(200, 3, 3))
+    noisy = noisy @ np.swapaxes(noisy, 1, 2) * 0.1 - rng.uniform(0, 1.5, size=(200, 1, 1)) * np.eye(3)
+    low = np.linalg.eigvalsh((noisy + np.swapaxes(noisy, 1, 2)) / 2 + 0.5 * np.eye(3))[:, 0] <= PSD_FLOOR
+    assert 20 < low.sum() < 180  # both kinds in the batch
+    out = tree.project(noisy)
+    np.testing.assert_allclose(out, _eigen_projection(tree, noisy), rtol=0, atol=1e-12)
+    # a matrix's result does not depend on the others in its batch: alone it is the same, bit for bit
+    for i in (int(np.flatnonzero(low)[0]), int(np.flatnonzero(~low)[0])):
+        assert np.array_equal(tree.project(noisy[i:i + 1])[0], out[i])
+    # above the floor the symmetrised matrix itself, below it the floored rebuild (its least eigenvalue the floor)
+    m = (noisy + np.swapaxes(noisy, 1, 2)) / 2 + 0.5 * np.eye(3)
+    assert np.array_equal(out[~low], m[~low])
+    np.testing.assert_allclose(np.linalg.eigvalsh(out[low])[:, 0], PSD_FLOOR, atol=1e-12)
+
+
 def test_private_glm_runs_the_codes_tree_under_released_code_constants():
     assert private_glm(eps=4.0, constants="released-code").tree == "released-code"
     assert private_glm(eps=4.0).tree == "repository"

@@ -148,10 +148,27 @@ def _shared_arms(arms: int, dimension: int, S: float, seed: int) -> RepositoryAr
     return RepositoryArms(arms, dimension, S, seed)
 
 
+class PlayedGLMRewards:
+    """A block of rounds' rewards drawn for the played arm only (a contextual fast path, :meth:`GLMInstances.
+    draw_rounds`): the reward of arm a in round s of run r is 1{noise[s, r] < means[s, r, a]}, with ``means``
+    (count, runs, K) the arms' mu(<x, theta*>) and ``noise`` (count, runs) uniform. Given the past, each round's
+    reward then has the played arm's law, as the per-round path's 1{U_a < mu_a} over every arm gives it, from one
+    uniform per round and run instead of K; every policy on the same seed reads the same uniforms."""
+
+    def __init__(self, means: np.ndarray, noise: np.ndarray):
+        self.means, self.noise = means, noise
+
+    def rewards(self, s: int, played: np.ndarray) -> np.ndarray:
+        """Round s's rewards of every run, given the arms played (runs,)."""
+        mu = self.means[s, np.arange(self.noise.shape[1]), played]
+        return (self.noise[s] < mu).astype(float)
+
+
 class GLMInstances:
     """The instances of a block of runs: ``theta`` (runs, d), the link, the running realised
     ``kappa`` / ``kappa_star`` (runs,) over the arm sets drawn so far, and the engine's contextual
-    protocol (``contexts``, ``expected``, ``rewards``; ``means`` is None, the arms change every round)."""
+    protocol (``contexts``, ``expected``, ``rewards``; ``means`` is None, the arms change every round), with
+    ``draw_rounds`` for its fast path."""
 
     binary = True
     means = None
@@ -165,6 +182,7 @@ class GLMInstances:
         self.kappa_star = np.full(self.runs, np.nan)
         self._min_slope = np.full(self.runs, np.inf)
         self._max_slope = np.full(self.runs, -np.inf)
+        self._block: tuple[np.ndarray, np.ndarray] | None = None  # the last drawn block's contexts and means
 
     def contexts(self, rng: np.random.Generator) -> np.ndarray:
         """The next round's arm sets, (runs, K, d): fresh per run from ``rng`` (paper), or the repository's
@@ -182,8 +200,37 @@ class GLMInstances:
         self.kappa, self.kappa_star = 1 / self._min_slope, 1 / self._max_slope
         return contexts
 
+    def draw_rounds(self, count: int, rng: np.random.Generator, context_rng: np.random.Generator
+                    ) -> tuple[np.ndarray, PlayedGLMRewards]:
+        """``count`` rounds at once for a contextual fast path: the arm sets (count, runs, K, d), drawn as ``count``
+        calls of :meth:`contexts` draw them (the same values, the same realised kappa; the repository's a
+        read-only view shared by the runs), and the rewards as :class:`PlayedGLMRewards`, one uniform per round
+        and run from the reward stream."""
+        runs, K, d = self.runs, self.arms, self.dimension
+        if self._repository is None:
+            contexts = np.stack([unit_ball(context_rng, (runs, K, d)) for _ in range(count)])
+            locations = np.einsum("srkd,rd->srk", contexts, self.theta)
+        else:  # one arm set and one theta* for every run: computed once, broadcast over the runs
+            size = self._repository.chunk_rounds
+            first, last = self.round // size, (self.round + count - 1) // size
+            sets = np.concatenate([self._repository.chunk(i) for i in range(first, last + 1)])
+            sets = sets[self.round - first * size:][:count]
+            contexts = np.broadcast_to(sets[:, None], (count, runs, K, d))
+            locations = np.broadcast_to(np.einsum("skd,d->sk", sets, self.theta[0])[:, None], (count, runs, K))
+        self.round += count
+        slopes = self.link.slope(locations)
+        self._min_slope = np.minimum(self._min_slope, slopes.min(axis=(0, 2)))
+        self._max_slope = np.maximum(self._max_slope, slopes.max(axis=(0, 2)))
+        self.kappa, self.kappa_star = 1 / self._min_slope, 1 / self._max_slope
+        means = np.ascontiguousarray(self.link.mean(locations))
+        self._block = (contexts, means)
+        return contexts, PlayedGLMRewards(means, rng.random((count, runs)))
+
     def expected(self, contexts: np.ndarray) -> np.ndarray:
-        """Mean rewards mu(<x_a, theta*>), shape (runs, K)."""
+        """Mean rewards mu(<x_a, theta*>), shape (runs, K), or (count, runs, K) for a block of rounds (those of
+        the last :meth:`draw_rounds` are kept)."""
+        if self._block is not None and contexts is self._block[0]:
+            return self._block[1]
         if contexts.shape[-1] != self.dimension:
             raise ValueError(f"GLMInstances: contexts have dimension {contexts.shape[-1]}, theta* has {self.dimension}")
         return self.link.mean(np.einsum("rkd,rd->rk", contexts, self.theta))
@@ -200,6 +247,8 @@ class GLMBandit:
 
     owner = "GLMBandit"
     feedback = "bandit"
+    #: its instances draw blocks of rounds (``draw_rounds``), for a contextual fast path
+    blocks_of_rounds = True
 
     def __init__(self, arms: int, dimension: int, S: float, link: str = "logistic", generator: str = "paper",
                  instance_seed: int | None = None):
@@ -430,5 +479,5 @@ def assouad_family(d: int, a: float, r: float, link: str = "logistic", theta0: n
 
 
 __all__ = ["FiniteSetsGLMBandit", "FiniteSetsInstances", "FixedArmInstances", "FixedArmsGLMBandit", "GLMBandit",
-           "GLMInstances", "GLM_GENERATORS", "REPOSITORY_SEED", "RepositoryArms", "assouad_family", "kappa_bounds",
-           "spike_bandit", "unit_ball"]
+           "GLMInstances", "GLM_GENERATORS", "PlayedGLMRewards", "REPOSITORY_SEED", "RepositoryArms", "assouad_family",
+           "kappa_bounds", "spike_bandit", "unit_ball"]

@@ -52,7 +52,7 @@ from dpaudit.bandits.policies import checked_contexts
 from dpaudit.core.validation import integer, positive, probability
 from dpaudit.mechanisms.glm.exploration_set import SymmetricGaussianTree
 
-from .base import curvature, planned_horizon
+from .base import curvature, planned_horizon, play_round_by_round
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,9 @@ class Algorithm2:
     feedback: ClassVar[str] = "bandit"
     contextual: ClassVar[bool] = True
     paper: ClassVar[str] = "shuffle-glm"
+    #: plays blocks of rounds, one at a time (:func:`~dpaudit.algorithms.glm.base.play_round_by_round`), as the
+    #: other GLM policies do: on the same seed they read the same reward draws
+    block_rounds: ClassVar[bool] = True
 
     def __init__(self, eps: float, delta: float, zeta: float, S: float, kappa: float | None = None,
                  kappa_star: float | None = None, link: str = "logistic", R: float = 1.0, T: int | None = None,
@@ -202,6 +205,10 @@ class Algorithm2:
         if self.record:
             self.trace["fits"].append((kind, t, runs.copy(), np.asarray(n).copy(), out.copy()))
         return out
+
+    def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Rounds t .. t + count - 1 of every run (:func:`~dpaudit.algorithms.glm.base.play_round_by_round`)."""
+        return play_round_by_round(self, t, contexts, rewards)
 
     def choose(self, t: int, contexts: Any) -> np.ndarray:
         x = self._check(t, contexts)

@@ -41,6 +41,28 @@ def planned_horizon(owner: str, T: int | None, horizon: int, floor: int) -> int:
     return planned
 
 
+def play_round_by_round(policy: Any, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Rounds t .. t + count - 1 of every run through the policy's ``choose`` and ``observe``, one round at a time:
+    ``simulate``'s fast path on a :class:`~dpaudit.algorithms.environments.GLMBandit` for a GLM policy without
+    compiled rounds (the same decisions as the per-round path on the same rewards). ``contexts`` (count, runs, K,
+    d); ``rewards`` every arm's (count, runs, K), or the played arm's from one uniform per round and run (an object
+    with ``rewards(s, played)``, as :class:`~dpaudit.algorithms.environments.glm.PlayedGLMRewards`). Returns the
+    arms played and the rewards collected, each (count, runs)."""
+    table = isinstance(rewards, np.ndarray)
+    count = len(contexts)
+    if table and rewards.shape[:2] != (count, policy.runs):
+        raise ValueError(f"{policy.owner}: a table of rewards must have shape ({count}, runs, K) with runs = "
+                         f"{policy.runs}, got {rewards.shape}")
+    played = np.empty((count, policy.runs), dtype=np.int64)
+    collected = np.empty((count, policy.runs))
+    rows = np.arange(policy.runs)
+    for s in range(count):
+        played[s] = policy.choose(t + s, contexts[s])
+        collected[s] = rewards[s][rows, played[s]] if table else rewards.rewards(s, played[s])
+        policy.observe(t + s, played[s], collected[s])
+    return played, collected
+
+
 class GLMPolicy:
     """Base of the GLM bandit policies (module docstring); subclasses implement ``_begin(d)``,
     ``_choose(t, x)`` and ``observe``."""
@@ -49,6 +71,9 @@ class GLMPolicy:
     feedback: ClassVar[str] = "bandit"
     contextual: ClassVar[bool] = True
     paper: ClassVar[str] = "shuffle-glm"
+    #: plays blocks of rounds (``simulate``'s fast path on a GLM bandit: the rewards drawn for the played arm only,
+    #: from one uniform per round and run that every GLM policy on the same seed shares)
+    block_rounds: ClassVar[bool] = True
 
     def __init__(self, link: str | Link = "logistic", S: float = 1.0, kappa: float | None = None,
                  delta: float = 0.02, T: int | None = None):
@@ -93,6 +118,10 @@ class GLMPolicy:
         self._x = x[self._rows, played]
         return played
 
+    def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Rounds t .. t + count - 1 of every run (:func:`play_round_by_round`)."""
+        return play_round_by_round(self, t, contexts, rewards)
+
     def _begin(self, d: int) -> None:
         raise NotImplementedError
 
@@ -100,4 +129,4 @@ class GLMPolicy:
         raise NotImplementedError
 
 
-__all__ = ["GLMPolicy"]
+__all__ = ["GLMPolicy", "play_round_by_round"]

@@ -30,6 +30,8 @@ import math
 import numba
 import numpy as np
 
+from dpaudit.algorithms.linear.compiled import cholesky
+
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 _SQRT_2 = math.sqrt(2.0)
 _DEEP = -30.0  # the numpy link's switch to logs
@@ -92,4 +94,161 @@ def newton_terms(X: np.ndarray, r: np.ndarray, w: np.ndarray, theta: np.ndarray,
                 hessian[k, j, i] = total
 
 
-__all__ = ["inverse_mills", "newton_terms"]
+@numba.njit(cache=True, nogil=True)
+def _link_slope(z: float, probit: bool) -> float:
+    """mu'(z), as the numpy links compute it (:mod:`dpaudit.mechanisms.glm.glm_links`)."""
+    if probit:
+        return math.exp(-0.5 * z * z - _LOG_SQRT_2PI)
+    mu = 0.5 * (1.0 + math.tanh(z / 2.0))
+    return mu * (1.0 - mu)
+
+
+@numba.njit(cache=True, nogil=True)
+def _quadratic(x: np.ndarray, M: np.ndarray) -> float:
+    """x^T M x, as ``weighted_norms`` orders it: (x M) first, then its product with x."""
+    d = x.shape[0]
+    total = 0.0
+    for j in range(d):
+        row = 0.0
+        for i in range(d):
+            row += x[i] * M[i, j]
+        total += row * x[j]
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _log_det(M: np.ndarray, L: np.ndarray) -> float:
+    """log det M of a positive definite M from its Cholesky factor (into L); -inf if M is not positive definite."""
+    if not cholesky(M, L):
+        return -np.inf
+    total = 0.0
+    for j in range(M.shape[0]):
+        total += math.log(L[j, j])
+    return 2.0 * total
+
+
+@numba.njit(cache=True, nogil=True)
+def _lowest_best(scores: np.ndarray) -> int:
+    """The lowest arm within 1e-9 (relative) of the best score (:func:`~dpaudit.algorithms.linear.linucb.
+    first_best`); -inf scores are never chosen unless all are."""
+    best = scores[0]
+    for a in range(1, scores.shape[0]):
+        best = max(best, scores[a])
+    margin = best - 1e-9 * (1.0 + abs(best))
+    arm = 0
+    while arm < scores.shape[0] - 1 and not scores[arm] >= margin:
+        arm += 1
+    return arm
+
+
+#: why :func:`rs_glinucb_rounds` returned: the block is done, runs switch before a round, runs played warm-up
+DONE, SWITCH, WARM = 0, 1, 2
+
+
+@numba.njit(cache=True, nogil=True)
+def rs_glinucb_rounds(s0: int, contexts: np.ndarray, table: np.ndarray, means: np.ndarray, noise: np.ndarray,
+                      width: float, beta: float, threshold: float, log_switch: float, probit: bool,
+                      V_inv: np.ndarray, H: np.ndarray, H_tau_inv: np.ndarray, logdet_tau: np.ndarray,
+                      theta_o: np.ndarray, theta_tau: np.ndarray, history_x: np.ndarray, history_r: np.ndarray,
+                      warmup: np.ndarray, n0: int, norms: np.ndarray, warm: np.ndarray, switching: np.ndarray,
+                      played: np.ndarray, collected: np.ndarray) -> tuple[int, int]:
+    """RS-GLinUCB's rounds s0, s0 + 1, .. of a block (:class:`~dpaudit.algorithms.glm.rs_glinucb.RSGLinUCB`), every
+    run in lockstep, until a run needs an MLE refit, which the caller does (the numpy fit, as the per-round path
+    calls it) before calling again from the returned round. Returns (s, why):
+
+    - (s, SWITCH): before round s's choice the runs flagged in ``switching`` pass the determinant test (criterion
+      II), and their ``logdet_tau`` is set to log det H; the caller sets their H_tau^-1 and refits theta_tau on the
+      history's first n0 + s rounds, then calls again from s (their test is then false: det H = det H_tau);
+    - (s, WARM): rounds up to s - 1 are played and the runs flagged in ``warm`` played round s - 1 as a warm-up
+      round (criterion I); the caller refits their theta_o on the history's first n0 + s rounds;
+    - (count, DONE): the block is played.
+
+    ``contexts`` (count, runs or 1, K, d) (1: the same arm sets for every run); the rewards from ``table`` (count,
+    runs, K) or, with an empty table, 1{noise[s, r] < means[s, r, a]}. The state arrays are the policy's, updated
+    in place; round s's observation goes to row n0 + s of the history and of ``warmup``. ``norms`` (runs, K),
+    ``warm`` and ``switching`` (runs,) are work space."""
+    count, K, d = contexts.shape[0], contexts.shape[2], contexts.shape[3]
+    runs = V_inv.shape[0]
+    shared = contexts.shape[1] == 1
+    from_table = table.shape[0] > 0
+    centre, scores, mx = np.empty(K), np.empty(K), np.empty(d)
+    L = np.zeros((d, d))
+    for s in range(s0, count):
+        # the round's warm-up test, and the determinant test of the runs that are not in warm-up
+        any_switch = False
+        for r in range(runs):
+            x = contexts[s, 0 if shared else r]
+            largest = 0.0
+            for a in range(K):
+                norms[r, a] = math.sqrt(max(_quadratic(x[a], V_inv[r]), 0.0))
+                largest = max(largest, norms[r, a] * norms[r, a])
+            warm[r] = largest >= threshold
+            switching[r] = False
+            if not warm[r]:
+                logdet = _log_det(H[r], L)
+                if logdet > log_switch + logdet_tau[r]:  # H_tau's determinant is H's from now on
+                    switching[r], logdet_tau[r] = True, logdet
+                    any_switch = True
+        if any_switch:
+            return s, SWITCH
+        any_warm = False
+        for r in range(runs):
+            x = contexts[s, 0 if shared else r]
+            if warm[r]:
+                arm = _lowest_best(norms[r])
+            else:
+                lower = -np.inf
+                for a in range(K):
+                    total = 0.0
+                    for i in range(d):
+                        total += x[a, i] * theta_o[r, i]
+                    centre[a] = total
+                    lower = max(lower, total - width * norms[r, a])
+                for a in range(K):
+                    if centre[a] + width * norms[r, a] >= lower:
+                        total = 0.0
+                        for i in range(d):
+                            total += x[a, i] * theta_tau[r, i]
+                        scores[a] = total + beta * math.sqrt(max(_quadratic(x[a], H_tau_inv[r]), 0.0))
+                    else:
+                        scores[a] = -np.inf
+                arm = _lowest_best(scores)
+            if from_table:
+                reward = table[s, r, arm]
+            else:
+                reward = 1.0 if noise[s, r] < means[s, r, arm] else 0.0
+            played[s, r], collected[s, r] = arm, reward
+            chosen = x[arm]
+            row = n0 + s
+            for i in range(d):
+                history_x[r, row, i] = chosen[i]
+            history_r[r, row] = reward
+            warmup[r, row] = warm[r]
+            if warm[r]:  # Sherman-Morrison, as the numpy path orders it
+                any_warm = True
+                for i in range(d):
+                    total = 0.0
+                    for j in range(d):
+                        total += V_inv[r, i, j] * chosen[j]
+                    mx[i] = total
+                denominator = 0.0
+                for i in range(d):
+                    denominator += chosen[i] * mx[i]
+                denominator += 1.0
+                for i in range(d):
+                    for j in range(d):
+                        V_inv[r, i, j] -= mx[i] * mx[j] / denominator
+            else:
+                z = 0.0
+                for i in range(d):
+                    z += chosen[i] * theta_o[r, i]
+                weight = _link_slope(z, probit) / math.e
+                for i in range(d):
+                    for j in range(d):
+                        H[r, i, j] += weight * chosen[i] * chosen[j]
+        if any_warm:
+            return s + 1, WARM
+    return count, DONE
+
+
+__all__ = ["DONE", "SWITCH", "WARM", "inverse_mills", "newton_terms", "rs_glinucb_rounds"]

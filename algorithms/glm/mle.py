@@ -170,6 +170,14 @@ class History:
         self._r[:, self.n] = r
         self.n += 1
 
+    def reserve(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """Room for ``count`` more observations; the whole (runs, capacity, d) and (runs, capacity) arrays, for a
+        compiled loop that writes rows n, n + 1, .. in place (and sets ``n`` after)."""
+        while self.n + count > self._x.shape[1]:
+            self._x = np.concatenate([self._x, np.zeros_like(self._x)], axis=1)
+            self._r = np.concatenate([self._r, np.zeros_like(self._r)], axis=1)
+        return self._x, self._r
+
     @property
     def contexts(self) -> np.ndarray:
         return self._x[:, : self.n]

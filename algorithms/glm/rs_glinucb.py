@@ -34,16 +34,19 @@ on the common history. :func:`rs_glinucb_one_run` is the per-run reference.
 from __future__ import annotations
 
 import math
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from dpaudit.algorithms.linear.linucb import first_best
 from dpaudit.core.validation import positive
-from dpaudit.mechanisms.glm.glm_links import Link
+from dpaudit.mechanisms.glm.glm_links import LINKS, Link
 
 from .base import GLMPolicy
-from .mle import History, fit_mle, fit_mle_one_run, sherman_morrison, weighted_norms
+from .mle import AVAILABLE, History, fit_mle, fit_mle_one_run, sherman_morrison, weighted_norms
+
+if AVAILABLE:  # numba is installed (the fast extra)
+    from .compiled import DONE, SWITCH, rs_glinucb_rounds
 
 
 class RSGLinUCB(GLMPolicy):
@@ -110,9 +113,14 @@ class RSGLinUCB(GLMPolicy):
     def _maybe_switch(self, cold: np.ndarray) -> None:
         logdet = np.linalg.slogdet(self.H[cold])[1]
         switching = cold[logdet > math.log(self.switch) + self.logdet_tau[cold]]
-        if switching.size == 0:
-            return
-        self.logdet_tau[switching] = np.linalg.slogdet(self.H[switching])[1]
+        if switching.size:
+            self._switch(switching)
+
+    def _switch(self, switching: np.ndarray, logdet_set: bool = False) -> None:
+        """Criterion II's switch of the runs ``switching``: H_tau = H (its log-determinant set here unless
+        ``logdet_set``), and theta_tau refitted on the history's rounds outside T_o."""
+        if not logdet_set:
+            self.logdet_tau[switching] = np.linalg.slogdet(self.H[switching])[1]
         self.H_tau_inv[switching] = np.linalg.inv(self.H[switching])
         self.switches[switching] += 1
         n = self.history.n
@@ -124,20 +132,80 @@ class RSGLinUCB(GLMPolicy):
     def observe(self, t: int, arms: np.ndarray, rewards: np.ndarray) -> None:
         x, r = self._x, np.asarray(rewards, dtype=float)
         n = self.history.n
-        if n == self._warmup_rounds.shape[1]:
-            self._warmup_rounds = np.concatenate([self._warmup_rounds, np.zeros_like(self._warmup_rounds)], axis=1)
+        self._reserve_warmup(n + 1)
         self._warmup_rounds[:, n] = self._warm
         self.history.add(x, r)
         warm, cold = np.flatnonzero(self._warm), np.flatnonzero(~self._warm)
         if warm.size:
             self.V_inv[warm] = sherman_morrison(self.V_inv[warm], x[warm])
-            inside = self._warmup_rounds[warm, : n + 1].astype(float)
-            self.theta_o[warm] = fit_mle(self.link, self.history.contexts[warm], self.history.rewards[warm], inside,
-                                         self.theta_o[warm], self.lam).theta
+            self._refit_warm(warm)
         if cold.size:
             xc = x[cold]
             weight = self.link.slope(np.einsum("rd,rd->r", xc, self.theta_o[cold])) / math.e
             self.H[cold] += weight[:, None, None] * xc[:, :, None] * xc[:, None, :]
+
+    def _refit_warm(self, warm: np.ndarray) -> None:
+        """theta_o of the runs ``warm`` refitted on the history's rounds in T_o (after a warm-up round)."""
+        inside = self._warmup_rounds[warm, : self.history.n].astype(float)
+        self.theta_o[warm] = fit_mle(self.link, self.history.contexts[warm], self.history.rewards[warm], inside,
+                                     self.theta_o[warm], self.lam).theta
+
+    def _reserve_warmup(self, n: int) -> None:
+        while n > self._warmup_rounds.shape[1]:
+            self._warmup_rounds = np.concatenate([self._warmup_rounds, np.zeros_like(self._warmup_rounds)], axis=1)
+
+    @property
+    def compiled_rounds(self) -> bool:
+        """Whether :meth:`play_rounds` runs compiled: numba is installed and the link is one the kernel knows
+        (the logistic or the probit)."""
+        return AVAILABLE and LINKS.get(self.link.name) == self.link
+
+    def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Rounds t .. t + count - 1 of every run (:func:`~dpaudit.algorithms.glm.base.play_round_by_round`'s
+        arguments). When :attr:`compiled_rounds`, one compiled loop (:func:`~dpaudit.algorithms.glm.compiled.
+        rs_glinucb_rounds`) plays the rounds of every run and returns here for each refit, which the numpy fit
+        does as the per-round path does: the same decisions to rounding. Otherwise round by round."""
+        if not self.compiled_rounds:
+            return super().play_rounds(t, contexts, rewards)
+        x = np.asarray(contexts, dtype=float)
+        if x.ndim != 4 or x.shape[1] != self.runs:
+            raise ValueError(f"{self.owner}: a block of rounds needs contexts of shape (count, runs, K, d) with runs "
+                             f"= {self.runs}, got {x.shape}")
+        count, runs, K, d = x.shape
+        if self._d is None:
+            self._d = d
+            self._begin(d)
+        elif d != self._d:
+            raise ValueError(f"{self.owner}: contexts changed dimension from {self._d} to {d} at round {t}")
+        table = isinstance(rewards, np.ndarray)
+        if table and rewards.shape != (count, runs, K):
+            raise ValueError(f"{self.owner}: a table of rewards must have shape {(count, runs, K)}, got "
+                             f"{rewards.shape}")
+        shared = runs > 1 and x.strides[1] == 0  # one arm set per round for every run (a broadcast view)
+        x = np.ascontiguousarray(x[:, :1] if shared else x)
+        empty = np.empty((0, 0, 0))
+        table_values = np.ascontiguousarray(rewards, dtype=float) if table else empty
+        means = empty if table else np.ascontiguousarray(rewards.means, dtype=float)
+        noise = np.empty((0, 0)) if table else np.ascontiguousarray(rewards.noise, dtype=float)
+        n0 = self.history.n
+        history_x, history_r = self.history.reserve(count)
+        self._reserve_warmup(n0 + count)
+        played, collected = np.empty((count, runs), dtype=np.int64), np.empty((count, runs))
+        norms, warm, switching = np.empty((runs, K)), np.zeros(runs, dtype=bool), np.zeros(runs, dtype=bool)
+        width = self._gamma * math.sqrt(self.kappa)
+        s = 0
+        while True:
+            s, why = rs_glinucb_rounds(s, x, table_values, means, noise, width, self._beta, self._threshold,
+                                       math.log(self.switch), self.link.name == "probit", self.V_inv, self.H,
+                                       self.H_tau_inv, self.logdet_tau, self.theta_o, self.theta_tau, history_x,
+                                       history_r, self._warmup_rounds, n0, norms, warm, switching, played, collected)
+            self.history.n = n0 + s
+            if why == DONE:
+                return played, collected
+            if why == SWITCH:
+                self._switch(np.flatnonzero(switching), logdet_set=True)  # the kernel's log det H
+            else:
+                self._refit_warm(np.flatnonzero(warm))
 
     @property
     def warmup_counts(self) -> np.ndarray:

@@ -129,7 +129,7 @@ def _add_release(X: np.ndarray, y: np.ndarray, noise: np.ndarray, upper_i: np.nd
 
 
 @numba.njit(cache=True, nogil=True)
-def _cholesky(V: np.ndarray, L: np.ndarray) -> bool:
+def cholesky(V: np.ndarray, L: np.ndarray) -> bool:
     """V = L L^T into the lower triangle of L; False (L unfinished) when a pivot is not positive, where LAPACK's
     factorisation fails: V is not positive definite."""
     d = V.shape[0]
@@ -278,7 +278,7 @@ def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards:
                     V[i, i] += lam
                 if not noisy:
                     V_inv[r] = np.linalg.inv(V)
-                elif _cholesky(V, L):
+                elif cholesky(V, L):
                     _inverse_from_cholesky(L, work, V_inv[r])
                 else:
                     indefinite[r] += 1
@@ -311,4 +311,4 @@ def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards:
                     means[r, a] += along[a] * step
 
 
-__all__ = ["BERNOULLI", "GAUSSIAN", "TABLE", "linucb_rounds"]
+__all__ = ["BERNOULLI", "GAUSSIAN", "TABLE", "cholesky", "linucb_rounds"]

@@ -23,7 +23,8 @@ when numba is installed, else round by round on the same draws: the result does 
 environment with ``blocks_of_rounds``, hands the policy blocks of rounds that the instances draw at once
 (``draw_rounds(count, rng, context_rng)``): the contexts as the per-round path draws them, and the rewards for the
 played arm only, one number per round and run from the reward stream (the per-round path draws every arm's reward:
-the same law of the trajectory, other values).
+the same law of the trajectory, other values). The linear bandits and the GLM bandit
+(:mod:`dpaudit.algorithms.environments`) have it.
 
 Seeds: the runs are cut into blocks of :data:`RUN_BLOCK` (a fixed size, so results do not depend on
 the number of workers); block b draws from the seed sequence ``SeedSequence(entropy,

@@ -94,11 +94,27 @@ class ReleasedCodeTree:
         return range(start, start + width)
 
     def project(self, noisy: np.ndarray) -> np.ndarray:
-        """The code's last step: lam I added, symmetrised, eigenvalues floored at 1e-12; (..., d, d)."""
-        m = noisy + self.lam * np.eye(self.d)
+        """The code's last step: lam I added, symmetrised, eigenvalues floored at 1e-12; (..., d, d).
+
+        Where every eigenvalue is already above the floor the projection is the symmetrised matrix itself: that
+        is tested first by a Cholesky factorisation of m - 1e-12 I (positive definite exactly when the least
+        eigenvalue exceeds the floor), a fifth of an eigendecomposition's cost; the matrix is then returned as is,
+        where the code's V diag(values) V^T gives it back to rounding. Otherwise the matrices are decomposed, and
+        those with an eigenvalue at or below the floor are rebuilt with it floored (each matrix's result depends on
+        it alone, not on the others in the batch)."""
+        eye = np.eye(self.d)
+        m = noisy + self.lam * eye
         m = (m + np.swapaxes(m, -1, -2)) / 2
-        values, vectors = np.linalg.eigh(m)
-        return (vectors * np.maximum(values, PSD_FLOOR)[..., None, :]) @ np.swapaxes(vectors, -1, -2)
+        try:
+            np.linalg.cholesky(m - PSD_FLOOR * eye)
+            return m
+        except np.linalg.LinAlgError:  # some matrix has an eigenvalue at or below the floor
+            values, vectors = np.linalg.eigh(m)
+            low = values[..., 0] <= PSD_FLOOR
+            out = m.copy()
+            vectors = vectors[low]
+            out[low] = (vectors * np.maximum(values[low], PSD_FLOOR)[..., None, :]) @ np.swapaxes(vectors, -1, -2)
+            return out
 
     def stream(self, runs: int) -> ReleasedCodeTreeStream:
         """``runs`` independent runs fed one leaf per round (:class:`ReleasedCodeTreeStream`)."""
