@@ -15,6 +15,7 @@ from scipy import stats
 import dpaudit
 from dpaudit.algorithms import ALGORITHMS
 from dpaudit.algorithms.environments.glm import GLMBandit
+from dpaudit.algorithms.glm import algorithm2
 from dpaudit.algorithms.glm.algorithm2_reference import algorithm2_one_run
 from dpaudit.algorithms.glm.jdp_glm import JDPGLM
 from dpaudit.algorithms.glm.private_glm import PrivateGLM, per_call_budget
@@ -356,3 +357,35 @@ def test_the_released_codes_switches_stop_at_the_cutoff_and_restart_from_det_h()
     contexts, table, played = _play(paper, GLMBandit(6, 2, 2.0), runs, horizon, seed=3)
     assert _replay(paper, contexts, table, played, runs) > 0
     assert (paper.switches > paper.count2).any()  # Algorithm 2 keeps moving tau after the cutoff
+
+
+class OneSwitchCall(NarrowElimination):
+    """NarrowElimination with one theta_tau call: the switches after it (Algorithm 2's) or their stop (the code's)
+    are exercised."""
+
+    def settings(self, d, T):
+        return dataclasses.replace(super().settings(d, T), count2_cutoff=1)
+
+
+@pytest.mark.skipif(not algorithm2.COMPILED, reason="numba is not installed (pip install dpaudit[fast])")
+@pytest.mark.parametrize("variant, tree", [("paper", "repository"), ("released-code", "repository"),
+                                           ("paper", "released-code"), ("released-code", "released-code")])
+@pytest.mark.parametrize("generator", ["paper", "repository"])  # fresh arms per run, or one arm set for all
+def test_the_compiled_choice_makes_the_numpy_paths_choices(variant, tree, generator):
+    """A policy that records its trace keeps the numpy path (its per-run reference replays it); one that does not
+    runs the compiled passes: the same decisions, the same optimizer calls and switches, the same state."""
+    runs, horizon = 4, 300
+    env = GLMBandit(6, 2, 2.0, generator=generator)
+    compiled = OneSwitchCall(eps=500, S=2.0, variant=variant, tree=tree)
+    by_numpy = OneSwitchCall(eps=500, S=2.0, variant=variant, tree=tree, record=True)
+    assert compiled.compiled_choice and not by_numpy.compiled_choice
+    _, _, played = _play(compiled, env, runs, horizon, seed=1)
+    _, _, expected = _play(by_numpy, env, runs, horizon, seed=1)
+    np.testing.assert_array_equal(played, expected)
+    assert (compiled.count1 > 0).all() and (compiled.count2 > 0).any() and compiled.in_T_o.any()
+    if variant == "paper":  # switches go on after the last call
+        assert (compiled.switches > compiled.count2).any()
+    for name in ("count1", "count2", "switches", "in_T_o", "in_both"):
+        np.testing.assert_array_equal(getattr(compiled, name), getattr(by_numpy, name))
+    for name in ("V", "H", "V_inv", "H_tau_inv", "theta_o", "theta_tau", "det_max", "det_switch"):
+        np.testing.assert_allclose(getattr(compiled, name), getattr(by_numpy, name), rtol=1e-9, atol=1e-12)

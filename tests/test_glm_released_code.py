@@ -74,6 +74,61 @@ def test_the_stream_is_the_direct_query_with_the_same_node_noise(T):
     assert drawn == {c for n in range(1, T + 1) for c in tree.query_nodes(n)}
 
 
+def _node_walk(tree, leaves, noise):
+    """The code's queries node by node (each node's exact sum accumulated leaf after leaf in a dict, the read
+    nodes' sums and noises added in query_nodes' order), projected: the floating-point values the stream's level
+    arrays must give bit for bit."""
+    sums, out = {}, []
+    for n in range(1, len(leaves) + 1):
+        for c in tree.path(n):
+            sums[c] = sums[c] + leaves[n - 1] if c in sums else leaves[n - 1].copy()
+        total = np.zeros_like(leaves[0])
+        for c in tree.query_nodes(n):
+            total += sums.get(c, np.zeros_like(leaves[0])) + noise[c]
+        out.append(tree.project(total))
+    return out
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_the_streams_level_arrays_are_the_node_walk_bit_for_bit(compiled, monkeypatch):
+    from dpaudit.mechanisms.released_code import glm_released_code
+    if compiled and not glm_released_code.AVAILABLE:
+        pytest.skip("numba is not installed (pip install dpaudit[fast])")
+    if not compiled:
+        monkeypatch.setattr(glm_released_code, "code_tree_query", None)
+    rng = np.random.default_rng(11)
+    T, runs, d = 70, 5, 3
+    tree = ReleasedCodeTree(T, d, 0.4, 0.3)
+    y = rng.normal(size=(T, runs, d))
+    leaves = y[..., :, None] * y[..., None, :] * rng.uniform(0, 0.2, size=(T, runs, 1, 1))
+    leaves[::3] += np.triu(rng.normal(0.0, 0.1, size=(d, d)), 1)  # some not symmetric: the query symmetrises
+    z = rng.normal(0.0, 0.4, (2 * tree.first_leaf, runs, d, d))
+    noise = {c: (z[c] + np.swapaxes(z[c], 1, 2)) / 2 for c in range(1, 2 * tree.first_leaf)}
+    stream = tree.stream(runs)
+    floored = 0
+    for n, expected in enumerate(_node_walk(tree, leaves, noise), start=1):
+        out = stream.insert(leaves[n - 1], None, noise)
+        assert np.array_equal(out, expected), n
+        floored += int((np.linalg.eigvalsh(out)[:, 0] < 2 * PSD_FLOOR).sum())
+    assert 0 < floored < T * runs  # the floor acts in some releases, not in all
+
+
+def test_the_compiled_query_floors_what_lies_at_or_below_the_floor():
+    from dpaudit.mechanisms.released_code import glm_released_code
+    if not glm_released_code.AVAILABLE:
+        pytest.skip("numba is not installed (pip install dpaudit[fast])")
+    from dpaudit.mechanisms.released_code.glm_tree_compiled import code_tree_query
+    q = np.linalg.qr(np.random.default_rng(2).normal(size=(3, 3)))[0]
+    lam = 0.25
+    low = np.zeros(3, dtype=bool)
+    out = np.empty((3, 3, 3))
+    # least eigenvalues half the floor, twice the floor, and 1: only the first is below it
+    noise = np.stack([(q * [PSD_FLOOR * f, 1.0, 2.0]) @ q.T - lam * np.eye(3) for f in (0.5, 2.0, 1e12)])[None]
+    sums = np.zeros((3, 3, 3, 3))  # h = 1: the leaf's level, its predecessor, the zeros
+    code_tree_query(sums, 0, np.zeros((3, 3, 3)), np.array([[2], [0]]), noise, lam, PSD_FLOOR, out, low)
+    assert low.tolist() == [True, False, False]
+
+
 def test_node_noise_has_the_codes_law():
     # with lambda large the projection is the identity: the release minus lambda I minus the data is the sum of
     # the read nodes' noises, (Z + Z^T)/2 each: diagonal variance k sigma^2, off-diagonal k sigma^2 / 2.

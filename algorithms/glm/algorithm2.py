@@ -53,6 +53,10 @@ from dpaudit.core.validation import integer, positive, probability
 from dpaudit.mechanisms.glm.exploration_set import SymmetricGaussianTree
 
 from .base import curvature, planned_horizon, play_round_by_round
+from .mle import AVAILABLE as COMPILED
+
+if COMPILED:  # numba is installed (the fast extra)
+    from .compiled import algorithm2_choice, algorithm2_criteria
 
 
 @dataclass(frozen=True)
@@ -210,8 +214,16 @@ class Algorithm2:
         """Rounds t .. t + count - 1 of every run (:func:`~dpaudit.algorithms.glm.base.play_round_by_round`)."""
         return play_round_by_round(self, t, contexts, rewards)
 
+    @property
+    def compiled_choice(self) -> bool:
+        """Whether :meth:`choose` runs its compiled passes: numba is installed and nothing is recorded (a recording
+        policy keeps the numpy path its per-run reference replays)."""
+        return COMPILED and not self.record
+
     def choose(self, t: int, contexts: Any) -> np.ndarray:
         x = self._check(t, contexts)
+        if self.compiled_choice:
+            return self._choose_compiled(t, x)
         R = self.runs
         rows = np.arange(R)
         s = self.config
@@ -225,23 +237,7 @@ class Algorithm2:
         else:
             switch = ~explore & (self.det_max > 2 * self.det_switch)
         if switch.any():
-            idx = np.flatnonzero(switch)
-            if code:  # its reference is the larger of the last one and det(H) now, not the running maximum
-                self.det_switch[idx] = np.maximum(self.det_switch[idx], np.linalg.det(self.H[idx]))
-            else:
-                self.det_switch[idx] = self.det_max[idx]
-            self.H_tau_inv[idx] = np.linalg.inv(self.H[idx])
-            self.switches[idx] += 1
-            data = ~self.in_T_o[idx, : t - 1] | self.in_both[idx, : t - 1]
-            n = data.sum(axis=1)
-            calls = (self.count2[idx] < s.count2_cutoff) & (n > 0)
-            if calls.any():
-                cidx = idx[calls]
-                mask = np.zeros((len(cidx), self.horizon), dtype=bool)
-                mask[:, : t - 1] = data[calls]
-                self.theta_tau[cidx] = self._call("switch", t, cidx, n[calls], mask,
-                                                  self._start(cidx, self.theta_tau[cidx]))
-                self.count2[cidx] += 1
+            self._switch(t, np.flatnonzero(switch))
         widest = first_best(norms2)  # criterion I's arm
         if code:  # the code inserts V's leaf before the elimination, which reads the V that includes it
             self._insert_V(x[rows, widest], norms2[rows, widest], explore)
@@ -258,6 +254,53 @@ class Algorithm2:
         self._x = x[rows, played]
         self._explore = explore
         return played
+
+    def _choose_compiled(self, t: int, x: np.ndarray) -> np.ndarray:
+        """:meth:`choose`'s arithmetic in two compiled passes over the runs (:func:`~dpaudit.algorithms.glm.
+        compiled.algorithm2_criteria` and :func:`~dpaudit.algorithms.glm.compiled.algorithm2_choice`), the switches'
+        optimizer calls and the code's V release between them as the numpy path makes them."""
+        R, K, d = x.shape
+        s = self.config
+        code = self.variant == "released-code"
+        # one arm set for every run (a broadcast view) is read once
+        arms = np.ascontiguousarray(x[:1] if R > 1 and x.strides[0] == 0 else x)
+        norms2, explore = np.empty((R, K)), np.empty(R, dtype=bool)
+        widest, switch = np.empty(R, dtype=np.int64), np.empty(R, dtype=bool)
+        leaf = np.empty((R, d, d)) if code else np.empty((0, d, d))
+        if algorithm2_criteria(arms, self.V_inv, self.H, self.det_max, self.det_switch, self.count2,
+                               s.count2_cutoff, s.threshold, code, norms2, explore, widest, switch, leaf):
+            self._switch(t, np.flatnonzero(switch))
+        if code:  # the code's V takes the round's leaf before the elimination
+            self.V = self._released(self.tree_V, leaf)
+            self.V_inv = np.linalg.inv(self.V)
+        played, chosen = np.empty(R, dtype=np.int64), np.empty((R, d))
+        centre = (self.theta_o + self.theta_tau) / 2 if code else self.theta_tau
+        algorithm2_choice(arms, norms2, self.V_inv, self.H_tau_inv, self.theta_o, centre, s.elimination_width, s.beta,
+                          code, explore, widest, played, chosen)
+        self._x, self._explore = chosen, explore
+        return played
+
+    def _switch(self, t: int, idx: np.ndarray) -> None:
+        """Criterion II's switch of the runs ``idx`` at round t: the reference determinant, H_tau, and theta_tau
+        refitted where a call is left."""
+        s = self.config
+        code = self.variant == "released-code"
+        if code:  # its reference is the larger of the last one and det(H) now, not the running maximum
+            self.det_switch[idx] = np.maximum(self.det_switch[idx], np.linalg.det(self.H[idx]))
+        else:
+            self.det_switch[idx] = self.det_max[idx]
+        self.H_tau_inv[idx] = np.linalg.inv(self.H[idx])
+        self.switches[idx] += 1
+        data = ~self.in_T_o[idx, : t - 1] | self.in_both[idx, : t - 1]
+        n = data.sum(axis=1)
+        calls = (self.count2[idx] < s.count2_cutoff) & (n > 0)
+        if calls.any():
+            cidx = idx[calls]
+            mask = np.zeros((len(cidx), self.horizon), dtype=bool)
+            mask[:, : t - 1] = data[calls]
+            self.theta_tau[cidx] = self._call("switch", t, cidx, n[calls], mask,
+                                              self._start(cidx, self.theta_tau[cidx]))
+            self.count2[cidx] += 1
 
     def _insert_V(self, x_explore: np.ndarray, norm2: np.ndarray, explore: np.ndarray) -> None:
         """The code's V update, made when the arm is chosen: the exploration leaf x x^T / (1 + ||x||^2_{V^-1}) of

@@ -141,6 +141,31 @@ def _lowest_best(scores: np.ndarray) -> int:
     return arm
 
 
+@numba.njit(cache=True, nogil=True)
+def _eliminate_then_ucb(arms: np.ndarray, width: np.ndarray, theta_o: np.ndarray, centre: np.ndarray,
+                        H_tau_inv: np.ndarray, beta: float, middle: np.ndarray, scores: np.ndarray) -> int:
+    """RS-GLinUCB's and Algorithm 2's criterion-II arm: the arms kept by the elimination around <x, theta_o> (kept
+    when <x, theta_o> + width_x >= max_z <z, theta_o> - width_z), and among them the lowest within 1e-9 of the
+    best <x, centre> + beta ||x||_{H_tau^-1}. ``middle`` and ``scores`` (K,) are work space."""
+    K, d = arms.shape
+    lower = -np.inf
+    for a in range(K):
+        total = 0.0
+        for i in range(d):
+            total += arms[a, i] * theta_o[i]
+        middle[a] = total
+        lower = max(lower, total - width[a])
+    for a in range(K):
+        if middle[a] + width[a] >= lower:
+            total = 0.0
+            for i in range(d):
+                total += arms[a, i] * centre[i]
+            scores[a] = total + beta * math.sqrt(max(_quadratic(arms[a], H_tau_inv), 0.0))
+        else:
+            scores[a] = -np.inf
+    return _lowest_best(scores)
+
+
 #: why :func:`rs_glinucb_rounds` returned: the block is done, runs switch before a round, runs played warm-up
 DONE, SWITCH, WARM = 0, 1, 2
 
@@ -171,7 +196,7 @@ def rs_glinucb_rounds(s0: int, contexts: np.ndarray, table: np.ndarray, means: n
     runs = V_inv.shape[0]
     shared = contexts.shape[1] == 1
     from_table = table.shape[0] > 0
-    centre, scores, mx = np.empty(K), np.empty(K), np.empty(d)
+    centre, scores, widths, mx = np.empty(K), np.empty(K), np.empty(K), np.empty(d)
     L = np.zeros((d, d))
     for s in range(s0, count):
         # the round's warm-up test, and the determinant test of the runs that are not in warm-up
@@ -197,22 +222,9 @@ def rs_glinucb_rounds(s0: int, contexts: np.ndarray, table: np.ndarray, means: n
             if warm[r]:
                 arm = _lowest_best(norms[r])
             else:
-                lower = -np.inf
                 for a in range(K):
-                    total = 0.0
-                    for i in range(d):
-                        total += x[a, i] * theta_o[r, i]
-                    centre[a] = total
-                    lower = max(lower, total - width * norms[r, a])
-                for a in range(K):
-                    if centre[a] + width * norms[r, a] >= lower:
-                        total = 0.0
-                        for i in range(d):
-                            total += x[a, i] * theta_tau[r, i]
-                        scores[a] = total + beta * math.sqrt(max(_quadratic(x[a], H_tau_inv[r]), 0.0))
-                    else:
-                        scores[a] = -np.inf
-                arm = _lowest_best(scores)
+                    widths[a] = width * norms[r, a]
+                arm = _eliminate_then_ucb(x, widths, theta_o[r], theta_tau[r], H_tau_inv[r], beta, centre, scores)
             if from_table:
                 reward = table[s, r, arm]
             else:
@@ -251,4 +263,66 @@ def rs_glinucb_rounds(s0: int, contexts: np.ndarray, table: np.ndarray, means: n
     return count, DONE
 
 
-__all__ = ["DONE", "SWITCH", "WARM", "inverse_mills", "newton_terms", "rs_glinucb_rounds"]
+@numba.njit(cache=True, nogil=True)
+def algorithm2_criteria(x: np.ndarray, V_inv: np.ndarray, H: np.ndarray, det_max: np.ndarray,
+                        det_switch: np.ndarray, count2: np.ndarray, count2_cutoff: int, threshold: float, code: bool,
+                        norms2: np.ndarray, explore: np.ndarray, widest: np.ndarray, switch: np.ndarray,
+                        leaf: np.ndarray) -> bool:
+    """The first half of a round of :class:`~dpaudit.algorithms.glm.algorithm2.Algorithm2`, per run, as its numpy
+    ``choose`` computes it: det_max updated with det H; ``norms2`` (runs, K) = ||x||^2_{V^-1} floored at 0;
+    criterion I (``explore``; strict under the code's variant) and its arm ``widest`` (the lowest within 1e-9 of
+    the largest norm); the switch test (``switch``, the variant's rule); and, for the code's variant, V's leaf
+    x x^T / (1 + ||x||^2_{V^-1}) of the widest arm in a criterion-I round, else 0 (``leaf``). Returns whether any
+    run switches. ``x`` (runs or 1, K, d)."""
+    runs, K, d = V_inv.shape[0], x.shape[1], x.shape[2]
+    shared = x.shape[0] == 1
+    any_switch = False
+    for r in range(runs):
+        arms = x[0 if shared else r]
+        det_max[r] = max(det_max[r], np.linalg.det(H[r]))
+        largest = -np.inf
+        for a in range(K):
+            norms2[r, a] = max(_quadratic(arms[a], V_inv[r]), 0.0)
+            largest = max(largest, norms2[r, a])
+        explore[r] = largest > threshold if code else largest >= threshold
+        widest[r] = _lowest_best(norms2[r])
+        if code:
+            switch[r] = not explore[r] and det_max[r] >= 2 * det_switch[r] and count2[r] < count2_cutoff
+            scale = 1.0 + norms2[r, widest[r]]
+            for i in range(d):
+                for j in range(d):
+                    leaf[r, i, j] = arms[widest[r], i] * arms[widest[r], j] / scale if explore[r] else 0.0
+        else:
+            switch[r] = not explore[r] and det_max[r] > 2 * det_switch[r]
+        any_switch = any_switch or switch[r]
+    return any_switch
+
+
+@numba.njit(cache=True, nogil=True)
+def algorithm2_choice(x: np.ndarray, norms2: np.ndarray, V_inv: np.ndarray, H_tau_inv: np.ndarray,
+                      theta_o: np.ndarray, centre: np.ndarray, elimination_width: float, beta: float, fresh_V: bool,
+                      explore: np.ndarray, widest: np.ndarray, played: np.ndarray, chosen: np.ndarray) -> None:
+    """The second half of a round of :class:`~dpaudit.algorithms.glm.algorithm2.Algorithm2`'s ``choose``, per run:
+    the widest arm in a criterion-I round; otherwise the arms kept by the elimination around <x, theta_o> (width
+    ``elimination_width`` ||x||_{V^-1}, from ``norms2`` or, with ``fresh_V``, from ``V_inv`` afresh: the code's V
+    includes the round's leaf) and among them the lowest within 1e-9 of the best <x, centre> + beta
+    ||x||_{H_tau^-1}. ``played`` (runs,) and the played arms' features ``chosen`` (runs, d) are filled."""
+    runs, K, d = V_inv.shape[0], x.shape[1], x.shape[2]
+    shared = x.shape[0] == 1
+    middle, width, scores = np.empty(K), np.empty(K), np.empty(K)
+    for r in range(runs):
+        arms = x[0 if shared else r]
+        if explore[r]:
+            arm = widest[r]
+        else:
+            for a in range(K):
+                squared = max(_quadratic(arms[a], V_inv[r]), 0.0) if fresh_V else norms2[r, a]
+                width[a] = elimination_width * math.sqrt(squared)
+            arm = _eliminate_then_ucb(arms, width, theta_o[r], centre[r], H_tau_inv[r], beta, middle, scores)
+        played[r] = arm
+        for i in range(d):
+            chosen[r, i] = arms[arm, i]
+
+
+__all__ = ["DONE", "SWITCH", "WARM", "algorithm2_choice", "algorithm2_criteria", "inverse_mills", "newton_terms",
+           "rs_glinucb_rounds"]

@@ -33,6 +33,13 @@ from dpaudit.core.validation import integer, positive
 
 from ..glm.exploration_set import SymmetricGaussianTree
 
+try:  # the query's arithmetic compiled (an optional dependency: pip install dpaudit[fast])
+    from .glm_tree_compiled import code_tree_query
+except ImportError:  # numba missing: the numpy path
+    code_tree_query = None
+#: whether :class:`ReleasedCodeTreeStream` runs its compiled query (numba is installed)
+AVAILABLE = code_tree_query is not None
+
 PSD_FLOOR = 1e-12  # the code's psd_floor
 
 
@@ -109,12 +116,16 @@ class ReleasedCodeTree:
             np.linalg.cholesky(m - PSD_FLOOR * eye)
             return m
         except np.linalg.LinAlgError:  # some matrix has an eigenvalue at or below the floor
-            values, vectors = np.linalg.eigh(m)
-            low = values[..., 0] <= PSD_FLOOR
-            out = m.copy()
-            vectors = vectors[low]
-            out[low] = (vectors * np.maximum(values[low], PSD_FLOOR)[..., None, :]) @ np.swapaxes(vectors, -1, -2)
-            return out
+            return self.floored(m, np.linalg.eigvalsh(m)[..., 0] <= PSD_FLOOR)
+
+    @staticmethod
+    def floored(m: np.ndarray, low: np.ndarray) -> np.ndarray:
+        """The symmetric matrices ``m`` (..., d, d) with those flagged in ``low`` rebuilt from their
+        eigendecomposition with the eigenvalues floored at 1e-12, as the code rebuilds every one (in place)."""
+        if low.any():
+            values, vectors = np.linalg.eigh(m[low])
+            m[low] = (vectors * np.maximum(values, PSD_FLOOR)[..., None, :]) @ np.swapaxes(vectors, -1, -2)
+        return m
 
     def stream(self, runs: int) -> ReleasedCodeTreeStream:
         """``runs`` independent runs fed one leaf per round (:class:`ReleasedCodeTreeStream`)."""
@@ -125,16 +136,27 @@ class ReleasedCodeTreeStream:
     """:class:`ReleasedCodeTree` over ``runs`` runs at once: :meth:`insert` adds round n's leaves (runs, d, d)
     and returns the code's query, lam I included and projected (runs, d, d).
 
-    It keeps, as the code does, the exact sum of every node that can still be read (the leaf's ancestors and
-    the nodes the last query read; a node left of both is never read again) and the noise of the nodes the
-    last query read; :attr:`last_noise` maps the nodes whose noise an insertion drew to that noise."""
+    It keeps, as the code does, the exact sum of every node that can still be read, the noise of the nodes the
+    last query read, and :attr:`last_noise`, the nodes whose noise an insertion drew, with that noise. The sums
+    are held per level of the heap: the leaf's path node and the node before it on the level (a new path node
+    starts empty and its predecessor is the old one, since the leaves come in order). A query reads, for each
+    even path node c on level k, c - 1: the predecessor, or for the first node c = 2^k of its level the last node
+    of level k - 1, which is the root at k = 1 and otherwise holds no insertion yet; then the leaf. Each sum is
+    accumulated leaf after leaf and the query adds the nodes' sums and noises in the code's order: the same
+    floating-point values as a node-by-node walk (a test holds them bit for bit), in a few array operations per
+    insertion, or one compiled pass with the fast extra (:mod:`.glm_tree_compiled`)."""
 
     def __init__(self, tree: ReleasedCodeTree, runs: int):
         self.tree = tree
         self.runs = integer("ReleasedCodeTreeStream", "runs", runs, 1)
         self.n = 0
-        self._sums: dict[int, np.ndarray] = {}
-        self._noise: dict[int, np.ndarray] = {}
+        h, d = tree.height, tree.d
+        # rows 0..h-1: level k's path node (0: the root); h..2h-1: the node before it; 2h: zeros, the sum of a node
+        # that holds no insertion
+        self._sums = np.zeros((2 * h + 1, self.runs, d, d))
+        # the noise of the nodes the last query read, one slot each (a query reads at most h nodes)
+        self._noise = np.zeros((h + 1, self.runs, d, d))
+        self._slot: dict[int, int] = {}
         self.last_noise: dict[int, np.ndarray] = {}
 
     def insert(self, leaves: Any, rng: np.random.Generator, noise: dict[int, np.ndarray] | None = None
@@ -149,21 +171,44 @@ class ReleasedCodeTreeStream:
         if self.n >= tree.T:
             raise ValueError(f"ReleasedCodeTreeStream: the tree holds T = {tree.T} insertions, all made")
         self.n += 1
-        path, read = tree._nodes(self.n + tree.first_leaf - 1)  # (the counter is in 1..T: no check)
-        for c in path:
-            self._sums[c] = self._sums[c] + x if c in self._sums else x.copy()
+        h = tree.height
+        leaf = self.n + tree.first_leaf - 1  # (the counter is in 1..T: no check)
+        # the levels whose path node is new are the lowest ones, up to where the carry of leaf - 1 -> leaf stops (all
+        # of them at the first leaf, 2^(h-1))
+        first = h - (leaf ^ (leaf - 1)).bit_length()
+        read, rows = [], []  # the code's order: up from the leaf, c - 1 for each even path node c, then the leaf
+        c, level = leaf, h - 1
+        while c > 1:
+            if c % 2 == 0:
+                read.append(c - 1)
+                rows.append(h + level if c != 1 << level else 0 if level == 1 else 2 * h)
+            c >>= 1
+            level -= 1
+        read.append(leaf)
+        rows.append(h - 1)
+        slots, free = [], list(set(range(h + 1)) - {self._slot[c] for c in read if c in self._slot})
         self.last_noise = {}
-        out = np.zeros_like(x)
-        zero = np.zeros_like(x)
         for c in read:
-            if c not in self._noise:
+            slot = self._slot.get(c)
+            if slot is None:  # read for the first time: its noise drawn now
                 given = None if noise is None else noise.get(c)
-                self._noise[c] = tree.noise.node_noise(self.runs, rng) if given is None else np.asarray(given, float)
-                self.last_noise[c] = self._noise[c]
-            out += self._sums.get(c, zero) + self._noise[c]
-        keep = set(path) | set(read)
-        self._sums = {c: v for c, v in self._sums.items() if c in keep}
-        self._noise = {c: v for c, v in self._noise.items() if c in read}
+                drawn = tree.noise.node_noise(self.runs, rng) if given is None else np.asarray(given, float)
+                self.last_noise[c] = drawn
+                slot = free.pop()
+                self._noise[slot] = drawn
+            slots.append(slot)
+        self._slot = dict(zip(read, slots))
+        sums = self._sums
+        if code_tree_query is not None:  # the same arithmetic compiled (numba)
+            out, low = np.empty_like(x), np.empty(self.runs, dtype=bool)
+            code_tree_query(sums, first, x, np.array([rows, slots], dtype=np.int64), self._noise, tree.lam,
+                            PSD_FLOOR, out, low)
+            return tree.floored(out, low)
+        sums[h + first: 2 * h] = sums[first:h]  # each new node's predecessor on its level
+        sums[first:h] = 0.0
+        sums[:h] += x  # each path node's sum, leaf after leaf (0 + x for a new one)
+        # the nodes' sums and noises added in the code's order (a sum over the leading axis accumulates in order)
+        out = (sums[rows] + self._noise[slots]).sum(axis=0)
         return tree.project(out)
 
 
