@@ -139,6 +139,23 @@ def test_the_central_baseline_makes_the_per_run_references_decisions(lam):
         np.testing.assert_array_equal(played[r], linucb_released_one_run(policy, contexts[r], rewards[r], release))
 
 
+@pytest.mark.parametrize("make", [lambda: ConcurrentShuffleStatistics(0.5, 0.1, 2),
+                                  lambda: CentralTreeStatistics(0.5, 0.1)])
+def test_tree_linucb_plays_a_linear_bandits_blocks_round_by_round(make):
+    runs, n, K, d = 3, 30, 5, 3
+    contexts, rewards = _tables(runs, n, K, d, 11)
+    by_round = TreeLinUCB(make(), 0.5, 0.1)
+    played = _play(by_round, contexts, rewards, 12)
+    blocks = TreeLinUCB(make(), 0.5, 0.1)
+    assert blocks.block_rounds and not blocks.compiled_rounds  # never LinUCB's kernel: it knows no trees
+    blocks.start(runs, K, n, np.random.default_rng(12))
+    x, table = np.swapaxes(contexts, 0, 1), np.swapaxes(rewards, 0, 1)  # (n, runs, ...)
+    arms = np.concatenate([blocks.play_rounds(1, x[:13], table[:13])[0], blocks.play_rounds(14, x[13:], table[13:])[0]])
+    np.testing.assert_array_equal(arms.T, played)
+    res = dpaudit.simulate(TreeLinUCB(make(), 0.5, 0.1), LinearBandit(K, d, fresh_contexts=True), 30, runs, seed=1)
+    assert res.path == "fast"
+
+
 def test_the_released_sums_are_the_blocks_of_v_t():
     # the vectorised running sums per level against V^t from the tree's closed form, block by block
     runs, n, d = 2, 30, 2

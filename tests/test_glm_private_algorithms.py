@@ -215,6 +215,29 @@ def test_tree_stream_is_the_trees_release():
     assert out == list(range(1, T + 1))
 
 
+def test_the_tree_streams_compiled_insertion_is_the_numpy_one_bit_for_bit(monkeypatch):
+    from dpaudit.mechanisms.glm import exploration_set
+    if not exploration_set.AVAILABLE:
+        pytest.skip("numba is not installed (pip install dpaudit[fast])")
+    rng = np.random.default_rng(6)
+    T, d, runs = 37, 3, 4
+    tree = SymmetricGaussianTree(T, d, 0.7)
+    leaves = rng.standard_normal((T, runs, d, d))
+    leaves = leaves + np.swapaxes(leaves, 2, 3)
+    noise = rng.standard_normal((T, runs, d, d))
+    noise = (noise + np.swapaxes(noise, 2, 3)) / 2
+    compiled = tree.stream(runs)
+    got = [compiled.insert(leaves[t], None, noise[t]) for t in range(T)]
+    monkeypatch.setattr(exploration_set, "binary_tree_insert", None)
+    by_numpy = tree.stream(runs)
+    for t in range(T):
+        assert np.array_equal(got[t], by_numpy.insert(leaves[t], None, noise[t])), t
+    for name in ("_exact", "_noisy", "node_noise", "t"):
+        assert np.array_equal(getattr(compiled.inner, name), getattr(by_numpy.inner, name)), name
+    with pytest.raises(ValueError, match="finite"):  # a bad leaf is the numpy path's error
+        tree.stream(runs).insert(np.full((runs, d, d), np.nan), rng)
+
+
 def test_dp_sgd_release_and_calibration():
     rng = np.random.default_rng(6)
     sgd = DPSGD(1.0, 1e-3, 500, 3)  # 500 <= 2048: the full batch, q = 1, no amplification

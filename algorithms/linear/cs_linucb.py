@@ -221,6 +221,18 @@ class TreeLinUCB(LinUCB):
                 warnings.warn(note, stacklevel=3)
                 self.notes.append(note)
 
+    @property
+    def block_rounds(self) -> bool:
+        """It plays a linear bandit's blocks of rounds (:meth:`LinUCB.play_rounds`) one round at a time: the tree's
+        releases depend on the round's data, so nothing is drawn ahead, but the block's contexts and played-arm
+        reward draws are those every block-playing policy on the seed reads."""
+        return True
+
+    @property
+    def compiled_rounds(self) -> bool:
+        """Never: LinUCB's compiled loop knows Gaussian releases, not the trees."""
+        return False
+
     def _begin(self, d: int) -> None:
         self.sigma_tilde = float(self.statistics.sigma_tilde(self.horizon, d))
         self.lam = self.lam_given if self.lam_given is not None else 2 * self.sigma_tilde * math.sqrt(d)

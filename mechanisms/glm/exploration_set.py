@@ -50,6 +50,13 @@ from ..base import Adapter, ExactRelease
 from ..counters.tree import BinaryTreeMechanism
 from ..noise import Gaussian
 
+try:  # the stream's insertion compiled (an optional dependency: pip install dpaudit[fast])
+    from .tree_compiled import binary_tree_insert
+except ImportError:  # numba missing: the numpy path
+    binary_tree_insert = None
+#: whether :class:`TreeStream` runs its compiled insertion (numba is installed)
+AVAILABLE = binary_tree_insert is not None
+
 SQRT2 = math.sqrt(2.0)
 
 
@@ -161,6 +168,7 @@ class TreeStream:
         self.runs = integer("TreeStream", "runs", runs, 1)
         self.inner = tree.tree.stream(self.runs, None)  # every node's noise is handed to it
         self.last_noise: np.ndarray | None = None
+        self._upper = tuple(np.ascontiguousarray(u, dtype=np.int64) for u in tree.upper)
 
     @property
     def t(self) -> int:
@@ -179,7 +187,17 @@ class TreeStream:
         if self.t >= self.tree.T:
             raise ValueError(f"TreeStream: the tree has T = {self.tree.T} leaves, all inserted")
         self.last_noise = self.tree.node_noise(self.runs, rng) if noise is None else np.asarray(noise, dtype=float)
-        return self.tree.matrices(self.inner.add(self._whiten(x), self._whiten(self.last_noise)))
+        inner = self.inner
+        if (binary_tree_insert is not None and inner._exact.ndim == 3 and np.isfinite(x).all()
+                and self.last_noise.shape == x.shape):  # (d = 1: a scalar tree, the numpy path)
+            # the same arithmetic compiled (numba): the block ending at t is on level lsb(t)
+            t = inner.t + 1
+            out, whitened_noise = np.empty_like(x), np.empty((self.runs, len(self.tree.scale)))
+            binary_tree_insert(inner._exact, inner._noisy, (t & -t).bit_length() - 1, x, self.last_noise,
+                               self._upper[0], self._upper[1], self.tree.scale, whitened_noise, out)
+            inner.t, inner.node_noise = t, whitened_noise
+            return out
+        return self.tree.matrices(inner.add(self._whiten(x), self._whiten(self.last_noise)))
 
 
 class RankOneLeaves(Adapter):
