@@ -117,15 +117,16 @@ def drive(make_env, make_alg, runs: int, horizon: int, arms: int) -> tuple[np.nd
     return pulls, time.perf_counter() - start
 
 
-def warmed_up(policy: Any, environment: Any) -> None:
-    """A few rounds of the policy first, so that the timing is of the simulation: with the fast extra, numba
-    compiles a kernel on its first use after an install or an edit (a few seconds, then cached on disk)."""
-    simulate(copy.deepcopy(policy), environment, 20, 2, 0, workers=1)
+def warmed_up(policy: Any, environment: Any, runs: int) -> None:
+    """A few rounds of the policy first (on as many runs: some environments hold one instance per run), so that
+    the timing is of the simulation: with the fast extra, numba compiles a kernel on its first use after an
+    install or an edit (a few seconds, then cached on disk)."""
+    simulate(copy.deepcopy(policy), environment, 20, runs, 0, workers=1)
 
 
 def ours(curve: Any, environment: Any, horizon: int, runs: int, seed: int) -> tuple[np.ndarray, float]:
     policy = ALGORITHMS[curve.algorithm](**curve.arguments(horizon))
-    warmed_up(policy, environment)
+    warmed_up(policy, environment, runs)
     start = time.perf_counter()
     result = simulate(policy, environment, horizon, runs, seed, workers=1)
     return result.pulls.astype(float), time.perf_counter() - start
@@ -209,7 +210,7 @@ def glm_rows(args: argparse.Namespace, environment_module: Any) -> list:
                 finals.append(sum(alg.regret_arr))
         their_s = time.perf_counter() - start
         policy = ALGORITHMS[curve.algorithm](**curve.arguments(args.horizon))
-        warmed_up(policy, config.environment)
+        warmed_up(policy, config.environment, args.runs)
         start = time.perf_counter()
         result = simulate(policy, config.environment, args.horizon, args.runs, args.seed, workers=1)
         out.append((curve.label, np.array(finals), result.pseudo_regret[:, -1], their_s, time.perf_counter() - start))

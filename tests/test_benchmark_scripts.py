@@ -47,6 +47,10 @@ def test_the_authors_code_benchmark_says_how_to_get_a_checkout(tmp_path, capsys)
     assert means.values.shape == (3, 10) and (0.25 <= means.values).all() and (means.values <= 0.75).all()
     features, thetas = bench.linear_instances(2, 5)
     assert features.shape == (2, 100, 5) and (features[:, :5, -1] == 1).all() and thetas[:, -1].tolist() == [0.5, 0.5]
+    # the warm-up before a timing runs on as many runs as the timing: these instances are one per run
+    from dpaudit.algorithms import ALGORITHMS
+    from dpaudit.algorithms.environments import GivenLinearBandit
+    bench.warmed_up(ALGORITHMS["linucb"](), GivenLinearBandit(features, thetas, "two instances"), 2)
 
 
 def test_the_peer_benchmark_says_how_to_get_statdp_and_dpsniper(tmp_path, capsys):

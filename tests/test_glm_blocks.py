@@ -38,6 +38,19 @@ def test_a_block_of_rounds_is_the_per_round_contexts_kappa_and_means(generator):
     assert float(context_one.random()) == float(context_block.random())  # the same draws from the context stream
 
 
+def test_the_other_glm_instances_draw_their_own_arm_sets_in_blocks():
+    from dpaudit.algorithms.environments.glm import FixedArmsGLMBandit, spike_bandit
+    for env in (spike_bandit(3), FixedArmsGLMBandit(np.eye(3)[:, :2] * 0.5, np.array([1.0, -1.0]))):
+        one, block = (env.instances(3, np.random.default_rng(1)) for _ in range(2))
+        context_one, context_block = np.random.default_rng(4), np.random.default_rng(4)
+        rounds = [one.contexts(context_one) for _ in range(6)]
+        contexts, draws = block.draw_rounds(6, np.random.default_rng(5), context_block)
+        np.testing.assert_array_equal(contexts, np.stack(rounds))
+        np.testing.assert_allclose(draws.means, np.stack([one.expected(c) for c in rounds]), rtol=1e-13)
+        np.testing.assert_array_equal(block.kappa, one.kappa)
+        assert block.round == one.round == 6
+
+
 def test_the_played_arms_reward_is_bernoulli_of_its_mean():
     env = GLMBandit(3, 2, 1.5, link="logistic")
     inst = env.instances(5, np.random.default_rng(3))

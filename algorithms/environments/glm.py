@@ -207,22 +207,26 @@ class GLMInstances:
         read-only view shared by the runs), and the rewards as :class:`PlayedGLMRewards`, one uniform per round
         and run from the reward stream."""
         runs, K, d = self.runs, self.arms, self.dimension
-        if self._repository is None:
-            contexts = np.stack([unit_ball(context_rng, (runs, K, d)) for _ in range(count)])
-            locations = np.einsum("srkd,rd->srk", contexts, self.theta)
-        else:  # one arm set and one theta* for every run: computed once, broadcast over the runs
-            size = self._repository.chunk_rounds
-            first, last = self.round // size, (self.round + count - 1) // size
-            sets = np.concatenate([self._repository.chunk(i) for i in range(first, last + 1)])
-            sets = sets[self.round - first * size:][:count]
-            contexts = np.broadcast_to(sets[:, None], (count, runs, K, d))
-            locations = np.broadcast_to(np.einsum("skd,d->sk", sets, self.theta[0])[:, None], (count, runs, K))
-        self.round += count
-        slopes = self.link.slope(locations)
-        self._min_slope = np.minimum(self._min_slope, slopes.min(axis=(0, 2)))
-        self._max_slope = np.maximum(self._max_slope, slopes.max(axis=(0, 2)))
-        self.kappa, self.kappa_star = 1 / self._min_slope, 1 / self._max_slope
-        means = np.ascontiguousarray(self.link.mean(locations))
+        if type(self).contexts is not GLMInstances.contexts:  # a subclass's own arm sets: drawn round by round
+            contexts = np.stack([self.contexts(context_rng) for _ in range(count)])
+            means = self.link.mean(np.einsum("srkd,rd->srk", contexts, self.theta))
+        else:
+            if self._repository is None:
+                contexts = np.stack([unit_ball(context_rng, (runs, K, d)) for _ in range(count)])
+                locations = np.einsum("srkd,rd->srk", contexts, self.theta)
+            else:  # one arm set and one theta* for every run: the link evaluated once, broadcast over the runs
+                size = self._repository.chunk_rounds
+                first, last = self.round // size, (self.round + count - 1) // size
+                sets = np.concatenate([self._repository.chunk(i) for i in range(first, last + 1)])
+                sets = sets[self.round - first * size:][:count]
+                contexts = np.broadcast_to(sets[:, None], (count, runs, K, d))
+                locations = np.einsum("skd,d->sk", sets, self.theta[0])[:, None]
+            self.round += count
+            slopes = self.link.slope(locations)
+            self._min_slope = np.minimum(self._min_slope, slopes.min(axis=(0, 2)))
+            self._max_slope = np.maximum(self._max_slope, slopes.max(axis=(0, 2)))
+            self.kappa, self.kappa_star = 1 / self._min_slope, 1 / self._max_slope
+            means = np.ascontiguousarray(np.broadcast_to(self.link.mean(locations), (count, runs, K)))
         self._block = (contexts, means)
         return contexts, PlayedGLMRewards(means, rng.random((count, runs)))
 

@@ -35,7 +35,9 @@ Choices where the paper is silent (the spec's 3.2 and 6.2):
 The noise comes from the audited releases only: the trees are
 :class:`~dpaudit.mechanisms.glm.exploration_set.SymmetricGaussianTree` streams (:meth:`stream`), the optimizers
 the subclass's release objects. With ``record=True`` the policy keeps every node noise and optimizer output,
-so that :func:`~.algorithm2_reference.algorithm2_one_run` replays a run and must make the same decisions.
+so that :func:`~.algorithm2_reference.algorithm2_one_run` replays a run and must make the same decisions. With
+numba (the ``fast`` extra) and nothing recorded, a round's choice runs in two compiled passes over the runs
+(:meth:`Algorithm2.compiled_choice`), the optimizer calls and the releases between them as on the numpy path.
 """
 
 from __future__ import annotations

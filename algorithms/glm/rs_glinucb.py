@@ -28,7 +28,8 @@ keyword or stated here.
 
 Vectorised: V^{-1} by Sherman-Morrison on the runs in warm-up, log-determinants of H batched, the two MLEs
 refitted by batched Newton steps only for the runs that need them, each on its own rounds through weights
-on the common history. :func:`rs_glinucb_one_run` is the per-run reference.
+on the common history. With numba (the ``fast`` extra) a block of rounds runs in one compiled loop that returns
+for each refit (:meth:`RSGLinUCB.play_rounds`). :func:`rs_glinucb_one_run` is the per-run reference.
 """
 
 from __future__ import annotations
