@@ -49,6 +49,9 @@ def test_the_other_glm_instances_draw_their_own_arm_sets_in_blocks():
         np.testing.assert_allclose(draws.means, np.stack([one.expected(c) for c in rounds]), rtol=1e-13)
         np.testing.assert_array_equal(block.kappa, one.kappa)
         assert block.round == one.round == 6
+        if hasattr(one, "last_index"):
+            np.testing.assert_array_equal(block.last_index, one.last_index)
+    assert dpaudit.simulate(ALGORITHMS["glm-ucb"](S=1.0), spike_bandit(3), 20, 2, seed=0).path == "fast"
 
 
 def test_the_played_arms_reward_is_bernoulli_of_its_mean():

@@ -206,29 +206,35 @@ class GLMInstances:
         calls of :meth:`contexts` draw them (the same values, the same realised kappa; the repository's a
         read-only view shared by the runs), and the rewards as :class:`PlayedGLMRewards`, one uniform per round
         and run from the reward stream."""
-        runs, K, d = self.runs, self.arms, self.dimension
-        if type(self).contexts is not GLMInstances.contexts:  # a subclass's own arm sets: drawn round by round
-            contexts = np.stack([self.contexts(context_rng) for _ in range(count)])
-            means = self.link.mean(np.einsum("srkd,rd->srk", contexts, self.theta))
-        else:
-            if self._repository is None:
-                contexts = np.stack([unit_ball(context_rng, (runs, K, d)) for _ in range(count)])
-                locations = np.einsum("srkd,rd->srk", contexts, self.theta)
-            else:  # one arm set and one theta* for every run: the link evaluated once, broadcast over the runs
-                size = self._repository.chunk_rounds
-                first, last = self.round // size, (self.round + count - 1) // size
-                sets = np.concatenate([self._repository.chunk(i) for i in range(first, last + 1)])
-                sets = sets[self.round - first * size:][:count]
-                contexts = np.broadcast_to(sets[:, None], (count, runs, K, d))
-                locations = np.einsum("skd,d->sk", sets, self.theta[0])[:, None]
-            self.round += count
-            slopes = self.link.slope(locations)
-            self._min_slope = np.minimum(self._min_slope, slopes.min(axis=(0, 2)))
-            self._max_slope = np.maximum(self._max_slope, slopes.max(axis=(0, 2)))
-            self.kappa, self.kappa_star = 1 / self._min_slope, 1 / self._max_slope
-            means = np.ascontiguousarray(np.broadcast_to(self.link.mean(locations), (count, runs, K)))
+        runs, K = self.runs, self.arms
+        contexts, locations = self._arm_sets(count, context_rng)
+        self.round += count
+        slopes = self.link.slope(locations)
+        self._min_slope = np.minimum(self._min_slope, slopes.min(axis=(0, 2)))
+        self._max_slope = np.maximum(self._max_slope, slopes.max(axis=(0, 2)))
+        self.kappa, self.kappa_star = 1 / self._min_slope, 1 / self._max_slope
+        means = np.ascontiguousarray(np.broadcast_to(self.link.mean(locations), (count, runs, K)))
         self._block = (contexts, means)
         return contexts, PlayedGLMRewards(means, rng.random((count, runs)))
+
+    def _arm_sets(self, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """A block's arm sets (count, runs, K, d) as :meth:`contexts` draws them round after round, and their
+        <x, theta*> (count, runs or 1, K); ``round`` and kappa are the caller's to update."""
+        runs, K, d = self.runs, self.arms, self.dimension
+        if type(self).contexts is not GLMInstances.contexts:  # a subclass's own arm sets: drawn round by round
+            start = self.round
+            contexts = np.stack([self.contexts(rng) for _ in range(count)])
+            self.round = start
+            return contexts, np.einsum("srkd,rd->srk", contexts, self.theta)
+        if self._repository is None:
+            contexts = np.stack([unit_ball(rng, (runs, K, d)) for _ in range(count)])
+            return contexts, np.einsum("srkd,rd->srk", contexts, self.theta)
+        # one arm set and one theta* for every run: the link evaluated once, broadcast over the runs
+        size = self._repository.chunk_rounds
+        first, last = self.round // size, (self.round + count - 1) // size
+        sets = np.concatenate([self._repository.chunk(i) for i in range(first, last + 1)])
+        sets = sets[self.round - first * size:][:count]
+        return np.broadcast_to(sets[:, None], (count, runs, K, d)), np.einsum("skd,d->sk", sets, self.theta[0])[:, None]
 
     def expected(self, contexts: np.ndarray) -> np.ndarray:
         """Mean rewards mu(<x_a, theta*>), shape (runs, K), or (count, runs, K) for a block of rounds (those of
@@ -390,17 +396,22 @@ class FiniteSetsInstances(GLMInstances):
         self.last_index = np.zeros(self.runs, dtype=np.int64)
 
     def contexts(self, rng: np.random.Generator) -> np.ndarray:
-        u = rng.random(self.runs)
-        index = np.minimum(np.searchsorted(self._cumulative, u * self._cumulative[-1], side="right"),
-                           len(self._sets) - 1)
-        self.last_index = index
-        contexts = self._sets[index]
+        contexts = self._arm_sets(1, rng)[0][0]
         self.round += 1
         slopes = self.link.slope(np.einsum("rkd,rd->rk", contexts, self.theta))
         self._min_slope = np.minimum(self._min_slope, slopes.min(axis=1))
         self._max_slope = np.maximum(self._max_slope, slopes.max(axis=1))
         self.kappa, self.kappa_star = 1 / self._min_slope, 1 / self._max_slope
         return contexts
+
+    def _arm_sets(self, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """The sets of ``count`` rounds at once: one uniform per round and run, in the per-round order."""
+        u = rng.random((count, self.runs))
+        index = np.minimum(np.searchsorted(self._cumulative, u * self._cumulative[-1], side="right"),
+                           len(self._sets) - 1)
+        self.last_index = index[-1]
+        contexts = self._sets[index]
+        return contexts, np.einsum("srkd,rd->srk", contexts, self.theta)
 
 
 class FiniteSetsGLMBandit:
@@ -412,6 +423,8 @@ class FiniteSetsGLMBandit:
 
     owner = "FiniteSetsGLMBandit"
     feedback = "bandit"
+    #: its instances draw blocks of rounds (``draw_rounds``), for a contextual fast path
+    blocks_of_rounds = True
 
     def __init__(self, sets: np.ndarray, theta: np.ndarray, link: str = "logistic",
                  probabilities: np.ndarray | None = None, label: str | None = None):
