@@ -89,7 +89,8 @@ def test_the_released_codes_linucb_runs_compiled_with_its_constants():
     for r in range(2):
         np.testing.assert_array_equal(fast[:, r], released_code_one_run(fast_policy, instances.features[r],
                                                                         table[:, r], horizon, zeros_V, zeros_u))
-    assert not ReleasedCodeLinUCB("sdp-vec", eps=1.0).block_rounds
+    sdp_vec = ReleasedCodeLinUCB("sdp-vec", eps=1.0)
+    assert sdp_vec.block_rounds and not sdp_vec.compiled_rounds  # its blocks go round by round
 
 
 PRIVATE = {
@@ -132,14 +133,14 @@ def test_private_gaussian_releases_run_compiled_with_the_same_noise(name):
 
 def test_releases_that_cannot_draw_ahead_go_round_by_round():
     """The tree, P_Vec, R_Amp summed over batches of several users, and a release recording its views for an
-    audit keep the per-round path."""
-    assert not ALGORITHMS["linucb-jdp"](eps=1.0).block_rounds
-    assert not ALGORITHMS["linucb-sdp-vec"](eps=1.0).block_rounds
-    assert not ALGORITHMS["batched-local-linucb"](eps=1.0, B=4).block_rounds
+    audit play their blocks round by round (never the compiled loop)."""
+    for policy in (ALGORITHMS["linucb-jdp"](eps=1.0), ALGORITHMS["linucb-sdp-vec"](eps=1.0),
+                   ALGORITHMS["batched-local-linucb"](eps=1.0, B=4)):
+        assert policy.block_rounds and not policy.compiled_rounds
     recording = ALGORITHMS["linucb-sdp-amp"](eps=0.3)
     assert recording.block_rounds and recording.compiled_rounds
     recording.statistics.record_views = True
-    assert not recording.block_rounds
+    assert recording.block_rounds and not recording.compiled_rounds
     policy = ALGORITHMS["linucb-ldp"](eps=1.0)
     policy.start(2, 3, 10, np.random.default_rng(0))
     with pytest.raises(ValueError, match=r"features must have \|\|phi\|\| <= 1"):

@@ -118,10 +118,17 @@ class PrivateLinUCB(LinUCB):
 
     @property
     def block_rounds(self) -> bool:
-        """Whether it plays blocks of rounds (:meth:`LinUCB.block_rounds`): on the Gaussian releases whose noise adds
-        to the batch's sums and can be drawn ahead (P_Amp's sums, R_Amp per user with batches of one), when no view
-        is recorded for an audit; the tree and P_Vec keep the per-round path."""
-        return type(self) is PrivateLinUCB and self.statistics.draws_ahead(self.B)
+        """It plays a linear bandit's blocks of rounds (:meth:`LinUCB.play_rounds`), so that every LinUCB variant
+        on a seed reads the same block draws: compiled (:attr:`compiled_rounds`) where the release can run in the
+        kernel, otherwise one round at a time."""
+        return True
+
+    @property
+    def compiled_rounds(self) -> bool:
+        """Whether its blocks run compiled: numba is installed and the release is a Gaussian one whose noise adds to
+        the batch's sums and can be drawn ahead (P_Amp's sums, R_Amp per user with batches of one), when no view is
+        recorded for an audit; the tree and P_Vec play round by round."""
+        return LinUCB.compiled_rounds.fget(self) and type(self) is PrivateLinUCB and self.statistics.draws_ahead(self.B)
 
     def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
         self._check_norms(t, contexts)

@@ -160,17 +160,17 @@ class ReleasedCodeLinUCB(PrivateLinUCB):
         self.feature_bound = max(1.0, largest_norm(checked_contexts(self.owner, contexts, self.runs, None, t)))
 
     @property
-    def block_rounds(self) -> bool:
-        """The code's LinUCB, LinUCB-LDP, LinUCB-SDP-Amp and LinUCB-JDP play LinUCB's blocks of rounds (its fixed
-        width is the radius every round reads, its regularizer and release are set at the first round; the private
-        ones on releases whose noise is drawn ahead: R_Amp's Gaussian sums, and the pseudo-tree's noise of each
-        round on the exact sums); SDP-Vec (P_Vec's rounding depends on the data) keeps the per-round path."""
-        return self.variant in ("linucb", "ldp", "sdp-amp", "jdp")
+    def compiled_rounds(self) -> bool:
+        """With numba, the code's LinUCB, LinUCB-LDP, LinUCB-SDP-Amp and LinUCB-JDP play LinUCB's compiled blocks
+        (its fixed width is the radius every round reads, its regularizer and release are set at the first round;
+        the private ones on releases whose noise is drawn ahead: R_Amp's Gaussian sums, and the pseudo-tree's noise
+        of each round on the exact sums); SDP-Vec (P_Vec's rounding depends on the data) plays round by round."""
+        return LinUCB.compiled_rounds.fget(self) and self.variant in ("linucb", "ldp", "sdp-amp", "jdp")
 
     def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
         if self._d is None:
             self._read_feature_bound(t, contexts if np.ndim(contexts) == 3 else contexts[0])
-        if self.block_rounds and self.variant != "linucb":  # every arm set within the release's bound
+        if self.variant in ("ldp", "sdp-amp", "jdp"):  # every arm set within the release's bound
             largest = largest_norm(contexts)
             if largest > self.feature_bound + 1e-9:
                 raise ValueError(f"{self.label}: features need ||phi|| <= "
