@@ -187,18 +187,9 @@ class GLMInstances:
     def contexts(self, rng: np.random.Generator) -> np.ndarray:
         """The next round's arm sets, (runs, K, d): fresh per run from ``rng`` (paper), or the repository's
         arm set of this round, the same for every run (a read-only view)."""
-        if self._repository is None:
-            contexts = unit_ball(rng, (self.runs, self.arms, self.dimension))
-        else:
-            size = self._repository.chunk_rounds
-            arm_set = self._repository.chunk(self.round // size)[self.round % size]
-            contexts = np.broadcast_to(arm_set, (self.runs, self.arms, self.dimension))
-        self.round += 1
-        slopes = self.link.slope(np.einsum("rkd,rd->rk", contexts, self.theta))
-        self._min_slope = np.minimum(self._min_slope, slopes.min(axis=1))
-        self._max_slope = np.maximum(self._max_slope, slopes.max(axis=1))
-        self.kappa, self.kappa_star = 1 / self._min_slope, 1 / self._max_slope
-        return contexts
+        contexts, locations = self._arm_sets(1, rng)
+        self._seen(locations)
+        return contexts[0]
 
     def draw_rounds(self, count: int, rng: np.random.Generator, context_rng: np.random.Generator
                     ) -> tuple[np.ndarray, PlayedGLMRewards]:
@@ -206,35 +197,41 @@ class GLMInstances:
         calls of :meth:`contexts` draw them (the same values, the same realised kappa; the repository's a
         read-only view shared by the runs), and the rewards as :class:`PlayedGLMRewards`, one uniform per round
         and run from the reward stream."""
-        runs, K = self.runs, self.arms
-        contexts, locations = self._arm_sets(count, context_rng)
-        self.round += count
-        slopes = self.link.slope(locations)
-        self._min_slope = np.minimum(self._min_slope, slopes.min(axis=(0, 2)))
-        self._max_slope = np.maximum(self._max_slope, slopes.max(axis=(0, 2)))
-        self.kappa, self.kappa_star = 1 / self._min_slope, 1 / self._max_slope
-        means = np.ascontiguousarray(np.broadcast_to(self.link.mean(locations), (count, runs, K)))
+        if type(self).contexts is not GLMInstances.contexts:  # a subclass's own arm sets: drawn round by round
+            contexts = np.stack([self.contexts(context_rng) for _ in range(count)])
+            locations = np.einsum("srkd,rd->srk", contexts, self.theta)
+        else:
+            contexts, locations = self._arm_sets(count, context_rng)
+            self._seen(locations)
+        means = np.ascontiguousarray(np.broadcast_to(self.link.mean(locations), (count, self.runs, self.arms)))
         self._block = (contexts, means)
-        return contexts, PlayedGLMRewards(means, rng.random((count, runs)))
+        return contexts, PlayedGLMRewards(means, rng.random((count, self.runs)))
 
     def _arm_sets(self, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """A block's arm sets (count, runs, K, d) as :meth:`contexts` draws them round after round, and their
-        <x, theta*> (count, runs or 1, K); ``round`` and kappa are the caller's to update."""
+        """The arm sets of the next ``count`` rounds (count, runs, K, d), as round after round draws them, and their
+        <x, theta*> (count, runs or 1, K)."""
         runs, K, d = self.runs, self.arms, self.dimension
-        if type(self).contexts is not GLMInstances.contexts:  # a subclass's own arm sets: drawn round by round
-            start = self.round
-            contexts = np.stack([self.contexts(rng) for _ in range(count)])
-            self.round = start
-            return contexts, np.einsum("srkd,rd->srk", contexts, self.theta)
         if self._repository is None:
             contexts = np.stack([unit_ball(rng, (runs, K, d)) for _ in range(count)])
             return contexts, np.einsum("srkd,rd->srk", contexts, self.theta)
         # one arm set and one theta* for every run: the link evaluated once, broadcast over the runs
         size = self._repository.chunk_rounds
         first, last = self.round // size, (self.round + count - 1) // size
-        sets = np.concatenate([self._repository.chunk(i) for i in range(first, last + 1)])
-        sets = sets[self.round - first * size:][:count]
+        offset = self.round - first * size
+        if first == last:  # a view of the chunk
+            sets = self._repository.chunk(first)[offset: offset + count]
+        else:
+            sets = np.concatenate([self._repository.chunk(i) for i in range(first, last + 1)])[offset: offset + count]
         return np.broadcast_to(sets[:, None], (count, runs, K, d)), np.einsum("skd,d->sk", sets, self.theta[0])[:, None]
+
+    def _seen(self, locations: np.ndarray) -> None:
+        """The rounds of ``locations`` (<x, theta*>, (count, runs or 1, K)) drawn: ``round`` moves on and the
+        realised kappa and kappa* take in their arms."""
+        self.round += len(locations)
+        slopes = self.link.slope(locations)
+        self._min_slope = np.minimum(self._min_slope, slopes.min(axis=(0, 2)))
+        self._max_slope = np.maximum(self._max_slope, slopes.max(axis=(0, 2)))
+        self.kappa, self.kappa_star = 1 / self._min_slope, 1 / self._max_slope
 
     def expected(self, contexts: np.ndarray) -> np.ndarray:
         """Mean rewards mu(<x_a, theta*>), shape (runs, K), or (count, runs, K) for a block of rounds (those of
@@ -394,15 +391,6 @@ class FiniteSetsInstances(GLMInstances):
         super().__init__(theta, link, sets.shape[1])
         self._sets, self._cumulative = sets, np.cumsum(probabilities)
         self.last_index = np.zeros(self.runs, dtype=np.int64)
-
-    def contexts(self, rng: np.random.Generator) -> np.ndarray:
-        contexts = self._arm_sets(1, rng)[0][0]
-        self.round += 1
-        slopes = self.link.slope(np.einsum("rkd,rd->rk", contexts, self.theta))
-        self._min_slope = np.minimum(self._min_slope, slopes.min(axis=1))
-        self._max_slope = np.maximum(self._max_slope, slopes.max(axis=1))
-        self.kappa, self.kappa_star = 1 / self._min_slope, 1 / self._max_slope
-        return contexts
 
     def _arm_sets(self, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """The sets of ``count`` rounds at once: one uniform per round and run, in the per-round order."""

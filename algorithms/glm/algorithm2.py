@@ -54,7 +54,7 @@ from dpaudit.bandits.policies import checked_contexts
 from dpaudit.core.validation import integer, positive, probability
 from dpaudit.mechanisms.glm.exploration_set import SymmetricGaussianTree
 
-from .base import curvature, planned_horizon, play_round_by_round
+from .base import RoundByRound, curvature, planned_horizon
 from .mle import AVAILABLE as COMPILED
 
 if COMPILED:  # numba is installed (the fast extra)
@@ -91,16 +91,13 @@ def cumulant_gradient(link: Any, regularisation: float):
     return gradient
 
 
-class Algorithm2:
+class Algorithm2(RoundByRound):
     """Algorithm 2's rounds (module docstring); subclasses give :meth:`settings` and :meth:`fit`."""
 
     owner: ClassVar[str] = "Algorithm2"
     feedback: ClassVar[str] = "bandit"
     contextual: ClassVar[bool] = True
     paper: ClassVar[str] = "shuffle-glm"
-    #: plays blocks of rounds, one at a time (:func:`~dpaudit.algorithms.glm.base.play_round_by_round`), as the
-    #: other GLM policies do: on the same seed they read the same reward draws
-    block_rounds: ClassVar[bool] = True
 
     def __init__(self, eps: float, delta: float, zeta: float, S: float, kappa: float | None = None,
                  kappa_star: float | None = None, link: str = "logistic", R: float = 1.0, T: int | None = None,
@@ -211,10 +208,6 @@ class Algorithm2:
         if self.record:
             self.trace["fits"].append((kind, t, runs.copy(), np.asarray(n).copy(), out.copy()))
         return out
-
-    def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Rounds t .. t + count - 1 of every run (:func:`~dpaudit.algorithms.glm.base.play_round_by_round`)."""
-        return play_round_by_round(self, t, contexts, rewards)
 
     @property
     def compiled_choice(self) -> bool:

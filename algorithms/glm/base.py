@@ -63,7 +63,20 @@ def play_round_by_round(policy: Any, t: int, contexts: Any, rewards: Any) -> tup
     return played, collected
 
 
-class GLMPolicy:
+class RoundByRound:
+    """What a GLM policy adds to play ``simulate``'s blocks of rounds on a GLM bandit one round at a time
+    (:func:`play_round_by_round`): the rewards drawn for the played arm only, from one uniform per round and run that
+    every GLM policy on the same seed shares."""
+
+    #: plays blocks of rounds
+    block_rounds: ClassVar[bool] = True
+
+    def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Rounds t .. t + count - 1 of every run (:func:`play_round_by_round`)."""
+        return play_round_by_round(self, t, contexts, rewards)
+
+
+class GLMPolicy(RoundByRound):
     """Base of the GLM bandit policies (module docstring); subclasses implement ``_begin(d)``,
     ``_choose(t, x)`` and ``observe``."""
 
@@ -71,9 +84,6 @@ class GLMPolicy:
     feedback: ClassVar[str] = "bandit"
     contextual: ClassVar[bool] = True
     paper: ClassVar[str] = "shuffle-glm"
-    #: plays blocks of rounds (``simulate``'s fast path on a GLM bandit: the rewards drawn for the played arm only,
-    #: from one uniform per round and run that every GLM policy on the same seed shares)
-    block_rounds: ClassVar[bool] = True
 
     def __init__(self, link: str | Link = "logistic", S: float = 1.0, kappa: float | None = None,
                  delta: float = 0.02, T: int | None = None):
@@ -118,10 +128,6 @@ class GLMPolicy:
         self._x = x[self._rows, played]
         return played
 
-    def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Rounds t .. t + count - 1 of every run (:func:`play_round_by_round`)."""
-        return play_round_by_round(self, t, contexts, rewards)
-
     def _begin(self, d: int) -> None:
         raise NotImplementedError
 
@@ -129,4 +135,4 @@ class GLMPolicy:
         raise NotImplementedError
 
 
-__all__ = ["GLMPolicy", "play_round_by_round"]
+__all__ = ["GLMPolicy", "RoundByRound", "play_round_by_round"]

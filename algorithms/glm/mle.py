@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from dpaudit.mechanisms.glm.glm_links import Link
+from dpaudit.mechanisms.glm.glm_links import LINKS, Link
 
 try:  # the compiled pass over the history (an optional dependency: pip install dpaudit[fast])
     from .compiled import newton_terms
@@ -120,10 +120,16 @@ def fit_mle(link: Link, contexts: np.ndarray, rewards: np.ndarray, weights: np.n
     return MLEResult(theta, iterations, converged)
 
 
+def compiled_link(link: Link) -> bool:
+    """Whether the compiled kernels know ``link``: numba is installed and it is the registered logistic or probit
+    link (one named so with other functions is not)."""
+    return AVAILABLE and link.name in ("probit", "logistic") and LINKS[link.name] == link
+
+
 def _compiled_link(link: Link, rewards: np.ndarray) -> bool | None:
     """Whether the compiled pass runs the probit (True) or the logistic (False) link; None for the numpy pass
     (numba missing, another link, or probit rewards outside {0, 1}, which take the link's general derivatives)."""
-    if not AVAILABLE or link.name not in ("probit", "logistic"):
+    if not compiled_link(link):
         return None
     if link.name == "probit":
         return True if np.all((rewards == 0) | (rewards == 1)) else None
@@ -163,9 +169,7 @@ class History:
         self.n = 0
 
     def add(self, x: np.ndarray, r: np.ndarray) -> None:
-        if self.n == self._x.shape[1]:
-            self._x = np.concatenate([self._x, np.zeros_like(self._x)], axis=1)
-            self._r = np.concatenate([self._r, np.zeros_like(self._r)], axis=1)
+        self.reserve(1)
         self._x[:, self.n] = x
         self._r[:, self.n] = r
         self.n += 1
@@ -198,5 +202,5 @@ def sherman_morrison(inverse: np.ndarray, x: np.ndarray) -> np.ndarray:
     return inverse - mx[:, :, None] * mx[:, None, :] / (1 + np.einsum("rd,rd->r", x, mx))[:, None, None]
 
 
-__all__ = ["History", "MLEResult", "MLE_MAX_ITERATIONS", "MLE_TOLERANCE", "fit_mle",
+__all__ = ["History", "MLEResult", "MLE_MAX_ITERATIONS", "MLE_TOLERANCE", "compiled_link", "fit_mle",
            "fit_mle_one_run", "sherman_morrison", "weighted_norms"]

@@ -41,10 +41,10 @@ import numpy as np
 
 from dpaudit.algorithms.linear.linucb import first_best
 from dpaudit.core.validation import positive
-from dpaudit.mechanisms.glm.glm_links import LINKS, Link
+from dpaudit.mechanisms.glm.glm_links import Link
 
 from .base import GLMPolicy
-from .mle import AVAILABLE, History, fit_mle, fit_mle_one_run, sherman_morrison, weighted_norms
+from .mle import AVAILABLE, History, compiled_link, fit_mle, fit_mle_one_run, sherman_morrison, weighted_norms
 
 if AVAILABLE:  # numba is installed (the fast extra)
     from .compiled import DONE, SWITCH, rs_glinucb_rounds
@@ -159,7 +159,7 @@ class RSGLinUCB(GLMPolicy):
     def compiled_rounds(self) -> bool:
         """Whether :meth:`play_rounds` runs compiled: numba is installed and the link is one the kernel knows
         (the logistic or the probit)."""
-        return AVAILABLE and LINKS.get(self.link.name) == self.link
+        return AVAILABLE and compiled_link(self.link)
 
     def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
         """Rounds t .. t + count - 1 of every run (:func:`~dpaudit.algorithms.glm.base.play_round_by_round`'s

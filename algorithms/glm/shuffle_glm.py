@@ -73,7 +73,7 @@ from dpaudit.mechanisms.glm.private_gd import iterations
 from dpaudit.mechanisms.shuffle.vector_summation import OuterProductSummation, ShuffledMatrixSummation
 
 from .algorithm2 import cumulant_gradient
-from .base import curvature, planned_horizon, play_round_by_round
+from .base import RoundByRound, curvature, planned_horizon
 from .design import g_optimal_design, sample_design
 from .jdp_glm import descend
 from .parameters import algorithm1_lambdas, algorithm1_optimizer
@@ -139,7 +139,7 @@ def algorithm1_settings(eps: float, delta: float, d: int, T: int, S: float, kapp
     return Algorithm1Settings(lam, gamma, sigma, nu, batch_schedule(T, d, S, kappa, gamma, warm_up))
 
 
-class ShuffleGLM:
+class ShuffleGLM(RoundByRound):
     """shuffle-glm Algorithm 1 (module docstring); a contextual policy.
 
     ``warm_up``: "printed" (default) is Algorithm 1 with eq. (6)'s warm-up batch; "scaled" is the variant with
@@ -151,9 +151,6 @@ class ShuffleGLM:
     feedback: ClassVar[str] = "bandit"
     contextual: ClassVar[bool] = True
     paper: ClassVar[str] = "shuffle-glm"
-    #: plays blocks of rounds, one at a time (:func:`~dpaudit.algorithms.glm.base.play_round_by_round`), as the
-    #: other GLM policies do: on the same seed they read the same reward draws
-    block_rounds: ClassVar[bool] = True
     source: ClassVar[str] = "Algorithm 1 (Sec. 5): batched G-optimal design, P_2 design matrices, P_GD estimates"
     record_views: bool = False  # keep every batch's P_2 label counts in ``views`` (module docstring)
 
@@ -214,10 +211,6 @@ class ShuffleGLM:
         self.messages = np.zeros((self.runs, n, self._d))
         self.points = np.zeros((self.runs, n, self._d))
         self.rewards = np.zeros((self.runs, n))
-
-    def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Rounds t .. t + count - 1 of every run (:func:`~dpaudit.algorithms.glm.base.play_round_by_round`)."""
-        return play_round_by_round(self, t, contexts, rewards)
 
     def choose(self, t: int, contexts: Any) -> np.ndarray:
         x = checked_contexts(self.owner, contexts, self.runs, self._d, t)

@@ -128,7 +128,7 @@ class PrivateLinUCB(LinUCB):
         """Whether its blocks run compiled: numba is installed and the release is a Gaussian one whose noise adds to
         the batch's sums and can be drawn ahead (P_Amp's sums, R_Amp per user with batches of one), when no view is
         recorded for an audit; the tree and P_Vec play round by round."""
-        return LinUCB.compiled_rounds.fget(self) and type(self) is PrivateLinUCB and self.statistics.draws_ahead(self.B)
+        return super().compiled_rounds and type(self) is PrivateLinUCB and self.statistics.draws_ahead(self.B)
 
     def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
         self._check_norms(t, contexts)

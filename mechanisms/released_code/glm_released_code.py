@@ -83,7 +83,7 @@ class ReleasedCodeTree:
 
     @staticmethod
     def _nodes(leaf: int) -> tuple[list[int], list[int]]:
-        """(:meth:`path`, :meth:`query_nodes`) of a checked leaf (a stream's insertions call it unchecked)."""
+        """(:meth:`path`, :meth:`query_nodes`) of a checked leaf."""
         path, c = [], leaf
         while c > 0:
             path.append(c)
