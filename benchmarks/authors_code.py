@@ -4,7 +4,9 @@ and the linear ones of shuffle-lcb (LinUCB, LinUCB-LDP, LinUCB-JDP, LinUCB-SDP-A
 authors' code and by this package's presets under ``constants="released-code"``, on the same instances, the
 same horizon and the same runs. Per algorithm it prints the mean final pseudo-regret of each (± s.e.), their
 difference in standard errors (target: within 2; run by run where the runs share their instances, else of
-the two means), and the seconds each took on one core with the ratio.
+the two means), and the seconds each took with the ratio: the authors' code on one core (a loop over runs, one
+after another), dpaudit's compiled blocks of rounds on ``NUMBA_NUM_THREADS`` threads (the machine's cores unless
+set; ``NUMBA_NUM_THREADS=1`` for one core each), the count printed with the table.
 
 The authors' code is sayakrc/Differentially-Private-Bandits and, for shuffle-glm,
 Sahasrajit123/Shuffle_joint_dp_generalized_linear_contextual_bandits at commit ab8fd160 (the commit whose stored
@@ -45,6 +47,7 @@ from dpaudit import simulate
 from dpaudit.algorithms import ALGORITHMS
 from dpaudit.algorithms.environments import GaussianBandit, GivenLinearBandit
 from dpaudit.algorithms.environments.bandits import clipped_normal_mean
+from dpaudit.algorithms.runs_in_threads import thread_count
 from dpaudit.bandits.experiments import load_presets
 
 REPOSITORY = "https://github.com/sayakrc/Differentially-Private-Bandits"
@@ -264,7 +267,8 @@ def report(family: str, args: argparse.Namespace, rows: list) -> int:
                "glm": f"Table 2's probit instance, d = 3, K = 20, S = {args.S:g} (the difference of the means: the "
                       "runs share the instance only)"}[family]
     paired = family != "glm"
-    print(f"\n{family}: {setting}, T = {args.horizon:,}, {args.runs} runs, released-code constants")
+    print(f"\n{family}: {setting}, T = {args.horizon:,}, {args.runs} runs, released-code constants; dpaudit's "
+          f"compiled rounds on up to {thread_count()} thread(s)")
     print(f"{'algorithm':<20} {'authors (mean ± s.e.)':>24} {'dpaudit (mean ± s.e.)':>24} {'diff / s.e.':>11} "
           f"{'authors s':>10} {'dpaudit s':>10} {'speed-up':>9}")
     outside = 0

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 import dpaudit
-from dpaudit.algorithms import ALGORITHMS, LinearBandit
+from dpaudit.algorithms import ALGORITHMS, LinearBandit, runs_in_threads
 from dpaudit.algorithms.environments.linear import PlayedRewardDraws, ReturningUsers
 from dpaudit.algorithms.linear import linucb
 from dpaudit.algorithms.linear.linucb import LinUCB, linucb_one_run
@@ -145,6 +145,70 @@ def test_releases_that_cannot_draw_ahead_go_round_by_round():
     policy.start(2, 3, 10, np.random.default_rng(0))
     with pytest.raises(ValueError, match=r"features must have \|\|phi\|\| <= 1"):
         policy.play_rounds(1, np.full((2, 3, 2), 0.9), np.zeros((1, 2, 3)))
+
+
+THREADED = {"linucb-fixed": LinUCB, "linucb-b3": lambda: LinUCB(B=3), "ldp": PRIVATE["ldp"],
+            "code-jdp": PRIVATE["code-jdp"], "ldp-small-lambda": PRIVATE["ldp-small-lambda"]}
+
+
+@pytest.mark.parametrize("name", list(THREADED))
+@pytest.mark.parametrize("fresh", [False, True])
+def test_runs_played_in_threads_are_bit_for_bit_one_threads(name, fresh, monkeypatch):
+    """26 runs cut into 3 ranges (8, 9 and 9 runs) played at once, against every run on one thread: the same arms,
+    model, released sums and count of indefinite releases, to the last bit (each run's arithmetic is the same
+    whichever thread plays it); fixed and fresh arm sets, blocks cut after rounds 1 and 40."""
+    runs, K, d, horizon = 26, 7, 3, 90
+    rng = np.random.default_rng(5)
+    instances = LinearBandit(K, d, "released-code" if name.startswith("code") else "paper").instances(runs, rng)
+    contexts = (rng.uniform(-0.5, 0.5, (horizon, runs, K, d)) if fresh else instances.features)
+    draws = PlayedRewardDraws("bernoulli", instances.theta, None, rng.uniform(size=(horizon, runs)))
+    ends = {}
+    for threads in (1, 3):
+        monkeypatch.setattr(runs_in_threads, "thread_count", lambda threads=threads: threads)
+        policy = THREADED[name]()
+        played = compiled(policy, runs, contexts, draws, horizon, cuts=(1, 40))
+        ends[threads] = (played, policy.V_inv.copy(), policy.theta.copy(), policy.statistics.gram.copy(),
+                         policy.statistics.u.copy(), np.copy(getattr(policy, "indefinite", 0)))
+    assert len(runs_in_threads.run_ranges(runs, 3)) == 3
+    for one, three in zip(ends[1], ends[3]):
+        np.testing.assert_array_equal(one, three)
+
+
+def test_run_ranges_cover_the_runs_once():
+    """Contiguous, disjoint, covering 0 .. runs - 1, at most one range per MIN_RUNS_PER_THREAD runs."""
+    least = runs_in_threads.MIN_RUNS_PER_THREAD
+    for runs in (1, least - 1, least, 2 * least - 1, 2 * least, 50, 1001):
+        for threads in (1, 2, 3, 16):
+            ranges = runs_in_threads.run_ranges(runs, threads)
+            assert ranges[0][0] == 0 and ranges[-1][1] == runs
+            assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+            assert len(ranges) == max(1, min(threads, runs // least))
+            assert all(hi - lo >= min(least, runs) for lo, hi in ranges)
+
+
+def test_over_runs_raises_only_after_every_range_has_ended():
+    """An error in one range is raised by the caller, after the other ranges have run to their end (no thread is
+    left writing); with no error every range runs once."""
+    import threading
+    import time
+
+    done, lock = [], threading.Lock()
+
+    def kernel(lo, hi, fail_at):
+        if lo in fail_at:
+            raise RuntimeError(f"range {lo}")
+        time.sleep(0.05)
+        with lock:
+            done.append((lo, hi))
+
+    runs_in_threads.over_runs(kernel, 40, (), threads=4)
+    assert sorted(done) == [(0, 10), (10, 20), (20, 30), (30, 40)]
+    # on the calling thread, on a pool thread, on two (the first range's error)
+    for fail_at, first in (((0,), 0), ((20,), 20), ((30, 10), 10)):
+        done.clear()
+        with pytest.raises(RuntimeError, match=f"range {first}"):
+            runs_in_threads.over_runs(kernel, 40, fail_at, threads=4)
+        assert len(done) == 4 - len(fail_at)
 
 
 @pytest.mark.parametrize("law", ["bernoulli", "gaussian"])

@@ -52,6 +52,23 @@ def test_protocol_batches_are_sample_sums_given_the_same_draws():
         protocol.release_batches(mixed[:, :4], np.random.default_rng(0))
 
 
+def test_protocol_noise_drawn_into_a_buffer_is_the_fresh_draws():
+    """sum_noise into a buffer (the compiled rounds reuse one from block to block): the values of a fresh array, bit
+    for bit, in pieces as in one piece; a buffer of another shape, dtype or layout is refused."""
+    protocol = ShuffledGaussianProtocol(GaussianRandomizer(0.4, 3), 7)
+    fresh = protocol.sum_noise((5, 4), np.random.default_rng(3))
+    assert fresh.shape == (5, 4, protocol.randomizer.coordinates)
+    rng, buffer = np.random.default_rng(3), np.full((6, 4, protocol.randomizer.coordinates), np.nan)
+    first = protocol.sum_noise((2, 4), rng, out=buffer[:2]).copy()
+    rest = protocol.sum_noise((3, 4), rng, out=buffer[:3])
+    assert np.shares_memory(rest, buffer)
+    np.testing.assert_array_equal(np.concatenate([first, rest]), fresh)
+    for bad in (np.empty((2, 4, 3)), np.empty((2, 4, protocol.randomizer.coordinates), dtype=np.float32),
+                np.empty((4, 2, protocol.randomizer.coordinates)).transpose(1, 0, 2)):
+        with pytest.raises(ValueError, match="out must be a C-contiguous float array"):
+            protocol.sum_noise((2, 4), rng, out=bad)
+
+
 def test_sigma_formulas_outside_the_range_only_when_asked():
     with pytest.raises(ValueError, match="epsilon"):
         unique_user_sigma(10.0, 0.1, 20)

@@ -73,19 +73,38 @@ def _afresh_fixed(xT: np.ndarray, outer: np.ndarray, upper_i: np.ndarray, upper_
                   theta: np.ndarray, widths: np.ndarray, means: np.ndarray) -> None:
     """:func:`_afresh` on a fixed arm set from its :func:`_outer_products`: ||x_a||^2 = sum_{i <= j} w_ij x_i x_j
     (V^-1)_ij, d(d + 1)/2 products per arm where the full form takes d^2 + d (a private release refreshes the
-    model, and so the widths, every round)."""
+    model, and so the widths, every round). Five coordinates are added per pass over the arms, the widths and means
+    loaded and stored once per five (a tenth of LinUCB-LDP's loop)."""
     d, K = xT.shape
     for a in range(K):
         widths[a] = 0.0
         means[a] = 0.0
-    for c in range(upper_i.shape[0]):
+    C = upper_i.shape[0]
+    c = 0
+    while c + 4 < C:
+        c0, c1 = V_inv[upper_i[c], upper_j[c]], V_inv[upper_i[c + 1], upper_j[c + 1]]
+        c2, c3 = V_inv[upper_i[c + 2], upper_j[c + 2]], V_inv[upper_i[c + 3], upper_j[c + 3]]
+        c4 = V_inv[upper_i[c + 4], upper_j[c + 4]]
+        for a in range(K):
+            widths[a] += (outer[c, a] * c0 + outer[c + 1, a] * c1 + outer[c + 2, a] * c2 + outer[c + 3, a] * c3
+                          + outer[c + 4, a] * c4)
+        c += 5
+    while c < C:
         coefficient = V_inv[upper_i[c], upper_j[c]]
         for a in range(K):
             widths[a] += outer[c, a] * coefficient
-    for i in range(d):
+        c += 1
+    i = 0
+    while i + 4 < d:
+        w0, w1, w2, w3, w4 = theta[i], theta[i + 1], theta[i + 2], theta[i + 3], theta[i + 4]
+        for a in range(K):
+            means[a] += xT[i, a] * w0 + xT[i + 1, a] * w1 + xT[i + 2, a] * w2 + xT[i + 3, a] * w3 + xT[i + 4, a] * w4
+        i += 5
+    while i < d:
         weight = theta[i]
         for a in range(K):
             means[a] += xT[i, a] * weight
+        i += 1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -178,13 +197,15 @@ TABLE, BERNOULLI, GAUSSIAN = 0, 1, 2
 
 
 @numba.njit(cache=True, nogil=True)
-def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards: np.ndarray, theta_star: np.ndarray,
-                  sigma: float, noise: np.ndarray, betas: np.ndarray, B: int, lam: float, refresh: int,
-                  noisy: bool, cumulative: bool, release_noise: np.ndarray, upper_i: np.ndarray, upper_j: np.ndarray,
-                  V_inv: np.ndarray, theta: np.ndarray, gram: np.ndarray, u: np.ndarray, batch_X: np.ndarray,
-                  batch_y: np.ndarray, widths: np.ndarray, means: np.ndarray, fresh_widths: np.ndarray,
-                  updates: np.ndarray, indefinite: np.ndarray, played: np.ndarray, collected: np.ndarray) -> None:
-    """Rounds t0 .. t0 + count - 1 of every run, in place.
+def linucb_rounds(run_lo: int, run_hi: int, t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards: np.ndarray,
+                  theta_star: np.ndarray, sigma: float, noise: np.ndarray, betas: np.ndarray, B: int, lam: float,
+                  refresh: int, noisy: bool, cumulative: bool, release_noise: np.ndarray, upper_i: np.ndarray,
+                  upper_j: np.ndarray, V_inv: np.ndarray, theta: np.ndarray, gram: np.ndarray, u: np.ndarray,
+                  batch_X: np.ndarray, batch_y: np.ndarray, widths: np.ndarray, means: np.ndarray,
+                  fresh_widths: np.ndarray, updates: np.ndarray, indefinite: np.ndarray, played: np.ndarray,
+                  collected: np.ndarray) -> None:
+    """Rounds t0 .. t0 + count - 1 of runs run_lo .. run_hi - 1, in place (each run reads and writes only its own
+    rows: ranges of runs can play at once, :func:`~dpaudit.algorithms.runs_in_threads.over_runs`).
 
     contexts: (1, runs, K, d) when ``fixed`` (the same arm set every round), else (count, runs, K, d). The
     rewards by ``law``: :data:`TABLE`, every arm's reward of each round in ``rewards`` (count, runs, K); else the
@@ -200,13 +221,13 @@ def linucb_rounds(t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards:
     batch_X (runs, B, d), batch_y (runs, B); on a fixed arm set the kept squared widths and means <x_a, theta>
     (runs, K), with fresh_widths (runs,) (0: to compute afresh) and updates (runs,) since they were. Written:
     played and collected (count, runs), the arms and their rewards."""
-    count, runs = played.shape[0], played.shape[1]
+    count = played.shape[0]
     K, d = contexts.shape[2], contexts.shape[3]
     scores, vx = np.empty(K), np.empty(d)
     xT, own_widths, own_means, along, row = np.empty((d, K)), np.empty(K), np.empty(K), np.empty(K), np.empty(K)
     V, L, work, released_u = np.empty((d, d)), np.zeros((d, d)), np.empty((d, d)), np.empty(d)
     outer = np.empty((upper_i.shape[0], K))
-    for r in range(runs):
+    for r in range(run_lo, run_hi):
         if fixed:
             xT[:] = contexts[0, r].T
             _outer_products(xT, upper_i, upper_j, outer)

@@ -35,6 +35,8 @@ from dpaudit.bandits.policies import checked_contexts
 from dpaudit.core.validation import integer, positive, probability
 from dpaudit.mechanisms.shuffle.shuffle_vec import upper_indices
 
+from ..runs_in_threads import over_runs
+
 INDEFINITE = "a released V was not positive definite"
 REFRESH = 512  # incremental width updates between two exact computations (fixed arm sets, B = 1)
 
@@ -117,6 +119,12 @@ class LinUCB:
         t_m = np.asarray(t_m, dtype=float)
         return (np.sqrt(2 * math.log(1 / self._alpha) + d * np.log1p(t_m / (d * self.lam_min)))
                 + math.sqrt(self.lam_max) + self.nu)
+
+    def radii(self, ends: np.ndarray, d: int) -> np.ndarray:
+        """:meth:`radius` at each batch end of ``ends`` (int array), the per-round path's values: one scalar call
+        per distinct end (numpy's log1p and sqrt may differ from math's in the last bit)."""
+        distinct, of_end = np.unique(ends, return_inverse=True)
+        return np.array([self.radius(int(e), d) for e in distinct], dtype=float)[of_end]
 
     def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:
         self.runs = integer(self.owner, "runs", runs, 0)
@@ -261,9 +269,8 @@ class LinUCB:
             raise ValueError(f"{self.owner}: the rewards are for {rewards.shape[2]} arms, the contexts for "
                              f"{x.shape[2]}")
         state = self._compiled_state(x.shape[2])
-        # each round's radius, from the last batch end before it (computed here: the per-round path's values)
-        ends = ((np.arange(t, t + count) - 1) // self.B) * self.B
-        betas = np.array([self.radius(int(e), self._d) for e in ends], dtype=float)
+        # each round's radius, from the last batch end before it
+        betas = self.radii(((np.arange(t, t + count) - 1) // self.B) * self.B, self._d)
         if table:
             law, theta_star, sigma, noise = TABLE, np.empty((0, 0)), 0.0, np.empty((0, 0))
             table_values = np.ascontiguousarray(rewards, dtype=float)
@@ -281,9 +288,9 @@ class LinUCB:
         upper_i, upper_j = (np.ascontiguousarray(a, dtype=np.int64) for a in upper_indices(self._d))
         indefinite = np.zeros(self.runs, dtype=np.int64)
         cumulative = not noisy or self.statistics.cumulative_noise
-        linucb_rounds(t, x, fixed, law, table_values, theta_star, sigma, noise, betas, self.B, self.lam, REFRESH,
-                      noisy, cumulative, release_noise, upper_i, upper_j, self.V_inv, self.theta, self.statistics.gram,
-                      self.statistics.u, self._X, self._y, *state, indefinite, played, collected)
+        over_runs(linucb_rounds, self.runs, t, x, fixed, law, table_values, theta_star, sigma, noise, betas, self.B,
+                  self.lam, REFRESH, noisy, cumulative, release_noise, upper_i, upper_j, self.V_inv, self.theta,
+                  self.statistics.gram, self.statistics.u, self._X, self._y, *state, indefinite, played, collected)
         if indefinite.any():
             self._count_indefinite(int(indefinite.sum()))
         return played, collected

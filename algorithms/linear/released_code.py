@@ -150,6 +150,9 @@ class ReleasedCodeLinUCB(PrivateLinUCB):
         """The code's width, the same at every round (module docstring)."""
         return np.full(np.shape(t_m), self.cew)
 
+    def radii(self, ends: np.ndarray, d: int) -> np.ndarray:
+        return np.full(len(ends), self.cew)
+
     def choose(self, t: int, contexts: np.ndarray) -> np.ndarray:
         if self._d is None:
             self._read_feature_bound(t, contexts)

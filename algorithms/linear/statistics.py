@@ -144,6 +144,10 @@ class _GaussianBatchSums(PrivateStatistics):
     def _batch(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self.randomizer.messages(self.viewed(self.mechanism.release_batches(rows, self.rng)))
 
+    def start(self, runs: int, d: int, horizon: int, rng: np.random.Generator) -> None:
+        super().start(runs, d, horizon, rng)
+        self._ahead = np.empty((0, runs, self.randomizer.coordinates))  # noise_ahead's buffer
+
     def draws_ahead(self, B: int) -> bool:
         return not self.record_views
 
@@ -151,8 +155,11 @@ class _GaussianBatchSums(PrivateStatistics):
         """The noise of the next ``batches`` releases of every run, (batches, runs, coordinates), drawn as the
         releases one after another draw it (P_Amp's :meth:`~dpaudit.mechanisms.shuffle.shuffle_amp.
         ShuffledGaussianProtocol.sum_noise`, from this release's stream): a compiled loop adds it to the batches'
-        exact entries (:meth:`~dpaudit.algorithms.linear.linucb.LinUCB.play_rounds`)."""
-        return self.mechanism.sum_noise((batches, self.runs), self.rng)
+        exact entries (:meth:`~dpaudit.algorithms.linear.linucb.LinUCB.play_rounds`). Drawn into one buffer kept
+        from block to block: the array returned is overwritten by the next call."""
+        if self._ahead.shape[0] < batches:
+            self._ahead = np.empty((batches, self.runs, self.randomizer.coordinates))
+        return self.mechanism.sum_noise((batches, self.runs), self.rng, out=self._ahead[:batches])
 
 
 class ShuffledGaussianSums(_GaussianBatchSums):

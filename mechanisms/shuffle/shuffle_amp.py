@@ -323,11 +323,23 @@ class ShuffledGaussianProtocol(Release):
         total = self.means(data).sum(axis=0)
         return total + self.sum_noise((size,), rng)
 
-    def sum_noise(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    def sum_noise(self, shape: tuple[int, ...], rng: np.random.Generator, out: np.ndarray | None = None) -> np.ndarray:
         """The noise of the analyzer's output, the sum of B users' N(0, sigma^2) per coordinate: N(0, B sigma^2)
         i.i.d., shape (*shape, coordinates) (the draws :meth:`sample_sums` and :meth:`release_batches` add; drawn
-        ahead for many batches at once, the same values as batch after batch)."""
-        return rng.normal(0.0, self.randomizer.sigma * math.sqrt(self.B), (*shape, self.randomizer.coordinates))
+        ahead for many batches at once, the same values as batch after batch). ``out``: a C-contiguous float array
+        of that shape to draw into, the same values (numpy's normal is loc + scale times its standard normal): a
+        compiled loop that draws block after block reuses one buffer, where a fresh array each block costs its
+        pages' faults."""
+        scale = self.randomizer.sigma * math.sqrt(self.B)
+        full = (*shape, self.randomizer.coordinates)
+        if out is None:
+            return rng.normal(0.0, scale, full)
+        if out.shape != full or out.dtype != np.float64 or not out.flags.c_contiguous:
+            raise ValueError(f"{self.owner}: out must be a C-contiguous float array of shape {full}, got {out.dtype} "
+                             f"{out.shape}")
+        rng.standard_normal(out=out)
+        out *= scale
+        return out
 
     def release_batches(self, rows: Any, rng: np.random.Generator) -> np.ndarray:
         """The analyzer's output for R batches at once (R runs' batches, each its own data), from the
