@@ -21,6 +21,7 @@ which is narrower than the pair of Clopper-Pearson bounds; selection keeps scori
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -86,11 +87,28 @@ class Bound:
     intervals: tuple = (None, None, None, None)  # p_lo, p_hi, q_lo, q_hi (None: not needed)
 
 
+@functools.lru_cache(maxsize=4096)
+def _sequence(k: int, n: int, level: float) -> tuple[float, float]:
+    """:func:`~dpaudit.stats.binomial_confidence_sequence`, kept: a stated power asks for the same counts' bounds
+    again and again while it bisects."""
+    return binomial_confidence_sequence(k, n, level)
+
+
+def _sequence_bounds(k, n: int, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Confidence-sequence bounds of every count in ``k`` (any shape; a scalar gives np.float64 bounds)."""
+    counts = np.asarray(k)
+    pairs = np.array([_sequence(int(c), int(n), level) for c in counts.ravel()], dtype=float).reshape(
+        (*counts.shape, 2))
+    if counts.ndim == 0:
+        return np.float64(pairs[0]), np.float64(pairs[1])
+    return pairs[..., 0], pairs[..., 1]
+
+
 def _intervals(k_num, k_den, n, alpha: float, sequential: bool, two_sided: bool):
     if sequential:
         level = alpha / 2
-        (p_lo, p_hi), (q_lo, q_hi) = (binomial_confidence_sequence(int(k), int(n), level) for k in (k_num, k_den))
-        return np.float64(p_lo), np.float64(p_hi), np.float64(q_lo), np.float64(q_hi)
+        (p_lo, p_hi), (q_lo, q_hi) = (_sequence_bounds(k, n, level) for k in (k_num, k_den))
+        return p_lo, p_hi, q_lo, q_hi
     if two_sided:
         (p_lo, p_hi), (q_lo, q_hi) = binomial_interval(k_num, n, alpha / 2), binomial_interval(k_den, n, alpha / 2)
         return p_lo, p_hi, q_lo, q_hi

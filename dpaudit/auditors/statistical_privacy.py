@@ -63,7 +63,11 @@ second counts, the first count from which confirmation's own certificate refutes
 the higher one's, which can only lower the rate, so the figure errs on the large side by at most a knot's width),
 bisected over the violation; the Clopper-Pearson pair stands in for the coupled-thinning test where that
 confirms, so the figure is for the weaker of the two. A sequential audit states the figure of its fixed-size test
-(at its share of the level): the bets can only add refutations. Renyi and zCDP claims state none yet.
+(at its share of the level): the bets can only add refutations. A Renyi or zCDP claim on an event states the
+divergence of the event's two-point law (D_a at the record's order; rho, the largest D_a / a over the certificate's
+orders) at the first rate nearest the observed second one, above it or below, that confirmation refutes with
+probability 0.9, found the same way (the smaller of the two directions' divergences); a sequential
+confirmation's figure is that of its confidence sequences at the final size (earlier looks only add refutations).
 """
 
 from __future__ import annotations
@@ -82,7 +86,7 @@ from ..core.subjects import Mechanism
 from ..stats import binomial_lower, binomial_upper, thinned_fisher_mean
 from .base import Auditor, Finding, Support
 from .betting import EventBets, claimed_parameter
-from .bounds import SUPPORTED, certify, certify_pure_thinned, plugin_estimate
+from .bounds import RHO_ORDERS, SUPPORTED, bernoulli_renyi, certify, certify_pure_thinned, plugin_estimate
 from .events import FAMILIES, Candidates, as_features, candidates, default_families
 from .renyi import audit_renyi, is_scalar
 
@@ -567,8 +571,9 @@ def _audit(
         mechanism, claim, pair, event, choice.order, n_conf, alpha, confirmation_seed, statistic
     )
     stated = None
-    if float(bound.excess) <= 0 and isinstance(claim, (PureDP, ApproxDP)):
-        stated = _event_power(claim, k_den, n, alpha, event.describe())
+    if float(bound.excess) <= 0:
+        stated = _event_power(claim, k_den, n, alpha, event.describe(), order=_stated_order(bound),
+                              sequential=sequential)
     used = selection["selection_samples_per_side"]
     return _finding(claim, pairs, choice, bound, float(bound.value), (k_num, k_den, n), (y0, y1, inside),
                     confidence=confidence, power=stated, samples=used + n, parameters={
@@ -678,53 +683,114 @@ def _finding(claim, pairs, choice: _Choice, bound, value: float, counts, shown, 
     )
 
 
-#: second counts at which a stated power's thresholds are computed (module docstring)
-POWER_KNOTS = 256
+def _stated_order(bound: Any) -> float | None:
+    """The Renyi order a record's bound states (None for other claims)."""
+    order = bound.detail.get("alpha") if bound.name == "renyi" else None
+    return None if order is None else float(np.asarray(order))
 
 
-def _event_power(claim: Claim, k_den: int, n: int, alpha: float, event: str) -> dict:
-    """The violation on the selected event that confirmation refutes with probability 0.9 (module docstring)."""
+#: second counts at which a stated power's thresholds are computed (module docstring); fewer for a sequential
+#: confirmation, whose confidence sequences are solved one count at a time
+POWER_KNOTS, SEQUENTIAL_POWER_KNOTS = 256, 96
+
+
+def _refutation_rate(claim: Claim, k_den: int, n: int, alpha: float, sequential: bool) -> Callable[[float], float]:
+    """p -> the probability that confirmation's own certificate refutes when the first side's rate on the event is
+    p (above the second's) and the second count is Binomial(n, k_den / n): summed over the second count's likely
+    values (beyond 12 standard deviations the mass is below 1e-30), each with the smallest first count that
+    refutes (bisected: above the second count the excess rises with the first; a two-sided certificate also
+    refutes a far lower first count, which the search starts above)."""
     from scipy.stats import binom
 
     q = k_den / n
-    # the second count's likely values (beyond 12 standard deviations the mass is below 1e-30), and for each the
-    # smallest first count that confirmation's own certificate refutes with (bisected: the excess rises with it)
     spread = 12 * math.sqrt(n * q * (1 - q)) + 12
     dens = np.arange(max(0, math.floor(n * q - spread)), min(n, math.ceil(n * q + spread)) + 1)
     weights = binom.pmf(dens, n, q)
-    # thresholds at most POWER_KNOTS second counts: the threshold rises with the second count, so each count takes
+    # thresholds at a few knots of the second count: the threshold rises with the second count, so each count takes
     # the threshold of the next knot up, never below its own (a conservative figure, to within a knot's width)
-    knots = np.unique(np.round(np.linspace(dens[0], dens[-1], min(dens.size, POWER_KNOTS))).astype(np.int64))
-    lo, hi = np.zeros(knots.size, dtype=np.int64), np.full(knots.size, n + 1, dtype=np.int64)  # n + 1: never
+    most = SEQUENTIAL_POWER_KNOTS if sequential else POWER_KNOTS
+    knots = np.unique(np.round(np.linspace(dens[0], dens[-1], min(dens.size, most))).astype(np.int64))
+    lo = knots.copy() if isinstance(claim, (RenyiDP, ZCDP)) else np.zeros(knots.size, dtype=np.int64)
+    hi = np.full(knots.size, n + 1, dtype=np.int64)  # n + 1: never
     while (lo < hi).any():
         mid = (lo + hi) // 2
         probe = np.minimum(mid, n)
-        passes = (np.asarray(certify(claim, probe, knots, n, alpha).excess, dtype=float) > 0) & (mid <= n)
-        lo, hi = np.where(passes | (lo >= hi), lo, mid + 1), np.where(passes & (lo < hi), mid, hi)
+        ok = (np.asarray(certify(claim, probe, knots, n, alpha, sequential=sequential).excess, dtype=float) > 0) & (
+            mid <= n)
+        lo, hi = np.where(ok | (lo >= hi), lo, mid + 1), np.where(ok & (lo < hi), mid, hi)
     first = hi[np.searchsorted(knots, dens)]
+    return lambda p: float(np.sum(weights * binom.sf(first - 1, n, min(p, 1.0))))
 
-    def refuted(p: float) -> float:  # P(the first count reaches its threshold), summed over the second count
-        return float(np.sum(weights * binom.sf(first - 1, n, min(p, 1.0))))
 
-    if isinstance(claim, PureDP):
-        low, high = float(claim.epsilon), math.log(1 / q) if q > 0 else math.inf  # p = e^eps q reaches 1 there
-        name, to_p = "epsilon", (lambda e: math.exp(e) * q)
-    else:
-        low, high = 0.0, 1.0 - math.exp(float(claim.epsilon)) * q
-        name, to_p = "delta", (lambda d: math.exp(float(claim.epsilon)) * q + d)
-    if not math.isfinite(high) or high <= low or refuted(to_p(high)) < POWER_PROBABILITY:
-        return power(name, math.inf, f"no {name} on the selected event {{{event}}} is refuted with probability "
-                     f"{POWER_PROBABILITY:g} by {n} confirmation samples per side (its second side's rate "
-                     f"{q:.3g})")
-    for _ in range(80):  # to a relative 1e-7: the rate rises with the violation
+def _least_refuted(refuted: Callable[[float], float], low: float, high: float) -> float:
+    """The smallest violation in (low, high] refuted with probability 0.9 (``refuted`` rises with it), to a
+    relative 1e-7; inf when even ``high`` is not."""
+    if not math.isfinite(high) or high <= low or refuted(high) < POWER_PROBABILITY:
+        return math.inf
+    for _ in range(80):
         if high - low <= 1e-7 * high:
             break
         mid = (low + high) / 2
-        low, high = (mid, high) if refuted(to_p(mid)) < POWER_PROBABILITY else (low, mid)
-    what = "epsilon" if name == "epsilon" else f"delta at the claimed epsilon {float(claim.epsilon):g}"
-    return power(name, high, f"{what} of {high:.4g} on the selected event {{{event}}} (its second side's rate "
+        low, high = (mid, high) if refuted(mid) < POWER_PROBABILITY else (low, mid)
+    return high
+
+
+def _event_power(claim: Claim, k_den: int, n: int, alpha: float, event: str, *, order: float | None = None,
+                 sequential: bool = False) -> dict:
+    """The violation on the selected event that confirmation refutes with probability 0.9 (module docstring).
+    ``order``: a Renyi claim's order the record states (its certificate's); ``sequential``: the confirmation's
+    bounds are confidence sequences (its certificate at the final size; earlier looks only add refutations)."""
+    q = k_den / n
+    if isinstance(claim, (RenyiDP, ZCDP)):
+        return _divergence_power(claim, k_den, n, alpha, event, order, sequential)
+    refuted = _refutation_rate(claim, k_den, n, alpha, sequential)
+    if isinstance(claim, PureDP):  # p = e^eps q, which reaches 1 at log(1/q)
+        name = "epsilon"
+        value = _least_refuted(lambda e: refuted(math.exp(e) * q), float(claim.epsilon),
+                               math.log(1 / q) if q > 0 else math.inf)
+        what = "epsilon"
+    else:  # p = e^eps q + delta
+        name, e_eps = "delta", math.exp(float(claim.epsilon))
+        value = _least_refuted(lambda d: refuted(e_eps * q + d), 0.0, 1.0 - e_eps * q)
+        what = f"delta at the claimed epsilon {float(claim.epsilon):g}"
+    if math.isinf(value):
+        return _no_power(name, event, n, q)
+    return power(name, value, f"{what} of {value:.4g} on the selected event {{{event}}} (its second side's rate "
                  f"{q:.3g} kept) is refuted with probability {POWER_PROBABILITY:g} by {n} confirmation samples per "
                  "side")
+
+
+def _divergence_power(claim: Claim, k_den: int, n: int, alpha: float, event: str, order: float | None,
+                      sequential: bool) -> dict:
+    """A Renyi or zCDP claim's figure on the event (module docstring): the first rate moved from the second's, up
+    or down, to the nearest rate confirmation refutes with probability 0.9 in that direction; the smaller of the
+    two directions' divergences (D_order, or the largest D_a / a over the certificate's orders). Downwards is
+    searched as the complement event upwards: the certificate and the two-point laws' divergences are the same."""
+    q = k_den / n
+    name = "rho" if isinstance(claim, ZCDP) else f"D_{order:g}"
+
+    def divergence(p: float, second: float) -> float:
+        if isinstance(claim, ZCDP):
+            return max(float(bernoulli_renyi(a, p, second)) / a for a in RHO_ORDERS)
+        return float(bernoulli_renyi(order, p, second))
+
+    best = (math.inf, math.nan)
+    for complement in (False, True):
+        second = n - k_den if complement else k_den
+        p = _least_refuted(_refutation_rate(claim, second, n, alpha, sequential), second / n, 1.0)
+        if math.isfinite(p) and divergence(p, second / n) < best[0]:
+            best = (divergence(p, second / n), 1 - p if complement else p)
+    if math.isinf(best[0]):
+        return _no_power(name, event, n, q)
+    measured = "rho (the largest D_a / a over the certificate's orders)" if isinstance(claim, ZCDP) else name
+    return power(name, best[0], f"{measured} of the event's two-point law, its first rate {best[1]:.4g} against "
+                 f"the second's {q:.3g}, is refuted with probability {POWER_PROBABILITY:g} by {n} confirmation "
+                 f"samples per side on the selected event {{{event}}} (the second side's rate kept)")
+
+
+def _no_power(name: str, event: str, n: int, q: float) -> dict:
+    return power(name, math.inf, f"no {name} on the selected event {{{event}}} is refuted with probability "
+                 f"{POWER_PROBABILITY:g} by {n} confirmation samples per side (its second side's rate {q:.3g})")
 
 
 # pragma: no mutate start (data for the report's plots, not a verdict's statistics)
