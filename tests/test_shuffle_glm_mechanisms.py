@@ -20,6 +20,7 @@ from dpaudit.mechanisms.glm.exploration_set import (
     SymmetricGaussianTree,
     classical_gaussian_sigma,
     generic_node_budget,
+    max_prefix_noise_norm,
     node_noise_sigma,
     tree_depth,
 )
@@ -566,3 +567,17 @@ def test_the_unbiasedness_entries_hold_and_a_debiasing_off_by_one_count_fails():
     assert evaluate_step(summation.unbiased_step(ShuffledVectorSummation(15.0, 0.4, 2, 16, 1.0), x),
                          {})["status"] == "holds"
     assert evaluate_step(summation.unbiased_step(OffByOne(15.0, 0.4, 2, 16, 1.0), x), {})["status"] == "fails"
+
+
+@pytest.mark.parametrize("T, d", [(256, 3), (16, 2), (8, 5), (1, 3)])
+def test_the_largest_prefix_noise_norm_is_every_prefixs_largest(T, d):
+    """max over t of the prefix noise's spectral norm, decomposing only the prefixes whose Frobenius norm reaches
+    the run's floor: the same numbers, bit for bit, as every prefix's eigenvalues (the same draws), over blocks of
+    runs (300 runs at T = 256, d = 3: four blocks); a tree of one round included."""
+    tree = SymmetricGaussianTree(T, d, 0.7)
+    fast = max_prefix_noise_norm(300, np.random.default_rng(4), tree)
+    rng, zeros, block = np.random.default_rng(4), np.zeros((T, d, d)), max(1, 200_000 // (T * d * d))
+    every = np.concatenate([np.abs(np.linalg.eigvalsh(tree.prefix_matrices(tree.sample(zeros, min(block, 300 - s),
+                                                                                          rng)))).max(axis=(1, 2))
+                            for s in range(0, 300, block)])
+    np.testing.assert_array_equal(fast, every)

@@ -240,14 +240,26 @@ def symmetric_gaussian_norms(size, rng, d: int):
 
 
 def max_prefix_noise_norm(size, rng, tree: SymmetricGaussianTree):
-    """max over t of the spectral norm of the noise in B_V's prefix sum at t, per run."""
+    """max over t of the spectral norm of the noise in B_V's prefix sum at t, per run.
+
+    Only the prefixes that can hold a run's maximum are decomposed: ||A|| >= max(||A||_F / sqrt(d), max_i |A_ii|)
+    gives each run a floor on its maximum, and a prefix whose Frobenius norm (>= its spectral norm) is below that
+    floor cannot reach it (a tenth of them can, at T = 256, d = 3). The maximum is the same number as over every
+    prefix, since each matrix's eigenvalues are computed alone."""
     zeros = np.zeros((tree.T, tree.d, tree.d))
     out = np.empty(size)
     block = max(1, 200_000 // (tree.T * tree.d * tree.d))
     for start in range(0, size, block):
         m = min(block, size - start)
         prefix = tree.prefix_matrices(tree.sample(zeros, m, rng))
-        out[start: start + m] = np.abs(np.linalg.eigvalsh(prefix)).max(axis=(1, 2))
+        frobenius = np.sqrt(np.einsum("rtij,rtij->rt", prefix, prefix))
+        diagonal = np.abs(np.diagonal(prefix, axis1=2, axis2=3)).max(axis=2)
+        floor = np.maximum(frobenius / math.sqrt(tree.d), diagonal).max(axis=1)
+        runs, rounds = np.nonzero(frobenius >= floor[:, None] * (1 - 1e-12))  # the slack: rounding of the bounds
+        norms = np.abs(np.linalg.eigvalsh(prefix[runs, rounds])).max(axis=1)
+        largest = np.zeros(m)
+        np.maximum.at(largest, runs, norms)
+        out[start: start + m] = largest
     return out
 
 
