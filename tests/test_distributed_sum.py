@@ -170,3 +170,19 @@ def test_central_protocol_runs_algorithms_2_and_3_with_theorem1s_law():
     assert result.verdict == "not-refuted", result.witness
     with pytest.raises(ValueError, match="Theorem 5 covers eps in"):
         CentralModularSum(1.0, 16, 10**6)
+
+
+def test_users_as_printed_draws_y_hat_user_by_user():
+    """UsersAsPrinted: the protocol's per-user path, draw for draw (its shares are the only draws of the share law:
+    the suite's per-user black-box entries audit them), a release with no exact law (so audited from samples), and
+    only a batch protocol is taken."""
+    from dpaudit.mechanisms.distributed.distributed_sum import UsersAsPrinted
+
+    protocol = DistributedSum("skellam", 1.0, 16, 10**6)
+    x = np.linspace(0.0, 1.0, 16)
+    release = UsersAsPrinted(protocol)
+    np.testing.assert_array_equal(release.sample(x, 500, np.random.default_rng(2)),
+                                  protocol.sample_per_user(x, 500, np.random.default_rng(2)))
+    assert not hasattr(release, "distribution") and "drawn user by user" in repr(release)
+    with pytest.raises(TypeError, match="must be a DistributedSum"):
+        UsersAsPrinted(dpaudit.mechanisms.LaplaceMechanism(1.0))
