@@ -80,7 +80,8 @@ Mechanism-level privacy (the batch protocol, :class:`dpaudit.mechanisms.Distribu
   - thm5-privacy: the central protocol (Algorithms 2-3,
     :class:`dpaudit.mechanisms.distributed.distributed_sum.CentralModularSum`) is eps-DP, eps in (0, 1): exact,
     at (eps, n) = (0.5, 16) over searched pairs and (0.9, 1024) on two pairs. Its released output is one-to-one
-    with y = (sum x_hat + Lap_Z(g/eps)) mod m, Theorem 1's law.
+    with y = (sum x_hat + Lap_Z(g/eps)) mod m, Theorem 1's law. thm5-privacy@eps0.5,n16,per-user,blackbox: from
+    samples of y drawn as Algorithms 2-3 print it (UsersAsPrinted), the analyzer's own Lap_Z draw included.
   - fact3-privacy: Lap_Z(Delta/eps) added to an integer query of sensitivity Delta is eps-DP (N-query:
     :class:`~dpaudit.core.neighbours.QueryDistance`, pairs searched over answers in {0, ..., Delta}); at
     Theorem 1's (Delta, eps) = (g, eps) = (32, 1) and (4, 0.1). The loss is exactly eps at distance Delta.
@@ -471,6 +472,13 @@ suite.privacy("dist-mab/thm5-privacy@eps0.5,n16", auditor="exact", subject=Centr
               claim=PureDP(0.5), relation=ReplaceUser(batch_size=16).over(Datasets(16, Box(0.0, 1.0))),
               title="the central protocol (Algorithms 2-3, Lap_Z(g/eps) added by the analyzer) is 0.5-DP (n = 16; "
                     "pairs searched)")
+# from samples drawn as Algorithms 2-3 print it (UsersAsPrinted: the users' x_hat mod m, SecAgg's sum, then the
+# analyzer's own Lap_Z draw, which the exact law and the protocol's sampler never call); one user from 0 to 1
+suite.privacy("dist-mab/thm5-privacy@eps0.5,n16,per-user,blackbox", auditor="statistical",
+              subject=UsersAsPrinted(CentralModularSum(0.5, 16, T)), claim=PureDP(0.5),
+              pairs=[one_changed(np.zeros(16), 0.0, 1.0)], relation=ReplaceUser(batch_size=16),
+              title="the central protocol is 0.5-DP (n = 16), black-box on y drawn as Algorithms 2-3 print it (one "
+                    "user from 0 to 1)")
 suite.privacy("dist-mab/thm5-privacy@eps0.9,n1024", auditor="exact", subject=CentralModularSum(0.9, N_BATCH, T),
               claim=PureDP(0.9), pairs=_THM1_PAIRS,
               relation=ReplaceUser(batch_size=N_BATCH),

@@ -257,10 +257,11 @@ LEMMA5_C = 1.6
 
 class UsersAsPrinted(Release):
     """A batch protocol's y_hat drawn as printed, user by user (:meth:`DistributedSum.sample_per_user`: each user
-    rounds her reward, adds her own share eta_i and reduces mod m; S sums the messages mod m). The same law as the
-    protocol's :meth:`~DistributedSum.sample`, which draws the total noise from its closed form (Fact 1's Lap_Z for
-    Polya shares, Sk(0, g^2/eps^2) for Skellam ones): only this path calls the users' share laws, which the exact law
-    and that sampler never do. It has no exact law of its own, so an audit of it is from samples."""
+    rounds her reward, adds her own share eta_i and reduces mod m; S sums the messages mod m; the central protocol's
+    analyzer then adds its Lap_Z draw). The same law as the protocol's :meth:`~DistributedSum.sample`, which draws
+    the total noise from its closed form (Fact 1's Lap_Z for Polya shares, Sk(0, g^2/eps^2) for Skellam ones): only
+    this path calls the users' share laws and the analyzer's draw, which the exact law and that sampler never do. It
+    has no exact law of its own, so an audit of it is from samples."""
 
     paper = "dist-mab"
     source = "Algorithm 1, lines 20-22 (each user's share) and the secure sum"
