@@ -88,4 +88,27 @@ class Adapter(ExactRelease):
         return self.inner.distribution(x)  # type: ignore[attr-defined]
 
 
-__all__ = ["Adapter", "ExactRelease", "Release"]
+class AsPrinted(Release):
+    """A release drawn by its step-by-step path as its paper prints it, instead of its fast sampler: user by user
+    (``sample_per_user``: each user's randomizer and share, the secure sum, an analyzer's own draw) or pull by pull
+    (``sample_per_pull``: each array's or p-sum's noise drawn when the algorithm releases it). The law is the
+    release's (its tests hold the two paths to it), but only this path runs those draws, which the exact law and
+    the fast sampler never call: an audit of it reaches a bug there. It has no exact law of its own, so an audit of
+    it is from samples."""
+
+    PATHS = ("sample_per_user", "sample_per_pull")
+
+    def __init__(self, release: Release):
+        methods = [name for name in self.PATHS if callable(getattr(release, name, None))]
+        if not methods:
+            raise TypeError(f"{self.owner}: {release!r} has no step-by-step path ({' or '.join(self.PATHS)})")
+        self.release, self._draw = release, getattr(release, methods[0])
+        self.paper = getattr(release, "paper", None)
+        self.source = getattr(release, "source", "")
+        self.name = f"{release!r}, drawn {'user by user' if methods[0] == 'sample_per_user' else 'pull by pull'}"
+
+    def _sample(self, x: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self._draw(x, size, rng)
+
+
+__all__ = ["Adapter", "AsPrinted", "ExactRelease", "Release"]

@@ -172,17 +172,21 @@ def test_central_protocol_runs_algorithms_2_and_3_with_theorem1s_law():
         CentralModularSum(1.0, 16, 10**6)
 
 
-def test_users_as_printed_draws_y_hat_user_by_user():
-    """UsersAsPrinted: the protocol's per-user path, draw for draw (its shares are the only draws of the share law:
-    the suite's per-user black-box entries audit them), a release with no exact law (so audited from samples), and
-    only a batch protocol is taken."""
-    from dpaudit.mechanisms.distributed.distributed_sum import UsersAsPrinted
+def test_as_printed_draws_a_release_step_by_step():
+    """AsPrinted: a batch protocol's per-user path and a lazy release's per-pull path, draw for draw (their shares and
+    per-pull noises are the only draws of those laws: the suites' per-user and per-pull black-box entries audit
+    them), a release with no exact law (so audited from samples); a release with no step-by-step path is
+    refused."""
+    from dpaudit.mechanisms.base import AsPrinted
+    from dpaudit.mechanisms.counters.lazy_laplace import LazyLaplaceArrays
 
-    protocol = DistributedSum("skellam", 1.0, 16, 10**6)
-    x = np.linspace(0.0, 1.0, 16)
-    release = UsersAsPrinted(protocol)
-    np.testing.assert_array_equal(release.sample(x, 500, np.random.default_rng(2)),
-                                  protocol.sample_per_user(x, 500, np.random.default_rng(2)))
-    assert not hasattr(release, "distribution") and "drawn user by user" in repr(release)
-    with pytest.raises(TypeError, match="must be a DistributedSum"):
-        UsersAsPrinted(dpaudit.mechanisms.LaplaceMechanism(1.0))
+    protocol, lazy = DistributedSum("skellam", 1.0, 16, 10**6), LazyLaplaceArrays(1.0, 15)
+    for release, data, path, how in ((protocol, np.linspace(0.0, 1.0, 16), protocol.sample_per_user, "user by user"),
+                                     (lazy, np.linspace(0.0, 1.0, 15), lazy.sample_per_pull, "pull by pull")):
+        printed = AsPrinted(release)
+        np.testing.assert_array_equal(printed.sample(data, 500, np.random.default_rng(2)),
+                                      path(data, 500, np.random.default_rng(2)))
+        assert not hasattr(printed, "distribution") and f"drawn {how}" in repr(printed)
+        assert printed.paper == release.paper
+    with pytest.raises(TypeError, match="has no step-by-step path"):
+        AsPrinted(dpaudit.mechanisms.LaplaceMechanism(1.0))

@@ -59,9 +59,9 @@ Mechanism-level privacy (the batch protocol, :class:`dpaudit.mechanisms.Distribu
     (one user moving from 0 to 1 shifts the rounded sum by g, the noise's sensitivity), so the
     verdict is "not refuted" within the float resolution rather than "verified".
     thm1-privacy@eps1,n16,per-user,blackbox (and thm2-privacy@eps1,s1,n16,per-user,blackbox for the Skellam
-    shares): from samples of y_hat drawn user by user (:class:`~dpaudit.mechanisms.distributed.distributed_sum.
-    UsersAsPrinted`), each user's share from the share law, which the exact laws and the protocol's own sampler
-    (the total noise at once) never call; one user from 0 to 1.
+    shares): from samples of y_hat drawn user by user (:class:`~dpaudit.mechanisms.base.AsPrinted`), each user's
+    share from the share law, which the exact laws and the protocol's own sampler (the total noise at once) never
+    call; one user from 0 to 1.
   - thm2-privacy: Algorithm 1 with Skellam shares is (alpha, eps(alpha))-RDP for alpha = 2, 3, ...,
     eps(alpha) = alpha eps^2/2 + min{(2 alpha - 1) eps^2/(4 s^2) + 3 eps/(2 s^3), 3 eps^2/(2 s)}, and per
     batch (App. E.2) eps_n(alpha), the same with the min's terms divided by n, n^{3/2} and sqrt n;
@@ -81,7 +81,7 @@ Mechanism-level privacy (the batch protocol, :class:`dpaudit.mechanisms.Distribu
     :class:`dpaudit.mechanisms.distributed.distributed_sum.CentralModularSum`) is eps-DP, eps in (0, 1): exact,
     at (eps, n) = (0.5, 16) over searched pairs and (0.9, 1024) on two pairs. Its released output is one-to-one
     with y = (sum x_hat + Lap_Z(g/eps)) mod m, Theorem 1's law. thm5-privacy@eps0.5,n16,per-user,blackbox: from
-    samples of y drawn as Algorithms 2-3 print it (UsersAsPrinted), the analyzer's own Lap_Z draw included.
+    samples of y drawn as Algorithms 2-3 print it (AsPrinted), the analyzer's own Lap_Z draw included.
   - fact3-privacy: Lap_Z(Delta/eps) added to an integer query of sensitivity Delta is eps-DP (N-query:
     :class:`~dpaudit.core.neighbours.QueryDistance`, pairs searched over answers in {0, ..., Delta}); at
     Theorem 1's (Delta, eps) = (g, eps) = (32, 1) and (4, 0.1). The loss is exactly eps at distance Delta.
@@ -199,12 +199,8 @@ from dpaudit.core.domains import Box, Datasets
 from dpaudit.core.laws import LazyLaw
 from dpaudit.core.neighbours import ReplaceRewardVector, ReplaceUser, one_changed
 from dpaudit.mechanisms import DiscreteLaplaceMechanism, DistributedSum, LocalModularRandomizer, noise
-from dpaudit.mechanisms.distributed.distributed_sum import (
-    CentralModularSum,
-    IntegerQueryNoise,
-    ShuffleModSum,
-    UsersAsPrinted,
-)
+from dpaudit.mechanisms.base import AsPrinted
+from dpaudit.mechanisms.distributed.distributed_sum import CentralModularSum, IntegerQueryNoise, ShuffleModSum
 from dpaudit.mechanisms.distributed.distributed_sum_analysis import (
     N_BATCH,
     RDP_ORDERS,
@@ -400,11 +396,11 @@ suite.privacy("dist-mab/thm1-privacy@eps1,n1024", auditor="exact",
                     "and from 1/2 to 0)")
 
 
-# Theorem 1 from samples drawn user by user (UsersAsPrinted: each user's Polya share, which the exact law and the
+# Theorem 1 from samples drawn user by user (AsPrinted: each user's Polya share, which the exact law and the
 # protocol's own sampler, drawing the total Lap_Z at once, never call); one user from 0 to 1, where the rounded sum
 # moves by g and the loss is exactly eps
 suite.privacy("dist-mab/thm1-privacy@eps1,n16,per-user,blackbox", auditor="statistical",
-              subject=UsersAsPrinted(DistributedSum("polya", 1.0, 16, T)), claim=PureDP(1.0),
+              subject=AsPrinted(DistributedSum("polya", 1.0, 16, T)), claim=PureDP(1.0),
               pairs=[one_changed(np.zeros(16), 0.0, 1.0)], relation=ReplaceUser(batch_size=16),
               title="Algorithm 1 with Polya shares is 1-DP (n = 16, T = 10^6), black-box on y_hat drawn user by user "
                     "(one user from 0 to 1)")
@@ -433,7 +429,7 @@ suite.privacy("dist-mab/thm2-privacy@eps1,s1,n16,blackbox", auditor="statistical
 
 # the same from samples drawn user by user (each user's Skellam share, which nothing above calls)
 suite.privacy("dist-mab/thm2-privacy@eps1,s1,n16,per-user,blackbox", auditor="statistical",
-              subject=UsersAsPrinted(DistributedSum("skellam", 1.0, 16, T, s=1.0)),
+              subject=AsPrinted(DistributedSum("skellam", 1.0, 16, T, s=1.0)),
               claim=RenyiDP(RDP_ORDERS, tuple(theorem2_epsilon(a, 1.0, 1.0, None) for a in RDP_ORDERS)),
               pairs=[one_changed(np.zeros(16), 0.0, 1.0)], relation=ReplaceUser(batch_size=16),
               title="Algorithm 1 with Skellam shares: eps(alpha)-RDP (eps = 1, s = 1, n = 16), black-box on y_hat "
@@ -472,10 +468,10 @@ suite.privacy("dist-mab/thm5-privacy@eps0.5,n16", auditor="exact", subject=Centr
               claim=PureDP(0.5), relation=ReplaceUser(batch_size=16).over(Datasets(16, Box(0.0, 1.0))),
               title="the central protocol (Algorithms 2-3, Lap_Z(g/eps) added by the analyzer) is 0.5-DP (n = 16; "
                     "pairs searched)")
-# from samples drawn as Algorithms 2-3 print it (UsersAsPrinted: the users' x_hat mod m, SecAgg's sum, then the
+# from samples drawn as Algorithms 2-3 print it (AsPrinted: the users' x_hat mod m, SecAgg's sum, then the
 # analyzer's own Lap_Z draw, which the exact law and the protocol's sampler never call); one user from 0 to 1
 suite.privacy("dist-mab/thm5-privacy@eps0.5,n16,per-user,blackbox", auditor="statistical",
-              subject=UsersAsPrinted(CentralModularSum(0.5, 16, T)), claim=PureDP(0.5),
+              subject=AsPrinted(CentralModularSum(0.5, 16, T)), claim=PureDP(0.5),
               pairs=[one_changed(np.zeros(16), 0.0, 1.0)], relation=ReplaceUser(batch_size=16),
               title="the central protocol is 0.5-DP (n = 16), black-box on y drawn as Algorithms 2-3 print it (one "
                     "user from 0 to 1)")

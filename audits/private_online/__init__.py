@@ -99,6 +99,8 @@ searched ones:
   - thm2@eps1,pulls15,blackbox and thm6@lap2,eps1,K2,T31,blackbox: the same releases and the same
     remedy's decisions from samples, on the hand-picked pairs: what a user sampling them runs
     (LazyLaplaceArrays.sample, FTNL's decisions fast path), which the exact laws above never call.
+    thm2@eps1,pulls15,per-pull,blackbox: the same releases drawn pull by pull (Appendix A's efficient
+    implementation, :class:`~dpaudit.mechanisms.base.AsPrinted`), each array's noise drawn when it fills.
   - claimsec5a-privacy@eps1,K3,T15: naive FTNL's decisions (Lap(K/eps) per action's epoch sum),
     end to end; verified (report-noisy-max at scale K/eps loses at most 2 eps/K).
 
@@ -176,6 +178,7 @@ from dpaudit.core.domains import Box, Datasets
 from dpaudit.core.laws import LazyLaw
 from dpaudit.core.neighbours import ReplaceOne, ReplaceRewardVector, one_changed
 from dpaudit.mechanisms import noise
+from dpaudit.mechanisms.base import AsPrinted
 from dpaudit.mechanisms.counters.hybrid_counter import (
     HybridCounter,
     HybridEstimateView,
@@ -289,6 +292,14 @@ suite.privacy("private-online/thm2@eps1,pulls15,blackbox", auditor="statistical"
               pairs=_array2_pairs(15),
               title="Anytime-Lazy-UCB's releases of one arm's 15 pulls are 1-DP, black-box (the first and last "
                     "pulls of array 2 changed)")
+
+# ... and drawn pull by pull as Appendix A's efficient implementation prints it (AsPrinted: each array's Lap(1/eps)
+# drawn when the pull that fills it arrives, which neither the exact law nor LazyLaplaceArrays.sample calls)
+suite.privacy("private-online/thm2@eps1,pulls15,per-pull,blackbox", auditor="statistical",
+              subject=AsPrinted(LazyLaplaceArrays(1.0, 15)), claim=PureDP(1.0), relation=ReplaceOne(),
+              pairs=_array2_pairs(15),
+              title="Anytime-Lazy-UCB's releases of one arm's 15 pulls are 1-DP, black-box on the releases drawn pull "
+                    "by pull (the first and last pulls of array 2 changed)")
 
 # The noise step of (22)/(25) in Lemma 11's proof: inequality (6) (fact1) on a lazy release's error.
 for eps, r in [(1.0, 3), (0.5, 0)]:

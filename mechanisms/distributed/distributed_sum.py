@@ -38,7 +38,7 @@ import numpy as np
 from dpaudit.core.logspace import log_sum_exp
 from dpaudit.core.validation import choice, integer, positive, probability, sample_size
 
-from ..base import ExactRelease, Release
+from ..base import ExactRelease
 from ..noise import (
     DiscreteGaussian,
     DiscreteLaplace,
@@ -253,27 +253,6 @@ def wrapped_mixture(rounded: FiniteIntegerLaw, noise: Any, m: int):
 #: Lemma 5's absolute constant c, which the paper leaves unspecified; 1.6 is just above the smallest
 #: value valid for every eps (1 / sqrt(1 - e^{-1/2}) = 1.594, the continuous Laplace's constant)
 LEMMA5_C = 1.6
-
-
-class UsersAsPrinted(Release):
-    """A batch protocol's y_hat drawn as printed, user by user (:meth:`DistributedSum.sample_per_user`: each user
-    rounds her reward, adds her own share eta_i and reduces mod m; S sums the messages mod m; the central protocol's
-    analyzer then adds its Lap_Z draw). The same law as the protocol's :meth:`~DistributedSum.sample`, which draws
-    the total noise from its closed form (Fact 1's Lap_Z for Polya shares, Sk(0, g^2/eps^2) for Skellam ones): only
-    this path calls the users' share laws and the analyzer's draw, which the exact law and that sampler never do. It
-    has no exact law of its own, so an audit of it is from samples."""
-
-    paper = "dist-mab"
-    source = "Algorithm 1, lines 20-22 (each user's share) and the secure sum"
-
-    def __init__(self, protocol: DistributedSum):
-        if not isinstance(protocol, DistributedSum):
-            raise TypeError(f"{self.owner}: protocol must be a DistributedSum, got {type(protocol).__name__}")
-        self.protocol = protocol
-        self.name = f"{protocol!r}, drawn user by user"
-
-    def _sample(self, x: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.protocol.sample_per_user(x, size, rng)
 
 
 class LocalModularRandomizer(ExactRelease):
@@ -513,4 +492,4 @@ class CentralModularSum(DistributedSum):
 
 
 __all__ = ["LEMMA5_C", "CentralModularSum", "DistributedSum", "IntegerQueryNoise", "LocalModularRandomizer",
-           "ShuffleModSum", "UsersAsPrinted", "log_iid_sum"]
+           "ShuffleModSum", "log_iid_sum"]
