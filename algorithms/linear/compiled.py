@@ -69,42 +69,39 @@ def _outer_products(xT: np.ndarray, upper_i: np.ndarray, upper_j: np.ndarray, ou
 
 
 @numba.njit(cache=True, nogil=True)
+def _add_rows(rows: np.ndarray, weights: np.ndarray, out: np.ndarray) -> None:
+    """out[a] += sum_c weights[c] rows[c, a], five rows per pass over the arms (``out`` loaded and stored once per
+    five: a tenth of LinUCB-LDP's loop), the rest one by one."""
+    C, K = rows.shape
+    c = 0
+    while c + 4 < C:
+        w0, w1, w2, w3, w4 = weights[c], weights[c + 1], weights[c + 2], weights[c + 3], weights[c + 4]
+        for a in range(K):
+            out[a] += (rows[c, a] * w0 + rows[c + 1, a] * w1 + rows[c + 2, a] * w2 + rows[c + 3, a] * w3
+                       + rows[c + 4, a] * w4)
+        c += 5
+    while c < C:
+        weight = weights[c]
+        for a in range(K):
+            out[a] += rows[c, a] * weight
+        c += 1
+
+
+@numba.njit(cache=True, nogil=True)
 def _afresh_fixed(xT: np.ndarray, outer: np.ndarray, upper_i: np.ndarray, upper_j: np.ndarray, V_inv: np.ndarray,
-                  theta: np.ndarray, widths: np.ndarray, means: np.ndarray) -> None:
+                  theta: np.ndarray, widths: np.ndarray, means: np.ndarray, coefficients: np.ndarray) -> None:
     """:func:`_afresh` on a fixed arm set from its :func:`_outer_products`: ||x_a||^2 = sum_{i <= j} w_ij x_i x_j
     (V^-1)_ij, d(d + 1)/2 products per arm where the full form takes d^2 + d (a private release refreshes the
-    model, and so the widths, every round). Five coordinates are added per pass over the arms, the widths and means
-    loaded and stored once per five (a tenth of LinUCB-LDP's loop)."""
-    d, K = xT.shape
+    model, and so the widths, every round), summed by :func:`_add_rows`, as the means <x_a, theta> are;
+    ``coefficients`` (d(d + 1)/2,) is work space for the (V^-1)_ij."""
+    K = xT.shape[1]
+    for c in range(upper_i.shape[0]):
+        coefficients[c] = V_inv[upper_i[c], upper_j[c]]
     for a in range(K):
         widths[a] = 0.0
         means[a] = 0.0
-    C = upper_i.shape[0]
-    c = 0
-    while c + 4 < C:
-        c0, c1 = V_inv[upper_i[c], upper_j[c]], V_inv[upper_i[c + 1], upper_j[c + 1]]
-        c2, c3 = V_inv[upper_i[c + 2], upper_j[c + 2]], V_inv[upper_i[c + 3], upper_j[c + 3]]
-        c4 = V_inv[upper_i[c + 4], upper_j[c + 4]]
-        for a in range(K):
-            widths[a] += (outer[c, a] * c0 + outer[c + 1, a] * c1 + outer[c + 2, a] * c2 + outer[c + 3, a] * c3
-                          + outer[c + 4, a] * c4)
-        c += 5
-    while c < C:
-        coefficient = V_inv[upper_i[c], upper_j[c]]
-        for a in range(K):
-            widths[a] += outer[c, a] * coefficient
-        c += 1
-    i = 0
-    while i + 4 < d:
-        w0, w1, w2, w3, w4 = theta[i], theta[i + 1], theta[i + 2], theta[i + 3], theta[i + 4]
-        for a in range(K):
-            means[a] += xT[i, a] * w0 + xT[i + 1, a] * w1 + xT[i + 2, a] * w2 + xT[i + 3, a] * w3 + xT[i + 4, a] * w4
-        i += 5
-    while i < d:
-        weight = theta[i]
-        for a in range(K):
-            means[a] += xT[i, a] * weight
-        i += 1
+    _add_rows(outer, coefficients, widths)
+    _add_rows(xT, theta, means)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -226,7 +223,7 @@ def linucb_rounds(run_lo: int, run_hi: int, t0: int, contexts: np.ndarray, fixed
     scores, vx = np.empty(K), np.empty(d)
     xT, own_widths, own_means, along, row = np.empty((d, K)), np.empty(K), np.empty(K), np.empty(K), np.empty(K)
     V, L, work, released_u = np.empty((d, d)), np.zeros((d, d)), np.empty((d, d)), np.empty(d)
-    outer = np.empty((upper_i.shape[0], K))
+    outer, coefficients = np.empty((upper_i.shape[0], K)), np.empty(upper_i.shape[0])
     for r in range(run_lo, run_hi):
         if fixed:
             xT[:] = contexts[0, r].T
@@ -236,7 +233,7 @@ def linucb_rounds(run_lo: int, run_hi: int, t0: int, contexts: np.ndarray, fixed
             t = t0 + s
             if fixed:
                 if fresh_widths[r] == 0:  # afresh: first, every `refresh` updates, each batch end if B > 1
-                    _afresh_fixed(xT, outer, upper_i, upper_j, V_inv[r], theta[r], widths[r], means[r])
+                    _afresh_fixed(xT, outer, upper_i, upper_j, V_inv[r], theta[r], widths[r], means[r], coefficients)
                     fresh_widths[r] = 1
                     updates[r] = 0
                 kept_widths, kept_means = widths[r], means[r]
