@@ -86,7 +86,7 @@ from ..core.subjects import Mechanism
 from ..stats import binomial_lower, binomial_upper, thinned_fisher_mean
 from .base import Auditor, Finding, Support
 from .betting import EventBets, claimed_parameter
-from .bounds import RHO_ORDERS, SUPPORTED, bernoulli_renyi, certify, certify_pure_thinned, plugin_estimate
+from .bounds import SUPPORTED, bernoulli_renyi, bernoulli_rho, certify, certify_pure_thinned, plugin_estimate
 from .events import FAMILIES, Candidates, as_features, candidates, default_families
 from .renyi import audit_renyi, is_scalar
 
@@ -769,17 +769,16 @@ def _divergence_power(claim: Claim, k_den: int, n: int, alpha: float, event: str
     q = k_den / n
     name = "rho" if isinstance(claim, ZCDP) else f"D_{order:g}"
 
-    def divergence(p: float, second: float) -> float:
-        if isinstance(claim, ZCDP):
-            return max(float(bernoulli_renyi(a, p, second)) / a for a in RHO_ORDERS)
-        return float(bernoulli_renyi(order, p, second))
-
     best = (math.inf, math.nan)
     for complement in (False, True):
         second = n - k_den if complement else k_den
         p = _least_refuted(_refutation_rate(claim, second, n, alpha, sequential), second / n, 1.0)
-        if math.isfinite(p) and divergence(p, second / n) < best[0]:
-            best = (divergence(p, second / n), 1 - p if complement else p)
+        if not math.isfinite(p):
+            continue
+        value = float(bernoulli_rho(p, second / n) if isinstance(claim, ZCDP)
+                      else bernoulli_renyi(order, p, second / n))
+        if value < best[0]:
+            best = (value, 1 - p if complement else p)
     if math.isinf(best[0]):
         return _no_power(name, event, n, q)
     measured = "rho (the largest D_a / a over the certificate's orders)" if isinstance(claim, ZCDP) else name
