@@ -8,6 +8,10 @@ configuration runs on one core). Every configuration prints its seconds and fina
 
     python benchmarks/private_online_figures.py grid [--horizon 4194304] [--jobs 2] [--algorithms ...]
     python benchmarks/private_online_figures.py per-round [--runs 100] [--horizon 20000]
+    python benchmarks/private_online_figures.py certificate [--runs 15] [--horizon 16384]
+
+``certificate``: the fast path of UCB1 and Hybrid-UCB with the numpy block certificate and with the compiled one
+(the ``[fast]`` extra), side by side on the same seed: seconds, the ratio, and whether the regrets agree bit for bit.
 """
 
 from __future__ import annotations
@@ -67,6 +71,33 @@ def per_round(args: argparse.Namespace) -> None:
               f"fast {cost['fast']:6.0f} (x{cost['one run'] / cost['fast']:.0f})")
 
 
+def certificate(args: argparse.Namespace) -> None:
+    """The numpy certificate against the compiled one, on the quick suite's Figure 5 setting and eps values."""
+    from dpaudit.algorithms.online.indices import COMPILED
+
+    if not COMPILED:
+        raise SystemExit("the compiled certificate needs numba: pip install 'dpaudit[fast]'")
+    env = BernoulliBandit(SETTINGS[1])
+    totals = [0.0, 0.0]
+    for name, eps in [("ucb", None), ("hybrid-ucb", 0.5), ("hybrid-ucb", 8.0), ("hybrid-ucb", 64.0),
+                      ("hybrid-ucb", 128.0)]:
+        results = []
+        for compiled in (False, True):
+            policy = ALGORITHMS[name]() if eps is None else ALGORITHMS[name](eps=eps)
+            policy.compiled_certificate = compiled
+            dpaudit.simulate(policy, env, 256, 2, seed=0)  # numba compiles on first use: not timed
+            results.append(dpaudit.simulate(policy, env, args.horizon, args.runs, seed=1))
+        numpy_path, fast = results
+        same = (numpy_path.pseudo_regret == fast.pseudo_regret).all() and (numpy_path.regret == fast.regret).all()
+        totals[0] += numpy_path.seconds
+        totals[1] += fast.seconds
+        label = name + ("" if eps is None else f" eps {eps:g}")
+        print(f"{label:22s} numpy certificate {numpy_path.seconds:6.2f} s  compiled {fast.seconds:6.2f} s  "
+              f"ratio {fast.seconds / numpy_path.seconds:.2f}  regrets {'the same' if same else 'DIFFER'}")
+    print(f"{'all':22s} numpy certificate {totals[0]:6.2f} s  compiled {totals[1]:6.2f} s  "
+          f"ratio {totals[1] / totals[0]:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -78,8 +109,11 @@ def main() -> None:
     p = sub.add_parser("per-round")
     p.add_argument("--runs", type=int, default=100)
     p.add_argument("--horizon", type=int, default=20_000)
+    c = sub.add_parser("certificate")
+    c.add_argument("--runs", type=int, default=15)
+    c.add_argument("--horizon", type=int, default=2**14)
     args = parser.parse_args()
-    grid(args) if args.command == "grid" else per_round(args)
+    {"grid": grid, "per-round": per_round, "certificate": certificate}[args.command](args)
 
 
 if __name__ == "__main__":

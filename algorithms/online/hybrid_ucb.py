@@ -116,6 +116,9 @@ class HybridUCB(PerPullIndexPolicy):
         log_t = np.log2(t)
         return np.sqrt(3 * log_t / pulls) + BONUS * log_t * np.floor(np.log2(pulls + 1)) / (pulls * self.epsilon)
 
+    def bonus_form(self) -> tuple[str, float, float, float]:
+        return "log2", 3.0, BONUS, self.epsilon
+
     def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:
         super().start(runs, arms, horizon, rng)
         shape = (self.runs, self.K)
@@ -203,6 +206,11 @@ class HybridUCB(PerPullIndexPolicy):
         noise = self.prefix_noise[rows[:, None], arms[:, None], leaf]
         return self.counter.estimate(self.noisy_arrays[rows, arms][:, None], self.tree_sum[rows, arms][:, None], noise,
                                      self.pulls[rows, arms][:, None] + extra)
+
+    def lower_parts(self, rows: np.ndarray, arms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        # eq. 34's (F~ + S + noise) / O as HybridCounter.estimate sums it, F~ + S first
+        head = np.asarray(self.noisy_arrays[rows, arms], dtype=float) + self.tree_sum[rows, arms]
+        return head, self.prefix_noise, self.leaves[rows, arms] - self.chunk_start[rows, arms]
 
     def decision_distribution(self, table: Any, rounds: Any) -> FiniteDistribution:
         """The exact law of the arms played at ``rounds`` (1-based) on a reward table of two arms, shape

@@ -24,6 +24,12 @@ same draws.
 The certificate cannot see the rewards, so a block ends where the worst case (rewards 0) would let
 another arm overtake: the number of blocks is at least the number of arm switches of the per-round
 trajectory, and near UCB1's regime (large eps, small gaps) that is a sizeable share of the rounds.
+
+Compiled: with the ``[fast]`` extra (numba), a policy whose bonus has a :meth:`~PerPullIndexPolicy.bonus_form`
+(UCB1, Hybrid-UCB) takes its argmax and certificate in :mod:`.certificate_compiled`, run by run and stopping at the
+first round the certificate fails, with the numpy path's numbers (its logarithms read from numpy's own,
+:func:`log_table`): the same blocks, so a simulation's result does not depend on the extra. The noise a block
+reads is still drawn here, before the compiled certificate runs, in the same order.
 """
 
 from __future__ import annotations
@@ -34,10 +40,34 @@ import numpy as np
 
 from dpaudit.core.validation import integer
 
+try:  # the compiled certificate (an optional dependency: pip install dpaudit[fast])
+    from . import certificate_compiled as _compiled
+except ImportError:  # numba missing: the numpy certificate, the same blocks
+    _compiled = None
+#: whether a per-pull index policy with a :meth:`~PerPullIndexPolicy.bonus_form` certifies its blocks compiled
+COMPILED = _compiled is not None
+
 #: largest look-ahead window of a block certificate (pulls): bounds the (runs, window, K) work arrays
 MAX_WINDOW = 4096
 #: most rounds at which a certificate evaluates the other arms' indices
 CHECKPOINTS = 16
+
+
+_LOG_TABLES: dict[str, np.ndarray] = {}
+
+
+def log_table(name: str, size: int) -> np.ndarray:
+    """numpy's ``log2`` or ``log`` of 0, 1, .., size - 1 (at least), kept per process and grown by doubling: what the
+    compiled certificate reads for L(t) and log2(p + 1), so that its indices are the numpy path's to the bit (numpy's
+    logarithms differ from the C library's in the last bit of a few integers in 10^5). Read-only."""
+    table = _LOG_TABLES.get(name)
+    if table is None or table.size < size:
+        n = max(size, 2 * (table.size if table is not None else 0), 1 << 16)
+        with np.errstate(divide="ignore"):
+            table = {"log2": np.log2, "log": np.log}[name](np.arange(n, dtype=float))
+        table.flags.writeable = False
+        _LOG_TABLES[name] = table
+    return table
 
 
 class IndexPolicy:
@@ -99,6 +129,22 @@ class PerPullIndexPolicy(IndexPolicy):
     def bonus(self, t: Any, pulls: Any) -> np.ndarray:
         raise NotImplementedError
 
+    def bonus_form(self) -> tuple[str, float, float, float] | None:
+        """(log, a, c, eps) when :meth:`bonus` is ``sqrt(a L(t) / p) + c L(t) floor(log2(p + 1)) / (p eps)`` with
+        L = numpy's ``log`` or ``log2`` and these operations in this order (the second term left out when c = 0):
+        the compiled certificate's bonus (:mod:`.certificate_compiled`). None: the numpy certificate."""
+        return None
+
+    def lower_parts(self, rows: np.ndarray, arms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(head, noise, leaf) such that :meth:`_lower_estimates` at ``extra`` i is ``(head + noise[rows, arms,
+        leaf + i]) / (pulls + i)``, or ``head / (pulls + i)`` when ``noise`` is empty: the compiled certificate's
+        lower bounds, read only for the pulls it reaches."""
+        raise NotImplementedError
+
+    #: whether :meth:`next_block` may certify compiled (when numba is installed and :meth:`bonus_form` is given);
+    #: the tests set it False on an instance to hold the two certificates to the same blocks
+    compiled_certificate: ClassVar[bool] = True
+
     anytime: ClassVar[bool] = True
 
     def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:
@@ -119,9 +165,18 @@ class PerPullIndexPolicy(IndexPolicy):
     def next_block(self, t: np.ndarray, limit: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The block certificate of the module docstring; ``limit`` (the protocol's option) caps the rounds it
         certifies: a run whose block the engine cuts to one round gets no certificate (nor the noise a
-        certificate prepares ahead, which its pulls then draw when they read it: the same law)."""
+        certificate prepares ahead, which its pulls then draw when they read it: the same law). Compiled
+        (:mod:`.certificate_compiled`) when numba is installed and the bonus has a :meth:`bonus_form`: the same
+        blocks."""
         t = np.asarray(t, dtype=np.int64)
-        played = np.argmax(self.index(t), axis=1)
+        form = self.bonus_form() if COMPILED and self.compiled_certificate else None
+        if form is not None:
+            table = log_table(form[0], int(t.max()) + MAX_WINDOW + 2)
+            log2 = log_table("log2", int(self.pulls.max(initial=0)) + MAX_WINDOW + 2)
+            played = np.empty(self.runs, dtype=np.int64)
+            _compiled.choose_arms(t, self.estimates, self.pulls, table, log2, *form[1:], played)
+        else:
+            played = np.argmax(self.index(t), axis=1)
         lengths = np.ones(self.runs, dtype=np.int64)
         wanted = (self.pulls[self._rows, played] > 0) & (t <= self.horizon)
         if limit is not None:
@@ -140,14 +195,19 @@ class PerPullIndexPolicy(IndexPolicy):
         width = int(min(window.max(), MAX_WINDOW))
         if width < 2:
             return played, lengths
+        # the other arms' indices grow with t: bound them over a stretch of ``step`` rounds by their
+        # value at its end, at no more than CHECKPOINTS points per window
+        step = -(-(width - 1) // CHECKPOINTS)
+        if form is not None:
+            head, noise, leaf = self.lower_parts(rows, arms)
+            _compiled.certify(rows, arms, t[rows], window, capped, width, step, head, noise, leaf, self.estimates,
+                              self.pulls, table, log2, *form[1:], lengths, self._window)
+            return played, lengths
         extra = np.arange(1, width)[None, :]  # i more pulls of J, checked at round t + i
         inside = extra < window[:, None]
         extra_pulls = np.minimum(extra, window[:, None] - 1)
         start = t[rows][:, None]
         own = self.pulls[rows, arms][:, None] + extra_pulls
-        # the other arms' indices grow with t: bound them over a stretch of ``step`` rounds by their
-        # value at its end, at no more than CHECKPOINTS points per window
-        step = -(-(width - 1) // CHECKPOINTS)
         points = np.arange(step, width - 1 + step, step)
         points[-1] = width - 1
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -174,4 +234,4 @@ class PerPullIndexPolicy(IndexPolicy):
         raise NotImplementedError
 
 
-__all__ = ["CHECKPOINTS", "MAX_WINDOW", "IndexPolicy", "PerPullIndexPolicy"]
+__all__ = ["CHECKPOINTS", "COMPILED", "MAX_WINDOW", "IndexPolicy", "PerPullIndexPolicy", "log_table"]

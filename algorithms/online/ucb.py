@@ -35,6 +35,9 @@ class UCB1(PerPullIndexPolicy):
     def bonus(self, t: Any, pulls: Any) -> np.ndarray:
         return np.sqrt(2 * np.log(t) / pulls)
 
+    def bonus_form(self) -> tuple[str, float, float, float]:
+        return "log", 2.0, 0.0, 1.0
+
     def start(self, runs: int, arms: int, horizon: int, rng: np.random.Generator) -> None:
         super().start(runs, arms, horizon, rng)
         self.sums = np.zeros((self.runs, self.K))
@@ -49,6 +52,9 @@ class UCB1(PerPullIndexPolicy):
 
     def _lower_estimates(self, rows: np.ndarray, arms: np.ndarray, extra: np.ndarray) -> np.ndarray:
         return self.sums[rows, arms][:, None] / (self.pulls[rows, arms][:, None] + extra)
+
+    def lower_parts(self, rows: np.ndarray, arms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.sums[rows, arms], np.empty((0, 0, 0)), np.zeros(rows.size, dtype=np.int64)
 
 
 __all__ = ["UCB1"]
