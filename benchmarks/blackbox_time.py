@@ -1,10 +1,13 @@
-"""Seconds of the quick run's black-box privacy audits, beside a baseline checkout's.
+"""Seconds of the quick run's black-box privacy audits (or of all its statistical audits), beside a baseline checkout's.
 
     python benchmarks/blackbox_time.py [--baseline CHECKOUT] [--budget quick] [--suites classic,...]
+                                       [--auditors black-box|statistical]
 
-Every privacy entry of the suites decided by the black-box auditor is audited alone, as a suite run audits it (its
-``audit`` with the run's seed 0, the budget's samples and the share of alpha a quick run gives each statistical
-claim, 0.01 / 200), and timed. With ``--baseline`` (a checkout of dpaudit, e.g. a git worktree of an earlier
+Every privacy entry of the suites decided by the black-box auditor (``--auditors statistical``: every entry whose
+verdict may be statistical at the budget -- black-box, Renyi, tail, conformance, regret and lower-bound audits from
+samples) is audited alone, as a suite run audits it (its ``audit`` with the run's seed 0, the budget's samples and the
+share of alpha a quick run gives each statistical claim, 0.01 / 200), and timed; the audit alone, without the record's
+plot. With ``--baseline`` (a checkout of dpaudit, e.g. a git worktree of an earlier
 commit) the same entries are timed there first, in a fresh interpreter that imports that checkout and nothing of
 this one (an editable install's import hook, which would map the suites to this checkout, is set aside), and each line
 prints both times, their ratio and both verdicts; the totals are split by the baseline's verdict. The two runs
@@ -25,8 +28,8 @@ from pathlib import Path
 ALPHA = 0.01 / 200  # a quick run's share of alpha per statistical claim
 
 
-def timings(budget: str, suites: list[str] | None) -> dict[str, tuple[float, str]]:
-    """{entry id: (seconds, verdict)} for this interpreter's dpaudit."""
+def timings(budget: str, suites: list[str] | None, auditors: str = "black-box") -> dict[str, tuple[float, str, str]]:
+    """{entry id: (seconds, verdict, auditor)} for this interpreter's dpaudit."""
     import numpy as np
 
     from dpaudit.suite import PrivacyEntry, load_suites
@@ -37,11 +40,14 @@ def timings(budget: str, suites: list[str] | None) -> dict[str, tuple[float, str
         if suites and name not in suites:
             continue
         for entry in suite.entries:
-            if not isinstance(entry, PrivacyEntry) or entry.plan.auditor.name != "black-box":
+            blackbox = isinstance(entry, PrivacyEntry) and entry.plan.auditor.name == "black-box"
+            if auditors == "black-box" and not blackbox:
+                continue
+            if auditors == "statistical" and (budget not in entry.budgets or not entry.statistical):
                 continue
             start = time.perf_counter()
             audit = entry.audit(RunContext(0, budget, ALPHA, np.random.SeedSequence(0)))
-            out[entry.id] = (time.perf_counter() - start, audit.finding.verdict)
+            out[entry.id] = (time.perf_counter() - start, audit.finding.verdict, audit.finding.auditor)
             print(f"  {entry.id[:70]:70} {out[entry.id][0]:7.2f} s", file=sys.stderr, flush=True)
     return out
 
@@ -65,11 +71,13 @@ def import_only_from(checkout: Path) -> None:
                 raise SystemExit(f"{name} is not in the checkout {root}: it was imported from {folder}")
 
 
-def in_checkout(checkout: Path, budget: str, suites: list[str] | None) -> dict[str, tuple[float, str]]:
+def in_checkout(checkout: Path, budget: str, suites: list[str] | None,
+                auditors: str = "black-box") -> dict[str, tuple[float, str, str]]:
     """:func:`timings` run by a fresh interpreter importing ``checkout`` first."""
     with tempfile.TemporaryDirectory() as folder:
         target = Path(folder) / "timings.json"
-        argv = [sys.executable, __file__, "--budget", budget, "--write", str(target), "--root", str(checkout)]
+        argv = [sys.executable, __file__, "--budget", budget, "--write", str(target), "--root", str(checkout),
+                "--auditors", auditors]
         if suites:
             argv += ["--suites", ",".join(suites)]
         env = {**os.environ, "PYTHONPATH": str(checkout.resolve())}
@@ -82,36 +90,38 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="a dpaudit checkout to time first, for the ratio")
     parser.add_argument("--budget", default="quick")
     parser.add_argument("--suites", default=None, help="comma-separated suite names (default: all)")
+    parser.add_argument("--auditors", default="black-box", choices=("black-box", "statistical"),
+                        help="the black-box privacy audits (default) or every statistical audit")
     parser.add_argument("--write", type=Path, help=argparse.SUPPRESS)  # a baseline's run writes its timings here
     parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)  # ... importing dpaudit from this checkout only
     args = parser.parse_args()
     suites = args.suites.split(",") if args.suites else None
     if args.write:
         import_only_from(args.root)
-        args.write.write_text(json.dumps(timings(args.budget, suites)))
+        args.write.write_text(json.dumps(timings(args.budget, suites, args.auditors)))
         return
     if args.baseline and not (args.baseline / "dpaudit" / "__init__.py").is_file():
         parser.error(f"--baseline {args.baseline} is not a dpaudit checkout (no dpaudit/__init__.py)")
-    base = in_checkout(args.baseline, args.budget, suites) if args.baseline else None
-    here = in_checkout(Path(__file__).resolve().parent.parent, args.budget, suites)
+    base = in_checkout(args.baseline, args.budget, suites, args.auditors) if args.baseline else None
+    here = in_checkout(Path(__file__).resolve().parent.parent, args.budget, suites, args.auditors)
     print(f"{'entry':70} {'baseline':>9} {'this':>7} {'ratio':>6}  verdicts")
     totals: dict[str, list[float]] = {}
-    for key, (seconds, verdict) in here.items():
+    for key, (seconds, verdict, auditor) in here.items():
         if base is None or key not in base:
             print(f"{key[:70]:70} {'':>9} {seconds:7.2f} {'':>6}  {verdict}")
             continue
-        before, was = base[key]
+        before, was, _ = base[key]
         print(f"{key[:70]:70} {before:9.2f} {seconds:7.2f} {seconds / before:6.2f}  {was} -> {verdict}")
-        for group in ("all", was):
+        for group in ("all", was) + ((f"auditor {auditor}",) if args.auditors == "statistical" else ()):
             sums = totals.setdefault(group, [0.0, 0.0, 0])
             sums[0] += before
             sums[1] += seconds
             sums[2] += 1
     if base is None:
-        print(f"total: {sum(s for s, _ in here.values()):.1f} s over {len(here)} audits")
+        print(f"total: {sum(s for s, *_ in here.values()):.1f} s over {len(here)} audits")
     for group, (before, now, count) in totals.items():
-        print(f"{group} ({count} audits; by the baseline's verdict): baseline {before:.1f} s, this {now:.1f} s, "
-              f"ratio {now / before:.2f}")
+        how = "by this checkout's auditor" if group.startswith("auditor") else "by the baseline's verdict"
+        print(f"{group} ({count} audits; {how}): baseline {before:.1f} s, this {now:.1f} s, ratio {now / before:.2f}")
 
 
 if __name__ == "__main__":

@@ -194,6 +194,22 @@ TABLE, BERNOULLI, GAUSSIAN = 0, 1, 2
 
 
 @numba.njit(cache=True, nogil=True)
+def played_reward(law: int, rewards: np.ndarray, theta_star: np.ndarray, sigma: float, noise: np.ndarray, s: int,
+                  r: int, arm: int, xT: np.ndarray) -> float:
+    """Round s's reward of run r for the played ``arm`` (features column ``arm`` of xT (d, K)), by ``law``
+    (:func:`linucb_rounds`' arguments): the table's entry, or 1{noise < clip(<x, theta*>, 0, 1)} (Bernoulli) or
+    clip(<x, theta*> + sigma noise, 0, 1) (Gaussian), <x, theta*> summed in coordinate order."""
+    if law == TABLE:
+        return rewards[s, r, arm]
+    location = 0.0
+    for j in range(xT.shape[0]):
+        location += xT[j, arm] * theta_star[r, j]
+    if law == BERNOULLI:
+        return 1.0 if noise[s, r] < min(max(location, 0.0), 1.0) else 0.0
+    return min(max(location + sigma * noise[s, r], 0.0), 1.0)
+
+
+@numba.njit(cache=True, nogil=True)
 def linucb_rounds(run_lo: int, run_hi: int, t0: int, contexts: np.ndarray, fixed: bool, law: int, rewards: np.ndarray,
                   theta_star: np.ndarray, sigma: float, noise: np.ndarray, betas: np.ndarray, B: int, lam: float,
                   refresh: int, noisy: bool, cumulative: bool, release_noise: np.ndarray, upper_i: np.ndarray,
@@ -243,16 +259,7 @@ def linucb_rounds(run_lo: int, run_hi: int, t0: int, contexts: np.ndarray, fixed
                 kept_widths, kept_means = own_widths, own_means
             arm = _first_best(kept_means, kept_widths, betas[s], scores)
             played[s, r] = arm
-            if law == TABLE:
-                reward = rewards[s, r, arm]
-            else:
-                location = 0.0
-                for j in range(d):
-                    location += xT[j, arm] * theta_star[r, j]
-                if law == BERNOULLI:
-                    reward = 1.0 if noise[s, r] < min(max(location, 0.0), 1.0) else 0.0
-                else:
-                    reward = min(max(location + sigma * noise[s, r], 0.0), 1.0)
+            reward = played_reward(law, rewards, theta_star, sigma, noise, s, r, arm, xT)
             collected[s, r] = reward
             slot = (t - 1) % B
             for j in range(d):

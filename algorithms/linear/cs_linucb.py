@@ -59,13 +59,22 @@ import numpy as np
 from dpaudit.core.validation import integer, positive, probability
 from dpaudit.mechanisms.counters.central_tree import CentralTreeMechanism
 from dpaudit.mechanisms.counters.concurrent_shuffle import VectorConcurrentTree
+from dpaudit.mechanisms.shuffle.shuffle_vec import NORM_SLACK, upper_indices
 
-from .linucb import LinUCB, first_best
+from ..runs_in_threads import over_runs
+from .linucb import AVAILABLE, LinUCB, first_best, reward_arguments
+
+try:  # the compiled rounds on the tree (an optional dependency: pip install dpaudit[fast])
+    from .cs_compiled import tree_linucb_rounds
+except ImportError:  # numba missing: play_rounds goes round by round
+    tree_linucb_rounds = None
 
 #: Theorem 5.1's range
 EPS_MAX, DELTA_MAX = 1.0, 0.5
 #: the rewards' sub-Gaussian constant for rewards in [0, 1] (Bernoulli): Hoeffding's 1/2
 REWARD_SIGMA = 0.5
+#: most rounds whose tree draws the compiled rounds take at once (the draws of a round hold 2 k runs labels numbers)
+DRAWS_AHEAD = 64
 
 
 def shuffler_count(k: Any, n: int) -> int:
@@ -230,8 +239,67 @@ class TreeLinUCB(LinUCB):
 
     @property
     def compiled_rounds(self) -> bool:
-        """Never: LinUCB's compiled loop knows Gaussian releases, not the trees."""
+        """Never LinUCB's compiled loop, which knows Gaussian releases, not the trees (:attr:`compiled_tree`)."""
         return False
+
+    #: whether :meth:`play_rounds` may run compiled on the tree; the tests set it False on an instance to hold the
+    #: compiled rounds to the numpy path
+    compiled_tree_rounds: ClassVar[bool] = True
+
+    @property
+    def compiled_tree(self) -> bool:
+        """Whether :meth:`play_rounds` runs compiled (:mod:`.cs_compiled`): numba is installed and the statistics
+        are Corollary 3.5's vector counter, recording nothing per run (the per-run reference's records are the numpy
+        path's)."""
+        statistics = self.statistics
+        return (self.compiled_tree_rounds and AVAILABLE and tree_linucb_rounds is not None
+                and type(statistics) is ConcurrentShuffleStatistics
+                and not statistics.record and not statistics.record_views)
+
+    def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`LinUCB.play_rounds`; compiled on the tree when :attr:`compiled_tree` and every arm of the block
+        satisfies Assumption 3.1 (||phi|| <= 1, which the tree's randomizer checks; else round by round, where the
+        randomizer raises at the round that breaks it). The tree's draws are made ahead, :data:`DRAWS_AHEAD` rounds
+        at a time, in the order the round-by-round path makes them."""
+        if not self.compiled_tree:
+            return super().play_rounds(t, contexts, rewards)
+        table = isinstance(rewards, np.ndarray)
+        count = rewards.shape[0] if table else np.shape(rewards.noise)[0]
+        if table and (rewards.ndim != 3 or rewards.shape[1] != self.runs):
+            raise ValueError(f"{self.owner}: a table of rewards must have shape (count, runs, K) with runs = "
+                             f"{self.runs}, got {rewards.shape}")
+        fixed = np.ndim(contexts) == 3
+        x = self._checked_block(contexts, fixed, count, t)
+        if self._d is None:
+            self._begin(x.shape[-1])
+        d = self._d
+        stream = self.statistics.stream
+        bound = stream.tree.protocols[0].norm_bound + NORM_SLACK
+        if ((np.einsum("...i,...i->...", x, x) > bound**2).any() or not np.isfinite(x).all()
+                or (table and (rewards.shape[2] != x.shape[2] or (np.abs(rewards) > 1 + NORM_SLACK).any()))):
+            return self._rounds_one_by_one(t, contexts, rewards, count)
+        law, table_values, theta_star, sigma, noise = reward_arguments(rewards)
+        betas = self.radius(np.arange(t - 1, t + count - 1), d)  # B = 1: round t reads the model after t - 1
+        precision, scale, offset, shift = stream.debias_constants()
+        sizes = np.asarray(stream.tree.sizes, dtype=np.int64)
+        upper_i, upper_j = (np.ascontiguousarray(a, dtype=np.int64) for a in upper_indices(d))
+        indefinite = np.zeros(self.runs, dtype=np.int64)
+        played = np.empty((count, self.runs), dtype=np.int64)
+        collected = np.empty((count, self.runs))
+        for lo in range(0, count, DRAWS_AHEAD):
+            hi = min(count, lo + DRAWS_AHEAD)
+            uniforms, tree_noise = stream.draws_ahead(hi - lo)
+            over_runs(tree_linucb_rounds, self.runs, t + lo, x if fixed else x[lo:hi], fixed, law,
+                      table_values[lo:hi] if table else table_values, theta_star, sigma,
+                      noise if table else noise[lo:hi], betas[lo:hi], self.lam, uniforms, tree_noise, sizes, precision,
+                      scale, offset, shift, upper_i, upper_j, stream._rounded, self.statistics._gram,
+                      self.statistics._u, self.V_inv, self.theta, indefinite, played[lo:hi], collected[lo:hi])
+            stream.t += hi - lo
+        self.beta = float(self.radius(t + count - 1, d))
+        self._last = None
+        if indefinite.any():
+            self._count_indefinite(int(indefinite.sum()))
+        return played, collected
 
     def _begin(self, d: int) -> None:
         self.sigma_tilde = float(self.statistics.sigma_tilde(self.horizon, d))

@@ -250,18 +250,11 @@ class LinUCB:
         if table and (rewards.ndim != 3 or rewards.shape[1] != self.runs):
             raise ValueError(f"{self.owner}: a table of rewards must have shape (count, runs, K) with runs = "
                              f"{self.runs}, got {rewards.shape}")
+        if not self.compiled_rounds:
+            return self._rounds_one_by_one(t, contexts, rewards, count)
         fixed = np.ndim(contexts) == 3
         played = np.empty((count, self.runs), dtype=np.int64)
         collected = np.empty((count, self.runs))
-        if not self.compiled_rounds:
-            rows = np.arange(self.runs)
-            for s in range(count):
-                x = contexts if fixed else contexts[s]
-                played[s] = self.choose(t + s, x)
-                collected[s] = (rewards[s][rows, played[s]] if table
-                                else rewards.rewards(s, np.asarray(x, dtype=float)[rows, played[s]]))
-                self.observe(t + s, played[s], collected[s])
-            return played, collected
         x = self._checked_block(contexts, fixed, count, t)
         if self._d is None:
             self._begin(x.shape[-1])
@@ -271,13 +264,7 @@ class LinUCB:
         state = self._compiled_state(x.shape[2])
         # each round's radius, from the last batch end before it
         betas = self.radii(((np.arange(t, t + count) - 1) // self.B) * self.B, self._d)
-        if table:
-            law, theta_star, sigma, noise = TABLE, np.empty((0, 0)), 0.0, np.empty((0, 0))
-            table_values = np.ascontiguousarray(rewards, dtype=float)
-        else:
-            law = {"bernoulli": BERNOULLI, "gaussian": GAUSSIAN}[rewards.law]
-            theta_star, noise = np.ascontiguousarray(rewards.theta, float), np.ascontiguousarray(rewards.noise, float)
-            sigma, table_values = float(rewards.sigma or 0.0), np.empty((0, 0, 0))
+        law, table_values, theta_star, sigma, noise = reward_arguments(rewards)
         noisy = not self.statistics.noiseless
         # a private release's noise for the block's batch ends, drawn ahead by the release (the same values as
         # release after release)
@@ -293,6 +280,21 @@ class LinUCB:
                   self.statistics.gram, self.statistics.u, self._X, self._y, *state, indefinite, played, collected)
         if indefinite.any():
             self._count_indefinite(int(indefinite.sum()))
+        return played, collected
+
+    def _rounds_one_by_one(self, t: int, contexts: Any, rewards: Any, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """The block through :meth:`choose` and :meth:`observe`, round by round (LinUCB's numpy path)."""
+        table = isinstance(rewards, np.ndarray)
+        fixed = np.ndim(contexts) == 3
+        rows = np.arange(self.runs)
+        played = np.empty((count, self.runs), dtype=np.int64)
+        collected = np.empty((count, self.runs))
+        for s in range(count):
+            x = contexts if fixed else contexts[s]
+            played[s] = self.choose(t + s, x)
+            collected[s] = (rewards[s][rows, played[s]] if table
+                            else rewards.rewards(s, np.asarray(x, dtype=float)[rows, played[s]]))
+            self.observe(t + s, played[s], collected[s])
         return played, collected
 
     def _checked_block(self, contexts: Any, fixed: bool, count: int, t: int) -> np.ndarray:
@@ -345,6 +347,17 @@ class LinUCB:
         self.notes = [note for note in self.notes if not note.startswith(INDEFINITE)] + [
             f"{INDEFINITE}: {self.indefinite} (run, batch) pairs in a block of {self.runs} runs kept their "
             "previous model"]
+
+
+def reward_arguments(rewards: Any) -> tuple[int, np.ndarray, np.ndarray, float, np.ndarray]:
+    """A block's rewards as the compiled rounds take them: (law, table, theta_star, sigma, noise), the table of every
+    arm's reward (:data:`~.compiled.TABLE`) or the played arm's drawn from one number per round and run
+    (:class:`~dpaudit.algorithms.environments.linear.PlayedRewardDraws`), the unused ones empty."""
+    if isinstance(rewards, np.ndarray):
+        return TABLE, np.ascontiguousarray(rewards, dtype=float), np.empty((0, 0)), 0.0, np.empty((0, 0))
+    law = {"bernoulli": BERNOULLI, "gaussian": GAUSSIAN}[rewards.law]
+    return (law, np.empty((0, 0, 0)), np.ascontiguousarray(rewards.theta, float), float(rewards.sigma or 0.0),
+            np.ascontiguousarray(rewards.noise, float))
 
 
 def first_best(scores: np.ndarray) -> np.ndarray:

@@ -554,28 +554,72 @@ class VectorTreeStream:
                              f"got {rows.shape}")
         if self.t >= tree.n:
             raise ValueError(f"{tree.owner}: the tree holds n = {tree.n} users; no room for user {self.t + 1}")
-        self.t += 1
-        released = []
         # the rows' entries are the same at every level, only the rounding's precision differs: checked and
         # computed once (clipped to [0, 1]), rounded at every level's precision (RandomizedRounding.round_scaled's
-        # arithmetic). The stream is the one of rounding level by level, each completed block's noise drawn right
-        # after its level's rounding: the uniforms of the levels between two such draws come from one call (a
-        # Generator fills an array with the draws that consecutive calls would give)
+        # arithmetic)
         scaled = tree.protocols[0].user_fractions(rows)[None] * self._precisions  # (k, runs, labels)
+        self.t += 1
+        uniforms, noise = self._round_draws(self.t)
         low = np.floor(scaled)
-        start = 0
-        for level, (protocol, size) in enumerate(zip(tree.protocols, tree.sizes, strict=True)):
-            completes = self.t % size == 0
-            if completes or level == tree.k - 1:
-                levels = slice(start, level + 1)
-                uniforms = self.rng.random((level + 1 - start, *scaled.shape[1:]))
-                self._rounded[levels] += (low[levels] + (uniforms < scaled[levels] - low[levels])).astype(np.int64)
-                start = level + 1
-            if completes:
-                counts = self._rounded[level] + protocol.batch_noise((self.runs,), self.rng)
-                released.append((tree.offsets[level] + self.t // size - 1, counts))
+        self._rounded += (low + (uniforms < scaled - low)).astype(np.int64)
+        released = []
+        for level, size in enumerate(tree.sizes):
+            if self.t % size == 0:
+                released.append((tree.offsets[level] + self.t // size - 1, self._rounded[level] + noise[level]))
                 self._rounded[level] = 0
         return released
+
+    def _round_draws(self, t: int) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+        """Round t's draws: every level's rounding uniforms (k, runs, labels), and each completed block's noise
+        bits Bin(s b, 1/4) per label (level -> (runs, labels)). The stream is the one of rounding level by level,
+        each completed block's noise drawn right after its level's rounding: the uniforms of the levels between two
+        such draws come from one call (a Generator fills an array with the draws that consecutive calls would
+        give)."""
+        tree = self.tree
+        labels = self._rounded.shape[2]
+        uniforms = np.empty((tree.k, self.runs, labels))
+        noise = {}
+        start = 0
+        for level, (protocol, size) in enumerate(zip(tree.protocols, tree.sizes, strict=True)):
+            completes = t % size == 0
+            if completes or level == tree.k - 1:
+                uniforms[start: level + 1] = self.rng.random((level + 1 - start, self.runs, labels))
+                start = level + 1
+            if completes:
+                noise[level] = protocol.batch_noise((self.runs,), self.rng)
+        return uniforms, noise
+
+    def draws_ahead(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """The draws of the next ``count`` rounds (t + 1 .. t + count), as :meth:`add` would draw them one round after
+        another: uniforms (count, k, runs, labels) and the completed blocks' noise bits (count, k, runs, labels), 0
+        where the level's block does not complete. For a compiled round (:mod:`.tree_stream_compiled`), which
+        then advances :attr:`t` and the rounded sums itself."""
+        tree = self.tree
+        count = integer(tree.owner, "count", count, 0)
+        if self.t + count > tree.n:
+            raise ValueError(f"{tree.owner}: the tree holds n = {tree.n} users; {count} rounds after user {self.t} "
+                             "overflow it")
+        labels = self._rounded.shape[2]
+        uniforms = np.empty((count, tree.k, self.runs, labels))
+        noise = np.zeros((count, tree.k, self.runs, labels), dtype=np.int64)
+        for s in range(count):
+            uniforms[s], completed = self._round_draws(self.t + 1 + s)
+            for level, bits in completed.items():
+                noise[s, level] = bits
+        return uniforms, noise
+
+    def debias_constants(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per level (k,): the rounding precision g, and the analyzer's Delta / g, p b s and s Delta
+        (:meth:`~dpaudit.mechanisms.shuffle.bit_summation.BitSummation.debias`: o = (Delta / g)(C - p b s) - s Delta),
+        as the compiled round reads them."""
+        from ..shuffle.shuffle_vec import DELTA_SHIFT
+
+        protocols = self.tree.protocols
+        precision = self._precisions[:, 0, 0].copy()
+        scale = np.array([DELTA_SHIFT / p.g for p in protocols])
+        offset = np.array([p.p * p.b * p.users for p in protocols])
+        shift = np.array([p.users * DELTA_SHIFT for p in protocols])
+        return precision, scale, offset, shift
 
 
 def _log2(owner: str, n: Any) -> int:
