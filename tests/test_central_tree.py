@@ -210,3 +210,27 @@ def test_a_tree_calibrated_for_add_remove_sensitivity_is_refuted_on_the_worst_pa
 def test_bad_parameters_are_clear_errors(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def test_noise_ahead_is_the_noise_the_stream_adds_leaf_by_leaf():
+    """A stream's noise drawn ahead (for a compiled loop that adds the exact sums itself) is, leaf after leaf, the
+    prefix the stream releases on all-zero leaves from the same seed, bit for bit, in pieces as in one; the stream
+    then refuses leaves, and a stream that took leaves refuses noise ahead."""
+    mechanism = CentralTreeMechanism.event_level(23, 2, 1.0, 0.1)
+    by_leaf = mechanism.tree.stream(3, np.random.default_rng(4))
+    ahead = mechanism.tree.stream(3, np.random.default_rng(4))
+    zeros = np.zeros((3, len(mechanism.upper[0])))
+    released = np.stack([by_leaf.add(zeros) for _ in range(23)])
+    pieces = np.concatenate([ahead.noise_ahead(n) for n in (1, 6, 0, 16)])
+    np.testing.assert_array_equal(pieces, released)
+    np.testing.assert_array_equal(ahead.node_noise, by_leaf.node_noise)
+    with pytest.raises(ValueError, match="overflow"):
+        ahead.noise_ahead(1)
+    fresh = mechanism.tree.stream(3, np.random.default_rng(4))
+    fresh.noise_ahead(2)
+    with pytest.raises(ValueError, match="no exact sums"):
+        fresh.add(zeros)
+    with pytest.raises(ValueError, match="has not added"):
+        by_leaf_too = mechanism.tree.stream(3, np.random.default_rng(4))
+        by_leaf_too.add(zeros)
+        by_leaf_too.noise_ahead(1)

@@ -16,7 +16,7 @@ from dpaudit.algorithms.linear import linucb
 from dpaudit.algorithms.linear.linucb import LinUCB, linucb_one_run
 from dpaudit.algorithms.linear.private_linucb import PrivateLinUCB
 from dpaudit.algorithms.linear.released_code import ReleasedCodeLinUCB, released_code_one_run
-from dpaudit.algorithms.linear.statistics import LocalGaussianSums
+from dpaudit.algorithms.linear.statistics import LocalGaussianSums, TreeSums
 
 pytestmark = pytest.mark.skipif(not linucb.AVAILABLE, reason="numba is not installed (pip install dpaudit[fast])")
 
@@ -103,7 +103,13 @@ PRIVATE = {
     "code-jdp": lambda: ReleasedCodeLinUCB("jdp", eps=1.0),
     # lambda far below the noise's: the released V is often indefinite, and the run keeps its model
     "ldp-small-lambda": lambda: PrivateLinUCB(LocalGaussianSums(1.0, 0.1), 1, "LinUCB-LDP, lambda 0.01", lam=0.01),
+    # the central tree's prefix noise on the exact sums: a leaf a round, a leaf per batch of 4, the user-level tree
+    "jdp": lambda: ALGORITHMS["linucb-jdp"](eps=1.0),
+    "batched-central": lambda: ALGORITHMS["batched-central-linucb"](eps=1.0, B=4),
+    "jdp-user-level": lambda: ALGORITHMS["linucb-jdp-user-level"](eps=1.0, M0=6),
 }
+#: the central tree's numpy path keeps the noisy prefix in its gram and u, the compiled loop the exact sums
+TREES = ("jdp", "batched-central", "jdp-user-level")
 
 
 @pytest.mark.parametrize("name", list(PRIVATE))
@@ -124,23 +130,29 @@ def test_private_gaussian_releases_run_compiled_with_the_same_noise(name):
     numpy_path = per_round(numpy_policy, runs, instances.features, table, horizon)
     fast = compiled(fast_policy, runs, instances.features, table, horizon, cuts=(2, 50, 51, 199))
     np.testing.assert_array_equal(fast, numpy_path)
-    np.testing.assert_allclose(fast_policy.statistics.gram, numpy_policy.statistics.gram, rtol=0, atol=1e-9)
-    np.testing.assert_allclose(fast_policy.statistics.u, numpy_policy.statistics.u, rtol=0, atol=1e-9)
+    if name not in TREES:
+        np.testing.assert_allclose(fast_policy.statistics.gram, numpy_policy.statistics.gram, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(fast_policy.statistics.u, numpy_policy.statistics.u, rtol=0, atol=1e-9)
+    else:  # the same draws: the streams end at the same leaf with the same last node noise
+        fast_stream, numpy_stream = fast_policy.statistics.stream.stream, numpy_policy.statistics.stream.stream
+        assert fast_stream.t == numpy_stream.t > 0
+        np.testing.assert_array_equal(fast_stream.node_noise, numpy_stream.node_noise)
+        np.testing.assert_allclose(fast_policy.V_inv, numpy_policy.V_inv, rtol=1e-9, atol=1e-12)
     assert fast_policy.indefinite == numpy_policy.indefinite
     assert fast_policy.notes == numpy_policy.notes
     assert (fast_policy.indefinite > 0) == (name == "ldp-small-lambda")
 
 
 def test_releases_that_cannot_draw_ahead_go_round_by_round():
-    """The tree, P_Vec, R_Amp summed over batches of several users, and a release recording its views for an
-    audit play their blocks round by round (never the compiled loop)."""
-    for policy in (ALGORITHMS["linucb-jdp"](eps=1.0), ALGORITHMS["linucb-sdp-vec"](eps=1.0),
-                   ALGORITHMS["batched-local-linucb"](eps=1.0, B=4)):
+    """P_Vec, R_Amp summed over batches of several users, and a release recording its views for an audit play their
+    blocks round by round (never the compiled loop)."""
+    mismatched = PrivateLinUCB(TreeSums(1.0, 0.1, B=2), 1, "a tree of 2-round leaves under batches of one")
+    for policy in (ALGORITHMS["linucb-sdp-vec"](eps=1.0), ALGORITHMS["batched-local-linucb"](eps=1.0, B=4), mismatched):
         assert policy.block_rounds and not policy.compiled_rounds
-    recording = ALGORITHMS["linucb-sdp-amp"](eps=0.3)
-    assert recording.block_rounds and recording.compiled_rounds
-    recording.statistics.record_views = True
-    assert recording.block_rounds and not recording.compiled_rounds
+    for recording in (ALGORITHMS["linucb-sdp-amp"](eps=0.3), ALGORITHMS["linucb-jdp"](eps=1.0)):
+        assert recording.block_rounds and recording.compiled_rounds
+        recording.statistics.record_views = True
+        assert recording.block_rounds and not recording.compiled_rounds
     policy = ALGORITHMS["linucb-ldp"](eps=1.0)
     policy.start(2, 3, 10, np.random.default_rng(0))
     with pytest.raises(ValueError, match=r"features must have \|\|phi\|\| <= 1"):

@@ -125,9 +125,10 @@ class PrivateLinUCB(LinUCB):
 
     @property
     def compiled_rounds(self) -> bool:
-        """Whether its blocks run compiled: numba is installed and the release is a Gaussian one whose noise adds to
-        the batch's sums and can be drawn ahead (P_Amp's sums, R_Amp per user with batches of one), when no view is
-        recorded for an audit; the tree and P_Vec play round by round."""
+        """Whether its blocks run compiled: numba is installed and the release's Gaussian noise can be drawn ahead,
+        added to the batch's sums (P_Amp's sums, R_Amp per user with batches of one) or to the exact sums so far (the
+        central tree's prefix noise, one leaf per batch), when no view is recorded for an audit; P_Vec plays round by
+        round."""
         return super().compiled_rounds and type(self) is PrivateLinUCB and self.statistics.draws_ahead(self.B)
 
     def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:

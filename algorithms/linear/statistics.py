@@ -363,9 +363,28 @@ class TreeSums(PrivateStatistics):
         # a prefix sums at most L = ceil(log2 N) + 1 nodes' noise
         self.sigma_total = self.mechanism.sigma * math.sqrt(tree_levels(self.mechanism.leaves))
 
+    #: a compiled loop adds the exact sums so far to each release's noise, the tree's prefix noise through its leaf
+    cumulative_noise: ClassVar[bool] = False
+
     def start(self, runs: int, d: int, horizon: int, rng: np.random.Generator) -> None:
         super().start(runs, d, horizon, rng)
         self.stream = self.mechanism.runs(runs, rng)
+
+    def draws_ahead(self, B: int) -> bool:
+        """With one leaf per batch of the policy's B rounds and no view recorded."""
+        return B == self.B and not self.record_views
+
+    def noise_ahead(self, batches: int, first: int) -> np.ndarray:
+        """The prefix noise of the next ``batches`` leaves (:meth:`~dpaudit.mechanisms.counters.tree.TreeStream.
+        noise_ahead`: the nodes' noise drawn as leaf after leaf would draw it), (batches, runs, coordinates): the
+        vector's (z z^T's entries (i, d)), then the matrix's upper coordinates (i <= j < d). The exact sums are the
+        compiled loop's; the stream refuses leaves after it."""
+        noise = self.stream.stream.noise_ahead(batches)
+        d = self.d
+        i, j = upper_indices(d)
+        entry = {(int(a), int(b)): k for k, (a, b) in enumerate(zip(*self.mechanism.upper, strict=True))}
+        columns = [entry[(a, d)] for a in range(d)] + [entry[(int(a), int(b))] for a, b in zip(i, j, strict=True)]
+        return noise[..., columns]
 
     def release(self, t: int, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         d = self.d

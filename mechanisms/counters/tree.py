@@ -183,6 +183,31 @@ class TreeStream:
         self._exact = np.zeros(shape)  # per level, the exact sum of its latest block
         self._noisy = np.zeros(shape)  # per level, that block's release
         self.node_noise = np.zeros((self.runs, *tree.element_shape))
+        self._noise_levels: np.ndarray | None = None  # per level, its latest block's noise (noise_ahead's state)
+
+    def noise_ahead(self, count: int) -> np.ndarray:
+        """The noise parts of the next ``count`` releases, for a consumer that adds the exact prefix sums itself (a
+        compiled loop): blocks t + 1 .. t + count each draw their noise as :meth:`add` draws it (the same calls, in
+        the same order), and release s carries the sum of the noises of the blocks of t + 1 + s's set bits (count,
+        runs, *element shape). The stream then holds no exact sums, and refuses :meth:`add`."""
+        tree = self.tree
+        count = integer(tree.owner, "count", count, 0)
+        if self.t + count > tree.T:
+            raise ValueError(f"{tree.owner}: the stream holds T = {tree.T} elements; {count} more after element "
+                             f"{self.t} overflow it")
+        if self._noise_levels is None:
+            if self.t:
+                raise ValueError(f"{tree.owner}: noise ahead needs a stream that has not added elements")
+            self._noise_levels = np.zeros((tree.levels, self.runs, *tree.element_shape))
+        out = np.empty((count, self.runs, *tree.element_shape))
+        for s in range(count):
+            self.t += 1
+            level = int(lowest_set_bit(self.t))
+            self.node_noise = np.asarray(tree.noise.sample((self.runs, *tree.element_shape), self.rng), dtype=float)
+            self._noise_levels[level] = self.node_noise
+            self._noise_levels[:level] = 0.0
+            out[s] = self._noise_levels.sum(axis=0)
+        return out
 
     def add(self, x: Any, noise: np.ndarray | None = None) -> np.ndarray:
         """Element t of every run, shape (runs, *element shape); returns the noisy prefix sums through t.
@@ -195,6 +220,8 @@ class TreeStream:
                              f"{(self.runs, *tree.element_shape)}, got shape {x.shape}")
         if self.t >= tree.T:
             raise ValueError(f"{tree.owner}: the stream holds T = {tree.T} elements; no room for element {self.t + 1}")
+        if self._noise_levels is not None:
+            raise ValueError(f"{tree.owner}: the stream gave its noise ahead and holds no exact sums to add to")
         self.t += 1
         level = int(lowest_set_bit(self.t))
         exact = x + self._exact[:level].sum(axis=0)
