@@ -132,8 +132,17 @@ class HybridCounter(Release):
         r = np.asarray(blocks, dtype=np.int64)
         if r.ndim != 1 or (r < 1).any():
             raise ValueError(f"{self.owner}: blocks must be a vector of block indices r >= 1, got {blocks!r}")
-        scales = np.array([float(self.node_noise(int(v)).scale) for v in np.unique(r)])
-        return rng.laplace(0.0, 1.0, (r.size, nodes)) * scales[np.searchsorted(np.unique(r), r)][:, None]
+        distinct = np.unique(r)
+        scales = np.array([self._node_scale(int(v)) for v in distinct])
+        return rng.laplace(0.0, 1.0, (r.size, nodes)) * scales[np.searchsorted(distinct, r)][:, None]
+
+    def _node_scale(self, r: int) -> float:
+        """float(:meth:`node_noise`'s scale), kept per r: a policy asks for it at every chunk of p-sums it draws,
+        and the exact scale is a Fraction."""
+        scales = self.__dict__.setdefault("_node_scales", {})
+        if r not in scales:
+            scales[r] = float(self.node_noise(r).scale)
+        return scales[r]
 
     @staticmethod
     def estimate(noisy_arrays: Any, tree_sum: Any, tree_noise: Any, pulls: Any) -> np.ndarray:
