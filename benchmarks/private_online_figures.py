@@ -10,8 +10,9 @@ configuration runs on one core). Every configuration prints its seconds and fina
     python benchmarks/private_online_figures.py per-round [--runs 100] [--horizon 20000]
     python benchmarks/private_online_figures.py certificate [--runs 15] [--horizon 16384]
 
-``certificate``: the fast path of UCB1 and Hybrid-UCB with the numpy block certificate and with the compiled one
-(the ``[fast]`` extra), side by side on the same seed: seconds, the ratio, and whether the regrets agree bit for bit.
+``certificate``: the fast path of UCB1 and Hybrid-UCB with the numpy blocks and with the compiled ones (the ``[fast]``
+extra: the certificate, and Hybrid-UCB's update after a block), side by side on the same seed: seconds, the ratio, and
+whether the regrets agree bit for bit.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def per_round(args: argparse.Namespace) -> None:
 
 
 def certificate(args: argparse.Namespace) -> None:
-    """The numpy certificate against the compiled one, on the quick suite's Figure 5 setting and eps values."""
+    """The numpy blocks against the compiled ones, on the quick suite's Figure 5 setting and eps values."""
     from dpaudit.algorithms.online.indices import COMPILED
 
     if not COMPILED:
@@ -84,7 +85,7 @@ def certificate(args: argparse.Namespace) -> None:
         results = []
         for compiled in (False, True):
             policy = ALGORITHMS[name]() if eps is None else ALGORITHMS[name](eps=eps)
-            policy.compiled_certificate = compiled
+            policy.compiled_blocks = compiled
             dpaudit.simulate(policy, env, 256, 2, seed=0)  # numba compiles on first use: not timed
             results.append(dpaudit.simulate(policy, env, args.horizon, args.runs, seed=1))
         numpy_path, fast = results
@@ -92,9 +93,9 @@ def certificate(args: argparse.Namespace) -> None:
         totals[0] += numpy_path.seconds
         totals[1] += fast.seconds
         label = name + ("" if eps is None else f" eps {eps:g}")
-        print(f"{label:22s} numpy certificate {numpy_path.seconds:6.2f} s  compiled {fast.seconds:6.2f} s  "
+        print(f"{label:22s} numpy blocks {numpy_path.seconds:6.2f} s  compiled {fast.seconds:6.2f} s  "
               f"ratio {fast.seconds / numpy_path.seconds:.2f}  regrets {'the same' if same else 'DIFFER'}")
-    print(f"{'all':22s} numpy certificate {totals[0]:6.2f} s  compiled {totals[1]:6.2f} s  "
+    print(f"{'all':22s} numpy blocks {totals[0]:6.2f} s  compiled {totals[1]:6.2f} s  "
           f"ratio {totals[1] / totals[0]:.2f}")
 
 

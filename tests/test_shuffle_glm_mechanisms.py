@@ -22,6 +22,7 @@ from dpaudit.mechanisms.glm.exploration_set import (
     generic_node_budget,
     max_prefix_noise_norm,
     node_noise_sigma,
+    symmetric_gaussian_norms,
     tree_depth,
 )
 from dpaudit.mechanisms.glm.glm_links import logistic_gradient
@@ -581,3 +582,18 @@ def test_the_largest_prefix_noise_norm_is_every_prefixs_largest(T, d):
                                                                                           rng)))).max(axis=(1, 2))
                             for s in range(0, 300, block)])
     np.testing.assert_array_equal(fast, every)
+
+
+@pytest.mark.parametrize("d", [1, 3, 20])
+def test_symmetric_gaussian_norms_are_the_symmetrised_draws_norms(d):
+    """||Z|| of each draw's upper triangle made symmetric, computed from the transposed draws' lower triangle (what
+    eigvalsh reads): the same numbers, bit for bit, over blocks of draws."""
+    size = 2500
+    fast = symmetric_gaussian_norms(size, np.random.default_rng(5), d)
+    rng, block, out = np.random.default_rng(5), max(1, min(size, 20_000 // d)), []
+    for start in range(0, size, block):
+        upper = np.triu(rng.standard_normal((min(block, size - start), d, d)))
+        z = upper + np.transpose(np.triu(upper, 1), (0, 2, 1))
+        assert np.array_equal(z, np.swapaxes(z, 1, 2))
+        out.append(np.abs(np.linalg.eigvalsh(z)).max(axis=1))
+    np.testing.assert_array_equal(fast, np.concatenate(out))

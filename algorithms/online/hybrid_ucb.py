@@ -61,7 +61,10 @@ from dpaudit.core.validation import choice, positive
 from dpaudit.mechanisms.counters.hybrid_counter import HybridCounter
 
 from .hybrid_law import decision_law
-from .indices import PerPullIndexPolicy
+from .indices import COMPILED, PerPullIndexPolicy
+
+if COMPILED:
+    from . import blocks_compiled
 
 #: most p-sum noises of one arm drawn at once (a chunk of consecutive leaves of its tree)
 CHUNK = 2048
@@ -170,6 +173,15 @@ class HybridUCB(PerPullIndexPolicy):
 
     def _add(self, rows: np.ndarray, arms: np.ndarray, counts: np.ndarray, sums: np.ndarray) -> None:
         first = self.pulls[rows, arms] == 0
+        if COMPILED and self.compiled_blocks:  # the same draws (the chunks prepared first), then the same numbers
+            if not first.all():
+                self._prepare(rows[~first], arms[~first])
+            blocks_compiled.hybrid_add(np.asarray(rows, dtype=np.int64), np.asarray(arms, dtype=np.int64),
+                                       np.asarray(counts, dtype=np.int64), np.asarray(sums, dtype=float), self.pulls,
+                                       self.leaves, self.tree_sum, self.noisy_arrays, self.estimates,
+                                       self.prefix_noise, self.chunk_start, self.block, self.array_noise,
+                                       self.level_noise)
+            return
         if first.any():  # the initialisation: mu~_1 = x + Z^(0), then block 1 opens
             i, j = rows[first], arms[first]
             self.noisy_arrays[i, j] = sums[first] + self.array_noise[i, j, 0]

@@ -26,10 +26,11 @@ another arm overtake: the number of blocks is at least the number of arm switche
 trajectory, and near UCB1's regime (large eps, small gaps) that is a sizeable share of the rounds.
 
 Compiled: with the ``[fast]`` extra (numba), a policy whose bonus has a :meth:`~PerPullIndexPolicy.bonus_form`
-(UCB1, Hybrid-UCB) takes its argmax and certificate in :mod:`.certificate_compiled`, run by run and stopping at the
+(UCB1, Hybrid-UCB) takes its argmax and certificate in :mod:`.blocks_compiled`, run by run and stopping at the
 first round the certificate fails, with the numpy path's numbers (its logarithms read from numpy's own,
 :func:`log_table`): the same blocks, so a simulation's result does not depend on the extra. The noise a block
-reads is still drawn here, before the compiled certificate runs, in the same order.
+reads is still drawn here, before the compiled certificate runs, in the same order. Hybrid-UCB's update after a
+block runs compiled too (:func:`~.blocks_compiled.hybrid_add`), once the chunks of noise its pulls read are drawn.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ import numpy as np
 from dpaudit.core.validation import integer
 
 try:  # the compiled certificate (an optional dependency: pip install dpaudit[fast])
-    from . import certificate_compiled as _compiled
+    from . import blocks_compiled as _compiled
 except ImportError:  # numba missing: the numpy certificate, the same blocks
     _compiled = None
 #: whether a per-pull index policy with a :meth:`~PerPullIndexPolicy.bonus_form` certifies its blocks compiled
@@ -132,7 +133,7 @@ class PerPullIndexPolicy(IndexPolicy):
     def bonus_form(self) -> tuple[str, float, float, float] | None:
         """(log, a, c, eps) when :meth:`bonus` is ``sqrt(a L(t) / p) + c L(t) floor(log2(p + 1)) / (p eps)`` with
         L = numpy's ``log`` or ``log2`` and these operations in this order (the second term left out when c = 0):
-        the compiled certificate's bonus (:mod:`.certificate_compiled`). None: the numpy certificate."""
+        the compiled certificate's bonus (:mod:`.blocks_compiled`). None: the numpy certificate."""
         return None
 
     def lower_parts(self, rows: np.ndarray, arms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -141,9 +142,10 @@ class PerPullIndexPolicy(IndexPolicy):
         lower bounds, read only for the pulls it reaches."""
         raise NotImplementedError
 
-    #: whether :meth:`next_block` may certify compiled (when numba is installed and :meth:`bonus_form` is given);
-    #: the tests set it False on an instance to hold the two certificates to the same blocks
-    compiled_certificate: ClassVar[bool] = True
+    #: whether the blocks may run compiled when numba is installed: :meth:`next_block`'s argmax and certificate (where
+    #: :meth:`bonus_form` is given) and a subclass's update after a block (Hybrid-UCB's); the tests set it False on an
+    #: instance to hold the two paths to the same blocks
+    compiled_blocks: ClassVar[bool] = True
 
     anytime: ClassVar[bool] = True
 
@@ -166,10 +168,10 @@ class PerPullIndexPolicy(IndexPolicy):
         """The block certificate of the module docstring; ``limit`` (the protocol's option) caps the rounds it
         certifies: a run whose block the engine cuts to one round gets no certificate (nor the noise a
         certificate prepares ahead, which its pulls then draw when they read it: the same law). Compiled
-        (:mod:`.certificate_compiled`) when numba is installed and the bonus has a :meth:`bonus_form`: the same
+        (:mod:`.blocks_compiled`) when numba is installed and the bonus has a :meth:`bonus_form`: the same
         blocks."""
         t = np.asarray(t, dtype=np.int64)
-        form = self.bonus_form() if COMPILED and self.compiled_certificate else None
+        form = self.bonus_form() if COMPILED and self.compiled_blocks else None
         if form is not None:
             table = log_table(form[0], int(t.max()) + MAX_WINDOW + 2)
             log2 = log_table("log2", int(self.pulls.max(initial=0)) + MAX_WINDOW + 2)

@@ -228,14 +228,17 @@ class RankOneLeaves(Adapter):
 
 
 def symmetric_gaussian_norms(size, rng, d: int):
-    """||Z|| for symmetric d x d matrices with N(0, 1) entries on and above the diagonal."""
+    """||Z|| for symmetric d x d matrices with N(0, 1) entries on and above the diagonal.
+
+    Each draw's upper triangle is Z's: numpy's ``eigvalsh`` reads only the lower triangle (``UPLO="L"``), so it is
+    handed the transposed draws, whose lower triangle is Z's (the same numbers as symmetrising them first, without
+    two copies of every matrix)."""
     out = np.empty(size)
     block = max(1, min(size, 20_000 // d))
     for start in range(0, size, block):
         m = min(block, size - start)
-        upper = np.triu(rng.standard_normal((m, d, d)))
-        z = upper + np.transpose(np.triu(upper, 1), (0, 2, 1))
-        out[start: start + m] = np.abs(np.linalg.eigvalsh(z)).max(axis=1)
+        draws = rng.standard_normal((m, d, d))
+        out[start: start + m] = np.abs(np.linalg.eigvalsh(np.swapaxes(draws, 1, 2), UPLO="L")).max(axis=1)
     return out
 
 

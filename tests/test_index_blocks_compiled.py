@@ -1,4 +1,4 @@
-"""The compiled block certificate of the per-pull index policies (algorithms/online/certificate_compiled.py) against
+"""The compiled block certificate of the per-pull index policies (algorithms/online/blocks_compiled.py) against
 the numpy certificate: the same arms, the same blocks, the same next windows, hence the same trajectory from the
 same draws. Deterministic (no statistical test)."""
 
@@ -25,7 +25,7 @@ class SmallChunks(HybridUCB):
 def _pair(policy, runs: int, arms: int, horizon: int, seed: int):
     """The policy twice, started on the same seed: numpy's certificate and the compiled one."""
     numpy_path, compiled = copy.deepcopy(policy), copy.deepcopy(policy)
-    numpy_path.compiled_certificate = False
+    numpy_path.compiled_blocks = False
     for p in (numpy_path, compiled):
         p.start(runs, arms, horizon, np.random.default_rng(seed))
     return numpy_path, compiled
@@ -40,7 +40,7 @@ def _label(policy) -> str:
 
 @pytest.mark.parametrize("policy", POLICIES, ids=_label)
 @pytest.mark.parametrize("limited", [False, True])
-def test_compiled_certificate_makes_the_numpy_blocks(policy, limited):
+def test_compiled_blocks_makes_the_numpy_blocks(policy, limited):
     """Both paths in lock step over 1,500 rounds of 5 runs on 4 arms (Bernoulli block sums from one stream fed to
     both), blocks cut by a random limit or not: the arms, the block lengths and every run's next windows agree at
     every step, and so do the estimates the blocks leave."""
@@ -76,7 +76,7 @@ def test_a_simulation_is_the_same_with_either_certificate(policy):
     results = []
     for flag in (False, True):
         p = copy.deepcopy(policy)
-        p.compiled_certificate = flag
+        p.compiled_blocks = flag
         results.append(simulate(p, env, 2000, 4, 5))
     np.testing.assert_array_equal(results[1].regret, results[0].regret)
     np.testing.assert_array_equal(results[1].pseudo_regret, results[0].pseudo_regret)

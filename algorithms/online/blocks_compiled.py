@@ -1,6 +1,6 @@
-"""The block certificate of the per-pull index policies compiled (numba): the argmax of the indices and the
-certificate of :meth:`PerPullIndexPolicy.next_block <dpaudit.algorithms.online.indices.PerPullIndexPolicy.next_block>`,
-run by run, with the numpy path's arithmetic.
+"""The blocks of the per-pull index policies compiled (numba): the argmax of the indices and the certificate of
+:meth:`PerPullIndexPolicy.next_block <dpaudit.algorithms.online.indices.PerPullIndexPolicy.next_block>`, run by run,
+with the numpy path's arithmetic, and Hybrid-UCB's update after a block (:func:`hybrid_add`).
 
 The numpy certificate is a few dozen batched calls on (runs, window, K) arrays per block, each tens of microseconds
 however few the runs, and a Hybrid-UCB run near UCB1's regime switches arms every other round: the calls, not the
@@ -112,3 +112,36 @@ def bonus_values(t: np.ndarray, pulls: np.ndarray, table: np.ndarray, log2_table
     for k in range(t.size):
         out[k] = _bonus(table[t[k]], pulls[k], a, c, eps, log2_table)
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def hybrid_add(rows: np.ndarray, arms: np.ndarray, counts: np.ndarray, sums: np.ndarray, pulls: np.ndarray,
+               leaves: np.ndarray, tree_sum: np.ndarray, noisy_arrays: np.ndarray, estimates: np.ndarray,
+               prefix_noise: np.ndarray, chunk_start: np.ndarray, block: np.ndarray, array_noise: np.ndarray,
+               level_noise: np.ndarray) -> None:
+    """Hybrid-UCB's ``_add`` (:class:`~dpaudit.algorithms.online.hybrid_ucb.HybridUCB`) once the chunks of p-sum
+    noise its pulls read are drawn: run rows[k] pulled arms[k] counts[k] times with reward sum sums[k]. A first pull
+    releases x + Z^(0) and opens block 1; a later one adds to block r's tree and reads eq. 34,
+    (F~ + S + prefix noise) / O, summed in that order; a block filled joins F~ with its Z^(r)."""
+    for k in range(rows.size):
+        r, j = rows[k], arms[k]
+        if pulls[r, j] == 0:  # the initialisation
+            noisy_arrays[r, j] = sums[k] + array_noise[r, j, 0]
+            estimates[r, j] = (noisy_arrays[r, j] + 0.0 + 0.0) / 1
+            pulls[r, j] = 1
+            block[r, j] = 1
+            continue
+        pulls[r, j] += counts[k]
+        leaves[r, j] += counts[k]
+        tree_sum[r, j] += sums[k]
+        leaf = leaves[r, j] - chunk_start[r, j]
+        estimates[r, j] = (noisy_arrays[r, j] + tree_sum[r, j] + prefix_noise[r, j, leaf]) / pulls[r, j]
+        level = block[r, j]
+        if leaves[r, j] == 1 << level:  # block r is full: its array joins F~ with Z^(r)
+            noisy_arrays[r, j] += tree_sum[r, j] + array_noise[r, j, level]
+            block[r, j] = level + 1
+            tree_sum[r, j] = 0.0
+            leaves[r, j] = 0
+            chunk_start[r, j] = -1
+            for i in range(level_noise.shape[2]):
+                level_noise[r, j, i] = 0.0
