@@ -315,8 +315,11 @@ def test_without_numba_the_rounds_go_one_by_one(monkeypatch):
 
 def test_fast_path_errors():
     """The engine refuses a fast path where there is none, and names a policy's bad block of arms."""
+    class RoundByRound(ReturningUsers):
+        blocks_of_rounds = False  # an environment that draws its rounds one at a time only
+
     with pytest.raises(ValueError, match="has no fast path"):
-        dpaudit.simulate(LinUCB(), ReturningUsers(4, 3, 2), horizon=5, runs=2, path="fast")
+        dpaudit.simulate(LinUCB(), RoundByRound(4, 3, 2), horizon=5, runs=2, path="fast")
 
     class Wrong(LinUCB):
         block_rounds = True  # LinUCB's rounds, then a bad arm

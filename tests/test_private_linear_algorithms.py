@@ -208,6 +208,24 @@ def test_returning_users_bad_input():
         ReturningUsers(5, 3, users=4, schedule="weekly")
 
 
+@pytest.mark.parametrize("schedule,batch", [("cyclic", None), ("random", 5)])
+@pytest.mark.parametrize("name, params", [("linucb", {}), ("linucb-sdp-amp-returning", {"eps": 5.0, "B": 5}),
+                                          ("linucb-sdp-vec-returning", {"eps": 5.0, "B": 5}),
+                                          ("linucb-jdp-user-level", {"eps": 1.0, "M0": 8})])
+def test_returning_users_blocks_are_the_rounds_one_by_one(schedule, batch, name, params):
+    """Returning users draw a block of rounds as round after round draws them (the arrivals, then every arm's reward
+    table): a policy's fast path, compiled or not, gives the per-round path's regrets bit for bit."""
+    env = ReturningUsers(6, 3, users=10, schedule=schedule, batch=batch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reference = dpaudit.simulate(ALGORITHMS[name](**params), env, horizon=120, runs=5, seed=2, path="reference")
+        fast = dpaudit.simulate(ALGORITHMS[name](**params), env, horizon=120, runs=5, seed=2, path="fast")
+    assert fast.path == "fast"
+    np.testing.assert_array_equal(fast.pseudo_regret, reference.pseudo_regret)
+    np.testing.assert_array_equal(fast.regret, reference.regret)
+    np.testing.assert_array_equal(fast.pulls, reference.pulls)
+
+
 def test_returning_variant_on_the_engine():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

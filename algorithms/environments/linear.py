@@ -210,8 +210,6 @@ SCHEDULES = ("cyclic", "random")
 class _ReturningInstances(_LinearInstances):
     """U users per run with their own fixed arm sets; :meth:`contexts` is the arriving user's."""
 
-    draw_rounds = None  # the arrivals are drawn round by round: no block of rounds (the reference path)
-
     def __init__(self, theta: np.ndarray, user_features: np.ndarray, schedule: str, batch: int | None):
         self.theta, self.user_features = theta, user_features
         self.runs, self.users, self.arms = user_features.shape[:3]
@@ -240,6 +238,16 @@ class _ReturningInstances(_LinearInstances):
             return self.user_features[:, int(self.user[0])]
         return self.user_features[np.arange(self.runs), self.user]
 
+    def draw_rounds(self, count: int, rng: np.random.Generator, context_rng: np.random.Generator
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        """``count`` rounds at once, drawn as ``count`` rounds of the per-round path draw them: the arriving users'
+        contexts (count, runs, K, d), then every arm's reward of each round, a table (count, runs, K) (a Generator
+        fills one array with the draws that consecutive calls would give, and the means are the same products
+        round by round). The same draws and values as round after round, so a policy that plays the block as the
+        per-round path would makes its decisions."""
+        contexts = np.stack([self.contexts(context_rng) for _ in range(count)])
+        return contexts, self.rewards(rng, contexts)
+
 
 class ReturningUsers:
     """Returning users (shuffle-lcb Sec. 4 and App. E, Assumption 4.1 = E.1): a linear contextual bandit
@@ -260,6 +268,8 @@ class ReturningUsers:
 
     owner = "ReturningUsers"
     feedback = "bandit"
+    #: its instances draw blocks of rounds (``draw_rounds``: every arm's reward of each round, as round by round)
+    blocks_of_rounds = True
 
     def __init__(self, arms: int, dimension: int, users: int, schedule: str = "cyclic", batch: int | None = None):
         self.arms = integer(self.owner, "arms", arms, 2)
