@@ -69,6 +69,22 @@ def test_compiled_blocks_makes_the_numpy_blocks(policy, limited):
     assert certified > 50 and steps < horizon  # blocks were certified, and the runs also switched arms
 
 
+@pytest.mark.parametrize("policy", [UCB1(), HybridUCB(1.0), SmallChunks(8.0)], ids=_label)
+def test_the_per_round_path_makes_the_same_choices_compiled(policy):
+    """choose and observe round by round (a decision transcript's path), numpy and compiled, from one seed: the same
+    arms and estimates at every round of 400."""
+    runs, arms = 6, 3
+    numpy_path, compiled = _pair(policy, runs, arms, 400, seed=21)
+    rewards = np.random.default_rng(22)
+    for t in range(1, 401):
+        played = numpy_path.choose(t)
+        np.testing.assert_array_equal(compiled.choose(t), played)
+        reward = (rewards.random(runs) < np.array([0.5, 0.45, 0.4])[played]).astype(float)
+        numpy_path.observe(t, played, reward)
+        compiled.observe(t, played, reward)
+        np.testing.assert_array_equal(compiled.estimates, numpy_path.estimates)
+
+
 @pytest.mark.parametrize("policy", [UCB1(), HybridUCB(8.0), HybridUCB(64.0)], ids=lambda p: p.name)
 def test_a_simulation_is_the_same_with_either_certificate(policy):
     """The engine's whole result (every recorded regret of every run) is the same bit for bit."""

@@ -164,6 +164,21 @@ class PerPullIndexPolicy(IndexPolicy):
             value = self.estimates + self.bonus(t, self.pulls)
         return np.where(pulled, value, np.inf)
 
+    def choose(self, t: int) -> np.ndarray:
+        """argmax_j index_j(t), compiled (the same arms) when the blocks are (:attr:`compiled_blocks`)."""
+        form = self.bonus_form() if COMPILED and self.compiled_blocks else None
+        if form is None:
+            return super().choose(t)
+        return self._compiled_argmax(np.full(self.runs, t, dtype=np.int64), form)
+
+    def _compiled_argmax(self, t: np.ndarray, form: tuple[str, float, float, float]) -> np.ndarray:
+        """:func:`~.blocks_compiled.choose_arms` at each run's round ``t`` (runs,)."""
+        played = np.empty(self.runs, dtype=np.int64)
+        table = log_table(form[0], int(t.max(initial=1)) + MAX_WINDOW + 2)
+        log2 = log_table("log2", int(self.pulls.max(initial=0)) + MAX_WINDOW + 2)
+        _compiled.choose_arms(t, self.estimates, self.pulls, table, log2, *form[1:], played)
+        return played
+
     def next_block(self, t: np.ndarray, limit: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The block certificate of the module docstring; ``limit`` (the protocol's option) caps the rounds it
         certifies: a run whose block the engine cuts to one round gets no certificate (nor the noise a
@@ -173,10 +188,9 @@ class PerPullIndexPolicy(IndexPolicy):
         t = np.asarray(t, dtype=np.int64)
         form = self.bonus_form() if COMPILED and self.compiled_blocks else None
         if form is not None:
+            played = self._compiled_argmax(t, form)
             table = log_table(form[0], int(t.max()) + MAX_WINDOW + 2)
             log2 = log_table("log2", int(self.pulls.max(initial=0)) + MAX_WINDOW + 2)
-            played = np.empty(self.runs, dtype=np.int64)
-            _compiled.choose_arms(t, self.estimates, self.pulls, table, log2, *form[1:], played)
         else:
             played = np.argmax(self.index(t), axis=1)
         lengths = np.ones(self.runs, dtype=np.int64)
