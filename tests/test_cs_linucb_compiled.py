@@ -119,6 +119,8 @@ def test_arms_outside_the_unit_ball_go_round_by_round_and_are_refused():
     contexts = np.full((4, runs, K, d), 0.9)  # norm 1.56
     with pytest.raises(ValueError, match=r"\|\|phi\|\|"):
         policy.play_rounds(1, contexts, np.zeros((4, runs, K)))
+    with pytest.raises(ValueError, match="the rewards are for 2 arms, the contexts for 3"):
+        policy.play_rounds(1, np.full((4, runs, K, d), 0.5), np.zeros((4, runs, 2)))
 
 
 def test_each_round_reads_the_radius_the_per_round_path_reads(monkeypatch):

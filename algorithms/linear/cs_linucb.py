@@ -273,10 +273,13 @@ class TreeLinUCB(LinUCB):
         if self._d is None:
             self._begin(x.shape[-1])
         d = self._d
+        if table and rewards.shape[2] != x.shape[2]:
+            raise ValueError(f"{self.owner}: the rewards are for {rewards.shape[2]} arms, the contexts for "
+                             f"{x.shape[2]}")
         stream = self.statistics.stream
         bound = stream.tree.protocols[0].norm_bound + NORM_SLACK
         if ((np.einsum("...i,...i->...", x, x) > bound**2).any() or not np.isfinite(x).all()
-                or (table and (rewards.shape[2] != x.shape[2] or (np.abs(rewards) > 1 + NORM_SLACK).any()))):
+                or (table and (np.abs(rewards) > 1 + NORM_SLACK).any())):
             return self._rounds_one_by_one(t, contexts, rewards, count)
         law, table_values, theta_star, sigma, noise = reward_arguments(rewards)
         betas = self.radius(np.arange(t - 1, t + count - 1), d)  # B = 1: round t reads the model after t - 1
