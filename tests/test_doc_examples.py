@@ -16,8 +16,9 @@ estimated from 10^6 draws per side, standard error about 0.005: it leaves [1.05,
 1e-20) and its verdict (refuted: the certified lower bound is about 1.09 against the claimed 1).
 
 The blocks run in a fresh interpreter (what is imported there is what the blocks import), from a fresh folder (the
-fast tier) and from the checkout's root imported as a plain install imports there (the slow tier); they take about
-a minute and a half (OpenDP's example, at the sample size its page states, 10 to 20 s of it).
+fast tier) and from the checkout's root imported as a plain install imports there (the slow tier, in
+test_doc_examples_from_root.py so that the per-file workers run the two side by side); each takes about a minute
+and a half (OpenDP's example, at the sample size its page states, 10 to 20 s of it).
 
 The sh blocks: every ``dpaudit`` command the pages show parses with the command line's own parser (the fast tier),
 and those that finish in seconds run as shown (the slow tier).
@@ -150,22 +151,6 @@ def _reader_folder(folder: Path) -> Path:
 
 def test_every_python_block_runs_and_prints_what_its_comments_say(tmp_path):
     wrong = run_blocks(_reader_folder(tmp_path))
-    assert not wrong, "\n".join(wrong)
-
-
-@pytest.mark.slow
-def test_every_python_block_runs_the_same_from_the_checkouts_root(tmp_path):
-    """From the checkout's root, imported as a plain install imports there (the root's dpaudit/ folder first on the
-    path, mapping mechanisms/, algorithms/ and audits/ itself); the reader's files made in the root, removed
-    after."""
-    made = [ROOT / "my_mechs.py", ROOT / "dpaudit-report"]
-    if any(p.exists() for p in made):
-        pytest.skip("the checkout's root already has my_mechs.py or dpaudit-report")
-    try:
-        wrong = run_blocks(_reader_folder(ROOT), plain=True)
-    finally:
-        (ROOT / "my_mechs.py").unlink(missing_ok=True)
-        shutil.rmtree(ROOT / "dpaudit-report", ignore_errors=True)
     assert not wrong, "\n".join(wrong)
 
 
