@@ -263,19 +263,9 @@ class TreeLinUCB(LinUCB):
         at a time, in the order the round-by-round path makes them."""
         if not self.compiled_tree:
             return super().play_rounds(t, contexts, rewards)
-        table = isinstance(rewards, np.ndarray)
-        count = rewards.shape[0] if table else np.shape(rewards.noise)[0]
-        if table and (rewards.ndim != 3 or rewards.shape[1] != self.runs):
-            raise ValueError(f"{self.owner}: a table of rewards must have shape (count, runs, K) with runs = "
-                             f"{self.runs}, got {rewards.shape}")
-        fixed = np.ndim(contexts) == 3
-        x = self._checked_block(contexts, fixed, count, t)
-        if self._d is None:
-            self._begin(x.shape[-1])
-        d = self._d
-        if table and rewards.shape[2] != x.shape[2]:
-            raise ValueError(f"{self.owner}: the rewards are for {rewards.shape[2]} arms, the contexts for "
-                             f"{x.shape[2]}")
+        count = self._block_count(rewards)
+        fixed, x = self._compiled_block(t, contexts, rewards, count)
+        table, d = isinstance(rewards, np.ndarray), self._d
         stream = self.statistics.stream
         bound = stream.tree.protocols[0].norm_bound + NORM_SLACK
         if ((np.einsum("...i,...i->...", x, x) > bound**2).any() or not np.isfinite(x).all()

@@ -245,22 +245,12 @@ class LinUCB:
         same decisions to rounding); otherwise round by round through :meth:`choose` and :meth:`observe`. A run is
         played by one of the two from its start: ``choose``/``observe`` after the compiled loop read a stale
         model."""
-        table = isinstance(rewards, np.ndarray)
-        count = rewards.shape[0] if table else np.shape(rewards.noise)[0]
-        if table and (rewards.ndim != 3 or rewards.shape[1] != self.runs):
-            raise ValueError(f"{self.owner}: a table of rewards must have shape (count, runs, K) with runs = "
-                             f"{self.runs}, got {rewards.shape}")
+        count = self._block_count(rewards)
         if not self.compiled_rounds:
             return self._rounds_one_by_one(t, contexts, rewards, count)
-        fixed = np.ndim(contexts) == 3
+        fixed, x = self._compiled_block(t, contexts, rewards, count)
         played = np.empty((count, self.runs), dtype=np.int64)
         collected = np.empty((count, self.runs))
-        x = self._checked_block(contexts, fixed, count, t)
-        if self._d is None:
-            self._begin(x.shape[-1])
-        if table and rewards.shape[2] != x.shape[2]:
-            raise ValueError(f"{self.owner}: the rewards are for {rewards.shape[2]} arms, the contexts for "
-                             f"{x.shape[2]}")
         state = self._compiled_state(x.shape[2])
         # each round's radius, from the last batch end before it
         betas = self.radii(((np.arange(t, t + count) - 1) // self.B) * self.B, self._d)
@@ -281,6 +271,27 @@ class LinUCB:
         if indefinite.any():
             self._count_indefinite(int(indefinite.sum()))
         return played, collected
+
+    def _block_count(self, rewards: Any) -> int:
+        """A block's number of rounds, from its rewards (a table of every arm's, checked, or the played arm's draws)."""
+        if not isinstance(rewards, np.ndarray):
+            return np.shape(rewards.noise)[0]
+        if rewards.ndim != 3 or rewards.shape[1] != self.runs:
+            raise ValueError(f"{self.owner}: a table of rewards must have shape (count, runs, K) with runs = "
+                             f"{self.runs}, got {rewards.shape}")
+        return rewards.shape[0]
+
+    def _compiled_block(self, t: int, contexts: Any, rewards: Any, count: int) -> tuple[bool, np.ndarray]:
+        """What a compiled loop takes of a block: whether the arm set is fixed, and the contexts checked
+        (:meth:`_checked_block`); the model begun at the first block, and a reward table for as many arms."""
+        fixed = np.ndim(contexts) == 3
+        x = self._checked_block(contexts, fixed, count, t)
+        if self._d is None:
+            self._begin(x.shape[-1])
+        if isinstance(rewards, np.ndarray) and rewards.shape[2] != x.shape[2]:
+            raise ValueError(f"{self.owner}: the rewards are for {rewards.shape[2]} arms, the contexts for "
+                             f"{x.shape[2]}")
+        return fixed, x
 
     def _rounds_one_by_one(self, t: int, contexts: Any, rewards: Any, count: int) -> tuple[np.ndarray, np.ndarray]:
         """The block through :meth:`choose` and :meth:`observe`, round by round (LinUCB's numpy path)."""

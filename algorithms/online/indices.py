@@ -171,11 +171,18 @@ class PerPullIndexPolicy(IndexPolicy):
             return super().choose(t)
         return self._compiled_argmax(np.full(self.runs, t, dtype=np.int64), form)
 
-    def _compiled_argmax(self, t: np.ndarray, form: tuple[str, float, float, float]) -> np.ndarray:
-        """:func:`~.blocks_compiled.choose_arms` at each run's round ``t`` (runs,)."""
+    def _log_tables(self, t: np.ndarray, form: tuple[str, float, float, float]) -> tuple[np.ndarray, np.ndarray]:
+        """The compiled bonus's L(t) and log2 tables, long enough for a window past each run's round ``t`` (runs,)
+        and its pulls."""
+        return (log_table(form[0], int(t.max(initial=1)) + MAX_WINDOW + 2),
+                log_table("log2", int(self.pulls.max(initial=0)) + MAX_WINDOW + 2))
+
+    def _compiled_argmax(self, t: np.ndarray, form: tuple[str, float, float, float], tables: tuple | None = None
+                         ) -> np.ndarray:
+        """:func:`~.blocks_compiled.choose_arms` at each run's round ``t`` (runs,), on ``tables``
+        (:meth:`_log_tables` if not given)."""
         played = np.empty(self.runs, dtype=np.int64)
-        table = log_table(form[0], int(t.max(initial=1)) + MAX_WINDOW + 2)
-        log2 = log_table("log2", int(self.pulls.max(initial=0)) + MAX_WINDOW + 2)
+        table, log2 = tables if tables is not None else self._log_tables(t, form)
         _compiled.choose_arms(t, self.estimates, self.pulls, table, log2, *form[1:], played)
         return played
 
@@ -188,9 +195,8 @@ class PerPullIndexPolicy(IndexPolicy):
         t = np.asarray(t, dtype=np.int64)
         form = self.bonus_form() if COMPILED and self.compiled_blocks else None
         if form is not None:
-            played = self._compiled_argmax(t, form)
-            table = log_table(form[0], int(t.max()) + MAX_WINDOW + 2)
-            log2 = log_table("log2", int(self.pulls.max(initial=0)) + MAX_WINDOW + 2)
+            table, log2 = self._log_tables(t, form)
+            played = self._compiled_argmax(t, form, (table, log2))
         else:
             played = np.argmax(self.index(t), axis=1)
         lengths = np.ones(self.runs, dtype=np.int64)

@@ -77,6 +77,7 @@ class HybridCounter(Release):
         # array r' is read from pull 2^{r'+1} on; array 0 from the initialisation
         self.arrays_released = max(self.last_block, 1)
         self.array_noise = Laplace(2 / eps)
+        self._node_scales: dict[int, float] = {}  # float(node_noise(r).scale) per r, as the policies ask for it
         self.trees: list[tuple[int, int, BinaryTreeMechanism]] = []  # (r, first pull of block r, its tree so far)
         for r in range(1, self.last_block + 1):
             filled = min(2**r, self.pulls - 2**r + 1)
@@ -139,10 +140,9 @@ class HybridCounter(Release):
     def _node_scale(self, r: int) -> float:
         """float(:meth:`node_noise`'s scale), kept per r: a policy asks for it at every chunk of p-sums it draws,
         and the exact scale is a Fraction."""
-        scales = self.__dict__.setdefault("_node_scales", {})
-        if r not in scales:
-            scales[r] = float(self.node_noise(r).scale)
-        return scales[r]
+        if r not in self._node_scales:
+            self._node_scales[r] = float(self.node_noise(r).scale)
+        return self._node_scales[r]
 
     @staticmethod
     def estimate(noisy_arrays: Any, tree_sum: Any, tree_noise: Any, pulls: Any) -> np.ndarray:
