@@ -223,3 +223,21 @@ def test_expected_refuses_contexts_of_another_dimension():
         inst.expected(np.zeros((2, 3, 4)))
     with pytest.raises(ValueError, match="repository"):
         GLMBandit(3, 3, 1.0).arm_sets(5)
+
+
+def test_repository_arm_draws_compiled_are_the_python_loops_bit_for_bit(monkeypatch):
+    """With numba the repository's chunks are drawn by a compiled loop on the chunk's own generator: the same arm
+    sets, and the generator's state after a chunk (where the next chunk starts) the same, at several dimensions."""
+    from dpaudit.algorithms.environments import glm
+
+    if glm.draw_arms is None:
+        pytest.skip("numba is not installed")
+    for arms, d, seed in ((20, 3, glm.REPOSITORY_SEED), (5, 1, 3), (7, 12, 4)):
+        compiled = glm.RepositoryArms(arms, d, 2.0, seed, chunk_rounds=64)
+        monkeypatch.setattr(glm.RepositoryArms, "compiled", False)
+        plain = glm.RepositoryArms(arms, d, 2.0, seed, chunk_rounds=64)
+        plain_chunks = [plain.chunk(i) for i in range(3)]
+        monkeypatch.setattr(glm.RepositoryArms, "compiled", True)
+        for i in range(3):
+            np.testing.assert_array_equal(compiled.chunk(i), plain_chunks[i])
+        assert compiled._starts[1:] == plain._starts[1:]

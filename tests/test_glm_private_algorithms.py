@@ -238,6 +238,31 @@ def test_the_tree_streams_compiled_insertion_is_the_numpy_one_bit_for_bit(monkey
         tree.stream(runs).insert(np.full((runs, d, d), np.nan), rng)
 
 
+def test_node_noise_drawn_ahead_is_what_the_insertions_draw():
+    """Two streams (sigma 0.7 and 0.05) inserted in turn for 9 rounds: the noise drawn ahead is each insertion's node
+    noise bit for bit, and the generator ends in the same state; the node noise as numpy's normal(0, sigma) draw;
+    a compiled loop's insertions booked by ``inserted`` (the count checked against T)."""
+    from dpaudit.mechanisms.glm.exploration_set import node_noise_ahead
+    runs, d, T = 3, 3, 12
+    trees = SymmetricGaussianTree(T, d, 0.7), SymmetricGaussianTree(T, d, 0.05)
+    streams = tuple(tree.stream(runs) for tree in trees)
+    rng, ahead_rng = np.random.default_rng(8), np.random.default_rng(8)
+    ahead = node_noise_ahead(streams, 9, ahead_rng)
+    for s in range(9):
+        for k, stream in enumerate(streams):
+            stream.insert(np.zeros((runs, d, d)), rng)
+            assert np.array_equal(ahead[s, k], stream.last_noise), (s, k)
+    assert rng.bit_generator.state == ahead_rng.bit_generator.state
+    z = np.random.default_rng(3).normal(0.0, 0.7, (runs, d, d))
+    assert np.array_equal(trees[0].node_noise(runs, np.random.default_rng(3)), (z + np.swapaxes(z, 1, 2)) / 2)
+    with pytest.raises(ValueError, match="same runs"):
+        node_noise_ahead((streams[0], SymmetricGaussianTree(T, d, 1.0).stream(runs + 1)), 2, rng)
+    streams[0].inserted(2, ahead[0, 0])
+    assert streams[0].t == 11 and np.array_equal(streams[0].last_noise, ahead[0, 0])
+    with pytest.raises(ValueError, match="T = 12"):
+        streams[0].inserted(2, ahead[0, 0])
+
+
 def test_dp_sgd_release_and_calibration():
     rng = np.random.default_rng(6)
     sgd = DPSGD(1.0, 1e-3, 500, 3)  # 500 <= 2048: the full batch, q = 1, no amplification
@@ -412,3 +437,118 @@ def test_the_compiled_choice_makes_the_numpy_paths_choices(variant, tree, genera
         np.testing.assert_array_equal(getattr(compiled, name), getattr(by_numpy, name))
     for name in ("V", "H", "V_inv", "H_tau_inv", "theta_o", "theta_tau", "det_max", "det_switch"):
         np.testing.assert_allclose(getattr(compiled, name), getattr(by_numpy, name), rtol=1e-9, atol=1e-12)
+
+
+def _play_blocks(policy, env, runs, horizon, seed, block):
+    """:func:`_play`'s contexts and rewards (the same draws from the same seed), played through ``play_rounds`` in
+    blocks of ``block`` rounds (the engine's fast path)."""
+    rng = np.random.default_rng(seed)
+    inst = env.instances(runs, rng)
+    contexts = np.stack([inst.contexts(rng) for _ in range(horizon)])
+    table = np.stack([(rng.random(c.shape[:2]) < inst.expected(c)) for c in contexts]).astype(float)
+    policy.start(runs, env.arms, horizon, rng)
+    played = np.concatenate([policy.play_rounds(t + 1, contexts[t: t + block], table[t: t + block])[0]
+                             for t in range(0, horizon, block)])
+    return played.T
+
+
+def _short_private(**kw):
+    return ShortScale(eps=500, S=2.0, **kw)
+
+
+def _short_jdp(**kw):
+    return ShortScaleJDP(eps=2, delta=0.05, zeta=0.01, S=2.0, **kw)
+
+
+def _one_switch_call(**kw):
+    return OneSwitchCall(eps=500, S=2.0, **kw)
+
+
+@pytest.mark.skipif(not algorithm2.COMPILED, reason="numba is not installed (pip install dpaudit[fast])")
+@pytest.mark.parametrize("make", [_short_private, _short_jdp, _one_switch_call])
+@pytest.mark.parametrize("generator", ["paper", "repository"])  # fresh arms per run, or one arm set for all
+def test_compiled_blocks_make_the_round_by_round_choices_and_draws(make, generator, monkeypatch):
+    """Algorithm 2's compiled blocks stop at every switch and every criterion-I call, which the per-round path plays;
+    against the numpy path round by round (a recording policy): the same arms, calls, switches and state, and the
+    generator in the same state at the end (the node noise drawn ahead is set back at each stop). Short noise chunks
+    (7 rounds) and blocks that do not line up with them."""
+    monkeypatch.setattr(algorithm2, "NOISE_AHEAD", 7)
+    runs, horizon = 4, 300
+    env = GLMBandit(6, 2, 2.0, generator=generator)
+    reference = make(record=True)
+    _, _, expected = _play(reference, env, runs, horizon, seed=1)
+    stops = []
+    kernel = algorithm2.algorithm2_rounds
+
+    def spy(s0, end, *args):
+        stop = kernel(s0, end, *args)
+        stops.append(stop < end)
+        return stop
+
+    monkeypatch.setattr(algorithm2, "algorithm2_rounds", spy)
+    policy = make()
+    assert policy.compiled_choice and not reference.compiled_choice
+    played = _play_blocks(policy, env, runs, horizon, seed=1, block=37)
+    assert policy.compiled_rounds and sum(stops) > 0 and len(stops) > sum(stops)
+    np.testing.assert_array_equal(played, expected)
+    assert policy.rng.bit_generator.state == reference.rng.bit_generator.state
+    assert (policy.switches > 0).any() and (policy.count2 > 0).any()
+    if make is not _short_jdp:
+        assert (policy.count1 > 0).all() and policy.in_T_o.any()
+    for name in ("count1", "count2", "switches", "in_T_o", "X", "Y"):
+        np.testing.assert_array_equal(getattr(policy, name), getattr(reference, name))
+    for name in ("V", "H", "V_inv", "H_tau_inv", "theta_o", "theta_tau", "det_max", "det_switch"):
+        np.testing.assert_allclose(getattr(policy, name), getattr(reference, name), rtol=1e-9, atol=1e-12)
+    for tree in ("tree_V", "tree_H"):
+        assert getattr(policy, tree).t == horizon
+        np.testing.assert_array_equal(getattr(policy, tree).last_noise, getattr(reference, tree).last_noise)
+
+
+@pytest.mark.skipif(not algorithm2.COMPILED, reason="numba is not installed (pip install dpaudit[fast])")
+@pytest.mark.parametrize("eps", [4.0, 8.0])
+def test_private_glm_simulated_in_compiled_blocks_is_the_round_by_round_simulation(eps, monkeypatch):
+    """Table 2's setting (probit, the repository's arms at S = 3, the played arm's rewards from shared uniforms):
+    ``simulate`` through the compiled blocks and round by round give the same pulls and regrets."""
+    results = {}
+    for compiled in (True, False):
+        if not compiled:
+            monkeypatch.setattr(PrivateGLM, "compiled_rounds", False)
+        env = GLMBandit(20, 3, 3.0, link="probit", generator="repository")
+        with pytest.warns(UserWarning, match="zeta"):
+            policy = PrivateGLM(eps=eps, S=3.0, link="probit")
+        results[compiled] = dpaudit.simulate(policy, env, horizon=1500, runs=2, seed=1, grid=[500, 1500])
+    np.testing.assert_array_equal(results[True].pulls, results[False].pulls)
+    np.testing.assert_array_equal(results[True].regret, results[False].regret)
+
+
+@pytest.mark.skipif(not algorithm2.COMPILED, reason="numba is not installed (pip install dpaudit[fast])")
+@pytest.mark.parametrize("options", [{"record": True}, {"variant": "released-code"}, {"tree": "released-code"}])
+def test_what_the_compiled_blocks_do_not_cover_plays_round_by_round(options, monkeypatch):
+    """A recording policy, the code's variant and the code's tree play round by round."""
+    monkeypatch.setattr(algorithm2, "algorithm2_rounds", None)  # a call would raise
+    policy = _short_private(**options)
+    played = _play_blocks(policy, GLMBandit(6, 2, 2.0), 3, 60, seed=2, block=25)
+    assert not policy.compiled_rounds and played.shape == (3, 60)
+    _, _, expected = _play(_short_private(**options), GLMBandit(6, 2, 2.0), 3, 60, seed=2)
+    np.testing.assert_array_equal(played, expected)
+
+
+@pytest.mark.skipif(not algorithm2.COMPILED, reason="numba is not installed (pip install dpaudit[fast])")
+def test_a_compiled_block_with_a_non_finite_estimate_fails_as_round_by_round():
+    """theta_o with inf and -inf makes criterion II's H leaf NaN: the block plays round by round, whose tree refuses
+    it (a ValueError), instead of inserting NaN in a compiled loop."""
+    errors = []
+    for compiled in (True, False):
+        policy = _short_private(record=not compiled)
+        rng = np.random.default_rng(2)
+        env = GLMBandit(6, 2, 2.0)
+        inst = env.instances(3, rng)
+        contexts = np.stack([inst.contexts(rng) for _ in range(40)])
+        table = np.stack([(rng.random(c.shape[:2]) < inst.expected(c)) for c in contexts]).astype(float)
+        policy.start(3, env.arms, 40, rng)
+        policy.play_rounds(1, contexts[:20], table[:20])
+        policy.theta_o[0] = [np.inf, -np.inf]
+        with pytest.raises(ValueError, match="finite") as error:
+            policy.play_rounds(21, contexts[20:], table[20:])
+        errors.append(str(error.value))
+    assert errors[0] == errors[1]

@@ -15,8 +15,9 @@ Two instance generators:
   the repository's seed 109832) drawn in the repository's order (theta*'s u, then per round and arm a
   normal direction and a uniform radius), which reproduces the repository's kappa values (S = 2, 2.5, 3 at
   d = 3, K = 20, T = 5000: 18.39, 56.44, 222.15). Arm sets are generated lazily, in chunks of rounds, from
-  the generator state saved at each chunk's start; the draws go arm by arm in Python because that is the
-  order the repository's stream has (a vectorised draw would give other arms). One instance's chunks are
+  the generator state saved at each chunk's start; the draws go arm by arm because that is the order the
+  repository's stream has (a vectorised draw would give other arms): in Python, or with numba (the ``fast``
+  extra) in one compiled loop on the same generator, the same numbers (:mod:`.arms_compiled`). One instance's chunks are
   kept, read-only, up to :data:`CHUNK_CACHE_BYTES`, and shared by every block of runs and every simulation
   in the process (an audit simulates the same instance at several horizons and for several algorithms);
   past that budget only the latest chunk is kept, so memory does not grow with the horizon or the runs.
@@ -48,6 +49,11 @@ import numpy as np
 
 from dpaudit.core.validation import choice, integer, positive
 from dpaudit.mechanisms.glm.glm_links import LINKS, Link
+
+try:  # the repository's arm draws compiled (an optional dependency: pip install dpaudit[fast])
+    from .arms_compiled import draw_arms
+except ImportError:  # numba missing: the Python loop
+    draw_arms = None
 
 GLM_GENERATORS = ("paper", "repository")
 REPOSITORY_SEED = 109832
@@ -83,7 +89,12 @@ def unit_ball(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
 class RepositoryArms:
     """The repository's T arm sets of one instance, generated chunk by chunk (module docstring):
     ``theta`` (d,) and ``chunk(i)`` = the arm sets of rounds i C + 1 .. (i + 1) C, shape (C, K, d), read-only.
-    Chunks are kept while they fit in ``cache_bytes``; thread-safe, so blocks of runs may share one."""
+    Chunks are kept while they fit in ``cache_bytes``; thread-safe, so blocks of runs may share one. With numba (the
+    ``fast`` extra) a chunk's draws run in one compiled loop (:mod:`.arms_compiled`), the same numbers; ``compiled``
+    (a class attribute) switches it off."""
+
+    #: whether a chunk's draws run compiled when numba is installed
+    compiled = True
 
     def __init__(self, arms: int, dimension: int, S: float, seed: int, chunk_rounds: int = CHUNK_ROUNDS,
                  cache_bytes: int = CHUNK_CACHE_BYTES):
@@ -120,9 +131,12 @@ class RepositoryArms:
         d = self.dimension
         directions = np.empty((self.chunk_rounds, self.arms, d))
         radii = np.empty((self.chunk_rounds, self.arms, 1))
-        for direction, radius in zip(directions.reshape(-1, d), radii.reshape(-1, 1)):
-            direction[:] = rng.normal(0.0, 1.0, size=(d,))  # the repository's order: a direction, then its radius
-            radius[0] = rng.uniform(0.0, 1.0) ** (1.0 / d)
+        if draw_arms is not None and self.compiled:  # the same draws, the generator left in the same state
+            draw_arms(rng, directions.reshape(-1, d), radii.reshape(-1))
+        else:
+            for direction, radius in zip(directions.reshape(-1, d), radii.reshape(-1, 1)):
+                direction[:] = rng.normal(0.0, 1.0, size=(d,))  # the repository's order: a direction, then its radius
+                radius[0] = rng.uniform(0.0, 1.0) ** (1.0 / d)
         # the repository's direction * radius / ||direction|| for all arms at once, bit for bit: its norm is
         # sqrt(x . x), a dot product per arm, which a stacked matmul computes in the same order (a sum of squares
         # along an axis does not)

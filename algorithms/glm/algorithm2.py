@@ -49,16 +49,21 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from dpaudit.algorithms.environments.glm import PlayedGLMRewards
 from dpaudit.algorithms.linear.linucb import first_best
 from dpaudit.bandits.policies import checked_contexts
 from dpaudit.core.validation import integer, positive, probability
-from dpaudit.mechanisms.glm.exploration_set import SymmetricGaussianTree
+from dpaudit.mechanisms.glm.exploration_set import SymmetricGaussianTree, TreeStream, node_noise_ahead
 
-from .base import RoundByRound, curvature, planned_horizon
+from .base import RoundByRound, block_arrays, block_contexts, curvature, planned_horizon, play_round_by_round
 from .mle import AVAILABLE as COMPILED
+from .mle import compiled_link
 
 if COMPILED:  # numba is installed (the fast extra)
-    from .compiled import algorithm2_choice, algorithm2_criteria
+    from .compiled import algorithm2_choice, algorithm2_criteria, algorithm2_rounds
+
+#: rounds of node noise drawn ahead for a compiled block (:meth:`Algorithm2.play_rounds`)
+NOISE_AHEAD = 256
 
 
 @dataclass(frozen=True)
@@ -275,6 +280,63 @@ class Algorithm2(RoundByRound):
         self._x, self._explore = chosen, explore
         return played
 
+    @property
+    def compiled_rounds(self) -> bool:
+        """Whether :meth:`play_rounds` runs blocks of rounds compiled: the compiled choice runs, the variant is the
+        paper's, the link is one the kernels know (logistic, probit) and both trees are the binary mechanism's
+        matrix-valued streams (:class:`~dpaudit.mechanisms.glm.exploration_set.TreeStream`, d > 1)."""
+        return (self.compiled_choice and self.variant == "paper" and compiled_link(self.link)
+                and all(isinstance(tree, TreeStream) and tree.compiled for tree in (self.tree_V, self.tree_H)))
+
+    def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Rounds t .. t + count - 1 of every run (:func:`~dpaudit.algorithms.glm.base.play_round_by_round`'s
+        arguments). When :attr:`compiled_rounds`, one compiled loop (:func:`~dpaudit.algorithms.glm.compiled.
+        algorithm2_rounds`) plays the rounds without an optimizer call or a switch, every run in lockstep, with the
+        trees' node noise drawn ahead from the policy's generator as their insertions draw it (:func:`~dpaudit.
+        mechanisms.glm.exploration_set.node_noise_ahead`); a round where a run switches or calls the optimizer is
+        played by :meth:`choose` and :meth:`observe`, after the generator is set back to where that round's
+        draws begin. The same draws and decisions as round by round; V^-1 is numba's LAPACK inverse instead of
+        numpy's, equal to rounding."""
+        x = block_contexts(self.owner, contexts, self.runs, self._d, t)
+        count, runs = x.shape[:2]
+        if self._d is None:
+            self._check(t, x[0])
+        table = isinstance(rewards, np.ndarray)
+        if (not self.compiled_rounds or not (table or isinstance(rewards, PlayedGLMRewards))
+                or not np.isfinite(x).all() or self.tree_V.t + count > self.tree_V.tree.T):
+            return play_round_by_round(self, t, x, rewards)
+        arms, table_values, means, noise = block_arrays(self.owner, x, rewards)
+        played, collected = np.empty((count, runs), dtype=np.int64), np.empty((count, runs))
+        settings = self.config
+        probit = self.link.name == "probit"
+        s = 0
+        while s < count:
+            if not np.isfinite(self.theta_o).all():  # H's leaves would not be finite: the numpy insert's case
+                played[s:], collected[s:] = play_round_by_round(self, t + s, x[s:], _rest(rewards, s))
+                break
+            end = min(count, s + NOISE_AHEAD)
+            state = self.rng.bit_generator.state
+            tree_noise = node_noise_ahead((self.tree_V, self.tree_H), end - s, self.rng)
+            exact_V, noisy_V, upper_i, upper_j, scale = self.tree_V.compiled_parts()
+            exact_H, noisy_H = self.tree_H.compiled_parts()[:2]
+            stop = algorithm2_rounds(
+                s, end, arms, table_values, means, noise, tree_noise, settings.lam, settings.threshold,
+                settings.elimination_width, settings.beta, self.count1, settings.count1_cutoff, probit, self.V, self.H,
+                self.V_inv, self.H_tau_inv, self.det_max, self.det_switch, self.theta_o, self.theta_tau, self.X, self.Y,
+                self.in_T_o, t - 1, self.tree_V.t, exact_V, noisy_V, exact_H, noisy_H, upper_i, upper_j, scale, played,
+                collected)
+            done = stop - s
+            for tree, k in ((self.tree_V, 0), (self.tree_H, 1)):
+                tree.inserted(done, tree_noise[done - 1, k] if done else None)
+            if stop < end:  # the stopping round draws after its optimizer call: the generator goes back to it
+                self.rng.bit_generator.state = state
+                node_noise_ahead((self.tree_V, self.tree_H), done, self.rng)
+                arm, reward = play_round_by_round(self, t + stop, x[stop: stop + 1], _rest(rewards, stop, 1))
+                played[stop], collected[stop] = arm[0], reward[0]
+                stop += 1
+            s = stop
+        return played, collected
+
     def _switch(self, t: int, idx: np.ndarray) -> None:
         """Criterion II's switch of the runs ``idx`` at round t: the reference determinant, H_tau, and theta_tau
         refitted where a call is left."""
@@ -340,6 +402,15 @@ class Algorithm2(RoundByRound):
         """Per-run counts: criterion-I rounds, optimizer calls, switches."""
         return {"explore_rounds": self.in_T_o.sum(axis=1), "count1": self.count1.copy(),
                 "count2": self.count2.copy(), "switches": self.switches.copy()}
+
+
+def _rest(rewards: Any, start: int, count: int | None = None) -> Any:
+    """Rounds start .. start + count - 1 (to the end: None) of a block's rewards: a table's rows, or the played
+    arm's rewards (:class:`~dpaudit.algorithms.environments.glm.PlayedGLMRewards`) of those rounds."""
+    stop = None if count is None else start + count
+    if isinstance(rewards, np.ndarray):
+        return rewards[start:stop]
+    return type(rewards)(rewards.means[start:stop], rewards.noise[start:stop])
 
 
 def _copied(noise: Any) -> Any:

@@ -63,6 +63,35 @@ def play_round_by_round(policy: Any, t: int, contexts: Any, rewards: Any) -> tup
     return played, collected
 
 
+def block_contexts(owner: str, contexts: Any, runs: int, dimension: int | None, t: int) -> np.ndarray:
+    """A block's contexts as a float array (count, runs, K, d), or a ValueError naming ``owner`` for another shape or
+    a dimension other than ``dimension`` (None: not fixed yet)."""
+    x = np.asarray(contexts, dtype=float)
+    if x.ndim != 4 or x.shape[1] != runs:
+        raise ValueError(f"{owner}: a block of rounds needs contexts of shape (count, runs, K, d) with runs = {runs}, "
+                         f"got {x.shape}")
+    if dimension is not None and x.shape[3] != dimension:
+        raise ValueError(f"{owner}: contexts changed dimension from {dimension} to {x.shape[3]} at round {t}")
+    return x
+
+
+def block_arrays(owner: str, x: np.ndarray, rewards: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What a compiled loop over a block of rounds reads (contexts ``x`` (count, runs, K, d), rewards as
+    :func:`play_round_by_round` takes them): the arm sets, (count, 1, K, d) when every run has the same ones (a
+    broadcast view) else (count, runs, K, d); the reward table (count, runs, K), or an empty one and the played arm's
+    rewards' ``means`` (count, runs, K) and uniforms ``noise`` (count, runs). A table of another shape: ValueError."""
+    count, runs, K, _ = x.shape
+    table = isinstance(rewards, np.ndarray)
+    if table and rewards.shape != (count, runs, K):
+        raise ValueError(f"{owner}: a table of rewards must have shape {(count, runs, K)}, got {rewards.shape}")
+    shared = runs > 1 and x.strides[1] == 0
+    empty = np.empty((0, 0, 0))
+    return (np.ascontiguousarray(x[:, :1] if shared else x),
+            np.ascontiguousarray(rewards, dtype=float) if table else empty,
+            empty if table else np.ascontiguousarray(rewards.means, dtype=float),
+            np.empty((0, 0)) if table else np.ascontiguousarray(rewards.noise, dtype=float))
+
+
 class RoundByRound:
     """What a GLM policy adds to play ``simulate``'s blocks of rounds on a GLM bandit one round at a time
     (:func:`play_round_by_round`): the rewards drawn for the played arm only, from one uniform per round and run that
@@ -135,4 +164,4 @@ class GLMPolicy(RoundByRound):
         raise NotImplementedError
 
 
-__all__ = ["GLMPolicy", "RoundByRound", "play_round_by_round"]
+__all__ = ["GLMPolicy", "RoundByRound", "block_arrays", "block_contexts", "play_round_by_round"]

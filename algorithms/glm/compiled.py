@@ -31,6 +31,7 @@ import numba
 import numpy as np
 
 from dpaudit.algorithms.linear.compiled import cholesky
+from dpaudit.mechanisms.glm.tree_compiled import binary_tree_insert
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 _SQRT_2 = math.sqrt(2.0)
@@ -264,6 +265,16 @@ def rs_glinucb_rounds(s0: int, contexts: np.ndarray, table: np.ndarray, means: n
 
 
 @numba.njit(cache=True, nogil=True)
+def _squared_widths(arms: np.ndarray, V_inv: np.ndarray, out: np.ndarray) -> float:
+    """``out`` (K,) = ||x_a||^2_{V^-1} of the arms (K, d), floored at 0; returns the largest (criterion I's test)."""
+    largest = -np.inf
+    for a in range(arms.shape[0]):
+        out[a] = max(_quadratic(arms[a], V_inv), 0.0)
+        largest = max(largest, out[a])
+    return largest
+
+
+@numba.njit(cache=True, nogil=True)
 def algorithm2_criteria(x: np.ndarray, V_inv: np.ndarray, H: np.ndarray, det_max: np.ndarray,
                         det_switch: np.ndarray, count2: np.ndarray, count2_cutoff: int, threshold: float, code: bool,
                         norms2: np.ndarray, explore: np.ndarray, widest: np.ndarray, switch: np.ndarray,
@@ -274,16 +285,13 @@ def algorithm2_criteria(x: np.ndarray, V_inv: np.ndarray, H: np.ndarray, det_max
     the largest norm); the switch test (``switch``, the variant's rule); and, for the code's variant, V's leaf
     x x^T / (1 + ||x||^2_{V^-1}) of the widest arm in a criterion-I round, else 0 (``leaf``). Returns whether any
     run switches. ``x`` (runs or 1, K, d)."""
-    runs, K, d = V_inv.shape[0], x.shape[1], x.shape[2]
+    runs, d = V_inv.shape[0], x.shape[2]
     shared = x.shape[0] == 1
     any_switch = False
     for r in range(runs):
         arms = x[0 if shared else r]
         det_max[r] = max(det_max[r], np.linalg.det(H[r]))
-        largest = -np.inf
-        for a in range(K):
-            norms2[r, a] = max(_quadratic(arms[a], V_inv[r]), 0.0)
-            largest = max(largest, norms2[r, a])
+        largest = _squared_widths(arms, V_inv[r], norms2[r])
         explore[r] = largest > threshold if code else largest >= threshold
         widest[r] = _lowest_best(norms2[r])
         if code:
@@ -324,5 +332,101 @@ def algorithm2_choice(x: np.ndarray, norms2: np.ndarray, V_inv: np.ndarray, H_ta
             chosen[r, i] = arms[arm, i]
 
 
-__all__ = ["DONE", "SWITCH", "WARM", "algorithm2_choice", "algorithm2_criteria", "inverse_mills", "newton_terms",
-           "rs_glinucb_rounds"]
+@numba.njit(cache=True, nogil=True)
+def _lowest_set_bit(t: int) -> int:
+    """The level of the tree's block that ends at leaf t >= 1: the position of t's lowest set bit."""
+    level = 0
+    while (t >> level) & 1 == 0:
+        level += 1
+    return level
+
+
+@numba.njit(cache=True, nogil=True)
+def algorithm2_rounds(s0: int, end: int, contexts: np.ndarray, table: np.ndarray, means: np.ndarray,
+                      noise: np.ndarray, tree_noise: np.ndarray, lam: float, threshold: float,
+                      elimination_width: float, beta: float, count1: np.ndarray, count1_cutoff: int, probit: bool,
+                      V: np.ndarray, H: np.ndarray, V_inv: np.ndarray, H_tau_inv: np.ndarray, det_max: np.ndarray,
+                      det_switch: np.ndarray, theta_o: np.ndarray, theta_tau: np.ndarray, X: np.ndarray, Y: np.ndarray,
+                      in_T_o: np.ndarray, row0: int, leaves: int, exact_V: np.ndarray, noisy_V: np.ndarray,
+                      exact_H: np.ndarray, noisy_H: np.ndarray, upper_i: np.ndarray, upper_j: np.ndarray,
+                      scale: np.ndarray, played: np.ndarray, collected: np.ndarray) -> int:
+    """Algorithm 2's rounds s0, s0 + 1, .., end - 1 of a block (:meth:`~dpaudit.algorithms.glm.algorithm2.Algorithm2.
+    play_rounds`: the paper's variant on two :class:`~dpaudit.mechanisms.glm.exploration_set.SymmetricGaussianTree`
+    streams), every run in lockstep, until a round needs the caller: one where a run passes the switch test
+    (criterion II's determinant doubling) or makes a criterion-I optimizer call (count1 below its cutoff). That
+    round is left untouched and its index returned (``end``: every round played); the caller plays it round by
+    round (the switch's and the call's optimizer run there) and calls again from the next.
+
+    A round is :meth:`~dpaudit.algorithms.glm.algorithm2.Algorithm2.choose` then ``observe`` without a call: det_max
+    takes det H, the criteria and the choice as :func:`algorithm2_criteria` and :func:`algorithm2_choice` compute
+    them, the reward from ``table`` (count, runs, K) or, with an empty table, 1{noise[s, r] < means[s, r, a]}, the
+    observation into row row0 + s of ``X``, ``Y``, ``in_T_o``; then V's leaf (x x^T in a criterion-I round, else 0)
+    and H's ((mu'(<x, theta_o>)/e) x x^T in a criterion-II round, else 0) into the trees with the node noise
+    ``tree_noise[s - s0]`` (B_V's, B_H's; drawn ahead by :func:`~dpaudit.mechanisms.glm.exploration_set.
+    node_noise_ahead`), the trees' arrays (:meth:`~dpaudit.mechanisms.glm.exploration_set.TreeStream.
+    compiled_parts`, ``leaves`` inserted before round s0) updated by the mechanism's compiled insert, V = lambda I +
+    B_V's prefix sum and its inverse, H = lambda I + B_H's. ``contexts`` (count, runs or 1, K, d)."""
+    runs, K, d = V.shape[0], contexts.shape[2], contexts.shape[3]
+    shared = contexts.shape[1] == 1
+    from_table = table.shape[0] > 0
+    norms2, explore = np.empty((runs, K)), np.empty(runs, dtype=np.bool_)
+    widest, arm = np.empty(runs, dtype=np.int64), np.empty(runs, dtype=np.int64)
+    largest_det, chosen = np.empty(runs), np.empty((runs, d))
+    leaf_V, leaf_H = np.empty((runs, d, d)), np.empty((runs, d, d))
+    whitened = np.empty((runs, upper_i.shape[0]))
+    for s in range(s0, end):
+        x = contexts[s]
+        stop = False
+        for r in range(runs):  # the criteria, nothing written: a round that stops is the caller's whole
+            arms = x[0 if shared else r]
+            largest_det[r] = max(det_max[r], np.linalg.det(H[r]))
+            explore[r] = _squared_widths(arms, V_inv[r], norms2[r]) >= threshold
+            widest[r] = _lowest_best(norms2[r])
+            if explore[r]:
+                stop = stop or count1[r] < count1_cutoff
+            else:
+                stop = stop or largest_det[r] > 2 * det_switch[r]
+        if stop:
+            return s
+        det_max[:] = largest_det
+        algorithm2_choice(x, norms2, V_inv, H_tau_inv, theta_o, theta_tau, elimination_width, beta, False, explore,
+                          widest, arm, chosen)
+        row = row0 + s
+        for r in range(runs):
+            a = arm[r]
+            reward = table[s, r, a] if from_table else (1.0 if noise[s, r] < means[s, r, a] else 0.0)
+            played[s, r], collected[s, r] = a, reward
+            z = 0.0
+            for i in range(d):
+                X[r, row, i] = chosen[r, i]
+                z += chosen[r, i] * theta_o[r, i]
+            Y[r, row], in_T_o[r, row] = reward, explore[r]
+            weight = _link_slope(z, probit) / math.e
+            for i in range(d):
+                for j in range(d):
+                    outer = chosen[r, i] * chosen[r, j]
+                    leaf_V[r, i, j] = outer if explore[r] else 0.0
+                    leaf_H[r, i, j] = 0.0 if explore[r] else weight * outer
+        level = _lowest_set_bit(leaves + s - s0 + 1)
+        _release(exact_V, noisy_V, level, leaf_V, tree_noise[s - s0, 0], upper_i, upper_j, scale, lam, whitened, V)
+        for r in range(runs):
+            V_inv[r] = np.linalg.inv(V[r])
+        _release(exact_H, noisy_H, level, leaf_H, tree_noise[s - s0, 1], upper_i, upper_j, scale, lam, whitened, H)
+    return end
+
+
+@numba.njit(cache=True, nogil=True)
+def _release(exact: np.ndarray, noisy: np.ndarray, level: int, leaves: np.ndarray, noise: np.ndarray,
+             upper_i: np.ndarray, upper_j: np.ndarray, scale: np.ndarray, lam: float, whitened: np.ndarray,
+             into: np.ndarray) -> None:
+    """Insert a round's ``leaves`` (runs, d, d) with their node ``noise`` into a tree's arrays (the mechanism's
+    compiled insert) and set ``into`` (runs, d, d) to lambda I plus the noisy prefix sum, as Algorithm 2's
+    ``_released``."""
+    binary_tree_insert(exact, noisy, level, leaves, noise, upper_i, upper_j, scale, whitened, into)
+    for r in range(into.shape[0]):
+        for i in range(into.shape[1]):
+            into[r, i, i] += lam
+
+
+__all__ = ["DONE", "SWITCH", "WARM", "algorithm2_choice", "algorithm2_criteria", "algorithm2_rounds", "inverse_mills",
+           "newton_terms", "rs_glinucb_rounds"]

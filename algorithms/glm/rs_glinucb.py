@@ -43,7 +43,7 @@ from dpaudit.algorithms.linear.linucb import first_best
 from dpaudit.core.validation import positive
 from dpaudit.mechanisms.glm.glm_links import Link
 
-from .base import GLMPolicy
+from .base import GLMPolicy, block_arrays, block_contexts
 from .mle import AVAILABLE, History, compiled_link, fit_mle, fit_mle_one_run, sherman_morrison, weighted_norms
 
 if AVAILABLE:  # numba is installed (the fast extra)
@@ -168,26 +168,12 @@ class RSGLinUCB(GLMPolicy):
         does as the per-round path does: the same decisions to rounding. Otherwise round by round."""
         if not self.compiled_rounds:
             return super().play_rounds(t, contexts, rewards)
-        x = np.asarray(contexts, dtype=float)
-        if x.ndim != 4 or x.shape[1] != self.runs:
-            raise ValueError(f"{self.owner}: a block of rounds needs contexts of shape (count, runs, K, d) with runs "
-                             f"= {self.runs}, got {x.shape}")
+        x = block_contexts(self.owner, contexts, self.runs, self._d, t)
         count, runs, K, d = x.shape
         if self._d is None:
             self._d = d
             self._begin(d)
-        elif d != self._d:
-            raise ValueError(f"{self.owner}: contexts changed dimension from {self._d} to {d} at round {t}")
-        table = isinstance(rewards, np.ndarray)
-        if table and rewards.shape != (count, runs, K):
-            raise ValueError(f"{self.owner}: a table of rewards must have shape {(count, runs, K)}, got "
-                             f"{rewards.shape}")
-        shared = runs > 1 and x.strides[1] == 0  # one arm set per round for every run (a broadcast view)
-        x = np.ascontiguousarray(x[:, :1] if shared else x)
-        empty = np.empty((0, 0, 0))
-        table_values = np.ascontiguousarray(rewards, dtype=float) if table else empty
-        means = empty if table else np.ascontiguousarray(rewards.means, dtype=float)
-        noise = np.empty((0, 0)) if table else np.ascontiguousarray(rewards.noise, dtype=float)
+        x, table_values, means, noise = block_arrays(self.owner, x, rewards)
         n0 = self.history.n
         history_x, history_r = self.history.reserve(count)
         self._reserve_warmup(n0 + count)

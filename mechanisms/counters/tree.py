@@ -35,6 +35,11 @@ from dpaudit.core.validation import integer, positive
 from ..base import ExactRelease
 from ..noise import Gaussian, IntegerLaw, Laplace, LaplaceSum, iid_sum
 
+try:  # the prefix sums of many releases compiled (an optional dependency: pip install dpaudit[fast])
+    from .prefix_compiled import prefix_sums
+except ImportError:  # numba missing: the numpy levels
+    prefix_sums = None
+
 
 def lowest_set_bit(t: np.ndarray) -> np.ndarray:
     """lsb(t) for positive integers t: the exponent of the largest power of 2 dividing t."""
@@ -125,12 +130,19 @@ class BinaryTreeMechanism(ExactRelease):
         return exact + np.asarray(self.noise.sample((size, *exact.shape), rng), dtype=float)
 
     def prefix(self, noisy_nodes: Any) -> np.ndarray:
-        """Noisy prefix sums from released p-sums: shape (..., T, *element shape) -> the same."""
+        """Noisy prefix sums from released p-sums: shape (..., T, *element shape) -> the same (with numba, one
+        compiled pass, :mod:`.prefix_compiled`: the same sums)."""
         nodes = np.asarray(noisy_nodes, dtype=float)
         k = len(self.element_shape)
         if nodes.ndim < 1 + k or nodes.shape[nodes.ndim - 1 - k] != self.T:
             raise ValueError(f"{self.owner}: expected p-sums with a block axis of length {self.T} "
                              f"before the element shape {self.element_shape}, got shape {nodes.shape}")
+        if prefix_sums is not None and nodes.size:  # the same sums in the same order, compiled
+            axis = nodes.ndim - 1 - k
+            blocks = np.ascontiguousarray(nodes).reshape(math.prod(nodes.shape[:axis]), self.T, -1)
+            out = np.empty_like(blocks)
+            prefix_sums(blocks, out)
+            return out.reshape(nodes.shape)
         nodes = np.moveaxis(nodes, nodes.ndim - 1 - k, 0)
         t = np.arange(1, self.T + 1)
         out = np.zeros_like(nodes)

@@ -144,8 +144,13 @@ class SymmetricGaussianTree(ExactRelease):
     def node_noise(self, runs: int, rng: np.random.Generator) -> np.ndarray:
         """One node's noise for each of ``runs`` runs, (Z' + Z'^T)/2 with Z'_ij ~ N(0, sigma^2), shape
         (runs, d, d): the draw of :meth:`_sample` for one node (the same law, one node at a time)."""
-        z = rng.normal(0.0, self.sigma, (runs, self.d, self.d))
-        return (z + np.swapaxes(z, 1, 2)) / 2
+        return self.symmetrised(rng.standard_normal((runs, self.d, self.d)))
+
+    def symmetrised(self, standard: np.ndarray) -> np.ndarray:
+        """(Z' + Z'^T)/2 with Z' = sigma times ``standard`` (..., d, d), standard normal draws: the node noise of
+        those draws (sigma Z equals numpy's normal(0, sigma) draw of the same state bit for bit)."""
+        z = self.sigma * standard
+        return (z + np.swapaxes(z, -1, -2)) / 2
 
     def stream(self, runs: int) -> TreeStream:
         """The tree run online for ``runs`` independent runs (:class:`TreeStream`): the entry point of an
@@ -198,6 +203,46 @@ class TreeStream:
             inner.t, inner.node_noise = t, whitened_noise
             return out
         return self.tree.matrices(inner.add(self._whiten(x), self._whiten(self.last_noise)))
+
+
+    @property
+    def compiled(self) -> bool:
+        """Whether a compiled loop may insert into this stream (:meth:`compiled_parts`): numba is installed and the
+        tree is matrix-valued (d > 1; d = 1 is a scalar tree, the numpy path)."""
+        return binary_tree_insert is not None and self.inner._exact.ndim == 3
+
+    def compiled_parts(self) -> tuple[np.ndarray, ...]:
+        """What :func:`~dpaudit.mechanisms.glm.tree_compiled.binary_tree_insert` updates and reads, for a compiled
+        loop that inserts leaves itself: the per-level exact and noisy blocks (levels, runs, m), the upper triangle's
+        rows and columns and their whitening factors. The loop inserts at t + 1, t + 2, .. and then reports them
+        (:meth:`inserted`)."""
+        return self.inner._exact, self.inner._noisy, self._upper[0], self._upper[1], self.tree.scale
+
+    def inserted(self, count: int, last_noise: np.ndarray) -> None:
+        """Book ``count`` insertions made by a compiled loop on :meth:`compiled_parts`, the last with node noise
+        ``last_noise`` (runs, d, d)."""
+        if self.t + count > self.tree.T:
+            raise ValueError(f"TreeStream: the tree has T = {self.tree.T} leaves, {self.t} inserted, {count} more")
+        self.inner.t += count
+        if count:
+            self.last_noise = np.array(last_noise, dtype=float)
+            self.inner.node_noise = self._whiten(self.last_noise)
+
+
+def node_noise_ahead(streams: tuple[TreeStream, ...], count: int, rng: np.random.Generator) -> np.ndarray:
+    """The node noise of the next ``count`` insertions into each of ``streams`` (trees of one dimension on the same
+    runs) when every round inserts into each stream in turn, all drawing from ``rng``: shape (count, len(streams),
+    runs, d, d), the draws :meth:`TreeStream.insert` would make (:meth:`SymmetricGaussianTree.node_noise`), in the
+    same order, so that ``rng`` ends where those insertions leave it. For a compiled loop that inserts them itself
+    (Algorithm 2's rounds, :func:`dpaudit.algorithms.glm.compiled.algorithm2_rounds`)."""
+    runs, d = streams[0].runs, streams[0].tree.d
+    if any((stream.runs, stream.tree.d) != (runs, d) for stream in streams):
+        raise ValueError("node_noise_ahead: the streams must have the same runs and dimension")
+    standard = rng.standard_normal((count, len(streams), runs, d, d))
+    out = np.empty_like(standard)
+    for k, stream in enumerate(streams):
+        out[:, k] = stream.tree.symmetrised(standard[:, k])
+    return out
 
 
 class RankOneLeaves(Adapter):
@@ -282,5 +327,5 @@ def classical_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 
 
 
 __all__ = ["RankOneLeaves", "SymmetricGaussianTree", "TreeStream", "classical_gaussian_sigma", "generic_node_budget",
-           "max_prefix_noise_norm", "node_noise_sigma", "symmetric_gaussian_norms", "tree_depth",
+           "max_prefix_noise_norm", "node_noise_ahead", "node_noise_sigma", "symmetric_gaussian_norms", "tree_depth",
            "zcdp_node_sigma"]
