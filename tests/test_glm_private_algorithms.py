@@ -528,7 +528,7 @@ def test_what_the_compiled_blocks_do_not_cover_plays_round_by_round(options, mon
     monkeypatch.setattr(algorithm2, "algorithm2_rounds", None)  # a call would raise
     policy = _short_private(**options)
     played = _play_blocks(policy, GLMBandit(6, 2, 2.0), 3, 60, seed=2, block=25)
-    assert not policy.compiled_rounds and played.shape == (3, 60)
+    assert not (policy.compiled_rounds and policy._compiled_trees()) and played.shape == (3, 60)
     _, _, expected = _play(_short_private(**options), GLMBandit(6, 2, 2.0), 3, 60, seed=2)
     np.testing.assert_array_equal(played, expected)
 
@@ -552,3 +552,28 @@ def test_a_compiled_block_with_a_non_finite_estimate_fails_as_round_by_round():
             policy.play_rounds(21, contexts[20:], table[20:])
         errors.append(str(error.value))
     assert errors[0] == errors[1]
+
+
+@pytest.mark.skipif(not algorithm2.COMPILED, reason="numba is not installed (pip install dpaudit[fast])")
+@pytest.mark.parametrize("fixed", [True, False])  # one arm set handed over once, or arms that change by round
+@pytest.mark.parametrize("make", [lambda: JDPGLM(eps=1, delta=0.02, zeta=0.01, S=2.0), lambda: _short_jdp()])
+def test_a_jdp_transcript_through_compiled_blocks_is_the_per_round_transcript(fixed, make, monkeypatch):
+    """A contextual transcript plays a policy with compiled rounds through ``play_rounds`` (a fixed arm set as one
+    (runs, K, d) array): JDP-GLM's published actions are the per-round path's, run for run."""
+    from dpaudit.bandits.contextual_transcripts import ContextualTranscript
+    T, rng = 16, np.random.default_rng(5)
+    arms = rng.standard_normal((1 if fixed else T, 2, 2))
+    arms /= 1.5 * np.linalg.norm(arms, axis=-1, keepdims=True)
+    data = np.concatenate([np.broadcast_to(arms, (T, 2, 2)), rng.integers(0, 2, (T, 2, 1))], axis=2)
+    outputs, calls, kernel = {}, [], algorithm2.algorithm2_rounds
+    monkeypatch.setattr(algorithm2, "algorithm2_rounds", lambda *args: calls.append(1) or kernel(*args))
+    for compiled in (True, False):
+        calls.clear()
+        if not compiled:
+            monkeypatch.setattr(JDPGLM, "compiled_rounds", False)
+        transcript = ContextualTranscript(make(), 2, 2, T, output="jdp", protected=1)
+        rng = np.random.default_rng(7)  # two samples: the second starts where the first left the generator
+        outputs[compiled] = np.stack([transcript.sample(data, 200, rng) for _ in range(2)]), rng.bit_generator.state
+        assert bool(calls) is compiled
+    np.testing.assert_array_equal(outputs[True][0], outputs[False][0])
+    assert outputs[True][1] == outputs[False][1] and 0 < outputs[True][0].mean() < 1

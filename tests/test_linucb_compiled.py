@@ -345,12 +345,14 @@ def test_fast_path_errors():
         policy.play_rounds(1, np.zeros((2, 4, 2)), np.zeros((3, 4)))
 
 
-@pytest.mark.parametrize("make", [lambda: LinUCB(B=2), PRIVATE["sdp-amp"], PRIVATE["ldp-small-lambda"]])
+@pytest.mark.parametrize("make", [lambda: LinUCB(B=2), LinUCB, PRIVATE["sdp-amp"], PRIVATE["ldp-small-lambda"],
+                                  PRIVATE["jdp"], PRIVATE["code-jdp"]])
 @pytest.mark.parametrize("output", ["actions", "jdp"])
 def test_a_transcript_plays_the_compiled_rounds_as_it_plays_the_per_round_ones(make, output, monkeypatch):
-    """A contextual transcript samples a compiled policy through its compiled rounds: the same outputs as round by
-    round from the same seed, on a fixed arm set and on arms that change (the JDP output stops before the last
-    round; the compiled rounds play it too, after every published decision)."""
+    """A contextual transcript samples a compiled policy through its compiled rounds and the last round's ``choose``
+    (which reads the radius and the model the blocks leave): the same outputs as round by round from the same seed,
+    on a fixed arm set and on arms that change, and the generator left where the per-round path leaves it (the JDP
+    output stops before the last round's release), so that two samples in a row agree."""
     from dpaudit.bandits.contextual_transcripts import ContextualTranscript
 
     T, K, d = 12, 3, 2
@@ -363,10 +365,44 @@ def test_a_transcript_plays_the_compiled_rounds_as_it_plays_the_per_round_ones(m
         options = {"output": output, "protected": 6} if output == "jdp" else {}
         fast = ContextualTranscript(make(), K, d, T, **options)
         assert fast.policy.compiled_rounds
-        compiled_out = fast.sample(data, 300, np.random.default_rng(9))
+        rng = np.random.default_rng(9)  # two samples from one generator: the second starts where the first ended
+        compiled_out = [fast.sample(data, 2000, rng) for _ in range(2)]
         with monkeypatch.context() as patch:
             patch.setattr(linucb, "AVAILABLE", False)
             slow = ContextualTranscript(make(), K, d, T, **options)
             assert not slow.policy.compiled_rounds
-            np.testing.assert_array_equal(compiled_out, slow.sample(data, 300, np.random.default_rng(9)))
+            slow_rng = np.random.default_rng(9)
+            for out in compiled_out:
+                np.testing.assert_array_equal(out, slow.sample(data, 2000, slow_rng))
+            assert rng.bit_generator.state == slow_rng.bit_generator.state
+        compiled_out = compiled_out[0]
         assert len(np.unique(compiled_out)) > 1  # not a constant policy
+
+
+@pytest.mark.parametrize("B", [1, 2])
+def test_choose_after_a_compiled_block_reads_the_blocks_model_not_an_earlier_rounds(B):
+    """Rounds 1-3 round by round (which keep the argmax of a batch, B = 2, or the widths of a fixed arm set, B = 1),
+    rounds 4-9 in a compiled block, then round 10's ``choose``: the per-round path's arms, not those kept from round
+    3 (the exact statistics, whose observe may follow a block)."""
+    if not linucb.AVAILABLE:
+        pytest.skip("numba is not installed (pip install dpaudit[fast])")
+    runs, K, d = 200, 3, 2
+    rng = np.random.default_rng(2)
+    arms = rng.normal(size=(runs, K, d)) / 2
+    table = rng.random((10, runs, K))
+    rows = np.arange(runs)
+    mixed, reference = LinUCB(B=B), LinUCB(B=B)
+    for policy in (mixed, reference):
+        policy.start(runs, K, 10, np.random.default_rng(0))
+    expected = []
+    for t in range(1, 11):
+        expected.append(reference.choose(t, arms))
+        reference.observe(t, expected[-1], table[t - 1][rows, expected[-1]])
+    got = []
+    for t in range(1, 4):
+        got.append(mixed.choose(t, arms))
+        mixed.observe(t, got[-1], table[t - 1][rows, got[-1]])
+    assert mixed.compiled_rounds
+    got += list(mixed.play_rounds(4, arms, table[3:9])[0])
+    got.append(mixed.choose(10, arms))
+    np.testing.assert_array_equal(np.array(got), np.array(expected))

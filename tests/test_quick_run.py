@@ -245,6 +245,43 @@ def test_a_sample_of_the_quick_run_matches_the_snapshot(request, tmp_path):
     assert not differences, f"{len(differences)} differences from the snapshot:\n" + "\n".join(differences[:60])
 
 
+#: quick-run claims whose audits run compiled loops when numba is installed: Algorithm 2's blocks in a contextual
+#: transcript and in a simulation on the repository's arm sets, LinUCB-JDP's transcript, the tree's prefix sums of a
+#: tail audit, Hybrid-UCB's blocks and CS-LinUCB's tree rounds
+COMPILED_CLAIMS = ("shuffle-glm/thm6.2-jdp@algorithm,eps1,delta0.02,zeta0.01,S2,T16,K2,d2",
+                   "shuffle-glm/thm6.2-regret@experiments,private-glm,eps4,S3",
+                   "shuffle-glm/lemI.4-tail@T256,d3,eps1,delta0.02,zeta0.02,kappa4",
+                   "shuffle-lcb/propF.3-jdp@algorithm,eps1,delta0.1,B1,T16,K2,d2",
+                   "private-online/fig3@hybrid-ucb,setting1",
+                   "concurrent-shuffle/thm5.1-regret@k1,bound")
+
+
+def test_the_compiled_paths_give_the_snapshots_records(tmp_path):
+    """The snapshot is the quick run without the extras (numpy throughout); with numba (the ``fast`` extra, every
+    other extra still blocked) the claims whose audits run compiled loops give the same records: the compiled
+    paths make the numpy paths' decisions and draws, and leave the generators where they leave them."""
+    pytest.importorskip("numba")
+    with gzip.open(SNAPSHOT, "rt", encoding="utf-8") as fh:
+        stored = json.load(fh)
+    old = {r["claim_id"]: r for r in stored["records"]}
+    share = stored["run"]["alpha_per_statistical_claim"]
+    alpha = _sampled_alpha(share, plan(RunOptions(selectors=list(COMPILED_CLAIMS))).statistical)
+    assert alpha is not None, "no run alpha gives these claims the snapshot's share exactly"
+    env = environment_without_extras()
+    env["DPAUDIT_BLOCKED_MODULES"] = ",".join(m for m in env["DPAUDIT_BLOCKED_MODULES"].split(",")
+                                              if m not in ("numba", "llvmlite"))
+    out = tmp_path / "rep"
+    proc = subprocess.run([sys.executable, "-m", "dpaudit", "run", *COMPILED_CLAIMS, "--budget", "quick", "--out",
+                           str(out), "--alpha", repr(alpha), "--workers", "1", "--no-progress"],
+                          capture_output=True, text=True, timeout=1800, env=env)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    document = json.loads((out / "results.json").read_text())
+    assert document["run"]["alpha_per_statistical_claim"] == share
+    new = _comparable(document)["records"]
+    differences = _differences({cid: old[cid] for cid in COMPILED_CLAIMS}, new)
+    assert not differences, f"{len(differences)} differences from the snapshot:\n" + "\n".join(differences[:60])
+
+
 @pytest.mark.slow
 @pytest.mark.whole_run
 def test_quick_run_records_match_the_snapshot(quick_run):

@@ -150,6 +150,10 @@ class Algorithm2(RoundByRound):
         """V or H after a round: lambda I plus the tree's noisy prefix sum."""
         return self.config.lam * np.eye(self._d) + stream.insert(leaves, self.rng)
 
+    #: :meth:`choose` and :meth:`observe` continue from the state :meth:`play_rounds`' compiled blocks leave (they
+    #: stop for every round the per-round path plays), so a block may be followed round by round
+    choose_after_blocks: ClassVar[bool] = True
+
     # -- the policy protocol ------------------------------------------------------------------------------------
 
     @property
@@ -283,10 +287,13 @@ class Algorithm2(RoundByRound):
     @property
     def compiled_rounds(self) -> bool:
         """Whether :meth:`play_rounds` runs blocks of rounds compiled: the compiled choice runs, the variant is the
-        paper's, the link is one the kernels know (logistic, probit) and both trees are the binary mechanism's
-        matrix-valued streams (:class:`~dpaudit.mechanisms.glm.exploration_set.TreeStream`, d > 1)."""
-        return (self.compiled_choice and self.variant == "paper" and compiled_link(self.link)
-                and all(isinstance(tree, TreeStream) and tree.compiled for tree in (self.tree_V, self.tree_H)))
+        paper's and the link is one the kernels know (logistic, probit). A block also needs both trees to be the
+        binary mechanism's matrix-valued streams (:class:`~dpaudit.mechanisms.glm.exploration_set.TreeStream`,
+        d > 1), known once the first contexts are seen; otherwise it is played round by round."""
+        return self.compiled_choice and self.variant == "paper" and compiled_link(self.link)
+
+    def _compiled_trees(self) -> bool:
+        return all(isinstance(tree, TreeStream) and tree.compiled for tree in (self.tree_V, self.tree_H))
 
     def play_rounds(self, t: int, contexts: Any, rewards: Any) -> tuple[np.ndarray, np.ndarray]:
         """Rounds t .. t + count - 1 of every run (:func:`~dpaudit.algorithms.glm.base.play_round_by_round`'s
@@ -297,13 +304,13 @@ class Algorithm2(RoundByRound):
         played by :meth:`choose` and :meth:`observe`, after the generator is set back to where that round's
         draws begin. The same draws and decisions as round by round; V^-1 is numba's LAPACK inverse instead of
         numpy's, equal to rounding."""
-        x = block_contexts(self.owner, contexts, self.runs, self._d, t)
+        x = block_contexts(self.owner, contexts, self.runs, self._d, t, rewards)
         count, runs = x.shape[:2]
         if self._d is None:
             self._check(t, x[0])
         table = isinstance(rewards, np.ndarray)
-        if (not self.compiled_rounds or not (table or isinstance(rewards, PlayedGLMRewards))
-                or not np.isfinite(x).all() or self.tree_V.t + count > self.tree_V.tree.T):
+        if (not self.compiled_rounds or not self._compiled_trees() or not np.isfinite(x).all()
+                or not (table or isinstance(rewards, PlayedGLMRewards)) or self.tree_V.t + count > self.tree_V.tree.T):
             return play_round_by_round(self, t, x, rewards)
         arms, table_values, means, noise = block_arrays(self.owner, x, rewards)
         played, collected = np.empty((count, runs), dtype=np.int64), np.empty((count, runs))

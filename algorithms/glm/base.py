@@ -63,13 +63,18 @@ def play_round_by_round(policy: Any, t: int, contexts: Any, rewards: Any) -> tup
     return played, collected
 
 
-def block_contexts(owner: str, contexts: Any, runs: int, dimension: int | None, t: int) -> np.ndarray:
-    """A block's contexts as a float array (count, runs, K, d), or a ValueError naming ``owner`` for another shape or
-    a dimension other than ``dimension`` (None: not fixed yet)."""
+def block_contexts(owner: str, contexts: Any, runs: int, dimension: int | None, t: int, rewards: Any) -> np.ndarray:
+    """A block's contexts as a float array (count, runs, K, d): given so, or one arm set (runs, K, d) for every round
+    of the block (a fixed arm set, as a contextual transcript hands it over), the count read from ``rewards`` (a table
+    (count, runs, K), or the played arm's rewards with ``noise`` (count, runs)). Another shape, or a dimension other
+    than ``dimension`` (None: not fixed yet): a ValueError naming ``owner``."""
     x = np.asarray(contexts, dtype=float)
+    if x.ndim == 3:
+        count = len(rewards) if isinstance(rewards, np.ndarray) else len(getattr(rewards, "noise", ()))
+        x = np.broadcast_to(x, (count, *x.shape))
     if x.ndim != 4 or x.shape[1] != runs:
-        raise ValueError(f"{owner}: a block of rounds needs contexts of shape (count, runs, K, d) with runs = {runs}, "
-                         f"got {x.shape}")
+        raise ValueError(f"{owner}: a block of rounds needs contexts of shape (count, runs, K, d) or one arm set "
+                         f"(runs, K, d) with runs = {runs}, got {np.shape(contexts)}")
     if dimension is not None and x.shape[3] != dimension:
         raise ValueError(f"{owner}: contexts changed dimension from {dimension} to {x.shape[3]} at round {t}")
     return x

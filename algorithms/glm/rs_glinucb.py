@@ -168,7 +168,7 @@ class RSGLinUCB(GLMPolicy):
         does as the per-round path does: the same decisions to rounding. Otherwise round by round."""
         if not self.compiled_rounds:
             return super().play_rounds(t, contexts, rewards)
-        x = block_contexts(self.owner, contexts, self.runs, self._d, t)
+        x = block_contexts(self.owner, contexts, self.runs, self._d, t, rewards)
         count, runs, K, d = x.shape
         if self._d is None:
             self._d = d

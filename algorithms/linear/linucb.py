@@ -219,6 +219,10 @@ class LinUCB:
         self.theta = (self.V_inv @ u[:, :, None])[..., 0]
         self.beta = float(self.radius(t, d))
 
+    #: ``choose`` may follow :meth:`play_rounds`: the compiled loop updates the model in place and leaves the radius
+    #: of its last batch end (a contextual transcript chooses the last round so, drawing no release after it)
+    choose_after_blocks: ClassVar[bool] = True
+
     @property
     def block_rounds(self) -> bool:
         """Whether the policy plays blocks of rounds (:meth:`play_rounds`, ``simulate``'s fast path on a linear
@@ -242,9 +246,10 @@ class LinUCB:
         rewards collected, each (count, runs).
 
         When :attr:`compiled_rounds` the rounds run in one compiled loop (:mod:`.compiled`: the same algorithm, the
-        same decisions to rounding); otherwise round by round through :meth:`choose` and :meth:`observe`. A run is
-        played by one of the two from its start: ``choose``/``observe`` after the compiled loop read a stale
-        model."""
+        same decisions to rounding); otherwise round by round through :meth:`choose` and :meth:`observe`. After the
+        compiled loop ``choose`` reads the model and radius it left (:attr:`choose_after_blocks`); ``observe`` may
+        not follow it (a release whose noise was drawn ahead refuses further leaves), so a run's rounds are otherwise
+        played by one of the two from its start."""
         count = self._block_count(rewards)
         if not self.compiled_rounds:
             return self._rounds_one_by_one(t, contexts, rewards, count)
@@ -270,6 +275,10 @@ class LinUCB:
                   self.statistics.gram, self.statistics.u, self._X, self._y, *state, indefinite, played, collected)
         if indefinite.any():
             self._count_indefinite(int(indefinite.sum()))
+        # what choose reads besides the model the loop updated in place: the radius of the last batch end, and no
+        # kept argmax or widths (the loop kept its own)
+        self.beta = float(self.radius(((t + count - 1) // self.B) * self.B, self._d))
+        self._last = self._widths = self._outer = None
         return played, collected
 
     def _block_count(self, rewards: Any) -> int:

@@ -209,16 +209,27 @@ class ContextualTranscript:
 
     def _compiled(self, policy: Any, table: np.ndarray, size: int) -> np.ndarray:
         """Rounds 1..len(table) by the policy's compiled ``play_rounds`` (as a simulation on a linear bandit runs
-        them), given every round's contexts and every arm's reward, the same for every run: the same decisions
-        as :meth:`_run`'s rounds, the last round's release included (drawn after every decision is made)."""
+        them), given every round's contexts and every arm's reward, the same for every run: the same decisions as
+        :meth:`_run`'s rounds. A policy whose ``choose`` continues from the state its blocks leave
+        (``choose_after_blocks``, e.g. Algorithm 2's) makes the last round's choice by ``choose``, so that it draws
+        what :meth:`_run` draws (no release after the last decision) and the next sample from the same generator is
+        the per-round path's too; others play the last round in the block, whose release is then drawn after every
+        decision is made (the sample's decisions are the same; the generator ends further on)."""
         d, rounds = self.dimension, len(table)
-        if (table[:, :, :d] == table[:1, :, :d]).all():  # one arm set throughout: handed over once
-            contexts = np.broadcast_to(table[0, :, :d], (size, self.arms, d))
-        else:
-            contexts = np.broadcast_to(table[:, None, :, :d], (rounds, size, self.arms, d))
-        rewards = np.ascontiguousarray(np.broadcast_to(table[:, None, :, d], (rounds, size, self.arms)))
-        arms, _ = policy.play_rounds(1, contexts, rewards)
-        return checked_decisions(self.owner, arms, (rounds, size), self.arms, "compiled rounds")
+        fixed = bool((table[:, :, :d] == table[:1, :, :d]).all())  # one arm set throughout: handed over once
+        contexts = (np.broadcast_to(table[0, :, :d], (size, self.arms, d)) if fixed
+                    else np.broadcast_to(table[:, None, :, :d], (rounds, size, self.arms, d)))
+        blocks = rounds - 1 if getattr(policy, "choose_after_blocks", False) else rounds
+        played = np.empty((rounds, size), dtype=np.int64)
+        if blocks:
+            rewards = np.ascontiguousarray(np.broadcast_to(table[:blocks, None, :, d], (blocks, size, self.arms)))
+            arms, _ = policy.play_rounds(1, contexts if fixed else contexts[:blocks], rewards)
+            played[:blocks] = checked_decisions(self.owner, arms, (blocks, size), self.arms, "compiled rounds")
+        if blocks < rounds:
+            last = contexts if fixed else contexts[-1]
+            played[-1] = checked_decisions(self.owner, policy.choose(rounds, last), (size,), self.arms,
+                                           f"choice at round {rounds}")
+        return played
 
 
 def fixed_arms(features: Any, rewards: Any, horizon: int) -> np.ndarray:
