@@ -471,7 +471,8 @@ def test_compiled_blocks_make_the_round_by_round_choices_and_draws(make, generat
     """Algorithm 2's compiled blocks stop at every switch and every criterion-I call, which the per-round path plays;
     against the numpy path round by round (a recording policy): the same arms, calls, switches and state, and the
     generator in the same state at the end (the node noise drawn ahead is set back at each stop). Short noise chunks
-    (7 rounds) and blocks that do not line up with them."""
+    (2 rounds doubling up to 7) and blocks that do not line up with them."""
+    monkeypatch.setattr(algorithm2, "FIRST_AHEAD", 2)
     monkeypatch.setattr(algorithm2, "NOISE_AHEAD", 7)
     runs, horizon = 4, 300
     env = GLMBandit(6, 2, 2.0, generator=generator)
@@ -559,9 +560,10 @@ def test_a_compiled_block_with_a_non_finite_estimate_fails_as_round_by_round():
 @pytest.mark.parametrize("make", [lambda: JDPGLM(eps=1, delta=0.02, zeta=0.01, S=2.0), lambda: _short_jdp()])
 def test_a_jdp_transcript_through_compiled_blocks_is_the_per_round_transcript(fixed, make, monkeypatch):
     """A contextual transcript plays a policy with compiled rounds through ``play_rounds`` (a fixed arm set as one
-    (runs, K, d) array): JDP-GLM's published actions are the per-round path's, run for run."""
+    (runs, K, d) array): JDP-GLM's published actions are the per-round path's, run for run (40 rounds: fewer go round
+    by round)."""
     from dpaudit.bandits.contextual_transcripts import ContextualTranscript
-    T, rng = 16, np.random.default_rng(5)
+    T, rng = 40, np.random.default_rng(5)
     arms = rng.standard_normal((1 if fixed else T, 2, 2))
     arms /= 1.5 * np.linalg.norm(arms, axis=-1, keepdims=True)
     data = np.concatenate([np.broadcast_to(arms, (T, 2, 2)), rng.integers(0, 2, (T, 2, 1))], axis=2)

@@ -62,8 +62,14 @@ from .mle import compiled_link
 if COMPILED:  # numba is installed (the fast extra)
     from .compiled import algorithm2_choice, algorithm2_criteria, algorithm2_rounds
 
-#: rounds of node noise drawn ahead for a compiled block (:meth:`Algorithm2.play_rounds`)
-NOISE_AHEAD = 256
+#: rounds of node noise drawn ahead for a compiled block (:meth:`Algorithm2.play_rounds`): FIRST_AHEAD after a round
+#: that stopped, doubling after each chunk played whole, up to NOISE_AHEAD
+FIRST_AHEAD, NOISE_AHEAD = 8, 256
+#: a block of fewer rounds is played round by round (e.g. a JDP transcript's 16 rounds, each with a call)
+FEWEST_ROUNDS = 32
+#: after k blocks in a row that stopped at their first round, the next 2^k - 1 rounds (at most this many) go round by
+#: round before a block is tried again
+ROUND_BY_ROUND_MOST = 63
 
 
 @dataclass(frozen=True)
@@ -302,26 +308,30 @@ class Algorithm2(RoundByRound):
         trees' node noise drawn ahead from the policy's generator as their insertions draw it (:func:`~dpaudit.
         mechanisms.glm.exploration_set.node_noise_ahead`); a round where a run switches or calls the optimizer is
         played by :meth:`choose` and :meth:`observe`, after the generator is set back to where that round's
-        draws begin. The same draws and decisions as round by round; V^-1 is numba's LAPACK inverse instead of
-        numpy's, equal to rounding."""
+        draws begin. Blocks that stop at once one after another (a call every round) leave the next rounds to the
+        per-round path for a while (:data:`ROUND_BY_ROUND_MOST`). The same draws and decisions as round by round;
+        V^-1 is numba's LAPACK inverse instead of numpy's, equal to rounding."""
         x = block_contexts(self.owner, contexts, self.runs, self._d, t, rewards)
         count, runs = x.shape[:2]
         if self._d is None:
             self._check(t, x[0])
         table = isinstance(rewards, np.ndarray)
-        if (not self.compiled_rounds or not self._compiled_trees() or not np.isfinite(x).all()
+        if (count < FEWEST_ROUNDS or not self.compiled_rounds or not self._compiled_trees() or not np.isfinite(x).all()
                 or not (table or isinstance(rewards, PlayedGLMRewards)) or self.tree_V.t + count > self.tree_V.tree.T):
             return play_round_by_round(self, t, x, rewards)
         arms, table_values, means, noise = block_arrays(self.owner, x, rewards)
         played, collected = np.empty((count, runs), dtype=np.int64), np.empty((count, runs))
         settings = self.config
         probit = self.link.name == "probit"
-        s = 0
+        s, ahead, by_round, misses = 0, FIRST_AHEAD, 0, 0
         while s < count:
-            if not np.isfinite(self.theta_o).all():  # H's leaves would not be finite: the numpy insert's case
-                played[s:], collected[s:] = play_round_by_round(self, t + s, x[s:], _rest(rewards, s))
-                break
-            end = min(count, s + NOISE_AHEAD)
+            if by_round or not np.isfinite(self.theta_o).all():  # (H's leaves not finite: the numpy insert's case)
+                stop = count if by_round == 0 else min(count, s + by_round)
+                played[s:stop], collected[s:stop] = play_round_by_round(self, t + s, x[s:stop],
+                                                                        _rest(rewards, s, stop - s))
+                s, by_round = stop, 0
+                continue
+            end = min(count, s + ahead)
             state = self.rng.bit_generator.state
             tree_noise = node_noise_ahead((self.tree_V, self.tree_H), end - s, self.rng)
             exact_V, noisy_V, upper_i, upper_j, scale = self.tree_V.compiled_parts()
@@ -335,12 +345,17 @@ class Algorithm2(RoundByRound):
             done = stop - s
             for tree, k in ((self.tree_V, 0), (self.tree_H, 1)):
                 tree.inserted(done, tree_noise[done - 1, k] if done else None)
-            if stop < end:  # the stopping round draws after its optimizer call: the generator goes back to it
+            if stop == end:  # the whole chunk played: draw further ahead next time
+                ahead, misses = min(2 * ahead, NOISE_AHEAD), 0
+            else:  # the stopping round draws after its optimizer call: the generator goes back to it
                 self.rng.bit_generator.state = state
                 node_noise_ahead((self.tree_V, self.tree_H), done, self.rng)
                 arm, reward = play_round_by_round(self, t + stop, x[stop: stop + 1], _rest(rewards, stop, 1))
                 played[stop], collected[stop] = arm[0], reward[0]
                 stop += 1
+                # rounds that stop one after another (e.g. a call every round) go round by round for a while
+                misses = misses + 1 if done == 0 else 0
+                ahead, by_round = FIRST_AHEAD, min(2**misses - 1, ROUND_BY_ROUND_MOST)
             s = stop
         return played, collected
 
