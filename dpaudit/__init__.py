@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from . import _checkout, _compat, adapters  # noqa: F401 - _checkout: mechanisms/, algorithms/, audits/ from a checkout's root; _compat: the old module paths; dpaudit.adapters.opendp, .diffprivlib (the libraries are imported when used)
 from ._version import __version__
+from .api.canary import audit_canaries
 from .api.dpsgd import audit_dpsgd, certify_dpsgd
 from .api.privacy import audit_privacy
 from .api.regret import audit_lower_bound, audit_regret
@@ -104,7 +105,7 @@ __all__ = [
     "RegretOrder", "RegretRate", "RenyiDP",
     "ReplaceOne", "ReplaceRewardVector", "ReplaceUser", "SelectionError", "SimulationResult", "Statistic",
     "SubExponential", "SubGaussian", "TailBound", "UnsupportedAudit", "UsageError", "__version__", "audit_privacy",
-    "adapters", "audit_lower_bound", "audit_regret", "audit_sampler", "audit_dpsgd", "certify_dpsgd",
+    "adapters", "audit_canaries", "audit_lower_bound", "audit_regret", "audit_sampler", "audit_dpsgd", "certify_dpsgd",
     "DPSGDTrace", "BallsAndBins", "BatchesWithReplacement", "ComposedDPSGD", "DPSGDConfig", "FixedSizeBatches",
     "PoissonBatches",
     "ShuffledBatches",

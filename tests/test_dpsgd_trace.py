@@ -125,17 +125,7 @@ def test_rebuild_errors_say_what_does_not_fit():
 def test_the_readme_example_prints_what_its_comment_says():
     """The README's DP-SGD block, run as printed: its one print shows what the comment beside it says, digit for
     digit (certified bounds and dp-accounting's epsilon are deterministic)."""
-    import contextlib
-    import io
-    import re
-    from pathlib import Path
+    from readme_blocks import printed_and_commented
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    block = re.search(r"<!-- checked by tests/test_dpsgd_trace.py -->\n```python\n(.*?)```", readme, flags=re.S)
-    assert block, "the README's DP-SGD example is gone"
-    code = block.group(1)
-    expected = [line.split("# ", 1)[1].strip() for line in code.splitlines() if line.startswith("print(")]
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(code, "<README DP-SGD example>", "exec"), {})
-    assert out.getvalue().strip().splitlines() == expected
+    printed, commented = printed_and_commented("test_dpsgd_trace.py")
+    assert printed == commented

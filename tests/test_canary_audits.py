@@ -1,0 +1,226 @@
+"""Canary audits from scores (dpaudit.audit_canaries): the one-run bound of Steinke, Nasr and Jagielski against its
+formula and the published ceilings, and both estimators' validity at the exact boundary of their null on 1,000
+seeded trials per case (each test's false-failure rate is stated beside it), with the safeguards whose removal would
+break it: the many-run estimator's split between selection and confirmation, its alpha / 2 per side, the one-run
+estimator's Bonferroni share per guess set and its delta term; and their power on a planted violation."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dpaudit
+from dpaudit.auditors import canary, one_run
+
+# -- the one-run bound ------------------------------------------------------------------------------------------------
+
+
+def test_the_one_run_ceilings_are_the_published_ones():
+    # Steinke et al.'s ceiling with every guess right at delta 1e-5, alpha 0.05: 5.78 at m = r = 1000, 7.28 at 5000
+    assert one_run.one_run_ceiling(1000, 1000, 1e-5, 0.05) == pytest.approx(5.78, abs=0.005)
+    assert one_run.one_run_ceiling(5000, 5000, 1e-5, 0.05) == pytest.approx(7.28, abs=0.005)
+    assert one_run.one_run_ceiling(1000, 1000, 1e-5, 0.05) < one_run.one_run_ceiling(1000, 1000, 0.0, 0.05)
+
+
+@pytest.mark.parametrize("m, r, v, eps, delta", [(20, 12, 9, 0.7, 0.01), (50, 50, 40, 1.5, 1e-3), (8, 3, 3, 0.0, 0.1),
+                                                 (100, 60, 0, 1.0, 0.01), (30, 10, 10, 4.0, 0.0)])
+def test_the_one_run_p_value_is_its_formula(m, r, v, eps, delta):
+    q = math.exp(eps) / (1 + math.exp(eps))
+    tail = sum(math.comb(r, j) * q**j * (1 - q) ** (r - j) for j in range(v, r + 1))
+    term = max((sum(math.comb(r, j) * q**j * (1 - q) ** (r - j) for j in range(v - i, v)) / i
+                for i in range(1, v + 1)), default=0.0)
+    expected = 1.0 if v == 0 else min(tail + 2 * m * delta * term, 1.0)
+    assert one_run.one_run_p_value(m, r, v, eps, delta) == pytest.approx(expected, rel=1e-9, abs=1e-15)
+
+
+@pytest.mark.parametrize("m, r, v, delta, alpha", [(1000, 200, 180, 1e-5, 0.05), (200, 100, 70, 1e-3, 0.1),
+                                                   (50, 50, 50, 0.0, 0.05)])
+def test_the_one_run_epsilon_is_the_root_from_below(m, r, v, delta, alpha):
+    eps = one_run.one_run_epsilon(m, r, v, delta, alpha)
+    assert eps > 0 and one_run.one_run_p_value(m, r, v, eps, delta) <= alpha
+    assert one_run.one_run_p_value(m, r, v, eps + 1e-9, delta) > alpha
+    assert one_run.one_run_epsilon(m, r, r // 2, delta, alpha) == 0.0  # half right: nothing rejected
+
+
+def test_guesses_count_the_right_ones_and_bad_guesses_are_refused():
+    scores = np.array([0.1, 3.0, 2.0, -1.0, 0.5])
+    members = np.array([False, True, False, False, True])
+    assert one_run.guesses_right(scores, members, 2, 2) == (4, 3)  # in: 3.0 (right), 2.0 (wrong); out: -1, 0.1
+    with pytest.raises(ValueError, match="exceeds"):
+        one_run.guesses_right(scores, members, 3, 3)
+    with pytest.raises(ValueError, match="guesses must be"):
+        canary.one_run_bound([1.0, 2.0], [0.0], 1e-5, 0.05, np.random.default_rng(0), guesses=[(2, 2)])
+
+
+# -- validity at the boundary of the null -----------------------------------------------------------------------------
+
+TRIALS = 1000
+
+
+def _violations_allowed(alpha: float, trials: int = TRIALS) -> int:
+    """The largest count of bounds above the truth that a valid estimator exceeds with probability below 1e-6."""
+    return int(stats.binom.isf(1e-6, trials, alpha))
+
+
+def _rr_scores(rng, m, eps, delta=0.0):
+    """One run's canaries at the exact boundary of (eps, delta)-DP: each in with probability 1/2; its score is its
+    membership with probability delta, else randomized response (right with probability e^eps / (1 + e^eps)), plus a
+    continuous jitter that only breaks ties."""
+    members = rng.random(m) < 0.5
+    reveal = rng.random(m) < delta
+    right = rng.random(m) < 1 / (1 + math.exp(-eps))
+    bit = np.where(reveal, members, np.where(right, members, ~members))
+    scores = np.where(reveal, 10.0 * np.where(members, 1, -1), bit.astype(float)) + 1e-3 * rng.random(m)
+    return scores[members], scores[~members]
+
+
+@pytest.mark.parametrize("eps, delta, guesses", [(1.0, 0.0, [(25, 25)]), (1.0, 0.0, None), (0.3, 0.05, None)])
+def test_the_one_run_bound_holds_at_the_boundary(eps, delta, guesses):
+    """On 1,000 seeded runs of 200 canaries at the exact boundary of (eps, delta)-DP, the bound at alpha 0.1 exceeds
+    eps in at most the count a valid bound exceeds with probability 1e-6 (false-failure rate 1e-6). The grid of eight
+    guess sets tests each at alpha / 8; the delta case puts revealed canaries at the top of the scores."""
+    rng = np.random.default_rng(11)
+    above = 0
+    for _ in range(TRIALS):
+        x_in, x_out = _rr_scores(rng, 200, eps, delta)
+        bound = canary.one_run_bound(x_in, x_out, delta, 0.1, rng, guesses=guesses)["epsilon"]
+        above += bound > eps
+    assert above <= _violations_allowed(0.1)
+
+
+def test_the_one_run_safeguards_are_needed():
+    """Without the Bonferroni share (every guess set at alpha) or without the delta term (delta taken as 0), the same
+    boundary cases give more bounds above the truth than a valid estimator could (so the validity tests above would
+    fail if either were removed)."""
+    rng = np.random.default_rng(12)
+    grid_above = delta_above = 0
+    for _ in range(TRIALS):
+        x_in, x_out = _rr_scores(rng, 200, 1.0)
+        grid = one_run.guess_grid(200)
+        values = np.concatenate([x_in, x_out])
+        members = np.arange(len(values)) < len(x_in)
+        best = max(one_run.one_run_epsilon(200, *one_run.guesses_right(values, members, a, b), 0.0, 0.1)
+                   for a, b in grid)
+        grid_above += best > 1.0
+        x_in, x_out = _rr_scores(rng, 200, 0.3, 0.05)
+        delta_above += canary.one_run_bound(x_in, x_out, 0.0, 0.1, rng)["epsilon"] > 0.3
+    assert grid_above > _violations_allowed(0.1) and delta_above > _violations_allowed(0.1)
+
+
+def _boundary_runs(rng, n, eps, delta=0.0):
+    """n runs per side of a score whose every threshold below 1 is an event at exactly (eps, delta): the in-runs'
+    density is a = e^eps / (1 + e^eps) (1 - delta) on [0, 1) and b = (1 - delta) / (1 + e^eps) on [1, 2), plus an atom
+    of mass delta at -1; the out-runs' the mirror (b, then a), without the atom."""
+    a, b = math.exp(eps) / (1 + math.exp(eps)), 1 / (1 + math.exp(eps))
+
+    def side(low_mass, atom):
+        u = rng.random(n)
+        atomic = rng.random(n) < atom
+        low = rng.random(n) < low_mass / (low_mass + (a + b - low_mass))
+        return np.where(atomic, -1.0, np.where(low, u, 1.0 + u))
+
+    return side(a, delta), side(b, 0.0)
+
+
+@pytest.mark.parametrize("eps, delta", [(1.0, 0.0), (0.5, 0.05)])
+def test_the_many_run_bound_holds_at_the_boundary(eps, delta):
+    """On 1,000 seeded audits of 300 runs per side at the exact boundary (every threshold below 1 an event at exactly
+    (eps, delta) in one order), the bound at alpha 0.1 exceeds eps in at most the count a valid bound exceeds with
+    probability 1e-6 (false-failure rate 1e-6)."""
+    rng = np.random.default_rng(13)
+    above = sum(canary.multi_run_epsilon(*_boundary_runs(rng, 300, eps, delta), delta, 0.1, rng)["epsilon"] > eps
+                for _ in range(TRIALS))
+    assert above <= _violations_allowed(0.1)
+
+
+def test_the_many_run_event_is_chosen_without_the_confirmation_runs_and_bounded_at_half_alpha_per_side():
+    """The safeguards the validity test above cannot see (at these boundaries the estimator's rate of bounds above the
+    truth is 0.6% at alpha 10%, and selecting on the confirmation runs too, or spending alpha on each side, still stays
+    under alpha there): the event is the same whatever the confirmation runs hold, and the bound is the Clopper-Pearson
+    bounds' at alpha / 2 on the confirmation counts."""
+    rng = np.random.default_rng(15)
+    x_in, x_out = _boundary_runs(rng, 300, 1.0)
+    first = canary.multi_run_epsilon(x_in, x_out, 0.0, 0.1, np.random.default_rng(1))
+    # the same split (same seed): every confirmation run moved far away changes the counts, not the event
+    moved_in, moved_out = x_in.copy(), x_out.copy()
+    perm_rng = np.random.default_rng(1)  # the estimator's permutations: of the in-runs, then of the out-runs
+    order_in, order_out = perm_rng.permutation(len(x_in)), perm_rng.permutation(len(x_out))
+    moved_in[order_in[first["selection_runs"]["in"]:]] += 100.0
+    moved_out[order_out[first["selection_runs"]["out"]:]] -= 100.0
+    second = canary.multi_run_epsilon(moved_in, moved_out, 0.0, 0.1, np.random.default_rng(1))
+    assert (second["side"], second["first"], second["threshold"]) == (first["side"], first["first"], first["threshold"])
+    assert second["counts"] != first["counts"]
+    # the bound from the confirmation counts at alpha / 2 per side
+    k, n = first["counts"], first["runs"]
+    one, other = first["first"], "out" if first["first"] == "in" else "in"
+    assert first["p_lower"] == pytest.approx(float(stats.beta.ppf(0.05, k[one], n[one] - k[one] + 1)), rel=1e-9)
+    assert first["q_upper"] == pytest.approx(float(stats.beta.isf(0.05, k[other] + 1, n[other] - k[other])), rel=1e-9)
+    assert first["epsilon"] == pytest.approx(max(0.0, math.log(first["p_lower"] / first["q_upper"])), rel=1e-12)
+    assert first["ceiling"] == pytest.approx(math.log(0.05 ** (1 / n[one]) / (1 - 0.05 ** (1 / n[other]))), rel=1e-9)
+
+
+# -- the audit and its power ------------------------------------------------------------------------------------------
+
+
+def _gaussian_scores(rng, n, mu):
+    return rng.normal(mu, 1.0, n), rng.normal(0.0, 1.0, n)
+
+
+def test_a_planted_violation_is_refuted_and_a_true_claim_is_not():
+    """Scores of a mu = 3 Gaussian mechanism (true eps about 15.2 at delta 1e-5) refute a claimed eps of 2 in every
+    one of 20 seeds from 500 runs per side; the truth (eps 16) is never refuted; the record states the bound, the
+    event and the ceiling."""
+    claim, truth = dpaudit.ApproxDP(2.0, 1e-5), dpaudit.ApproxDP(16.0, 1e-5)
+    for seed in range(20):
+        x_in, x_out = _gaussian_scores(np.random.default_rng(seed), 500, 3.0)
+        res = dpaudit.audit_canaries(x_in, x_out, claim, seed=seed)
+        assert res.verdict == "refuted" and 2.0 < res.epsilon_lower <= res.parameters["ceiling"]
+        assert dpaudit.audit_canaries(x_in, x_out, truth, seed=seed).verdict == "not-refuted"
+    assert res.witness["side"] in (">=", "<") and "ceiling" in res.notes[0] and res.samples == 1000
+
+
+def test_one_run_audits_state_their_ceiling_and_refuse_bad_input():
+    rng = np.random.default_rng(3)
+    members = rng.random(1000) < 0.5
+    scores = rng.normal(0, 1, 1000) + 6.0 * members
+    res = dpaudit.audit_canaries(scores[members], scores[~members], dpaudit.ApproxDP(8.0, 1e-5), runs="one", seed=1)
+    assert res.verdict == "not-refuted" and res.parameters["ceiling"] < 8.0 and "could not have refuted" in res.notes[1]
+    assert 3.0 < res.epsilon_lower <= res.parameters["ceiling"]
+    with pytest.raises(ValueError, match="runs must be"):
+        dpaudit.audit_canaries([1.0, 2.0], [0.0, 1.0], dpaudit.PureDP(1.0), runs="two")
+    with pytest.raises(ValueError, match="finite 1-D"):
+        dpaudit.audit_canaries([1.0, np.nan], [0.0, 1.0], dpaudit.PureDP(1.0))
+    with pytest.raises(ValueError, match="selection is for"):
+        dpaudit.audit_canaries([1.0, 2.0], [0.0, 1.0], dpaudit.PureDP(1.0), runs="one", selection=0.3)
+    with pytest.raises(dpaudit.InvalidClaim):
+        dpaudit.audit_canaries([1.0, 2.0], [0.0, 1.0], dpaudit.SubGaussian(1.0))
+
+
+def test_the_many_run_bound_subtracts_delta():
+    x_in, x_out = _boundary_runs(np.random.default_rng(16), 300, 1.0, 0.05)
+    res = canary.multi_run_epsilon(x_in, x_out, 0.05, 0.1, np.random.default_rng(2))
+    assert res["epsilon"] == pytest.approx(max(0.0, math.log((res["p_lower"] - 0.05) / res["q_upper"])), rel=1e-12)
+    assert 0 < res["epsilon"] < math.log(res["p_lower"] / res["q_upper"])
+
+
+def test_one_run_ties_are_broken_at_random_not_by_membership():
+    """Binary scores (every canary tied with half the others) of randomized response at eps 3: the canaries are put in
+    random order before the guesses, so the guesses among tied scores are as good as chance allows and the bound is
+    well above 0 in every seed (broken by the arrays' order, every tie would go against the auditor)."""
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        members = rng.random(1000) < 0.5
+        bit = np.where(rng.random(1000) < 1 / (1 + math.exp(-3.0)), members, ~members).astype(float)
+        bound = canary.one_run_bound(bit[members], bit[~members], 0.0, 0.05, rng)["epsilon"]
+        assert bound > 1.5
+
+
+def test_the_readme_example_prints_what_its_comment_says():
+    """The README's canary block, run as printed: its print shows what the comment beside it says."""
+    from readme_blocks import printed_and_commented
+
+    printed, commented = printed_and_commented("test_canary_audits.py")
+    assert printed == commented
