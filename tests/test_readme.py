@@ -20,7 +20,7 @@ README = ROOT / "README.md"
 # namespace, so a later block may use the names an earlier one defines.
 PAGES = [README] + [ROOT / "docs" / name for name in (
     "running.md", "own-mechanism.md", "suites.md", "tail-claims.md", "samplers.md", "simulation.md", "regret.md",
-    "noise.md", "papers.md", "verdicts.md", "developing.md", "benchmarks.md")]
+    "noise.md", "papers.md", "verdicts.md", "developing.md", "benchmarks.md", "dpsgd.md")]
 MARKER = "<!-- checked by tests/test_readme.py -->"
 SUITE_MARKER = "<!-- suite file, checked by tests/test_readme.py -->"
 README_MAX_LINES = 450
