@@ -117,3 +117,28 @@ def test_the_manuals_example_prints_what_its_comment_says():
 
     printed, commented = printed_and_commented("test_canary_training.py", README.parent / "docs" / "dpsgd.md")
     assert printed == commented
+
+
+def test_many_gradient_canaries_in_one_run_give_a_valid_one_run_audit():
+    """1,000 gradient canaries in one run, each in with probability 1/2, four full-batch steps at z = 1 (each canary's
+    summed score is 2-GDP; the run's certified epsilon at delta 1e-5 is about 10): the one-run bound at alpha 0.01
+    stays below the certified epsilon in every one of 10 seeds (a valid bound exceeds the truth with probability at
+    most 0.01 per seed: this fails with probability below 0.1), is above 1 (the canaries are seen), and the record
+    states the ceiling of 1,000 canaries; the present canaries' scores have mean 4 C."""
+    x, y = _data()
+    config = DPSGDConfig(PoissonBatches(1.0), 1.0, steps=4, relation="zero-out")
+    certified = dpaudit.certify_dpsgd(config, delta=1e-5).eps_upper
+    loop = CanaryTraining(x, y, config, canaries=1000)
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        members = rng.random((1, 1000)) < 0.5
+        scores = loop.scores(1, members, rng)[0]
+        res = dpaudit.audit_canaries(scores[members[0]], scores[~members[0]], dpaudit.ApproxDP(certified, 1e-5),
+                                     runs="one", alpha=0.01, seed=seed)
+        assert res.verdict == "not-refuted" and 1.0 < res.epsilon_lower < certified
+        assert res.parameters["ceiling"] < certified and "1000 canaries" in res.notes[0]
+        assert abs(scores[members[0]].mean() - 4.0) < 5 * 2.0 / np.sqrt(members.sum())
+    with pytest.raises(ValueError, match="present must be"):
+        loop.scores(2, np.ones((2, 3), dtype=bool), np.random.default_rng(0))
+    with pytest.raises(ValueError, match="one canary"):
+        CanaryTraining(x, y, config, canary="input", canary_input=np.ones(6), canaries=2)
