@@ -73,7 +73,7 @@ def audit_canaries(in_scores: Any, out_scores: Any, claim: Claim, *, runs: str =
         :class:`~dpaudit.ApproxDP` (epsilon, delta) or :class:`~dpaudit.PureDP` (delta 0).
     runs
         ``"many"``: each score is one training run's (the canary in or out of that run); the runs are split at
-        random into a selection share (``selection``, default a half) that picks the event and a confirmation share
+        random into a selection share (``selection``, default a fifth) that picks the event and a confirmation share
         that bounds it by Clopper-Pearson. ``"one"``: each score is one canary's in a single run where every canary
         was included independently with probability 1/2 (Steinke, Nasr and Jagielski's one-run audit, over the
         ``guesses`` (k+, k-): "in" for the k+ highest scores, "out" for the k- lowest; several are each tested at
