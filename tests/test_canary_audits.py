@@ -137,8 +137,8 @@ def test_the_many_run_bound_holds_at_the_boundary(eps, delta):
 
 
 def test_the_many_run_event_is_chosen_without_the_confirmation_runs_and_bounded_at_half_alpha_per_side():
-    """The safeguards the validity test above cannot see (at these boundaries the estimator's rate of bounds above the
-    truth is under 2% at alpha 10%, and selecting on the confirmation runs too, or spending alpha on each side, still stays
+    """The safeguards the validity test above cannot see (at these boundaries the estimator exceeds the truth in under
+    2% of audits at alpha 10%, and selecting on the confirmation runs too, or spending alpha on each side, still stays
     under alpha there): the event is the same whatever the confirmation runs hold, and the bound is the Clopper-Pearson
     bounds' at alpha / 2 on the confirmation counts."""
     rng = np.random.default_rng(15)
