@@ -10,6 +10,11 @@ truth eps; ``--rr-epsilon``).
 --jax-privacy is a checkout of https://github.com/google-deepmind/jax_privacy. Its ``jax_privacy/auditing.py`` needs
 only numpy, scipy and dp-accounting, so it is loaded from the checkout by its path (the package's ``__init__``, which
 imports jax, is not run) in a separate interpreter (``--python``, default this one); nothing of it is copied here.
+--ml-privacy-meter (optional) is a checkout of https://github.com/privacytrustlab/ml_privacy_meter: its one-run audit
+(``compute_abstain_attack_results`` and the two functions it calls, in ``audit.py``, whose imports need torch) is
+compiled from that file's text, those three functions alone, in the same separate interpreter, and run as its code
+runs it (the best of its grid of (k-, k+) guesses; its delta defaults to 0, and so it is run here, on
+``--meter-seeds`` seeds: its p-value loops over binomial terms one by one).
 
 The methods, at the same significance alpha and delta:
 
@@ -56,6 +61,18 @@ for key in sorted({k.rsplit("_", 1)[0] for k in data.files}):
         out[key] = {"epsilon_clopper_pearson": float(auditor.epsilon_clopper_pearson(alpha, delta)),
                     "epsilon_from_gdp": float(auditor.epsilon_from_gdp(alpha, delta)),
                     "epsilon_raw_counts": float(auditor.epsilon_raw_counts(delta=delta))}
+if len(sys.argv) > 5:  # ml_privacy_meter's one-run audit, its three functions compiled from its audit.py
+    import ast, math, scipy.stats
+    tree = ast.parse(open(sys.argv[5]).read())
+    wanted = {"p_value_DP_audit", "get_eps_audit", "compute_abstain_attack_results"}
+    module = ast.Module(body=[node for node in tree.body if getattr(node, "name", None) in wanted], type_ignores=[])
+    meter = {"np": np, "math": math, "scipy": scipy}
+    exec(compile(module, sys.argv[5], "exec"), meter)
+    for key in sorted({k.rsplit("_", 1)[0] for k in data.files if k.startswith("one")}):
+        scores = np.concatenate([data[key + "_in"], data[key + "_out"]])
+        members = np.concatenate([np.ones(len(data[key + "_in"])), np.zeros(len(data[key + "_out"]))])
+        result = meter["compute_abstain_attack_results"](scores, members, delta=0, p_value=alpha)
+        out[key]["ml_privacy_meter one run (delta 0)"] = float(result["eps_opt"])
 print(json.dumps(out))
 '''
 
@@ -103,6 +120,8 @@ def main() -> None:
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--delta", type=float, default=1e-5)
     parser.add_argument("--rr-epsilon", type=float, default=1.0)
+    parser.add_argument("--ml-privacy-meter", help="a checkout of privacytrustlab/ml_privacy_meter")
+    parser.add_argument("--meter-seeds", type=int, default=50, help="the seeds ml_privacy_meter runs on (the first)")
     args = parser.parse_args()
     module = Path(args.jax_privacy) / "jax_privacy" / "auditing.py"
     if not module.exists():
@@ -123,23 +142,32 @@ def main() -> None:
                                        []).append(res.epsilon_lower)
             path = Path(tmp) / f"{seed}.npz"
             np.savez(path, **data)
+            meter = ([str(Path(args.ml_privacy_meter) / "audit.py")]
+                     if args.ml_privacy_meter and seed < args.meter_seeds else [])
             done = subprocess.run([args.python, "-c", DRIVER, str(module), str(path), repr(args.alpha),
-                                   repr(args.delta)], capture_output=True, text=True, check=True)
+                                   repr(args.delta), *meter], capture_output=True, text=True, check=True)
             for key, values in json.loads(done.stdout).items():
                 case = key.split("-", 1)[1]
                 for method, value in values.items():
-                    results.setdefault((f"jax_privacy {method}", case), []).append(value)
+                    label = method if method.startswith("ml_privacy_meter") else f"jax_privacy {method}"
+                    results.setdefault((label, case), []).append(value)
     print(f"{args.seeds} seeds, n = {args.n} per side (runs) or canaries (one run), alpha = {args.alpha}, "
           f"delta = {args.delta}; true epsilon 0 (null), {truth['gdp']:.3f} (Gaussian, mu = {args.mu}), "
           f"{truth['rr']:g} (randomized response); each case: the mean bound and the share of seeds above the truth")
-    print(f"{'method':<40} {'null':>7} {'above':>6} {'gauss':>7} {'above':>6} {'rr':>7} {'above':>6}")
+    print(f"{'method':<44} {'null':>7} {'above':>6} {'gauss':>7} {'above':>6} {'rr':>7} {'above':>6}")
     methods = sorted({m for m, _ in results}, key=lambda m: (not m.startswith("dpaudit"), m))
+    if args.ml_privacy_meter:
+        print(f"(ml_privacy_meter on the first {min(args.meter_seeds, args.seeds)} seeds, at delta 0 as its code "
+              "defaults: its truth on Gaussian scores is infinite)")
     for method in methods:
         cells = []
         for case in ("null", "gdp", "rr"):
             values = np.array(results[(method, case)])
+            if "delta 0" in method and case == "gdp":  # Gaussian scores are not pure DP: every bound is below inf
+                cells.append(f"{values.mean():>7.3f} {0.0:>6.3f}")
+                continue
             cells.append(f"{values.mean():>7.3f} {np.mean(values > truth[case] + 1e-9):>6.3f}")
-        print(f"{method:<40} " + " ".join(cells))
+        print(f"{method:<44} " + " ".join(cells))
 
 
 if __name__ == "__main__":
