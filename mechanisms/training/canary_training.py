@@ -14,11 +14,15 @@ examples' features padded with zeros, so that coordinate d + j is a direction no
     theta <- theta - lr s / (expected batch size)
 
 ``noise_scale`` is 1 for the loop the config describes; another value plants a bug (0.5: half the noise the
-accountant assumes). Scores (higher: more likely present), per run:
+accountant assumes). ``background="opposite"`` replaces every example's clipped gradient by -C along the (one)
+gradient canary's direction: the adversary's dataset of Chua et al.'s shuffling lower bound (and Nasr et al.'s
+strongest white-box adversary), under which a present canary's step stands 2C above the others and a zeroed one's C.
+Scores (higher: more likely present), per run:
 
 - ``observe="steps"`` (white-box, every noisy step released): each canary direction's coordinate of the steps'
-  noisy sums, summed over the steps (``statistic="sum"``) or its largest (``"max"``, the statistic of the shuffle
-  lower bound: a shuffled canary is in one batch);
+  noisy sums, summed over the steps (``statistic="sum"``), its largest (``"max"``, the statistic of the shuffle
+  lower bound: a shuffled canary is in one batch), or every step's (``"all"``: shape (runs, steps) for one canary,
+  (runs, k, steps) for k, for a score of one's own, e.g. a likelihood ratio);
 - ``observe="final"``: the final model only: -theta_{d+j} for gradient canary j (each step it is in moves
   theta_{d+j} down by lr C / b), the canary's negative loss for the input canary.
 
@@ -43,7 +47,8 @@ from .samplers import drawer
 
 CANARIES = ("gradient", "input")
 OBSERVED = ("steps", "final")
-STATISTICS = ("sum", "max")
+STATISTICS = ("sum", "max", "all")
+BACKGROUNDS = ("data", "opposite")
 
 
 class CanaryTraining:
@@ -53,7 +58,8 @@ class CanaryTraining:
     owner = "CanaryTraining"
 
     def __init__(self, features: Any, labels: Any, config: DPSGDConfig, clip: float = 1.0, lr: float = 0.5,
-                 canary: str = "gradient", canary_input: Any = None, noise_scale: float = 1.0, canaries: int = 1):
+                 canary: str = "gradient", canary_input: Any = None, noise_scale: float = 1.0, canaries: int = 1,
+                 background: str = "data"):
         x = np.asarray(features, dtype=float)
         y = np.asarray(labels, dtype=float)
         if x.ndim != 2 or y.shape != (x.shape[0],) or not np.isfinite(x).all() or not np.isin(y, (0.0, 1.0)).all():
@@ -66,6 +72,10 @@ class CanaryTraining:
         self.k = integer(self.owner, "canaries", canaries, 1)
         if self.canary == "input" and self.k != 1:
             raise ValueError(f"{self.owner}: an input canary is one canary (canaries=1), got canaries={canaries!r}")
+        self.background = choice(self.owner, "background", background, BACKGROUNDS)
+        if self.background == "opposite" and (self.canary != "gradient" or self.k != 1):
+            raise ValueError(f"{self.owner}: the opposite background is along one gradient canary's direction "
+                             f"(canary='gradient', canaries=1), got canary={canary!r}, canaries={canaries!r}")
         drawer(config.sampler, self.n + self.k, 1)  # the sampler's size, if it has one, must count the canaries
         self.X, self.y = x, y
         self.norms = np.linalg.norm(x, axis=1)
@@ -102,6 +112,8 @@ class CanaryTraining:
         or (runs, k) booleans; shape (runs,) for one canary given a bool, else (runs, k)."""
         choice(self.owner, "observe", observe, OBSERVED)
         choice(self.owner, "statistic", statistic, STATISTICS)
+        if statistic == "all" and observe != "steps":
+            raise ValueError(f"{self.owner}: statistic='all' returns every observed step: it needs observe='steps'")
         if observe == "steps" and self.canary != "gradient":
             raise ValueError(f"{self.owner}: every step observed is scored on the gradient canary's direction; an "
                              "input canary is scored on the final model (observe='final')")
@@ -119,20 +131,29 @@ class CanaryTraining:
         batches = drawer(config.sampler, n + k, runs)
         per_epoch = config.sampler.steps_per_epoch
         score = np.zeros((runs, k)) if statistic == "sum" else np.full((runs, k), -np.inf)
+        steps = np.empty((config.steps, runs, k)) if statistic == "all" and observe == "steps" else None
         for step in range(config.steps):
             if step % per_epoch == 0:
                 batches.start_epoch(step // per_epoch, rng)
             w = batches.weights(step % per_epoch, rng)
-            z = theta[:, :d] @ self.X.T
-            residual = 1.0 / (1.0 + np.exp(-z)) - self.y
-            scale = np.minimum(1.0, self.clip / np.maximum(np.abs(residual) * self.norms, 1e-300))
             total = np.zeros((runs, d + k))
-            total[:, :d] = (w[:, :n] * residual * scale) @ self.X
+            if self.background == "opposite":  # every example's clipped gradient -C along the canary's direction
+                total[:, d] = -self.clip * w[:, :n].sum(axis=1)
+            else:
+                z = theta[:, :d] @ self.X.T
+                residual = 1.0 / (1.0 + np.exp(-z)) - self.y
+                scale = np.minimum(1.0, self.clip / np.maximum(np.abs(residual) * self.norms, 1e-300))
+                total[:, :d] = (w[:, :n] * residual * scale) @ self.X
             total += self._canary_gradients(theta, w[:, n:] * inside)
             total += rng.normal(0.0, sigma, (runs, d + k))
-            if observe == "steps":
+            if steps is not None:
+                steps[step] = total[:, d:]
+            elif observe == "steps":
                 score = score + total[:, d:] if statistic == "sum" else np.maximum(score, total[:, d:])
             theta -= self.lr * total / self.batch
+        if steps is not None:
+            score = np.moveaxis(steps, 0, -1)  # (runs, k, steps)
+            return score[:, 0] if k == 1 else score
         if observe == "final" and self.canary == "gradient":
             score = -theta[:, d:]
         elif observe == "final":
@@ -155,4 +176,4 @@ class CanaryTraining:
         return out
 
 
-__all__ = ["CANARIES", "OBSERVED", "STATISTICS", "CanaryTraining"]
+__all__ = ["BACKGROUNDS", "CANARIES", "OBSERVED", "STATISTICS", "CanaryTraining"]
