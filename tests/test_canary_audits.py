@@ -6,6 +6,7 @@ estimator's Bonferroni share per guess set and its delta term; and their power o
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -224,3 +225,26 @@ def test_the_readme_example_prints_what_its_comment_says():
 
     printed, commented = printed_and_commented("test_canary_audits.py")
     assert printed == commented
+
+
+def test_the_command_line_audits_two_files_of_scores(tmp_path, capsys):
+    """``dpaudit canary``: .npy and text files, exit 1 on a refutation and 0 otherwise (with the ceiling's note and
+    JSON), 2 on a missing file, text that is not numbers, or a claim it does not decide."""
+    from dpaudit.cli import main
+
+    rng = np.random.default_rng(0)
+    np.save(tmp_path / "in.npy", rng.normal(3.0, 1.0, 500))
+    (tmp_path / "out.txt").write_text("# scores\n" + "\n".join(f"{v:.17g}" for v in rng.normal(0.0, 1.0, 500)))
+    files = ["--in", str(tmp_path / "in.npy"), "--out", str(tmp_path / "out.txt")]
+    assert main(["canary", *files, "--claim", "approx-dp eps=2 delta=1e-5", "--seed", "0"]) == 1
+    out = capsys.readouterr().out
+    assert "refuted, epsilon >=" in out and "ceiling" in out
+    assert main(["canary", *files, "--claim", "approx-dp eps=9 delta=1e-5", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["verdict"] == "not-refuted" and record["parameters"]["ceiling"] < 9
+    (tmp_path / "bad.txt").write_text("1.0, two, 3.0")
+    for argv in (["--in", str(tmp_path / "none.npy"), "--out", str(tmp_path / "out.txt")],
+                 ["--in", str(tmp_path / "bad.txt"), "--out", str(tmp_path / "out.txt")]):
+        assert main(["canary", *argv, "--claim", "pure-dp eps=1"]) == 2
+    assert main(["canary", *files, "--claim", "sub-gaussian sigma=1"]) == 2
+    assert "error" in capsys.readouterr().err

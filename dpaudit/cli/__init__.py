@@ -1,13 +1,14 @@
-"""The ``dpaudit`` command line: ``list``, ``run``, ``report``, ``audit``, ``regret``, ``simulate``, ``dpsgd``.
+"""The ``dpaudit`` command line: ``list``, ``run``, ``report``, ``audit``, ``regret``, ``simulate``, ``dpsgd``,
+``canary``.
 
 Exit codes: 0 every verdict matches its expectation; 1 some claim was refuted unexpectedly, or
 an expected refutation was not reproduced; 2 usage error, bad input, or an audit that could not
 run.
 
 One module per group of commands (:mod:`~dpaudit.cli.suites`, :mod:`~dpaudit.cli.simulate`,
-:mod:`~dpaudit.cli.audit`, :mod:`~dpaudit.cli.dpsgd`), the grammar in :mod:`~dpaudit.cli.parser`, the reading of
-what the user types in :mod:`~dpaudit.cli.inputs`. The top of the house: may import every wing (the algorithms by
-registry name).
+:mod:`~dpaudit.cli.audit`, :mod:`~dpaudit.cli.dpsgd`, :mod:`~dpaudit.cli.canary`), the grammar in
+:mod:`~dpaudit.cli.parser`, the reading of what the user types in :mod:`~dpaudit.cli.inputs`. The top of the house:
+may import every wing (the algorithms by registry name).
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ import sys
 
 from ..core.errors import DpauditError, MechanismError
 from .audit import cmd_audit, cmd_regret
+from .canary import cmd_canary
 from .dpsgd import cmd_dpsgd
 from .parser import build_parser
 from .simulate import cmd_simulate
 from .suites import cmd_list, cmd_report, cmd_run
 
 COMMANDS = {"list": cmd_list, "run": cmd_run, "report": cmd_report, "audit": cmd_audit, "regret": cmd_regret,
-            "simulate": cmd_simulate, "dpsgd": cmd_dpsgd}
+            "simulate": cmd_simulate, "dpsgd": cmd_dpsgd, "canary": cmd_canary}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -202,7 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--seed", type=int, default=None, help="seed of every configuration (default: the preset's, 0)")
     sm.add_argument("--no-progress", action="store_true",
                     help="no progress (default: a bar on a terminal, one line per simulation otherwise)")
+    from .canary import add_parser as add_canary
     from .dpsgd import add_parser as add_dpsgd
 
     add_dpsgd(sub)
+    add_canary(sub)
     return p
