@@ -248,3 +248,45 @@ def test_the_command_line_audits_two_files_of_scores(tmp_path, capsys):
         assert main(["canary", *argv, "--claim", "pure-dp eps=1"]) == 2
     assert main(["canary", *files, "--claim", "sub-gaussian sigma=1"]) == 2
     assert "error" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("n_first, n_second, q, delta, eps",
+                         [(800, 800, 0.01, 1e-5, 1.0), (300, 2000, 0.05, 0.01, 0.5)])
+def test_the_stated_many_run_power_is_honest(n_first, n_second, q, delta, eps):
+    """An event at the stated epsilon' (first rate e^eps' q + delta, second q) is refuted in at least 90% of 20,000
+    draws of the two counts (the rate is exact, so this fails only through the draws: 2.5 s.e. below 0.9 is allowed,
+    about 0.6%); 0.1 below epsilon' in under 90%, so the figure is the smallest."""
+    from dpaudit.stats import binomial_lower, binomial_upper
+
+    stated = canary.multi_run_power(n_first, n_second, q, delta, 0.05, eps)
+    rng = np.random.default_rng(17)
+    for value, at_least in ((stated, True), (stated - 0.1, False)):
+        p = q * math.exp(value) + delta
+        k1, k2 = rng.binomial(n_first, p, 20000), rng.binomial(n_second, q, 20000)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            bounds = np.log((binomial_lower(k1, n_first, 0.025) - delta) / binomial_upper(k2, n_second, 0.025))
+        rate = np.mean(bounds > eps)
+        assert (rate >= 0.9 - 2.5 * 0.0021) if at_least else (rate < 0.9), (value, rate)
+
+
+def test_the_stated_one_run_power_is_honest_and_in_the_record():
+    """Guesses right with the accuracy of eps'-randomized response at the stated eps' refute the claim in at least 90%
+    of 20,000 draws of the count, 0.01 below it in fewer; a "not refuted" record states it (inf above the ceiling), a
+    refutation does not."""
+    stated = canary.one_run_power(1000, 200, 1e-5, 0.05 / 8, 1.0)
+    rng = np.random.default_rng(18)
+    for value, at_least in ((stated, True), (stated - 0.01, False)):  # the smallest: 0.01 is under half a vote
+        votes = rng.binomial(200, 1 / (1 + math.exp(-value)), 20000)
+        bounds = np.array([one_run.one_run_epsilon(1000, 200, int(v), 1e-5, 0.05 / 8) for v in votes])
+        rate = np.mean(bounds > 1.0)
+        assert (rate >= 0.9 - 2.5 * 0.0021) if at_least else (rate < 0.9), (value, rate)
+    rng = np.random.default_rng(19)
+    x_in, x_out = rng.normal(1.0, 1.0, 500), rng.normal(0.0, 1.0, 500)
+    held = dpaudit.audit_canaries(x_in, x_out, dpaudit.ApproxDP(2.0, 1e-5), seed=1)
+    assert held.verdict == "not-refuted" and held.power["quantity"] == "epsilon" and held.power["value"] > 2.0
+    assert "would refute epsilon >=" in held.summary()
+    assert dpaudit.audit_canaries(x_in, x_out, dpaudit.ApproxDP(0.1, 1e-5), seed=1).power is None
+    members = rng.random(1000) < 0.5
+    scores = rng.normal(0, 1, 1000) + 2.0 * members
+    above = dpaudit.audit_canaries(scores[members], scores[~members], dpaudit.ApproxDP(8.0, 1e-5), runs="one", seed=0)
+    assert above.power["value"] == math.inf

@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from ..auditors.canary import canary_epsilon, ceiling_note
+from ..auditors.canary import canary_epsilon, ceiling_note, multi_run_power, one_run_power
 from ..core.claims import ApproxDP, Claim, PureDP
 from ..core.errors import InvalidClaim
-from ..core.results import NOT_REFUTED, REFUTED, AuditResult, Finding, Statistic
+from ..core.results import NOT_REFUTED, REFUTED, AuditResult, Finding, Statistic, power
 from ..core.seeding import as_seed_sequence
 from .records import Audit, assemble_record
 
@@ -51,11 +51,31 @@ def canary_audit(in_scores: Any, out_scores: Any, claim: Claim, *, runs: str = "
     if verdict == NOT_REFUTED and result["ceiling"] <= claim.epsilon:
         notes.append(f"the claimed epsilon {claim.epsilon:g} is at or above the ceiling: these scores could not have "
                      "refuted it whatever the attack")
+    stated = _power(result, runs, claim.epsilon, delta, float(alpha)) if verdict == NOT_REFUTED else None
     finding = Finding(verdict, AUDITOR, statistic=Statistic("epsilon", bound, (bound, float("inf")), "lower-bound"),
                       epsilon_lower=bound, confidence=1 - float(alpha), samples=int(samples), witness=witness,
                       notes=notes, parameters={"runs": runs, "alpha": float(alpha), "delta": delta,
-                                               "ceiling": result["ceiling"]})
+                                               "ceiling": result["ceiling"]}, power=stated)
     return Audit(claim, name, finding, seq, time.perf_counter() - start)
+
+
+def _power(result: dict[str, Any], runs: str, epsilon: float, delta: float, alpha: float) -> dict[str, Any]:
+    """A not-refuted canary audit's power: the epsilon a violation would need, on what the audit chose, to be
+    refuted with probability 0.9 (:func:`~dpaudit.auditors.canary.multi_run_power`, :func:`~dpaudit.auditors.canary.
+    one_run_power`)."""
+    if runs == "many":
+        first = result["first"]
+        second = "out" if first == "in" else "in"
+        n_first, n_second = result["runs"][first], result["runs"][second]
+        q = max(result["counts"][second], 0.5) / n_second  # as observed, at least half a count
+        value = multi_run_power(n_first, n_second, q, delta, alpha, epsilon)
+        return power("epsilon", value, f"epsilon of the selected event {{score {result['side']} "
+                     f"{result['threshold']:.6g}}} ({first} runs first), its rate on the {second} runs {q:.4g} as "
+                     f"observed, at {n_first} + {n_second} confirmation runs")
+    value = one_run_power(result["canaries"], result["r"], delta, result["level"], epsilon)
+    return power("epsilon", value, f"epsilon of randomized-response guesses (each right with probability "
+                 f"e^eps / (1 + e^eps)) on the chosen guess set, {result['r']} guesses of {result['canaries']} "
+                 f"canaries at alpha / {result['guesses_tried']}")
 
 
 def audit_canaries(in_scores: Any, out_scores: Any, claim: Claim, *, runs: str = "many", alpha: float = 0.05,
@@ -88,7 +108,9 @@ def audit_canaries(in_scores: Any, out_scores: Any, claim: Claim, *, runs: str =
     AuditResult
         ``verdict`` ``refuted`` (the bound exceeds the claimed epsilon) or ``not-refuted``; ``epsilon_lower`` the
         bound; ``parameters["ceiling"]`` the largest bound these sizes can give (an event separating every run, or
-        every guess right), also in the notes; ``witness`` the event or the guesses and their counts.
+        every guess right), also in the notes; ``witness`` the event or the guesses and their counts; ``power`` (a
+        "not refuted") the epsilon a violation would need, on the event or guess set the audit chose, to be refuted
+        with probability 0.9 at these runs.
     """
     return assemble_record(canary_audit(in_scores, out_scores, claim, runs=runs, alpha=alpha, seed=seed,
                                         selection=selection, guesses=guesses))

@@ -123,6 +123,54 @@ def multi_run_epsilon(in_scores: Any, out_scores: Any, delta: float, alpha: floa
             "ceiling": multi_run_ceiling(n_first, n_second, delta, alpha)}
 
 
+def multi_run_power(first_runs: int, second_runs: int, q: float, delta: float, alpha: float, epsilon: float,
+                    probability: float = 0.9) -> float:
+    """The smallest epsilon' = log((p - delta) / q) at which the confirmation counts of an event refute ``epsilon``
+    with probability ``probability``: the event's rate is p on the ``first_runs`` runs of the first side and ``q`` on
+    the ``second_runs`` of the second, the counts binomial, and the refutation the Clopper-Pearson bound's (alpha / 2
+    per side) above ``epsilon``. Exact over both counts; inf where no p <= 1 reaches ``probability``."""
+    from scipy import optimize, stats
+
+    k1, k2 = np.arange(first_runs + 1), np.arange(second_runs + 1)
+    lower = binomial_lower(k1, first_runs, alpha / 2) - delta  # increasing in k1
+    upper = binomial_upper(k2, second_runs, alpha / 2)
+    # the fewest first-side counts that refute, for each second-side count
+    needed = np.searchsorted(lower, math.exp(epsilon) * upper, side="right")
+    weights = stats.binom.pmf(k2, second_runs, q)
+
+    def refuted(p: float) -> float:
+        return float(np.sum(weights * stats.binom.sf(needed - 1, first_runs, p))) - probability
+
+    if refuted(1.0) < 0:
+        return math.inf
+    low = min(1.0, q * math.exp(epsilon) + delta)  # below this the claim holds on the event: never refuted w.p. 0.9
+    if refuted(low) >= 0:
+        return epsilon
+    p = optimize.brentq(refuted, low, 1.0, xtol=1e-12)
+    return math.log((p - delta) / q) if q > 0 else math.inf
+
+
+def one_run_power(m: int, r: int, delta: float, alpha: float, epsilon: float, probability: float = 0.9) -> float:
+    """The smallest epsilon' at which r guesses on m canaries refute ``epsilon`` (at level ``alpha``) with probability
+    ``probability`` when each guess is right independently with the accuracy e^eps' / (1 + e^eps') of eps'-DP
+    randomized response; inf where even all-right guesses do not refute it."""
+    from scipy import optimize, stats
+
+    from .one_run import one_run_epsilon
+
+    votes = next((v for v in range(r + 1) if one_run_epsilon(m, r, v, delta, alpha) > epsilon), None)
+    if votes is None:
+        return math.inf
+
+    def refuted(eps: float) -> float:
+        return float(stats.binom.sf(votes - 1, r, 1 / (1 + math.exp(-eps)))) - probability
+
+    high = 60.0
+    if refuted(high) < 0:
+        return math.inf
+    return optimize.brentq(refuted, 0.0, high, xtol=1e-9) if refuted(0.0) < 0 else 0.0
+
+
 def one_run_bound(in_scores: Any, out_scores: Any, delta: float, alpha: float, rng: np.random.Generator,
                   guesses: Sequence[tuple[int, int]] | None = None) -> dict[str, Any]:
     """The one-run lower bound (module docstring) over ``guesses`` ((k+, k-) pairs; default :func:`~.one_run.
@@ -178,4 +226,4 @@ def finite(value: float) -> float:
 
 
 __all__ = ["ORIENTATIONS", "SELECTION_SHARE", "THRESHOLDS", "canary_epsilon", "ceiling_note", "epsilon_from_rates",
-           "multi_run_ceiling", "multi_run_epsilon", "one_run_bound", "scores"]
+           "multi_run_ceiling", "multi_run_epsilon", "multi_run_power", "one_run_bound", "one_run_power", "scores"]
