@@ -201,15 +201,6 @@ def canary_epsilon(in_scores: Any, out_scores: Any, delta: float, alpha: float, 
                      f"got {runs!r}")
 
 
-def _describe(result: dict[str, Any], runs: str) -> str:
-    if runs == "many":
-        first = result["first"]
-        return (f"event {{score {result['side']} {result['threshold']:.6g}}}, P[{first}] >= {result['p_lower']:.4g}, "
-                f"P[{'out' if first == 'in' else 'in'}] <= {result['q_upper']:.4g}")
-    return (f"{result['v']} of {result['r']} guesses right (k+ = {result['k_in']}, k- = {result['k_out']}) on "
-            f"{result['canaries']} canaries")
-
-
 def ceiling_note(result: dict[str, Any], runs: str, delta: float) -> str:
     """What the data could certify at most, in words."""
     if runs == "many":
@@ -219,10 +210,6 @@ def ceiling_note(result: dict[str, Any], runs: str, delta: float) -> str:
     return (f"ceiling {result['ceiling']:.4g}: every guess right would certify no more on {result['canaries']} "
             f"canaries at delta {delta:g} ({result['guesses_tried']} guess sets, each at alpha / "
             f"{result['guesses_tried']})")
-
-
-def finite(value: float) -> float:
-    return value if math.isfinite(value) else float("inf")
 
 
 __all__ = ["ORIENTATIONS", "SELECTION_SHARE", "THRESHOLDS", "canary_epsilon", "ceiling_note", "epsilon_from_rates",
