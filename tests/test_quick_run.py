@@ -232,16 +232,22 @@ def test_a_sample_of_the_quick_run_matches_the_snapshot(request, tmp_path):
             break
     assert alpha is not None, f"no sample of {SAMPLED_CLAIMS} to {size} claims has an exact alpha"
     assert sorted(e.id for e in selected.entries) == chosen
+    _assert_claims_match(tmp_path, chosen, alpha, share, old, environment_without_extras())
+
+
+def _assert_claims_match(tmp_path: Path, claims: Any, alpha: float, share: float, old: dict[str, Any],
+                         env: dict[str, str]) -> None:
+    """``dpaudit run`` of ``claims`` at the quick budget and run alpha ``alpha`` in a subprocess with ``env``: the
+    snapshot's alpha share per claim, and its records ``old`` for those claims."""
     out = tmp_path / "rep"
-    proc = subprocess.run([sys.executable, "-m", "dpaudit", "run", *chosen, "--budget", "quick", "--out", str(out),
-                           "--alpha", repr(alpha), "--workers", "1",
-                           "--no-progress"], capture_output=True, text=True, timeout=1800,
-                          env=environment_without_extras())
+    proc = subprocess.run([sys.executable, "-m", "dpaudit", "run", *claims, "--budget", "quick", "--out", str(out),
+                           "--alpha", repr(alpha), "--workers", "1", "--no-progress"], capture_output=True, text=True,
+                          timeout=1800, env=env)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     document = json.loads((out / "results.json").read_text())
     assert document["run"]["alpha_per_statistical_claim"] == share
     new = _comparable(document)["records"]
-    differences = _differences({cid: old[cid] for cid in chosen}, new)
+    differences = _differences({cid: old[cid] for cid in claims}, new)
     assert not differences, f"{len(differences)} differences from the snapshot:\n" + "\n".join(differences[:60])
 
 
@@ -270,16 +276,7 @@ def test_the_compiled_paths_give_the_snapshots_records(tmp_path):
     env = environment_without_extras()
     env["DPAUDIT_BLOCKED_MODULES"] = ",".join(m for m in env["DPAUDIT_BLOCKED_MODULES"].split(",")
                                               if m not in ("numba", "llvmlite"))
-    out = tmp_path / "rep"
-    proc = subprocess.run([sys.executable, "-m", "dpaudit", "run", *COMPILED_CLAIMS, "--budget", "quick", "--out",
-                           str(out), "--alpha", repr(alpha), "--workers", "1", "--no-progress"],
-                          capture_output=True, text=True, timeout=1800, env=env)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    document = json.loads((out / "results.json").read_text())
-    assert document["run"]["alpha_per_statistical_claim"] == share
-    new = _comparable(document)["records"]
-    differences = _differences({cid: old[cid] for cid in COMPILED_CLAIMS}, new)
-    assert not differences, f"{len(differences)} differences from the snapshot:\n" + "\n".join(differences[:60])
+    _assert_claims_match(tmp_path, COMPILED_CLAIMS, alpha, share, old, env)
 
 
 @pytest.mark.slow

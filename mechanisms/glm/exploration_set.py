@@ -193,8 +193,7 @@ class TreeStream:
             raise ValueError(f"TreeStream: the tree has T = {self.tree.T} leaves, all inserted")
         self.last_noise = self.tree.node_noise(self.runs, rng) if noise is None else np.asarray(noise, dtype=float)
         inner = self.inner
-        if (binary_tree_insert is not None and inner._exact.ndim == 3 and np.isfinite(x).all()
-                and self.last_noise.shape == x.shape):  # (d = 1: a scalar tree, the numpy path)
+        if self.compiled and np.isfinite(x).all() and self.last_noise.shape == x.shape:
             # the same arithmetic compiled (numba): the block ending at t is on level lsb(t)
             t = inner.t + 1
             out, whitened_noise = np.empty_like(x), np.empty((self.runs, len(self.tree.scale)))
@@ -203,7 +202,6 @@ class TreeStream:
             inner.t, inner.node_noise = t, whitened_noise
             return out
         return self.tree.matrices(inner.add(self._whiten(x), self._whiten(self.last_noise)))
-
 
     @property
     def compiled(self) -> bool:
