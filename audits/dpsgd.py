@@ -84,3 +84,4 @@ suite.accountant(
     expected="refuted", footing="as printed",
     reason="shuffled batches are not Poisson sampled: 5 reshuffled epochs of 100 batches of 600 at z = 0.8 have a "
            "certified eps(1e-5) of at least 12.45, the RDP as Poisson reports 2.98")
+

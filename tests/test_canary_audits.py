@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 
 import dpaudit
-from dpaudit.auditors import canary, one_run
+from dpaudit.auditors import canary, canary_limits, one_run
 
 # -- the one-run bound ------------------------------------------------------------------------------------------------
 
@@ -180,7 +180,7 @@ def test_a_planted_violation_is_refuted_and_a_true_claim_is_not():
         res = dpaudit.audit_canaries(x_in, x_out, claim, seed=seed)
         assert res.verdict == "refuted" and 2.0 < res.epsilon_lower <= res.parameters["ceiling"]
         assert dpaudit.audit_canaries(x_in, x_out, truth, seed=seed).verdict == "not-refuted"
-    assert res.witness["side"] in (">=", "<") and "ceiling" in res.notes[0] and res.samples == 1000
+    assert res.witness["side"] in (">=", "<") and "ceiling" in res.notes[0] and res.samples == 500
 
 
 def test_one_run_audits_state_their_ceiling_and_refuse_bad_input():
@@ -202,7 +202,7 @@ def test_one_run_audits_state_their_ceiling_and_refuse_bad_input():
 
 def test_the_many_run_bound_subtracts_delta():
     x_in, x_out = _boundary_runs(np.random.default_rng(16), 300, 1.0, 0.05)
-    res = canary.multi_run_epsilon(x_in, x_out, 0.05, 0.1, np.random.default_rng(2))
+    res = canary.multi_run_epsilon(x_in, x_out, 0.05, 0.1, np.random.default_rng(1))
     assert res["epsilon"] == pytest.approx(max(0.0, math.log((res["p_lower"] - 0.05) / res["q_upper"])), rel=1e-12)
     assert 0 < res["epsilon"] < math.log(res["p_lower"] / res["q_upper"])
 
@@ -290,3 +290,105 @@ def test_the_stated_one_run_power_is_honest_and_in_the_record():
     scores = rng.normal(0, 1, 1000) + 2.0 * members
     above = dpaudit.audit_canaries(scores[members], scores[~members], dpaudit.ApproxDP(8.0, 1e-5), runs="one", seed=0)
     assert above.power["value"] == math.inf
+
+
+# -- the yardstick: the best fixed event from the exact law -----------------------------------------------------------
+
+
+def test_the_expected_event_bound_is_the_mean_of_the_bound_over_both_counts():
+    """Exact over the two binomial counts: it agrees with the mean of 200,000 simulated audits of the event to within
+    four standard errors (a false failure about 6e-5)."""
+    rng = np.random.default_rng(5)
+    p, q, n1, n2 = 0.03, 0.004, 2000, 1500
+    k1, k2 = rng.binomial(n1, p, 200_000), rng.binomial(n2, q, 200_000)
+    from dpaudit.stats import binomial_lower, binomial_upper
+    draws = canary.epsilon_from_rates(binomial_lower(k1, n1, 0.025), binomial_upper(k2, n2, 0.025), 1e-4)
+    exact = canary_limits.expected_event_bound(p, q, n1, n2, 1e-4, 0.05)
+    assert abs(draws.mean() - exact) < 4 * draws.std() / math.sqrt(len(draws))
+    assert exact > 0 and canary_limits.expected_event_bound(p, q, n1, n2, 1e-4, 0.2) > exact
+    with pytest.raises(ValueError, match="rates"):
+        canary_limits.expected_event_bound(1.2, 0.1, 10, 10, 0.0, 0.05)
+
+
+def _against_the_best_fixed_event(mu, runs, seeds):
+    """(the best fixed event's expected bound on Gaussian scores, the estimator's mean bound over ``seeds``)."""
+    first, second = canary_limits.gaussian_events(mu, points=300)
+    best = canary_limits.best_event_bound(first, second, runs, runs, 1e-5, 0.05)["epsilon"]
+    bounds = []
+    for seed in range(seeds):
+        rng = np.random.default_rng(seed)
+        x_in, x_out = _gaussian_scores(rng, runs, mu)
+        bounds.append(canary.multi_run_epsilon(x_in, x_out, 1e-5, 0.05, rng)["epsilon"])
+    return best, float(np.mean(bounds))
+
+
+@pytest.mark.parametrize("mu", [0.5, 1.0, 2.0, 3.0])
+def test_many_run_bounds_at_ten_thousand_runs_are_within_ten_percent_of_the_best_fixed_event(mu):
+    """Gaussian scores (mu = 0.5 to 3: true epsilon 1.8 to 15 at delta 1e-5), 10^4 runs per side: the estimator's mean
+    bound over 40 seeds is at least 90% of the best expected bound of any event fixed in advance from the exact law
+    with every run confirming it (measured 92-94%; selecting by the selection runs' own bound gave 87-93% and fails
+    at mu = 0.5). Seeded: the figure is a fixed computation, its margin 2-4 points."""
+    best, mean = _against_the_best_fixed_event(mu, 10_000, 40)
+    assert best >= mean >= 0.9 * best  # the yardstick is above what the selection reaches on average
+
+
+@pytest.mark.parametrize("mu, share", [(0.5, 0.78), (1.0, 0.88)])
+def test_at_a_thousand_runs_the_second_sides_rate_is_smoothed_before_it_is_anticipated(mu, share):
+    """At 10^3 runs per side an event no selection run of the second side fell in is common; taken at face value
+    (rate 0) it is anticipated to certify far more than it does. Smoothed, the mean bound over 200 seeds is 81% and 91%
+    of the best fixed event's at mu = 0.5 and 1 (67% and 87% unsmoothed: the test fails)."""
+    best, mean = _against_the_best_fixed_event(mu, 1000, 200)
+    assert mean >= share * best
+
+
+# -- the limit of one run ---------------------------------------------------------------------------------------------
+
+
+def test_the_clipped_member_is_pure_dp_and_its_losses_have_its_law():
+    """The null member one_run_limit tests against is a pure (eps0, 0)-DP pair with N(0, 1): its likelihood ratio
+    g(L) / Z lies in [e^-eps0, e^eps0] with Z = E_Q[g(L)] by quadrature; its sampled losses follow its law, the
+    distribution function written out piece by piece (KS at 1e-4: false-failure rate 1e-4)."""
+    from scipy import integrate
+
+    mu, eps0 = 1.7, 5.0
+    half = mu * mu / 2
+    e1, log_z, weights = canary_limits._clipped_member(mu, eps0)
+    assert e1 + abs(log_z) == pytest.approx(eps0, abs=1e-10) and weights.sum() == pytest.approx(1.0)
+    z, _ = integrate.quad(lambda s: np.clip(np.exp(mu * s - half), np.exp(-e1), np.exp(e1)) * stats.norm.pdf(s),
+                          -40, 40, points=[(e1 + half) / mu, (-e1 + half) / mu], limit=200)
+    assert math.log(z) == pytest.approx(log_z, abs=1e-9)
+    phi = stats.norm.cdf
+    below = np.exp(-e1) * phi((-e1 + half) / mu)  # P0 mass of L < -e1, times Z
+    inside = phi((e1 - half) / mu) - phi((-e1 - half) / mu)
+
+    def cdf(x):  # P0(L <= x): Q's law of L scaled by e^-e1 below -e1, P's inside, Q's by e^e1 above e1
+        x = np.asarray(x)
+        return np.where(x < -e1, np.exp(-e1) * phi((x + half) / mu),
+                        np.where(x <= e1, below + phi((x - half) / mu) - phi((-e1 - half) / mu),
+                                 below + inside + np.exp(e1) * (phi((x + half) / mu) - phi((e1 + half) / mu)))) / z
+
+    draws = canary_limits.clipped_losses(mu, eps0, 4000, np.random.default_rng(8))
+    assert stats.kstest(draws, cdf).pvalue > 1e-4
+    assert cdf(60.0) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_no_valid_one_run_test_beats_the_limit_and_the_limit_falls_to_alpha():
+    """Gaussian canaries (mu = 2, 1000 in one run): the limit's power is 1 below the truth's neighbourhood, falls as
+    the claim rises and is alpha where the clipping hardly changes the law (eps0 = 12, and 20, where nothing is
+    clipped and every replicate ties: the test randomises at its ties); dpaudit's one-run bound (median 3.2, at most
+    3.8 over 200 seeds) stays below where the limit leaves any doubt (power 1 at 4). Monte Carlo over 4,000
+    replicates: each figure within 0.01 (3 s.e. at alpha)."""
+    rng = np.random.default_rng(9)
+    powers = [canary_limits.one_run_limit(2.0, 1000, eps0, replicates=4000, rng=rng)["power"]
+              for eps0 in (4.0, 6.0, 7.0, 12.0, 20.0)]
+    assert powers[0] == 1.0 and powers[0] > powers[1] > powers[2] > powers[3]
+    assert abs(powers[3] - 0.05) < 0.011 and abs(powers[4] - 0.05) < 0.011  # at 20 every statistic ties
+    bounds = []
+    for seed in range(200):
+        r = np.random.default_rng(seed)
+        members = r.random(1000) < 0.5
+        x = r.normal(size=1000) + 2.0 * members
+        bounds.append(canary.one_run_bound(x[members], x[~members], 0.0, 0.05, r)["epsilon"])
+    assert max(bounds) < 4.0
+    with pytest.raises(ValueError, match="mu > 0"):
+        canary_limits.one_run_limit(0.0, 10, 1.0)

@@ -9,15 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from ..auditors.canary import canary_epsilon, ceiling_note, multi_run_power, one_run_power
+from ..auditors.canary_scores import CanaryScores, CanaryScoresAuditor
 from ..core.claims import ApproxDP, Claim, PureDP
 from ..core.errors import InvalidClaim
-from ..core.results import NOT_REFUTED, REFUTED, AuditResult, Finding, Statistic, power
+from ..core.results import AuditResult
 from ..core.seeding import as_seed_sequence
 from .records import Audit, assemble_record
-
-AUDITOR = "canary-scores"
-RUNS = ("many", "one")
 
 
 def canary_audit(in_scores: Any, out_scores: Any, claim: Claim, *, runs: str = "many", alpha: float = 0.05,
@@ -28,54 +25,12 @@ def canary_audit(in_scores: Any, out_scores: Any, claim: Claim, *, runs: str = "
         raise InvalidClaim(f"audit_canaries audits (epsilon, delta) and pure DP claims, got {claim!r}")
     if not (isinstance(alpha, float | int) and 0 < alpha < 1):
         raise ValueError(f"audit_canaries: alpha must be in (0, 1), got {alpha!r}")
-    if runs not in RUNS:
-        raise ValueError(f"audit_canaries: runs must be 'many' (a score per training run) or 'one' (a score per "
-                         f"canary of one run), got {runs!r}")
-    options: dict[str, Any] = {}
-    if runs == "many" and selection is not None:
-        options["selection"] = selection
-    if runs == "one" and guesses is not None:
-        options["guesses"] = guesses
-    if (runs == "many" and guesses is not None) or (runs == "one" and selection is not None):
-        raise ValueError("audit_canaries: selection is for runs='many', guesses for runs='one'")
-    delta = float(getattr(claim, "delta", 0.0))
+    subject = CanaryScores(in_scores, out_scores, runs)
     seq = as_seed_sequence(seed)
     start = time.perf_counter()
-    result = canary_epsilon(in_scores, out_scores, delta, float(alpha), np.random.default_rng(seq), runs, **options)
-    bound = result["epsilon"]
-    verdict = REFUTED if bound > claim.epsilon else NOT_REFUTED
-    samples = (sum(result["runs"].values()) + sum(result["selection_runs"].values()) if runs == "many"
-               else result["canaries"])
-    witness = {key: value for key, value in result.items() if key not in ("epsilon",)}
-    notes = [ceiling_note(result, runs, delta)]
-    if verdict == NOT_REFUTED and result["ceiling"] <= claim.epsilon:
-        notes.append(f"the claimed epsilon {claim.epsilon:g} is at or above the ceiling: these scores could not have "
-                     "refuted it whatever the attack")
-    stated = _power(result, runs, claim.epsilon, delta, float(alpha)) if verdict == NOT_REFUTED else None
-    finding = Finding(verdict, AUDITOR, statistic=Statistic("epsilon", bound, (bound, float("inf")), "lower-bound"),
-                      epsilon_lower=bound, confidence=1 - float(alpha), samples=int(samples), witness=witness,
-                      notes=notes, parameters={"runs": runs, "alpha": float(alpha), "delta": delta,
-                                               "ceiling": result["ceiling"]}, power=stated)
+    finding = CanaryScoresAuditor().audit(subject, claim, alpha=float(alpha), seed=seq, selection=selection,
+                                          guesses=guesses)
     return Audit(claim, name, finding, seq, time.perf_counter() - start)
-
-
-def _power(result: dict[str, Any], runs: str, epsilon: float, delta: float, alpha: float) -> dict[str, Any]:
-    """A not-refuted canary audit's power: the epsilon a violation would need, on what the audit chose, to be
-    refuted with probability 0.9 (:func:`~dpaudit.auditors.canary.multi_run_power`, :func:`~dpaudit.auditors.canary.
-    one_run_power`)."""
-    if runs == "many":
-        first = result["first"]
-        second = "out" if first == "in" else "in"
-        n_first, n_second = result["runs"][first], result["runs"][second]
-        q = max(result["counts"][second], 0.5) / n_second  # as observed, at least half a count
-        value = multi_run_power(n_first, n_second, q, delta, alpha, epsilon)
-        return power("epsilon", value, f"epsilon of the selected event {{score {result['side']} "
-                     f"{result['threshold']:.6g}}} ({first} runs first), its rate on the {second} runs {q:.4g} as "
-                     f"observed, at {n_first} + {n_second} confirmation runs")
-    value = one_run_power(result["canaries"], result["r"], delta, result["level"], epsilon)
-    return power("epsilon", value, f"epsilon of randomized-response guesses (each right with probability "
-                 f"e^eps / (1 + e^eps)) on the chosen guess set, {result['r']} guesses of {result['canaries']} "
-                 f"canaries at alpha / {result['guesses_tried']}")
 
 
 def audit_canaries(in_scores: Any, out_scores: Any, claim: Claim, *, runs: str = "many", alpha: float = 0.05,

@@ -7,8 +7,9 @@ Two readings of the same two arrays:
 - **many runs** (:func:`multi_run_epsilon`): each score is one training run's, the canary in (``in_scores``) or out
   (``out_scores``). The runs are split at random, per side, into a selection share and a confirmation share. On the
   selection share one event is chosen: a threshold among the pooled selection scores' quantiles, the side
-  ({score >= tau} or {score < tau}) and which distribution comes first in the DP inequality, by the bound the
-  selection data would give. On the confirmation share only that event is measured: a one-sided Clopper-Pearson lower
+  ({score >= tau} or {score < tau}) and which distribution comes first in the DP inequality, by the bound its
+  selection rates anticipate on the confirmation share's sizes (:func:`anticipated_bound`). On the confirmation share
+  only that event is measured: a one-sided Clopper-Pearson lower
   bound on the first distribution's probability and an upper bound on the second's, each at alpha / 2, give
 
       epsilon >= log((p_lower - delta) / q_upper),
@@ -74,19 +75,30 @@ def _event_counts(first: np.ndarray, second: np.ndarray, tau: np.ndarray, side: 
     return np.searchsorted(a, tau, "left"), np.searchsorted(b, tau, "left")
 
 
-def _bound(first: np.ndarray, second: np.ndarray, tau: np.ndarray, side: str, delta: float, alpha: float
-           ) -> np.ndarray:
-    """The Clopper-Pearson bound (alpha / 2 per side) of the event at each tau, ``first`` before ``second``."""
-    k_first, k_second = _event_counts(first, second, tau, side)
-    return epsilon_from_rates(binomial_lower(k_first, len(first), alpha / 2),
-                              binomial_upper(k_second, len(second), alpha / 2), delta)
-
-
 def multi_run_ceiling(first_runs: int, second_runs: int, delta: float, alpha: float) -> float:
     """The largest many-run bound ``first_runs`` and ``second_runs`` confirmation runs can give: an event holding in
     every run of the first side and none of the second."""
     return float(epsilon_from_rates(binomial_lower(first_runs, first_runs, alpha / 2),
                                     binomial_upper(0, second_runs, alpha / 2), delta))
+
+
+def anticipated_bound(first: np.ndarray, second: np.ndarray, tau: np.ndarray, side: str, first_runs: int,
+                      second_runs: int, delta: float, alpha: float) -> np.ndarray:
+    """The bound each event at ``tau`` would give on ``first_runs`` and ``second_runs`` confirmation runs if their
+    rates were the selection's: the Clopper-Pearson bounds (alpha / 2 per side) at the counts rate * runs, the second
+    side's rate smoothed to (k + 1) / (n + 2) so that an event no selection run of the second side fell in is not
+    taken for one that never happens there.
+
+    Selecting by this rather than by the selection runs' own bound keeps the event the larger confirmation share can
+    certify (an event of a few in a thousand needs the confirmation's size to be seen): on Gaussian scores its mean
+    bound is 92-94% of the best fixed event's at 10^4 runs per side against 87-93% for the selection runs' own bound,
+    and as high or higher at 10^3 (:mod:`.canary_limits`; tests/test_canary_audits.py). It decides only which event
+    is confirmed, so validity never rests on it."""
+    k_first, k_second = _event_counts(first, second, tau, side)
+    p = k_first / len(first)
+    q = (k_second + 1) / (len(second) + 2)
+    return epsilon_from_rates(binomial_lower(p * first_runs, first_runs, alpha / 2),
+                              binomial_upper(q * second_runs, second_runs, alpha / 2), delta)
 
 
 def multi_run_epsilon(in_scores: Any, out_scores: Any, delta: float, alpha: float, rng: np.random.Generator,
@@ -107,7 +119,8 @@ def multi_run_epsilon(in_scores: Any, out_scores: Any, delta: float, alpha: floa
     best = (-1.0, ORIENTATIONS[0], float(taus[0]))
     for side, first in ORIENTATIONS:
         second = "out" if first == "in" else "in"
-        values = _bound(select[first], select[second], taus, side, delta, alpha)
+        values = anticipated_bound(select[first], select[second], taus, side, len(confirm[first]),
+                                   len(confirm[second]), delta, alpha)
         i = int(np.argmax(values))
         if values[i] > best[0]:
             best = (float(values[i]), (side, first), float(taus[i]))
@@ -212,5 +225,6 @@ def ceiling_note(result: dict[str, Any], runs: str, delta: float) -> str:
             f"{result['guesses_tried']})")
 
 
-__all__ = ["ORIENTATIONS", "SELECTION_SHARE", "THRESHOLDS", "canary_epsilon", "ceiling_note", "epsilon_from_rates",
-           "multi_run_ceiling", "multi_run_epsilon", "multi_run_power", "one_run_bound", "one_run_power", "scores"]
+__all__ = ["ORIENTATIONS", "SELECTION_SHARE", "THRESHOLDS", "anticipated_bound", "canary_epsilon", "ceiling_note",
+           "epsilon_from_rates", "multi_run_ceiling", "multi_run_epsilon", "multi_run_power", "one_run_bound",
+           "one_run_power", "scores"]

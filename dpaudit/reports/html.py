@@ -17,11 +17,14 @@ from . import coverage
 from .frames import SUMMARY_COLUMNS
 from .overview import outcome_bars
 from .summary import (
+    CANARY_COLUMNS,
+    CANARY_INTRO,
     CONTROLS_INTRO,
     DPSGD_COLUMNS,
     DPSGD_INTRO,
     HYPOTHESIS_INTRO,
     by_paper,
+    canary_rows,
     claim_fields,
     claim_statement,
     controls,
@@ -257,17 +260,34 @@ def _dpsgd(records: list[dict[str, Any]], out: Path) -> list[str]:
     rows = dpsgd_rows(records)
     if not rows:
         return []
-    body = [f'<h2 id="dpsgd">DP-SGD ({len(rows)})</h2><p class="meta">{escape(DPSGD_INTRO)}</p>',
-            '<div class="wide"><table class="summary"><thead><tr>'
-            + "".join(f"<th>{escape(c)}</th>" for c in DPSGD_COLUMNS) + "</tr></thead><tbody>"]
-    for row in rows:
-        cells = [f'<a href="#{_anchor(row["claim"])}">{escape(row["claim"])}</a>'] + [
-            escape(row[c]) for c in DPSGD_COLUMNS[1:]]
-        body.append("<tr>" + "".join(f'<td data-label="{escape(c)}">{v}</td>' for c, v in zip(DPSGD_COLUMNS, cells))
-                    + "</tr>")
-    body.append("</tbody></table></div>")
+    body = _claims_table("dpsgd", f"DP-SGD ({len(rows)})", DPSGD_INTRO, DPSGD_COLUMNS, rows)
     sweeps = [rel for row in rows for rel in row["plots"]]  # epsilon against the noise multiplier
     body.extend(_plot(out, rel, True).replace("data-src=", "src=") for rel in sweeps)
+    return body
+
+
+def _canaries(records: list[dict[str, Any]]) -> list[str]:
+    """The canary section: every claim audited from canary scores, its bound beside its ceiling, the loop's white-box
+    bracket and the power of a "not refuted"."""
+    rows = canary_rows(records)
+    if not rows:
+        return []
+    return _claims_table("canaries", f"Canary audits ({len(rows)})", CANARY_INTRO, CANARY_COLUMNS, rows)
+
+
+def _claims_table(anchor: str, heading: str, intro: str, columns: tuple[str, ...], rows: list[dict[str, str]]
+                  ) -> list[str]:
+    """A section of one row per claim: its heading and intro, then the table, the first column linking each claim's
+    card (each cell names its column, for the narrow window's card layout)."""
+    body = [f'<h2 id="{anchor}">{escape(heading)}</h2><p class="meta">{escape(intro)}</p>',
+            '<div class="wide"><table class="summary"><thead><tr>'
+            + "".join(f"<th>{escape(c)}</th>" for c in columns) + "</tr></thead><tbody>"]
+    for row in rows:
+        cells = [f'<a href="#{_anchor(row["claim"])}">{escape(row["claim"])}</a>'] + [
+            escape(row[c]) for c in columns[1:]]
+        body.append("<tr>" + "".join(f'<td data-label="{escape(c)}">{v}</td>' for c, v in zip(columns, cells))
+                    + "</tr>")
+    body.append("</tbody></table></div>")
     return body
 
 
@@ -318,6 +338,7 @@ def render_html(document: dict[str, Any], out: Path) -> str:
         "<th>paper</th>" + "".join(f"<th>{escape(c)}</th>" for c in SUMMARY_COLUMNS),
         "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>",
         *_dpsgd(records, out),
+        *_canaries(records),
     ]
     # the cards needing attention open, their error or witness read without a click; unless so many need it
     # (an environment that fails every claim) that open cards would make the page hundreds of screens long

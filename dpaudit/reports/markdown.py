@@ -7,11 +7,14 @@ from typing import Any
 from . import coverage
 from .frames import SUMMARY_COLUMNS
 from .summary import (
+    CANARY_COLUMNS,
+    CANARY_INTRO,
     CONTROLS_INTRO,
     DPSGD_COLUMNS,
     DPSGD_INTRO,
     HYPOTHESIS_INTRO,
     by_paper,
+    canary_rows,
     claim_fields,
     claim_statement,
     controls,
@@ -119,6 +122,12 @@ def render_markdown(document: dict[str, Any]) -> str:
                   "|" + "---|" * len(DPSGD_COLUMNS)]
         lines += ["| " + " | ".join(_cell(row[c]) for c in DPSGD_COLUMNS) + " |" for row in rows]
         lines += [f"![{row['claim']}]({plot})" for row in rows for plot in row["plots"]]
+        lines.append("")
+    rows = canary_rows(records)
+    if rows:
+        lines += [f"## Canary audits ({len(rows)})", "", CANARY_INTRO, "", "| " + " | ".join(CANARY_COLUMNS) + " |",
+                  "|" + "---|" * len(CANARY_COLUMNS)]
+        lines += ["| " + " | ".join(_cell(row[c]) for c in CANARY_COLUMNS) + " |" for row in rows]
         lines.append("")
     for paper, group in by_paper(records).items():
         title = paper_title(paper, run)

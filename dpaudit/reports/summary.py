@@ -336,6 +336,44 @@ DPSGD_INTRO = ("DP-SGD claims decided by certified accounting: every noisy step 
                "dominating pair where one is known (docs/dpsgd.md).")
 
 
+#: the auditor whose records the report's canary section lists
+CANARY_AUDITOR = "canary-scores"
+#: the canary section's columns
+CANARY_COLUMNS = ("claim", "loop", "design", "claimed", "bound", "ceiling", "white-box", "power", "outcome")
+CANARY_INTRO = ("Claims about training loops audited from their canaries' scores: the bound on epsilon is valid at the "
+                "claim's share of alpha; the ceiling is the most these runs or canaries could certify at that alpha "
+                "(a claim at or above it could not have been refuted whatever the attack); the white-box bracket is "
+                "the loop's own DP-SGD run's certified epsilon; the power, with a 'not refuted', the epsilon a "
+                "violation would need to be refuted with probability 0.9 (docs/dpsgd.md).")
+
+
+def canary_rows(records: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """One row per canary audit: the claim id, the loop, many runs or one, the claimed (eps, delta), the bound, the
+    ceiling, the loop's white-box bracket where it has one, the power of a "not refuted", and the outcome."""
+    rows = []
+    for r in records:
+        if r.get("auditor") != CANARY_AUDITOR:
+            continue
+        claim, parameters = r.get("claim") or {}, r.get("parameters") or {}
+        claimed = f"eps {fmt_number(claim.get('epsilon'))}" + (
+            f", delta {fmt_number(claim.get('delta'))}" if claim.get("delta") is not None else "")
+        runs = (r.get("witness") or {}).get("runs")
+        design = "one run" if parameters.get("runs") == "one" else "many runs"
+        if parameters.get("runs") == "one":
+            design += f", {(r.get('witness') or {}).get('canaries', '?')} canaries"
+        elif isinstance(runs, dict):
+            design += " (" + " + ".join(str(v) for v in runs.values()) + " confirming)"
+        box = parameters.get("white_box")
+        stated = r.get("power") or {}
+        rows.append({"claim": str(r.get("claim_id") or ""), "loop": str(r.get("subject") or ""), "design": design,
+                     "claimed": claimed, "bound": fmt_number(r.get("epsilon_lower")),
+                     "ceiling": fmt_number(parameters.get("ceiling")),
+                     "white-box": f"[{fmt_number(box[0])}, {fmt_number(box[1])}]" if box else "-",
+                     "power": f"eps {fmt_number(stated.get('value'))}" if stated else "-",
+                     "outcome": outcome_label(r)})
+    return rows
+
+
 def claim_statement(record: dict[str, Any]) -> str:
     """The claim in one line: its title if the entry has one, else its kind and parameters."""
     if record.get("title"):

@@ -8,6 +8,7 @@ A suite module in ``dpaudit.audits`` (one per paper key, plus ``classic``) defin
 - :mod:`~dpaudit.suite.entries`: an entry (subject, claim, how to audit it per budget, what is expected)
   for privacy, tail, conformance and lower-bound claims;
 - :mod:`~dpaudit.suite.regret`: entries for regret bounds, rates and orderings, simulated per budget;
+- :mod:`~dpaudit.suite.canary`: entries for canary audits of training loops, run and scored per budget;
 - :mod:`~dpaudit.suite.collection`: :class:`Suite`, the collection a suite module fills;
 - :mod:`~dpaudit.suite.discovery`: the built-in and the user's suites found, entries selected.
 
@@ -18,6 +19,7 @@ audit API; the runner, the reports and the CLI import it. Only :mod:`~dpaudit.su
 
 from ..core.claim_ids import CLASSIC
 from .budgets import BUDGET_FALLBACK, BUDGETS, DEFAULT_SAMPLES, DEFAULT_TIMEOUTS, at_budget
+from .canary import CanaryEntry
 from .collection import Suite
 from .discovery import find_entry, load_suites, select
 from .entries import (
@@ -37,7 +39,7 @@ from .regret import OrderEntry, RegretEntry
 
 __all__ = [
     "BUDGETS", "BUDGET_FALLBACK", "CLASSIC", "DEFAULT_RUNS", "DEFAULT_SAMPLES", "DEFAULT_TIMEOUTS", "EXPECTATIONS",
-    "FOOTINGS", "AccountantEntry", "ConformanceEntry", "DPSGDEntry", "Entry", "LowerBoundEntry", "OrderEntry",
-    "PrivacyEntry", "RegretEntry", "RunContext", "Suite", "TailEntry", "at_budget", "find_entry", "load_suites",
-    "select",
+    "FOOTINGS", "AccountantEntry", "CanaryEntry", "ConformanceEntry", "DPSGDEntry", "Entry", "LowerBoundEntry",
+    "OrderEntry", "PrivacyEntry", "RegretEntry", "RunContext", "Suite", "TailEntry", "at_budget", "find_entry",
+    "load_suites", "select",
 ]

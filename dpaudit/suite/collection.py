@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.claim_ids import check_suite_key
+from .canary import CanaryEntry
 from .entries import AccountantEntry, ConformanceEntry, DPSGDEntry, Entry, LowerBoundEntry, PrivacyEntry, TailEntry
 from .regret import OrderEntry, RegretEntry
 
@@ -66,6 +67,11 @@ class Suite:
         """Add an :class:`AccountantEntry` (an accountant's epsilon for a DP-SGD configuration, audited; same
         arguments) and return it."""
         return self.add(AccountantEntry(id, **kwargs))
+
+    def canary(self, id: str, **kwargs: Any) -> CanaryEntry:
+        """Add a :class:`~dpaudit.suite.canary.CanaryEntry` (a claim about a training loop, audited from its canaries'
+        scores; same arguments) and return it."""
+        return self.add(CanaryEntry(id, **kwargs))
 
     def __repr__(self) -> str:
         return f"Suite({self.key!r}, {len(self._entries)} entries)"
