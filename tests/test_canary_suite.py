@@ -86,3 +86,24 @@ def test_the_classic_suites_canary_entries_give_their_verdicts_and_the_report_sh
     assert len(rows) == 2 and all("[1.99309, 1.99309]" in row or "[4.37718, 4.37718]" in row for row in rows)
     html = (tmp_path / "rep" / "report.html").read_text()
     assert 'id="canaries"' in html and "white-box" in html
+
+
+def test_a_sequential_entry_runs_the_loop_only_as_far_as_the_audit_asks():
+    """The half-noise loop (true epsilon 4.38) against its configured 1.99, sequentially with up to 200,000 runs per
+    side at alpha 0.05: refuted after far fewer runs than allowed, every run the loop drew bet on or before a bet."""
+    calls = []
+    loop = _loop(noise_scale=0.5)
+    original = loop.scores
+
+    def counted(runs, present, rng, **options):
+        calls.append(runs)
+        return original(runs, present, rng, **options)
+
+    loop.scores = counted
+    entry = CanaryEntry("s/sequential", subject=loop, claim=dpaudit.ApproxDP(1.993, 1e-5),
+                        samples={"quick": 200_000}, sequential=True)
+    finding = entry.audit(RunContext(0, "quick", 0.05, np.random.SeedSequence(5))).finding
+    assert finding.verdict == "refuted" and finding.parameters["sequential"]
+    assert sum(calls) == 2 * finding.samples < 100_000
+    with pytest.raises(ValueError, match="not sequential"):
+        CanaryEntry("s/one", subject=_loop(), claim=dpaudit.ApproxDP(2.0, 1e-5), design="one", sequential=True)

@@ -54,6 +54,8 @@ from dpaudit.mechanisms import (
 
 P_MIN = 1e-6  # rejection level of every goodness-of-fit test
 ENTRIES = {e.id: e for e in classic.suite.entries}
+#: the entries that audit a mechanism on pairs of neighbouring inputs (the canary audits of a training loop have none)
+MECHANISMS = {key: e for key, e in ENTRIES.items() if hasattr(e, "pairs")}
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -132,12 +134,12 @@ def test_suite_has_at_least_15_distinct_mechanisms_and_consistent_truths():
             assert any(t > b for t, b in zip(truths, bounds)), e.id
         else:
             assert all(t <= b for t, b in zip(truths, bounds)), e.id
-    for e in classic.suite.entries:  # every pair is a pair of neighbours under the entry's relation
+    for e in MECHANISMS.values():  # every pair is a pair of neighbours under the entry's relation
         for d0, d1 in e.pairs:
             e.relation.check(d0, d1)
 
 
-@pytest.mark.parametrize("claim_id", sorted(ENTRIES))
+@pytest.mark.parametrize("claim_id", sorted(MECHANISMS))
 def test_every_subject_samples_numeric_rows_deterministically(claim_id):
     e = entry(claim_id)
     for data in e.pairs[0]:

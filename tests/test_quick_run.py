@@ -261,6 +261,8 @@ COMPILED_CLAIMS = ("shuffle-glm/thm6.2-jdp@algorithm,eps1,delta0.02,zeta0.01,S2,
                    "shuffle-lcb/propF.3-jdp@algorithm,eps1,delta0.1,B1,T16,K2,d2",
                    "private-online/fig3@hybrid-ucb,setting1",
                    "concurrent-shuffle/thm5.1-regret@k1,bound")
+#: quick statistical claims that may join a selection so that a run alpha gives it the snapshot's share exactly
+PADDING_CLAIMS = ("classic/canary-many-runs@full-batch,z4,t4", "classic/canary-many-runs@full-batch,z4,t4,half-noise")
 
 
 def test_the_compiled_paths_give_the_snapshots_records(tmp_path):
@@ -272,12 +274,20 @@ def test_the_compiled_paths_give_the_snapshots_records(tmp_path):
         stored = json.load(fh)
     old = {r["claim_id"]: r for r in stored["records"]}
     share = stored["run"]["alpha_per_statistical_claim"]
-    alpha = _sampled_alpha(share, plan(RunOptions(selectors=list(COMPILED_CLAIMS))).statistical)
+    # where no run alpha gives these claims the snapshot's share exactly, quick statistical claims (the classic
+    # suite's canary audits, 2 s each) join them until one does
+    claims = list(COMPILED_CLAIMS)
+    for extra in [None, *PADDING_CLAIMS]:
+        if extra is not None:
+            claims.append(extra)
+        alpha = _sampled_alpha(share, plan(RunOptions(selectors=claims)).statistical)
+        if alpha is not None:
+            break
     assert alpha is not None, "no run alpha gives these claims the snapshot's share exactly"
     env = environment_without_extras()
     env["DPAUDIT_BLOCKED_MODULES"] = ",".join(m for m in env["DPAUDIT_BLOCKED_MODULES"].split(",")
                                               if m not in ("numba", "llvmlite"))
-    _assert_claims_match(tmp_path, COMPILED_CLAIMS, alpha, share, old, env)
+    _assert_claims_match(tmp_path, claims, alpha, share, old, env)
 
 
 @pytest.mark.slow

@@ -19,23 +19,25 @@ from .records import Audit, assemble_record
 
 def canary_audit(in_scores: Any, out_scores: Any, claim: Claim, *, runs: str = "many", alpha: float = 0.05,
                  seed: int | np.random.SeedSequence | None = None, selection: float | None = None,
-                 guesses: Sequence[tuple[int, int]] | None = None, name: str = "canary scores") -> Audit:
-    """:func:`audit_canaries` up to the record."""
+                 guesses: Sequence[tuple[int, int]] | None = None, sequential: bool = False,
+                 name: str = "canary scores", draw: Any = None, budget: int | None = None) -> Audit:
+    """:func:`audit_canaries` up to the record (``draw`` and ``budget``: a sequential audit's source of runs, in place
+    of the two arrays)."""
     if not isinstance(claim, (ApproxDP, PureDP)):
         raise InvalidClaim(f"audit_canaries audits (epsilon, delta) and pure DP claims, got {claim!r}")
     if not (isinstance(alpha, float | int) and 0 < alpha < 1):
         raise ValueError(f"audit_canaries: alpha must be in (0, 1), got {alpha!r}")
-    subject = CanaryScores(in_scores, out_scores, runs)
+    subject = CanaryScores(in_scores, out_scores, runs, draw=draw, budget=budget)
     seq = as_seed_sequence(seed)
     start = time.perf_counter()
     finding = CanaryScoresAuditor().audit(subject, claim, alpha=float(alpha), seed=seq, selection=selection,
-                                          guesses=guesses)
+                                          guesses=guesses, sequential=bool(sequential))
     return Audit(claim, name, finding, seq, time.perf_counter() - start)
 
 
 def audit_canaries(in_scores: Any, out_scores: Any, claim: Claim, *, runs: str = "many", alpha: float = 0.05,
                    seed: int | np.random.SeedSequence | None = None, selection: float | None = None,
-                   guesses: Sequence[tuple[int, int]] | None = None) -> AuditResult:
+                   guesses: Sequence[tuple[int, int]] | None = None, sequential: bool = False) -> AuditResult:
     """Audit an (epsilon, delta) or pure DP claim from canary scores: a lower bound on epsilon at the claim's delta,
     valid with probability at least 1 - ``alpha``, and the claim refuted when the bound exceeds its epsilon.
 
@@ -57,6 +59,11 @@ def audit_canaries(in_scores: Any, out_scores: Any, claim: Claim, *, runs: str =
         One minus the confidence of the bound.
     seed
         The seed of the random split (``"many"``) or the canaries' random order for ties (``"one"``).
+    sequential
+        ``runs="many"`` only: read the runs in their order, in growing batches, betting on an event chosen from the
+        runs before each batch, and stop refuted as soon as the bets' wealth crosses 1 / (alpha / 2); if it never
+        does, bound epsilon from every run at alpha / 2 (:mod:`dpaudit.auditors.canary_sequential`). The record
+        then says how many runs per side the audit took (``samples``).
 
     Returns
     -------
@@ -68,7 +75,7 @@ def audit_canaries(in_scores: Any, out_scores: Any, claim: Claim, *, runs: str =
         with probability 0.9 at these runs.
     """
     return assemble_record(canary_audit(in_scores, out_scores, claim, runs=runs, alpha=alpha, seed=seed,
-                                        selection=selection, guesses=guesses))
+                                        selection=selection, guesses=guesses, sequential=sequential))
 
 
 __all__ = ["audit_canaries", "canary_audit"]

@@ -19,6 +19,11 @@ with N(0, 1)). Against that one member the Neyman-Pearson test of the m canaries
 bounds every valid test's chance of refuting eps0, whatever statistic of the scores it uses: an upper bound on what
 one-run audits of these canaries can certify (computed by Monte Carlo: an estimate, with its replicates stated).
 
+Many runs have the same kind of limit (:func:`many_run_limit`): with n runs per side of a pair (P, Q) whose privacy
+loss L = log dP/dQ the auditor can sample, the member of the null whose in-runs follow Q's law reweighted by
+clip(e^L, e^-e1, e^e1) / Z is pure (eps0, 0)-DP against Q, and the Neyman-Pearson test of n runs against it bounds
+every valid test's chance of refuting eps0 from n runs, whatever it does with them (sequential or not).
+
 The laws given here are exact in closed form (:func:`gaussian_events`: scores N(mu, 1) against N(0, 1), the law of a
 gradient canary's summed steps when every step holds the whole dataset); a configuration's privacy-loss law (a PLD)
 gives the same two rates along its thresholds (benchmarks/canary_best_test.py).
@@ -182,5 +187,44 @@ def one_run_limit(mu: float, canaries: int, epsilon: float, alpha: float = 0.05,
     return {"power": power, "clip": e1, "log_z": log_z}
 
 
+def many_run_limit(in_losses: Any, out_losses: Any, runs: int, epsilon: float, alpha: float = 0.05,
+                   replicates: int = 20_000, rng: np.random.Generator | None = None) -> dict[str, float]:
+    """An upper bound on the probability that any test valid at ``alpha`` refutes (``epsilon``, delta)-DP from
+    ``runs`` runs per side of a pair whose privacy loss L = log dP/dQ has the samples ``in_losses`` under P (canary
+    in) and ``out_losses`` under Q (out): the power of the Neyman-Pearson test against the null's clipped member (module
+    docstring), whose in-runs' loss follows Q's reweighted by g(L) / Z, g = e^L clipped to [e^-e1, e^e1], Z its mean
+    under Q and e1 + |log Z| = ``epsilon``. Out-runs have Q's law under both and carry nothing. Monte Carlo: the laws
+    are the samples given (and Z their estimate), the test's law ``replicates`` resamplings of ``runs`` in-runs."""
+    from scipy import optimize
+
+    p_loss, q_loss = np.asarray(in_losses, dtype=float), np.asarray(out_losses, dtype=float)
+    if p_loss.ndim != 1 or q_loss.ndim != 1 or p_loss.size < 100 or q_loss.size < 100:
+        raise ValueError("many_run_limit: need at least 100 samples of the loss under each side")
+    if not (epsilon > 0 and 0 < alpha < 1 and runs >= 1 and replicates >= 100):
+        raise ValueError(f"many_run_limit: need epsilon > 0, alpha in (0, 1), runs >= 1 and replicates >= 100, got "
+                         f"{epsilon!r}, {alpha!r}, {runs!r}, {replicates!r}")
+    rng = np.random.default_rng() if rng is None else rng
+
+    def log_z(e1: float) -> float:
+        return float(np.log(np.mean(np.exp(np.clip(q_loss, -e1, e1)))))
+
+    e1 = optimize.brentq(lambda e: e + abs(log_z(e)) - epsilon, 1e-12, epsilon, xtol=1e-12)
+    z = log_z(e1)
+    weights = np.exp(np.clip(q_loss, -e1, e1) - z)
+    weights /= weights.sum()
+
+    def statistic(losses: np.ndarray, probabilities: np.ndarray | None) -> np.ndarray:
+        draws = rng.choice(losses, size=(replicates, runs), p=probabilities)
+        return (np.where(draws > e1, draws - e1, np.where(draws < -e1, draws + e1, 0.0)) + z).sum(axis=1)
+
+    null, alternative = statistic(q_loss, weights), statistic(p_loss, None)
+    threshold = np.quantile(null, 1 - alpha, method="higher")
+    above, tied = float(np.mean(null > threshold)), float(np.mean(null == threshold))
+    at_tie = (alpha - above) / tied if tied > 0 else 0.0
+    power = float(np.mean(alternative > threshold) + at_tie * np.mean(alternative == threshold))
+    return {"power": power, "clip": e1, "log_z": z}
+
+
 __all__ = ["best_event_bound", "best_event_refutation", "expected_event_bound", "gaussian_events",
-           "clipped_losses", "one_run_limit", "refutation_probability"]
+           "clipped_losses", "many_run_limit", "one_run_limit",
+           "refutation_probability"]

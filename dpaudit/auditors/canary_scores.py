@@ -20,7 +20,8 @@ import numpy as np
 from ..core.claims import ApproxDP, Claim, PureDP
 from ..core.results import NOT_REFUTED, REFUTED, Finding, Statistic, power
 from .base import Auditor, Support
-from .canary import canary_epsilon, ceiling_note, multi_run_power, one_run_power
+from .canary import canary_epsilon, ceiling_note, multi_run_power, one_run_power, scores
+from .canary_sequential import BETTING_SHARE, Draw, array_draw, sequential_canary
 
 RUNS = ("many", "one")
 
@@ -29,11 +30,14 @@ RUNS = ("many", "one")
 class CanaryScores:
     """An attack's scores of canaries in (``in_scores``) and out of (``out_scores``) the training data, read as one
     score per training run (``runs="many"``) or one per canary of a single run (``runs="one"``, each canary included
-    independently with probability 1/2)."""
+    independently with probability 1/2). A sequential audit may instead take its runs from ``draw`` (side, count) ->
+    scores, at most ``budget`` per side (a training loop run as the audit asks)."""
 
-    in_scores: Any
-    out_scores: Any
+    in_scores: Any = None
+    out_scores: Any = None
     runs: str = "many"
+    draw: Draw | None = None
+    budget: int | None = None
 
     def __post_init__(self) -> None:
         if self.runs not in RUNS:
@@ -57,11 +61,17 @@ class CanaryScoresAuditor(Auditor):
 
     def audit(self, subject: CanaryScores, claim: Claim, *, alpha: float = 0.05,
               seed: np.random.SeedSequence | None = None, selection: float | None = None,
-              guesses: Sequence[tuple[int, int]] | None = None, **_: Any) -> Finding:
+              guesses: Sequence[tuple[int, int]] | None = None, sequential: bool = False, **_: Any) -> Finding:
         """The finding at level ``alpha`` (one minus the confidence), the split or the canaries' order drawn from
-        ``seed``; ``selection`` (many runs) and ``guesses`` (one run) as :func:`dpaudit.audit_canaries` takes them."""
+        ``seed``; ``selection`` (many runs) and ``guesses`` (one run) as :func:`dpaudit.audit_canaries` takes them;
+        ``sequential`` stops at the first batch of runs whose bets refute the claim (:mod:`.canary_sequential`)."""
         self.require(subject, claim)
         alpha = float(alpha)
+        if sequential:
+            if subject.runs != "many" or guesses is not None or selection is not None:
+                raise ValueError("audit_canaries: sequential audits read many runs (runs='many'), with their own "
+                                 "selection: no selection or guesses")
+            return self._sequential(subject, claim, alpha, np.random.default_rng(seed))
         runs = subject.runs
         options: dict[str, Any] = {}
         if runs == "many" and selection is not None:
@@ -87,6 +97,46 @@ class CanaryScoresAuditor(Auditor):
         return Finding(verdict, self.name, statistic=Statistic("epsilon", bound, (bound, float("inf")), "lower-bound"),
                        epsilon_lower=bound, confidence=1 - alpha, samples=int(samples), witness=witness, notes=notes,
                        parameters={"runs": runs, "alpha": alpha, "delta": delta, "ceiling": result["ceiling"]},
+                       power=stated)
+
+
+    def _sequential(self, subject: CanaryScores, claim: Claim, alpha: float, rng: np.random.Generator) -> Finding:
+        """The record of a sequential audit: refuted by the bets (the runs it took, the bets' certified bound on the
+        claim's parameter), or, the runs spent, the fixed-size many-run bound on all of them at the rest of alpha."""
+        if subject.draw is not None:
+            draw, budget = subject.draw, int(subject.budget or 0)
+        else:
+            owner = "audit_canaries"
+            draw, budget = array_draw(scores(owner, "in_scores", subject.in_scores, 2),
+                                      scores(owner, "out_scores", subject.out_scores, 2))
+        result = sequential_canary(draw, budget, claim, alpha, rng)
+        delta = float(getattr(claim, "delta", 0.0))
+        parameter = "epsilon" if isinstance(claim, PureDP) else "delta"
+        parameters = {"runs": "many", "alpha": alpha, "delta": delta, "sequential": True, "budget": budget,
+                      "runs_used": result["runs"], "batches": result["batches"], "betting_level": result["level"],
+                      "log_wealth": result["log_wealth"]}
+        if result["crossed"]:
+            bound = result["parameter_lower"]
+            notes = [f"refuted by the bets after {result['runs']:,} of {budget:,} runs per side ({result['batches']} "
+                     f"batches bet on, wealth e^{result['log_wealth']:.3g} against 1/{result['level']:.3g}); the "
+                     f"audit stops once the runs refute the claim: sequential=False bounds epsilon from every run"]
+            return Finding(REFUTED, self.name, statistic=Statistic(parameter, bound, (bound, float("inf")),
+                                                                   "lower-bound"),
+                           epsilon_lower=bound if parameter == "epsilon" else None,
+                           delta_lower=bound if parameter == "delta" else None, confidence=1 - alpha,
+                           samples=result["runs"], witness={"event": result["event"]}, notes=notes,
+                           parameters=parameters)
+        fixed, rest = result["fixed"], (1 - BETTING_SHARE) * alpha
+        bound = fixed["epsilon"]
+        verdict = REFUTED if bound > claim.epsilon else NOT_REFUTED
+        notes = [ceiling_note(fixed, "many", delta),
+                 f"the bets did not cross on {result['batches']} batches (wealth e^{result['log_wealth']:.3g} against "
+                 f"1/{result['level']:.3g}); the bound is every run's, at {rest:.3g} of alpha"]
+        parameters["ceiling"] = fixed["ceiling"]
+        stated = stated_power(fixed, "many", claim.epsilon, delta, rest) if verdict == NOT_REFUTED else None
+        return Finding(verdict, self.name, statistic=Statistic("epsilon", bound, (bound, float("inf")), "lower-bound"),
+                       epsilon_lower=bound, confidence=1 - alpha, samples=result["runs"],
+                       witness={k: v for k, v in fixed.items() if k != "epsilon"}, notes=notes, parameters=parameters,
                        power=stated)
 
 

@@ -42,7 +42,8 @@ def cmd_canary(args: argparse.Namespace) -> int:
         raise UsageError(f"dpaudit canary decides (epsilon, delta) and pure DP claims; got {claim.describe()!r}")
     inside, outside = read_scores(args.inside, "--in"), read_scores(args.outside, "--out")
     try:
-        result = audit_canaries(inside, outside, claim, runs=args.runs, alpha=args.alpha, seed=args.seed)
+        result = audit_canaries(inside, outside, claim, runs=args.runs, alpha=args.alpha, seed=args.seed,
+                                sequential=args.sequential)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if args.json:
@@ -80,6 +81,9 @@ def add_parser(sub: Any) -> None:
                     help="many: a score per training run (default); one: a score per canary of one run")
     ca.add_argument("--alpha", type=float, default=0.05, help="one minus the bound's confidence (default 0.05)")
     ca.add_argument("--seed", type=int, default=None, help="seed of the random split or tie order (default 0)")
+    ca.add_argument("--sequential", action="store_true",
+                    help="many runs, read in the files' order: stop at the first batch whose bets refute the claim, "
+                         "and say how many runs it took")
     ca.add_argument("--json", action="store_true", help="print the record as JSON")
 
 

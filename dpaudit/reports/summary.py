@@ -361,6 +361,8 @@ def canary_rows(records: list[dict[str, Any]]) -> list[dict[str, str]]:
         design = "one run" if parameters.get("runs") == "one" else "many runs"
         if parameters.get("runs") == "one":
             design += f", {(r.get('witness') or {}).get('canaries', '?')} canaries"
+        elif parameters.get("sequential"):
+            design = f"sequential, {parameters.get('runs_used')} of {parameters.get('budget')} runs per side"
         elif isinstance(runs, dict):
             design += " (" + " + ".join(str(v) for v in runs.values()) + " confirming)"
         box = parameters.get("white_box")

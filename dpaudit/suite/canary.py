@@ -7,7 +7,9 @@ The subject is a loop with ``scores(runs, present, rng, observe=..., statistic=.
 (one run, each of the loop's canaries in with probability 1/2; a score per canary). ``score`` maps what the loop
 returns to one score per run or canary (e.g. a likelihood ratio of every step, ``statistic="all"``); default: as
 returned. The claim may be a callable returning one (a configuration's certified epsilon, computed when first
-needed so that listing a suite computes nothing).
+needed so that listing a suite computes nothing). ``sequential=True`` runs the loop batch by batch and stops at the
+first batch whose bets refute the claim (:mod:`dpaudit.auditors.canary_sequential`; ``samples`` is then the most
+runs per side it may take).
 
 The simulations and the audit draw from three streams spawned from the entry's seed (canary in, canary out, the
 audit's split or order). Where the loop describes its own DP-SGD run (``dpsgd_config()``: for a loop with a planted
@@ -39,15 +41,17 @@ class CanaryEntry(Entry):
 
     def __init__(self, id: str, *, subject: Any, claim: Claim | Callable[[], Claim], design: str = "many",
                  samples: dict[str, int] | None = None, observe: str = "steps", statistic: str = "sum",
-                 score: Callable[[np.ndarray], np.ndarray] | None = None, name: str | None = None, **kwargs: Any):
+                 score: Callable[[np.ndarray], np.ndarray] | None = None, name: str | None = None,
+                 sequential: bool = False, **kwargs: Any):
         if design not in RUNS:
             raise ValueError(f"{id}: design must be 'many' (a score per run) or 'one' (a score per canary of one "
                              f"run), got {design!r}")
         if design == "many" and not samples:
             raise ValueError(f"{id}: a many-run canary entry needs samples (runs per side per budget, e.g. "
                              "{'quick': 100000})")
-        if design == "one" and samples:
-            raise ValueError(f"{id}: a one-run canary entry runs once; its canaries are the loop's")
+        if design == "one" and (samples or sequential):
+            raise ValueError(f"{id}: a one-run canary entry runs once; its canaries are the loop's (no samples, not "
+                             "sequential)")
         if samples and ("quick" not in samples or set(samples) - set(BUDGETS)
                         or any(not isinstance(v, int) or v < 2 for v in samples.values())):
             raise ValueError(f"{id}: samples needs the quick budget's runs per side (integers >= 2), only budgets of "
@@ -62,6 +66,7 @@ class CanaryEntry(Entry):
         self.observe = observe
         self.statistic = statistic
         self.score = score
+        self.sequential = bool(sequential)
 
     @cached_property
     def claim(self) -> Claim:
@@ -113,9 +118,19 @@ class CanaryEntry(Entry):
         from ..api.canary import canary_audit
 
         streams = ctx.seed_sequence.spawn(3)
-        inside, outside = self._scores(ctx, streams)
-        audit = canary_audit(inside, outside, self.claim, runs=self.design, alpha=ctx.alpha, seed=streams[2],
-                             name=self.subject_name)
+        if self.sequential:  # the loop runs batch by batch, only as far as the audit asks
+            loop, options = self.subject, {"observe": self.observe, "statistic": self.statistic}
+            rngs = {"in": np.random.default_rng(streams[0]), "out": np.random.default_rng(streams[1])}
+
+            def draw(side: str, count: int) -> np.ndarray:
+                return self._scored(loop.scores(count, side == "in", rngs[side], **options)).reshape(-1)
+
+            audit = canary_audit(None, None, self.claim, alpha=ctx.alpha, seed=streams[2], sequential=True,
+                                 name=self.subject_name, draw=draw, budget=at_budget(self.samples, ctx.budget))
+        else:
+            inside, outside = self._scores(ctx, streams)
+            audit = canary_audit(inside, outside, self.claim, runs=self.design, alpha=ctx.alpha, seed=streams[2],
+                                 name=self.subject_name)
         describe = getattr(self.subject, "dpsgd_config", None)
         delta = float(getattr(self.claim, "delta", 0.0))
         if callable(describe) and delta > 0:
