@@ -7,9 +7,9 @@ The subject is a loop with ``scores(runs, present, rng, observe=..., statistic=.
 (one run, each of the loop's canaries in with probability 1/2; a score per canary). ``score`` maps what the loop
 returns to one score per run or canary (e.g. a likelihood ratio of every step, ``statistic="all"``); default: as
 returned. The claim may be a callable returning one (a configuration's certified epsilon, computed when first
-needed so that listing a suite computes nothing). ``sequential=True`` runs the loop batch by batch and stops at the
-first batch whose bets refute the claim (:mod:`dpaudit.auditors.canary_sequential`; ``samples`` is then the most
-runs per side it may take).
+needed, listed or audited, so that loading the suites computes nothing). ``sequential=True`` runs the loop batch by
+batch and stops at the first batch whose bets refute the claim (:mod:`dpaudit.auditors.canary_sequential`;
+``samples`` is then the most runs per side it may take).
 
 The simulations and the audit draw from three streams spawned from the entry's seed (canary in, canary out, the
 audit's split or order). Where the loop describes its own DP-SGD run (``dpsgd_config()``: for a loop with a planted
