@@ -171,9 +171,16 @@ def one_run_power(m: int, r: int, delta: float, alpha: float, epsilon: float, pr
 
     from .one_run import one_run_epsilon
 
-    votes = next((v for v in range(r + 1) if one_run_epsilon(m, r, v, delta, alpha) > epsilon), None)
-    if votes is None:
-        return math.inf
+    if one_run_epsilon(m, r, r, delta, alpha) <= epsilon:
+        return math.inf  # even every guess right does not refute it
+    # the fewest right guesses that refute: the bound grows with the right guesses, so bisect over them
+    low, votes = -1, r  # low refutes nothing (or is -1), votes refutes
+    while votes - low > 1:
+        middle = (low + votes) // 2
+        if one_run_epsilon(m, r, middle, delta, alpha) > epsilon:
+            votes = middle
+        else:
+            low = middle
 
     def refuted(eps: float) -> float:
         return float(stats.binom.sf(votes - 1, r, 1 / (1 + math.exp(-eps)))) - probability
