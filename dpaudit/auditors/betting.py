@@ -52,17 +52,23 @@ KELLY_GRID = MAX_FRACTION * 2.0 ** -(np.arange(65) / 4)
 BISECTION_STEPS = 60
 
 
-def kelly_fraction(claim: PureDP | ApproxDP, p: float, q: float) -> float:
-    """The fraction c of the largest allowed bet that maximises the expected log-growth of 1 + c Z / (e^eps + delta)
-    at the claim's parameters if the event's rates were ``p`` (first side) and ``q`` (second side), the two sides'
-    outputs independent; 0 when no fraction of :data:`KELLY_GRID` grows (the forecast sees no edge)."""
+def kelly_growth(claim: PureDP | ApproxDP, p: float, q: float) -> tuple[float, float]:
+    """(c, g): the fraction c of :data:`KELLY_GRID` that maximises the expected log-growth g of 1 + c Z /
+    (e^eps + delta) at the claim's parameters if the event's rates were ``p`` (first side) and ``q`` (second side), the
+    two sides' outputs independent; (0, 0) when no fraction grows (the forecast sees no edge)."""
     factor, delta = math.exp(float(claim.epsilon)), float(getattr(claim, "delta", 0.0))
     p, q = min(max(float(p), 0.0), 1.0), min(max(float(q), 0.0), 1.0)
     cells = np.array([p * q, p * (1 - q), (1 - p) * q, (1 - p) * (1 - q)])
     payoffs = np.array([1 - factor - delta, 1 - delta, -factor - delta, -delta]) / (factor + delta)
     growth = np.log1p(KELLY_GRID[:, None] * payoffs[None, :]) @ cells
     best = int(np.argmax(growth))
-    return float(KELLY_GRID[best]) if growth[best] > 0 else 0.0
+    return (float(KELLY_GRID[best]), float(growth[best])) if growth[best] > 0 else (0.0, 0.0)
+
+
+def kelly_fraction(claim: PureDP | ApproxDP, p: float, q: float) -> float:
+    """The Kelly fraction of :func:`kelly_growth`: the bet that grows fastest if the rates were ``p`` and ``q``; 0
+    when none grows."""
+    return kelly_growth(claim, p, q)[0]
 
 
 def claimed_parameter(claim: PureDP | ApproxDP) -> float:

@@ -82,6 +82,20 @@ def multi_run_ceiling(first_runs: int, second_runs: int, delta: float, alpha: fl
                                     binomial_upper(0, second_runs, alpha / 2), delta))
 
 
+def candidate_thresholds(pooled: np.ndarray, thresholds: int = THRESHOLDS) -> np.ndarray:
+    """The thresholds an event is chosen among: the pooled scores' ``thresholds`` upper quantiles, each a score."""
+    return np.unique(np.quantile(pooled, np.linspace(0, 1, thresholds + 1)[1:], method="higher"))
+
+
+def selection_rates(first: np.ndarray, second: np.ndarray, tau: np.ndarray, side: str
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The rates of the events at ``tau`` on the runs a choice is made from: the first side's as observed, the
+    second side's smoothed to (k + 1) / (n + 2) (an event no run of the second side fell in is not taken for one that
+    never happens there)."""
+    k_first, k_second = _event_counts(first, second, tau, side)
+    return k_first / len(first), (k_second + 1) / (len(second) + 2)
+
+
 def anticipated_bound(first: np.ndarray, second: np.ndarray, tau: np.ndarray, side: str, first_runs: int,
                       second_runs: int, delta: float, alpha: float) -> np.ndarray:
     """The bound each event at ``tau`` would give on ``first_runs`` and ``second_runs`` confirmation runs if their
@@ -94,9 +108,7 @@ def anticipated_bound(first: np.ndarray, second: np.ndarray, tau: np.ndarray, si
     bound is 92-94% of the best fixed event's at 10^4 runs per side against 87-93% for the selection runs' own bound,
     and as high or higher at 10^3 (:mod:`.canary_limits`; tests/test_canary_audits.py). It decides only which event
     is confirmed, so validity never rests on it."""
-    k_first, k_second = _event_counts(first, second, tau, side)
-    p = k_first / len(first)
-    q = (k_second + 1) / (len(second) + 2)
+    p, q = selection_rates(first, second, tau, side)
     return epsilon_from_rates(binomial_lower(p * first_runs, first_runs, alpha / 2),
                               binomial_upper(q * second_runs, second_runs, alpha / 2), delta)
 
@@ -115,7 +127,7 @@ def multi_run_epsilon(in_scores: Any, out_scores: Any, delta: float, alpha: floa
     select = {"in": x_in[:cut_in], "out": x_out[:cut_out]}
     confirm = {"in": x_in[cut_in:], "out": x_out[cut_out:]}
     pooled = np.concatenate(list(select.values()))
-    taus = np.unique(np.quantile(pooled, np.linspace(0, 1, thresholds + 1)[1:], method="higher"))
+    taus = candidate_thresholds(pooled, thresholds)
     best = (-1.0, ORIENTATIONS[0], float(taus[0]))
     for side, first in ORIENTATIONS:
         second = "out" if first == "in" else "in"
@@ -232,6 +244,6 @@ def ceiling_note(result: dict[str, Any], runs: str, delta: float) -> str:
             f"{result['guesses_tried']})")
 
 
-__all__ = ["ORIENTATIONS", "SELECTION_SHARE", "THRESHOLDS", "anticipated_bound", "canary_epsilon", "ceiling_note",
-           "epsilon_from_rates", "multi_run_ceiling", "multi_run_epsilon", "multi_run_power", "one_run_bound",
-           "one_run_power", "scores"]
+__all__ = ["ORIENTATIONS", "SELECTION_SHARE", "THRESHOLDS", "anticipated_bound", "candidate_thresholds",
+           "canary_epsilon", "ceiling_note", "epsilon_from_rates", "multi_run_ceiling", "multi_run_epsilon",
+           "multi_run_power", "one_run_bound", "one_run_power", "scores", "selection_rates"]

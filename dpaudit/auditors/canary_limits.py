@@ -141,6 +141,21 @@ def _clipped_member(mu: float, epsilon: float) -> tuple[float, float, np.ndarray
     return e1, float(np.log(parts.sum())), parts / parts.sum()
 
 
+def _log_ratio_to_clipped(loss: np.ndarray, e1: float, log_z: float) -> np.ndarray:
+    """log dP/dP0 of an in-run whose privacy loss is ``loss``: its excess beyond [-e1, e1], plus log Z."""
+    return loss - np.clip(loss, -e1, e1) + log_z
+
+
+def _neyman_pearson_power(null: np.ndarray, alternative: np.ndarray, alpha: float) -> float:
+    """The power of the test that rejects above the null statistic's 1 - alpha quantile and, at it, with the
+    probability that makes its size alpha (ties are common where little is clipped: the statistic is then mostly a
+    count times log Z), from draws of the statistic under each law."""
+    threshold = np.quantile(null, 1 - alpha, method="higher")
+    above, tied = float(np.mean(null > threshold)), float(np.mean(null == threshold))
+    at_tie = (alpha - above) / tied if tied > 0 else 0.0
+    return float(np.mean(alternative > threshold) + at_tie * np.mean(alternative == threshold))
+
+
 def clipped_losses(mu: float, epsilon: float, count: int, rng: np.random.Generator) -> np.ndarray:
     """``count`` draws of the privacy loss L = mu s - mu^2 / 2 of an in-canary's score under the clipped member P0 of
     :func:`one_run_limit`: N(0, 1)'s law of L below -e1 and above e1, N(mu, 1)'s within, weighted by the clipped
@@ -174,17 +189,10 @@ def one_run_limit(mu: float, canaries: int, epsilon: float, alpha: float = 0.05,
         members = rng.binomial(canaries, 0.5, replicates)
         count = int(members.sum())
         loss = clipped_losses(mu, epsilon, count, rng) if clipped else rng.normal(mu * mu / 2, mu, count)
-        excess = np.where(loss > e1, loss - e1, np.where(loss < -e1, loss + e1, 0.0)) + log_z
-        return np.bincount(np.repeat(np.arange(replicates), members), weights=excess, minlength=replicates)
+        return np.bincount(np.repeat(np.arange(replicates), members), weights=_log_ratio_to_clipped(loss, e1, log_z),
+                           minlength=replicates)
 
-    null, alternative = statistic(True), statistic(False)
-    threshold = np.quantile(null, 1 - alpha, method="higher")
-    # the test rejects above the threshold and, at it, with the probability that makes its size alpha (ties are
-    # common where little is clipped: the statistic is then mostly the members' count times log Z)
-    above, tied = float(np.mean(null > threshold)), float(np.mean(null == threshold))
-    at_tie = (alpha - above) / tied if tied > 0 else 0.0
-    power = float(np.mean(alternative > threshold) + at_tie * np.mean(alternative == threshold))
-    return {"power": power, "clip": e1, "log_z": log_z}
+    return {"power": _neyman_pearson_power(statistic(True), statistic(False), alpha), "clip": e1, "log_z": log_z}
 
 
 def many_run_limit(in_losses: Any, out_losses: Any, runs: int, epsilon: float, alpha: float = 0.05,
@@ -215,13 +223,9 @@ def many_run_limit(in_losses: Any, out_losses: Any, runs: int, epsilon: float, a
 
     def statistic(losses: np.ndarray, probabilities: np.ndarray | None) -> np.ndarray:
         draws = rng.choice(losses, size=(replicates, runs), p=probabilities)
-        return (np.where(draws > e1, draws - e1, np.where(draws < -e1, draws + e1, 0.0)) + z).sum(axis=1)
+        return _log_ratio_to_clipped(draws, e1, z).sum(axis=1)
 
-    null, alternative = statistic(q_loss, weights), statistic(p_loss, None)
-    threshold = np.quantile(null, 1 - alpha, method="higher")
-    above, tied = float(np.mean(null > threshold)), float(np.mean(null == threshold))
-    at_tie = (alpha - above) / tied if tied > 0 else 0.0
-    power = float(np.mean(alternative > threshold) + at_tie * np.mean(alternative == threshold))
+    power = _neyman_pearson_power(statistic(q_loss, weights), statistic(p_loss, None), alpha)
     return {"power": power, "clip": e1, "log_z": z}
 
 

@@ -99,7 +99,6 @@ class CanaryScoresAuditor(Auditor):
                        parameters={"runs": runs, "alpha": alpha, "delta": delta, "ceiling": result["ceiling"]},
                        power=stated)
 
-
     def _sequential(self, subject: CanaryScores, claim: Claim, alpha: float, rng: np.random.Generator) -> Finding:
         """The record of a sequential audit: refuted by the bets (the runs it took, the bets' certified bound on the
         claim's parameter), or, the runs spent, the fixed-size many-run bound on all of them at the rest of alpha."""

@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from ..core.claims import ApproxDP, PureDP
-from .betting import EventBets, kelly_fraction
-from .canary import ORIENTATIONS, THRESHOLDS, _event_counts, multi_run_epsilon
+from .betting import EventBets, kelly_growth
+from .canary import ORIENTATIONS, candidate_thresholds, multi_run_epsilon, selection_rates
 
 #: share of alpha the bets spend; the rest goes to the fixed-size bound of all the runs if the bets never cross
 BETTING_SHARE = 0.5
@@ -43,34 +43,18 @@ GROWTH = 0.5
 Draw = Callable[[str, int], np.ndarray]  # (side "in" or "out", runs) -> that many new scores
 
 
-def _growth(claim: PureDP | ApproxDP, p: float, q: float) -> tuple[float, float]:
-    """(the Kelly fraction, the expected log-growth of one paired outcome at it) if the event's rates were p (first
-    side) and q (second side)."""
-    c = kelly_fraction(claim, p, q)
-    if c <= 0:
-        return 0.0, 0.0
-    factor, delta = math.exp(float(claim.epsilon)), float(getattr(claim, "delta", 0.0))
-    cap = factor + delta
-    payoffs = np.array([1 - factor - delta, 1 - delta, -factor - delta, -delta])
-    chances = np.array([p * q, p * (1 - q), (1 - p) * q, (1 - p) * (1 - q)])
-    return c, float(np.sum(chances * np.log1p(c * payoffs / cap)))
-
-
 def choose_bet(seen: dict[str, np.ndarray], claim: PureDP | ApproxDP) -> tuple[tuple[str, str, float], tuple[float,
                                                                                                              float]]:
     """The event to bet on next, from the runs ``seen`` so far: ((side, first, threshold), (p, q) forecast), the
     event whose bet would grow fastest at the earlier runs' rates."""
-    pooled = np.concatenate([seen["in"], seen["out"]])
-    taus = np.unique(np.quantile(pooled, np.linspace(0, 1, THRESHOLDS + 1)[1:], method="higher"))
+    taus = candidate_thresholds(np.concatenate([seen["in"], seen["out"]]))
     best: tuple[float, tuple[str, str, float], tuple[float, float]] = (-1.0, (">=", "in", float(taus[0])), (0.0, 0.0))
     for side, first in ORIENTATIONS:
         second = "out" if first == "in" else "in"
-        k_first, k_second = _event_counts(seen[first], seen[second], taus, side)
-        p = k_first / len(seen[first])
-        q = (k_second + 1) / (len(seen[second]) + 2)
+        p, q = selection_rates(seen[first], seen[second], taus, side)
         edge = p - math.exp(float(claim.epsilon)) * q - float(getattr(claim, "delta", 0.0))
         for i in np.flatnonzero(edge > 0):  # a bet grows only where the payoff's mean is positive
-            _, growth = _growth(claim, float(p[i]), float(q[i]))
+            _, growth = kelly_growth(claim, float(p[i]), float(q[i]))
             if growth > best[0]:
                 best = (growth, (side, first, float(taus[i])), (float(p[i]), float(q[i])))
     return best[1], best[2]
