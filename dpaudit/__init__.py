@@ -55,6 +55,7 @@ from .core.errors import (
     MechanismError,
     NotNeighbours,
     SelectionError,
+    UnknownName,
     UnsupportedAudit,
     UsageError,
 )
@@ -104,7 +105,8 @@ __all__ = [
     "MechanismError", "NeighbourRelation", "NotNeighbours", "ProofStep", "PureDP", "QueryDistance", "RegretBound",
     "RegretOrder", "RegretRate", "RenyiDP",
     "ReplaceOne", "ReplaceRewardVector", "ReplaceUser", "SelectionError", "SimulationResult", "Statistic",
-    "SubExponential", "SubGaussian", "TailBound", "UnsupportedAudit", "UsageError", "__version__", "audit_privacy",
+    "SubExponential", "SubGaussian", "TailBound", "UnknownName", "UnsupportedAudit", "UsageError",
+    "__version__", "audit_privacy",
     "adapters", "audit_canaries", "audit_lower_bound", "audit_regret", "audit_sampler", "audit_dpsgd", "certify_dpsgd",
     "DPSGDTrace", "BallsAndBins", "BatchesWithReplacement", "ComposedDPSGD", "DPSGDConfig", "FixedSizeBatches",
     "PoissonBatches",

@@ -61,6 +61,46 @@ def test_a_file_target_keeps_its_folder_for_an_import_made_when_called(tmp_path,
     assert sys.path[0] == str(tmp_path.resolve())
 
 
+def test_a_file_target_named_like_a_standard_module_does_not_take_its_place(tmp_path):
+    """A user's ``tabnanny.py`` (a standard module nothing here imports first) is loaded under a name of its own:
+    ``import tabnanny`` afterwards, by the user or by a library, still gives the standard library's, though the
+    file's folder stays first on the path. Run in a fresh interpreter, where tabnanny is not yet imported.
+    Before the fix the file was registered as ``sys.modules["tabnanny"]``."""
+    (tmp_path / "user").mkdir()  # not the interpreter's working folder, which ``python -c`` puts first itself
+    (tmp_path / "user" / "tabnanny.py").write_text("import tabnanny as itself\n\ndef mech():\n    return 'user'\n")
+    script = textwrap.dedent(f"""
+        import sys
+        from dpaudit.cli.inputs import load_target
+        assert "tabnanny" not in sys.modules
+        mech = load_target({str(tmp_path / "user" / "tabnanny.py")!r} + ":mech")
+        import tabnanny
+        print(mech(), mech.__module__ != "tabnanny", hasattr(tabnanny, "check"),
+              hasattr(sys.modules[mech.__module__].itself, "check"))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["user", "True", "True", "True"]
+
+
+def test_two_file_targets_of_the_same_name_keep_their_own_modules(tmp_path, clean_imports):
+    """``a/mech.py`` and ``b/mech.py`` are two modules: each function's ``__module__`` names its own file's module in
+    ``sys.modules`` (what pickle, dataclasses and typing look up). Before the fix both were ``mech``, the first
+    file's, so the second's function could not be pickled and read the first file's globals through it."""
+    import pickle
+
+    loaded = []
+    for folder, value in (("a", 1), ("b", 2)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "mech.py").write_text(f"VALUE = {value}\n\ndef mech():\n    return VALUE\n")
+        loaded.append(load_target(f"{tmp_path / folder / 'mech.py'}:mech"))
+    first, second = loaded
+    assert (first(), second()) == (1, 2)
+    assert first.__module__ != second.__module__
+    assert [sys.modules[f.__module__].VALUE for f in loaded] == [1, 2]
+    assert pickle.loads(pickle.dumps(second)) is second
+    assert load_target(f"{tmp_path / 'b' / 'mech.py'}:mech") is second  # loaded once per file
+
+
 def test_a_suite_file_imports_the_module_beside_it_and_leaves_the_path_as_it_was(tmp_path, clean_imports):
     from dpaudit.suite.discovery import load_suites
 

@@ -687,6 +687,40 @@ def test_far_tail_bins_take_their_probabilities_from_the_pmf_not_from_cdf_differ
     assert p.tolist() == [pytest.approx(float(m), rel=1e-13, abs=0) for m in mass]
 
 
+@pytest.mark.parametrize("broken", ["logpmf", "cdf", "sf"])
+def test_a_reference_law_giving_nan_probabilities_is_a_clear_error_not_an_endless_loop(broken):
+    """Uniform on 0..15 whose logpmf, cdf or sf maps the values 3 and above to NaN: the G-test's bins cannot be
+    formed, and the audit says so naming the law, within seconds. Before the check, the pooling loop searched a
+    cumulative count that stopped growing at the NaN and never ended (run here in a thread with a time limit, so
+    that a regression fails instead of hanging). Deterministic."""
+    import dataclasses
+    import threading
+
+    from dpaudit.auditors.conformance import _cells
+
+    law = _sixteenths(pmf=broken == "logpmf")
+    spoil = {"logpmf": law.logpmf, "cdf": law.cdf, "sf": law.sf}[broken]
+
+    def spoiled(x):
+        x = np.asarray(x, dtype=float)
+        return np.where(x >= 3, np.nan, spoil(x))
+
+    law = dataclasses.replace(law, **{broken: spoiled})
+    outcome = []
+
+    def run():
+        try:
+            _cells(law, np.repeat([0.0, 15.0], 80))
+        except ValueError as exc:
+            outcome.append(str(exc))
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    assert not worker.is_alive(), "the bins' pooling did not end"
+    assert outcome and "uniform on 0..15" in outcome[0] and "NaN or infinite" in outcome[0]
+
+
 def test_every_two_sided_binomial_p_value_is_capped_at_one():
     """Twice the smaller binomial tail, capped at 1: 1 of Binomial(2, 1/2) has both tails 3/4 (doubled 1.5,
     capped to 1), 0 of it the lower tail 1/4 (0.5); 5 of Binomial(10, 1/2), both tails 638/1024, gives 1."""

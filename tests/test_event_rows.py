@@ -196,13 +196,15 @@ def test_the_rows_family_takes_up_to_4096_distinct_rows():
     assert row_candidates(np.concatenate([more, more]), np.concatenate([more, more])) == []
 
 
-def test_the_rows_family_gives_up_when_row_keys_reach_two_to_the_63():
+def test_the_rows_family_gives_up_when_row_keys_pass_two_to_the_63():
     """A row's key is a mixed-radix number with one digit per coordinate, of base (values seen + 1) (the
-    extra digit: a value unseen at fit time), so there are prod(bases) keys. The family applies only while
-    that product is below 2**63 (int64 keys): 62 constant coordinates (bases 2) give 2**62 keys and apply,
-    63 give 2**63, and 62 constant ones with one two-valued coordinate (base 3) give 1.5 * 2**63: both give
-    up. (2**63 keys, 0 .. 2**63 - 1, would just fit; the limit is pinned here so that moving it is a
-    deliberate change.)"""
+    extra digit: a value unseen at fit time), so the keys are 0 .. prod(bases) - 1. The family applies while
+    they fit in int64, up to exactly 2**63 keys: 62 constant coordinates (bases 2) give 2**62 keys and 63 give
+    2**63, whose largest key, 2**63 - 1, is the row with every value unseen (the family refused these before);
+    64 give 2**64 and 62 constant ones with one two-valued coordinate (base 3) 1.5 * 2**63: both give up.
+    Deterministic."""
+    from dpaudit.auditors.events import _row_binning
+
     def sample(constant: int, binary: bool) -> np.ndarray:
         x = np.zeros((40, constant + binary))
         if binary:
@@ -213,7 +215,13 @@ def test_the_rows_family_gives_up_when_row_keys_reach_two_to_the_63():
     assert rows.counts0.tolist() == [40]
     singles, sets = row_candidates(sample(61, True), sample(61, True))  # 2**61 * 3 keys
     assert (len(singles), len(sets)) == (2, 2)
-    assert row_candidates(sample(63, False), sample(63, False)) == []
+    (rows,) = row_candidates(sample(63, False), sample(63, False))  # 2**63 keys: they just fit
+    assert rows.counts0.tolist() == [40]
+    binning = _row_binning(sample(63, False))
+    assert binning.cells == 2**63
+    assert binning.cell_of(np.vstack([np.zeros(63), np.ones(63)])).tolist() == [0, 2**63 - 1]
+    assert binning.row_of(2**63 - 1) == [None] * 63
+    assert row_candidates(sample(64, False), sample(64, False)) == []
     assert row_candidates(sample(62, True), sample(62, True)) == []
 
 

@@ -1168,6 +1168,26 @@ def test_exact_zcdp_rho_hands_its_claim_and_refinements_to_the_bracketing(monkey
     assert seen == [(sup, None, 6), (sup, Fraction(1, 8), 2)] and isinstance(seen[1][1], Fraction)
 
 
+@pytest.mark.parametrize("refinements", [-1, -6, 1.5, math.nan, "2", None])
+def test_rho_refuses_a_number_of_refinements_that_is_not_a_count(refinements):
+    """A negative or fractional number of refinement rounds is an error naming the argument, at both levels and
+    whatever the pair (identical laws and the Gaussian closed form included). Before the check, -1 ran no round
+    and returned the placeholder bracket [0, 0] for a pair whose rho is 1/8."""
+    from dpaudit.exact import rho
+
+    P = FiniteDistribution.from_probs([0, 1], [0.5, 0.5], log_error=0.0)
+    Q = FiniteDistribution.from_probs([0, 1], [0.25, 0.75], log_error=0.0)
+    G0, G1 = GaussianDistribution(0.0, 2.0), GaussianDistribution(1.0, 2.0)
+    for pair in ((P, Q), (P, P), (G0, G1)):
+        with pytest.raises(ValueError, match="refinements"):
+            exact.zcdp_rho(*pair, refinements=refinements)
+    with pytest.raises(ValueError, match="refinements"):
+        rho.zcdp_rho(lambda alphas: [Enclosure.point(Fraction(a) / 8) for a in alphas], Enclosure(0, math.inf),
+                     refinements=refinements)
+    # zero rounds is allowed: the first grid's bracket, whose lower end is rho's 1/8 here
+    assert exact.zcdp_rho(G0, G1, refinements=0).rho.lo == Fraction(1, 8)
+
+
 def test_rho_of_identical_laws_is_exactly_zero_without_evaluating_any_order(monkeypatch):
     """Two equal laws: every D_alpha is 0, so rho is exactly 0, reported at order 1 (no order is evaluated)."""
     batches = _counting(monkeypatch)

@@ -78,6 +78,22 @@ def test_every_documented_submodule_and_name_imports_from_its_path(module):
     assert not missing, f"{module} no longer offers {missing}"
 
 
+def test_every_error_a_user_can_catch_is_exported_at_the_top_level():
+    """Each exception class of dpaudit.core.errors (the errors dpaudit reports to its user) is importable as
+    ``dpaudit.<Name>``, the same class: ``except dpaudit.UnknownName`` must work like ``except
+    dpaudit.MechanismError``. UnknownName (a misspelled registry name) was once missing."""
+    import inspect
+
+    from dpaudit.core import errors
+
+    classes = [c for _, c in inspect.getmembers(errors, inspect.isclass)
+               if issubclass(c, errors.DpauditError) and c.__module__ == errors.__name__]
+    assert len(classes) >= 10
+    for cls in classes:
+        assert getattr(dpaudit, cls.__name__, None) is cls, cls.__name__
+        assert cls.__name__ in dpaudit.__all__
+
+
 def test_a_loaded_simulation_result_reads_back_with_the_documented_classmethod():
     assert callable(dpaudit.SimulationResult.load)
 

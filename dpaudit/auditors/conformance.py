@@ -79,6 +79,10 @@ def _cells(law: Law, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     # than the samples can fill gets bins of several cells.
     # the extended cells: the mass below k[0], the cells of k, the mass above k[-1]
     extended = np.concatenate([[below], probs, [above]])
+    if not np.isfinite(extended).all():  # a NaN would stop the bins' cumulative count from growing: no end
+        source = "logpmf" if law.logpmf is not None else "cdf"
+        raise ValueError(f"the reference law {law.name!r} gave NaN or infinite probabilities (its {source}, cdf or "
+                         f"sf) on the values {int(k[0]) - 1} to {int(k[-1]) + 1}")
     cumulative = np.cumsum(extended) * n  # expected outputs up to each extended cell
     ends, reached = [], 0.0
     while True:

@@ -135,7 +135,7 @@ class Binning:
 
     @property
     def cells(self) -> int:
-        return int(np.prod(self.sizes))
+        return math.prod(self.sizes)  # a Python int: numpy's product would wrap past 2**63
 
     def cell_of(self, x: np.ndarray) -> np.ndarray:
         index = np.zeros(len(x), dtype=np.int64)
@@ -365,8 +365,8 @@ def _row_binning(pooled: np.ndarray) -> Binning | None:
             return None
         levels.append(values)
     binning = Binning(tuple(levels), (None,) * len(levels))
-    # a key is a mixed-radix number over the coordinates: it must not overflow int64
-    if math.prod(binning.sizes) >= 2**63:
+    # a key is a mixed-radix number over the coordinates, 0 .. prod(sizes) - 1: it must fit in int64
+    if math.prod(binning.sizes) > 2**63:
         return None
     return binning
 

@@ -250,13 +250,18 @@ def _audit_mgf_cgf(law: Law, claim: SubGaussian | SubExponential, tolerance: flo
         return k - lam**2 * s**2 / 2, k, error
 
     def excess_at(lam):
+        """g(lam) beyond its resolution; NaN where K(lam) is not finite (no witness of the grid's reason there: a
+        divergence inside the claimed range is refuted apart, from the law's cgf_domain), computed without
+        inf - inf."""
         value, k, error = g(lam)
-        return value - tolerance * (np.abs(k) + lam**2 * s**2 / 2) - error
+        finite = np.isfinite(k)
+        resolution = tolerance * (np.abs(np.where(finite, k, 0.0)) + lam**2 * s**2 / 2) + error
+        return np.where(finite, value - resolution, np.nan)
 
     def refute(candidates, reason):
         lam = np.asarray(candidates, dtype=float)
         ex = excess_at(lam)
-        ok = np.isfinite(ex) | (ex == np.inf)
+        ok = np.isfinite(ex)
         if (ex[ok] > 0).any():
             j = int(np.argmax(np.where(ok, ex, -np.inf)))  # the clearest witness
             return _mgf_result(REFUTED, claim, law, float(lam[j]), g(lam[j:j + 1]), s, reason)

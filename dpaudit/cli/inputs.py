@@ -11,7 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import UsageError
-from ..core.modules import load_file
+from ..core.modules import load_file, private_name
+
+#: the module name a ``FILE.py:ATTR`` target loads under (followed by a hash of its path and its stem)
+USER_FILE_PREFIX = "_dpaudit_user_file_"
 
 
 def load_target(target: str) -> Any:
@@ -28,7 +31,9 @@ def load_target(target: str) -> Any:
             if not path.is_file():
                 raise UsageError(f"{module_name}: no such file")
             # the file's folder first on the import path, and kept there (dpaudit.core.modules says why)
-            module = load_file(path, path.stem, keep_path=True)
+            # under a name of its own, not its stem: a user's random.py must not become sys.modules["random"]
+            name = private_name(path, USER_FILE_PREFIX)
+            module = sys.modules.get(name) or load_file(path, name, keep_path=True)
         else:
             if os.getcwd() not in sys.path:
                 sys.path.insert(0, os.getcwd())

@@ -47,6 +47,7 @@ from ..core.distributions import (
 from ..core.errors import MechanismError, UnsupportedAudit
 from ..core.folded_laplace import FoldedLaplaceDistribution
 from ..core.piecewise_exponential import PiecewiseExponentialDistribution
+from ..core.validation import integer
 from . import finite, folded, gaussian, loglinear, mixture, piecewise, rho
 from .enclosure import Enclosure
 from .loss import ZERO, LossRange, PureEpsilon, pure_epsilon_of
@@ -279,7 +280,8 @@ def renyi_curve(dist0: Any, dist1: Any, alphas: Any) -> list[Enclosure]:
 
 def zcdp_rho(dist0: Any, dist1: Any, claim: float | Fraction | None = None, refinements: int = 6) -> Rho:
     """rho of P = dist0 against Q = dist1 (one direction), bracketed by :mod:`dpaudit.exact.rho`:
-    refined until ``claim`` is decided, or else to within 0.1% of the lower bound."""
+    refined until ``claim`` is decided, or else to within 0.1% of the lower bound, at most ``refinements`` times."""
+    integer("zcdp_rho", "refinements", refinements, minimum=0)
     _no_keyed_renyi(dist0, dist1)
     coords = differing_coordinates(dist0, dist1)
     if not coords:

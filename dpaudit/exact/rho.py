@@ -33,6 +33,7 @@ from fractions import Fraction
 import numpy as np
 from mpmath.ctx_iv import MPIntervalContext
 
+from ..core.validation import integer
 from .enclosure import Enclosure, Number, float_down, float_up
 
 GRID = (1 + np.geomspace(2.0**-10, 2.0**12 - 1, 97)).tolist()
@@ -121,7 +122,9 @@ def zcdp_rho(
     claim: Fraction | None = None,
     refinements: int = 6,
 ) -> Rho:
-    """Bracket rho from ``curve(alphas) -> [D_alpha enclosures]`` and the enclosure of sup log P/Q."""
+    """Bracket rho from ``curve(alphas) -> [D_alpha enclosures]`` and the enclosure of sup log P/Q, refining the
+    grid of orders at most ``refinements`` times (0: the first grid only)."""
+    refinements = integer("zcdp_rho", "refinements", refinements, minimum=0)
     alphas = list(GRID if claim is None else COARSE_GRID)
     values = curve(alphas)
     result, previous = Rho(Enclosure.point(0), alphas[0]), math.inf
