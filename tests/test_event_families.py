@@ -471,11 +471,12 @@ def test_row_binning_refuses_a_coordinate_of_more_than_64_values():
     assert _row_binning(np.column_stack([np.zeros(65), np.arange(65.0)])) is None
 
 
-def test_row_binning_refuses_keys_of_2_to_the_63_or_more():
-    """62 constant coordinates (bases 2) give 2**62 keys: accepted; 63 give 2**63: refused. Two coordinates
-    of 64 values give 65**2 keys: accepted."""
+def test_row_binning_refuses_more_than_2_to_the_63_keys():
+    """62 constant coordinates (bases 2) give 2**62 keys and 63 give 2**63 (keys 0 .. 2**63 - 1, the int64 range):
+    accepted; 64 give 2**64: refused. Two coordinates of 64 values give 65**2 keys: accepted."""
     assert _row_binning(np.zeros((3, 62))).sizes == [2] * 62
-    assert _row_binning(np.zeros((3, 63))) is None
+    assert _row_binning(np.zeros((3, 63))).sizes == [2] * 63
+    assert _row_binning(np.zeros((3, 64))) is None
     grid = np.array([(i, j) for i in range(64) for j in range(64)], dtype=float)
     assert _row_binning(grid).sizes == [65, 65]
 

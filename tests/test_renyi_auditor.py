@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
+import dpaudit
 from dpaudit import ZCDP, RenyiDP
 from dpaudit.auditors import StatisticalPrivacyAuditor
 from dpaudit.auditors.renyi import audit_renyi, certify_cells, certify_tangent, renyi_from_bounds
@@ -230,3 +231,18 @@ def test_a_not_refuted_renyi_record_by_the_box_states_its_divergence_and_an_unre
     far = audit_renyi(Mechanism(_coin), RenyiDP(math.inf, 50.0), [(0, 1)], samples=20_000, confidence=0.99,
                       seed=np.random.SeedSequence(0))
     assert far.power["value"] == math.inf and "no D_inf" in far.power["description"]
+
+
+@pytest.mark.parametrize("output", [0.0, "a"], ids=["a number", "a category"])
+def test_outputs_of_one_value_certify_nothing_and_are_not_refuted(output):
+    """A mechanism whose every output is the same value (a number, or a category coded to one) has laws that agree
+    on every event: the audit certifies 0 for Renyi and zCDP claims alike, even a claim of 0, and is not refuted.
+    One value makes one fine bin, which no cell count splits; the auditor once found no grouping and failed an
+    internal assertion. Deterministic (every output is the same)."""
+    def constant(data, size, rng):
+        return np.full(size, output)
+
+    for claim in (dpaudit.RenyiDP(2.0, 1.0), dpaudit.RenyiDP((2.0, 8.0), (0.0, 0.0)), dpaudit.ZCDP(0.5)):
+        result = dpaudit.audit_privacy(constant, claim, pairs=[(0.0, 1.0)], samples=1000, seed=0,
+                                       auditor="statistical")
+        assert result.verdict == dpaudit.NOT_REFUTED and result.statistic.interval[0] == 0.0

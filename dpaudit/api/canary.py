@@ -14,6 +14,7 @@ from ..core.claims import ApproxDP, Claim, PureDP
 from ..core.errors import InvalidClaim
 from ..core.results import AuditResult
 from ..core.seeding import as_seed_sequence
+from ..core.validation import probability
 from .records import Audit, assemble_record
 
 
@@ -25,8 +26,11 @@ def canary_audit(in_scores: Any, out_scores: Any, claim: Claim, *, runs: str = "
     of the two arrays)."""
     if not isinstance(claim, (ApproxDP, PureDP)):
         raise InvalidClaim(f"audit_canaries audits (epsilon, delta) and pure DP claims, got {claim!r}")
-    if not (isinstance(alpha, float | int) and 0 < alpha < 1):
-        raise ValueError(f"audit_canaries: alpha must be in (0, 1), got {alpha!r}")
+    probability("audit_canaries", "alpha", alpha)
+    if selection is not None:
+        probability("audit_canaries", "selection", selection)
+    if not isinstance(sequential, (bool, np.bool_)):
+        raise TypeError(f"audit_canaries: sequential must be True or False, got {sequential!r}")
     subject = CanaryScores(in_scores, out_scores, runs, draw=draw, budget=budget)
     seq = as_seed_sequence(seed)
     start = time.perf_counter()

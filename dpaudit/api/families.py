@@ -29,12 +29,13 @@ REGRET_ORDER = Family("regret-order", None, RegretOrderAuditor())
 
 def check_numbers(confidence: float | None, samples: int, auditor: str) -> None:
     """The arguments every entry point shares; ``confidence`` None means "no statistical budget"."""
+    # 1 - confidence, the level a test spends, must be in (0, 1) in floating point too: 1 - 1e-300 is 1
     if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, numbers.Real)
-                                   or not 0 < confidence < 1):
+                                   or not 0 < confidence < 1 or not 0 < 1 - float(confidence) < 1):
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
     if isinstance(samples, bool) or not isinstance(samples, numbers.Integral) or samples <= 0:
         raise ValueError(f"samples must be a positive integer, got {samples!r}")
-    if auditor not in MODES:
+    if not isinstance(auditor, str) or auditor not in MODES:
         raise ValueError(f"auditor must be one of {', '.join(MODES)}, got {auditor!r}")
 
 

@@ -3,7 +3,8 @@ mechanism's output law can be computed, from samples otherwise)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import numbers
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from ..core.results import AuditResult
 from ..core.samplers import UNSEEDED_NOTE
 from ..core.seeding import as_seed_sequence
 from ..core.subjects import LISTED_CATEGORIES, Mechanism
+from ..core.validation import non_negative
 from .driver import AuditPlan, conduct, plan_audit
 from .families import PRIVACY, check_numbers
 from .records import Audit, assemble_record
@@ -71,6 +73,7 @@ def privacy_audit(
     if not isinstance(claim, PrivacyClaim):
         raise InvalidClaim(f"audit_privacy audits privacy claims; {claim.kind} is not one")
     check_numbers(confidence, samples, auditor)
+    _check_settings(settings)
     confidence = None if confidence is None else float(confidence)
     seq = as_seed_sequence(seed)
     relation = neighbours.relation if isinstance(neighbours, NeighbourSearch) else neighbours
@@ -101,6 +104,26 @@ def privacy_audit(
                                             for c in mechanism.categories[:LISTED_CATEGORIES]]
     return Audit(claim, mechanism.name, finding, seq, seconds,
                  neighbours.to_dict() if neighbours is not None else dict(UNCHECKED))
+
+
+def _check_settings(settings: dict[str, Any]) -> None:
+    """The statistical auditor's settings, checked for their kind before anything is drawn (their values, such as
+    the event families' names, are the auditor's to check): one error naming the argument."""
+    statistic, events = settings.get("statistic"), settings.get("events")
+    if statistic is not None and not callable(statistic):
+        raise TypeError(f"statistic must be a function of the outputs (or None), got {statistic!r}")
+    if events is not None and (isinstance(events, (str, bytes)) or not isinstance(events, Iterable)
+                               or not all(isinstance(family, str) for family in events)):
+        raise TypeError(f"events must be a list of event families such as ['threshold', 'cells'], got {events!r}")
+    sequential = settings.get("sequential")
+    if sequential is not None and not isinstance(sequential, (bool, np.bool_)):
+        raise TypeError(f"sequential must be True, False or None, got {sequential!r}")
+    if "tolerance" in settings:
+        non_negative("audit_privacy", "tolerance", settings["tolerance"])
+    fraction = settings.get("selection_fraction")
+    if fraction is not None and (isinstance(fraction, (bool, np.bool_)) or not isinstance(fraction, numbers.Real)
+                                 or not 0 < fraction < 1):
+        raise ValueError(f"selection_fraction must be a number in (0, 1), got {fraction!r}")
 
 
 def _probed_width(mechanism: Mechanism, pairs: list) -> int:

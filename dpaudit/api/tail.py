@@ -15,15 +15,31 @@ from ..core.claims import (
     Conforms,
     TailClaim,
 )
-from ..core.errors import InvalidClaim
+from ..core.errors import InvalidClaim, MechanismError
 from ..core.laws import as_law
 from ..core.memory import check_sample_memory
 from ..core.results import AuditResult
 from ..core.seeding import as_seed_sequence
 from ..core.subjects import subject_name
+from ..core.validation import non_negative, probability
 from .driver import AuditPlan, conduct, plan_audit
 from .families import CONFORMANCE, TAIL, check_numbers
 from .records import Audit, assemble_record
+
+
+def reported(draw: Any, name: str) -> Any:
+    """The user's sampler ``draw(size, rng)``, an exception it raises raised again as a
+    :class:`~dpaudit.MechanismError` naming it (as a mechanism's are, so the command line and a run's record say
+    where in the user's code it failed instead of showing a traceback)."""
+    def sample(size: int, rng: np.random.Generator) -> Any:
+        try:
+            return draw(size, rng)
+        except MechanismError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any failure of the user's code is reported as theirs
+            raise MechanismError(f"{name} raised {type(exc).__name__}: {exc}") from exc
+
+    return sample
 
 
 def tail_subject(dist_or_sampler: Any) -> TailSubject:
@@ -38,7 +54,8 @@ def tail_subject(dist_or_sampler: Any) -> TailSubject:
         )
     if law is not None:
         return TailSubject(law, law.sample, law.name)
-    return TailSubject(None, dist_or_sampler, subject_name(dist_or_sampler))
+    name = subject_name(dist_or_sampler)
+    return TailSubject(None, reported(dist_or_sampler, name), name)
 
 
 def tail_audit(
@@ -56,6 +73,7 @@ def tail_audit(
     if not isinstance(claim, TailClaim):
         raise InvalidClaim(f"audit_tail audits SubGaussian, SubExponential and TailBound claims, got {claim!r}")
     check_numbers(confidence, samples, auditor)
+    non_negative("audit_tail", "tolerance", tolerance)
     confidence = None if confidence is None else float(confidence)
     subject = tail_subject(dist_or_sampler)
     seq = as_seed_sequence(seed)
@@ -109,14 +127,13 @@ def sampler_audit(
         raise TypeError(f"reference must be a law with cdf, sf, mean and var; got {reference!r}")
     check_numbers(None, samples, "statistical")
     check_sample_memory(samples)
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    probability("audit_sampler", "alpha", alpha)
     draw = getattr(sampler, "sample", sampler)
     if not callable(draw):
         raise TypeError(f"sampler must be f(size, rng) or have .sample(size, rng); got {sampler!r}")
     claim = claim if claim is not None else Conforms(law.name)
     # the record names the law the sampler is held to: the claim is about it
-    subject = TailSubject(law, draw, law.name)
+    subject = TailSubject(law, reported(draw, subject_name(sampler)), law.name)
     seq = as_seed_sequence(seed)
     plan = plan_audit(CONFORMANCE, subject, claim, "statistical")
     finding, seconds = conduct(plan, subject, claim, confidence=1 - alpha, seed=seq, samples=samples, alpha=alpha)

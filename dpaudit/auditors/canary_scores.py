@@ -40,7 +40,7 @@ class CanaryScores:
     budget: int | None = None
 
     def __post_init__(self) -> None:
-        if self.runs not in RUNS:
+        if not isinstance(self.runs, str) or self.runs not in RUNS:
             raise ValueError(f"audit_canaries: runs must be 'many' (a score per training run) or 'one' (a score per "
                              f"canary of one run), got {self.runs!r}")
 

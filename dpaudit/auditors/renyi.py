@@ -112,7 +112,11 @@ def _fine_edges(pooled: np.ndarray) -> np.ndarray:
 
 
 def _groupings(log_ratio: np.ndarray, mass: np.ndarray) -> list[np.ndarray]:
-    """Cell of each fine bin for every candidate k and grouping (fine bins ranked by ratio)."""
+    """Cell of each fine bin for every candidate k and grouping (fine bins ranked by ratio). Outputs of one value
+    make one fine bin, which no k splits: its one grouping is that single cell (certifying 0, as it should: such a
+    mechanism's laws agree on every event it can tell apart)."""
+    if len(log_ratio) < 2:
+        return [np.zeros(len(log_ratio), dtype=np.int64)]
     out = []
     order = np.argsort(log_ratio, kind="stable")
     cumulative = np.cumsum(mass[order]) / max(mass.sum(), 1)

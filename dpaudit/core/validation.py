@@ -93,7 +93,7 @@ def probability(owner: str, name: str, value: Any, *, open_low: bool = True, ope
 
 
 def choice(owner: str, name: str, value: Any, options: tuple[str, ...], *, error: Error = ValueError) -> str:
-    if value not in options:
+    if not isinstance(value, str) or value not in options:
         raise _fail(error, owner, name, f"one of {', '.join(map(repr, options))}", value)
     return value
 

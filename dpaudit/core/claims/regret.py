@@ -75,9 +75,14 @@ class RegretBound(RegretClaim):
             raise ValueError(f"RegretBound {self.description!r}: f takes {', '.join(missing)}; give "
                              f"params={{{', '.join(repr(m) + ': ...' for m in missing)}}}")
         T = np.asarray(T, dtype=float)
-        values = np.asarray(self.f(T, **{name: params[name] for name in self.parameters}), dtype=float)
-        if values.shape != T.shape:
-            values = np.broadcast_to(values, T.shape).astype(float)
+        raw = self.f(T, **{name: params[name] for name in self.parameters})
+        try:
+            values = np.asarray(raw, dtype=float)
+            if values.shape != T.shape:
+                values = np.broadcast_to(values, T.shape).astype(float)
+        except (TypeError, ValueError):
+            raise ValueError(f"RegretBound {self.description!r}: f must return a number per round (an array of the "
+                             f"rounds' shape {T.shape}), got {raw!r:.100}") from None
         if np.isnan(values).any():
             raise ValueError(f"RegretBound {self.description!r}: f returned NaN")
         return values
