@@ -21,7 +21,6 @@ from ..core.results import AuditResult
 from ..core.samplers import UNSEEDED_NOTE
 from ..core.seeding import as_seed_sequence
 from ..core.subjects import LISTED_CATEGORIES, Mechanism
-from ..core.validation import non_negative
 from .driver import AuditPlan, conduct, plan_audit
 from .families import PRIVACY, check_numbers
 from .records import Audit, assemble_record
@@ -118,8 +117,9 @@ def _check_settings(settings: dict[str, Any]) -> None:
     sequential = settings.get("sequential")
     if sequential is not None and not isinstance(sequential, (bool, np.bool_)):
         raise TypeError(f"sequential must be True, False or None, got {sequential!r}")
-    if "tolerance" in settings:
-        non_negative("audit_privacy", "tolerance", settings["tolerance"])
+    tolerance = settings.get("tolerance", 0.0)
+    if isinstance(tolerance, (bool, np.bool_)) or not isinstance(tolerance, numbers.Real) or not 0 <= tolerance < 1:
+        raise ValueError(f"tolerance must be in [0, 1), got {tolerance!r}")  # the exact auditor's words
     fraction = settings.get("selection_fraction")
     if fraction is not None and (isinstance(fraction, (bool, np.bool_)) or not isinstance(fraction, numbers.Real)
                                  or not 0 < fraction < 1):
