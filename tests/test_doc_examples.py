@@ -105,7 +105,11 @@ import ast, contextlib, io, json, sys
 if sys.argv[1:] == ["plain"]:  # import as a plain install would: an editable install's finder removed
     sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
 sys.path.insert(0, ".")
-namespace, results = {"__name__": "__main__"}, []
+# the blocks' namespace is the __main__ module, as a reader's script's is: a class defined there pickles (so the
+# simulation cache recognises a policy a later block audits again), and this runner's own names stay apart
+import types
+sys.modules["__main__"] = types.ModuleType("__main__")
+namespace, results = sys.modules["__main__"].__dict__, []
 for where, block in json.load(sys.stdin):
     for node in ast.parse(block).body:
         out = io.StringIO()
