@@ -100,15 +100,23 @@ def test_the_exact_folded_loss_is_the_extreme_of_a_dense_grid_of_the_brute_force
     assert float(loss.sup.lo) - 1e-12 <= top <= float(loss.sup.hi) + 1e-12
     assert float(loss.inf.lo) - 1e-12 <= bottom <= float(loss.inf.hi) + 1e-12
     assert loss.sup.hi - loss.sup.lo < 1e-60 and loss.inf.hi - loss.inf.lo < 1e-60
-    # the end point the module names is where the brute-force ratio is largest
+    # the end points the module names are outputs (in the range: the folded density is symmetric about its ends, so
+    # the ratio alone would not tell y from its mirror image) where the brute-force ratio is largest and smallest
+    assert all(lower <= at <= upper for at in (loss.sup_at, loss.inf_at))
     with mpmath.workdps(40):
-        brute = mpmath.log(_images_density(loss.sup_at, pair[0], b, lower, upper)
-                           / _images_density(loss.sup_at, pair[1], b, lower, upper))
-        assert abs(brute - _mp(loss.sup.lo)) < 1e-20
+        for at, end in ((loss.sup_at, loss.sup), (loss.inf_at, loss.inf)):
+            brute = mpmath.log(_images_density(at, pair[0], b, lower, upper)
+                               / _images_density(at, pair[1], b, lower, upper))
+            assert abs(brute - _mp(end.lo)) < 1e-20
+
+
+#: PAIRS' 0, 3 and 4, and 3 and 4 with the centres swapped: p - e^eps q then grows across a cut's sign change, so
+#: the positive part lies right of the root (in the pairs as listed it always lies left of it)
+HOCKEY_PAIRS = [PAIRS[0], PAIRS[3], PAIRS[4], ((1.5, 0.5), 1.0, 0.0, 2.0), ((0.9, 0.2), 0.3, -1.0, 1.0)]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("pair, b, lower, upper", [PAIRS[0], PAIRS[3], PAIRS[4]])
+@pytest.mark.parametrize("pair, b, lower, upper", HOCKEY_PAIRS)
 @pytest.mark.parametrize("eps", [0.0, 0.5])
 def test_the_folded_hockey_stick_is_the_quadrature_of_the_brute_force_densities(pair, b, lower, upper, eps):
     """delta(eps) = the integral of (p - e^eps q)_+, by mpmath quadrature of the image sums, split at the
@@ -133,6 +141,55 @@ def test_the_folded_hockey_stick_is_the_quadrature_of_the_brute_force_densities(
         reference = mpmath.fsum(max(mpmath.quad(diff, [x0, x1]), 0) for x0, x1 in zip(cuts, cuts[1:]))
         assert _mp(delta.lo) - 1e-20 <= reference <= _mp(delta.hi) + 1e-20
     assert delta.hi - delta.lo < 1e-20
+
+
+def _closed_form(a, d, z0, z1):
+    """The integral of e^{-z} (a e^{2z} + d) = a e^z + d e^{-z} over [z0, z1] (at the caller's mpmath precision)."""
+    return a * (mpmath.exp(z1) - mpmath.exp(z0)) - d * (mpmath.exp(-z1) - mpmath.exp(-z0))
+
+
+@pytest.mark.parametrize("a, d, case", [
+    (1, 1, "positive at both ends"), (-1, -1, "negative at both ends"), (-1, 3, "a root, positive on its left"),
+    (1, -3, "a root, positive on its right"), (-4, 5, "a root, the left end exactly 1"),
+    (1, -1, "zero at the left end, positive after"),
+    (-1, 1, "zero at the left end, negative after")])
+def test_the_positive_part_of_a_cut_is_its_closed_form_on_each_branch(a, d, case):
+    """The integral over [0, 1] of e^{-z} (A e^{2z} + D)_+ for exact A and D on each branch of the module's case
+    split: the closed form a e^z + d e^{-z} integrated over where A u + D > 0 (the root at z = log(-D/A) / 2),
+    enclosed within 1e-40 and containing the closed form at 120 digits (every branch but the undecided one is
+    exact up to the interval arithmetic). An end value of exactly 0 is decided (0 is not positive, and not a sign
+    change). Deterministic."""
+    ctx = interval_ctx()
+    part = folded._positive_part(ctx, rational(ctx, Fraction(a)), rational(ctx, Fraction(d)), Fraction(0),
+                                 Fraction(1))
+    with mpmath.workdps(120):  # beyond the enclosure's 256 bits (77 digits)
+        positive = [z for z in (0, 1) if a * mpmath.exp(2 * z) + d > 0]
+        if a * d < 0 and 0 < mpmath.log(-mpmath.mpf(d) / a) / 2 < 1:
+            root = mpmath.log(-mpmath.mpf(d) / a) / 2
+            truth = _closed_form(a, d, 0, root) if positive == [0] else _closed_form(a, d, root, 1)
+        else:
+            truth = _closed_form(a, d, 0, 1) if a + d >= 0 and a * mpmath.e**2 + d >= 0 else mpmath.mpf(0)
+        assert _mp(part.lo) <= truth <= _mp(part.hi), (case, part, truth)
+    assert part.hi - part.lo < 1e-40, case
+    assert (truth > 0.01) == (case not in ("negative at both ends", "zero at the left end, negative after"))
+
+
+def test_an_undecided_end_is_bounded_by_the_largest_end_value_times_the_mass_of_e_to_the_minus_z():
+    """The crude bound of an undecided cut, as the module docstring states it: below by max(0, the integral of
+    A e^z + D e^{-z}), above by the largest end value of (A u + D)_+ times the integral of e^{-z} over the cut.
+    A in [-1.001, -0.999], D = 1 over [0, 1]: A + D straddles 0 at z = 0, and at z = 1 it is about 1 - e^2 < 0.
+    The upper end is 0.001 (the largest end value) times 1 - 1/e, to 1e-12; the lower end 0 (the integral is
+    negative). Deterministic."""
+    ctx = interval_ctx()
+    a = ctx.mpf([rational(ctx, Fraction(-1001, 1000)).a, rational(ctx, Fraction(-999, 1000)).b])
+    part = folded._positive_part(ctx, a, rational(ctx, Fraction(1)), Fraction(0), Fraction(1))
+    assert part.lo == 0
+    assert float(part.hi) == pytest.approx(0.001 * (1 - math.exp(-1)), rel=1e-12, abs=0)
+    # the same on [1/2, 1] with D = e: A e^{2z} + D = e (A + 1) straddles 0 at z = 1/2; the largest end value is
+    # 0.001 e, the mass of e^{-z} over the cut e^{-1/2} - e^{-1}
+    part = folded._positive_part(ctx, a, ctx.exp(rational(ctx, Fraction(1))), Fraction(1, 2), Fraction(1))
+    assert part.lo == 0
+    assert float(part.hi) == pytest.approx(0.001 * math.e * (math.exp(-0.5) - math.exp(-1)), rel=1e-9, abs=0)
 
 
 def test_an_undecided_sign_is_bounded_rigorously():
@@ -165,8 +222,52 @@ def test_pure_epsilon_and_delta_dispatch_to_the_folded_analysis(pair):
     assert exact.pure_epsilon(p, q).epsilon == exact.pure_epsilon_of(folded.loss_range(p, q)).epsilon
     assert exact.privacy_profile(p, q, 0.3).delta == folded.hockey_stick(p, q, 0.3)
     assert exact.renyi_divergence(p, q, math.inf) == folded.renyi(p, q, math.inf)
-    with pytest.raises(UnsupportedAudit, match="Renyi"):
+    with pytest.raises(UnsupportedAudit, match=r"^Renyi divergences of folded Laplace laws are not computed exactly "
+                       r"\(no closed form for the integral of a power of a sum of exponentials\); audit pure or "
+                       r"approximate DP$"):
         exact.renyi_divergence(p, q, 2.0)
+
+
+def test_laws_of_two_scales_or_ranges_are_not_compared():
+    """Only one scale and one range: anything else is an unsupported audit that says so, for the loss and delta."""
+    p = FoldedLaplaceDistribution.build(0.0, 1.0, 0.0, 2.0)
+    others = (FoldedLaplaceDistribution.build(0.0, 2.0, 0.0, 2.0), FoldedLaplaceDistribution.build(0.0, 1.0, 0.0, 3.0))
+    message = r"^folded Laplace laws are compared exactly only at one scale and one range, got "
+    for q in others:
+        with pytest.raises(UnsupportedAudit, match=message):
+            folded.loss_range(p, q)
+        with pytest.raises(UnsupportedAudit, match=message):
+            folded.hockey_stick(p, q, 0.5)
+
+
+def test_the_infinite_order_divergence_is_the_loss_supremum_where_it_is_small():
+    """D_inf = sup log p/q, here 0.14 (two close centres, a wide scale): the enclosure is the loss supremum's, not
+    raised to 1 or cut at 0. The point where the loss is smallest is where the brute-force ratio is (its location
+    as the module reports it). Deterministic."""
+    p, q = (FoldedLaplaceDistribution.build(c, 2.0, 0.0, 2.0) for c in (0.5, 1.0))
+    loss = folded.loss_range(p, q)
+    d_inf = folded.renyi(p, q, math.inf)
+    assert 0.1 < float(d_inf.lo) <= float(d_inf.hi) < 0.2 and d_inf == loss.sup
+    with mpmath.workdps(40):
+        brute = mpmath.log(_images_density(loss.inf_at, 0.5, 2.0, 0.0, 2.0)
+                           / _images_density(loss.inf_at, 1.0, 2.0, 0.0, 2.0))
+        assert abs(brute - _mp(loss.inf.lo)) < 1e-20
+
+
+def test_one_hockey_stick_on_the_fast_tier_is_its_quadrature():
+    """The slow tier's quadrature check for one pair whose positive parts lie right of the sign change (centres
+    1.5 and 0.5 on [0, 2], scale 1, eps 0.5), at 20 digits: contained within 1e-15, enclosed within 1e-20."""
+    pair, b, lower, upper, eps = (1.5, 0.5), 1.0, 0.0, 2.0, 0.5
+    p, q = (FoldedLaplaceDistribution.build(c, b, lower, upper) for c in pair)
+    delta = folded.hockey_stick(p, q, eps)
+    with mpmath.workdps(20):
+        def diff(y):
+            return _images_density(y, pair[0], b, lower, upper) - mpmath.exp(eps) * _images_density(y, pair[1], b,
+                                                                                                      lower, upper)
+        root = mpmath.findroot(diff, (1.0, 1.5), solver="bisect")  # p < e^eps q left of it, > right of it
+        reference = mpmath.quad(diff, [root, 1.5, upper])
+        assert 0.05 < reference and _mp(delta.lo) - 1e-15 <= reference <= _mp(delta.hi) + 1e-15
+    assert delta.hi - delta.lo < 1e-20
 
 
 def test_folding_stays_below_the_unfolded_epsilon():
