@@ -266,6 +266,21 @@ def test_what_the_fuzzing_found_stays_fixed(case):
     assert word in str(raised.value), str(raised.value)
 
 
+def test_a_sampler_stopped_by_a_time_limit_is_a_timeout_not_its_failure():
+    """A sampler's exceptions become a MechanismError naming it, but the time limit's AuditTimeout, raised inside
+    the sampler when the limit expires, stays a timeout (a run records it as one), as a mechanism's does."""
+    import time
+
+    def slow(n, rng):
+        time.sleep(5)
+        return rng.normal(size=n)
+
+    for call in (lambda: dpaudit.audit_tail(slow, dpaudit.SubGaussian(1.0), samples=1000, seed=0),
+                 lambda: dpaudit.audit_sampler(slow, stats.norm(), samples=1000, seed=0)):
+        with pytest.raises(AuditTimeout):
+            call_with_time_limit(call, 0.5)
+
+
 def _subject(behaviour: str, target: str):
     """A mechanism (``mech(data, size, rng)``) or a sampler (``sampler(n, rng)``) behaving as named."""
     misbehave = BEHAVIOURS[behaviour]

@@ -21,6 +21,7 @@ from ..core.results import AuditResult
 from ..core.samplers import UNSEEDED_NOTE
 from ..core.seeding import as_seed_sequence
 from ..core.subjects import LISTED_CATEGORIES, Mechanism
+from ..core.validation import probability
 from .driver import AuditPlan, conduct, plan_audit
 from .families import PRIVACY, check_numbers
 from .records import Audit, assemble_record
@@ -120,10 +121,8 @@ def _check_settings(settings: dict[str, Any]) -> None:
     tolerance = settings.get("tolerance", 0.0)
     if isinstance(tolerance, (bool, np.bool_)) or not isinstance(tolerance, numbers.Real) or not 0 <= tolerance < 1:
         raise ValueError(f"tolerance must be in [0, 1), got {tolerance!r}")  # the exact auditor's words
-    fraction = settings.get("selection_fraction")
-    if fraction is not None and (isinstance(fraction, (bool, np.bool_)) or not isinstance(fraction, numbers.Real)
-                                 or not 0 < fraction < 1):
-        raise ValueError(f"selection_fraction must be a number in (0, 1), got {fraction!r}")
+    if settings.get("selection_fraction") is not None:
+        probability("audit_privacy", "selection_fraction", settings["selection_fraction"])
 
 
 def _probed_width(mechanism: Mechanism, pairs: list) -> int:

@@ -15,7 +15,7 @@ from ..core.claims import (
     Conforms,
     TailClaim,
 )
-from ..core.errors import InvalidClaim, MechanismError
+from ..core.errors import AuditTimeout, InvalidClaim, MechanismError
 from ..core.laws import as_law
 from ..core.memory import check_sample_memory
 from ..core.results import AuditResult
@@ -34,7 +34,7 @@ def reported(draw: Any, name: str) -> Any:
     def sample(size: int, rng: np.random.Generator) -> Any:
         try:
             return draw(size, rng)
-        except MechanismError:
+        except (AuditTimeout, MechanismError):  # a time limit's expiry is no failure of the user's code
             raise
         except Exception as exc:  # noqa: BLE001 - any failure of the user's code is reported as theirs
             raise MechanismError(f"{name} raised {type(exc).__name__}: {exc}") from exc

@@ -32,8 +32,7 @@ def load_target(target: str) -> Any:
                 raise UsageError(f"{module_name}: no such file")
             # the file's folder first on the import path, and kept there (dpaudit.core.modules says why)
             # under a name of its own, not its stem: a user's random.py must not become sys.modules["random"]
-            name = private_name(path, USER_FILE_PREFIX)
-            module = sys.modules.get(name) or load_file(path, name, keep_path=True)
+            module = load_file(path, private_name(path, USER_FILE_PREFIX), keep_path=True)
         else:
             if os.getcwd() not in sys.path:
                 sys.path.insert(0, os.getcwd())

@@ -89,24 +89,24 @@ def folder_on_path(folder: Path, keep: bool = False) -> Iterator[None]:
 
 
 def load_file(path: Path, name: str, *, keep_path: bool = False) -> ModuleType:
-    """Execute the ``.py`` file at ``path`` as the module ``name`` (registered in ``sys.modules`` while it
-    runs and after, unless a module of that name is there already), with the file's folder on the import
-    path (module docstring). ``name`` is the caller's :func:`private_name` for the file, never a bare stem.
-    A failure propagates; the module is then not left registered."""
+    """Execute the ``.py`` file at ``path`` as the module ``name``, registered in ``sys.modules`` while it runs
+    and after, with the file's folder on the import path (module docstring); a module already registered under
+    ``name`` is returned as it is (the file was loaded before). ``name`` is unique to the file (the caller's
+    :func:`private_name`, or a name of the same kind), never a bare stem. A failure propagates; the module is
+    then not left registered."""
+    if name in sys.modules:
+        return sys.modules[name]
     path = Path(path)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"{path} cannot be loaded as a Python module")
     module = importlib.util.module_from_spec(spec)
-    registered = name not in sys.modules
-    if registered:
-        sys.modules[name] = module
+    sys.modules[name] = module
     try:
         with folder_on_path(path.parent, keep=keep_path):
             spec.loader.exec_module(module)
     except BaseException:
-        if registered:
-            sys.modules.pop(name, None)
+        sys.modules.pop(name, None)
         raise
     return module
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import importlib
 import pkgutil
-import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -30,8 +29,6 @@ def _import_suite_module(spec: str):
         if not path.is_file():
             raise SelectionError(f"suite file {spec} does not exist")
         name = USER_SUITE_PREFIX + hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
-        if name in sys.modules:
-            return sys.modules[name]
         try:  # with its folder on the import path while it loads, to import the modules beside it
             return load_file(path, name)
         except Exception as exc:
