@@ -1,21 +1,28 @@
 """The exact law of P_GD's whole adaptive view for the logistic loss (shuffle-glm, Appendix T, Lemma T.2):
 :class:`~dpaudit.mechanisms.glm.pgd_views.Transcript`'s keyed mixture over theta_1, and the harness's exact
 hockey-stick and loss range of keyed mixtures (:mod:`dpaudit.exact.mixture`), against brute force on joint
-tables, against the sampler, and with power against a weakened P_GD."""
+tables, against the sampler, and with power against a weakened P_GD; and keyed mixtures on every path of their
+block split, with the module's rounding margins checked against their formulas."""
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
+import mpmath
 import numpy as np
 import pytest
 from scipy import stats
+from scipy.special import logsumexp
 
 import dpaudit
 from dpaudit import ApproxDP, exact
-from dpaudit.core.distributions import FiniteDistribution, KeyedMixtureDistribution
-from dpaudit.core.errors import MechanismError
+from dpaudit.core.distributions import FiniteDistribution, GaussianDistribution, KeyedMixtureDistribution
+from dpaudit.core.errors import MechanismError, UnsupportedAudit
 from dpaudit.core.neighbours import one_changed
+from dpaudit.exact import finite, mixture
+from dpaudit.exact.enclosure import Enclosure
+from dpaudit.exact.finite import U
 from dpaudit.mechanisms.glm import pgd_views
 from dpaudit.mechanisms.glm.glm_links import logistic_gradient, logistic_mean
 from dpaudit.mechanisms.glm.pgd_views import Transcript
@@ -310,3 +317,283 @@ def test_suite_audits_the_logistic_view_exactly_and_keeps_the_black_box_cross_ch
                                                                                   black_box.claim.delta)
     for (a0, a1), (b0, b1) in zip(exact_entry.pairs, black_box.pairs):
         assert np.array_equal(a0, b0) and np.array_equal(a1, b1)
+
+# -- keyed mixtures on the inputs the P_GD view never gives them -----------------------------------------------------
+# Vector first stages listed in different orders by the two inputs, vector labels listed in different orders, blocks
+# only one input reaches, outcomes of probability zero under both, equal conditionals: against the joint table. And
+# the rounding margins :mod:`dpaudit.exact.mixture` documents, each against its formula: they make an enclosure
+# rigorous, and a margin lost or halved moves a result only in its last bits, which no brute-force value can see.
+# The distributions are fixed (no sampling): nothing here can fail by chance.
+
+def _law(probs, outcomes=None, **kwargs):
+    return FiniteDistribution.from_probs(np.arange(len(probs)) if outcomes is None else np.array(outcomes),
+                                         probs, **kwargs)
+
+
+def _mixture(first, block_of, labels, conditionals):
+    return KeyedMixtureDistribution(first, np.array(block_of), np.array(labels, dtype=float), tuple(conditionals))
+
+
+def _joint_table(law):
+    """{(x, y): probability} of a keyed mixture whose conditionals are finite laws."""
+    out = {}
+    for x, lp, g in zip(law.first.outcomes, law.first.log_probs, law.block_of):
+        cond = law.conditionals[g]
+        for y, ly in zip(cond.outcomes, cond.log_probs):
+            out[(tuple(np.atleast_1d(x).tolist()), float(y))] = math.exp(lp + ly)
+    return out
+
+
+def _joint_delta(law0, law1, eps):
+    p, q = _joint_table(law0), _joint_table(law1)
+    return sum(max(v - math.exp(eps) * q.get(k, 0.0), 0.0) for k, v in p.items())
+
+
+A, B, C, D, E = (1, 0), (0, 1), (2, 2), (5, 5), (7, 0)  # labels; B's conditionals are equal under both inputs
+COND_P = {A: [0.5, 0.3, 0.2, 0.0], B: [0.25] * 4, C: [0.7, 0.1, 0.1, 0.1], D: [0.4, 0.6, 0.0, 0.0]}
+COND_Q = {A: [0.2, 0.3, 0.3, 0.2], B: [0.25] * 4, C: [0.1, 0.1, 0.1, 0.7], E: [0.25] * 4}
+# block A: [0, 0] and [0, 1] under both, [0, 2] under Q only, [2, 2] under P only; B and C one outcome each;
+# D an outcome only P lists, E one only Q lists. The two inputs list their outcomes and labels in other orders.
+FIRST_P = {(0, 0): (0.3, A), (0, 1): (0.2, A), (1, 0): (0.1, B), (1, 1): (0.2, C), (2, 2): (0.1, A), (3, 3): (0.1, D)}
+FIRST_Q = {(0, 1): (0.1, A), (1, 1): (0.3, C), (1, 0): (0.2, B), (0, 0): (0.2, A), (0, 2): (0.1, A), (4, 4): (0.1, E)}
+
+
+def _vector_mixture(first, conditionals, label_order):
+    rows = list(first)
+    block_of = [label_order.index(first[r][1]) for r in rows]
+    return _mixture(_law([first[r][0] for r in rows], rows), block_of, label_order,
+                    [_law(conditionals[g]) for g in label_order])
+
+
+def _vector_pair():
+    return (_vector_mixture(FIRST_P, COND_P, [C, A, D, B]), _vector_mixture(FIRST_Q, COND_Q, [A, E, C, B]))
+
+
+@pytest.mark.parametrize("eps", [-1.0, -0.3, 0.0, 0.5, 1.5])
+def test_vector_first_stages_in_other_orders_give_the_joint_tables_delta(eps):
+    """Both directions against the joint table; the one-outcome block with equal conditionals is (1 - e^eps')_+
+    a(B) at eps' = eps + log(c / a): for B, eps' = eps + log 2 is negative at eps = -1 and in (0, 1) at -0.3."""
+    p, q = _vector_pair()
+    for a, b in ((p, q), (q, p)):
+        lo, hi = exact.privacy_profile(a, b, eps).delta.floats()
+        truth = _joint_delta(a, b, eps)
+        assert lo - 1e-12 <= truth <= hi + 1e-12
+        assert hi - lo < 1e-4  # the block of several outcomes goes through the PLD's grid; the rest is tight
+
+
+def test_vector_first_stages_loss_range_is_located_where_one_input_alone_has_mass():
+    """sup L is +inf at the outcome only P lists and inf L -inf at the one only Q lists (each the third or fourth
+    of its block's four, so a search that stopped at the block's first outcome would name another)."""
+    p, q = _vector_pair()
+    r = exact.loss_range(p, q)
+    assert (r.sup.lo, r.sup.hi, r.inf.lo, r.inf.hi) == (math.inf, math.inf, -math.inf, -math.inf)
+    assert (r.sup_at, r.inf_at) == ([2, 2], [0, 2])  # block A comes before D and E in label order: the first wins
+
+
+def test_vector_first_stage_blocks_are_the_labels_common_to_both():
+    """Each block's outcomes in the union's (sorted) order, with both sides' masses and conditionals; a block one
+    input never reaches has that side's conditional None."""
+    p, q = _vector_pair()
+    got = {tuple(b.label.tolist()): b for b in mixture.blocks(p, q)}
+    assert list(got) == sorted([A, B, C, D, E])
+    assert got[A].outcomes.tolist() == [[0, 0], [0, 1], [0, 2], [2, 2]]
+    assert np.allclose(np.exp(got[A].logp), [0.3, 0.2, 0.0, 0.1])
+    assert np.allclose(np.exp(got[A].logq), [0.2, 0.1, 0.1, 0.0])
+    assert got[D].q is None and got[E].p is None
+    assert np.allclose(got[C].p.probs, COND_P[C]) and np.allclose(got[C].q.probs, COND_Q[C])
+
+
+def test_a_large_block_keeps_its_outcomes_in_the_unions_order():
+    """Forty outcomes in two interleaved blocks: each block lists its outcomes ascending (a stable sort), so a
+    block's sums do not depend on which sorting algorithm numpy picks for the array's length."""
+    n = 40
+    law0 = _mixture(_law(np.full(n, 1 / n), np.arange(n) * 0.5), np.arange(n) % 2, [0, 1],
+                    [_law([0.5, 0.5]), _law([0.5, 0.5])])
+    law1 = _mixture(_law(np.full(n, 1 / n), np.arange(n)[::-1] * 0.5), np.arange(n)[::-1] % 2, [0, 1],
+                    [_law([0.5, 0.5]), _law([0.6, 0.4])])
+    for b in mixture.blocks(law0, law1):
+        assert np.all(np.diff(b.outcomes) > 0)
+        assert len(b.outcomes) == n // 2
+
+
+def test_first_stages_or_labels_of_different_shapes_are_refused():
+    scalar = _mixture(_law([0.5, 0.5]), [0, 1], [0, 1], [_law([1.0]), _law([1.0])])
+    rows2 = _mixture(_law([0.5, 0.5], [[0, 0], [0, 1]]), [0, 1], [0, 1], [_law([1.0]), _law([1.0])])
+    rows3 = _mixture(_law([0.5, 0.5], [[0, 0, 0], [0, 1, 0]]), [0, 1], [0, 1], [_law([1.0]), _law([1.0])])
+    for a, b in ((scalar, rows2), (rows2, rows3)):
+        with pytest.raises(MechanismError, match="^the two first stages have outcomes of different shapes$"):
+            mixture.blocks(a, b)
+    labels2 = _mixture(_law([0.5, 0.5]), [0, 1], [[0, 0], [0, 1]], [_law([1.0]), _law([1.0])])
+    labels3 = _mixture(_law([0.5, 0.5]), [0, 1], [[0, 0, 0], [0, 1, 0]], [_law([1.0]), _law([1.0])])
+    for a, b in ((scalar, labels2), (labels2, labels3)):
+        with pytest.raises(MechanismError, match="^the two keyed mixtures have labels of different shapes$"):
+            mixture.blocks(a, b)
+
+
+def test_a_relabelled_outcome_is_named_with_both_of_its_labels():
+    """The third outcome (not the first) is labelled 1 under one input and 0, the first label, under the other."""
+    law0 = _mixture(_law([0.25] * 4, [0.5, 1.5, 2.5, 3.5]), [0, 0, 1, 1], [0, 1], [_law([0.5, 0.5])] * 2)
+    law1 = _mixture(_law([0.25] * 4, [3.5, 2.5, 1.5, 0.5]), [1, 0, 0, 0], [0, 1], [_law([0.5, 0.5])] * 2)
+    with pytest.raises(MechanismError) as caught:
+        mixture.blocks(law0, law1)
+    assert str(caught.value) == ("the outcome 2.5 of the first stage is labelled 1.0 under one input and 0.0 under the "
+                                 "other: the blocks must be a function of the observed first stage")
+
+
+def test_conditionals_that_are_not_finite_laws_are_not_audited_exactly():
+    law0 = _mixture(_law([0.5, 0.5]), [0, 1], [0, 1], [GaussianDistribution(0.0, 1.0), GaussianDistribution(0.0, 1.0)])
+    law1 = _mixture(_law([0.4, 0.6]), [0, 1], [0, 1], [GaussianDistribution(1.0, 1.0), GaussianDistribution(0.0, 1.0)])
+    with pytest.raises(UnsupportedAudit) as caught:
+        exact.privacy_profile(law0, law1, 1.0)
+    assert str(caught.value) == ("a keyed mixture's conditionals are audited exactly only when they are finite laws "
+                                 "(or products of them)")
+
+
+def test_the_summary_names_the_first_of_the_blocks_contributing_most():
+    """Labels 5 and 3 have the same masses and conditionals, so exactly equal terms: the first in label order (3)
+    is named; the summary also counts the blocks and gives the term's upper end."""
+    cond_p, cond_q = _law([0.8, 0.2]), _law([0.2, 0.8])
+    law0 = _mixture(_law([0.4, 0.4, 0.2]), [0, 1, 2], [5, 3, 9], [cond_p, cond_p, _law([0.5, 0.5])])
+    law1 = _mixture(_law([0.2, 0.2, 0.6]), [0, 1, 2], [5, 3, 9], [cond_q, cond_q, _law([0.5, 0.5])])
+    profile = exact.privacy_profile(law0, law1, 0.5)
+    assert set(profile.event) == {"blocks", "worst block", "its delta", "its first-stage outcomes"}
+    assert profile.event["blocks"] == 3 and profile.event["worst block"] == 3.0
+    assert profile.event["its first-stage outcomes"] == 1
+    # each of the two tied blocks: 0.4 * ((0.8 - e^eps' 0.2)_+ + (0.2 - e^eps' 0.8)_+), eps' = 0.5 + log(0.2 / 0.4)
+    tied = 0.4 * (0.8 - math.exp(0.5 + math.log(0.5)) * 0.2)
+    assert profile.event["its delta"] == pytest.approx(tied, rel=1e-9)
+    lo, hi = profile.delta.floats()  # the third block's conditionals are equal and its eps' > 0: it adds nothing
+    assert lo - 1e-9 <= 2 * tied <= hi + 1e-9
+
+
+def test_delta_with_unlisted_mass_is_at_most_one():
+    """Half of P's first stage is unlisted and counted against the claim in full; at eps = -40 the listed part's
+    delta is 1/2 - e^-40 / 2 and its enclosure's upper end (widened by the log errors) lies above 1/2, so the two
+    sum past 1: delta's upper end is 1."""
+    law0 = _mixture(_law([0.25, 0.25], tail_mass=0.5), [0, 0], [0], [_law([0.5, 0.5])])
+    law1 = _mixture(_law([0.5, 0.5]), [0, 0], [0], [_law([0.5, 0.5])])
+    delta = exact.privacy_profile(law0, law1, -40.0).delta
+    assert delta.hi == 1 and delta.lo > 0.49
+
+
+def _scalar_pair(log_error0=1e-12, log_error1=1e-12, tail1=0.0):
+    """One block, equal conditionals (so the loss is the first stage's alone); 2.5 has probability 0 under both
+    inputs; the largest loss is at 1.5, the smallest at 3.5, neither the block's first outcome."""
+    same = _law([0.5, 0.5])
+    p = _law([0.3, 0.5, 0.0, 0.2], [0.5, 1.5, 2.5, 3.5], log_error=log_error0)
+    q = _law([0.65 - tail1, 0.0, 0.25, 0.1], [3.5, 2.5, 0.5, 1.5], log_error=log_error1, tail_mass=tail1)
+    return _mixture(p, [0] * 4, [0], [same]), _mixture(q, [0] * 4, [0], [same])
+
+
+def test_the_loss_range_is_located_at_its_outcomes_and_widened_by_both_log_errors():
+    law0, law1 = _scalar_pair(0.01, 0.02)
+    r = exact.loss_range(law0, law1)
+    top, bottom = math.log(0.5 / 0.1), math.log(0.2 / 0.65)
+    assert r.sup_at[0] == 1.5 and r.inf_at[0] == 3.5
+    # every pair of laws within the log errors (0.03 together) is enclosed: the widths are those errors
+    assert r.sup.lo <= top - 0.03 < top + 0.03 <= r.sup.hi and r.inf.lo <= bottom - 0.03 < bottom + 0.03 <= r.inf.hi
+    assert float(r.sup.hi - r.sup.lo) < 0.06 + 1e-9
+
+
+def test_the_loss_range_encloses_the_exact_difference_of_the_float_logs():
+    """With log_error = 0 the first stage's logs are exact as given, and the enclosure must hold the exact
+    (rational) difference of the two floats, which the float subtraction rounds."""
+    law0, law1 = _scalar_pair(0.0, 0.0)
+    r = exact.loss_range(law0, law1)
+    for (a, b), end in (((0.5, 0.1), r.sup), ((0.2, 0.65), r.inf)):
+        lp, lq = float(np.log(a)), float(np.log(b))  # as from_probs stores them
+        loss = Fraction(lp) - Fraction(lq)
+        assert Fraction(lp - lq) != loss  # the subtraction is inexact here, so a point enclosure would miss it
+        assert end.lo <= loss <= end.hi
+
+
+def test_unlisted_mass_of_the_second_input_unbounds_the_loss_from_below():
+    law0, law1 = _scalar_pair(tail1=0.1)
+    r = exact.loss_range(law0, law1)
+    assert r.inf.lo == -math.inf and math.isfinite(r.inf.hi) and math.isfinite(r.sup.hi)
+    assert r.inf.hi <= math.log(0.2 / 0.55) + 1e-9  # the listed smallest loss still bounds it from above
+
+
+def test_a_mass_is_the_float_sum_widened_by_the_log_error_and_one_rounding():
+    logs = np.array([math.log(0.3), -np.inf, math.log(0.2)])
+    total = finite.positive_sum(np.exp(logs[np.isfinite(logs)]))
+    got = mixture._mass(logs, 0.05)
+    assert got.lo == total.lo * Fraction(math.exp(-0.05)) * (1 - Fraction(U))
+    assert got.hi == total.hi * Fraction(math.exp(0.05)) * (1 + Fraction(U))
+    assert got.lo < Fraction(1, 2) < got.hi
+    empty = mixture._mass(np.array([-np.inf, -np.inf]), 0.05)
+    assert (empty.lo, empty.hi) == (0, 0)
+
+
+@pytest.mark.parametrize("eps", [-2.0, -0.5, -1e-3])
+def test_equal_conditionals_give_one_minus_e_to_the_eps_within_one_relative_rounding(eps):
+    """A block of one outcome whose conditionals are equal contributes (1 - e^eps')_+: enclosed, to 60 digits,
+    by the float -expm1(eps') widened by U of itself and no more."""
+    got = mixture._single([], eps)
+    with mpmath.workdps(60):
+        truth = Fraction(*(1 - mpmath.exp(mpmath.mpf(eps))).as_integer_ratio())
+    assert got.lo < truth < got.hi
+    assert got.hi - got.lo == 2 * Fraction(U) * Fraction(-math.expm1(eps))
+    assert mixture._single([], 0.0) == Enclosure.point(0) and mixture._single([], 0.5) == Enclosure.point(0)
+
+
+def _recording_single(monkeypatch, value=None):
+    calls = []
+    original = mixture._single
+
+    def single(pairs, eps, aligned=None):
+        calls.append((pairs, eps))
+        return value if value is not None else original(pairs, eps, aligned)
+
+    monkeypatch.setattr(mixture, "_single", single)
+    return calls
+
+
+def test_a_one_outcome_blocks_epsilon_is_widened_by_its_documented_slack(monkeypatch):
+    """eps' = eps + log c - log a is enclosed by +- (the two log errors + 4 U (|eps| + |log a| + |log c| + 1)); the
+    upper end of the term is taken at the lower end of eps' and the lower end at the upper end."""
+    law0 = _mixture(_law([0.7, 0.3], log_error=0.01), [0, 1], [0, 1], [_law([0.9, 0.1]), _law([0.5, 0.5])])
+    law1 = _mixture(_law([0.2, 0.8], log_error=0.02), [0, 1], [0, 1], [_law([0.1, 0.9]), _law([0.5, 0.5])])
+    calls = _recording_single(monkeypatch)
+    eps = 1.25
+    mixture.hockey_stick(law0, law1, eps, exact.differing_coordinates)
+    expected = []
+    for lp, lq in ((float(np.log(0.7)), float(np.log(0.2))), (float(np.log(0.3)), float(np.log(0.8)))):  # as stored
+        shift = eps + lq - lp
+        slack = (0.01 + 0.02) + 4 * U * (abs(eps) + abs(lp) + abs(lq) + 1)
+        expected += [shift - slack, shift + slack]
+    assert [e for _, e in calls] == expected
+    assert len(calls[2][0]) == 0  # the second block's conditionals are equal: no coordinate differs
+
+
+def _block(logp, logq):
+    return mixture.Block(0, np.arange(len(logp)), np.array(logp), np.array(logq), None, None)
+
+
+@pytest.mark.parametrize("upward", [True, False])
+def test_a_larger_blocks_bound_follows_its_documented_formula(monkeypatch, upward):
+    """The measures P_X e^(+-error_p) and Q_X e^(-+error_q), each log moved outward by 4 U (|log| + error); A
+    their P-measure enclosed, log A's error carried into both laws' log errors; the divergence (here a fixed
+    enclosure [1/4, 1/2]) times A's upper end (at most A) or lower end."""
+    b = _block([-1e-3, -2.0, -30.0, -np.inf], [-0.5, -np.inf, -1.5, -3.0])
+    ep, eq, eps = 0.3, 0.2, 0.7
+    calls = _recording_single(monkeypatch, Enclosure(Fraction(1, 4), Fraction(1, 2)))
+    got = mixture._block_bound(b, ep, eq, [], eps, upward)
+    sign = 1 if upward else -1
+    fp, fq = np.isfinite(b.logp), np.isfinite(b.logq)
+    lp, lq = np.full(4, -np.inf), np.full(4, -np.inf)
+    lp[fp] = b.logp[fp] + sign * ep + sign * 4 * U * (np.abs(b.logp[fp]) + ep)
+    lq[fq] = b.logq[fq] - sign * eq - sign * 4 * U * (np.abs(b.logq[fq]) + eq)
+    mass = finite.positive_sum(np.exp(lp[fp]))
+    a_lo, a_hi = mass.lo * (1 - Fraction(U)), mass.hi * (1 + Fraction(U))
+    la, lc = float(np.log(float(mass.lo + mass.hi) / 2)), float(logsumexp(lq[fq]))
+    eps_b = eps + lc - la
+    s = eps - eps_b
+    normalising = float(math.log(a_hi / a_lo)) + 4 * U * (abs(la) + 1)
+    (pairs, eps_called), = calls
+    assert eps_called == eps_b and len(pairs) == 1
+    first_p, first_q = pairs[0]
+    assert np.array_equal(first_p.log_probs, lp - la) and np.array_equal(first_q.log_probs, lq + s - la)
+    assert first_p.log_error == normalising + 4 * U * (float(np.abs(lp[fp]).max()) + abs(la) + 1)
+    assert first_q.log_error == normalising + 4 * U * (float(np.abs(lq[fq]).max()) + 2 * abs(s) + abs(la) + 1)
+    assert got == (Fraction(1, 2) * a_hi if upward else Fraction(1, 4) * a_lo)

@@ -49,8 +49,9 @@ from .pld import product_hockey_stick
 
 @dataclass(frozen=True)
 class Block:
-    """One block of a pair: its label, the union outcomes of X in it with both sides' log-probabilities, and the
-    two conditionals (None on a side with no outcome in the block)."""
+    """One block of a pair: its label, the union outcomes of X in it (in the union's order, so that the block's
+    sums do not depend on the sorting algorithm) with both sides' log-probabilities, and the two conditionals (None
+    on a side with no outcome in the block)."""
 
     label: Any
     outcomes: np.ndarray
@@ -72,9 +73,7 @@ def blocks(dist0: KeyedMixtureDistribution, dist1: KeyedMixtureDistribution) -> 
     if a.outcomes is p.outcomes:  # one outcome array for both
         where0 = where1 = np.arange(len(p.outcomes))
     else:
-        axis = 0 if a.outcomes.ndim == 2 else None
-        where0 = _positions(a.outcomes, p.outcomes, axis)
-        where1 = _positions(a.outcomes, q.outcomes, axis)
+        where0, where1 = _positions(a.outcomes, p.outcomes), _positions(a.outcomes, q.outcomes)
     labels, inverse = np.unique(np.concatenate([dist0.labels, dist1.labels]), axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     own0, own1 = inverse[:len(dist0.labels)], inverse[len(dist0.labels):]
@@ -101,12 +100,11 @@ def blocks(dist0: KeyedMixtureDistribution, dist1: KeyedMixtureDistribution) -> 
     return out
 
 
-def _positions(union: np.ndarray, outcomes: np.ndarray, axis: int | None) -> np.ndarray:
-    """Index in the (sorted, unique) union of each of ``outcomes``."""
-    if axis is None:
+def _positions(union: np.ndarray, outcomes: np.ndarray) -> np.ndarray:
+    """Index in the (sorted, unique) union of each of ``outcomes`` (scalars, or rows compared whole)."""
+    if union.ndim == 1:
         return np.searchsorted(union, outcomes)
-    both = np.concatenate([union, outcomes])
-    _, inverse = np.unique(both, axis=0, return_inverse=True)
+    _, inverse = np.unique(np.concatenate([union, outcomes]), axis=0, return_inverse=True)
     return inverse.reshape(-1)[len(union):]
 
 
@@ -172,7 +170,8 @@ def _block_bound(b: Block, error_p: float, error_q: float, pairs: list[tuple[Fin
 
 def hockey_stick(dist0: KeyedMixtureDistribution, dist1: KeyedMixtureDistribution, eps: float,
                  coordinates: Coordinates) -> tuple[Enclosure, dict[str, Any]]:
-    """delta(eps) of P = dist0 against Q = dist1, and a summary (blocks, the block contributing most).
+    """delta(eps) of P = dist0 against Q = dist1, and a summary (blocks, the block contributing most: the first in
+    label order on a tie).
     ``coordinates(P_B, Q_B)``: the (kind, P_i, Q_i) where two conditionals differ
     (:func:`dpaudit.exact.differing_coordinates`, passed in: the package imports this module)."""
     error = dist0.first.log_error + dist1.first.log_error
