@@ -28,19 +28,20 @@ Renyi claim when the certified D_alpha exceeds epsilon(alpha) at a claimed order
 starts at the certified value (rho, or D_alpha at the order of largest excess), never capped; its value is
 the plug-in estimate at the same order.
 
-**Choices made on the selection split** (which confirmation never sees, so they cost no multiplicity):
-the pair, the direction (P || Q) = (M(d0) || M(d1)) or the reverse, the binning f, the certificate, and
-for the tangent its order and ratios. Scalar outputs are cut into fine bins (one per value when the pooled
-selection samples take at most :data:`MAX_VALUES` values, else :data:`FINE_BINS` quantile bins); on one
-half of the selection samples each fine bin's likelihood ratio is estimated (counts + 1/2), and fine bins
-are merged into k cells of nearby ratio, for k in :data:`CELL_COUNTS` and two groupings (equal pooled mass
-per cell, or equal width in log-ratio); the tangent's ratios are the cells' ratios on that half. Each
-candidate is scored on the other half by the excess confirmation would certify at its sample size if the
-cells' probabilities were those estimates (for the box, moved one standard error against the claim, so
-that the plug-in maximum over orders, inflated at high orders by a few tail counts, does not win), and
-the best is confirmed on fresh samples. Several pairs share the selection samples evenly (no successive
-halving). These are implementation choices: a binning by likelihood-ratio level sets loses nothing to data
-processing when it is fine enough, and a few tens of cells keep the box's Bonferroni split small.
+**Choices made on the selection split** (which confirmation never sees, so they cost no multiplicity): the
+pair, the direction (P || Q) = (M(d0) || M(d1)) or the reverse, the binning f, the certificate, and for the
+tangent its order and ratios. Scalar outputs are cut into fine bins (one per value when the pooled selection
+samples take at most :data:`MAX_VALUES` values, else :data:`FINE_BINS` quantile bins); on one half of the
+selection samples each fine bin's likelihood ratio is estimated (counts + 1/2), and fine bins are merged into
+k cells of nearby ratio, for k in :data:`CELL_COUNTS` and two groupings (equal pooled mass per cell, or equal
+width in log-ratio); the tangent's ratios are the cells' ratios on that half (for the candidate confirmed, on
+the whole selection split). Each candidate is scored on the other half by the excess confirmation would
+certify at its sample size if the cells' probabilities were those estimates (for the box, moved one standard
+error against the claim, so that the plug-in maximum over orders, inflated at high orders by a few tail
+counts, does not win), and the best is confirmed on fresh samples. Several pairs share the selection samples
+evenly (no successive halving). These are implementation choices: a binning by likelihood-ratio level sets
+loses nothing to data processing when it is fine enough, and a few tens of cells keep the box's Bonferroni
+split small.
 
 **Power.** A record that does not refute states the violation on its selected cells that its confirmation
 refutes with probability 0.9 (:func:`_power`): the second side's observed rates kept, the first side's law tilted
