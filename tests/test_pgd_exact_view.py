@@ -7,6 +7,7 @@ block split, with the module's rounding margins checked against their formulas."
 from __future__ import annotations
 
 import math
+import warnings
 from fractions import Fraction
 
 import mpmath
@@ -303,6 +304,188 @@ def test_finite_align_of_integer_runs_is_the_general_alignment():
                                   FiniteDistribution(q.outcomes.astype(float), q.log_probs))
         assert np.array_equal(fast.outcomes, slow.outcomes.astype(int))
         assert np.array_equal(fast.logp, slow.logp) and np.array_equal(fast.logq, slow.logq)
+
+
+def test_integer_run_recognises_exactly_the_runs_of_consecutive_integers():
+    """_integer_run is True exactly for integer scalars k, k + 1, ..., k + m - 1 in that order: any start (0,
+    positive, negative), any length (1 too), any integer dtype; not for gaps, other orders, ends that fit a run
+    around a non-run, floats, booleans, objects or rows."""
+    runs = [np.arange(5), np.arange(3, 7), np.arange(-4, 2), np.array([7]), np.array([-3]), np.arange(0, 2),
+            np.arange(-10, -7, dtype=np.int16), np.arange(250, 256, dtype=np.uint8)]
+    for run in runs:
+        assert finite._integer_run(run), run
+    non_runs = [np.array([0, 2, 1, 3]),  # its ends span a run of its length, its steps do not
+                np.array([0, 1, 3]), np.array([3, 2, 1, 0]), np.array([0, 2, 4]), np.array([5, 6, 8]),
+                np.array([4, 4]), np.arange(5.0), np.array([False, True]),
+                np.array([Fraction(0), Fraction(1)], dtype=object), np.arange(3)[:, None]]
+    for other in non_runs:
+        assert not finite._integer_run(other), other
+
+
+def _counting_unique(monkeypatch):
+    calls = []
+    original = np.unique
+
+    def unique(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(finite.np, "unique", unique)
+    return calls
+
+
+def test_align_takes_the_run_path_exactly_when_the_runs_meet_or_touch(monkeypatch):
+    """Two runs of consecutive integers that overlap or touch (one starts right after the other ends) are aligned
+    without sorting (no np.unique) onto the run from the smaller start to the larger end; runs with a gap, even of
+    one integer, take the sorting path, so the gap gets no outcome. Either way the result is the general alignment
+    (computed on float copies), keeping both inputs."""
+    calls = _counting_unique(monkeypatch)
+    cases = [((0, 3), (3, 6), True), ((3, 6), (0, 3), True),  # touching, each order
+             ((4, 5), (5, 8), True), ((5, 8), (4, 5), True),  # touching, a run of one outcome
+             ((0, 5), (3, 9), True), ((3, 9), (0, 5), True), ((2, 4), (0, 9), True), ((-6, -1), (-3, 2), True),
+             ((0, 2), (3, 5), False), ((3, 5), (0, 2), False),  # a gap of one integer, each order
+             ((0, 3), (4, 7), False), ((4, 7), (0, 3), False), ((0, 2), (5, 7), False)]
+    for (a0, a1), (b0, b1), meet in cases:
+        p = FiniteDistribution.from_probs(np.arange(a0, a1), np.full(a1 - a0, 1 / (a1 - a0)))
+        q = FiniteDistribution.from_probs(np.arange(b0, b1), np.full(b1 - b0, 1 / (b1 - b0)))
+        slow = finite.align(FiniteDistribution(p.outcomes.astype(float), p.log_probs),
+                            FiniteDistribution(q.outcomes.astype(float), q.log_probs))
+        calls.clear()
+        fast = finite.align(p, q)
+        assert (len(calls) == 0) == meet, ((a0, a1), (b0, b1))
+        if meet:
+            assert np.array_equal(fast.outcomes, np.arange(min(a0, b0), max(a1, b1)))
+        assert fast.outcomes.dtype == p.outcomes.dtype and np.array_equal(fast.outcomes, slow.outcomes)
+        assert np.array_equal(fast.logp, slow.logp) and np.array_equal(fast.logq, slow.logq)
+        assert fast.p is p and fast.q is q and fast.error == p.log_error + q.log_error
+
+
+def test_align_of_runs_gives_the_union_the_common_dtype_as_the_sorting_path_does(monkeypatch):
+    """Runs of different integer dtypes meet in numpy's common dtype (as np.unique of their concatenation has it),
+    whichever comes first."""
+    calls = _counting_unique(monkeypatch)
+    for dp, dq in [(np.int16, np.int32), (np.int32, np.int16), (np.uint8, np.int8), (np.int8, np.uint8)]:
+        p = FiniteDistribution.from_probs(np.arange(0, 3, dtype=dp), [0.5, 0.25, 0.25])
+        q = FiniteDistribution.from_probs(np.arange(2, 5, dtype=dq), [0.25, 0.25, 0.5])
+        general = np.unique(np.concatenate([p.outcomes, q.outcomes]))
+        calls.clear()
+        fast = finite.align(p, q)
+        assert not calls
+        assert fast.outcomes.dtype == np.result_type(dp, dq) == general.dtype
+        assert np.array_equal(fast.outcomes, general)
+
+
+def test_hockey_stick_of_outcomes_impossible_under_both_laws_is_silent_and_adds_nothing():
+    """An outcome both laws list with probability 0 gives log p - log q = -inf - (-inf) = NaN, which the kernel
+    expects: no numpy warning, and delta is that of the laws without it."""
+    p = FiniteDistribution.from_probs([0, 1, 2], [0.6, 0.4, 0.0])
+    q = FiniteDistribution.from_probs([0, 1, 2], [0.3, 0.7, 0.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = finite.hockey_stick(p, q, 0.5)
+    without = finite.hockey_stick(FiniteDistribution.from_probs([0, 1], [0.6, 0.4]),
+                                  FiniteDistribution.from_probs([0, 1], [0.3, 0.7]), 0.5)
+    assert got == without and got.delta.lo <= Fraction(0.6) - Fraction(math.exp(0.5)) * Fraction(0.3) <= got.delta.hi
+
+
+def test_hockey_stick_bounds_follow_their_documented_margins(monkeypatch):
+    """Over the outcomes with log p - log q > eps - 2 e - 1e-9 (e the two log errors; the rest have no positive
+    term): the upper terms (p e^e (1 + U) - e^eps (1 - U) q e^-e (1 - U) (1 - U))_+ (1 + U), the lower ones
+    (p e^-e (1 - U) - e^eps (1 + U) q e^e (1 + U) (1 + U))_+ (1 - U), each exp and product moved outward by U,
+    summed by positive_sum; the unlisted mass added to the upper end. The outcomes sit at losses that tell the
+    preselection apart: exactly at its threshold (left out), just above it, and below it by less than e and by
+    less than 1."""
+    eps, e = 1.25, 0.01 + 0.02
+    threshold = eps - 2 * e - 1e-9
+    lq = np.log([0.02, 0.05, 0.05, 0.02, 0.02, 0.02])
+    lp = lq + np.array([2.5, 1.5, 1.28, eps - 2 * e - 5e-10, 1.17, 0.5])
+    lq, lp = np.append(lq, -3.0), np.append(lp, -3.0 + threshold)  # at the threshold exactly
+    assert lp[-1] - lq[-1] == threshold
+    rest_p, rest_q = 1 - 0.001 - float(np.exp(lp).sum()), 1 - float(np.exp(lq).sum())
+    lp = np.append(lp, [math.log(rest_p), -np.inf])  # an outcome only P can give, one only Q can give
+    lq = np.append(lq, [-np.inf, math.log(rest_q)])
+    p = FiniteDistribution(np.arange(9), lp, log_error=0.01, tail_mass=0.001)
+    q = FiniteDistribution(np.arange(9), lq, log_error=0.02)
+    sums = []
+    original = finite.positive_sum
+
+    def positive_sum(terms):
+        sums.append(terms)
+        return original(terms)
+
+    monkeypatch.setattr(finite, "positive_sum", positive_sum)
+    got = finite.hockey_stick(p, q, eps).delta
+    near = [0, 1, 2, 3, 7]  # the losses above: 2.5, 1.5, 1.28, just above the threshold, +inf
+    f = math.exp(eps)
+    p_hi, p_lo = np.exp(lp[near] + e) * (1 + U), np.exp(lp[near] - e) * (1 - U)
+    q_hi, q_lo = np.exp(lq[near] + e) * (1 + U), np.exp(lq[near] - e) * (1 - U)
+    upper = np.maximum(p_hi - f * (1 - U) * (q_lo * (1 - U)), 0.0) * (1 + U)
+    lower = np.maximum(p_lo - f * (1 + U) * (q_hi * (1 + U)), 0.0) * (1 - U)
+    assert len(sums) == 2 and np.array_equal(sums[0], upper) and np.array_equal(sums[1], lower)
+    assert (upper > 0).sum() == 4 and (lower > 0).sum() == 3  # every margin shows in a positive term
+    assert got.hi == original(upper).hi + Fraction(0.001) and got.lo == original(lower).lo
+
+
+def test_hockey_stick_encloses_the_60_digit_delta_of_exact_logs_just_inside_the_event():
+    """With log_error 0 the logs are exact as stored, and delta = sum (p - e^eps q)_+ at 60 digits must lie in the
+    enclosure, including the term of an outcome whose loss exceeds eps by under 1e-9 (a 1e-10 contribution,
+    far above the enclosure's width); the enclosure is that narrow."""
+    eps = 0.7
+    lq = np.log([0.3, 0.05])
+    lp = lq + np.array([eps + 5e-10, 2.0])
+    assert eps < lp[0] - lq[0] < eps + 1e-9
+    lp = np.append(lp, math.log(1 - float(np.exp(lp).sum())))
+    lq = np.append(lq, math.log(1 - float(np.exp(lq).sum())))
+    p = FiniteDistribution(np.arange(3), lp, log_error=0.0)
+    q = FiniteDistribution(np.arange(3), lq, log_error=0.0)
+    got = finite.hockey_stick(p, q, eps).delta
+    with mpmath.workdps(60):
+        terms = [mpmath.exp(mpmath.mpf(a)) - mpmath.exp(mpmath.mpf(eps)) * mpmath.exp(mpmath.mpf(b))
+                 for a, b in zip(lp, lq)]
+        assert terms[0] > mpmath.mpf("1e-10")
+        truth = Fraction(*sum(max(t, 0) for t in terms).as_integer_ratio())
+    assert got.lo <= truth <= got.hi and got.hi - got.lo < 1e-14
+
+
+def test_hockey_stick_of_equal_laws_is_zero_with_nothing_to_report():
+    """Equal laws: delta(eps) = 0 for eps >= 0, no outcome near the event, no top outcome."""
+    p = FiniteDistribution.from_probs([0, 1, 2], [0.5, 0.3, 0.2])
+    q = FiniteDistribution.from_probs([0, 1, 2], [0.5, 0.3, 0.2])
+    got = finite.hockey_stick(p, q, 1.0)
+    assert got.delta == Enclosure.point(0) and got.event_size == 0 and got.top == []
+
+
+def test_hockey_stick_top_outcomes_hold_with_any_valid_partition(monkeypatch):
+    """The report's top outcomes are the (up to 5) outcomes of the event with the largest gain p - e^eps q, largest
+    first. They are selected by a partial partition only when some but not all candidates (outcomes near the
+    event) are reported, and must be right for any partition numpy's contract allows: here an adversarial one,
+    which orders both sides of the k-th element the wrong way round."""
+    calls = []
+
+    def argpartition(a, kth):
+        calls.append(kth)
+        k = kth % len(a)
+        order = np.argsort(a, kind="stable")
+        return np.concatenate([order[:k][::-1], order[k:k + 1], order[k + 1:][::-1]])
+
+    monkeypatch.setattr(finite.np, "argpartition", argpartition)
+    eps, error = 1.0, 0.05  # near: loss > eps - 0.1 - 1e-9
+    far = 1.0 * math.exp(0.95)  # p / q of an outcome near the event, outside it
+    cases = [  # (p, q) of the outcomes (one more, far below the event, takes the rest), partition expected
+        ([0.2, 0.06, 0.15, 0.18, 0.08, 0.12, 0.1, 0.04 * far], [0.01] * 7 + [0.04], True),  # 7 in, 5 reported
+        ([0.08 * far, 0.3, 0.08 * far], [0.08, 0.05, 0.08], True),  # 1 of 3 candidates
+        ([0.08 * far, 0.08 * far], [0.08, 0.08], False),  # none in the event
+        ([0.3, 0.2], [0.05, 0.04], False),  # every candidate reported
+    ]
+    for probs_p, probs_q, partition in cases:
+        rest_p, rest_q = 1 - sum(probs_p), 1 - sum(probs_q)
+        p = FiniteDistribution.from_probs(np.arange(len(probs_p) + 1), probs_p + [rest_p], log_error=error / 2)
+        q = FiniteDistribution.from_probs(np.arange(len(probs_q) + 1), probs_q + [rest_q], log_error=error / 2)
+        calls.clear()
+        got = finite.hockey_stick(p, q, eps)
+        gains = {i: a - math.e * b for i, (a, b) in enumerate(zip(probs_p, probs_q)) if a / b > math.e}
+        assert got.top == sorted(gains, key=gains.get, reverse=True)[:5] and got.event_size == len(gains)
+        assert len(calls) == partition
 
 
 def test_suite_audits_the_logistic_view_exactly_and_keeps_the_black_box_cross_check():
