@@ -56,6 +56,76 @@ def test_guesses_count_the_right_ones_and_bad_guesses_are_refused():
         canary.one_run_bound([1.0, 2.0], [0.0], 1e-5, 0.05, np.random.default_rng(0), guesses=[(2, 2)])
 
 
+def test_the_one_run_p_value_refuses_impossible_counts_and_is_one_when_delta_allows_anything():
+    """(eps, 1)-DP constrains nothing: the p-value is 1 whatever the guesses (its delta term alone reaches 1, since
+    P[Bin < v] / v times 2m is at least 2 P[Bin < v] for v <= m), never above it."""
+    for m, r, v, eps in [(20, 12, 9, 0.7), (50, 50, 50, 3.0), (8, 3, 1, 0.0)]:
+        assert one_run.one_run_p_value(m, r, v, eps, 1.0) == 1.0
+        assert one_run.one_run_p_value(m, r, v, eps, 0.5) <= 1.0
+    with pytest.raises(ValueError) as caught:
+        one_run.one_run_p_value(5, 6, 2, 1.0, 0.0)
+    assert str(caught.value) == "one_run_p_value: need 0 <= v <= r <= m, got m=5, r=6, v=2"
+
+
+def test_the_default_guesses_are_geometric_from_a_hundredth_to_half_of_the_canaries():
+    """k+ = k- = k at the integer parts of 8 geometric steps from max(1, m // 100) to m // 2 (the guess_grid
+    docstring), duplicates dropped: both ends exact, the steps from the closed form (10 * 50^(j / 7) at m = 1000),
+    one k at a time for few canaries; fewer than 2 canaries refused."""
+    grid = one_run.guess_grid(1000)
+    assert grid == [(k, k) for k in (10, 17, 30, 53, 93, 163, 285, 500)]
+    assert [k for k, _ in grid] == [int(10 * 50 ** (j / 7) + 1e-9) for j in range(8)]
+    for m in (1999, 1001):  # neither a multiple of 100 nor even: the ends are m // 100 and m // 2, not m / 100, m / 2
+        a, b = m // 100, m // 2
+        assert one_run.guess_grid(m) == [(k, k) for k in sorted({int(a * (b / a) ** (j / 7) + 1e-9) for j in range(8)})]
+    small = one_run.guess_grid(100)  # from 1 to 50: 1, 1.75, 3.06, 5.36, 9.38, 16.4, 28.7, 50
+    assert small == [(k, k) for k in (1, 3, 5, 9, 16, 28, 50)]
+    assert one_run.guess_grid(20) == [(k, k) for k in (1, 2, 3, 5, 7, 10)]  # 1, 1.39, 1.93: one k each
+    assert one_run.guess_grid(2) == [(1, 1)]
+    assert len(one_run.guess_grid(10**6, points=5)) == 5
+    with pytest.raises(ValueError) as caught:
+        one_run.guess_grid(1)
+    assert str(caught.value) == "guess_grid: need at least 2 canaries, got 1"
+
+
+def test_tied_scores_are_guessed_in_the_canaries_order():
+    """Forty canaries scored 0, 1, 0, 1, ...: "in" goes to the last k+ of those scored 1 and "out" to the first k- of
+    those scored 0 (the stable order the guesses_right docstring promises, which does not depend on the
+    memberships; numpy's default sort orders these ties otherwise)."""
+    scores = (np.arange(40) % 2).astype(float)
+    members = np.zeros(40, dtype=bool)
+    members[[35, 37, 39]] = True  # the last three scored 1 are in, the first five scored 0 out
+    assert one_run.guesses_right(scores, members, 3, 5) == (8, 8)
+    members = ~members
+    assert one_run.guesses_right(scores, members, 3, 5) == (8, 0)
+    with pytest.raises(ValueError) as caught:
+        one_run.guesses_right(scores, members, 30, 12)
+    assert str(caught.value) == "guesses: k+ + k- = 42 exceeds the 40 canaries"
+
+
+def test_the_best_guess_is_the_first_of_the_largest_bounds_with_its_counts():
+    """best_one_run_epsilon reports the bound of each guess set at alpha / len(grid), the first set attaining the
+    largest (so a grid of bounds all 0 reports its first set, with that set's r and v), and the largest ceiling of
+    the grid, 0 where even every guess right certifies nothing (4 canaries)."""
+    rng = np.random.default_rng(0)
+    scores, members = rng.normal(size=4), np.array([True, False, True, False])
+    grid = [(1, 1), (2, 2)]
+    best = one_run.best_one_run_epsilon(scores, members, 1e-5, 0.05, grid)
+    r, v = one_run.guesses_right(scores, members, 1, 1)
+    assert best == {"epsilon": 0.0, "k_in": 1, "k_out": 1, "r": r, "v": v, "ceiling": 0.0, "level": 0.025}
+    # 1,000 canaries whose scores give them away: every k certifies, the largest k most
+    members = np.arange(1000) % 2 == 0
+    scores = members + 0.01 * np.arange(1000) / 1000
+    grid = one_run.guess_grid(1000)
+    best = one_run.best_one_run_epsilon(scores, members, 1e-5, 0.05, grid)
+    level = 0.05 / len(grid)
+    bounds = [one_run.one_run_epsilon(1000, *one_run.guesses_right(scores, members, a, b), 1e-5, level)
+              for a, b in grid]
+    j = int(np.argmax(bounds))
+    assert best["epsilon"] == bounds[j] > 0 and (best["k_in"], best["k_out"]) == grid[j]
+    assert (best["r"], best["v"]) == one_run.guesses_right(scores, members, *grid[j])
+    assert best["ceiling"] == max(one_run.one_run_ceiling(1000, a + b, 1e-5, level) for a, b in grid)
+
+
 # -- validity at the boundary of the null -----------------------------------------------------------------------------
 
 TRIALS = 1000

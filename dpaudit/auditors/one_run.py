@@ -86,8 +86,8 @@ def one_run_ceiling(m: int, r: int, delta: float, alpha: float) -> float:
 
 
 def guess_grid(m: int, points: int = 8) -> list[tuple[int, int]]:
-    """The default guesses: k+ = k- = k for ``points`` values of k from about m / 100 to m / 2, geometric (the whole
-    set guessed at the largest), each a (k+, k-) pair."""
+    """The default guesses: k+ = k- = k for k the integer parts of ``points`` geometric steps from max(1, m // 100)
+    to m // 2 (the whole set guessed at the largest), duplicates dropped, each a (k+, k-) pair."""
     if m < 2:
         raise ValueError(f"guess_grid: need at least 2 canaries, got {m}")
     ks = np.unique(np.geomspace(max(1, m // 100), m // 2, points).astype(int))
