@@ -323,9 +323,10 @@ def test_map() -> dict[str, list[str]] | None:
     return tests
 
 
-def mapped_tests(name: str) -> list[str]:
-    """The tests mutmut found reaching a mutant's function (node ids relative to the checkout)."""
-    return sorted((test_map() or {}).get(name.partition("__mutmut_")[0], ()))
+def mapped_tests(name: str, tests: Mapping[str, list[str]]) -> list[str]:
+    """The tests mutmut's map ``tests`` (:func:`test_map`, read once by the caller: it is megabytes of JSON) has
+    reaching a mutant's function (node ids relative to the checkout)."""
+    return sorted(tests.get(name.partition("__mutmut_")[0], ()))
 
 
 def diff_of(name: str) -> str:
@@ -430,26 +431,26 @@ def _cheapest_mutant() -> str:
     """A mutant whose function the fewest tests reached in mutmut's last map (one it can test quickly)."""
     tests = test_map() or {}
     mutants = generated()
-    return min(mutants, key=lambda n: (len(tests.get(n.partition("__mutmut_")[0], ())) or 10**9, _natural(n)))
+    return min(mutants, key=lambda n: (len(mapped_tests(n, tests)) or 10**9, _natural(n)))
 
 
-def rows_of(mutants: Mapping[str, Mutant], diffs: Mapping[str, str]) -> list[Row]:
-    """``mutants`` must hold every mutant of each function it holds one of (their keys depend on each other)."""
-    tests = test_map()
+def rows_of(mutants: Mapping[str, Mutant], diffs: Mapping[str, str],
+            tests: Mapping[str, list[str]] | None) -> list[Row]:
+    """``mutants`` must hold every mutant of each function it holds one of (their keys depend on each other);
+    ``tests``: :func:`test_map` (None: no map, no test hashes)."""
     keys = ledger_keys(((m.name, m.function, m.hash) for m in mutants.values()), diffs)
-    rows = []
-    for m in mutants.values():
-        mapped = None if tests is None else tests.get(m.name.partition("__mutmut_")[0], ())
-        rows.append(Row(m.name, m.module, keys[m.name], m.code, tests_hash(mapped), m.ran))
-    return rows
+    return [Row(m.name, m.module, keys[m.name], m.code,
+                None if tests is None else tests_hash(mapped_tests(m.name, tests)), m.ran)
+            for m in mutants.values()]
 
 
 def seed(ledger: Mapping[str, Mapping]) -> int:
     """Write the ledger's statuses into mutants/'s .meta files (see ``seed_plan``); how many were written."""
     mutants = generated()
     untested = {n: m for n, m in mutants.items() if m.code is None}
-    rows = rows_of(mutants, diffs_of(mutants.values()))
-    have_map = test_map() is not None
+    tests = test_map()
+    rows = rows_of(mutants, diffs_of(mutants.values()), tests)
+    have_map = tests is not None
     plan = seed_plan(rows, ledger, have_map)
     if plan:
         from mutmut.mutation.data import SourceFileMutationData
@@ -484,7 +485,7 @@ def statuses_and_ledger(mutants: Mapping[str, Mutant], names: Iterable[str] | No
         mutants = {n: m for n, m in mutants.items() if split_name(n) in functions}
         update = False
     diffs = diffs_of(mutants.values())
-    rows = rows_of(mutants, diffs)
+    rows = rows_of(mutants, diffs, test_map())
     ledger = load_ledger()
     statuses, from_ledger = {}, 0
     for row in rows:
@@ -984,7 +985,9 @@ def check(globs: list[str], tests: list[str], only: bool, every: bool, jobs: int
     names = [n for n in picked if every or (statuses[n] != "killed" and n not in explained)]
     if not names:
         raise SystemExit(f"no mutant{'' if every else ' not killed or explained'} matches {' '.join(globs)}")
-    selected = {n: [str(ROOT / t) for t in (list(tests) if only else mapped_tests(n) + list(tests))] for n in names}
+    tests_map = {} if only else test_map() or {}
+    selected = {n: [str(ROOT / t) for t in (list(tests) if only else mapped_tests(n, tests_map) + list(tests))]
+                for n in names}
     union = sorted({t for chosen in selected.values() for t in chosen})
     _warm(sorted({t.partition("::")[0] for t in union}))
     survived, running, queue = 0, {}, [n for n in names]
