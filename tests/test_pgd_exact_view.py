@@ -322,15 +322,16 @@ def test_integer_run_recognises_exactly_the_runs_of_consecutive_integers():
         assert not finite._integer_run(other), other
 
 
-def _counting_unique(monkeypatch):
-    calls = []
-    original = np.unique
+def _record_calls(monkeypatch, owner, name, result=None):
+    """Replace ``owner.name`` by a wrapper that keeps each call's positional arguments and calls the original, or
+    returns ``result`` instead when one is given; the list of calls."""
+    calls, original = [], getattr(owner, name)
 
-    def unique(*args, **kwargs):
+    def wrapper(*args, **kwargs):
         calls.append(args)
-        return original(*args, **kwargs)
+        return original(*args, **kwargs) if result is None else result
 
-    monkeypatch.setattr(finite.np, "unique", unique)
+    monkeypatch.setattr(owner, name, wrapper)
     return calls
 
 
@@ -339,7 +340,7 @@ def test_align_takes_the_run_path_exactly_when_the_runs_meet_or_touch(monkeypatc
     without sorting (no np.unique) onto the run from the smaller start to the larger end; runs with a gap, even of
     one integer, take the sorting path, so the gap gets no outcome. Either way the result is the general alignment
     (computed on float copies), keeping both inputs."""
-    calls = _counting_unique(monkeypatch)
+    calls = _record_calls(monkeypatch, finite.np, "unique")
     cases = [((0, 3), (3, 6), True), ((3, 6), (0, 3), True),  # touching, each order
              ((4, 5), (5, 8), True), ((5, 8), (4, 5), True),  # touching, a run of one outcome
              ((0, 5), (3, 9), True), ((3, 9), (0, 5), True), ((2, 4), (0, 9), True), ((-6, -1), (-3, 2), True),
@@ -363,7 +364,7 @@ def test_align_takes_the_run_path_exactly_when_the_runs_meet_or_touch(monkeypatc
 def test_align_of_runs_gives_the_union_the_common_dtype_as_the_sorting_path_does(monkeypatch):
     """Runs of different integer dtypes meet in numpy's common dtype (as np.unique of their concatenation has it),
     whichever comes first."""
-    calls = _counting_unique(monkeypatch)
+    calls = _record_calls(monkeypatch, finite.np, "unique")
     for dp, dq in [(np.int16, np.int32), (np.int32, np.int16), (np.uint8, np.int8), (np.int8, np.uint8)]:
         p = FiniteDistribution.from_probs(np.arange(0, 3, dtype=dp), [0.5, 0.25, 0.25])
         q = FiniteDistribution.from_probs(np.arange(2, 5, dtype=dq), [0.25, 0.25, 0.5])
@@ -406,15 +407,10 @@ def test_hockey_stick_bounds_follow_their_documented_margins(monkeypatch):
     lq = np.append(lq, [-np.inf, math.log(rest_q)])
     p = FiniteDistribution(np.arange(9), lp, log_error=0.01, tail_mass=0.001)
     q = FiniteDistribution(np.arange(9), lq, log_error=0.02)
-    sums = []
     original = finite.positive_sum
-
-    def positive_sum(terms):
-        sums.append(terms)
-        return original(terms)
-
-    monkeypatch.setattr(finite, "positive_sum", positive_sum)
+    calls = _record_calls(monkeypatch, finite, "positive_sum")
     got = finite.hockey_stick(p, q, eps).delta
+    sums = [terms for terms, in calls]
     near = [0, 1, 2, 3, 7]  # the losses above: 2.5, 1.5, 1.28, just above the threshold, +inf
     f = math.exp(eps)
     p_hi, p_lo = np.exp(lp[near] + e) * (1 + U), np.exp(lp[near] - e) * (1 - U)
@@ -720,24 +716,12 @@ def test_equal_conditionals_give_one_minus_e_to_the_eps_within_one_relative_roun
     assert mixture._single([], 0.0) == Enclosure.point(0) and mixture._single([], 0.5) == Enclosure.point(0)
 
 
-def _recording_single(monkeypatch, value=None):
-    calls = []
-    original = mixture._single
-
-    def single(pairs, eps, aligned=None):
-        calls.append((pairs, eps))
-        return value if value is not None else original(pairs, eps, aligned)
-
-    monkeypatch.setattr(mixture, "_single", single)
-    return calls
-
-
 def test_a_one_outcome_blocks_epsilon_is_widened_by_its_documented_slack(monkeypatch):
     """eps' = eps + log c - log a is enclosed by +- (the two log errors + 4 U (|eps| + |log a| + |log c| + 1)); the
     upper end of the term is taken at the lower end of eps' and the lower end at the upper end."""
     law0 = _mixture(_law([0.7, 0.3], log_error=0.01), [0, 1], [0, 1], [_law([0.9, 0.1]), _law([0.5, 0.5])])
     law1 = _mixture(_law([0.2, 0.8], log_error=0.02), [0, 1], [0, 1], [_law([0.1, 0.9]), _law([0.5, 0.5])])
-    calls = _recording_single(monkeypatch)
+    calls = _record_calls(monkeypatch, mixture, "_single")
     eps = 1.25
     mixture.hockey_stick(law0, law1, eps, exact.differing_coordinates)
     expected = []
@@ -745,7 +729,7 @@ def test_a_one_outcome_blocks_epsilon_is_widened_by_its_documented_slack(monkeyp
         shift = eps + lq - lp
         slack = (0.01 + 0.02) + 4 * U * (abs(eps) + abs(lp) + abs(lq) + 1)
         expected += [shift - slack, shift + slack]
-    assert [e for _, e in calls] == expected
+    assert [call[1] for call in calls] == expected
     assert len(calls[2][0]) == 0  # the second block's conditionals are equal: no coordinate differs
 
 
@@ -760,7 +744,7 @@ def test_a_larger_blocks_bound_follows_its_documented_formula(monkeypatch, upwar
     enclosure [1/4, 1/2]) times A's upper end (at most A) or lower end."""
     b = _block([-1e-3, -2.0, -30.0, -np.inf], [-0.5, -np.inf, -1.5, -3.0])
     ep, eq, eps = 0.3, 0.2, 0.7
-    calls = _recording_single(monkeypatch, Enclosure(Fraction(1, 4), Fraction(1, 2)))
+    calls = _record_calls(monkeypatch, mixture, "_single", Enclosure(Fraction(1, 4), Fraction(1, 2)))
     got = mixture._block_bound(b, ep, eq, [], eps, upward)
     sign = 1 if upward else -1
     fp, fq = np.isfinite(b.logp), np.isfinite(b.logq)
