@@ -4,7 +4,8 @@ the per-round sampler (seeded chi-square goodness-of-fit tests, false-failure ra
 against an independent computation by numerical integration with scipy at T = 4 and T = 5, its ball
 enclosures (against a 60-digit recomputation, under a broken ball operation, canonical thresholds, precision
 retries), the integrator's own safeguards (merged identical bounds, exact zeros, the LP pruning), its size
-limit, the half-noise option, and the private-online suite entry that uses it."""
+limit and the half-noise option. The privacy audits that read the law (the private-online suite entry, the
+noise at half and a quarter of its scale) are in tests/test_hybrid_ucb_audits.py."""
 
 from __future__ import annotations
 
@@ -24,14 +25,21 @@ from decision_laws import (
 from flint import arb
 from scipy import integrate
 
-from dpaudit import PureDP, audit_privacy
-from dpaudit.algorithms.online import HybridUCB, hybrid_law, lazy_law, polytope_law
+from dpaudit.algorithms.online import HybridUCB, hybrid_law, hybrid_ucb, lazy_law, polytope_law
 from dpaudit.algorithms.online.registry import ALGORITHMS
-from dpaudit.audits import private_online
 from dpaudit.bandits.transcripts import DecisionTranscript, ExactDecisionTranscript
-from dpaudit.suite import RunContext
 
 ALPHA = 1e-4  # false-failure rate of each chi-square test below
+
+
+@pytest.fixture(autouse=True)
+def _law_computed_afresh():
+    """HybridUCB remembers the laws it computed (hybrid_ucb._law): each test here computes its own, so that it
+    tests the law's code as it is now, not a law an earlier test (or mutation testing's unmutated warm-up run,
+    whose process forks the mutants' runs) left in the cache."""
+    hybrid_ucb._law.cache_clear()
+    yield
+    hybrid_ucb._law.cache_clear()
 
 
 def _bonus(t: int, pulls: int, eps: float) -> float:
@@ -207,7 +215,7 @@ def test_thresholds_are_exact_and_canonical():
     P, eps = lazy_law.Point, Fraction(1)
     policy = HybridUCB(1.0)
     with flint_precision(lazy_law.PRECISION):
-        for t in (3, 4, 5, 6, 8, 9, 12):
+        for t in (2, 3, 4, 5, 6, 8, 9, 12, 16):
             for pulls in (1, 2, 3, 4, 5, 7):
                 value = float(P(hybrid_law.bonus_form(t, pulls, eps)).ball.mid())
                 assert math.isclose(value, _bonus(t, pulls, 1.0), rel_tol=1e-14)
@@ -218,6 +226,13 @@ def test_thresholds_are_exact_and_canonical():
                     and a != ("sqrt", 2)}
 
         assert sqrt_part(4, 2) == sqrt_part(8, 3) == {("sqrt", 3): 1}
+        # sqrt(3 log2 8 / 1) = 3 and sqrt(3 log2 16 / 3) = 2 are rationals: the atom of rationals, where a
+        # threshold's sums of rewards go, not sqrt(1)
+        eight = hybrid_law.bonus_form(8, 1, eps)
+        assert eight[lazy_law.ONE] == 3 and ("sqrt", 1) not in eight
+        assert hybrid_law.bonus_form(16, 3, eps)[lazy_law.ONE] == 2
+        with pytest.raises(ValueError, match="^no base for 1$"):  # t = s^j needs t >= 2
+            hybrid_law._base(1)
         assert sqrt_part(9, 2) == sqrt_part(3, 1) == {("sqlog2", 3, 3): 1}
         six = hybrid_law.bonus_form(6, 1, eps)
         assert six[("sqrt", 2)] == six[("r2log2", 3)] == 12  # 12 sqrt(2) (1 + log2 3) floor(log2 2) / 1
@@ -243,6 +258,83 @@ def test_an_undecided_comparison_is_retried_at_a_higher_precision(monkeypatch):
     monkeypatch.setattr(hybrid_law, "_paths", undecided)
     with pytest.raises(ArithmeticError, match="undecided"):
         hybrid_law.path_probabilities(_TABLE, 1.0, 1.0)
+
+
+def test_the_closed_form_at_T3_reads_the_noise_budget_not_the_index_budget():
+    """T = 3 at eps = 0.5, called on the law's module directly: arm 0 iff Za - Zb >= r_2,1 - r_1,0, with Z ~
+    Lap(2 / noise_eps) (the bonuses cancel, so the index's eps plays no part): Lap(4) at the printed scales, Lap(2)
+    at half noise (noise eps 1), and P(D >= d) = (2 + d/b) e^{-d/b} / 4 for the difference of two Lap(b)."""
+    table, d = np.array([[0.5, 0.5], [0.1, 0.9], [0.1, 0.2]]), 0.9 - 0.5
+    for noise_eps in (0.5, 1.0):
+        b = 2 / noise_eps
+        paths = hybrid_law.path_probabilities(table, 0.5, noise_eps)
+        assert paths.keys() == {(0, 1, 0), (0, 1, 1)}
+        assert math.isclose(float(paths[(0, 1, 0)].mid()), (2 + d / b) * math.exp(-d / b) / 4, rel_tol=1e-12)
+
+
+def test_every_decision_path_has_positive_probability():
+    """The module docstring's argument: each comparison from round 4 on reads a noise no earlier one read, so all
+    2^(T-2) paths have positive probability (T = 3, 4, 5; their balls sum to 1), and the forced rounds of T = 1, 2
+    give their one path probability exactly 1 (a ball of radius 0)."""
+    for horizon in (3, 4, 5):
+        paths = hybrid_law.path_probabilities(np.random.default_rng(horizon).uniform(size=(horizon, 2)), 1.0, 1.0)
+        assert len(paths) == 2 ** (horizon - 2) and all(p > 0 for p in paths.values())
+        with flint_precision(lazy_law.PRECISION):
+            assert sum(paths.values()).contains(arb(1))
+    for table, path in ((np.zeros((1, 2)), (0,)), (np.zeros((2, 2)), (0, 1))):
+        paths = hybrid_law.path_probabilities(table, 1.0, 1.0)
+        assert list(paths) == [path] and paths[path].is_exact() and paths[path] == 1
+
+
+def test_noises_and_their_rates_are_the_tree_of_the_module_docstring():
+    """Per arm, the noises of the estimate after O pulls as the module docstring lists them (pull 1 reads Z0; 2:
+    Z0 + Y1; 3: Z0 + Y2; 4: Z0 + Z1 + Y'1; 5: Z0 + Z1 + Y'2; 6: Z0 + Z1 + Y'2 + Y'3; 7: Z0 + Z1 + Y'4) and on to
+    O = 12 (block 3: Z0 + Z1 + Z2 + the p-sums of leaf 5's decomposition, 5 = 4 + 1); the arrays are Lap(2/eps)
+    (rate eps/2) and block r's p-sums Lap(2r/eps)."""
+    Z = lambda i: ("Z", 1, i)  # noqa: E731
+    Y = lambda r, n: ("Y", 1, r, n)  # noqa: E731
+    listed = {1: [Z(0)], 2: [Z(0), Y(1, 1)], 3: [Z(0), Y(1, 2)], 4: [Z(0), Z(1), Y(2, 1)],
+              5: [Z(0), Z(1), Y(2, 2)], 6: [Z(0), Z(1), Y(2, 3), Y(2, 2)], 7: [Z(0), Z(1), Y(2, 4)],
+              12: [Z(0), Z(1), Z(2), Y(3, 5), Y(3, 4)]}
+    for pulls, names in listed.items():
+        assert hybrid_law.noise_of(1, pulls) == names, pulls
+    eps = Fraction(3, 5)
+    assert hybrid_law._rate(Z(2), eps) == Fraction(3, 10)
+    assert [hybrid_law._rate(Y(r, 1), eps) for r in (1, 2, 3)] == [Fraction(3, 10), Fraction(3, 20), Fraction(1, 10)]
+
+
+def test_the_integrator_prunes_only_when_asked(monkeypatch):
+    """``prune`` (the default) reaches the integrator's float LP, which then looks at every cell; ``prune=False``
+    never calls it. The paths agree (speed only)."""
+    calls: list[int] = []
+    real = polytope_law.infeasible
+    monkeypatch.setattr(polytope_law, "infeasible", lambda c: calls.append(len(c)) or real(c))
+    table = np.random.default_rng(8).uniform(size=(5, 2))
+    pruned = hybrid_law.path_probabilities(table, 1.0, 1.0)
+    assert len(calls) > 8
+    calls.clear()
+    plain = hybrid_law.path_probabilities(table, 1.0, 1.0, prune=False)
+    assert calls == [] and plain.keys() == pruned.keys()
+    assert all(plain[k].overlaps(pruned[k]) for k in plain)
+
+
+def test_a_path_whose_ball_reaches_0_is_retried_and_then_refused_in_the_policys_name(monkeypatch):
+    """A probability ball holding 0 but not exactly 0 is not a path of positive probability, even when 0 is its
+    lower end (the nonnegative part of [-1, 1], about [0, 1]: at or above 0, not above it): the law is recomputed
+    at twice the precision, up to MAX_PRECISION, then refused with an error naming Hybrid-UCB and the undecided
+    path."""
+    at_zero = arb(0, 1).nonnegative_part()
+    assert at_zero.lower() == 0 and not at_zero.is_zero()
+    monkeypatch.setattr(hybrid_law, "probability", lambda *args, **kwargs: at_zero)
+    with pytest.raises(ArithmeticError, match=r"^HybridUCB: undecided at \d+ bits \(a path's probability .* is "
+                                              r"not separated from 0 at \d+ bits\)$"):
+        hybrid_law.path_probabilities(_TABLE, 1.0, 1.0)
+
+
+def test_a_log_probability_that_is_not_finite_is_refused_in_the_policys_name(monkeypatch):
+    monkeypatch.setattr(hybrid_law, "path_probabilities", lambda *args: {(0, 1, 0): arb(0.5, math.inf)})
+    with pytest.raises(ArithmeticError, match="^HybridUCB: a log-probability's ball is not finite$"):
+        hybrid_law.decision_law(_TABLE[:3], [3], 1.0, 1.0)
 
 
 # -- the integrator's safeguards ----------------------------------------------------------------------------
@@ -304,6 +396,32 @@ def test_a_term_that_does_not_vanish_at_infinity_raises():
             polytope_law._integrate(grows, 0, ((polytope_law._ZERO,), lazy_law.ZERO), lazy_law.POS_INF)
 
 
+def _system(*rows) -> list:
+    """Constraints a . v + p >= 0 from rows (a_0, ..., a_k, p) of fractions (strings allowed)."""
+    return [(tuple(polytope_law._fmpq(Fraction(a)) for a in row[:-1]), _rational(Fraction(row[-1]))) for row in rows]
+
+
+def test_the_lp_cuts_a_cell_only_when_its_best_slack_is_clearly_negative():
+    """The float LP on its own (it never meets a cell of LP_MIN_CONSTRAINTS = 5 constraints in Hybrid-UCB's laws
+    up to T = 6, so these are its only fast tests): each system is x >= c, x <= 0 (best slack -c/2 after scaling
+    each constraint to unit norm) plus three constraints of a box around a point of negative coordinates (y in
+    [-3, -2], free of x). Cut when -c/2 < -LP_MARGIN; kept for c = 1e-7 and 1.4e-6 (slack -5e-8 and -7e-7, inside
+    the margin), the same constraints scaled by 1000 give the same answers (unit norms), a feasible system whose
+    points all have negative coordinates is kept (the variables are free, not >= 0), and with four constraints the
+    LP is not tried at all."""
+    box = [(0, 1, 3), (0, -1, -2), (1, 1, 10)]  # y >= -3, y <= -2, x + y >= -10
+
+    def cut(c, scale=1):
+        return polytope_law.infeasible(_system((scale, 0, -scale * Fraction(c)), (-1, 0, 0), *box))
+
+    assert polytope_law.LP_MARGIN == 1e-6 and polytope_law.LP_MIN_CONSTRAINTS == 5
+    assert cut(1) and cut("1e-5") and cut("2.2e-6") and cut(1, scale=1000)
+    assert not cut("1e-7") and not cut("1.4e-6") and not cut("1.4e-6", scale=1000) and not cut(0)
+    assert not polytope_law.infeasible(_system((1, 0, 2), (-1, 0, -1), *box))  # x in [-2, -1], y in [-3, -2]
+    assert not polytope_law.infeasible(_system((1, 0, -1), (-1, 0, 0), *box[:2]))  # empty, but four constraints
+    assert polytope_law.infeasible(_system((1, 0, 0, -1), (-1, 0, 0, 0), (0, 0, 1, 0), *[(0, *r) for r in box[:2]]))
+
+
 @pytest.mark.slow
 def test_lp_pruning_drops_no_mass(monkeypatch):
     """The float LP only cuts cells and branches whose polyhedra are empty: the paths and their balls are those
@@ -352,72 +470,3 @@ def test_noise_scale_option_is_checked_and_reaches_the_noise():
     assert half.name == "Hybrid-UCB(eps=0.5, half noise)" and half.noise_epsilon == 1.0
     assert half.counter.array_noise.scale == 2 and half.counter.node_noise(3).scale == 6  # Lap(1/eps), Lap(r/eps)
     assert HybridUCB(0.5).counter.array_noise.scale == 4  # Lap(2/eps) as printed
-
-
-@pytest.mark.slow
-def test_half_the_noise_scale_doubles_the_exact_loss_but_is_not_refuted_at_small_horizons():
-    """Every noise at half its scale: on the table pairs the suite uses and the relation's structured search, the
-    exact loss of the decisions doubles (0.5 -> 1, at the sequence that plays arm 1 from round 2 on, whose
-    probability ratio tends to e^{rate of Za}: eps/2 as printed, eps at half scale) but stays below eps at
-    T = 4: the bug is not refuted here (module docstring of audits.private_online)."""
-    from dpaudit.core.domains import Box
-    from dpaudit.core.neighbours import ReplaceRewardVector
-
-    losses = {}
-    for scale in ("2/eps", "1/eps"):
-        transcript = DecisionTranscript(HybridUCB(1.0, noise_scale=scale), arms=2, horizon=4)
-        result = audit_privacy(transcript, PureDP(1.0), pairs=private_online._reversed_rounds(4), auditor="exact",
-                               neighbours=ReplaceRewardVector().over(Box(0.0, 1.0, shape=(4, 2)), random=0), seed=0)
-        assert result.verdict == "verified"
-        losses[scale] = result.statistic.interval
-    assert 0.4998 < losses["2/eps"][0] <= losses["2/eps"][1] < 0.5
-    assert 1 - 1e-7 < losses["1/eps"][0] <= losses["1/eps"][1] < 1
-
-
-@pytest.mark.slow
-def test_half_the_noise_scale_is_refuted_black_box_at_twelve_rounds():
-    """Where the exact law cannot reach (T <= 6), the black-box audit can: Hybrid-UCB with every noise at half its
-    scale, its decisions over T = 12 rounds on the suite's two pairs (round 1's or round 3's vector reversed on the
-    table where arm 0 pays 1), at most 2 * 10^6 samples per side, confidence 0.99: refuted, on the round-3 pair.
-    The sequential audit (the default) stops once its bound passes eps = 1 (1.01, 1.03, 1.05 at seeds 0-2), from
-    a fraction of the budget; the fixed-size audit (``sequential=False``, 16 s, not run here) certifies 1.16, 1.14
-    and 1.20 there, and the printed scales' entry 0.32 at the quick budget. Seeded, so it cannot fail by chance;
-    at 2 * 10^5 per side one seed in three refutes. The round-3 pair changes arm 0's second reward, which every
-    later estimate reads beside the array noise Z^(0) that also enters the first estimate, so Z^(0) cannot absorb
-    the change as it does round 1's (whose loss tends to eps at half noise and no further: the exact test
-    above)."""
-    transcript = DecisionTranscript(HybridUCB(1.0, noise_scale="1/eps"), arms=2, horizon=12)
-    result = audit_privacy(transcript, PureDP(1.0), pairs=private_online._reversed_rounds(12), auditor="statistical",
-                           samples=2_000_000, confidence=0.99, seed=0, statistic=private_online._sequence_code)
-    assert result.verdict == "refuted" and result.witness["pair_index"] == 1
-    assert 1 < result.epsilon_lower < 1.05 and result.parameters["samples_drawn"] < 1_000_000
-
-
-@pytest.mark.slow
-def test_suite_exact_entry_keeps_its_verdict():
-    """The private-online exact Hybrid-UCB entry at the quick budget: verified, loss 0.5 - 5.04e-7 (the sequence
-    that plays arm 1 from round 2 on, on the all-zero table against round 1's vector (1, 1)), enclosure below
-    0.5; the black-box entry stays statistical."""
-    entries = {e.id: e for e in private_online.suite.entries}
-    assert entries["private-online/thm5-privacy@algorithm,eps1,K2,T12"].plan.statistical
-    entry = entries["private-online/thm5-privacy@algorithm,exact,eps1,K2,T5"]
-    assert not entry.plan.statistical
-    finding = entry.audit(RunContext(0, "quick", 0.01, np.random.SeedSequence(0))).finding
-    lo, hi = finding.statistic.interval
-    assert finding.verdict == "verified"
-    assert 0.5 - 5.1e-7 < lo <= hi < 0.5 - 5e-7
-
-
-def test_a_quarter_of_the_noise_scale_is_refuted_with_certainty():
-    """Every noise at a quarter of its scale (arm 0's first array Lap(1/(2 eps))): the exact loss of the decisions
-    is 2 eps on the suite's first pair (round 1's vector reversed: the sequence that plays arm 1 from round 2 on,
-    whose probability ratio is e^{rate of arm 0's first array noise} in the limit), so PureDP(eps) is refuted
-    with certainty, not from samples; the printed scales give eps/2 on the same pair."""
-    policy = HybridUCB(1.0, noise_scale="1/(2eps)")
-    assert policy.noise_epsilon == 4.0 and policy.name == "Hybrid-UCB(eps=1, quarter noise)"
-    transcript = DecisionTranscript(policy, arms=2, horizon=4)
-    result = audit_privacy(transcript, PureDP(1.0), pairs=private_online._reversed_rounds(4)[:1], auditor="exact",
-                           seed=0)
-    assert result.verdict == "refuted"
-    lo, hi = result.statistic.interval
-    assert 1.9 < lo <= hi <= 2.0 + 1e-12

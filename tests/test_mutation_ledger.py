@@ -201,3 +201,64 @@ def test_exit_codes_are_mutmuts():
         assert record.status_of(record.exit_code_of(status)) == status
     assert record.exit_code_of("killed") == 1 and record.exit_code_of("survived") == 0
     assert record.status_of(None) == "not checked"
+    assert record.status_of(-9) == "timeout" and record.status_of(-11) == "segfault"  # -9: the CPU limit's SIGKILL
+
+
+def test_the_installed_folders_link_exists_while_the_tool_runs_and_is_removed_after(tmp_path, monkeypatch):
+    (tmp_path / "algorithms" / "online").mkdir(parents=True)
+    (tmp_path / "algorithms" / "online" / "law.py").write_text("x = 1\n")
+    (tmp_path / "dpaudit").mkdir()
+    link = tmp_path / "dpaudit" / "algorithms"
+    monkeypatch.setattr(record, "ROOT", tmp_path)
+    monkeypatch.setattr(record, "INSTALLED_FOLDERS", {link: Path("..") / "algorithms"})
+    with record.installed_folders():
+        assert link.is_symlink() and (link / "online" / "law.py").read_text() == "x = 1\n"
+    assert not link.exists() and not link.is_symlink()
+    link.symlink_to(Path("..") / "algorithms")  # another command's (still running, or killed): used, left alone
+    with record.installed_folders():
+        assert link.is_symlink()
+    assert link.is_symlink()
+    link.unlink()
+    with pytest.raises(RuntimeError), record.installed_folders():  # removed when the command fails, too
+        assert link.is_symlink()
+        raise RuntimeError
+    assert not link.is_symlink()
+    link.symlink_to(tmp_path)  # a link elsewhere, or a real folder, is refused and left alone
+    with pytest.raises(SystemExit, match="links to"), record.installed_folders():
+        pass
+    assert link.is_symlink()
+    link.unlink()
+    link.mkdir()
+    with pytest.raises(SystemExit, match="is not a link"), record.installed_folders():
+        pass
+    assert link.is_dir() and not link.is_symlink()
+
+
+def test_the_mutated_modules_of_algorithms_are_configured_through_the_link():
+    """pyproject's [tool.mutmut] names algorithms/'s mutated modules by the link's path, a source path of their
+    own (mutmut's walk of dpaudit/ does not follow links), and the files exist under algorithms/."""
+    config = tomllib.loads((PATH.parents[2] / "pyproject.toml").read_text())["tool"]["mutmut"]
+    links = [str(link.relative_to(record.ROOT)) for link in record.INSTALLED_FOLDERS]
+    assert links == ["dpaudit/algorithms"] and "dpaudit/algorithms" in config["source_paths"]
+    laws = [p for p in config["only_mutate"] if p.startswith("dpaudit/algorithms/")]
+    assert laws == ["dpaudit/algorithms/online/polytope_law.py", "dpaudit/algorithms/online/hybrid_law.py"]
+    for path in laws:
+        assert (record.ROOT / path.replace("dpaudit/", "", 1)).is_file()
+    assert "tests/test_hybrid_ucb_exact_law.py" in config["pytest_add_cli_args_test_selection"]
+
+
+def test_mutmut_runs_with_a_fixed_slow_sample(monkeypatch):
+    """conftest seeds the slow tier's sample from HEAD unless DPAUDIT_SLOW_SEED is set: mutmut's runs set it, so
+    that the tests mutmut maps to a function do not change with every commit."""
+    seen = []
+
+    def run(args, **kwargs):
+        seen.append(kwargs["env"])
+        return record.subprocess.CompletedProcess(args, 0, "", "")
+
+    monkeypatch.setattr(record.subprocess, "run", run)
+    monkeypatch.delenv("DPAUDIT_SLOW_SEED", raising=False)
+    record._mutmut("show", "x")
+    assert seen[0]["DPAUDIT_SLOW_SEED"] == record.SLOW_SEED == "0"
+    conftest = (PATH.parents[2] / "tests" / "conftest.py").read_text()
+    assert 'os.environ.get("DPAUDIT_SLOW_SEED")' in conftest

@@ -19,10 +19,13 @@ A decision path fixes which arm is pulled at every round, hence the rewards and 
 comparison reads and the thresholds. Its probability is the probability that the independent Laplace
 noises it reads fall in a polyhedron, one half-space per round t >= 3, computed by
 :func:`algorithms.online.polytope_law.probability` (Fourier-Motzkin elimination carrying the integrand, in
-ball arithmetic). The paths are enumerated depth first, branching on each comparison; a branch whose
-polyhedron a float LP finds clearly empty is cut (speed only: polytope_law's argument), and a path whose
-polyhedron is empty, or of measure zero, gets probability exactly 0 from the elimination itself
-(exact comparisons of constants), and is left out.
+ball arithmetic). The paths are enumerated depth first, branching on each comparison. No branch is empty:
+from round 4 on, the arm pulled at the round before has O >= 2 pulls, and the first noise of its estimate, the
+p-sum of block r ending at leaf n = O - 2^r + 1, is read by no earlier comparison (they read that arm's
+estimates at fewer pulls: blocks below r, or leaves of block r below n), so given the noises of the earlier
+comparisons both sides of this one have positive probability; every one of the 2^(T-2) paths (T >= 2) has
+positive probability, and none is cut before its polyhedron is integrated. A path whose ball is exactly 0
+(the elimination's exact comparisons found its polyhedron empty or of measure zero) would be left out.
 
 Exact thresholds. theta_t is kept as an exact expression (:class:`~algorithms.online.lazy_law.Point`) in a
 canonical form, so that numbers equal in fact are equal by construction: sqrt(3 log2 t / O), with t = s^j
@@ -51,7 +54,7 @@ import numpy as np
 from flint import arb, ctx
 
 from .lazy_law import ONE, PRECISION, Point, PrecisionNeeded, law_of_paths, with_retries
-from .polytope_law import infeasible, probability
+from .polytope_law import probability
 
 
 def _squarefree(n: int) -> tuple[int, int]:
@@ -134,7 +137,7 @@ def _dense(names: dict, constraints: list) -> list:
     return out
 
 
-def _paths(table: np.ndarray, epsilon: float, noise_epsilon: float, prune: bool = True) -> list[tuple[list, arb]]:
+def _paths(table: np.ndarray, epsilon: float, noise_epsilon: float, prune: bool) -> list[tuple[list, arb]]:
     """Every decision path with positive probability and a ball enclosing its probability, at the current
     precision; :class:`PrecisionNeeded` if that is too low."""
     T = len(table)
@@ -173,8 +176,6 @@ def _paths(table: np.ndarray, epsilon: float, noise_epsilon: float, prune: bool 
                 for name in constraint[0]:
                     new_names.setdefault(name, len(new_names))
                 new_constraints = constraints + [constraint]
-                if prune and infeasible(_dense(new_names, new_constraints), 2):
-                    continue
             new_pulls, new_sums = list(pulls), list(sums)
             new_pulls[arm] += 1
             new_sums[arm] += rewards[t - 1][arm]

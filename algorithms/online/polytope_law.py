@@ -43,8 +43,7 @@ is exact, so an empty polyhedron ends with every cell dropped by an exact compar
 0 (an arb 0 of radius 0), and a nonempty one has P > 0 in fact.
 
 Pruning (speed only): before a cell with at least :data:`LP_MIN_CONSTRAINTS` constraints is expanded
-further (and, in :mod:`algorithms.online.hybrid_law`, before a decision branch is followed), a float LP
-(scipy's HiGHS) maximises the slack s of its constraints (a_c . y + p_c >= s |a_c|, s <= 1) at the
+further, a float LP (scipy's HiGHS) maximises the slack s of its constraints (a_c . y + p_c >= s |a_c|, s <= 1) at the
 constants' midpoints; a cell whose optimal slack is below -:data:`LP_MARGIN` is dropped. A cell with a
 point inside has slack >= 0 exactly, so dropping it needs the LP to err by more than :data:`LP_MARGIN`
 (1e-6) on a problem of a few variables with coefficients of order 1 (HiGHS's feasibility tolerance is
@@ -228,10 +227,10 @@ def _decide(constraints: list[Constraint]) -> list[Constraint] | None:
     return list(kept.items())
 
 
-def infeasible(constraints: list[Constraint], least: int | None = None) -> bool:
+def infeasible(constraints: list[Constraint]) -> bool:
     """The float LP of the module docstring: True only when the best slack is below -LP_MARGIN (not tried
-    with fewer than ``least`` constraints, by default :data:`LP_MIN_CONSTRAINTS`)."""
-    if len(constraints) < (LP_MIN_CONSTRAINTS if least is None else least):
+    with fewer than :data:`LP_MIN_CONSTRAINTS` constraints)."""
+    if len(constraints) < LP_MIN_CONSTRAINTS:
         return False
     used = sorted({i for coef, _ in constraints for i, c in enumerate(coef) if c})
     A = np.array([[float(coef[i]) for i in used] for coef, _ in constraints])

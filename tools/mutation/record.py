@@ -9,7 +9,8 @@
     python tools/mutation/record.py import-record COMMIT      # fill the ledger from the record committed there
 
 ``run`` runs mutmut over the modules and tests configured in pyproject.toml's ``[tool.mutmut]``
-(``dpaudit/stats.py``, ``dpaudit/auditors/``, ``dpaudit/exact/``; the tests of the statistical core).
+(``dpaudit/stats.py``, ``dpaudit/auditors/``, ``dpaudit/exact/``, two exact laws of ``algorithms/``; the tests
+of the statistical core).
 mutmut copies the project into ``mutants/`` (not committed), records which test reaches which function, and
 runs each mutant against only those tests, forked from one process; it remembers its results there, so a
 second run re-tests only the functions that changed. ``report`` turns the results into
@@ -52,9 +53,11 @@ survived. It reads the mutated sources mutmut generated last: after changing a m
 before checking its mutants. The record changes only when mutmut itself re-tests them
 (``record.py run NAME...``). Like mutmut, it imports the tests once and forks a child per mutant.
 
-The noise of the private policies is checked by its own sweep, ``tools/mutation/noise_sweep.py``
-(the policies live in ``algorithms/`` and ``mechanisms/``, installed under ``dpaudit.``, which
-mutmut's copy cannot stand in for).
+Two modules of ``algorithms/`` are mutated too, the exact laws of Hybrid-UCB's decisions
+(``online/polytope_law.py``, ``online/hybrid_law.py``): mutmut sees the folder through a link,
+``dpaudit/algorithms`` -> ``../algorithms``, which every command of this tool makes while it runs and removes
+afterwards (:data:`INSTALLED_FOLDERS`), so that their mutants carry the names the tests import. The noise of
+the private policies is checked by its own sweep, ``tools/mutation/noise_sweep.py``.
 """
 
 from __future__ import annotations
@@ -194,9 +197,12 @@ def exit_code_of(status: str) -> int | None:
 
 
 def status_of(code: int | None) -> str:
+    """mutmut's word for an exit code, but -9 (SIGKILL) is a timeout: mutmut lists it as a segfault, yet the only
+    SIGKILL its forked runs get is their CPU limit's hard end (RLIMIT_CPU: SIGXCPU at the limit, SIGKILL a second
+    later, for a run that does not stop on SIGXCPU); a segfault is -11."""
     from mutmut.stats import status_by_exit_code
 
-    return status_by_exit_code[code]
+    return "timeout" if code == -9 else status_by_exit_code[code]
 
 
 def seed_plan(rows: Iterable[Row], ledger: Mapping[str, Mapping], have_map: bool,
@@ -241,6 +247,38 @@ def updated_ledger(ledger: Mapping[str, Mapping], rows: Iterable[Row], mutated_m
 
 # --- mutmut's mutants/ -----------------------------------------------------------------------------------------
 
+#: the checkout's folders installed under dpaudit.* (pyproject.toml's package-dir) that hold mutated modules, and
+#: where mutmut must see them. mutmut names a mutant by its file's path from the checkout's root and activates it
+#: only in a function whose ``__module__`` is that name: algorithms/online/polytope_law.py would be
+#: ``algorithms.online.polytope_law``, but the tests import ``dpaudit.algorithms.online.polytope_law``. Seen
+#: through the link dpaudit/algorithms -> ../algorithms (pyproject's source_paths and only_mutate name that path),
+#: the names agree, and mutmut's copy holds the folder as mutants/dpaudit/algorithms/, which its tests import
+#: before the installed mapping. The link exists only while this tool runs (git ignores it).
+INSTALLED_FOLDERS = {ROOT / "dpaudit" / "algorithms": Path("..") / "algorithms"}
+
+
+@contextlib.contextmanager
+def installed_folders() -> Iterator[None]:
+    """The links of :data:`INSTALLED_FOLDERS` for the duration: made and removed afterwards, or left alone if
+    they exist already (another command of this tool is running, ``check`` beside a long ``run``, or one was
+    killed before removing its link: the checkout imports the same files through it)."""
+    made = []
+    try:
+        for link, target in INSTALLED_FOLDERS.items():
+            if link.is_symlink():
+                if Path(os.readlink(link)) != target:
+                    raise SystemExit(f"{link.relative_to(ROOT)} links to {os.readlink(link)}, not {target}")
+                continue
+            if link.exists():
+                raise SystemExit(f"{link.relative_to(ROOT)} exists and is not a link to {target}: move it away")
+            link.symlink_to(target, target_is_directory=True)
+            made.append(link)
+        yield
+    finally:
+        for link in made:
+            link.unlink(missing_ok=True)
+
+
 @contextlib.contextmanager
 def _at_root() -> Iterator[None]:
     """mutmut reads pyproject.toml and mutants/ from the working directory."""
@@ -252,13 +290,20 @@ def _at_root() -> Iterator[None]:
         os.chdir(here)
 
 
+#: the seed of the slow tier's sample in mutmut's runs (tests/conftest.py reads it from DPAUDIT_SLOW_SEED): fixed,
+#: because by default the sample follows the HEAD commit, and mutmut's map of the tests reaching each function,
+#: hence the tests hash that lets the ledger seed a function's mutants, would change with every commit
+SLOW_SEED = "0"
+
+
 def _mutmut(*args: str, capture: bool = True) -> str:
+    env = {**os.environ, "DPAUDIT_SLOW_SEED": SLOW_SEED}
     if capture:
         done = subprocess.run([sys.executable, "-m", "mutmut", *args], cwd=ROOT, text=True, capture_output=True,
-                              check=False)
+                              check=False, env=env)
         code, out, err = done.returncode, done.stdout, done.stderr
     else:
-        process = subprocess.Popen([sys.executable, "-m", "mutmut", *args], cwd=ROOT)
+        process = subprocess.Popen([sys.executable, "-m", "mutmut", *args], cwd=ROOT, env=env)
         try:
             code = process.wait()
         except KeyboardInterrupt:  # mutmut got the interrupt too: let it stop its workers and save its results
@@ -1047,6 +1092,11 @@ def main() -> None:
         parser.error(f"{args.command} needs mutant names or globs")
     if args.command == "import-record" and len(args.patterns) != 1:
         parser.error("import-record needs one commit")
+    with installed_folders():
+        _command(args)
+
+
+def _command(args: argparse.Namespace) -> None:
     if args.command == "survivors":
         return survivors(args.patterns)
     if args.command == "check":
