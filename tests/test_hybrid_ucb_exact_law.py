@@ -424,7 +424,7 @@ def test_the_lp_cuts_a_cell_only_when_its_best_slack_is_clearly_negative():
 
 @pytest.mark.slow
 def test_lp_pruning_drops_no_mass(monkeypatch):
-    """The float LP only cuts cells and branches whose polyhedra are empty: the paths and their balls are those
+    """The float LP only cuts cells whose polyhedra are empty: the paths and their balls are those
     of the computation without it. A margin of the wrong sign (cutting cells with a small positive slack) is
     caught: paths are lost or the law no longer sums to 1."""
     monkeypatch.setattr(polytope_law, "LP_MIN_CONSTRAINTS", 2)  # the LP on every cell
