@@ -396,6 +396,49 @@ def test_a_term_that_does_not_vanish_at_infinity_raises():
             polytope_law._integrate(grows, 0, ((polytope_law._ZERO,), lazy_law.ZERO), lazy_law.POS_INF)
 
 
+def test_constants_keep_exact_forms_that_decide_zeros_and_signs():
+    """A constraint's constant is an exact expression with its ball: a - b and q a keep their forms exactly (a
+    difference of equal numbers is the empty form, exactly 0, whatever its ball), and a sign is decided by the
+    form when it is empty, else by the ball, which must exclude 0: a ball ending exactly at 0 (either end) or
+    holding 0 is undecided, a PrecisionNeeded naming the constant."""
+    F, q = Fraction, polytope_law._fmpq(Fraction(1, 3))
+    with flint_precision(lazy_law.PRECISION):
+        root = lazy_law.Point({("sqrt", 2): F(3), lazy_law.ONE: F(1, 2)})
+        same = lazy_law.Point({("sqrt", 2): F(3), lazy_law.ONE: F(1, 2)})
+        other = lazy_law.Point({("sqrt", 2): F(1)})
+        assert polytope_law._minus(root, same).form == {} and polytope_law._sign(polytope_law._minus(root, same)) == 0
+        assert polytope_law._minus(root, other).form == {("sqrt", 2): F(2), lazy_law.ONE: F(1, 2)}
+        assert polytope_law._minus(other, root).form == {("sqrt", 2): F(-2), lazy_law.ONE: F(-1, 2)}
+        third = polytope_law._scaled(root, q)
+        assert third.form == {("sqrt", 2): F(1), lazy_law.ONE: F(1, 6)} and third.ball.overlaps(root.ball / 3)
+        assert polytope_law._sign(root) == 1 and polytope_law._sign(root.scale(F(-1))) == -1
+        at_zero = arb(0, 1).nonnegative_part()
+        for ball in (at_zero, -at_zero, arb(0, 1e-3), arb(0.5, 1)):
+            undecided = polytope_law._point({("sqrt", 2): F(1)}, ball)
+            with pytest.raises(lazy_law.PrecisionNeeded, match=r"^cannot decide the sign of Point\(\{\('sqrt', "
+                                                              r"2\): Fraction\(1, 1\)\}, .* at \d+ bits$"):
+                polytope_law._sign(undecided)
+
+
+def test_parallel_constraints_are_scaled_and_the_tightest_kept():
+    """_decide scales each constraint so that its first nonzero coefficient is +-1 and keeps, of parallel ones,
+    the one with the smallest constant: 2x + 1 >= 0 and x + 1 >= 0 are x >= -1/2 and x >= -1, one constraint
+    x + 1/2 >= 0; -3x + 3 >= 0 stays apart (x <= 1: the other direction), as -x + 1 >= 0; a constant
+    constraint decides itself (positive: dropped; negative: the cell is empty)."""
+    F = Fraction
+
+    def decided(*rows):
+        return [(tuple(F(int(c.p), int(c.q)) for c in coef), point.form)
+                for coef, point in polytope_law._decide(_system(*rows))]
+
+    with flint_precision(lazy_law.PRECISION):
+        half = ((F(1), F(0)), {lazy_law.ONE: F(1, 2)})
+        assert decided((2, 0, 1), (1, 0, 1), (-3, 0, 3)) == [half, ((F(-1), F(0)), {lazy_law.ONE: F(1)})]
+        assert decided((1, 0, 1), (2, 0, 1)) == [half]
+        assert decided((0, 0, 1), (0, 1, 0)) == [((F(0), F(1)), {})]
+        assert polytope_law._decide(_system((0, 1, 0), (0, 0, -1))) is None
+
+
 def _system(*rows) -> list:
     """Constraints a . v + p >= 0 from rows (a_0, ..., a_k, p) of fractions (strings allowed)."""
     return [(tuple(polytope_law._fmpq(Fraction(a)) for a in row[:-1]), _rational(Fraction(row[-1]))) for row in rows]
