@@ -10,6 +10,7 @@ noise at half and a quarter of its scale) are in tests/test_hybrid_ucb_audits.py
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 
 import mpmath
@@ -382,18 +383,47 @@ def test_integrator_matches_a_three_variable_integration():
     assert math.isclose(float(p.mid()), direct, rel_tol=1e-7)
 
 
+def _one_variable_term(k: int, rate) -> dict:
+    """The integrand x^k e^{rate x} of one variable, coefficient 1."""
+    return {((k,), polytope_law._Vec((polytope_law._fmpq(Fraction(rate)),))): arb(1)}
+
+
+_ORIGIN = ((polytope_law._ZERO,), lazy_law.ZERO)  # the bound x = 0 of one variable
+
+
 def test_a_term_that_does_not_vanish_at_infinity_raises():
-    """An infinite bound is taken only by decaying terms: a constant (or a growing exponential) there is an
-    error, not a silent 0."""
-    F = Fraction
-    zero = (polytope_law._ZERO,)
+    """An infinite bound is taken only by decaying terms: a constant or a growing exponential there is an error
+    naming the term and the end (+inf or -inf), not a silent 0, whether or not the other end is finite; a rate of
+    1/2 grows as surely as a rate of 1."""
     with flint_precision(100):
-        terms = {((0,), polytope_law._Vec(zero)): arb(1)}
         with pytest.raises(ArithmeticError, match="does not vanish"):
-            polytope_law._integrate(terms, 0, lazy_law.NEG_INF, lazy_law.POS_INF)
-        grows = {((0,), polytope_law._Vec((polytope_law._fmpq(F(1)),))): arb(1)}
-        with pytest.raises(ArithmeticError, match="does not vanish"):
-            polytope_law._integrate(grows, 0, ((polytope_law._ZERO,), lazy_law.ZERO), lazy_law.POS_INF)
+            polytope_law._integrate(_one_variable_term(0, 0), 0, lazy_law.NEG_INF, lazy_law.POS_INF)
+        for rate, lo, hi, end in [(0, _ORIGIN, lazy_law.POS_INF, "+inf"), (1, _ORIGIN, lazy_law.POS_INF, "+inf"),
+                                  (Fraction(1, 2), _ORIGIN, lazy_law.POS_INF, "+inf"),
+                                  (0, lazy_law.NEG_INF, _ORIGIN, "-inf"),
+                                  (Fraction(-1, 2), lazy_law.NEG_INF, _ORIGIN, "-inf")]:
+            message = f"polytope_law: a term x^0 e^({rate} x) does not vanish at {end}"
+            with pytest.raises(ArithmeticError, match=f"^{re.escape(message)}$"):
+                polytope_law._integrate(_one_variable_term(0, rate), 0, lo, hi)
+
+
+def test_integrals_of_powers_times_exponentials_have_their_factorial_closed_forms():
+    """_integrate's antiderivative of x^k e^{a x} (repeated integration by parts: the falling factorials
+    k!/(k-j)!), each exponent alone for k = 0..4: int_0^inf x^k e^{-x/2} dx = k! 2^(k+1),
+    int_-inf^0 x^k e^x dx = (-1)^k k!, and with a = 0 (a polynomial) int_0^1 x^k dx = 1/(k+1); the result is one
+    constant term (x integrated away), its ball tiny."""
+    one = ((polytope_law._ZERO,), _rational(1))
+    constant = ((0,), polytope_law._Vec((polytope_law._ZERO,)))
+    with flint_precision(100):
+        for k in range(5):
+            for rate, lo, hi, exact in [(Fraction(-1, 2), _ORIGIN, lazy_law.POS_INF, math.factorial(k) * 2 ** (k + 1)),
+                                        (1, lazy_law.NEG_INF, _ORIGIN, (-1) ** k * math.factorial(k)),
+                                        (0, _ORIGIN, one, Fraction(1, k + 1))]:
+                out = polytope_law._integrate(_one_variable_term(k, rate), 0, lo, hi)
+                assert list(out) == [constant], (k, rate)
+                value = out[constant]
+                assert value.contains(arb(exact.numerator) / exact.denominator if isinstance(exact, Fraction)
+                                      else arb(exact)) and value.rad() < 1e-25, (k, rate, value)
 
 
 def test_constants_keep_exact_forms_that_decide_zeros_and_signs():
@@ -463,6 +493,82 @@ def test_the_lp_cuts_a_cell_only_when_its_best_slack_is_clearly_negative():
     assert not polytope_law.infeasible(_system((1, 0, 2), (-1, 0, -1), *box))  # x in [-2, -1], y in [-3, -2]
     assert not polytope_law.infeasible(_system((1, 0, -1), (-1, 0, 0), *box[:2]))  # empty, but four constraints
     assert polytope_law.infeasible(_system((1, 0, 0, -1), (-1, 0, 0, 0), (0, 0, 1, 0), *[(0, *r) for r in box[:2]]))
+
+
+def _rows(*rows) -> list:
+    """The constraints of :func:`_system` as ``probability`` takes them (coefficients as fractions)."""
+    return [(tuple(Fraction(a) for a in row[:-1]), _rational(Fraction(row[-1]))) for row in rows]
+
+
+def test_a_system_its_constants_decide_is_exactly_0_or_1():
+    """Constraints without variables decide themselves before any integration: a false one makes the probability
+    exactly 0, true ones alone leave exactly 1 (radius 0 both), and beside a real constraint they change nothing."""
+    F = Fraction
+    with flint_precision(100):
+        empty = polytope_law.probability([F(1)], _rows((0, -1)))
+        sure = polytope_law.probability([F(1), F(2)], _rows((0, 0, 1), (0, 0, "1/3")))
+        half = polytope_law.probability([F(1)], _rows((0, 1), (1, 0)))
+    assert empty.is_zero() and sure.is_exact() and sure == 1
+    assert half.contains(arb(0.5)) and half.rad() < 1e-25
+
+
+def test_the_variable_held_by_the_fewest_constraints_is_eliminated_first(monkeypatch):
+    """The elimination order of the module docstring, read from the first variable eliminated: held by 2, 3 and
+    1 constraints, v2 goes first; held by 3, 1 and 1, the tie goes to the lower index, v1."""
+    seen: list[int] = []
+    real = polytope_law._eliminate
+    monkeypatch.setattr(polytope_law, "_eliminate", lambda c, t, x, r: seen.append(x) or real(c, t, x, r))
+    F = Fraction
+    with flint_precision(100):
+        polytope_law.probability([F(1)] * 3, _rows((1, 1, 0, 1), (1, -1, 0, 1), (0, 1, 1, 1)))
+        assert seen[0] == 2
+        seen.clear()
+        polytope_law.probability([F(1)] * 3, _rows((1, 1, 0, 1), (1, 0, 1, 1), (1, 0, 0, 1)))
+        assert seen[0] == 1
+
+
+def test_pruning_every_cell_keeps_the_probability(monkeypatch):
+    """With the float LP tried on every cell (LP_MIN_CONSTRAINTS lowered to 1), the three-variable system of
+    test_integrator_matches_a_three_variable_integration has cells cut, and the probability is the same ball as
+    without pruning: a cut cell is skipped and the cells after it at its level still count. ``prune`` is the
+    default of ``probability``."""
+    monkeypatch.setattr(polytope_law, "LP_MIN_CONSTRAINTS", 1)
+    cuts: list[bool] = []
+    real = polytope_law.infeasible
+    monkeypatch.setattr(polytope_law, "infeasible", lambda c: cuts.append(real(c)) or cuts[-1])
+    F = Fraction
+    rates = [F(1), F(1, 2), F(2)]
+    with flint_precision(100):
+        cons = _rows((1, "-1/2", "1/3", "1/5"), (-1, 0, 1, "1/2"))
+        pruned = polytope_law.probability(rates, cons)
+        assert any(cuts) and not all(cuts)
+        cuts.clear()
+        plain = polytope_law.probability(rates, cons, prune=False)
+    assert cuts == [] and pruned.overlaps(plain) and pruned.rad() < 1e-25 and plain.rad() < 1e-25
+    assert abs(float(pruned.mid()) - float(plain.mid())) < 1e-25
+
+
+def test_a_cell_whose_integrand_cancelled_counts_exactly_0(monkeypatch):
+    """A cell left with no variables and no terms (its integrand cancelled to an exact 0, which _add drops)
+    adds exactly 0 to the probability: not 1, not an error."""
+    monkeypatch.setattr(polytope_law, "_eliminate", lambda constraints, terms, x, rate: [([], {})])
+    with flint_precision(100):
+        p = polytope_law.probability([Fraction(1)], _rows((1, 0)))
+    assert p.is_zero()
+
+
+def test_eliminating_a_free_variable_or_an_empty_integrand():
+    """_eliminate on the cells the integrator never builds but its contract covers: a variable in no constraint
+    integrates over its two half-lines to 1/2 each (its size read from the terms), and a cell whose integrand is
+    empty (size read from the constraints) gives cells whose integrands are empty."""
+    rate = polytope_law._fmpq(1)
+    constant = ((0,), polytope_law._Vec((polytope_law._ZERO,)))
+    with flint_precision(100):
+        halves = polytope_law._eliminate([], _one_variable_term(0, 0), 0, rate)
+        assert [(cell, list(terms)) for cell, terms in halves] == [([], [constant])] * 2
+        assert all(terms[constant].contains(arb(0.5)) and terms[constant].rad() < 1e-25 for _, terms in halves)
+        nothing = polytope_law._eliminate(_system((1, 0)), {}, 0, rate)
+        assert nothing and all(terms == {} for _, terms in nothing)
 
 
 @pytest.mark.slow

@@ -38,7 +38,11 @@ rationals). Eliminating x from a cell:
   integrand variables: their terms are added (integration is linear), which keeps the cells few.
 
 A variable that appears in no constraint and no term integrates to 1 and is never touched. When no
-variable is left, the cell's constant term is its probability; P is the sum over cells. Fourier-Motzkin
+variable is left, the cell's constant term is its probability; P is the sum over cells. A variable held by
+a constraint stays held until it is eliminated (a bound it is in is compared with the origin or with the
+other bounds, and where a comparison cancels it, it is in both bounds), and one enters the terms only
+through a bound of the cell's own comparisons: so a cell's variables are those of the system minus those it
+has done, and every cell ends at the same depth, where they merge into one. Fourier-Motzkin
 is exact, so an empty polyhedron ends with every cell dropped by an exact comparison: P is then exactly
 0 (an arb 0 of radius 0), and a nonempty one has P > 0 in fact.
 
