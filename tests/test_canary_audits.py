@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -382,6 +383,94 @@ def test_the_expected_event_bound_is_the_mean_of_the_bound_over_both_counts():
         canary_limits.expected_event_bound(1.2, 0.1, 10, 10, 0.0, 0.05)
 
 
+def _brute_force_bounds(p, q, n1, n2, delta, alpha):
+    """Every pair of counts (k1, k2) of the two sides with its probability and its Clopper-Pearson bound, written out
+    from scipy's binomial and beta laws (the one-sided bounds at alpha / 2 per side)."""
+    k1, k2 = np.arange(n1 + 1), np.arange(n2 + 1)
+    lower = np.where(k1 == 0, 0.0, stats.beta.ppf(alpha / 2, k1, n1 - k1 + 1))
+    upper = np.where(k2 == n2, 1.0, stats.beta.ppf(1 - alpha / 2, k2 + 1, n2 - k2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bound = np.log((lower[:, None] - delta) / upper[None, :])
+    bound = np.where((lower[:, None] > delta) & (bound > 0), bound, 0.0)
+    return np.outer(stats.binom.pmf(k1, n1, p), stats.binom.pmf(k2, n2, q)), bound
+
+
+@pytest.mark.parametrize("p, q, n1, n2, delta, alpha", [(0.6, 0.1, 40, 30, 0.0, 0.05), (0.3, 0.02, 60, 80, 1e-3, 0.1),
+                                                        (0.5, 0.5, 20, 20, 0.0, 0.5), (1.0, 0.0, 25, 25, 0.0, 0.05)])
+def test_the_event_bound_and_refutation_are_exact_sums_over_every_pair_of_counts(p, q, n1, n2, delta, alpha):
+    """expected_event_bound and refutation_probability against the sums over all (n1 + 1)(n2 + 1) pairs of counts:
+    equal to 1e-10 (the support leaves out at most TAIL = 1e-12 of each count's mass), rates 0 and 1 included."""
+    weights, bound = _brute_force_bounds(p, q, n1, n2, delta, alpha)
+    assert canary_limits.expected_event_bound(p, q, n1, n2, delta, alpha) == pytest.approx((weights * bound).sum(),
+                                                                                              abs=1e-10)
+    for eps in (0.0, 0.5, 1.5):
+        exact = weights[bound > eps].sum()
+        assert canary_limits.refutation_probability(p, q, n1, n2, delta, alpha, eps) == pytest.approx(exact, abs=1e-10)
+
+
+@pytest.mark.parametrize("runs, rate", [(2000, 0.03), (1500, 0.004), (40, 0.5), (10, 0.0), (10, 1.0), (7, 0.999)])
+def test_a_counts_support_leaves_out_at_most_tail_on_each_side(runs, rate):
+    """_support: consecutive counts within [0, runs] with their binomial probabilities; the mass left out below and
+    above is at most TAIL each (a support one count narrower at either end of the binomial's tail would leave out
+    more)."""
+    k, w = canary_limits._support(runs, rate)
+    assert k[0] >= 0 and k[-1] <= runs and np.array_equal(k, np.arange(k[0], k[-1] + 1))
+    assert np.array_equal(w, stats.binom.pmf(k, runs, rate))
+    assert stats.binom.cdf(k[0] - 1, runs, rate) <= canary_limits.TAIL
+    assert stats.binom.sf(k[-1], runs, rate) <= canary_limits.TAIL
+
+
+def test_rates_outside_0_1_are_refused_and_both_ends_accepted():
+    for p, q in [(1.2, 0.1), (-0.1, 0.1), (0.5, 1.5), (0.5, -0.2)]:
+        with pytest.raises(ValueError, match=rf"^canary_limits: rates must be in \[0, 1\], got p={p!r}, q={q!r}$"):
+            canary_limits.expected_event_bound(p, q, 10, 10, 0.0, 0.05)
+    for p, q in [(0.0, 0.0), (1.0, 1.0), (1.0, 0.0), (0.0, 1.0)]:
+        assert canary_limits.expected_event_bound(p, q, 10, 10, 0.0, 0.05) >= 0.0
+        assert 0.0 <= canary_limits.refutation_probability(p, q, 10, 10, 0.0, 0.05, 0.1) <= 1.0
+
+
+def test_the_best_event_is_the_largest_among_the_events_that_can_certify():
+    """best_event_bound takes the largest expected bound among events with p > q (an event no likelier under the
+    first side counts 0, even where its expected bound is above 0 by chance: p = q = 1/2 at 20 runs);
+    best_event_refutation the largest refutation probability among events with p > delta (likewise). Each returns
+    its value and the event's two rates under the keys it documents, and both refuse rates that are not two 1-D
+    arrays of one nonempty length, in their own names."""
+    n, delta, alpha = 40, 1e-3, 0.1
+    p, q = [0.5, 0.6, 0.3, 0.7, 0.9], [0.5, 0.1, 0.2, 0.8, 0.9]
+    values = [canary_limits.expected_event_bound(a, b, n, n, delta, alpha) for a, b in zip(p, q)]
+    assert values[0] > 0 and values[3] > 0  # by chance, but they do not count
+    best = canary_limits.best_event_bound(p, q, n, n, delta, alpha)
+    assert best == {"epsilon": max(values[1], values[2]), "p": 0.6, "q": 0.1} and values[1] > values[2]
+    assert canary_limits.best_event_bound([0.5], [0.5], 20, 20, 0.0, 0.5) == {"epsilon": 0.0, "p": 0.5, "q": 0.5}
+    assert canary_limits.expected_event_bound(0.5, 0.5, 20, 20, 0.0, 0.5) > 0
+    chances = [canary_limits.refutation_probability(a, b, n, n, delta, alpha, 0.5) for a, b in zip(p, q)]
+    found = canary_limits.best_event_refutation(p, q, n, n, delta, alpha, 0.5)
+    assert found == {"probability": max(chances), "p": 0.6, "q": 0.1} and max(chances) > 0
+    at_delta = canary_limits.best_event_refutation([0.5, 0.4], [0.0, 0.0], n, n, 0.5, alpha, 0.0)
+    assert at_delta == {"probability": 0.0, "p": 0.5, "q": 0.0}  # p = delta: no bound in fact, whatever chance gives
+    assert canary_limits.refutation_probability(0.5, 0.0, n, n, 0.5, alpha, 0.0) > 0
+    one = canary_limits.best_event_refutation([0.8], [0.05], n, n, delta, alpha, 0.5)
+    assert one["probability"] == canary_limits.refutation_probability(0.8, 0.05, n, n, delta, alpha, 0.5) > 0
+    for name, call in [("best_event_bound", lambda a, b: canary_limits.best_event_bound(a, b, n, n, delta, alpha)),
+                       ("best_event_refutation",
+                        lambda a, b: canary_limits.best_event_refutation(a, b, n, n, delta, alpha, 0.5))]:
+        for a, b, shapes in [([0.5, 0.6, 0.3], [0.1, 0.2], "(3,) and (2,)"),
+                             ([[0.5, 0.6]], [[0.1, 0.2]], "(1, 2) and (1, 2)"), ([], [], "(0,) and (0,)")]:
+            message = f"{name}: the rates must be two 1-D arrays of one length, got {shapes}"
+            with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+                call(a, b)
+
+
+def test_the_gaussian_events_are_the_thresholds_from_minus_2_to_mu_plus_6():
+    first, second = canary_limits.gaussian_events(1.5)
+    assert len(first) == len(second) == 600 and len(canary_limits.gaussian_events(1.5, points=7)[0]) == 7
+    assert first[0] == stats.norm.sf(-3.5) and second[0] == stats.norm.sf(-2.0)
+    assert first[-1] == stats.norm.sf(6.0) and second[-1] == stats.norm.sf(7.5)
+    for mu in (0.0, -1.0):
+        with pytest.raises(ValueError, match=rf"^gaussian_events: mu must be positive, got {mu!r}$"):
+            canary_limits.gaussian_events(mu)
+
+
 def _against_the_best_fixed_event(mu, runs, seeds):
     """(the best fixed event's expected bound on Gaussian scores, the estimator's mean bound over ``seeds``)."""
     first, second = canary_limits.gaussian_events(mu, points=300)
@@ -416,6 +505,22 @@ def test_at_a_thousand_runs_the_second_sides_rate_is_smoothed_before_it_is_antic
 # -- the limit of one run ---------------------------------------------------------------------------------------------
 
 
+def _clipped_loss_cdf(mu: float, e1: float, log_z: float):
+    """P0(L <= x) for the clipped member: Q's law of L scaled by e^-e1 below -e1, P's inside, Q's by e^e1 above e1,
+    over Z, written out piece by piece."""
+    half, phi, z = mu * mu / 2, stats.norm.cdf, math.exp(log_z)
+    below = np.exp(-e1) * phi((-e1 + half) / mu)  # P0 mass of L < -e1, times Z
+    inside = phi((e1 - half) / mu) - phi((-e1 - half) / mu)
+
+    def cdf(x):
+        x = np.asarray(x)
+        return np.where(x < -e1, np.exp(-e1) * phi((x + half) / mu),
+                        np.where(x <= e1, below + phi((x - half) / mu) - phi((-e1 - half) / mu),
+                                 below + inside + np.exp(e1) * (phi((x + half) / mu) - phi((e1 + half) / mu)))) / z
+
+    return cdf
+
+
 def test_the_clipped_member_is_pure_dp_and_its_losses_have_its_law():
     """The null member one_run_limit tests against is a pure (eps0, 0)-DP pair with N(0, 1): its likelihood ratio
     g(L) / Z lies in [e^-eps0, e^eps0] with Z = E_Q[g(L)] by quadrature; its sampled losses follow its law, the
@@ -429,16 +534,7 @@ def test_the_clipped_member_is_pure_dp_and_its_losses_have_its_law():
     z, _ = integrate.quad(lambda s: np.clip(np.exp(mu * s - half), np.exp(-e1), np.exp(e1)) * stats.norm.pdf(s),
                           -40, 40, points=[(e1 + half) / mu, (-e1 + half) / mu], limit=200)
     assert math.log(z) == pytest.approx(log_z, abs=1e-9)
-    phi = stats.norm.cdf
-    below = np.exp(-e1) * phi((-e1 + half) / mu)  # P0 mass of L < -e1, times Z
-    inside = phi((e1 - half) / mu) - phi((-e1 - half) / mu)
-
-    def cdf(x):  # P0(L <= x): Q's law of L scaled by e^-e1 below -e1, P's inside, Q's by e^e1 above e1
-        x = np.asarray(x)
-        return np.where(x < -e1, np.exp(-e1) * phi((x + half) / mu),
-                        np.where(x <= e1, below + phi((x - half) / mu) - phi((-e1 - half) / mu),
-                                 below + inside + np.exp(e1) * (phi((x + half) / mu) - phi((e1 + half) / mu)))) / z
-
+    cdf = _clipped_loss_cdf(mu, e1, log_z)
     draws = canary_limits.clipped_losses(mu, eps0, 4000, np.random.default_rng(8))
     assert stats.kstest(draws, cdf).pvalue > 1e-4
     assert cdf(60.0) == pytest.approx(1.0, abs=1e-12)
@@ -464,6 +560,150 @@ def test_no_valid_one_run_test_beats_the_limit_and_the_limit_falls_to_alpha():
     assert max(bounds) < 4.0
     with pytest.raises(ValueError, match="mu > 0"):
         canary_limits.one_run_limit(0.0, 10, 1.0)
+
+
+def test_the_neyman_pearson_power_randomises_at_the_threshold_to_size_alpha():
+    """_neyman_pearson_power on fixed statistics: the threshold is the null's 1 - alpha quantile taken at a drawn value
+    (numpy's "higher"), above it the test rejects, at it with the probability that makes the size exactly alpha:
+    on 0..99 at alpha 0.05, reject above 95 and at 95 always (4% + 1%); on a null half 0 half 1, reject at 1 with
+    probability 1/10; all tied, with probability alpha. The power of the null against itself is alpha."""
+    null = np.arange(100.0)
+    assert canary_limits._neyman_pearson_power(null, null, 0.05) == pytest.approx(0.05, abs=1e-15)
+    assert canary_limits._neyman_pearson_power(null, np.full(10, 95.0), 0.05) == pytest.approx(1.0, abs=1e-12)
+    assert canary_limits._neyman_pearson_power(null, np.full(10, 94.5), 0.05) == 0.0
+    mixed = np.array([96.0, 95.0, 3.0, 0.0])
+    assert canary_limits._neyman_pearson_power(null, mixed, 0.05) == pytest.approx(0.5, abs=1e-12)
+    halves = np.repeat([0.0, 1.0], 50)
+    assert canary_limits._neyman_pearson_power(halves, halves, 0.05) == pytest.approx(0.05, abs=1e-15)
+    assert canary_limits._neyman_pearson_power(halves, np.array([1.0, 2.0]), 0.05) == pytest.approx(0.55, abs=1e-15)
+    tied = np.zeros(40)
+    assert canary_limits._neyman_pearson_power(tied, np.zeros(7), 0.05) == pytest.approx(0.05, abs=1e-15)
+
+
+def test_an_in_runs_log_ratio_to_the_clipped_member_is_its_excess_beyond_the_clip_plus_log_z():
+    ratio = canary_limits._log_ratio_to_clipped(np.array([-3.0, -0.5, 0.0, 1.0, 2.0]), 1.0, 0.2)
+    assert ratio == pytest.approx([-1.8, 0.2, 0.2, 0.2, 1.2], abs=1e-15)
+
+
+@pytest.mark.parametrize("mu, eps0", [(1.7, 0.6), (1.0, 0.3)])
+def test_clipped_losses_have_their_law_where_much_is_clipped(mu, eps0):
+    """At small eps0 most of the loss's mass is clipped on both sides (each piece of the clipped member weighs 0.1 or
+    more): its sampled losses follow the law written out piece by piece (KS at 1e-4: false-failure rate 1e-4), and the
+    same generator state gives the same draws."""
+    e1, log_z, weights = canary_limits._clipped_member(mu, eps0)
+    assert e1 < 1 and weights.min() > 0.1 and abs(e1 + abs(log_z) - eps0) < 1e-13
+    draws = canary_limits.clipped_losses(mu, eps0, 4000, np.random.default_rng(3))
+    assert stats.kstest(draws, _clipped_loss_cdf(mu, e1, log_z)).pvalue > 1e-4
+    assert np.array_equal(draws, canary_limits.clipped_losses(mu, eps0, 4000, np.random.default_rng(3)))
+
+
+class _RecordingGenerator:
+    """A numpy Generator that remembers what ``choice`` was asked and returned (the many-run limit's resamplings)."""
+
+    def __init__(self, seed: int):
+        self.rng, self.calls = np.random.default_rng(seed), []
+
+    def choice(self, a, size=None, replace=True, p=None):
+        out = self.rng.choice(a, size=size, replace=replace, p=p)
+        self.calls.append((np.array(a), None if p is None else np.array(p), out))
+        return out
+
+
+def test_the_many_run_limit_resamples_the_clipped_member_and_tests_it_by_neyman_pearson():
+    """many_run_limit step by step, from what it drew: the clip e1 and log Z solve e1 + |log Z| = eps0 with Z the mean
+    of e^L clipped to [e^-e1, e^e1] over the second side's losses; the null's resampling weights are that clipped
+    ratio normalised, the alternative's uniform over the first side's losses; each replicate's statistic sums its
+    runs' log-ratios, and the power is the Neyman-Pearson test's on those statistics. The losses here reach past the
+    clip on both sides."""
+    rng = np.random.default_rng(4)
+    loss_in, loss_out = rng.normal(0.5, 1.0, 300), rng.normal(-0.5, 1.0, 200)
+    recorder = _RecordingGenerator(6)
+    out = canary_limits.many_run_limit(loss_in, loss_out, 5, 0.7, alpha=0.1, replicates=300, rng=recorder)
+    assert set(out) == {"power", "clip", "log_z"}
+    e1, log_z = out["clip"], out["log_z"]
+    assert log_z == pytest.approx(math.log(np.mean(np.exp(np.clip(loss_out, -e1, e1)))), abs=1e-14)
+    assert abs(e1 + abs(log_z) - 0.7) < 1e-11 and (loss_out < -e1).any() and (loss_out > e1).any()
+    (null_from, weights, null_draws), (alt_from, alt_weights, alt_draws) = recorder.calls
+    assert np.array_equal(null_from, loss_out) and np.array_equal(alt_from, loss_in) and alt_weights is None
+    clipped = np.exp(np.clip(loss_out, -e1, e1))
+    assert weights == pytest.approx(clipped / clipped.sum(), rel=1e-12)
+    assert null_draws.shape == alt_draws.shape == (300, 5)
+
+    def statistic(draws):
+        return (draws - np.clip(draws, -e1, e1) + log_z).sum(axis=1)
+
+    assert out["power"] == canary_limits._neyman_pearson_power(statistic(null_draws), statistic(alt_draws), 0.1)
+
+
+def _captured_statistics(monkeypatch) -> list:
+    seen = []
+    real = canary_limits._neyman_pearson_power
+    monkeypatch.setattr(canary_limits, "_neyman_pearson_power",
+                        lambda a, b, alpha: seen.append((a, b)) or real(a, b, alpha))
+    return seen
+
+
+def test_the_limits_run_20000_replicates_unless_told_and_repeat_with_their_generator(monkeypatch):
+    """Both limits: 20,000 replicates by default, one statistic per replicate under each law (also when the last
+    replicates hold no canary), a generator of their own when given none, and the same result from the same seed."""
+    seen = _captured_statistics(monkeypatch)
+    losses = np.linspace(-2.0, 2.0, 100)
+    canary_limits.one_run_limit(1.0, 1, 1.0)
+    canary_limits.many_run_limit(losses + 0.3, losses, 1, 1.0)
+    assert [(len(a), len(b)) for a, b in seen] == [(20_000, 20_000)] * 2
+    seen.clear()
+    first = canary_limits.one_run_limit(1.0, 1, 1.0, replicates=101, rng=np.random.default_rng(2))
+    assert [(len(a), len(b)) for a, b in seen] == [(101, 101)]
+    assert first == canary_limits.one_run_limit(1.0, 1, 1.0, replicates=101, rng=np.random.default_rng(2))
+    e1, log_z, _ = canary_limits._clipped_member(1.0, 1.0)
+    assert first["clip"] == e1 and first["log_z"] == log_z and set(first) == {"power", "clip", "log_z"}
+    many = [canary_limits.many_run_limit(losses + 0.3, losses, 3, 0.2, replicates=500, rng=np.random.default_rng(2))
+            for _ in range(2)]
+    assert many[0] == many[1] and 0 < many[0]["power"] < 1
+
+
+@pytest.mark.parametrize("call, accepted, refused", [
+    ("one_run", dict(mu=0.5, epsilon=0.5, canaries=1, replicates=100, alpha=0.999),
+     [dict(mu=0.0), dict(epsilon=0.0), dict(alpha=0.0), dict(alpha=1.0), dict(canaries=0), dict(replicates=99)]),
+    ("many_run", dict(epsilon=0.5, runs=1, replicates=100, alpha=0.999),
+     [dict(epsilon=0.0), dict(alpha=0.0), dict(alpha=1.0), dict(runs=0), dict(replicates=99)]),
+])
+def test_the_limits_refuse_arguments_just_outside_their_ranges_and_take_those_just_inside(call, accepted, refused):
+    """Each limit at the edges of its arguments' ranges: the accepted edge runs, one step outside is refused naming
+    every value it was given."""
+    losses = np.linspace(-2.0, 2.0, 100)
+
+    def run(**changes):
+        args = {**accepted, **changes}
+        if call == "one_run":
+            return canary_limits.one_run_limit(args["mu"], args["canaries"], args["epsilon"], alpha=args["alpha"],
+                                               replicates=args["replicates"], rng=np.random.default_rng(0))
+        return canary_limits.many_run_limit(losses + 0.3, losses, args["runs"], args["epsilon"], alpha=args["alpha"],
+                                            replicates=args["replicates"], rng=np.random.default_rng(0))
+
+    assert 0 <= run()["power"] <= 1
+    for changes in refused:
+        args = {**accepted, **changes}
+        if call == "one_run":
+            message = (f"one_run_limit: need mu > 0, epsilon > 0, alpha in (0, 1), canaries >= 1 and replicates >= "
+                       f"100, got {args['mu']!r}, {args['epsilon']!r}, {args['alpha']!r}, {args['canaries']!r}, "
+                       f"{args['replicates']!r}")
+        else:
+            message = (f"many_run_limit: need epsilon > 0, alpha in (0, 1), runs >= 1 and replicates >= 100, got "
+                       f"{args['epsilon']!r}, {args['alpha']!r}, {args['runs']!r}, {args['replicates']!r}")
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            run(**changes)
+
+
+def test_the_many_run_limit_needs_100_losses_on_each_side_as_1_d_arrays():
+    losses = np.linspace(-2.0, 2.0, 100)
+    message = "^many_run_limit: need at least 100 samples of the loss under each side$"
+    for first, second in [(losses[:99], losses), (losses, losses[:99]), (losses.reshape(2, 50), losses),
+                          (losses, losses.reshape(2, 50)), (losses.reshape(1, 100), losses)]:
+        with pytest.raises(ValueError, match=message):
+            canary_limits.many_run_limit(first, second, 3, 1.0, replicates=100, rng=np.random.default_rng(0))
+    assert 0 <= canary_limits.many_run_limit(losses, losses, 3, 1.0, replicates=100,
+                                             rng=np.random.default_rng(0))["power"] <= 1
 
 
 # -- sequential many-run audits ---------------------------------------------------------------------------------------
@@ -541,6 +781,105 @@ def test_a_sequential_audit_stops_early_and_says_how_many_runs_it_took():
         dpaudit.audit_canaries([1.0] * 300, [0.0] * 300, claim, runs="one", sequential=True)
     with pytest.raises(ValueError, match="at least 200 runs"):
         dpaudit.audit_canaries([1.0] * 150, [0.0] * 150, claim, sequential=True)
+
+
+def test_an_event_holds_a_score_at_its_threshold_on_the_upper_side_only():
+    from dpaudit.auditors import canary_sequential
+
+    scores = np.array([0.0, 1.0, 2.0])
+    assert canary_sequential._inside(scores, ">=", 1.0).tolist() == [False, True, True]
+    assert canary_sequential._inside(scores, "<", 1.0).tolist() == [True, False, False]
+
+
+def test_the_bet_chosen_is_the_fastest_growing_event_with_an_edge_in_either_order():
+    """choose_bet on fixed runs, the in-runs' scores higher and then the out-runs': the chosen event's forecast is its
+    selection rates (the first side's over the other's) and its growth the largest of any event, in any of the four
+    orientations, whose edge p - e^eps q - delta is positive (a pure claim has no delta); events with either side first
+    are chosen among these cases. With no such event (the same scores on both sides, or a
+    delta that eats every edge), it returns the documented default: the first threshold, upper side, in first, and a
+    forecast of (0, 0), on which nothing is staked."""
+    from dpaudit.auditors import betting, canary_sequential
+
+    rng = np.random.default_rng(17)
+    low, high = rng.normal(0.0, 1.0, 300), rng.normal(2.0, 1.0, 300)
+    firsts = set()
+    for claim in (dpaudit.PureDP(0.5), dpaudit.ApproxDP(0.5, 0.01)):
+        delta = float(getattr(claim, "delta", 0.0))
+        for seen in ({"in": high, "out": low}, {"in": low, "out": high}):
+            (side, chosen_first, tau), (p, q) = canary_sequential.choose_bet(seen, claim)
+            second = "out" if chosen_first == "in" else "in"
+            firsts.add(chosen_first)
+            rates = canary.selection_rates(seen[chosen_first], seen[second], np.array([tau]), side)
+            assert (p, q) == (float(rates[0][0]), float(rates[1][0])) and p - math.exp(0.5) * q - delta > 0
+            growth = betting.kelly_growth(claim, p, q)[1]
+            taus = canary.candidate_thresholds(np.concatenate([seen["in"], seen["out"]]))
+            for other_side, other_first in canary.ORIENTATIONS:
+                other_second = "out" if other_first == "in" else "in"
+                ps, qs = canary.selection_rates(seen[other_first], seen[other_second], taus, other_side)
+                for a, b in zip(ps, qs):
+                    if a - math.exp(0.5) * b - delta > 0:
+                        assert betting.kelly_growth(claim, a, b)[1] <= growth
+    assert firsts == {"in", "out"}
+    same = {"in": low, "out": low.copy()}
+    default = ((">=", "in", float(canary.candidate_thresholds(np.concatenate([low, low]))[0])), (0.0, 0.0))
+    assert canary_sequential.choose_bet(same, dpaudit.ApproxDP(0.1, 0.5)) == default
+    assert canary_sequential.choose_bet({"in": high, "out": low}, dpaudit.ApproxDP(0.5, 0.95))[1] == (0.0, 0.0)
+    assert canary_sequential.choose_bet({"in": high, "out": low}, dpaudit.PureDP(0.5))[1] != (0.0, 0.0)
+
+
+def test_a_sequential_audit_draws_exactly_its_budget_counts_its_batches_and_reports_its_event(monkeypatch):
+    """From a draw that always returns what it is asked (a simulator, not an array), the audit takes 100 runs per side,
+    then batches of max(100, half of what it has) cut at the budget: 250 runs are 100 + 100 + 50, three draws per side
+    and two batches. Its record counts the batches bet on; a crossing names the last batch's event (side, threshold,
+    first) as choose_bet chose it; runs that run out go to the fixed-size bound with the claim's delta (0 for a pure
+    claim) at the rest of alpha, (1 - BETTING_SHARE) alpha."""
+    from dpaudit.auditors import canary_sequential
+
+    def simulator(shift, seed):
+        rng, asked = np.random.default_rng(seed), {"in": [], "out": []}
+
+        def draw(side, count):
+            asked[side].append(count)
+            return rng.normal(shift if side == "in" else 0.0, 1.0, count)
+
+        return draw, asked
+
+    fixed_calls = []
+    real_fixed = canary_sequential.multi_run_epsilon
+    monkeypatch.setattr(canary_sequential, "multi_run_epsilon",
+                        lambda a, b, delta, alpha, rng: fixed_calls.append((len(a), len(b), delta, alpha))
+                        or real_fixed(a, b, delta, alpha, rng))
+    for claim, delta in [(dpaudit.ApproxDP(3.0, 1e-3), 1e-3), (dpaudit.PureDP(3.0), 0.0)]:
+        draw, asked = simulator(0.0, 1)
+        held = canary_sequential.sequential_canary(draw, 250, claim, 0.1, np.random.default_rng(0))
+        assert asked == {"in": [100, 100, 50], "out": [100, 100, 50]}
+        assert held["crossed"] is False and held["runs"] == 250 and held["batches"] == 2
+        assert fixed_calls[-1] == (250, 250, delta, pytest.approx(0.05))
+    chosen = []
+    real_choose = canary_sequential.choose_bet
+    monkeypatch.setattr(canary_sequential, "choose_bet", lambda seen, claim: chosen.append(real_choose(seen, claim))
+                        or chosen[-1])
+    draw, asked = simulator(1.5, 2)
+    crossed = canary_sequential.sequential_canary(draw, 100_000, dpaudit.ApproxDP(2.0, 1e-5), 0.1,
+                                                  np.random.default_rng(0))
+    assert crossed["crossed"] is True and crossed["batches"] == len(chosen) == len(asked["in"]) - 1 >= 2
+    (side, first, tau), _ = chosen[-1]
+    assert crossed["event"] == {"side": side, "threshold": tau, "first": first}
+    assert crossed["runs"] == sum(asked["in"]) < 100_000
+
+
+def test_a_sequential_audit_refuses_other_claims_and_fewer_than_200_runs():
+    from dpaudit.auditors import canary_sequential
+
+    draw, _ = canary_sequential.array_draw(np.zeros(300), np.zeros(300))
+    renyi = dpaudit.RenyiDP(2.0, 1.0)
+    message = f"a sequential canary audit tests pure and approximate DP claims, got {renyi!r}"
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+        canary_sequential.sequential_canary(draw, 300, renyi, 0.1, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="^a sequential canary audit needs at least 200 runs per side, got 199$"):
+        canary_sequential.sequential_canary(draw, 199, dpaudit.PureDP(1.0), 0.1, np.random.default_rng(0))
+    done = canary_sequential.sequential_canary(draw, 200, dpaudit.PureDP(1.0), 0.1, np.random.default_rng(0))
+    assert done["runs"] == 200 and done["batches"] == 1
 
 
 def test_the_many_run_limit_is_alpha_where_nothing_is_clipped_and_one_far_below_the_truth():
