@@ -16,6 +16,7 @@ from scipy import stats
 
 import dpaudit
 from dpaudit.auditors import canary, canary_limits, one_run
+from dpaudit.core.results import Statistic
 
 # -- the one-run bound ------------------------------------------------------------------------------------------------
 
@@ -363,6 +364,229 @@ def test_the_stated_one_run_power_is_honest_and_in_the_record():
     scores = rng.normal(0, 1, 1000) + 2.0 * members
     above = dpaudit.audit_canaries(scores[members], scores[~members], dpaudit.ApproxDP(8.0, 1e-5), runs="one", seed=0)
     assert above.power["value"] == math.inf
+
+
+# -- the canary-scores auditor's records, field by field ---------------------------------------------------------------
+
+
+def _scores_finding(x_in, x_out, claim, runs="many", seed=3, **settings):
+    from dpaudit.auditors.canary_scores import CanaryScores, CanaryScoresAuditor
+
+    return CanaryScoresAuditor().audit(CanaryScores(x_in, x_out, runs=runs), claim, alpha=0.1,
+                                       seed=np.random.SeedSequence(seed), **settings)
+
+
+def _estimate(x_in, x_out, delta, runs, seed=3, **options):
+    return canary.canary_epsilon(x_in, x_out, delta, 0.1, np.random.default_rng(np.random.SeedSequence(seed)), runs,
+                                 **options)
+
+
+def test_a_many_run_record_is_the_estimators_result_in_every_field():
+    """Not refuted at a claim above the ceiling, and refuted below the bound: the statistic, bound, confidence, runs per
+    side (the smaller side's selection plus confirmation runs), witness (the estimator's result but its epsilon),
+    notes, parameters and power are those the estimator's result gives; a pure claim reads delta 0; a selection
+    share reaches the estimator."""
+    from dpaudit.auditors.canary_scores import stated_power
+
+    rng = np.random.default_rng(30)
+    x_in, x_out = rng.normal(1.0, 1.0, 700), rng.normal(0.0, 1.0, 600)
+    for claim, delta in [(dpaudit.ApproxDP(9.0, 1e-5), 1e-5), (dpaudit.PureDP(9.0), 0.0)]:
+        result = _estimate(x_in, x_out, delta, "many")
+        found = _scores_finding(x_in, x_out, claim)
+        bound = result["epsilon"]
+        assert found.verdict == "not-refuted" and result["ceiling"] <= 9.0 and found.auditor == "canary-scores"
+        assert found.statistic == Statistic("epsilon", bound, (bound, math.inf), "lower-bound")
+        assert found.epsilon_lower == bound and found.confidence == pytest.approx(0.9)
+        assert found.samples == min(result["runs"][s] + result["selection_runs"][s] for s in ("in", "out")) < 700
+        assert found.witness == {k: v for k, v in result.items() if k != "epsilon"}
+        assert found.notes == [canary.ceiling_note(result, "many", delta),
+                               "the claimed epsilon 9 is at or above the ceiling: these scores could not have refuted "
+                               "it whatever the attack"]
+        assert found.parameters == {"runs": "many", "alpha": 0.1, "delta": delta, "ceiling": result["ceiling"]}
+        assert found.power == stated_power(result, "many", 9.0, delta, 0.1)
+    refuted = _scores_finding(x_in, x_out, dpaudit.ApproxDP(0.05, 1e-5))
+    result = _estimate(x_in, x_out, 1e-5, "many")
+    assert refuted.verdict == "refuted" and refuted.power is None and refuted.epsilon_lower == result["epsilon"] > 0.05
+    assert refuted.notes == [canary.ceiling_note(result, "many", 1e-5)]
+    low = _scores_finding(x_in, x_out, dpaudit.ApproxDP(0.05, 1e-5), selection=0.3)
+    assert low.witness == {k: v for k, v in _estimate(x_in, x_out, 1e-5, "many", selection=0.3).items()
+                           if k != "epsilon"}
+    assert low.witness != refuted.witness
+
+
+def test_a_one_run_record_is_the_estimators_result_in_every_field():
+    """One run of 1,000 canaries: the samples are the canaries, the power the one-run power on the chosen guess set,
+    guesses reach the estimator."""
+    from dpaudit.auditors.canary_scores import stated_power
+
+    rng = np.random.default_rng(31)
+    members = rng.random(1000) < 0.5
+    x = rng.normal(size=1000) + 1.0 * members
+    x_in, x_out = x[members], x[~members]
+    result = _estimate(x_in, x_out, 1e-5, "one")
+    found = _scores_finding(x_in, x_out, dpaudit.ApproxDP(6.0, 1e-5), runs="one")
+    assert found.verdict == "not-refuted" and found.samples == result["canaries"] == 1000
+    assert found.witness == {k: v for k, v in result.items() if k != "epsilon"}
+    assert found.notes[0] == canary.ceiling_note(result, "one", 1e-5)
+    assert found.parameters == {"runs": "one", "alpha": 0.1, "delta": 1e-5, "ceiling": result["ceiling"]}
+    assert found.power == stated_power(result, "one", 6.0, 1e-5, 0.1)
+    guessed = _scores_finding(x_in, x_out, dpaudit.ApproxDP(6.0, 1e-5), runs="one", guesses=[(20, 20)])
+    assert guessed.witness == {k: v for k, v in _estimate(x_in, x_out, 1e-5, "one", guesses=[(20, 20)]).items()
+                               if k != "epsilon"}
+    assert guessed.witness["guesses_tried"] == 1
+
+
+def test_the_stated_power_is_the_power_on_what_the_audit_chose_in_words():
+    """stated_power from a result's own fields: many runs, at the chosen event's second-side rate as observed (at
+    least half a count), the first side's and the other side's confirmation runs; one run, on the chosen guess set at
+    alpha over the guess sets tried; each with its description."""
+    from dpaudit.auditors.canary_scores import stated_power
+
+    many = {"first": "out", "runs": {"in": 400, "out": 300}, "counts": {"in": 0, "out": 120}, "side": "<",
+            "threshold": 0.25}
+    value = canary.multi_run_power(300, 400, 0.5 / 400, 1e-5, 0.1, 2.0)
+    assert stated_power(many, "many", 2.0, 1e-5, 0.1) == {
+        "quantity": "epsilon", "value": value, "probability": 0.9,
+        "description": "epsilon of the selected event {score < 0.25} (out runs first), its rate on the in runs "
+                       "0.00125 as observed, at 300 + 400 confirmation runs"}
+    many = {**many, "first": "in", "counts": {"in": 8, "out": 3}}
+    assert stated_power(many, "many", 2.0, 1e-5, 0.1)["value"] == canary.multi_run_power(400, 300, 3 / 300, 1e-5,
+                                                                                          0.1, 2.0)
+    one = {"canaries": 1000, "r": 40, "level": 0.1 / 7, "guesses_tried": 7}
+    assert stated_power(one, "one", 3.0, 1e-5, 0.1) == {
+        "quantity": "epsilon", "value": canary.one_run_power(1000, 40, 1e-5, 0.1 / 7, 3.0), "probability": 0.9,
+        "description": "epsilon of randomized-response guesses (each right with probability e^eps / (1 + e^eps)) on "
+                       "the chosen guess set, 40 guesses of 1000 canaries at alpha / 7"}
+
+
+def test_a_sequential_record_says_how_the_bets_ended_in_every_field():
+    """Crossed: refuted by the bets, the bound on delta (approximate claim) or epsilon (pure), the runs it took, the
+    event as witness, its parameters and note; run out: the fixed-size bound of every run at the rest of alpha, its
+    ceiling note and the bets' note, power at that rest. From arrays and from a draw alike."""
+    from dpaudit.auditors import canary_sequential
+    from dpaudit.auditors.canary_scores import CanaryScores, CanaryScoresAuditor, stated_power
+
+    rng = np.random.default_rng(32)
+    x_in, x_out = rng.normal(1.5, 1.0, 5000), rng.normal(0.0, 1.0, 5000)
+    for claim, parameter in [(dpaudit.ApproxDP(2.0, 1e-5), "delta"), (dpaudit.PureDP(1.0), "epsilon")]:
+        draw, budget = canary_sequential.array_draw(x_in, x_out)
+        result = canary_sequential.sequential_canary(draw, budget, claim, 0.1,
+                                                     np.random.default_rng(np.random.SeedSequence(3)))
+        found = _scores_finding(x_in, x_out, claim, sequential=True)
+        bound = result["parameter_lower"]
+        assert result["crossed"] and found.verdict == "refuted" and found.samples == result["runs"] < 5000
+        assert found.statistic == Statistic(parameter, bound, (bound, math.inf), "lower-bound")
+        assert (found.delta_lower, found.epsilon_lower) == ((bound, None) if parameter == "delta" else (None, bound))
+        assert found.witness == {"event": result["event"]} and found.confidence == pytest.approx(0.9)
+        assert found.auditor == "canary-scores"
+        delta = float(getattr(claim, "delta", 0.0))
+        assert found.parameters == {"runs": "many", "alpha": 0.1, "delta": delta, "sequential": True, "budget": 5000,
+                                    "runs_used": result["runs"], "batches": result["batches"],
+                                    "betting_level": result["level"], "log_wealth": result["log_wealth"]}
+        assert found.notes == [f"refuted by the bets after {result['runs']:,} of 5,000 runs per side "
+                               f"({result['batches']} batches bet on, wealth e^{result['log_wealth']:.3g} against "
+                               f"1/{result['level']:.3g}); the audit stops once the runs refute the claim: "
+                               "sequential=False bounds epsilon from every run"]
+    y_in, y_out = rng.normal(0.3, 1.0, 400), rng.normal(0.0, 1.0, 400)
+    claim = dpaudit.ApproxDP(3.0, 1e-5)
+    draw, budget = canary_sequential.array_draw(y_in, y_out)
+    result = canary_sequential.sequential_canary(draw, budget, claim, 0.1,
+                                                 np.random.default_rng(np.random.SeedSequence(4)))
+    fixed = result["fixed"]
+    found = _scores_finding(y_in, y_out, claim, seed=4, sequential=True)
+    assert not result["crossed"] and found.verdict == "not-refuted" and found.samples == 400
+    assert found.auditor == "canary-scores" and found.confidence == pytest.approx(0.9)
+    assert found.statistic == Statistic("epsilon", fixed["epsilon"], (fixed["epsilon"], math.inf), "lower-bound")
+    assert found.epsilon_lower == fixed["epsilon"]
+    assert found.witness == {k: v for k, v in fixed.items() if k != "epsilon"}
+    assert found.notes == [canary.ceiling_note(fixed, "many", 1e-5),
+                           f"the bets did not cross on {result['batches']} batches (wealth "
+                           f"e^{result['log_wealth']:.3g} against 1/{result['level']:.3g}); the bound is every run's, "
+                           "at 0.05 of alpha"]
+    assert found.parameters["ceiling"] == fixed["ceiling"] and found.parameters["budget"] == 400
+    assert found.power == stated_power(fixed, "many", 3.0, 1e-5, 0.05)
+    drawn = CanaryScores(draw=canary_sequential.array_draw(y_in, y_out)[0], budget=400)
+    from_draw = CanaryScoresAuditor().audit(drawn, claim, alpha=0.1, seed=np.random.SeedSequence(4), sequential=True)
+    assert (from_draw.verdict, from_draw.statistic, from_draw.notes, from_draw.parameters, from_draw.power) == (
+        found.verdict, found.statistic, found.notes, found.parameters, found.power)
+
+
+def test_a_bound_equal_to_the_claim_does_not_refute_it_and_a_ceiling_equal_to_it_is_noted():
+    """The verdict needs the bound to exceed the claimed epsilon: a claim set to the bound itself is not refuted (many
+    runs, and the fixed-size bound of a sequential audit whose bets did not cross), and a claim set to the ceiling
+    itself gets the note that it could not have been refuted. The estimators do not read the claimed epsilon (nor do
+    the bets, which here never cross), so the bound is the same at every claim. A sequential audit whose bets do not
+    cross on 200 runs per side is refuted by the fixed-size bound of them all, and states no power."""
+    rng = np.random.default_rng(30)
+    x_in, x_out = rng.normal(1.0, 1.0, 700), rng.normal(0.0, 1.0, 600)
+    result = _estimate(x_in, x_out, 1e-5, "many")
+    assert 0 < result["epsilon"] < result["ceiling"]
+    at_bound = _scores_finding(x_in, x_out, dpaudit.ApproxDP(result["epsilon"], 1e-5))
+    assert at_bound.verdict == "not-refuted" and len(at_bound.notes) == 1
+    at_ceiling = _scores_finding(x_in, x_out, dpaudit.ApproxDP(result["ceiling"], 1e-5))
+    assert at_ceiling.verdict == "not-refuted" and "could not have refuted" in at_ceiling.notes[1]
+    rng = np.random.default_rng(0)
+    y_in, y_out = rng.normal(1.0, 1.0, 200), rng.normal(0.0, 1.0, 200)
+    refuted = _scores_finding(y_in, y_out, dpaudit.PureDP(0.5), seed=4, sequential=True)
+    bound = refuted.epsilon_lower
+    assert refuted.verdict == "refuted" and "did not cross" in refuted.notes[1] and refuted.power is None
+    assert bound > 0.5 and refuted.samples == 200
+    tied = _scores_finding(y_in, y_out, dpaudit.PureDP(bound), seed=4, sequential=True)
+    assert tied.verdict == "not-refuted" and tied.epsilon_lower == bound and tied.power is not None
+
+
+def test_a_sequential_audit_of_scores_checks_them_in_the_callers_words():
+    """Scores that are not finite, or fewer than 2, are refused naming audit_canaries and the side; 2 per side pass
+    that check and are refused for the sequential audit's 200; a draw without a budget has a budget of 0. The level is
+    0.05 unless given."""
+    from dpaudit.auditors.canary_scores import CanaryScores, CanaryScoresAuditor
+
+    auditor, claim = CanaryScoresAuditor(), dpaudit.PureDP(1.0)
+    for x_in, x_out, name, shape in [([np.nan, 1.0], [0.0, 1.0], "in_scores", "(2,) with non-finite entries"),
+                                     ([1.0, 2.0], [0.0, np.inf], "out_scores", "(2,) with non-finite entries"),
+                                     ([1.0], [0.0, 1.0], "in_scores", "(1,)"),
+                                     ([1.0, 2.0], [0.0], "out_scores", "(1,)")]:
+        message = f"audit_canaries: {name} must be a finite 1-D array of at least 2 scores, got shape {shape}"
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            auditor.audit(CanaryScores(x_in, x_out), claim, sequential=True)
+    with pytest.raises(ValueError, match="^a sequential canary audit needs at least 200 runs per side, got 2$"):
+        auditor.audit(CanaryScores([1.0, 2.0], [0.0, 1.0]), claim, sequential=True)
+    draw = lambda side, count: np.zeros(count)  # noqa: E731
+    with pytest.raises(ValueError, match="^a sequential canary audit needs at least 200 runs per side, got 0$"):
+        auditor.audit(CanaryScores(draw=draw), claim, sequential=True)
+    rng = np.random.default_rng(30)
+    found = auditor.audit(CanaryScores(rng.normal(1.0, 1.0, 300), rng.normal(0.0, 1.0, 300)), dpaudit.PureDP(9.0))
+    assert found.parameters["alpha"] == 0.05 and found.confidence == pytest.approx(0.95)
+
+
+def test_the_canary_scores_auditor_refuses_what_it_cannot_read_in_words():
+    from dpaudit.auditors.canary_scores import CanaryScores, CanaryScoresAuditor
+
+    auditor, subject = CanaryScoresAuditor(), CanaryScores([1.0] * 300, [0.0] * 300)
+    assert auditor.name == "canary-scores" and auditor.statistical
+    assert auditor.supports(subject, dpaudit.ApproxDP(1.0, 1e-5)).level == "attempts"
+    assert auditor.supports(subject, dpaudit.PureDP(1.0)).level == "attempts"
+    renyi = auditor.supports(subject, dpaudit.RenyiDP(2.0, 1.0))
+    assert not renyi and renyi.reason == ("canary scores bound epsilon at a delta: they audit (epsilon, delta) and "
+                                          "pure DP claims, got a renyi-dp claim")
+    other = auditor.supports([1.0, 2.0], dpaudit.PureDP(1.0))
+    assert not other and other.noted is False
+    assert other.reason == "the canary-scores auditor audits CanaryScores (two arrays of scores)"
+    for runs in ("both", None, 1):
+        message = (f"audit_canaries: runs must be 'many' (a score per training run) or 'one' (a score per canary of "
+                   f"one run), got {runs!r}")
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            CanaryScores([1.0], [0.0], runs=runs)
+    mixed = "^audit_canaries: selection is for runs='many', guesses for runs='one'$"
+    with pytest.raises(ValueError, match=mixed):
+        auditor.audit(subject, dpaudit.PureDP(1.0), guesses=[(10, 10)])
+    with pytest.raises(ValueError, match=mixed):
+        auditor.audit(CanaryScores([1.0] * 300, [0.0] * 300, runs="one"), dpaudit.PureDP(1.0), selection=0.3)
+    sequential = ("^audit_canaries: sequential audits read many runs \\(runs='many'\\), with their own selection: no "
+                  "selection or guesses$")
+    for settings in (dict(selection=0.3), dict(guesses=[(10, 10)])):
+        with pytest.raises(ValueError, match=sequential):
+            auditor.audit(subject, dpaudit.PureDP(1.0), sequential=True, **settings)
 
 
 # -- the yardstick: the best fixed event from the exact law -----------------------------------------------------------
