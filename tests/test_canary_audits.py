@@ -366,6 +366,197 @@ def test_the_stated_one_run_power_is_honest_and_in_the_record():
     assert above.power["value"] == math.inf
 
 
+# -- the estimators' parts on fixed data ------------------------------------------------------------------------------
+
+
+def _clopper_pearson(k, n, alpha):
+    """One-sided Clopper-Pearson bounds at ``alpha`` each, from scipy's beta law: (lower, upper)."""
+    k = np.asarray(k)
+    lower = np.where(k == 0, 0.0, stats.beta.ppf(alpha, np.maximum(k, 1), n - k + 1))
+    upper = np.where(k == n, 1.0, stats.beta.ppf(1 - alpha, k + 1, np.maximum(n - k, 1)))
+    return lower, upper
+
+
+@pytest.mark.parametrize("n1, n2, q, delta, alpha, eps", [(200, 150, 0.05, 1e-5, 0.05, 1.0),
+                                                          (80, 120, 0.2, 0.0, 0.1, 0.3),
+                                                          (100, 60, 0.02, 1e-3, 0.05, 1.0),
+                                                          (40, 5, 0.1, 0.0, 0.1, 0.1)])
+def test_the_many_run_power_is_where_the_refutation_probability_reaches_0_9(n1, n2, q, delta, alpha, eps):
+    """multi_run_power against the refutation probability summed over every pair of counts (Clopper-Pearson bounds
+    from scipy's beta law, alpha / 2 per side): at p = q e^eps' + delta it is 0.9, a little below p it is less; also
+    with five runs on the second side."""
+    value = canary.multi_run_power(n1, n2, q, delta, alpha, eps)
+    assert eps < value < math.inf
+    lower, _ = _clopper_pearson(np.arange(n1 + 1), n1, alpha / 2)
+    _, upper = _clopper_pearson(np.arange(n2 + 1), n2, alpha / 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        refutes = np.log((lower[:, None] - delta) / upper[None, :]) > eps
+
+    def chance(p):
+        return float(stats.binom.pmf(np.arange(n1 + 1), n1, p) @ refutes @ stats.binom.pmf(np.arange(n2 + 1), n2, q))
+
+    p = q * math.exp(value) + delta
+    assert chance(p) == pytest.approx(0.9, abs=1e-7) and chance(p - 1e-4) < 0.9
+
+
+def test_the_many_run_power_is_infinite_where_nothing_refutes_or_the_second_rate_is_0():
+    assert canary.multi_run_power(10, 10, 0.3, 1e-5, 0.05, 1.0) == math.inf  # ten runs cannot certify 1 at 0.9
+    assert canary.multi_run_power(100, 100, 0.0, 1e-5, 0.05, 1.0) == math.inf  # (p - delta) / 0 is infinite
+
+
+@pytest.mark.parametrize("m, r, delta, alpha, eps", [(1000, 200, 1e-5, 0.05, 0.1), (1000, 500, 1e-5, 0.05, 0.0),
+                                                     (400, 100, 1e-3, 0.1, 1.0)])
+def test_the_one_run_power_is_where_randomized_response_refutes_with_probability_0_9(m, r, delta, alpha, eps):
+    """one_run_power against its definition: the fewest right guesses that refute eps (scanning every count), and the
+    accuracy e^eps' / (1 + e^eps') at which that many or more are right with probability 0.9."""
+    from dpaudit.auditors.one_run import one_run_epsilon
+
+    value = canary.one_run_power(m, r, delta, alpha, eps)
+    votes = next(v for v in range(r + 1) if one_run_epsilon(m, r, v, delta, alpha) > eps)
+    assert 0 < value < math.inf
+    assert stats.binom.sf(votes - 1, r, 1 / (1 + math.exp(-value))) == pytest.approx(0.9, abs=1e-6)
+
+
+def test_the_one_run_power_is_infinite_where_every_guess_right_does_not_refute():
+    from dpaudit.auditors.one_run import one_run_epsilon
+
+    assert canary.one_run_power(1000, 30, 1e-5, 0.05, 3.0) == math.inf
+    ceiling = one_run_epsilon(1000, 30, 30, 1e-5, 0.05)
+    assert canary.one_run_power(1000, 30, 1e-5, 0.05, ceiling) == math.inf  # all right gives exactly the claim
+    assert canary.one_run_power(1000, 30, 1e-5, 0.05, ceiling - 1e-9) < math.inf
+
+
+def test_the_anticipated_bound_is_clopper_pearson_at_the_selection_rates():
+    rng = np.random.default_rng(40)
+    first, second = rng.normal(1.0, 1.0, 90), rng.normal(0.0, 1.0, 70)
+    taus = np.array([-0.5, 0.3, 1.2, 2.5])
+    for side, some in ((">=", True), ("<", False)):  # the first side's scores are higher
+        p, q = canary.selection_rates(first, second, taus, side)
+        lower, _ = _clopper_pearson(p * 500, 500, 0.025)
+        _, upper = _clopper_pearson(q * 400, 400, 0.025)
+        expected = canary.epsilon_from_rates(lower, upper, 1e-4)
+        got = canary.anticipated_bound(first, second, taus, side, 500, 400, 1e-4, 0.05)
+        assert got == pytest.approx(expected, abs=1e-9) and (got > 0).any() == some
+
+
+def test_the_one_run_guesses_are_checked_at_the_edges_of_their_range():
+    """(k+, k-) pairs of integers, each at least 0, together 1 to m: (0, 1), (1, 0) and (m, 0) are taken; a negative
+    one, a sum of 0 or above m, a float, and no pair at all are refused naming the guesses; bad scores are refused in
+    one_run_bound's name."""
+    rng = np.random.default_rng(41)
+    x_in, x_out = rng.normal(1.0, 1.0, 12), rng.normal(0.0, 1.0, 8)
+    for guesses in ([(0, 1)], [(1, 0)], [(20, 0)], [(np.int64(2), 3)]):
+        found = canary.one_run_bound(x_in, x_out, 0.0, 0.05, np.random.default_rng(0), guesses)
+        assert found["canaries"] == 20 and found["members"] == 12 and found["guesses_tried"] == 1
+    for guesses in ([(-1, 2)], [(2, -1)], [(0, 0)], [(15, 6)], [(1.0, 1)], [(1, 1.0)], []):
+        message = (f"one_run_bound: guesses must be (k+, k-) pairs of non-negative integers with 1 <= k+ + k- <= 20 "
+                   f"(the canaries), got {guesses!r}")
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            canary.one_run_bound(x_in, x_out, 0.0, 0.05, np.random.default_rng(0), guesses)
+    for owner, call in [("one_run_bound", canary.one_run_bound), ("multi_run_epsilon", canary.multi_run_epsilon)]:
+        for x_in, x_out, name in [([np.nan, 1.0, 2.0], [0.0, 1.0], "in_scores"),
+                                  ([1.0, 2.0], [[0.0, 1.0]], "out_scores")]:
+            with pytest.raises(ValueError, match=f"^{owner}: {name} must be a finite 1-D array of at least"):
+                call(x_in, x_out, 0.0, 0.05, np.random.default_rng(0))
+    message = ("canary audits: runs must be 'many' (a score per run) or 'one' (a score per canary of one run), "
+               "got 'both'")
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        canary.canary_epsilon([1.0, 2.0], [0.0, 1.0], 0.0, 0.05, np.random.default_rng(0), "both")
+
+
+def test_scores_rates_counts_and_thresholds_on_fixed_data():
+    """The estimators' small parts, exactly: a side's scores checked in the caller's words; the bound from two rates
+    (0 where p <= delta or the ratio is below 1); event counts with a score at the threshold counted on the upper side;
+    selection rates with the second side's smoothed; the thresholds as upper quantiles taken at scores."""
+    assert canary.scores("o", "x", [1, 2]).dtype == float
+    for values, least, ending in [("abc", 1, None), ([[1.0, 2.0]], 1, "(1, 2)"),
+                                  ([1.0, np.inf], 1, "(2,) with non-finite entries"), ([1.0], 2, "(1,)"),
+                                  ([], 1, "(0,)")]:
+        message = ("o: x must be an array of numbers, got str" if ending is None else
+                   f"o: x must be a finite 1-D array of at least {least} scores, got shape {ending}")
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            canary.scores("o", "x", values, least)
+    got = canary.epsilon_from_rates([0.5, 0.1, 1e-5, 0.5, 0.3], [0.1, 0.2, 1e-9, 0.5, 0.1], 1e-5)
+    assert got == pytest.approx([math.log((0.5 - 1e-5) / 0.1), 0.0, 0.0, 0.0, math.log((0.3 - 1e-5) / 0.1)], abs=1e-15)
+    first, second, taus = np.array([0.0, 1.0, 1.0, 2.0]), np.array([1.0, 3.0]), np.array([1.0, 2.5])
+    assert [k.tolist() for k in canary._event_counts(first, second, taus, ">=")] == [[3, 0], [2, 1]]
+    assert [k.tolist() for k in canary._event_counts(first, second, taus, "<")] == [[1, 4], [0, 1]]
+    p, q = canary.selection_rates(first, second, taus, ">=")
+    assert p.tolist() == [0.75, 0.0] and q.tolist() == [0.75, 0.5]
+    assert canary.candidate_thresholds(np.arange(10.0), 4).tolist() == [3.0, 5.0, 7.0, 9.0]
+    pooled = np.random.default_rng(42).normal(size=500)
+    taus = canary.candidate_thresholds(pooled)
+    assert len(taus) == canary.THRESHOLDS == 64 and np.isin(taus, pooled).all() and taus[-1] == pooled.max()
+
+
+def _many_run_steps(x_in, x_out, delta, alpha, seed, cut, thresholds=canary.THRESHOLDS):
+    """multi_run_epsilon's result computed again step by step from the same generator state (its docstring)."""
+    twin = np.random.default_rng(seed)
+    runs = {"in": twin.permutation(x_in), "out": twin.permutation(x_out)}
+    select = {s: runs[s][:cut[s]] for s in runs}
+    confirm = {s: runs[s][cut[s]:] for s in runs}
+    taus = canary.candidate_thresholds(np.concatenate([select["in"], select["out"]]), thresholds)
+    best = None
+    for side, first in canary.ORIENTATIONS:
+        second = "out" if first == "in" else "in"
+        values = canary.anticipated_bound(select[first], select[second], taus, side, len(confirm[first]),
+                                          len(confirm[second]), delta, alpha)
+        if best is None or values.max() > best[0]:
+            best = (values.max(), side, first, float(taus[int(np.argmax(values))]))
+    _, side, first, tau = best
+    second = "out" if first == "in" else "in"
+    inside = {s: int(np.sum(confirm[s] >= tau if side == ">=" else confirm[s] < tau)) for s in runs}
+    n = {s: len(confirm[s]) for s in runs}
+    p_lower = float(_clopper_pearson(inside[first], n[first], alpha / 2)[0])
+    q_upper = float(_clopper_pearson(inside[second], n[second], alpha / 2)[1])
+    with np.errstate(divide="ignore"):
+        bound = math.log((p_lower - delta) / q_upper) if p_lower > delta else 0.0
+    ceiling = math.log(((alpha / 2) ** (1 / n[first]) - delta) / (1 - (alpha / 2) ** (1 / n[second])))
+    return {"epsilon": max(bound, 0.0), "side": side, "threshold": tau, "first": first,
+            "counts": {first: inside[first], second: inside[second]}, "runs": n, "selection_runs": cut,
+            "p_lower": p_lower, "q_upper": q_upper, "ceiling": ceiling}
+
+
+def _assert_same_result(got, expected):
+    for key in ("side", "first", "threshold", "counts", "runs", "selection_runs"):
+        assert got[key] == expected[key], key
+    for key in ("epsilon", "p_lower", "q_upper", "ceiling"):
+        assert got[key] == pytest.approx(expected[key], rel=1e-9, abs=1e-12), key
+
+
+def test_the_many_run_estimate_is_its_steps_on_the_split_it_drew():
+    """multi_run_epsilon step by step from the same generator state: each side permuted, a fifth (at least 1, at most
+    all but 1) selecting, the event of the largest anticipated bound over the four orientations in order (ties to the
+    earlier: with every score equal every anticipated bound is 0 and the first orientation's threshold is kept),
+    among the thresholds asked for, its counts on the confirmation runs, Clopper-Pearson at alpha / 2 per side from
+    scipy's beta law, the bound and the ceiling; the selection share must be in (0, 1), and two runs per side are
+    enough (three select one each)."""
+    rng = np.random.default_rng(43)
+    x_in, x_out = rng.normal(1.0, 1.0, 300), rng.normal(0.0, 1.0, 251)
+    delta, alpha = 1e-4, 0.1
+    got = canary.multi_run_epsilon(x_in, x_out, delta, alpha, np.random.default_rng(5))
+    _assert_same_result(got, _many_run_steps(x_in, x_out, delta, alpha, 5, {"in": 60, "out": 50}))
+    assert got["epsilon"] > 0
+    coarse = canary.multi_run_epsilon(x_in, x_out, delta, alpha, np.random.default_rng(5), thresholds=5)
+    _assert_same_result(coarse, _many_run_steps(x_in, x_out, delta, alpha, 5, {"in": 60, "out": 50}, thresholds=5))
+    flat = np.zeros(40)  # one threshold, no event separates the sides
+    same = canary.multi_run_epsilon(flat, flat.copy(), delta, alpha, np.random.default_rng(6))
+    _assert_same_result(same, _many_run_steps(flat, flat.copy(), delta, alpha, 6, {"in": 8, "out": 8}))
+    assert (same["side"], same["first"], same["epsilon"]) == (">=", "in", 0.0)
+    for share in (0.0, 1.0, -0.2):
+        with pytest.raises(ValueError, match=rf"^multi_run_epsilon: selection must be a share in \(0, 1\), got "
+                                             rf"{re.escape(repr(share))}$"):
+            canary.multi_run_epsilon(x_in, x_out, delta, alpha, np.random.default_rng(5), selection=share)
+    two = canary.multi_run_epsilon([1.0, 2.0], [0.0, 0.5], 0.0, alpha, np.random.default_rng(0), selection=0.9)
+    assert two["selection_runs"] == {"in": 1, "out": 1} and sum(two["runs"].values()) == 2
+    three = canary.multi_run_epsilon([1.0, 2.0, 3.0], [0.0, 0.5, 1.0], 0.0, alpha, np.random.default_rng(0))
+    assert three["selection_runs"] == {"in": 1, "out": 1} and three["runs"] == {"in": 2, "out": 2}
+    for x_in, x_out, name in [([1.0], [0.0, 1.0], "in_scores"), ([1.0, 2.0], [0.0], "out_scores")]:
+        message = f"multi_run_epsilon: {name} must be a finite 1-D array of at least 2 scores, got shape (1,)"
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            canary.multi_run_epsilon(x_in, x_out, 0.0, alpha, np.random.default_rng(0))
+
+
 # -- the canary-scores auditor's records, field by field ---------------------------------------------------------------
 
 
