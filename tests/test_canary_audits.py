@@ -387,13 +387,10 @@ def test_the_many_run_power_is_where_the_refutation_probability_reaches_0_9(n1, 
     with five runs on the second side."""
     value = canary.multi_run_power(n1, n2, q, delta, alpha, eps)
     assert eps < value < math.inf
-    lower, _ = _clopper_pearson(np.arange(n1 + 1), n1, alpha / 2)
-    _, upper = _clopper_pearson(np.arange(n2 + 1), n2, alpha / 2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        refutes = np.log((lower[:, None] - delta) / upper[None, :]) > eps
 
     def chance(p):
-        return float(stats.binom.pmf(np.arange(n1 + 1), n1, p) @ refutes @ stats.binom.pmf(np.arange(n2 + 1), n2, q))
+        weights, bound = _brute_force_bounds(p, q, n1, n2, delta, alpha)
+        return float(weights[bound > eps].sum())
 
     p = q * math.exp(value) + delta
     assert chance(p) == pytest.approx(0.9, abs=1e-7) and chance(p - 1e-4) < 0.9
@@ -802,8 +799,7 @@ def _brute_force_bounds(p, q, n1, n2, delta, alpha):
     """Every pair of counts (k1, k2) of the two sides with its probability and its Clopper-Pearson bound, written out
     from scipy's binomial and beta laws (the one-sided bounds at alpha / 2 per side)."""
     k1, k2 = np.arange(n1 + 1), np.arange(n2 + 1)
-    lower = np.where(k1 == 0, 0.0, stats.beta.ppf(alpha / 2, k1, n1 - k1 + 1))
-    upper = np.where(k2 == n2, 1.0, stats.beta.ppf(1 - alpha / 2, k2 + 1, n2 - k2))
+    lower, upper = _clopper_pearson(k1, n1, alpha / 2)[0], _clopper_pearson(k2, n2, alpha / 2)[1]
     with np.errstate(divide="ignore", invalid="ignore"):
         bound = np.log((lower[:, None] - delta) / upper[None, :])
     bound = np.where((lower[:, None] > delta) & (bound > 0), bound, 0.0)
