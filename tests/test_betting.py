@@ -21,7 +21,15 @@ import pytest
 from scipy import stats
 
 from dpaudit import ApproxDP, PureDP
-from dpaudit.auditors.betting import FRACTIONS, KELLY_GRID, SCALES, EventBets, kelly_fraction
+from dpaudit.auditors.betting import (
+    FRACTIONS,
+    KELLY_GRID,
+    SCALES,
+    EventBets,
+    claimed_parameter,
+    kelly_fraction,
+    kelly_growth,
+)
 
 TRIALS, BATCHES, FIRST = 2000, 12, 100
 FALSE_FAILURE = 1e-4
@@ -110,7 +118,8 @@ def test_the_kelly_fraction_maximises_the_forecasts_growth_and_is_zero_without_a
 @pytest.mark.parametrize("claim", [PureDP(0.3), ApproxDP(1.0, 1e-3)])
 def test_every_wealth_path_falls_as_the_parameter_rises_and_the_bound_splits_crossed_from_not(claim):
     """The certified bound's validity rests on the monotonicity (module docstring): checked on random batch
-    counts over a grid of parameters, and the bound L has every value just below it crossed and just above not."""
+    counts over a grid of parameters, and the bound L is crossed itself while the value one bisection step (or one
+    float) above it is not: the bound is found to the precision its 60 halvings give."""
     rng = np.random.default_rng(11)
     grid = np.linspace(0, 3, 61) if isinstance(claim, PureDP) else np.linspace(0, 1, 61)
     for _ in range(30):
@@ -124,9 +133,144 @@ def test_every_wealth_path_falls_as_the_parameter_rises_and_the_bound_splits_cro
         assert (np.diff(paths, axis=0) <= 1e-12).all()
         bound = bets.lower_bound()
         threshold = math.log(1 / bets.alpha)
-        if bound > 0:
-            assert bets.peak(bound * (1 - 1e-9)) >= threshold
-        assert bets.peak(bound * (1 + 1e-7) + 1e-12) < threshold
+        if bound > 0:  # the bisection keeps its lower end crossed: L itself crossed
+            assert bets.peak(bound) >= threshold
+        # and its upper end not crossed, within 60 halvings of the bracket ([0, 1], or [h, 2h] for a pure claim
+        # past 1) or one float above L
+        above = max(bound + max(1.0, bound) * 2.0**-60, np.nextafter(bound, math.inf))
+        assert bets.peak(above) < threshold
+
+
+def _expected_cells(n, p, q):
+    """The outcome counts (n11, n10, n01, n00) of n paired outputs at rates p and q, rounded to their expectations."""
+    c = np.round(np.array([p * q, p * (1 - q), (1 - p) * q, (1 - p) * (1 - q)]) * n).astype(int)
+    c[-1] = n - c[:-1].sum()
+    return tuple(int(v) for v in c)
+
+
+@pytest.mark.parametrize("claim, edge, n", [(ApproxDP(0.5, 1e-4), 0.004, 100_000), (ApproxDP(0.5, 1e-4), 0.01, 20_000),
+                                            (ApproxDP(0.5, 1e-4), 0.01, 100_000), (ApproxDP(0.5, 1e-4), 0.03, 20_000),
+                                            (PureDP(0.0), 0.005, 100_000), (PureDP(0.0), 0.01, 20_000),
+                                            (PureDP(0.5), 0.3, 2_000)])
+def test_the_bound_is_found_to_the_precision_of_its_sixty_halvings(claim, edge, n):
+    """Two batches (n and 2n outputs per side) at q = 0.1, p = e^eps q + edge, counts at their expectations: the
+    bound L (deltas from 3e-4 to 0.03, epsilons from 0.02 to past 1) is crossed itself and the value 2^-60 of its
+    bracket above it (or one float above) is not."""
+    q = 0.1
+    p = math.exp(claim.epsilon) * q + edge
+    bets = EventBets(claim, 0.05, batches=[_expected_cells(n, p, q), _expected_cells(2 * n, p, q)])
+    bound = bets.lower_bound()
+    threshold = math.log(1 / bets.alpha)
+    assert bound > 0 and bets.peak(bound) >= threshold
+    assert bets.peak(max(bound + max(1.0, bound) * 2.0**-60, np.nextafter(bound, math.inf))) < threshold
+
+
+@pytest.mark.parametrize("claim", [PureDP(1.0), ApproxDP(0.5, 0.05)])
+def test_kelly_growth_is_the_best_expected_log_growth_over_the_grid_on_fixed_rates(claim):
+    """Against a plain loop over KELLY_GRID of the expected log of 1 + c Z / (e^eps + delta) (the sides
+    independent): the fraction and its growth; rates outside [0, 1] are read as their nearest ends."""
+    factor, delta = math.exp(claim.epsilon), getattr(claim, "delta", 0.0)
+
+    def best(p, q):
+        cells = (p * q, p * (1 - q), (1 - p) * q, (1 - p) * (1 - q))
+        pay = (1 - factor - delta, 1 - delta, -factor - delta, -delta)
+        grown = [(sum(w * math.log1p(c * z / (factor + delta)) for w, z in zip(cells, pay)), c) for c in KELLY_GRID]
+        g, c = max(grown)
+        return (c, g) if g > 0 else (0.0, 0.0)
+
+    for p, q in ((0.9, 0.1), (0.5, 0.05), (0.3, 0.0), (1.0, 0.2), (0.99, 0.98), (0.2, 0.5)):
+        c, g = kelly_growth(claim, p, q)
+        want = best(p, q)
+        assert c == want[0] and g == pytest.approx(want[1], rel=1e-12, abs=1e-300)
+        assert kelly_fraction(claim, p, q) == c
+    assert kelly_growth(claim, 1.3, -0.2) == kelly_growth(claim, 1.0, 0.0)
+    assert kelly_growth(claim, -0.5, 1.5) == kelly_growth(claim, 0.0, 1.0) == (0.0, 0.0)
+
+
+def test_where_no_bet_grows_nor_shrinks_the_kelly_fraction_is_zero():
+    """An event that never occurs on either side under a pure claim (every payoff 0), or always on both under a
+    claim of epsilon = 0: the growth is exactly 0 for every fraction, and no fraction grows."""
+    assert kelly_growth(PureDP(1.0), 0.0, 0.0) == (0.0, 0.0)
+    assert kelly_growth(PureDP(0.0), 1.0, 1.0) == (0.0, 0.0)
+
+
+def test_the_claimed_parameter_is_a_pure_claims_epsilon_and_an_approximate_claims_delta():
+    assert claimed_parameter(PureDP(0.7)) == 0.7 and claimed_parameter(ApproxDP(0.7, 1e-3)) == 1e-3
+    pure, approx = EventBets(PureDP(0.2), 0.05), EventBets(ApproxDP(0.2, 0.01), 0.05)
+    for bets in (pure, approx):
+        bets.batches = [(30, 60, 5, 105), (10, 40, 10, 140)]
+        assert bets.peak() == bets.peak(claimed_parameter(bets.claim)) > 0
+        assert bets.peak() == float(bets.log_wealth(claimed_parameter(bets.claim)).max())
+
+
+def test_a_batch_counts_both_first_only_second_only_and_neither():
+    """Membership given as booleans, 0/1 integers or 0/1 floats: the counts, the outputs drawn, the fractions
+    staked (FRACTIONS without a forecast, the forecast's Kelly fraction times SCALES capped at 0.9 with one), and
+    whether the wealth crossed."""
+    bets = EventBets(PureDP(0.1), 0.5)
+    crossed = bets.add(np.array([True, True, False, False, True]), np.array([True, False, True, False, False]))
+    assert bets.batches == [(1, 2, 1, 1)] and bets.drawn == 5 and bets.fractions[0] is FRACTIONS
+    assert crossed == bets.crossed()
+    bets.add([1, 1, 1, 0], [0, 0, 1, 0], forecast=(0.99, 0.0))
+    bets.add(np.array([0.0, 1.0, 1.0]), np.array([1.0, 1.0, 0.0]), forecast=(0.5, 0.5))
+    assert bets.batches[1:] == [(1, 2, 0, 1), (1, 1, 1, 0)] and bets.drawn == 12
+    np.testing.assert_array_equal(bets.fractions[1], np.minimum(kelly_fraction(bets.claim, 0.99, 0.0) * SCALES, 0.9))
+    assert bets.fractions[1][0] == 0.9 and not bets.fractions[2].any()
+    shapes = bets.log_wealth([0.0, 0.1, 2.0]).shape, bets.log_wealth(0.1).shape
+    assert shapes == ((3, 3), (1, 3)) and EventBets(PureDP(1.0), 0.05).log_wealth([0.0, 1.0]).shape == (2, 0)
+    with pytest.raises(ValueError, match=r"as many outputs on each side, got \(2, 2\) and \(2, 2\)"):
+        bets.add(np.ones((2, 2), bool), np.ones((2, 2), bool))
+
+
+def test_the_wealth_takes_integer_parameters_and_a_whole_bet_on_an_outcome_that_never_occurred():
+    """Parameters given as integers are the same parameters (an approximate claim's factor e^eps stays a float);
+    a path staking the whole largest bet (c = 1, the limit of the allowed bets) zeroes the factor of an outcome in
+    the second side's event only, and where no such outcome occurred its wealth is still the product of the
+    others (0 * log 0 counts nothing), as the draw-by-draw reference computes it."""
+    for claim in (PureDP(1.0), ApproxDP(0.5, 0.01)):
+        bets = EventBets(claim, 0.05, batches=[(3, 10, 2, 25), (1, 8, 0, 11)])
+        np.testing.assert_array_equal(bets.log_wealth([0, 1]), bets.log_wealth([0.0, 1.0]))
+        np.testing.assert_array_equal(bets.log_wealth(0), bets.log_wealth(0.0))
+    bets = EventBets(PureDP(1.0), 0.05, batches=[(2, 5, 0, 3)], fractions=[np.ones(FRACTIONS.size)])
+    outcomes = [[(1, 1)] * 2 + [(1, 0)] * 5 + [(0, 0)] * 3]
+    for parameter in (0.0, 0.5):
+        wealth = bets.log_wealth(parameter)[0]
+        assert np.isfinite(wealth).all()
+        np.testing.assert_allclose(wealth, _reference_log_wealth(bets.claim, outcomes, parameter, [np.ones(12)]),
+                                   rtol=1e-12)
+
+
+def _alpha_at(value):
+    """An alpha at which the threshold log(1 / alpha) is ``value`` exactly (searched among floats near e^-value)."""
+    alpha = math.exp(-value)
+    for step in range(400):
+        candidate = np.nextafter(alpha, 1.0 if step % 2 else 0.0) if step else alpha
+        for _ in range(step // 2):
+            candidate = np.nextafter(candidate, 1.0 if step % 2 else 0.0)
+        if math.log(1 / candidate) == value:
+            return float(candidate)
+    raise AssertionError(f"no alpha gives log(1 / alpha) = {value!r}")
+
+
+def test_a_wealth_exactly_at_the_threshold_has_crossed():
+    """Ville's event is a wealth of at least 1/alpha: a peak exactly at log(1 / alpha) crossed (the bound then
+    certifies the claimed parameter itself), at the claimed parameter and at 1 (the bound is then exactly 1: the
+    wealth falls strictly past it), and at 0 (the bound is then no more than the bisection's first step)."""
+    batches = [(3, 40, 2, 55), (10, 30, 5, 60)]
+    at_claim = EventBets(PureDP(0.5), 0.05, batches=batches)
+    bets = EventBets(PureDP(0.5), _alpha_at(at_claim.peak()), batches=batches)
+    assert bets.crossed() and bets.lower_bound() >= 0.5
+    q = 0.1
+    cells = [_expected_cells(n, math.exp(0.5) * q + 0.3, q) for n in (2_000, 4_000)]
+    at_one = EventBets(PureDP(0.5), _alpha_at(EventBets(PureDP(0.5), 0.05, batches=cells).peak(1.0)), batches=cells)
+    assert at_one.lower_bound() == 1.0
+    approx = [_expected_cells(n, math.exp(0.5) * q + 0.01, q) for n in (20_000, 40_000)]
+    at_zero = EventBets(ApproxDP(0.5, 1e-4), 0.05, batches=approx)
+    at_zero.alpha = _alpha_at(at_zero.peak(0.0))
+    bound = at_zero.lower_bound()  # the wealth's float value is flat over [0, 2^-60]: the bisection's first step
+    threshold = math.log(1 / at_zero.alpha)
+    assert at_zero.peak(0.0) == threshold and bound <= 2.0**-60 and at_zero.peak(bound) >= threshold
+    assert at_zero.peak(bound + 2.0**-60) < threshold  # found to the bisection's precision, as everywhere
 
 
 def test_a_batch_needs_as_many_outputs_on_each_side_and_only_dp_claims_are_bet_on():
@@ -137,8 +281,13 @@ def test_a_batch_needs_as_many_outputs_on_each_side_and_only_dp_claims_are_bet_o
 
     with pytest.raises(TypeError, match="pure and approximate"):
         EventBets(ZCDP(0.5), 0.05)
-    with pytest.raises(ValueError, match="alpha"):
-        EventBets(PureDP(1.0), 1.5)
+    for alpha in (1.5, 1.0, 0.0, -0.1):
+        with pytest.raises(ValueError, match=rf"alpha must be in \(0, 1\), got {alpha!r}"):
+            EventBets(PureDP(1.0), alpha)
+    with pytest.raises(ValueError, match=r"as many outputs on each side, got \(3,\) and \(4,\)"):
+        bets.add(np.ones(3, bool), np.ones(4, bool))
+    with pytest.raises(TypeError, match="got a zcdp claim"):
+        EventBets(ZCDP(0.5), 0.05)
     assert bets.lower_bound() == 0.0 and bets.peak() == 0.0 and not bets.crossed()
 
 

@@ -380,11 +380,13 @@ def _clopper_pearson(k, n, alpha):
 @pytest.mark.parametrize("n1, n2, q, delta, alpha, eps", [(200, 150, 0.05, 1e-5, 0.05, 1.0),
                                                           (80, 120, 0.2, 0.0, 0.1, 0.3),
                                                           (100, 60, 0.02, 1e-3, 0.05, 1.0),
-                                                          (40, 5, 0.1, 0.0, 0.1, 0.1)])
+                                                          (40, 5, 0.1, 0.0, 0.1, 0.1),
+                                                          (50, 2, 0.1, 0.0, 0.2, 0.0)])
 def test_the_many_run_power_is_where_the_refutation_probability_reaches_0_9(n1, n2, q, delta, alpha, eps):
     """multi_run_power against the refutation probability summed over every pair of counts (Clopper-Pearson bounds
     from scipy's beta law, alpha / 2 per side): at p = q e^eps' + delta it is 0.9, a little below p it is less; also
-    with five runs on the second side."""
+    with five runs on the second side, and with two (where a single second-side run in the event can still be
+    refuted: the sum needs every second-side count, up to all of them)."""
     value = canary.multi_run_power(n1, n2, q, delta, alpha, eps)
     assert eps < value < math.inf
 

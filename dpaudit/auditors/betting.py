@@ -128,7 +128,7 @@ class EventBets:
         with np.errstate(divide="ignore"):
             logs = np.log1p(c * (payoffs / cap[:, None])[None, :, None, :])  # (paths, values, batches, 4)
         # 0 * log 0: an outcome that never occurred contributes nothing even where its factor is 0
-        per_batch = np.where(counts[None, None] > 0, logs * counts[None, None], 0.0).sum(-1)
+        per_batch = (np.where(counts[None, None] > 0, logs, 0.0) * counts[None, None]).sum(-1)
         paths = np.cumsum(per_batch, axis=-1)  # (fractions, values, batches)
         return logsumexp(paths, axis=0) - math.log(FRACTIONS.size)
 

@@ -129,16 +129,26 @@ def scaled(run: DPSGDConfig | ComposedDPSGD, factor: float) -> DPSGDConfig | Com
 
 def as_poisson(run: DPSGDConfig | ComposedDPSGD) -> DPSGDConfig | ComposedDPSGD | None:
     """The run as a Poisson accountant models it (Poisson sampling at the nominal rate, the same steps, add-remove
-    for a zero-out claim); None if it is Poisson already or has no nominal rate."""
+    for a zero-out claim); None if it is Poisson already. A composition's Poisson parts stay as they are, but about
+    add-remove where the composition is about zero-out, so that every part is about the same relation (under
+    Poisson sampling the two relations give the same pair of output laws)."""
     if isinstance(run, ComposedDPSGD):
-        parts = [as_poisson(p) or p for p in run.parts]
-        return ComposedDPSGD(tuple(parts)) if any(a is not p for a, p in zip(parts, run.parts)) else None
+        if all(isinstance(p.sampler, PoissonBatches) for p in run.parts):
+            return None
+        return ComposedDPSGD(tuple(as_poisson(p) or _add_remove(p) for p in run.parts))
     s = run.sampler
     if isinstance(s, PoissonBatches):
         return None
     rate = s.batch / s.size if hasattr(s, "batch") else 1.0 / s.batches
     relation = ADD_REMOVE if run.relation == ZERO_OUT else run.relation
     return DPSGDConfig(PoissonBatches(min(rate, 1.0)), run.noise_multiplier, steps=run.steps, relation=relation)
+
+
+def _add_remove(run: DPSGDConfig) -> DPSGDConfig:
+    """A Poisson run about add-remove instead of zero-out (the same output laws); any other run as it is."""
+    if run.relation != ZERO_OUT:
+        return run
+    return DPSGDConfig(run.sampler, run.noise_multiplier, steps=run.steps, relation=ADD_REMOVE)
 
 
 def rdp_epsilon(run: DPSGDConfig | ComposedDPSGD, delta: float) -> float | None:
