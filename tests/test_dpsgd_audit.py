@@ -166,7 +166,10 @@ def test_the_report_has_a_dpsgd_section_with_the_bracket(tmp_path):
     assert "epsilon at delta=1e-05 in [1.82821, 1.82825]" in row and "eps 1.82, delta 1e-05" in row
 
 
+@pytest.mark.slow  # the sweep's data is checked exactly on a stub bracket in test_dpsgd_auditor_steps.py
 def test_a_sweep_draws_epsilon_against_the_noise_multiplier():
+    """End to end on real brackets (six certified brackets of shuffled and Poisson batches): less noise, more
+    epsilon, and dp-accounting answers at every point."""
     from dpaudit.auditors.dpsgd import CertifiedAccountingAuditor
     from dpaudit.reports.plots import render
 
@@ -181,6 +184,7 @@ def test_a_sweep_draws_epsilon_against_the_noise_multiplier():
     assert finding.parameters["sweep"] == 3 and render(finding) is not None
 
 
+@pytest.mark.slow  # the gaps are checked on a stub bracket in test_dpsgd_auditor_steps.py; here on real ones
 def test_a_sweep_draws_each_accountant_given_and_leaves_a_gap_where_one_fails():
     from dpaudit.auditors.dpsgd import noise_sweep
 
