@@ -36,6 +36,14 @@ TRIALS, BATCHES, FIRST = 2000, 12, 100
 FALSE_FAILURE = 1e-4
 
 
+def _expected_growth(claim, c, p, q):
+    """The expected log of 1 + c Z / (e^eps + delta), Z = X - e^eps Y - delta, X and Y independent at rates p, q."""
+    factor, delta = math.exp(claim.epsilon), getattr(claim, "delta", 0.0)
+    cells = (p * q, p * (1 - q), (1 - p) * q, (1 - p) * (1 - q))
+    pay = (1 - factor - delta, 1 - delta, -factor - delta, -delta)
+    return sum(w * math.log1p(c * z / (factor + delta)) for w, z in zip(cells, pay))
+
+
 def _reference_log_wealth(claim, outcomes, parameter, fractions=None):
     """Draw by draw: the equal-weight mixture of prod (1 + lambda Z) over each batch's fractions (``fractions``, one
     list per batch; FRACTIONS for every batch by default), read after each batch."""
@@ -97,18 +105,12 @@ def test_the_kelly_fraction_maximises_the_forecasts_growth_and_is_zero_without_a
     from scipy.optimize import minimize_scalar
 
     factor, delta = math.exp(claim.epsilon), getattr(claim, "delta", 0.0)
-
-    def growth(c, p, q):
-        cells = (p * q, p * (1 - q), (1 - p) * q, (1 - p) * (1 - q))
-        pay = (1 - factor - delta, 1 - delta, -factor - delta, -delta)
-        return sum(w * math.log1p(c * z / (factor + delta)) for w, z in zip(cells, pay))
-
     for q, excess in ((0.1, 0.05), (0.01, 0.02), (0.3, 0.1), (0.001, 0.3), (0.0, 0.5)):
         p = factor * q + delta + excess
         c = kelly_fraction(claim, p, q)
-        best = minimize_scalar(lambda v, p=p, q=q: -growth(v, p, q), bounds=(0, 0.9), method="bounded",
+        best = minimize_scalar(lambda v, p=p, q=q: -_expected_growth(claim, v, p, q), bounds=(0, 0.9), method="bounded",
                                options={"xatol": 1e-10})
-        assert p <= 1 and c > 0 and growth(c, p, q) >= 0.97 * -best.fun
+        assert p <= 1 and c > 0 and _expected_growth(claim, c, p, q) >= 0.97 * -best.fun
         assert best.x / 2 ** 0.25 <= c <= best.x * 2 ** 0.25 or best.x > 0.9 * 2 ** -0.25
     for q in (0.0, 0.05, 0.4):
         assert kelly_fraction(claim, factor * q + delta, q) == 0.0  # the boundary: no growth for any bet
@@ -132,14 +134,16 @@ def test_every_wealth_path_falls_as_the_parameter_rises_and_the_bound_splits_cro
                           for _ in range(rng.integers(0, len(bets.batches) + 1))]
         paths = bets.log_wealth(grid)
         assert (np.diff(paths, axis=0) <= 1e-12).all()
-        bound = bets.lower_bound()
-        threshold = math.log(1 / bets.alpha)
-        if bound > 0:  # the bisection keeps its lower end crossed: L itself crossed
-            assert bets.peak(bound) >= threshold
-        # and its upper end not crossed, within 60 halvings of the bracket ([0, 1], or [h, 2h] for a pure claim
-        # past 1) or one float above L
-        above = max(bound + max(1.0, bound) * 2.0**-60, np.nextafter(bound, math.inf))
-        assert bets.peak(above) < threshold
+        _assert_bound_to_its_precision(bets, bets.lower_bound())
+
+
+def _assert_bound_to_its_precision(bets, bound):
+    """The bisection keeps its lower end crossed (L itself crossed, where L > 0) and its upper end not, within 60
+    halvings of the bracket ([0, 1], or [h, 2h] for a pure claim past 1) or one float above L."""
+    threshold = math.log(1 / bets.alpha)
+    if bound > 0:
+        assert bets.peak(bound) >= threshold
+    assert bets.peak(max(bound + max(1.0, bound) * 2.0**-60, np.nextafter(bound, math.inf))) < threshold
 
 
 def _expected_cells(n, p, q):
@@ -161,22 +165,17 @@ def test_the_bound_is_found_to_the_precision_of_its_sixty_halvings(claim, edge, 
     p = math.exp(claim.epsilon) * q + edge
     bets = EventBets(claim, 0.05, batches=[_expected_cells(n, p, q), _expected_cells(2 * n, p, q)])
     bound = bets.lower_bound()
-    threshold = math.log(1 / bets.alpha)
-    assert bound > 0 and bets.peak(bound) >= threshold
-    assert bets.peak(max(bound + max(1.0, bound) * 2.0**-60, np.nextafter(bound, math.inf))) < threshold
+    assert bound > 0
+    _assert_bound_to_its_precision(bets, bound)
 
 
 @pytest.mark.parametrize("claim", [PureDP(1.0), ApproxDP(0.5, 0.05)])
 def test_kelly_growth_is_the_best_expected_log_growth_over_the_grid_on_fixed_rates(claim):
     """Against a plain loop over KELLY_GRID of the expected log of 1 + c Z / (e^eps + delta) (the sides
     independent): the fraction and its growth; rates outside [0, 1] are read as their nearest ends."""
-    factor, delta = math.exp(claim.epsilon), getattr(claim, "delta", 0.0)
 
     def best(p, q):
-        cells = (p * q, p * (1 - q), (1 - p) * q, (1 - p) * (1 - q))
-        pay = (1 - factor - delta, 1 - delta, -factor - delta, -delta)
-        grown = [(sum(w * math.log1p(c * z / (factor + delta)) for w, z in zip(cells, pay)), c) for c in KELLY_GRID]
-        g, c = max(grown)
+        g, c = max((_expected_growth(claim, c, p, q), c) for c in KELLY_GRID)
         return (c, g) if g > 0 else (0.0, 0.0)
 
     for p, q in ((0.9, 0.1), (0.5, 0.05), (0.3, 0.0), (1.0, 0.2), (0.99, 0.98), (0.2, 0.5)):
@@ -245,13 +244,12 @@ def test_the_wealth_takes_integer_parameters_and_a_whole_bet_on_an_outcome_that_
 
 def _alpha_at(value):
     """An alpha at which the threshold log(1 / alpha) is ``value`` exactly (searched among floats near e^-value)."""
-    alpha = math.exp(-value)
-    for step in range(400):
-        candidate = np.nextafter(alpha, 1.0 if step % 2 else 0.0) if step else alpha
-        for _ in range(step // 2):
-            candidate = np.nextafter(candidate, 1.0 if step % 2 else 0.0)
-        if math.log(1 / candidate) == value:
-            return float(candidate)
+    down = up = math.exp(-value)
+    for _ in range(200):
+        for candidate in (down, up):
+            if math.log(1 / candidate) == value:
+                return float(candidate)
+        down, up = np.nextafter(down, 0.0), np.nextafter(up, 1.0)
     raise AssertionError(f"no alpha gives log(1 / alpha) = {value!r}")
 
 
@@ -273,24 +271,20 @@ def test_a_wealth_exactly_at_the_threshold_has_crossed():
     bound = at_zero.lower_bound()  # the wealth's float value is flat over [0, 2^-60]: the bisection's first step
     threshold = math.log(1 / at_zero.alpha)
     assert at_zero.peak(0.0) == threshold and bound <= 2.0**-60 and at_zero.peak(bound) >= threshold
-    assert at_zero.peak(bound + 2.0**-60) < threshold  # found to the bisection's precision, as everywhere
+    _assert_bound_to_its_precision(at_zero, bound)  # as everywhere
 
 
 def test_a_batch_needs_as_many_outputs_on_each_side_and_only_dp_claims_are_bet_on():
-    bets = EventBets(PureDP(1.0), 0.05)
-    with pytest.raises(ValueError, match="as many outputs"):
-        bets.add(np.ones(3, bool), np.ones(4, bool))
     from dpaudit import ZCDP
 
-    with pytest.raises(TypeError, match="pure and approximate"):
+    bets = EventBets(PureDP(1.0), 0.05)
+    with pytest.raises(TypeError, match="pure and approximate DP claims, got a zcdp claim"):
         EventBets(ZCDP(0.5), 0.05)
     for alpha in (1.5, 1.0, 0.0, -0.1):
         with pytest.raises(ValueError, match=rf"alpha must be in \(0, 1\), got {alpha!r}"):
             EventBets(PureDP(1.0), alpha)
     with pytest.raises(ValueError, match=r"as many outputs on each side, got \(3,\) and \(4,\)"):
         bets.add(np.ones(3, bool), np.ones(4, bool))
-    with pytest.raises(TypeError, match="got a zcdp claim"):
-        EventBets(ZCDP(0.5), 0.05)
     assert bets.lower_bound() == 0.0 and bets.peak() == 0.0 and not bets.crossed()
 
 
@@ -361,19 +355,14 @@ def test_forecasts_keep_the_wealth_that_poor_events_would_have_lost():
     it crosses 1/alpha at alpha = 5e-6. Deterministic: the counts are their expectations."""
     claim, alpha = PureDP(0.7), 5e-6
 
-    def cells(n, p, q):
-        c = np.round(np.array([p * q, p * (1 - q), (1 - p) * q, (1 - p) * (1 - q)]) * n).astype(int)
-        c[-1] = n - c[:-1].sum()
-        return c
-
     plain, sized = EventBets(claim, alpha), EventBets(claim, alpha)
     for _ in range(10):
-        c = cells(2000, 0.1, 0.1)
+        c = _expected_cells(2000, 0.1, 0.1)
         plain.add(np.repeat([1, 1, 0, 0], c) > 0, np.repeat([1, 0, 1, 0], c) > 0)
         sized.add(np.repeat([1, 1, 0, 0], c) > 0, np.repeat([1, 0, 1, 0], c) > 0, (0.1, 0.1))
-    seen = cells(4000, 0.024, 0.0043).astype(float)
+    seen = np.array(_expected_cells(4000, 0.024, 0.0043), dtype=float)
     for i in range(6):
-        c = cells(1000 * 2**i, 0.024, 0.0043)
+        c = _expected_cells(1000 * 2**i, 0.024, 0.0043)
         a, b = np.repeat([1, 1, 0, 0], c) > 0, np.repeat([1, 0, 1, 0], c) > 0
         plain.add(a, b)
         sized.add(a, b, ((seen[0] + seen[1]) / seen.sum(), (seen[0] + seen[2]) / seen.sum()))
